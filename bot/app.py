@@ -1,0 +1,129 @@
+"""The bot: shared resources, extensions, the command tree and its one error handler."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import discord
+import yarl
+from discord import app_commands
+from discord.ext import commands
+
+from bot.db.engine import Database
+from bot.db.migrate import upgrade
+from bot.errors import UserError
+from bot.i18n import CommandTranslator, Translator
+from bot.services.campaigns import CampaignService
+from bot.services.common import Actor, Clock, Place, system_clock
+from bot.services.log import LogService
+from bot.services.rolls import RollService
+from rules.dice import DiceError, DiceSource
+
+log = logging.getLogger(__name__)
+
+EXTENSIONS = ("bot.cogs.campaign", "bot.cogs.roll", "bot.cogs.log")
+
+
+def point_at(api_base: str, gateway_url: str) -> Callable[[], None]:
+    """Send discord.py's REST and gateway traffic to another Discord-compatible server; returns the undo."""
+    previous = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+    discord.http.Route.BASE = api_base.rstrip("/")
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
+
+    def restore() -> None:
+        discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = previous
+
+    return restore
+
+
+class Fatebot(commands.Bot):
+    def __init__(
+        self,
+        database: Database,
+        dice: DiceSource,
+        *,
+        command_guild_ids: tuple[int, ...] = (),
+        clock: Clock = system_clock,
+        guild_ready_timeout: float = 2.0,
+    ) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            help_command=None,
+            intents=discord.Intents.default(),
+            allowed_mentions=discord.AllowedMentions.none(),
+            tree_cls=FatebotTree,
+            guild_ready_timeout=guild_ready_timeout,
+        )
+        self.database = database
+        self.dice = dice
+        self.clock = clock
+        self.command_guild_ids = command_guild_ids
+        self.campaigns = CampaignService(database, clock)
+        self.rolls = RollService(database, clock)
+        self.logs = LogService(database)
+
+    async def setup_hook(self) -> None:
+        await upgrade(self.database.engine)
+        await self.tree.set_translator(CommandTranslator())
+        for extension in EXTENSIONS:
+            await self.load_extension(extension)
+        await self.sync_commands()
+
+    async def sync_commands(self) -> None:
+        if not self.command_guild_ids:
+            synced = await self.tree.sync()
+            log.info("synced %d global commands", len(synced))
+            return
+        for guild_id in self.command_guild_ids:
+            guild = discord.Object(guild_id)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+            log.info("synced %d commands to guild %s", len(synced), guild_id)
+
+
+Interaction = discord.Interaction[Fatebot]
+
+
+def place_of(interaction: Interaction) -> Place:
+    """The campaign's address: guild and channel, a thread counting as its parent channel."""
+    channel = interaction.channel
+    if interaction.guild_id is None or channel is None:
+        raise UserError("error.guild_only")
+    channel_id = channel.parent_id if isinstance(channel, discord.Thread) and channel.parent_id else channel.id
+    return Place(interaction.guild_id, channel_id)
+
+
+def actor_of(interaction: Interaction) -> Actor:
+    return Actor(interaction.user.id, manages_guild=interaction.permissions.manage_guild)
+
+
+def translator(interaction: Interaction) -> Translator:
+    return Translator.for_locale(interaction.locale)
+
+
+async def report_error(interaction: Interaction, error: Exception) -> None:
+    """Answer an expected error in the user's language, privately; log anything unexpected."""
+    tr = translator(interaction)
+    if isinstance(error, UserError):
+        text = tr(error.key, **error.params)
+    elif isinstance(error, DiceError):
+        params = dict(error.params)
+        if "position" in params:  # people count characters from one
+            params["position"] = int(params["position"]) + 1
+        text = tr(f"dice.error.{error.code}", **params)
+    elif isinstance(error, app_commands.NoPrivateMessage):
+        text = tr("error.guild_only")
+    else:
+        log.error("command failed", exc_info=error)
+        text = tr("error.unexpected")
+    if interaction.response.is_done():
+        await interaction.followup.send(text, ephemeral=True)
+    else:
+        await interaction.response.send_message(text, ephemeral=True)
+
+
+class FatebotTree(app_commands.CommandTree[Fatebot]):
+    async def on_error(self, interaction: Interaction, error: app_commands.AppCommandError) -> None:
+        original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
+        await report_error(interaction, original)

@@ -1,0 +1,77 @@
+"""The `fatebot` command: run, local, db upgrade."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from pathlib import Path
+
+import discord
+
+from bot.app import Fatebot, point_at
+from bot.db.engine import Database
+from bot.db.migrate import upgrade
+from bot.settings import Settings
+from rules.dice import SystemDice
+
+EXIT_USAGE = 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fatebot", description="A Discord bot for play-by-post Holy Grail War campaigns"
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("run", help="connect to Discord (needs DISCORD_TOKEN)")
+    local = commands.add_parser("local", help="run the bot against the built-in Discord emulator; no token needed")
+    local.add_argument("--script", type=Path, help="play a script and print one JSON object per bot message")
+    local.add_argument("--seed", type=int, help="seed the dice and ids so that the output repeats exactly")
+    local.add_argument("--database", help="database URL (default: DATABASE_URL, or a temporary one with --script)")
+    database = commands.add_parser("db", help="database maintenance")
+    database_commands = database.add_subparsers(dest="db_command", required=True)
+    database_commands.add_parser("upgrade", help="apply every pending migration")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments = _parser().parse_args(argv)
+    settings = Settings()
+    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if arguments.command == "run":
+        return asyncio.run(_run(settings))
+    if arguments.command == "local":
+        from bot.local import run_local
+
+        return asyncio.run(
+            run_local(settings, script=arguments.script, seed=arguments.seed, database_url=arguments.database)
+        )
+    return asyncio.run(_upgrade(settings))
+
+
+async def _upgrade(settings: Settings) -> int:
+    database = Database.from_url(settings.database_url)
+    try:
+        await upgrade(database.engine)
+    finally:
+        await database.dispose()
+    print(f"database is up to date: {database.engine.url.render_as_string(hide_password=True)}")
+    return 0
+
+
+async def _run(settings: Settings) -> int:
+    if not settings.discord_token:
+        print("DISCORD_TOKEN is not set: put it in .env or the environment (see .env.example).", file=sys.stderr)
+        return EXIT_USAGE
+    point_at(settings.discord_api_base, settings.discord_gateway_url)
+    database = Database.from_url(settings.database_url)
+    try:
+        async with Fatebot(database, SystemDice(), command_guild_ids=settings.command_guild_ids) as bot:
+            await bot.start(settings.discord_token)
+    except discord.LoginFailure:
+        print("Discord refused the token: check DISCORD_TOKEN.", file=sys.stderr)
+        return EXIT_USAGE
+    finally:
+        await database.dispose()
+    return 0

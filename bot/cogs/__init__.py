@@ -1,0 +1,1 @@
+"""The shared slash commands; each module is an extension with a `setup`."""

@@ -1,0 +1,71 @@
+"""/roll: any dice notation, in public or in secret to the GMs."""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.app import Fatebot, Interaction, actor_of, place_of, translator
+from bot.i18n import Translator
+from bot.render import mention, roll_embed
+
+log = logging.getLogger(__name__)
+
+
+class RollCog(commands.Cog):
+    def __init__(self, bot: Fatebot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="roll", description="Roll dice: 1d20+5, 4d6kh3, 3d6!, 5d10>7, 6#4d6kh3...")
+    @app_commands.describe(
+        dice="The dice expression, for example 2d6+3 or 1d20+5 # stealth",
+        label="What the roll is for",
+        secret="Only you and the campaign's GMs see the result",
+    )
+    @app_commands.guild_only()
+    async def roll(
+        self,
+        interaction: Interaction,
+        dice: app_commands.Range[str, 1, 200],
+        label: app_commands.Range[str, 1, 100] | None = None,
+        secret: bool = False,
+    ) -> None:
+        tr = translator(interaction)
+        name = interaction.user.display_name
+        outcome = await self.bot.rolls.roll(
+            place_of(interaction), actor_of(interaction), dice, self.bot.dice, label=label, secret=secret
+        )
+        embed = roll_embed(tr, name, outcome.result, label, secret=secret)
+        if not secret:
+            await interaction.response.send_message(embed=embed)
+            return
+        await interaction.response.send_message(embed=embed, ephemeral=True)
+        await interaction.followup.send(
+            tr("roll.secret_public", user=mention(interaction.user.id), label=label or tr("roll.no_label"))
+        )
+        # GMs read it in the server's language: their own locale is only known when they interact.
+        gm_tr = Translator.for_locale(interaction.guild_locale)
+        gm_embed = roll_embed(gm_tr, name, outcome.result, label, secret=True)
+        gm_embed.add_field(name=gm_tr("roll.secret_where"), value=f"<#{interaction.channel_id}>")
+        recipients = [gm_id for gm_id in outcome.gm_ids if gm_id != interaction.user.id]
+        undelivered = [gm_id for gm_id in recipients if not await self._send_dm(gm_id, gm_embed)]
+        if undelivered:
+            await interaction.followup.send(
+                tr("roll.secret_dm_failed", users=" ".join(mention(gm) for gm in undelivered)), ephemeral=True
+            )
+
+    async def _send_dm(self, user_id: int, embed: discord.Embed) -> bool:
+        try:
+            user = self.bot.get_user(user_id) or await self.bot.fetch_user(user_id)
+            await user.send(embed=embed)
+        except discord.HTTPException:
+            log.warning("could not DM user %s", user_id, exc_info=True)
+            return False
+        return True
+
+
+async def setup(bot: Fatebot) -> None:
+    await bot.add_cog(RollCog(bot))

@@ -1,0 +1,1 @@
+"""Storage: typed models, the engine factory, migrations and the atomic state changes."""

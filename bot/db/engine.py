@@ -1,0 +1,78 @@
+"""The engine factory and units of work.
+
+SQLite serializes writers itself: a write transaction begins IMMEDIATE, so two commands never
+read the same state and both write. PostgreSQL serializes a campaign's changes with
+`SELECT ... FOR UPDATE` on the campaign row (see `atomic.lock_campaign`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+
+# Well under Discord's 3-second limit for answering an interaction.
+SQLITE_BUSY_TIMEOUT_MS = 2000
+_BEGIN_MODE = "fatebot_begin"
+
+
+def is_sqlite(engine: AsyncEngine) -> bool:
+    return engine.dialect.name == "sqlite"
+
+
+def create_engine(url: str, **kwargs: Any) -> AsyncEngine:
+    engine = create_async_engine(url, **kwargs)
+    if is_sqlite(engine):
+        _configure_sqlite(engine)
+    return engine
+
+
+def _configure_sqlite(engine: AsyncEngine) -> None:
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Take transaction control from the driver so that BEGIN is ours to emit (IMMEDIATE for writes).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        mode = connection.get_execution_options().get(_BEGIN_MODE, "DEFERRED")
+        connection.exec_driver_sql(f"BEGIN {mode}")
+
+
+class Database:
+    """Owns the engine; hands out one session per unit of work."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self._reader = async_sessionmaker(engine, expire_on_commit=False)
+        self._writer = async_sessionmaker(
+            engine.execution_options(**{_BEGIN_MODE: "IMMEDIATE"}), expire_on_commit=False
+        )
+
+    @classmethod
+    def from_url(cls, url: str) -> Database:
+        return cls(create_engine(url))
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[AsyncSession]:
+        """One transaction that changes state: commits on success, rolls back on any error."""
+        async with self._writer() as session, session.begin():
+            yield session
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[AsyncSession]:
+        async with self._reader() as session, session.begin():
+            yield session
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()

@@ -1,0 +1,79 @@
+"""Embeds and lines for what the bot posts; every word comes from the catalogs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+
+from bot.db.models import Campaign, Event
+from bot.i18n import Translator
+from bot.services.campaigns import CampaignSummary
+from bot.services.log import LogEntry
+from rules.dice import RollResult, render
+
+ROLL_COLOUR = discord.Colour.blurple()
+SECRET_COLOUR = discord.Colour.dark_grey()
+CAMPAIGN_COLOUR = discord.Colour.gold()
+
+
+def mention(user_id: int | None) -> str:
+    return f"<@{user_id}>" if user_id is not None else "—"
+
+
+def timestamp(event_or_campaign: Event | Campaign) -> str:
+    return f"<t:{int(event_or_campaign.created_at.timestamp())}:f>"
+
+
+def roll_embed(tr: Translator, user: str, result: RollResult, label: str | None, *, secret: bool) -> discord.Embed:
+    title = tr("roll.title_label", user=user, label=label) if label else tr("roll.title", user=user)
+    embed = discord.Embed(title=title, description=render(result), colour=SECRET_COLOUR if secret else ROLL_COLOUR)
+    if secret:
+        embed.set_footer(text=tr("roll.secret_footer"))
+    return embed
+
+
+def campaign_embed(tr: Translator, summary: CampaignSummary) -> discord.Embed:
+    campaign = summary.campaign
+    embed = discord.Embed(title=campaign.name, colour=CAMPAIGN_COLOUR)
+    embed.add_field(name=tr("campaign.field.ruleset"), value=tr(f"ruleset.{campaign.ruleset}"), inline=True)
+    embed.add_field(name=tr("campaign.field.channel"), value=f"<#{campaign.channel_id}>", inline=True)
+    embed.add_field(
+        name=tr("campaign.field.session"),
+        value=tr("campaign.session_turn", session=campaign.session_number, turn=campaign.turn_number),
+        inline=True,
+    )
+    embed.add_field(name=tr("campaign.field.gms"), value=" ".join(mention(gm) for gm in summary.gm_ids), inline=False)
+    embed.add_field(name=tr("campaign.field.players"), value=str(summary.player_count), inline=True)
+    embed.add_field(name=tr("campaign.field.started"), value=timestamp(campaign), inline=True)
+    options = "\n".join(f"`{name} = {option_text(value)}`" for name, value in sorted(summary.changed_options.items()))
+    embed.add_field(name=tr("campaign.field.options"), value=options or tr("campaign.options_default"), inline=False)
+    return embed
+
+
+def option_text(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+def log_line(tr: Translator, entry: LogEntry) -> str:
+    event = entry.event
+    kind = "roll_secret" if entry.redacted else event.kind
+    params: dict[str, Any] = {key: value for key, value in entry.payload.items() if not isinstance(value, dict)}
+    params["actor"] = mention(event.actor_id)
+    if "user" in params:
+        params["user"] = mention(params["user"])
+    if "ruleset" in params:
+        params["ruleset"] = tr(f"ruleset.{params['ruleset']}")
+    for key in ("old", "new"):
+        if key in params:
+            params[key] = option_text(params[key])
+    if event.kind == "roll":
+        params["label"] = params.get("label") or tr("roll.no_label")
+        if event.secret and not entry.redacted:
+            kind = "roll_secret_revealed"
+    text = tr(f"event.{kind}", **params)
+    return f"`#{event.id}` {timestamp(event)} {text}"

@@ -1,0 +1,1 @@
+"""Services apply rules to stored state: each public call is one transaction."""

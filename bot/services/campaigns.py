@@ -1,0 +1,171 @@
+"""Campaigns: one active per channel, their GMs and their options."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.exc import IntegrityError
+
+from bot.db.atomic import lock_campaign
+from bot.db.engine import Database
+from bot.db.models import CAMPAIGN_ENDED, ROLE_GM, ROLE_PLAYER, Campaign, Membership
+from bot.errors import UserError
+from bot.rulesets import RULESETS
+from bot.services.common import Actor, Clock, Place, active_campaign, gm_ids, record_event, require_gm
+from rules.options import CampaignOptions, OptionError, with_option
+
+
+@dataclass(frozen=True)
+class CampaignSummary:
+    campaign: Campaign
+    gm_ids: list[int]
+    player_count: int
+    changed_options: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class OptionChange:
+    campaign: Campaign
+    option: str
+    old: Any
+    new: Any
+
+
+def campaign_options(campaign: Campaign) -> CampaignOptions:
+    return RULESETS[campaign.ruleset].options_model.model_validate(campaign.options)
+
+
+class CampaignService:
+    def __init__(self, database: Database, clock: Clock) -> None:
+        self.database = database
+        self.clock = clock
+
+    async def start(self, place: Place, actor: Actor, ruleset: str, name: str) -> Campaign:
+        if ruleset not in RULESETS:
+            raise UserError("error.unknown_ruleset", ruleset=ruleset)
+        try:
+            async with self.database.write() as session:
+                now = self.clock()
+                campaign = Campaign(
+                    guild_id=place.guild_id,
+                    channel_id=place.channel_id,
+                    name=name,
+                    ruleset=ruleset,
+                    options={},
+                    created_at=now,
+                )
+                session.add(campaign)
+                await session.flush()
+                session.add(Membership(campaign_id=campaign.id, user_id=actor.user_id, role=ROLE_GM, joined_at=now))
+                record_event(
+                    session,
+                    campaign.id,
+                    "campaign.started",
+                    actor_id=actor.user_id,
+                    payload={"name": name, "ruleset": ruleset},
+                    created_at=now,
+                )
+        except IntegrityError as error:
+            raise UserError("error.campaign_exists") from error
+        return campaign
+
+    async def summary(self, place: Place) -> CampaignSummary:
+        async with self.database.read() as session:
+            campaign = await active_campaign(session, place)
+            players = await session.scalar(
+                select(func.count())
+                .select_from(Membership)
+                .where(Membership.campaign_id == campaign.id, Membership.role == ROLE_PLAYER)
+            )
+            return CampaignSummary(campaign, await gm_ids(session, campaign.id), players or 0, dict(campaign.options))
+
+    async def active(self, place: Place) -> Campaign:
+        async with self.database.read() as session:
+            return await active_campaign(session, place)
+
+    async def check_can_end(self, place: Place, actor: Actor) -> Campaign:
+        async with self.database.read() as session:
+            campaign = await active_campaign(session, place)
+            await require_gm(session, campaign.id, actor)
+            return campaign
+
+    async def end(self, guild_id: int, campaign_id: int, actor: Actor) -> Campaign:
+        async with self.database.write() as session:
+            campaign = await lock_campaign(session, campaign_id)
+            if campaign is None or campaign.guild_id != guild_id:
+                raise UserError("error.no_campaign")
+            if not campaign.is_active:
+                raise UserError("error.campaign_already_ended", name=campaign.name)
+            await require_gm(session, campaign.id, actor)
+            now = self.clock()
+            campaign.status = CAMPAIGN_ENDED
+            campaign.ended_at = now
+            record_event(session, campaign.id, "campaign.ended", actor_id=actor.user_id, payload={}, created_at=now)
+            return campaign
+
+    async def set_gm(self, place: Place, actor: Actor, user_id: int, *, remove: bool) -> Campaign:
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, place, lock=True)
+            await require_gm(session, campaign.id, actor)
+            current_gms = await gm_ids(session, campaign.id)
+            now = self.clock()
+            if remove:
+                if user_id not in current_gms:
+                    raise UserError("error.not_a_gm", user=f"<@{user_id}>")
+                if current_gms == [user_id]:
+                    raise UserError("error.last_gm")
+                await session.execute(
+                    delete(Membership).where(Membership.campaign_id == campaign.id, Membership.user_id == user_id)
+                )
+                kind = "campaign.gm_removed"
+            else:
+                if user_id in current_gms:
+                    raise UserError("error.already_gm", user=f"<@{user_id}>")
+                membership = await session.scalar(
+                    select(Membership).where(Membership.campaign_id == campaign.id, Membership.user_id == user_id)
+                )
+                if membership is None:
+                    session.add(Membership(campaign_id=campaign.id, user_id=user_id, role=ROLE_GM, joined_at=now))
+                else:
+                    membership.role = ROLE_GM
+                kind = "campaign.gm_added"
+            record_event(session, campaign.id, kind, actor_id=actor.user_id, payload={"user": user_id}, created_at=now)
+            return campaign
+
+    async def option_values(self, place: Place) -> tuple[Campaign, CampaignOptions]:
+        async with self.database.read() as session:
+            campaign = await active_campaign(session, place)
+            return campaign, campaign_options(campaign)
+
+    async def set_option(self, place: Place, actor: Actor, option: str, raw_value: str) -> OptionChange:
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, place, lock=True)
+            await require_gm(session, campaign.id, actor)
+            current = campaign_options(campaign)
+            try:
+                updated = with_option(current, option, raw_value)
+            except OptionError as error:
+                raise UserError(
+                    f"error.option_{error.code}", option=error.option, value=raw_value, expected=error.expected
+                ) from error
+            old, new = getattr(current, option), getattr(updated, option)
+            # Replaced, never mutated in place, so the change is always written; defaults stay implicit.
+            campaign.options = updated.model_dump(mode="json", exclude_defaults=True)
+            record_event(
+                session,
+                campaign.id,
+                "campaign.option_set",
+                actor_id=actor.user_id,
+                payload={"option": option, "old": old, "new": new},
+                created_at=self.clock(),
+            )
+            return OptionChange(campaign, option, old, new)
+
+    async def in_guild(self, guild_id: int) -> list[Campaign]:
+        async with self.database.read() as session:
+            result = await session.scalars(
+                select(Campaign).where(Campaign.guild_id == guild_id).order_by(Campaign.id.desc())
+            )
+            return list(result)

@@ -1,0 +1,92 @@
+"""What every service needs: who acts, where, and the campaign's log."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.atomic import lock_campaign
+from bot.db.models import CAMPAIGN_ACTIVE, ROLE_GM, Campaign, Event, Membership
+from bot.errors import UserError
+
+Clock = Callable[[], datetime]
+
+
+def system_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class Actor:
+    """The user behind a command. Server managers may always act as a GM, so a campaign never gets stuck."""
+
+    user_id: int
+    manages_guild: bool = False
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a command was used: threads count as their parent channel."""
+
+    guild_id: int
+    channel_id: int
+
+
+async def active_campaign(session: AsyncSession, place: Place, *, lock: bool = False) -> Campaign:
+    campaign_id = await session.scalar(
+        select(Campaign.id).where(
+            Campaign.guild_id == place.guild_id,
+            Campaign.channel_id == place.channel_id,
+            Campaign.status == CAMPAIGN_ACTIVE,
+        )
+    )
+    if campaign_id is None:
+        raise UserError("error.no_campaign")
+    campaign = await lock_campaign(session, campaign_id) if lock else await session.get(Campaign, campaign_id)
+    assert campaign is not None
+    return campaign
+
+
+async def gm_ids(session: AsyncSession, campaign_id: int) -> list[int]:
+    result = await session.scalars(
+        select(Membership.user_id)
+        .where(Membership.campaign_id == campaign_id, Membership.role == ROLE_GM)
+        .order_by(Membership.id)
+    )
+    return list(result)
+
+
+async def is_gm(session: AsyncSession, campaign_id: int, actor: Actor) -> bool:
+    if actor.manages_guild:
+        return True
+    role = await session.scalar(
+        select(Membership.role).where(Membership.campaign_id == campaign_id, Membership.user_id == actor.user_id)
+    )
+    return role == ROLE_GM
+
+
+async def require_gm(session: AsyncSession, campaign_id: int, actor: Actor) -> None:
+    if not await is_gm(session, campaign_id, actor):
+        raise UserError("error.gm_only")
+
+
+def record_event(
+    session: AsyncSession,
+    campaign_id: int,
+    kind: str,
+    *,
+    actor_id: int | None,
+    payload: dict[str, Any],
+    created_at: datetime,
+    secret: bool = False,
+) -> Event:
+    event = Event(
+        campaign_id=campaign_id, kind=kind, actor_id=actor_id, payload=payload, secret=secret, created_at=created_at
+    )
+    session.add(event)
+    return event

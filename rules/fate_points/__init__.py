@@ -1,0 +1,1 @@
+"""Fate/Points: d20 roll-under, Masters and Servants (rules/fate_points.md)."""

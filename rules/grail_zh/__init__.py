@@ -1,0 +1,1 @@
+"""The Chinese Fate/stay night d20 game (rules/grail_zh.md)."""

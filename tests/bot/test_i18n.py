@@ -1,0 +1,141 @@
+"""Catalogs are complete and consistent, commands carry localizations, and replies never hard-code text."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import discord
+import pytest
+from discord import app_commands
+
+from bot.app import EXTENSIONS, Fatebot
+from bot.db.engine import Database
+from bot.i18n import CHINESE, ENGLISH, JAPANESE, LANGUAGES, PROPER_NOUN_KEYS, CommandTranslator, catalog, placeholders
+from rules.dice import FixedDice
+
+BOT_PACKAGE = Path(__file__).resolve().parents[2] / "bot"
+TRANSLATED = (CHINESE, JAPANESE)
+# Calls whose text reaches a Discord user, and the arguments that carry it.
+REPLY_CALLS = {
+    "send_message": {"content", 0},
+    "send": {"content", 0},
+    "edit_message": {"content"},
+    "edit_original_response": {"content"},
+    "edit": {"content"},
+    "Embed": {"title", "description"},
+    "add_field": {"name", "value"},
+    "set_footer": {"text"},
+    "set_author": {"name"},
+    "Button": {"label"},
+}
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_catalogs_have_the_same_keys(language: str) -> None:
+    assert set(catalog(language)) == set(catalog(ENGLISH))
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_placeholders_match_english(language: str) -> None:
+    mismatched = {
+        key: (placeholders(text), placeholders(catalog(language)[key]))
+        for key, text in catalog(ENGLISH).items()
+        if placeholders(text) != placeholders(catalog(language).get(key, text))
+    }
+    assert mismatched == {}
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_translations_differ_from_english_except_proper_nouns(language: str) -> None:
+    untranslated = [
+        key
+        for key, text in catalog(ENGLISH).items()
+        if catalog(language).get(key) == text and key not in PROPER_NOUN_KEYS
+    ]
+    assert untranslated == []
+
+
+def test_proper_nouns_exist() -> None:
+    assert set(catalog(ENGLISH)) >= PROPER_NOUN_KEYS
+
+
+async def test_every_command_option_and_choice_is_localized(tmp_path: Path) -> None:
+    bot = Fatebot(Database.from_url(f"sqlite+aiosqlite:///{tmp_path / 'tree.sqlite3'}"), FixedDice([]))
+    for extension in EXTENSIONS:
+        await bot.load_extension(extension)
+    translator = CommandTranslator()
+    missing: list[str] = []
+
+    def check(where: str, payload: dict[str, object], field: str) -> None:
+        localizations = payload.get(f"{field}_localizations") or {}
+        assert isinstance(localizations, dict)
+        for locale in (discord.Locale.chinese.value, discord.Locale.japanese.value):
+            if not localizations.get(locale):
+                missing.append(f"{where} {field} [{locale}]")
+
+    def walk(where: str, payload: dict[str, object]) -> None:
+        check(where, payload, "name")
+        check(where, payload, "description")
+        for option in payload.get("options", []):  # type: ignore[attr-defined]
+            walk(f"{where} {option['name']}", option)
+        for choice in payload.get("choices", []):  # type: ignore[attr-defined]
+            check(f"{where} choice {choice['value']}", choice, "name")
+
+    commands = bot.tree.get_commands()
+    assert {command.name for command in commands} >= {"roll", "campaign", "log"}
+    for command in commands:
+        assert isinstance(command, app_commands.Command | app_commands.Group)
+        walk(command.name, await command.get_translated_payload(bot.tree, translator))
+    await bot.close()
+    await bot.database.dispose()
+    assert missing == []
+
+
+def _letters(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return any(character.isalpha() for character in node.value)
+    if isinstance(node, ast.JoinedStr):
+        return any(_letters(part) for part in node.values if isinstance(part, ast.Constant))
+    return False
+
+
+def _call_name(node: ast.Call) -> str | None:
+    if isinstance(node.func, ast.Attribute):
+        return node.func.attr
+    if isinstance(node.func, ast.Name):
+        return node.func.id
+    return None
+
+
+def hard_coded_texts(source: str) -> list[int]:
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call) or (name := _call_name(node)) not in REPLY_CALLS:
+            continue
+        carriers = REPLY_CALLS[name]
+        arguments = [value for index, value in enumerate(node.args) if index in carriers]
+        arguments += [keyword.value for keyword in node.keywords if keyword.arg in carriers]
+        if any(_letters(argument) for argument in arguments):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_the_literal_check_catches_literals() -> None:
+    assert hard_coded_texts('await i.response.send_message("Hello")') == [1]
+    assert hard_coded_texts('discord.Embed(title=f"Log of {name}")') == [1]
+    assert hard_coded_texts('await i.response.send_message(tr("roll.title", user=u))') == []
+    assert hard_coded_texts('embed.add_field(name=tr("x"), value=f"<#{channel}>")') == []
+
+
+def test_replies_and_embeds_never_pass_literal_text() -> None:
+    offenders = {
+        str(path.relative_to(BOT_PACKAGE)): lines
+        for path in BOT_PACKAGE.rglob("*.py")
+        if "emulator" not in path.parts and (lines := hard_coded_texts(path.read_text(encoding="utf-8")))
+    }
+    assert offenders == {}
+
+
+def test_languages_are_the_three_supported() -> None:
+    assert LANGUAGES == (ENGLISH, CHINESE, JAPANESE)

@@ -1,0 +1,127 @@
+"""The schema comes from migrations, and concurrent changes neither lose nor double an update."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import AsyncIterator
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from bot.db.atomic import PoolLimitError, apply_pool_delta, lock_campaign, resolve_pending
+from bot.db.engine import Database
+from bot.db.models import RESOLVED, Base, Campaign, Character, PendingAction, ResourcePool
+from tests.databases import BACKENDS, migrated_database
+
+_spare_channel_ids = itertools.count(10_000)
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+async def database(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Database]:
+    async with migrated_database(request.param, tmp_path_factory.mktemp("db")) as db:
+        yield db
+
+
+async def _campaign(database: Database, channel_id: int) -> int:
+    async with database.write() as session:
+        campaign = Campaign(guild_id=1, channel_id=channel_id, name="c", ruleset="fate_points")
+        session.add(campaign)
+        await session.flush()
+        return campaign.id
+
+
+async def _pool(database: Database, current: int, maximum: int | None) -> int:
+    campaign_id = await _campaign(database, channel_id=next(_spare_channel_ids))
+    async with database.write() as session:
+        character = Character(campaign_id=campaign_id, owner_id=7, name="Saber", kind="servant")
+        session.add(character)
+        await session.flush()
+        pool = ResourcePool(character_id=character.id, name="hp", current=current, maximum=maximum)
+        session.add(pool)
+        await session.flush()
+        return pool.id
+
+
+async def test_migrations_match_models(database: Database) -> None:
+    def diff(connection: object) -> list[object]:
+        context = MigrationContext.configure(connection)  # type: ignore[arg-type]
+        return list(compare_metadata(context, Base.metadata))
+
+    async with database.engine.connect() as connection:
+        assert await connection.run_sync(diff) == []
+
+
+async def test_one_active_campaign_per_channel(database: Database) -> None:
+    await _campaign(database, channel_id=42)
+    with pytest.raises(IntegrityError):
+        await _campaign(database, channel_id=42)
+    async with database.write() as session:
+        campaign = (await session.execute(select(Campaign).where(Campaign.channel_id == 42))).scalar_one()
+        campaign.status = "ended"
+    await _campaign(database, channel_id=42)
+
+
+async def test_timestamps_come_back_timezone_aware(database: Database) -> None:
+    campaign_id = await _campaign(database, channel_id=43)
+    async with database.read() as session:
+        campaign = await session.get(Campaign, campaign_id)
+        assert campaign is not None
+        assert campaign.created_at.tzinfo is not None
+
+
+async def test_fifty_concurrent_adjustments_add_up(database: Database) -> None:
+    pool_id = await _pool(database, current=100, maximum=None)
+
+    async def adjust(delta: int) -> None:
+        async with database.write() as session:
+            await apply_pool_delta(session, pool_id, delta)
+
+    deltas = [(-1) ** index * (index % 7 + 1) for index in range(50)]
+    await asyncio.gather(*(adjust(delta) for delta in deltas))
+    async with database.read() as session:
+        pool = await session.get(ResourcePool, pool_id)
+        assert pool is not None
+        assert pool.current == 100 + sum(deltas)
+
+
+async def test_strict_delta_refuses_to_leave_the_range(database: Database) -> None:
+    pool_id = await _pool(database, current=5, maximum=10)
+    async with database.write() as session:
+        with pytest.raises(PoolLimitError):
+            await apply_pool_delta(session, pool_id, -6)
+        with pytest.raises(PoolLimitError):
+            await apply_pool_delta(session, pool_id, 6)
+        assert (await apply_pool_delta(session, pool_id, 5)).current == 10
+
+
+async def test_clamped_delta_stays_in_range(database: Database) -> None:
+    pool_id = await _pool(database, current=5, maximum=10)
+    async with database.write() as session:
+        assert (await apply_pool_delta(session, pool_id, 50, clamp=True)).current == 10
+        assert (await apply_pool_delta(session, pool_id, -50, clamp=True)).current == 0
+
+
+async def test_ten_concurrent_resolutions_succeed_once(database: Database) -> None:
+    campaign_id = await _campaign(database, channel_id=44)
+    async with database.write() as session:
+        pending = PendingAction(campaign_id=campaign_id, kind="attack", channel_id=44)
+        session.add(pending)
+        await session.flush()
+        pending_id = pending.id
+
+    async def resolve(choice: int) -> bool:
+        async with database.write() as session:
+            await lock_campaign(session, campaign_id)
+            return await resolve_pending(session, pending_id, RESOLVED, {"choice": choice})
+
+    outcomes = await asyncio.gather(*(resolve(choice) for choice in range(10)))
+    assert outcomes.count(True) == 1
+    async with database.read() as session:
+        stored = await session.get(PendingAction, pending_id)
+        assert stored is not None
+        assert stored.status == RESOLVED
+        assert stored.resolution == {"choice": outcomes.index(True)}

@@ -1,0 +1,92 @@
+"""The real bot connected to the emulator, with dice the tests can load, restartable on the same database."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections import deque
+from collections.abc import AsyncIterator, Iterable
+
+from bot.app import Fatebot, point_at
+from bot.db.engine import Database
+from bot.emulator import Emulator
+from bot.emulator.models import Channel, Guild, InteractionRecord, Message, User
+from rules.dice import SeededDice
+
+
+class QueuedDice:
+    """Hands out the faces a test queued, then seeded ones: a test states only the dice it asserts on."""
+
+    def __init__(self) -> None:
+        self._queued: deque[int] = deque()
+        self._fallback = SeededDice(7)
+
+    def queue(self, faces: Iterable[int]) -> None:
+        self._queued.extend(faces)
+
+    def roll(self, count: int, sides: int) -> list[int]:
+        faces = [self._queued.popleft() for _ in range(min(count, len(self._queued)))]
+        for face in faces:
+            assert 1 <= face <= sides, f"queued face {face} does not fit a d{sides}"
+        return faces + self._fallback.roll(count - len(faces), sides)
+
+
+class Harness:
+    def __init__(self, emulator: Emulator, database_url: str) -> None:
+        self.emulator = emulator
+        self.database_url = database_url
+        self.dice = QueuedDice()
+        self.bot: Fatebot | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._names = itertools.count(1)
+
+    async def start_bot(self) -> Fatebot:
+        database = Database.from_url(self.database_url)
+        bot = Fatebot(database, self.dice, guild_ready_timeout=0.05)
+        self._task = asyncio.create_task(bot.start(self.emulator.bot_token))
+        self.bot = bot
+        await self.emulator.wait_ready()
+        return bot
+
+    async def stop_bot(self) -> None:
+        if self.bot is None:
+            return
+        await self.bot.close()
+        if self._task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        await self.bot.database.dispose()
+        self.bot = None
+
+    async def restart(self) -> Fatebot:
+        """A new process in all but name: a new bot object, new connection, same database."""
+        await self.stop_bot()
+        return await self.start_bot()
+
+    def new_channel(self, guild: Guild) -> Channel:
+        return self.emulator.add_channel(guild, f"scene-{next(self._names)}")
+
+    async def slash(
+        self, user: User, channel: Channel, command: str, /, locale: str | None = None, **options: object
+    ) -> InteractionRecord:
+        return await self.emulator.slash(user, channel, command, options, locale=locale)
+
+    def seen_by(self, user: User, channel: Channel) -> str:
+        """All the text the user can see in the channel, for asserting what leaks and what does not."""
+        return "\n".join(message.text() for message in self.emulator.visible_to(user, channel))
+
+    def last(self, channel: Channel, user: User) -> Message:
+        return self.emulator.last_message(channel, visible_to=user)
+
+
+@contextlib.asynccontextmanager
+async def running_harness(database_url: str) -> AsyncIterator[Harness]:
+    async with Emulator(seed=11) as emulator:
+        restore = point_at(emulator.api_base, emulator.gateway_url)
+        harness = Harness(emulator, database_url)
+        try:
+            yield harness
+        finally:
+            await harness.stop_bot()
+            restore()

@@ -1,0 +1,199 @@
+"""/campaign, /roll and /log through the emulator, as each user sees them."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from bot.emulator.models import EVERYONE, Channel
+from tests.e2e.conftest import Table
+
+
+async def _start(table: Table, name: str = "Fuyuki War", ruleset: str = "fate_points") -> Channel:
+    channel = table.harness.new_channel(table.guild)
+    reply = (await table.harness.slash(table.alice, channel, "campaign start", ruleset=ruleset, name=name)).reply
+    assert name in reply.content
+    assert reply.visible_to is EVERYONE
+    return channel
+
+
+async def test_start_and_info_in_the_channel_and_its_threads(table: Table) -> None:
+    harness = table.harness
+    channel = await _start(table, "Fifth War")
+    thread = harness.emulator.add_thread(channel, "side-scene")
+    info = (await harness.slash(table.bob, thread, "campaign info")).reply
+    assert info.embeds[0]["title"] == "Fifth War"
+    assert "Fate/Points" in info.text()
+    refused = (await harness.slash(table.alice, thread, "campaign start", ruleset="grail_zh")).reply
+    assert refused.ephemeral
+    assert "already has an active campaign" in refused.content
+
+
+async def test_commands_need_a_campaign(table: Table) -> None:
+    channel = table.harness.new_channel(table.guild)
+    reply = (await table.harness.slash(table.bob, channel, "campaign info")).reply
+    assert reply.ephemeral
+    assert "no active campaign" in reply.content
+
+
+async def test_plain_roll_is_public_and_logged(table: Table) -> None:
+    harness = table.harness
+    channel = await _start(table)
+    harness.dice.queue([5, 3, 1, 6])
+    reply = (await harness.slash(table.bob, channel, "roll", dice="4d6kh3", label="Strength")).reply
+    assert reply.visible_to is EVERYONE
+    assert reply.embeds[0]["title"] == "bob: Strength"
+    assert reply.embeds[0]["description"] == "4d6kh3 [5, 3, ~~1~~, 6] = 14"
+    log = (await harness.slash(table.bob, channel, "log show")).reply
+    assert "`4d6kh3` (Strength): **14**" in log.text()
+
+
+async def test_bad_dice_are_refused_privately_and_change_nothing(table: Table) -> None:
+    harness = table.harness
+    channel = await _start(table)
+    before = harness.seen_by(table.alice, channel)
+    for expression, expected in (("1d1!", "never end"), ("2d", "cannot be read"), ("900d6", "at most 500")):
+        reply = (await harness.slash(table.bob, channel, "roll", dice=expression)).reply
+        assert reply.ephemeral
+        assert reply.visible_to == frozenset({table.bob.id})
+        assert expected in reply.content
+    assert harness.seen_by(table.alice, channel) == before
+    log = (await harness.slash(table.alice, channel, "log show")).reply
+    assert "rolled" not in log.text()
+
+
+async def test_secret_roll_reaches_only_the_roller_and_the_gms(table: Table) -> None:
+    harness = table.harness
+    channel = await _start(table)
+    await harness.slash(table.alice, channel, "campaign gm", user=table.ken)
+    harness.dice.queue([17])
+    record = await harness.slash(table.bob, channel, "roll", dice="1d20+4", label="Sneak", secret=True)
+    private = record.reply
+    assert private.ephemeral
+    assert "= 21" in private.text()
+    public = [message for message in record.replies if message.visible_to is EVERYONE]
+    assert len(public) == 1
+    assert "secret roll" in public[0].content
+    assert "Sneak" in public[0].content
+    assert "21" not in public[0].text()
+    for gm in (table.alice, table.ken):
+        dms = harness.emulator.dms(gm)
+        assert "= 21" in dms[-1].text()
+    assert "= 21" not in harness.seen_by(table.mei, channel)
+    assert all("= 21" not in message.text() for message in harness.emulator.dms(table.mei))
+
+    for viewer, sees in ((table.mei, False), (table.bob, True), (table.alice, True)):
+        log = (await harness.slash(viewer, channel, "log show")).reply
+        assert ("21" in log.text()) is sees, viewer.name
+
+    await harness.slash(table.alice, channel, "campaign end")
+    await harness.emulator.click(table.alice, harness.last(channel, table.alice), "End the campaign")
+    export = (await harness.slash(table.mei, channel, "log export", format="json")).reply
+    assert "本频道没有进行中的战役" in export.content
+    ended_id = max(campaign.id for campaign in await harness.bot.campaigns.in_guild(table.guild.id))  # type: ignore[union-attr]
+    export = (await harness.slash(table.mei, channel, "log export", format="json", campaign=str(ended_id))).reply
+    rolls = [event for event in json.loads(export.attachments[0].data)["events"] if event["kind"] == "roll"]
+    assert rolls[0]["payload"]["total"] == 21
+    assert rolls[0]["redacted"] is False
+
+
+async def test_gm_only_commands_refuse_players(table: Table) -> None:
+    harness = table.harness
+    channel = await _start(table)
+    for command, options in (
+        ("campaign set", {"option": "score_floor", "value": "2"}),
+        ("campaign gm", {"user": table.bob}),
+        ("campaign end", {}),
+    ):
+        reply = (await harness.slash(table.bob, channel, command, **options)).reply
+        assert reply.ephemeral
+        assert reply.content == "Only a GM of this campaign can do that."
+    info = (await harness.slash(table.bob, channel, "campaign info")).reply
+    assert "score_floor" not in info.text()
+
+
+async def test_options_are_offered_validated_and_logged(table: Table) -> None:
+    harness = table.harness
+    channel = await _start(table)
+    choices = await harness.emulator.autocomplete(table.alice, channel, "campaign set", {"option": "crit"}, "option")
+    assert {choice["value"] for choice in choices} == {"crit_on"}
+    values = await harness.emulator.autocomplete(
+        table.alice, channel, "campaign set", {"option": "crit_on", "value": ""}, "value"
+    )
+    assert [choice["value"] for choice in values] == ["natural", "final"]
+    changed = (await harness.slash(table.alice, channel, "campaign set", option="crit_on", value="final")).reply
+    assert changed.content == "Option `crit_on` changed: `natural` → `final`."
+    bad = (await harness.slash(table.alice, channel, "campaign set", option="score_floor", value="99")).reply
+    assert bad.ephemeral
+    assert "1..20 | none" in bad.content
+    unknown = (await harness.slash(table.alice, channel, "campaign set", option="nope", value="1")).reply
+    assert "no option `nope`" in unknown.content
+    info = (await harness.slash(table.alice, channel, "campaign info")).reply
+    assert "crit_on = final" in info.text()
+    log = (await harness.slash(table.alice, channel, "log show")).reply
+    assert "`crit_on`: `natural` → `final`" in log.text()
+
+
+async def test_guilds_never_see_each_others_campaigns(table: Table) -> None:
+    harness = table.harness
+    await _start(table, "Hidden War")
+    elsewhere = harness.new_channel(table.other_guild)
+    choices = await harness.emulator.autocomplete(table.bob, elsewhere, "log export", {"campaign": ""}, "campaign")
+    assert all("Hidden War" not in choice["name"] for choice in choices)
+    campaign_ids = [campaign.id for campaign in await harness.bot.campaigns.in_guild(table.guild.id)]  # type: ignore[union-attr]
+    reply = (
+        await harness.slash(table.bob, elsewhere, "log export", format="json", campaign=str(campaign_ids[0]))
+    ).reply
+    assert reply.ephemeral
+    assert "no such campaign" in reply.content
+
+
+async def test_log_export_as_json_and_csv(table: Table) -> None:
+    harness = table.harness
+    channel = await _start(table, "Export War")
+    harness.dice.queue([4, 4])
+    await harness.slash(table.bob, channel, "roll", dice="2d6")
+    json_reply = (await harness.slash(table.bob, channel, "log export", format="json")).reply
+    assert json_reply.ephemeral
+    document = json.loads(json_reply.attachments[0].data)
+    assert document["campaign"]["name"] == "Export War"
+    assert [event["kind"] for event in document["events"]] == ["campaign.started", "roll"]
+    assert document["events"][1]["payload"]["total"] == 8
+    csv_reply = (await harness.slash(table.bob, channel, "log export", format="csv")).reply
+    rows = list(csv.DictReader(io.StringIO(csv_reply.attachments[0].data.decode())))
+    assert [row["kind"] for row in rows] == ["campaign.started", "roll"]
+    assert csv_reply.attachments[0].filename.endswith(".csv")
+
+
+async def test_players_read_their_language(table: Table) -> None:
+    harness = table.harness
+    channel = harness.new_channel(table.guild)
+    chinese = (await harness.slash(table.mei, channel, "campaign info")).reply
+    assert chinese.content == "本频道没有进行中的战役。GM可以用 /campaign start 开始一场。"
+    japanese = (await harness.slash(table.ken, channel, "roll", dice="1d1!")).reply
+    assert "ロールが終わりません" in japanese.content
+    await harness.slash(table.alice, channel, "campaign start", ruleset="grail_anka", name="聖杯")
+    info = (await harness.slash(table.ken, channel, "campaign info")).reply
+    assert "聖杯戦争安価" in info.text()
+    names = {command["name"]: command for command in harness.emulator.commands()}
+    assert names["roll"]["name_localizations"]["zh-CN"] == "掷骰"
+    assert names["roll"]["name_localizations"]["ja"] == "ダイス"
+
+
+async def test_end_confirmation_survives_a_restart_and_campaigns_persist(table: Table) -> None:
+    harness = table.harness
+    kept = await _start(table, "Kept War")
+    ending = await _start(table, "Ending War")
+    question = (await harness.slash(table.alice, ending, "campaign end")).reply
+    assert question.ephemeral
+    assert question.buttons() == ["End the campaign", "Keep playing"]
+    await harness.restart()
+    harness.emulator.clock.advance(16 * 60)
+    click = await harness.emulator.click(table.alice, question, "End the campaign")
+    assert click.error is None
+    assert any("was ended by" in message.content for message in click.replies)
+    after = (await harness.slash(table.bob, ending, "campaign info")).reply
+    assert "no active campaign" in after.content
+    info = (await harness.slash(table.bob, kept, "campaign info")).reply
+    assert info.embeds[0]["title"] == "Kept War"

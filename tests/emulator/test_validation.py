@@ -1,0 +1,272 @@
+"""Discord's strictness, checked over raw HTTP (no bot needed) and on the validators directly."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import aiohttp
+import pytest
+import pytest_asyncio
+
+from bot.emulator import COMMAND_SIZE_LIMIT, Emulator
+
+JSON = dict[str, Any]
+
+
+class Api:
+    def __init__(self, emu: Emulator, session: aiohttp.ClientSession) -> None:
+        self.emu = emu
+        self.session = session
+        self.channel_id = 0
+
+    async def call(self, method: str, path: str, body: object = None, *, auth: bool = True) -> tuple[int, Any]:
+        headers = {"Authorization": f"Bot {self.emu.bot_token}"} if auth else {}
+        async with self.session.request(method, self.emu.api_base + path, json=body, headers=headers) as response:
+            if response.status == 204:
+                return response.status, None
+            assert response.headers["Content-Type"] == "application/json"
+            return response.status, await response.json()
+
+    async def put_commands(self, commands: list[JSON]) -> tuple[int, Any]:
+        return await self.call("PUT", f"/applications/{self.emu.application_id}/commands", commands)
+
+    async def send(self, body: JSON) -> tuple[int, Any]:
+        return await self.call("POST", f"/channels/{self.channel_id}/messages", body)
+
+
+@pytest_asyncio.fixture(scope="module")
+async def api() -> AsyncIterator[Api]:
+    async with Emulator(seed=5) as emu, aiohttp.ClientSession() as session:
+        owner = emu.add_user("owner")
+        guild = emu.add_guild("Alpha", owner=owner)
+        client = Api(emu, session)
+        client.channel_id = emu.add_channel(guild, "general").id
+        yield client
+
+
+def command(**overrides: object) -> JSON:
+    return {"name": "roll", "description": "Roll dice", "type": 1, **overrides}
+
+
+def option(name: str = "sides", **overrides: object) -> JSON:
+    return {"name": name, "description": "An option", "type": 4, **overrides}
+
+
+async def test_auth_and_unknown_routes(api: Api) -> None:
+    assert await api.call("GET", "/users/@me", auth=False) == (401, {"message": "401: Unauthorized", "code": 0})
+    assert await api.call("GET", "/nothing/here") == (404, {"message": "404: Not Found", "code": 0})
+    status, me = await api.call("GET", "/users/@me")
+    assert status == 200 and me["id"] == str(api.emu.bot_user.id) and me["bot"] is True
+
+
+async def test_valid_commands_sync_and_keep_their_ids(api: Api) -> None:
+    status, first = await api.put_commands([command(options=[option()])])
+    assert status == 200 and first[0]["application_id"] == str(api.emu.application_id)
+    _, second = await api.put_commands([command(description="Roll some dice")])
+    assert second[0]["id"] == first[0]["id"]
+    assert api.emu.commands()[0]["description"] == "Roll some dice"
+
+
+BAD_COMMANDS: list[tuple[str, list[JSON], tuple[str, ...]]] = [
+    ("uppercase name", [command(name="Roll")], ("0", "name")),
+    ("space in name", [command(name="roll dice")], ("0", "name")),
+    ("33 char name", [command(name="r" * 33)], ("0", "name")),
+    ("empty description", [command(description="")], ("0", "description")),
+    ("101 char description", [command(description="d" * 101)], ("0", "description")),
+    ("bad zh-CN name", [command(name_localizations={"zh-CN": "掷 骰子"})], ("0", "name_localizations", "zh-CN")),
+    ("unknown locale", [command(name_localizations={"xx": "roll"})], ("0", "name_localizations", "xx")),
+    (
+        "long localized description",
+        [command(description_localizations={"fr": "x" * 101})],
+        ("0", "description_localizations", "fr"),
+    ),
+    ("26 options", [command(options=[option(f"o{i}") for i in range(26)])], ("0", "options")),
+    (
+        "26 choices",
+        [command(options=[option(choices=[{"name": str(i), "value": i} for i in range(26)])])],
+        ("0", "options", "0", "choices"),
+    ),
+    (
+        "101 char choice name",
+        [command(options=[option(choices=[{"name": "c" * 101, "value": 1}])])],
+        ("0", "options", "0", "choices", "0", "name"),
+    ),
+    (
+        "required after optional",
+        [command(options=[option("a"), option("b", required=True)])],
+        ("0", "options", "1", "required"),
+    ),
+    (
+        "subcommand inside subcommand",
+        [command(options=[option("sub", type=1, options=[option("inner", type=1)])])],
+        ("0", "options", "0", "options"),
+    ),
+    (
+        "subcommand mixed with options",
+        [command(options=[option("sub", type=1), option("plain")])],
+        ("0", "options"),
+    ),
+    ("duplicate option names", [command(options=[option("a"), option("a")])], ("0", "options", "1", "name")),
+    ("duplicate command names", [command(), command()], ("1", "name")),
+    (
+        "autocomplete with choices",
+        [command(options=[option(autocomplete=True, choices=[{"name": "one", "value": 1}])])],
+        ("0", "options", "0", "autocomplete"),
+    ),
+    (
+        "too large",
+        [
+            command(
+                options=[
+                    option(
+                        f"o{i}", type=3, description="d" * 100, choices=[{"name": "n" * 100, "value": "v" * 100}] * 25
+                    )
+                    for i in range(2)
+                ]
+            )
+        ],
+        ("0",),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("payload", "path"), [(p, path) for _, p, path in BAD_COMMANDS], ids=[n for n, *_ in BAD_COMMANDS]
+)
+async def test_invalid_commands_are_rejected_with_50035(api: Api, payload: list[JSON], path: tuple[str, ...]) -> None:
+    before = api.emu.commands()
+    status, body = await api.put_commands(payload)
+    assert status == 400 and body["code"] == 50035 and body["message"] == "Invalid Form Body"
+    node = body["errors"]
+    for key in path:
+        node = node[key]
+    assert node["_errors"], body
+    assert api.emu.commands() == before
+
+
+def test_size_limit_is_the_documented_one() -> None:
+    assert COMMAND_SIZE_LIMIT == 8000
+
+
+BAD_MESSAGES: list[tuple[str, JSON, int, str]] = [
+    ("2001 chars", {"content": "x" * 2001}, 50035, "content"),
+    ("11 embeds", {"embeds": [{"title": str(i)} for i in range(11)]}, 50035, "embeds"),
+    ("257 char title", {"embeds": [{"title": "t" * 257}]}, 50035, "embeds"),
+    ("4097 char description", {"embeds": [{"description": "d" * 4097}]}, 50035, "embeds"),
+    ("1025 char field", {"embeds": [{"fields": [{"name": "n", "value": "v" * 1025}]}]}, 50035, "embeds"),
+    ("2049 char footer", {"embeds": [{"footer": {"text": "f" * 2049}}]}, 50035, "embeds"),
+    ("257 char author", {"embeds": [{"author": {"name": "a" * 257}}]}, 50035, "embeds"),
+    ("6001 total", {"embeds": [{"description": "d" * 4000}, {"description": "d" * 2001}]}, 50035, "embeds"),
+    (
+        "6 rows",
+        {
+            "components": [
+                {"type": 1, "components": [{"type": 2, "style": 1, "label": "x", "custom_id": f"r{i}"}]}
+                for i in range(6)
+            ]
+        },
+        50035,
+        "components",
+    ),
+    (
+        "6 buttons",
+        {
+            "components": [
+                {
+                    "type": 1,
+                    "components": [{"type": 2, "style": 1, "label": "x", "custom_id": f"b{i}"} for i in range(6)],
+                }
+            ]
+        },
+        50035,
+        "components",
+    ),
+    (
+        "81 char label",
+        {"components": [{"type": 1, "components": [{"type": 2, "style": 1, "label": "l" * 81, "custom_id": "b"}]}]},
+        50035,
+        "components",
+    ),
+    (
+        "duplicate custom_id",
+        {"components": [{"type": 1, "components": [{"type": 2, "style": 1, "label": "x", "custom_id": "same"}] * 2}]},
+        50035,
+        "components",
+    ),
+    (
+        "101 char custom_id",
+        {"components": [{"type": 1, "components": [{"type": 2, "style": 1, "label": "x", "custom_id": "c" * 101}]}]},
+        50035,
+        "components",
+    ),
+    ("empty", {"content": ""}, 50006, ""),
+]
+
+
+@pytest.mark.parametrize(("body", "code", "field"), [b[1:] for b in BAD_MESSAGES], ids=[b[0] for b in BAD_MESSAGES])
+async def test_invalid_messages_are_rejected(api: Api, body: JSON, code: int, field: str) -> None:
+    count = len(api.emu.messages)
+    status, error = await api.send(body)
+    assert (status, error["code"]) == (400, code)
+    if field:
+        assert field in error["errors"]
+    assert len(api.emu.messages) == count
+    assert api.emu.rejections[-1].code == code
+
+
+async def test_limits_are_inclusive(api: Api) -> None:
+    body = {
+        "content": "x" * 2000,
+        "embeds": [{"title": "t" * 256, "description": "d" * 1744}],
+        "components": [
+            {
+                "type": 1,
+                "components": [{"type": 2, "style": 1, "label": "l" * 80, "custom_id": f"{r}{c}"} for c in range(5)],
+            }
+            for r in range(5)
+        ],
+    }
+    status, message = await api.send(body)
+    assert status == 200 and message["content"] == "x" * 2000
+
+
+async def test_allowed_mentions_rules(api: Api) -> None:
+    user = api.emu.add_user("pinged")
+    api.emu.add_member(api.emu.world.guilds[next(iter(api.emu.world.guilds))], user)
+    mention = f"hi <@{user.id}>"
+    cases: list[tuple[JSON | None, set[int]]] = [
+        (None, {user.id}),
+        ({"parse": []}, set()),
+        ({"parse": [], "users": [str(user.id)]}, {user.id}),
+    ]
+    for allowed, expected in cases:
+        body: JSON = {"content": mention}
+        if allowed is not None:
+            body["allowed_mentions"] = allowed
+        status, _ = await api.send(body)
+        assert status == 200
+        assert api.emu.messages[-1].notified == expected
+    status, error = await api.send({"content": mention, "allowed_mentions": {"parse": ["users"], "users": ["1"]}})
+    assert (status, error["code"]) == (400, 50035)
+
+
+async def test_interaction_and_webhook_errors(api: Api) -> None:
+    emu = api.emu
+    status, body = await api.call("POST", "/interactions/123/nope/callback", {"type": 4, "data": {"content": "x"}})
+    assert (status, body["code"]) == (404, 10062)
+    status, body = await api.call("POST", f"/webhooks/{emu.application_id}/nope?wait=true", {"content": "x"})
+    assert (status, body["code"]) == (401, 50027)
+
+
+async def test_dm_channel_and_attachment_download(api: Api) -> None:
+    emu = api.emu
+    stranger = emu.add_user("stranger")
+    status, channel = await api.call("POST", "/users/@me/channels", {"recipient_id": str(stranger.id)})
+    assert status == 200 and channel["type"] == 1
+    status, error = await api.call("POST", f"/channels/{channel['id']}/messages", {"content": "hi"})
+    # The bot shares no guild with this user, so Discord refuses the DM.
+    assert (status, error["code"]) == (403, 50007)
+    attachment = emu.world.store_file("a.txt", b"abc")
+    async with api.session.get(attachment.url) as response:
+        assert await response.read() == b"abc"
