@@ -13,6 +13,7 @@ import discord
 from bot.app import Fatebot, point_at
 from bot.db.engine import Database
 from bot.db.migrate import upgrade
+from bot.local import run_local
 from bot.settings import Settings
 from rules.dice import SystemDice
 
@@ -39,11 +40,11 @@ def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     settings = Settings()
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # The bot has no voice features, so discord.py's warnings about missing voice libraries are noise.
+    logging.getLogger("discord.client").setLevel(max(logging.ERROR, logging.getLogger().level))
     if arguments.command == "run":
         return asyncio.run(_run(settings))
     if arguments.command == "local":
-        from bot.local import run_local
-
         return asyncio.run(
             run_local(settings, script=arguments.script, seed=arguments.seed, database_url=arguments.database)
         )

@@ -35,7 +35,6 @@ _LINE = re.compile(
     r"^(?P<user>[^\s@#:]+)(?:@(?P<locale>[A-Za-z]{2,3}(?:-[A-Za-z]{2})?))?"
     r"(?:\s+#(?P<channel>[^\s/:]+)(?:/(?P<thread>[^\s:]+))?)?\s*:\s*(?P<action>.+)$"
 )
-USER_OPTION_TYPE = 6
 
 
 class ScriptError(Exception):
@@ -62,17 +61,15 @@ def parse_line(number: int, text: str) -> Step | None:
         return None
     match = _LINE.match(stripped)
     if match is None:
-        raise ScriptError(number, f"cannot read {stripped!r}: expected 'USER [#CHANNEL]: /command ...' or 'click LABEL'")
+        raise ScriptError(
+            number, f"cannot read {stripped!r}: expected 'USER [#CHANNEL]: /command ...' or 'click LABEL'"
+        )
     action = match["action"].strip()
-    base = {
-        "number": number,
-        "user": match["user"],
-        "locale": match["locale"],
-        "channel": match["channel"] or DEFAULT_CHANNEL,
-        "thread": match["thread"],
-    }
+    channel: str = match["channel"] or DEFAULT_CHANNEL
+    thread: str | None = match["thread"]
     if action.startswith("click "):
-        return Step(**base, click=action.removeprefix("click ").strip())
+        label = action.removeprefix("click ").strip()
+        return Step(number, match["user"], match["locale"], channel, thread, click=label)
     if not action.startswith("/"):
         raise ScriptError(number, f"expected a /command or 'click LABEL', got {action!r}")
     try:
@@ -83,7 +80,7 @@ def parse_line(number: int, text: str) -> Step | None:
     options = dict(token.split(":", 1) for token in tokens if ":" in token)
     if not path or tokens[: len(path)] != path:
         raise ScriptError(number, "the command and subcommand come before the options")
-    return Step(**base, command=" ".join(path), options=options)
+    return Step(number, match["user"], match["locale"], channel, thread, command=" ".join(path), options=options)
 
 
 class LocalWorld:
@@ -93,6 +90,7 @@ class LocalWorld:
         self.emulator = emulator
         self.guild: Guild | None = None
         self.users: dict[str, User] = {}
+        self.locales: dict[str, str] = {}
         self.channels: dict[str, Channel] = {}
 
     def user(self, name: str, locale: str | None) -> User:
@@ -103,8 +101,8 @@ class LocalWorld:
                 self.guild = self.emulator.add_guild(GUILD_NAME, owner=user)
             else:
                 self.emulator.add_member(self.guild, user)
-        elif locale is not None and self.users[name].locale != locale:
-            self.users[name] = self.emulator.set_locale(self.users[name], locale)
+        if locale is not None:
+            self.locales[name] = locale
         return self.users[name]
 
     def channel(self, name: str, thread: str | None) -> Channel:
@@ -166,7 +164,9 @@ async def perform(world: LocalWorld, step: Step) -> None:
     if step.click is not None:
         message = _newest_with_button(world.emulator.visible_to(user, channel), step.click)
         if message is None:
-            raise ScriptError(step.number, f"no message in #{step.channel} that {step.user} sees has a button {step.click!r}")
+            raise ScriptError(
+                step.number, f"no message in #{step.channel} that {step.user} sees has a button {step.click!r}"
+            )
         await world.emulator.click(user, message, step.click)
         return
     assert step.command is not None
@@ -178,7 +178,7 @@ async def perform(world: LocalWorld, step: Step) -> None:
             options[name] = world.users[value[1:]]
         else:
             options[name] = value
-    await world.emulator.slash(user, channel, step.command, options)
+    await world.emulator.slash(user, channel, step.command, options, locale=world.locales.get(step.user))
 
 
 def _newest_with_button(messages: list[Message], label: str) -> Message | None:
@@ -217,7 +217,7 @@ async def play_script(lines: list[str], database_url: str, seed: int | None, out
     async with running_bot(database_url, dice, clock if seed is not None else _utcnow, seed) as world:
 
         def show(output: BotOutput) -> None:
-            if output.kind != "delete" and output.message.author.id == world.emulator.bot_user.id:
+            if _is_shown(world, output):
                 for record in output_record(world, current, output):
                     print(json.dumps(record, ensure_ascii=False), file=out, flush=True)
 
@@ -230,6 +230,12 @@ async def play_script(lines: list[str], database_url: str, seed: int | None, out
                 raise ScriptError(step.number, str(error)) from error
 
 
+def _is_shown(world: LocalWorld, output: BotOutput) -> bool:
+    """The bot's messages and edits, without the "thinking" placeholder a deferred reply shows first."""
+    message = output.message
+    return output.kind != "delete" and message.author.id == world.emulator.bot_user.id and not message.loading
+
+
 def _utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -238,7 +244,7 @@ async def run_local(settings: Settings, *, script: Path | None, seed: int | None
     if script is None:
         return await _interactive(database_url or settings.database_url, seed)
     try:
-        lines = script.read_text(encoding="utf-8").splitlines()
+        lines = (await asyncio.to_thread(script.read_text, encoding="utf-8")).splitlines()
     except OSError as error:
         print(f"cannot read the script: {error}", file=sys.stderr)
         return 2
@@ -277,9 +283,7 @@ async def _interactive(database_url: str, seed: int | None) -> int:
     print("Example:  alice: /campaign start ruleset:fate_points name:Fuyuki    (Ctrl-D to quit)\n")
     async with running_bot(database_url, dice, _utcnow, seed) as world:
         world.emulator.add_listener(
-            lambda output: print(_describe(world, output))
-            if output.kind != "delete" and output.message.author.id == world.emulator.bot_user.id
-            else None
+            lambda output: print(_describe(world, output)) if _is_shown(world, output) else None
         )
         number = 0
         while line := await asyncio.to_thread(sys.stdin.readline):

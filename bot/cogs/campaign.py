@@ -43,11 +43,12 @@ class EndCampaignButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: Interaction, item: discord.ui.Button[discord.ui.View], match: re.Match[str], /
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> EndCampaignButton:
+        assert isinstance(item, discord.ui.Button)
         return cls(int(match["campaign_id"]), match["decision"], item.label or "", item.style)
 
-    async def callback(self, interaction: Interaction) -> None:
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
         tr = translator(interaction)
         if self.decision == "cancel":
             await interaction.response.edit_message(content=tr("campaign.end_cancelled"), view=None)

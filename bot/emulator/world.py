@@ -782,7 +782,8 @@ class World:
             channel=channel,
             created_at=self.clock.now(),
             data=data,
-            locale=locale or user.locale,
+            # The world's copy is authoritative: a test may hold a User from before set_locale().
+            locale=locale or self.users.get(user.id, user).locale,
             message=message,
         )
         self.interactions[record.id] = record

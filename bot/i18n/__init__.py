@@ -72,15 +72,13 @@ class Translator:
 
 def command_key(context: app_commands.TranslationContextTypes) -> str | None:
     """The catalog key of one translatable string of the command tree."""
-    location = context.location
-    data = context.data
     names = app_commands.TranslationContextLocation
-    if location in (names.command_name, names.group_name):
-        return f"cmd.{data.qualified_name.replace(' ', '.')}.name"
-    if location in (names.command_description, names.group_description):
-        return f"cmd.{data.qualified_name.replace(' ', '.')}.description"
-    if location in (names.parameter_name, names.parameter_description):
-        suffix = "name" if location is names.parameter_name else "description"
+    data = context.data
+    if isinstance(data, app_commands.Command | app_commands.Group):
+        suffix = "name" if context.location in (names.command_name, names.group_name) else "description"
+        return f"cmd.{data.qualified_name.replace(' ', '.')}.{suffix}"
+    if isinstance(data, app_commands.Parameter):
+        suffix = "name" if context.location is names.parameter_name else "description"
         return f"cmd.{data.command.qualified_name.replace(' ', '.')}.arg.{data.display_name}.{suffix}"
     return None
 

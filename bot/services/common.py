@@ -52,6 +52,19 @@ async def active_campaign(session: AsyncSession, place: Place, *, lock: bool = F
     return campaign
 
 
+async def latest_campaign(session: AsyncSession, place: Place) -> Campaign:
+    """The channel's active campaign, or else the one that ended last: its log stays readable."""
+    campaign = await session.scalar(
+        select(Campaign)
+        .where(Campaign.guild_id == place.guild_id, Campaign.channel_id == place.channel_id)
+        .order_by((Campaign.status == CAMPAIGN_ACTIVE).desc(), Campaign.id.desc())
+        .limit(1)
+    )
+    if campaign is None:
+        raise UserError("error.no_campaign")
+    return campaign
+
+
 async def gm_ids(session: AsyncSession, campaign_id: int) -> list[int]:
     result = await session.scalars(
         select(Membership.user_id)

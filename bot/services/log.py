@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.engine import Database
 from bot.db.models import Campaign, Event
 from bot.errors import UserError
-from bot.services.common import Actor, Place, active_campaign, is_gm
+from bot.services.common import Actor, Place, is_gm, latest_campaign
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class LogService:
 
     async def recent(self, place: Place, actor: Actor, limit: int) -> CampaignLog:
         async with self.database.read() as session:
-            campaign = await active_campaign(session, place)
+            campaign = await latest_campaign(session, place)
             events = list(
                 await session.scalars(
                     select(Event).where(Event.campaign_id == campaign.id).order_by(Event.id.desc()).limit(limit)
@@ -59,7 +59,7 @@ class LogService:
     async def export(self, place: Place, actor: Actor, campaign_id: int | None) -> CampaignLog:
         async with self.database.read() as session:
             if campaign_id is None:
-                campaign = await active_campaign(session, place)
+                campaign = await latest_campaign(session, place)
             else:
                 found = await session.get(Campaign, campaign_id)
                 # Another channel's campaign: only its GMs, so a log never leaks into a channel that cannot see it.

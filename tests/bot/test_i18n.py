@@ -17,7 +17,7 @@ from rules.dice import FixedDice
 BOT_PACKAGE = Path(__file__).resolve().parents[2] / "bot"
 TRANSLATED = (CHINESE, JAPANESE)
 # Calls whose text reaches a Discord user, and the arguments that carry it.
-REPLY_CALLS = {
+REPLY_CALLS: dict[str, set[str | int]] = {
     "send_message": {"content", 0},
     "send": {"content", 0},
     "edit_message": {"content"},

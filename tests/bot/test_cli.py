@@ -1,0 +1,129 @@
+"""The `fatebot` command: run against a Discord-compatible server, local scripts, db upgrade."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.cli import main
+from bot.emulator import Emulator
+
+SCRIPT = """\
+# a campaign, a public roll, a secret roll in Chinese, a Japanese player, and the end
+alice: /campaign start ruleset:fate_points name:"Fuyuki War"
+bob: /roll dice:4d6kh3 label:Strength
+mei@zh-CN: /roll dice:1d20+5 secret:true label:潜行
+ken@ja #general/side: /campaign info
+alice: /campaign gm user:@bob
+alice: /campaign end
+alice: click End the campaign
+bob: /log export format:csv
+"""
+
+
+def _clean_environment(tmp_path: Path) -> dict[str, str]:
+    environment = {key: value for key, value in os.environ.items() if not key.startswith(("DISCORD_", "DATABASE_"))}
+    environment["DATABASE_URL"] = f"sqlite+aiosqlite:///{tmp_path / 'cli.sqlite3'}"
+    return environment
+
+
+def _play(tmp_path: Path, script: str, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, str, str]:
+    path = tmp_path / "script.txt"
+    path.write_text(script, encoding="utf-8")
+    code = main(["local", "--script", str(path), *extra])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_script_output_is_one_json_object_per_bot_message_and_repeats(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, first, _ = _play(tmp_path, SCRIPT, capsys, "--seed", "5")
+    assert code == 0
+    records = [json.loads(line) for line in first.splitlines()]
+    by_step: dict[int, list[dict[str, Any]]] = {}
+    for record in records:
+        by_step.setdefault(record["step"], []).append(record)
+    assert by_step[2][0]["user"] == "*"
+    assert "Fuyuki War" in str(by_step[2][0]["content"])
+    secret = by_step[4]
+    assert {(record["user"], record["channel"], record["ephemeral"]) for record in secret} == {
+        ("mei", "general", True),
+        ("*", "general", False),
+        ("alice", "dm", False),
+    }
+    assert by_step[5][0]["channel"] == "general/side"
+    assert by_step[5][0]["embeds"][0]["fields"][0]["name"] == "ルール"
+    assert by_step[7][0]["buttons"] == ["End the campaign", "Keep playing"]
+    assert by_step[9][-1]["files"] == ["campaign-1-log.csv"]
+    assert set(records[0]) == {"step", "user", "channel", "ephemeral", "edit", "content", "embeds", "buttons", "files"}
+    _, second, _ = _play(tmp_path, SCRIPT, capsys, "--seed", "5")
+    assert second == first
+
+
+@pytest.mark.parametrize(
+    ("line", "complaint"),
+    [
+        ("alice: /campain start ruleset:fate_points", "campain"),
+        ("alice: /campaign start ruleset:fate_points colour:red", "colour"),
+        ("alice: /campaign gm user:@nobody", "@nobody"),
+        ("alice: click Nonexistent", "Nonexistent"),
+        ("alice /roll dice:1d6", "cannot read"),
+    ],
+)
+def test_script_errors_stop_with_a_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, complaint: str
+) -> None:
+    code, _, err = _play(tmp_path, f"alice: /roll dice:1d6\n{line}\n", capsys)
+    assert code == 1
+    assert "line 2" in err
+    assert complaint in err
+
+
+def test_run_without_a_token_says_so_and_exits_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DISCORD_TOKEN", raising=False)
+    assert main(["run"]) == 2
+    assert "DISCORD_TOKEN" in capsys.readouterr().err
+
+
+def test_db_upgrade_creates_the_schema(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path / 'upgraded.sqlite3'}")
+    assert main(["db", "upgrade"]) == 0
+    assert (tmp_path / "upgraded.sqlite3").stat().st_size > 0
+
+
+async def test_run_logs_in_syncs_to_the_configured_guild_and_serves(tmp_path: Path) -> None:
+    async with Emulator() as emulator:
+        gm = emulator.add_user("gm")
+        guild = emulator.add_guild("Remote", owner=gm)
+        channel = emulator.add_channel(guild, "table")
+        environment = _clean_environment(tmp_path) | {
+            "DISCORD_TOKEN": emulator.bot_token,
+            "DISCORD_API_BASE": emulator.api_base,
+            "DISCORD_GATEWAY_URL": emulator.gateway_url,
+            "COMMAND_GUILD_IDS": str(guild.id),
+        }
+        with (tmp_path / "run.log").open("wb") as log:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "bot", "run", env=environment, cwd=tmp_path, stderr=log
+            )
+        try:
+            await emulator.wait_ready(timeout=30)
+            assert emulator.commands() == []
+            assert {command["name"] for command in emulator.commands(guild)} == {"campaign", "log", "roll"}
+            reply = (await emulator.slash(gm, channel, "roll", {"dice": "1d1+1"})).reply
+            assert reply.embeds[0]["description"] == "1d1 [1] + 1 = 2"
+        finally:
+            process.send_signal(signal.SIGINT)
+            await asyncio.wait_for(process.wait(), timeout=20)
