@@ -87,6 +87,21 @@ def test_script_errors_stop_with_a_message(
     assert complaint in err
 
 
+async def test_interactive_local_session(tmp_path: Path) -> None:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "local", "--seed", "2",
+        env=_clean_environment(tmp_path), cwd=tmp_path,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    session = "alice: /campaign start ruleset:grail_zh name:Chaldea\nbob: /campaign sett\nbob: /roll dice:1d1\n"
+    output, _ = await asyncio.wait_for(process.communicate(session.encode()), timeout=60)
+    text = output.decode()
+    assert process.returncode == 0
+    assert "[general] (everyone)\n  Campaign **Chaldea**" in text
+    assert "error: /campaign has no subcommand 'sett'" in text
+    assert "1d1 [1] = 1" in text
+
+
 def test_run_without_a_token_says_so_and_exits_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

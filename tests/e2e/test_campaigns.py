@@ -15,6 +15,8 @@ async def _start(table: Table, name: str = "Fuyuki War", ruleset: str = "fate_po
     reply = (await table.harness.slash(table.alice, channel, "campaign start", ruleset=ruleset, name=name)).reply
     assert name in reply.content
     assert reply.visible_to is EVERYONE
+    assert table.alice.mention in reply.content
+    assert reply.notified == frozenset()
     return channel
 
 
