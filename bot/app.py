@@ -14,15 +14,25 @@ from bot.db.engine import Database
 from bot.db.migrate import upgrade
 from bot.errors import UserError
 from bot.i18n import CommandTranslator, Translator
+from bot.rulesets.play import SheetRejected
 from bot.services.campaigns import CampaignService
+from bot.services.characters import CharacterService
 from bot.services.common import Actor, Clock, Place, system_clock
 from bot.services.log import LogService
+from bot.services.play import PlayService
 from bot.services.rolls import RollService
 from rules.dice import DiceError, DiceSource
 
 log = logging.getLogger(__name__)
 
-EXTENSIONS = ("bot.cogs.campaign", "bot.cogs.roll", "bot.cogs.log")
+EXTENSIONS = (
+    "bot.cogs.campaign",
+    "bot.cogs.roll",
+    "bot.cogs.log",
+    "bot.cogs.characters",
+    "bot.cogs.play",
+)
+MESSAGE_LIMIT = 2000
 
 
 def point_at(api_base: str, gateway_url: str) -> Callable[[], None]:
@@ -62,6 +72,10 @@ class Fatebot(commands.Bot):
         self.campaigns = CampaignService(database, clock)
         self.rolls = RollService(database, clock)
         self.logs = LogService(database)
+        self.characters = CharacterService(database, clock)
+        self.play = PlayService(database, clock)
+        # Each user's Discord language as last seen, for messages addressed to someone who did not invoke them.
+        self.user_locales: dict[int, discord.Locale] = {}
 
     async def setup_hook(self) -> None:
         await upgrade(self.database.engine)
@@ -69,6 +83,12 @@ class Fatebot(commands.Bot):
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         await self.sync_commands()
+
+    async def on_interaction(self, interaction: discord.Interaction[Fatebot]) -> None:
+        self.user_locales[interaction.user.id] = interaction.locale
+
+    def translator_for(self, user_id: int, fallback: discord.Locale | None) -> Translator:
+        return Translator.for_locale(self.user_locales.get(user_id, fallback))
 
     async def sync_commands(self) -> None:
         if not self.command_guild_ids:
@@ -112,6 +132,12 @@ async def report_error(interaction: Interaction, error: Exception) -> None:
         if "position" in params:  # people count characters from one
             params["position"] = int(params["position"]) + 1
         text = tr(f"dice.error.{error.code}", **params)
+    elif isinstance(error, SheetRejected):
+        problems = (
+            tr("sheet.problem_line", field=problem.path, problem=tr(f"sheet.problem.{problem.code}", **problem.params))
+            for problem in error.problems
+        )
+        text = "\n".join((tr("sheet.rejected"), *problems))[:MESSAGE_LIMIT]
     elif isinstance(error, app_commands.NoPrivateMessage):
         text = tr("error.guild_only")
     else:

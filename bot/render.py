@@ -11,6 +11,7 @@ from bot.i18n import Translator
 from bot.services.campaigns import CampaignSummary
 from bot.services.log import LogEntry
 from rules.dice import RollResult, render
+from rules.exchange import Roll
 
 ROLL_COLOUR = discord.Colour.blurple()
 SECRET_COLOUR = discord.Colour.dark_grey()
@@ -62,7 +63,8 @@ def option_text(value: Any) -> str:
 def log_line(tr: Translator, entry: LogEntry) -> str:
     event = entry.event
     kind = "roll_secret" if entry.redacted else event.kind
-    params: dict[str, Any] = {key: value for key, value in entry.payload.items() if not isinstance(value, dict)}
+    payload = {**entry.payload, **entry.payload.get("outcome", {})}
+    params: dict[str, Any] = {key: value for key, value in payload.items() if not isinstance(value, dict | list)}
     params["actor"] = mention(event.actor_id)
     if "user" in params:
         params["user"] = mention(params["user"])
@@ -77,3 +79,26 @@ def log_line(tr: Translator, entry: LogEntry) -> str:
             kind = "roll_secret_revealed"
     text = tr(f"event.{kind}", **params)
     return f"`#{event.id}` {timestamp(event)} {text}"
+
+
+def roll_line(roll: Roll) -> str:
+    """`hp: 2d10 [4, **7**] +3 (END) = 10`: every die, the ones that count in bold when some do not."""
+    partial = len(roll.kept) < len(roll.dice)
+    remaining = list(roll.kept)
+    faces = []
+    for face in roll.dice:
+        if partial and face in remaining:
+            remaining.remove(face)
+            faces.append(f"**{face}**")
+        else:
+            faces.append(str(face))
+    text = f"{roll.label}: {len(roll.dice)}d{roll.sides} [{', '.join(faces)}]"
+    if roll.multiplier != 1:
+        text += f" ×{roll.multiplier}"
+    for modifier in roll.modifiers:
+        text += f" {modifier.value:+d} ({modifier.source})"
+    return f"{text} = **{roll.total}**"
+
+
+def rolls_text(rolls: tuple[Roll, ...]) -> str:
+    return "\n".join(roll_line(roll) for roll in rolls)

@@ -9,8 +9,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app import Fatebot, Interaction, actor_of, place_of, translator
-from bot.i18n import Translator
 from bot.render import mention, roll_embed
+from rules.dice import RollResult
 
 log = logging.getLogger(__name__)
 
@@ -46,16 +46,23 @@ class RollCog(commands.Cog):
         await interaction.followup.send(
             tr("roll.secret_public", user=mention(interaction.user.id), label=label or tr("roll.no_label"))
         )
-        # GMs read it in the server's language: their own locale is only known when they interact.
-        gm_tr = Translator.for_locale(interaction.guild_locale)
-        gm_embed = roll_embed(gm_tr, name, outcome.result, label, secret=True)
-        gm_embed.add_field(name=gm_tr("roll.secret_where"), value=f"<#{interaction.channel_id}>")
         recipients = [gm_id for gm_id in outcome.gm_ids if gm_id != interaction.user.id]
-        undelivered = [gm_id for gm_id in recipients if not await self._send_dm(gm_id, gm_embed)]
+        undelivered = [
+            gm_id
+            for gm_id in recipients
+            if not await self._send_dm(gm_id, self._gm_embed(gm_id, interaction, outcome.result, label))
+        ]
         if undelivered:
             await interaction.followup.send(
                 tr("roll.secret_dm_failed", users=" ".join(mention(gm) for gm in undelivered)), ephemeral=True
             )
+
+    def _gm_embed(self, gm_id: int, interaction: Interaction, result: RollResult, label: str | None) -> discord.Embed:
+        # A GM reads it in their own language once the bot has seen it, else in the server's.
+        gm_tr = self.bot.translator_for(gm_id, interaction.guild_locale)
+        embed = roll_embed(gm_tr, interaction.user.display_name, result, label, secret=True)
+        embed.add_field(name=gm_tr("roll.secret_where"), value=f"<#{interaction.channel_id}>")
+        return embed
 
     async def _send_dm(self, user_id: int, embed: discord.Embed) -> bool:
         try:

@@ -78,6 +78,7 @@ class Campaign(Base):
     options: Mapped[dict[str, Any]] = mapped_column(default=dict)
     session_number: Mapped[int] = mapped_column(Integer, default=1)
     turn_number: Mapped[int] = mapped_column(Integer, default=0)
+    round_number: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     status: Mapped[str] = mapped_column(String(16), default=CAMPAIGN_ACTIVE)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     ended_at: Mapped[datetime | None] = mapped_column(default=None)
@@ -121,6 +122,10 @@ class Character(Base):
     name: Mapped[str] = mapped_column(String(100))
     kind: Mapped[str] = mapped_column(String(32))
     sheet: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    # What the rules track between rolls (defence streaks, staggers, Fate/Point effects...).
+    state: Mapped[dict[str, Any]] = mapped_column(default=dict, server_default="{}")
+    # A Servant's Master (or any ruleset's contract partner).
+    master_id: Mapped[int | None] = mapped_column(ForeignKey("characters.id", ondelete="SET NULL"), default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     __table_args__ = (UniqueConstraint("campaign_id", "name"),)

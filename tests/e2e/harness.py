@@ -76,6 +76,10 @@ class Harness:
         """All the text the user can see in the channel, for asserting what leaks and what does not."""
         return "\n".join(message.text() for message in self.emulator.visible_to(user, channel))
 
+    def current(self, message: Message) -> Message:
+        """The message as it is now, after any edits."""
+        return next(stored for stored in self.emulator.messages if stored.id == message.id)
+
     def last(self, channel: Channel, user: User) -> Message:
         return self.emulator.last_message(channel, visible_to=user)
 

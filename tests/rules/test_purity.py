@@ -20,8 +20,6 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_rules_import_nothing_impure() -> None:
-    offenders = {
-        str(path.relative_to(RULES)): sorted(_imports(path) & set(FORBIDDEN)) for path in RULES.rglob("*.py")
-    }
+    offenders = {str(path.relative_to(RULES)): sorted(_imports(path) & set(FORBIDDEN)) for path in RULES.rglob("*.py")}
     assert {name: found for name, found in offenders.items() if found} == {}
     assert len(offenders) > 5

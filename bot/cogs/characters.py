@@ -1,0 +1,211 @@
+"""/character: templates, imports (file or form), the sheet, the roster, the active character."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from typing import Any
+
+import discord
+import yaml
+from discord import app_commands
+from discord.ext import commands
+
+from bot.app import Fatebot, Interaction, actor_of, place_of, report_error, translator
+from bot.errors import UserError
+from bot.i18n import Translator
+from bot.render import mention, rolls_text
+from bot.rulesets.play import CharacterSnapshot, Play, Pool, SheetLine
+from bot.services.characters import Created
+
+MAX_FILE_BYTES = 64 * 1024
+AUTOCOMPLETE_LIMIT = 25
+SHEET_COLOUR = discord.Colour.dark_teal()
+
+
+def sheet_text(tr: Translator, kind: str, data: dict[str, Any]) -> str:
+    header = "\n".join(f"# {line}" for line in tr("character.template_header", kind=kind).splitlines())
+    body = yaml.safe_dump({"kind": kind, **data}, allow_unicode=True, sort_keys=False)
+    return f"{header}\n{body}"
+
+
+def parse_sheet(text: str) -> tuple[str, dict[str, Any]]:
+    """A character file's kind and fields; YAML (JSON is YAML too), loaded safely."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        raise UserError("error.file_unreadable", line=(mark.line + 1) if mark else 1) from error
+    if not isinstance(data, dict):
+        raise UserError("error.file_not_mapping")
+    kind = data.pop("kind", None)
+    if not isinstance(kind, str):
+        raise UserError("error.file_without_kind")
+    return kind, data
+
+
+def pools_text(pools: Mapping[str, Pool]) -> str:
+    return " · ".join(
+        f"{name} {pool.current}/{pool.maximum}" if pool.maximum is not None else f"{name} {pool.current}"
+        for name, pool in pools.items()
+    )
+
+
+def sheet_embed(tr: Translator, character: CharacterSnapshot, lines: list[SheetLine]) -> discord.Embed:
+    embed = discord.Embed(
+        title=tr("character.sheet_title", name=character.name, kind=tr(f"kind.{character.kind}")),
+        description=tr("character.owned_by", user=mention(character.owner_id)),
+        colour=SHEET_COLOUR,
+    )
+    for line in lines:
+        embed.add_field(name=tr(line.label_key), value=line.value or "—", inline=line.inline)
+    return embed
+
+
+class SheetModal(discord.ui.Modal):
+    """The form path: the template in a text box, sent back through the same validation as a file."""
+
+    def __init__(self, cog: CharacterCog, tr: Translator, kind: str, template: str) -> None:
+        super().__init__(title=tr("character.form_title", kind=tr(f"kind.{kind}")))
+        self.cog = cog
+        self.kind = kind
+        self.sheet: discord.ui.TextInput[SheetModal] = discord.ui.TextInput(
+            label=tr("character.form_label"), style=discord.TextStyle.paragraph, default=template, max_length=4000
+        )
+        self.add_item(self.sheet)
+
+    async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
+        kind, data = parse_sheet(self.sheet.value)
+        await self.cog.create_and_announce(interaction, kind, data)
+
+    async def on_error(self, interaction: discord.Interaction[Any], error: Exception, /) -> None:  # type: ignore[override]
+        await report_error(interaction, error)
+
+
+@app_commands.guild_only()
+class CharacterCog(commands.GroupCog, group_name="character", group_description="Your characters in this campaign"):
+    def __init__(self, bot: Fatebot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    async def create_and_announce(self, interaction: Interaction, kind: str, data: dict[str, Any]) -> None:
+        tr = translator(interaction)
+        created: Created = await self.bot.characters.create(
+            place_of(interaction), actor_of(interaction), kind, data, self.bot.dice
+        )
+        embed = discord.Embed(
+            title=tr("character.created", name=created.draft.name, kind=tr(f"kind.{kind}")),
+            description=rolls_text(created.draft.rolls),
+            colour=SHEET_COLOUR,
+        )
+        embed.add_field(name=tr("character.pools"), value=pools_text(created.draft.pools))
+        if created.active:
+            embed.set_footer(text=tr("character.now_active", name=created.draft.name))
+        await interaction.response.send_message(embed=embed)
+
+    async def _play_with_kind(self, interaction: Interaction, kind: str) -> Play:
+        play = await self.bot.characters.play(place_of(interaction))
+        if kind not in play.kinds:
+            raise UserError("error.unknown_kind", kind=kind, kinds=", ".join(play.kinds))
+        return play
+
+    @app_commands.command(name="template", description="Get an example character file to fill in")
+    @app_commands.describe(kind="What kind of character")
+    async def template(self, interaction: Interaction, kind: str) -> None:
+        tr = translator(interaction)
+        play = await self._play_with_kind(interaction, kind)
+        text = sheet_text(tr, kind, play.template(kind))
+        await interaction.response.send_message(
+            tr("character.template_ready", kind=tr(f"kind.{kind}")),
+            file=discord.File(io.BytesIO(text.encode()), filename=f"{kind}.yaml"),
+            ephemeral=True,
+        )
+
+    @app_commands.command(name="import", description="Create a character from a filled-in file (YAML or JSON)")
+    @app_commands.describe(file="The character file")
+    async def import_file(self, interaction: Interaction, file: discord.Attachment) -> None:
+        if file.size > MAX_FILE_BYTES:
+            raise UserError("error.file_too_large", limit=MAX_FILE_BYTES // 1024)
+        try:
+            text = (await file.read()).decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise UserError("error.file_not_text") from error
+        kind, data = parse_sheet(text)
+        await self.create_and_announce(interaction, kind, data)
+
+    @app_commands.command(name="create", description="Create a character by filling in a form")
+    @app_commands.describe(kind="What kind of character")
+    async def create(self, interaction: Interaction, kind: str) -> None:
+        tr = translator(interaction)
+        play = await self._play_with_kind(interaction, kind)
+        body = yaml.safe_dump({"kind": kind, **play.template(kind)}, allow_unicode=True, sort_keys=False)
+        await interaction.response.send_modal(SheetModal(self, tr, kind, body))
+
+    @template.autocomplete("kind")
+    @create.autocomplete("kind")
+    async def kind_choices(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        tr = translator(interaction)
+        try:
+            play = await self.bot.characters.play(place_of(interaction))
+        except UserError:
+            return []
+        return [app_commands.Choice(name=tr(f"kind.{kind}"), value=kind) for kind in play.kinds if current in kind]
+
+    @app_commands.command(name="show", description="Show a character sheet (default: your active character)")
+    @app_commands.describe(name="Whose sheet")
+    async def show(self, interaction: Interaction, name: str | None = None) -> None:
+        tr = translator(interaction)
+        _, character, play, options = await self.bot.characters.show(place_of(interaction), actor_of(interaction), name)
+        await interaction.response.send_message(embed=sheet_embed(tr, character, play.sheet_lines(character, options)))
+
+    @app_commands.command(name="list", description="List the characters of this campaign")
+    async def list_characters(self, interaction: Interaction) -> None:
+        tr = translator(interaction)
+        campaign, roster = await self.bot.characters.roster(place_of(interaction))
+        lines = [
+            tr("character.roster_line", name=c.name, kind=tr(f"kind.{c.kind}"), user=mention(c.owner_id),
+               pools=pools_text(c.pools))
+            for c in roster
+        ]  # fmt: skip
+        embed = discord.Embed(
+            title=tr("character.roster_title", name=campaign.name),
+            description="\n".join(lines) or tr("character.roster_empty"),
+            colour=SHEET_COLOUR,
+        )
+        await interaction.response.send_message(embed=embed, ephemeral=True)
+
+    @app_commands.command(name="use", description="Choose which of your characters acts")
+    @app_commands.describe(name="Your character")
+    async def use(self, interaction: Interaction, name: str) -> None:
+        character = await self.bot.characters.use(place_of(interaction), actor_of(interaction), name)
+        await interaction.response.send_message(
+            translator(interaction)("character.now_active", name=character.name), ephemeral=True
+        )
+
+    @app_commands.command(name="delete", description="Delete a character (its owner or a GM)")
+    @app_commands.describe(name="The character")
+    async def delete(self, interaction: Interaction, name: str) -> None:
+        character = await self.bot.characters.delete(place_of(interaction), actor_of(interaction), name)
+        await interaction.response.send_message(
+            translator(interaction)("character.deleted", name=character.name, user=mention(interaction.user.id))
+        )
+
+    @show.autocomplete("name")
+    @use.autocomplete("name")
+    @delete.autocomplete("name")
+    async def character_names(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await character_choices(self.bot, interaction, current)
+
+
+async def character_choices(bot: Fatebot, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+    try:
+        names = await bot.characters.names(place_of(interaction))
+    except UserError:
+        return []
+    return [app_commands.Choice(name=name, value=name) for name in names if current.lower() in name.lower()][
+        :AUTOCOMPLETE_LIMIT
+    ]
+
+
+async def setup(bot: Fatebot) -> None:
+    await bot.add_cog(CharacterCog(bot))

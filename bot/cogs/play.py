@@ -1,0 +1,320 @@
+"""/check, /attack with the defender's answer by button, and the GM's /gm award and /gm round."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.app import Fatebot, Interaction, actor_of, place_of, report_error, translator
+from bot.cogs.characters import character_choices
+from bot.errors import UserError
+from bot.i18n import Translator
+from bot.render import mention, rolls_text
+from bot.services.play import AttackAnswered, AttackDeclared, Fallen
+
+AUTOCOMPLETE_LIMIT = 25
+ATTACK_COLOUR = discord.Colour.red()
+CANCEL = "cancel"
+
+
+def option_groups(options: Sequence[str]) -> dict[str, list[str]]:
+    """Top-level buttons: options sharing a prefix (`parry_agi`, `parry_luk`) become one button with a sub-choice."""
+    groups: dict[str, list[str]] = {}
+    for option in options:
+        head = option.split("_", 1)[0]
+        groups.setdefault(head, []).append(option)
+    return groups
+
+
+class AnswerButton(
+    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+    template=r"answer:(?P<pending_id>[0-9]+):(?P<option>[a-z_]+)",
+):
+    """A defender's (or a GM's) answer to a pending attack; everything it needs is in its custom_id."""
+
+    def __init__(self, pending_id: int, option: str, label: str, style: discord.ButtonStyle) -> None:
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"answer:{pending_id}:{option}"))
+        self.pending_id = pending_id
+        self.option = option
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> AnswerButton:
+        assert isinstance(item, discord.ui.Button)
+        return cls(int(match["pending_id"]), match["option"], item.label or "", item.style)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        try:
+            await self._answer(interaction)
+        except UserError as error:
+            await report_error(interaction, error)
+
+    async def _answer(self, interaction: Interaction) -> None:
+        bot = interaction.client
+        tr = translator(interaction)
+        guild_id = interaction.guild_id or 0
+        if self.option == CANCEL:
+            await bot.play.cancel(guild_id, self.pending_id, actor_of(interaction))
+            await interaction.response.edit_message(
+                content=tr("attack.cancelled", user=mention(interaction.user.id)), view=None
+            )
+            return
+        answered = await bot.play.answer(guild_id, self.pending_id, actor_of(interaction), self.option, bot.dice)
+        summary = tr("attack.answered", name=answered.defender.name, choice=tr(f"choice.{answered.choice}"))
+        await interaction.response.edit_message(content=summary, view=None)
+        clicked_id = interaction.message.id if interaction.message else None
+        if answered.message_id is not None and clicked_id != answered.message_id:
+            # Answered from the private sub-choice: the public prompt loses its buttons too.
+            prompt = bot.get_partial_messageable(answered.channel_id).get_partial_message(answered.message_id)
+            await prompt.edit(content=summary, view=None)
+        await interaction.followup.send(embed=resolution_embed(tr, answered))
+
+
+class ChooseButton(
+    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+    template=r"choose:(?P<pending_id>[0-9]+):(?P<head>[a-z]+)",
+):
+    """An answer with a second step (Parry, then AGI or LUK): offers the sub-choices privately."""
+
+    def __init__(self, pending_id: int, head: str, label: str) -> None:
+        super().__init__(
+            discord.ui.Button(label=label, style=discord.ButtonStyle.primary, custom_id=f"choose:{pending_id}:{head}")
+        )
+        self.pending_id = pending_id
+        self.head = head
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> ChooseButton:
+        return cls(int(match["pending_id"]), match["head"], getattr(item, "label", None) or "")
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        tr = translator(interaction)
+        try:
+            options = await interaction.client.play.options_of(
+                interaction.guild_id or 0, self.pending_id, actor_of(interaction)
+            )
+        except UserError as error:
+            await report_error(interaction, error)
+            return
+        sub_options = [option for option in options if option.startswith(f"{self.head}_")]
+        await interaction.response.send_message(
+            tr(f"choice.{self.head}.question"),
+            view=answer_view(tr, self.pending_id, sub_options, grouped=False),
+            ephemeral=True,
+        )
+
+
+def answer_view(
+    tr: Translator, pending_id: int, options: Sequence[str], *, with_cancel: bool = False, grouped: bool = True
+) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    groups = option_groups(options) if grouped else {option: [option] for option in options}
+    for head, members in groups.items():
+        if len(members) > 1:
+            view.add_item(ChooseButton(pending_id, head, tr(f"choice.{head}")))
+            continue
+        style = discord.ButtonStyle.secondary if members[0] == "take" else discord.ButtonStyle.primary
+        view.add_item(AnswerButton(pending_id, members[0], tr(f"choice.{members[0]}"), style))
+    if with_cancel:
+        view.add_item(AnswerButton(pending_id, CANCEL, tr("choice.cancel"), discord.ButtonStyle.danger))
+    return view
+
+
+def fallen_lines(tr: Translator, fallen: Sequence[Fallen]) -> list[str]:
+    return [tr(f"fate.{item.fate}", name=item.name) for item in fallen]
+
+
+def declared_embed(tr: Translator, declared: AttackDeclared) -> discord.Embed:
+    outcome = declared.applied.resolution.outcome
+    embed = discord.Embed(
+        title=tr("attack.declared", attacker=declared.attacker.name, defender=declared.defender.name),
+        description=rolls_text(declared.applied.resolution.rolls),
+        colour=ATTACK_COLOUR,
+    )
+    if outcome.get("mana_cost"):
+        embed.add_field(name=tr("attack.mana_cost"), value=str(outcome["mana_cost"]))
+    embed.add_field(name=tr("attack.round"), value=str(declared.round_number))
+    notes = fallen_lines(tr, declared.applied.fallen)
+    if notes:
+        embed.add_field(name=tr("attack.notes"), value="\n".join(notes), inline=False)
+    return embed
+
+
+def resolution_embed(tr: Translator, answered: AttackAnswered) -> discord.Embed:
+    outcome = answered.applied.resolution.outcome
+    hit = bool(outcome.get("hit"))
+    key = "attack.hit" if hit else "attack.avoided"
+    embed = discord.Embed(
+        title=tr(key, attacker=answered.attacker.name, defender=answered.defender.name,
+                 damage=outcome.get("damage", 0)),
+        description=rolls_text(answered.applied.resolution.rolls) or None,
+        colour=ATTACK_COLOUR,
+    )  # fmt: skip
+    notes = [tr(f"outcome.{flag}", **outcome) for flag in OUTCOME_FLAGS if outcome.get(flag)]
+    if answered.forced_by_gm:
+        notes.append(tr("outcome.forced"))
+    notes.extend(fallen_lines(tr, answered.applied.fallen))
+    if notes:
+        embed.add_field(name=tr("attack.notes"), value="\n".join(notes), inline=False)
+    for name, pools in answered.applied.pools.items():
+        embed.add_field(name=name, value=" · ".join(f"{pool} {cur}/{top}" if top is not None else f"{pool} {cur}"
+                                                    for pool, (cur, top) in pools.items()))  # fmt: skip
+    return embed
+
+
+# Outcome flags worth a line of their own, in display order.
+OUTCOME_FLAGS = ("auto_hit", "staggered", "repeat_penalty", "crit_bonus", "null_damage", "parry_bonus_round")
+
+
+class PlayCog(commands.Cog):
+    def __init__(self, bot: Fatebot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="check", description="Roll a check with your active character")
+    @app_commands.describe(stat="The stat to roll", target="The GM's target, if any", modifier="A modifier the GM gave")
+    @app_commands.guild_only()
+    async def check(
+        self, interaction: Interaction, stat: str, target: app_commands.Range[int, -100, 100] | None = None,
+        modifier: app_commands.Range[int, -20, 20] = 0,
+    ) -> None:  # fmt: skip
+        tr = translator(interaction)
+        done = await self.bot.play.check(
+            place_of(interaction), actor_of(interaction), stat=stat, modifier=modifier, target=target,
+            dice=self.bot.dice,
+        )  # fmt: skip
+        outcome = done.resolution.outcome
+        title = tr("check.title", name=done.character.name, stat=stat, score=outcome.get("score", "?"))
+        embed = discord.Embed(title=title, description=rolls_text(done.resolution.rolls), colour=ATTACK_COLOUR)
+        if outcome.get("success") is not None:
+            embed.add_field(
+                name=tr("check.target", target=target),
+                value=tr("check.success" if outcome["success"] else "check.failure"),
+            )
+        await interaction.response.send_message(embed=embed)
+
+    @check.autocomplete("stat")
+    async def stat_choices(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        try:
+            play = await self.bot.characters.play(place_of(interaction))
+        except UserError:
+            return []
+        return [app_commands.Choice(name=stat, value=stat) for stat in play.check_stats if current.upper() in stat]
+
+    @app_commands.command(name="attack", description="Attack with your active character; the defender answers later")
+    @app_commands.describe(
+        target="Who you attack",
+        action="How: the attack and weapon or Noble Phantasm (offered by your ruleset)",
+        attacks="How many attacks you declare this round",
+        rank="Hold back: attack at a lower rank to spend less mana",
+        confirm="Confirm a spend that would leave your Servant with no mana (it dies)",
+    )
+    @app_commands.guild_only()
+    async def attack(
+        self, interaction: Interaction, target: str, action: str, attacks: app_commands.Range[int, 1, 10] = 1,
+        rank: str | None = None, confirm: bool = False,
+    ) -> None:  # fmt: skip
+        tr = translator(interaction)
+        channel_id = interaction.channel_id or 0
+        declared = await self.bot.play.declare_attack(
+            place_of(interaction), actor_of(interaction), target=target, action=action, attacks=attacks, rank=rank,
+            confirm=confirm, dice=self.bot.dice, channel_id=channel_id,
+        )  # fmt: skip
+        await interaction.response.send_message(embed=declared_embed(tr, declared))
+        if declared.pending_id is None:
+            return
+        owner = declared.defender.owner_id
+        # The prompt speaks to the defender: in their language when the bot has seen it.
+        defender_tr = self.bot.translator_for(owner, interaction.guild_locale)
+        channel = interaction.channel
+        assert isinstance(channel, discord.abc.Messageable)
+        # A message of its own, not a reply: it outlives the interaction's 15-minute token.
+        prompt = await channel.send(
+            defender_tr("attack.prompt", user=mention(owner), defender=declared.defender.name,
+                        attacker=declared.attacker.name),
+            view=answer_view(defender_tr, declared.pending_id, declared.options, with_cancel=True),
+            allowed_mentions=discord.AllowedMentions(users=[discord.Object(owner)]),
+        )  # fmt: skip
+        await self.bot.play.attach_message(declared.pending_id, prompt.id)
+
+    @attack.autocomplete("target")
+    async def target_choices(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await character_choices(self.bot, interaction, current)
+
+    @attack.autocomplete("action")
+    async def action_choices(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        try:
+            play = await self.bot.characters.play(place_of(interaction))
+            attacker, _ = await self.bot.play.participants(place_of(interaction), actor_of(interaction))
+        except UserError:
+            return []
+        return [
+            app_commands.Choice(name=choice.label[:100], value=choice.value)
+            for choice in play.attack_actions(attacker)
+            if current.lower() in choice.label.lower()
+        ][:AUTOCOMPLETE_LIMIT]
+
+    @attack.autocomplete("rank")
+    async def rank_choices(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return [
+            app_commands.Choice(name=rank, value=rank) for rank in ("A", "B", "C", "D", "E") if current.upper() in rank
+        ]
+
+
+@app_commands.guild_only()
+class GmCog(commands.GroupCog, group_name="gm", group_description="Game master tools"):
+    def __init__(self, bot: Fatebot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    @app_commands.command(name="award", description="Give or take points, HP or prana (GM only)")
+    @app_commands.describe(
+        character="Whose", resource="What to change", amount="How much (negative takes away)", reason="Why"
+    )
+    async def award(
+        self, interaction: Interaction, character: str, resource: str, amount: app_commands.Range[int, -1000, 1000],
+        reason: app_commands.Range[str, 1, 200] | None = None,
+    ) -> None:  # fmt: skip
+        tr = translator(interaction)
+        award = await self.bot.play.award(
+            place_of(interaction), actor_of(interaction), name=character, resource=resource, amount=amount,
+            reason=reason,
+        )  # fmt: skip
+        total = f"{award.current}/{award.maximum}" if award.maximum is not None else str(award.current)
+        lines = [tr("gm.awarded", name=award.character, resource=tr(f"pool.{award.resource}"), amount=f"{amount:+d}",
+                    total=total)]  # fmt: skip
+        if reason:
+            lines.append(tr("gm.reason", reason=reason))
+        lines.extend(fallen_lines(tr, award.fallen))
+        await interaction.response.send_message("\n".join(lines))
+
+    @award.autocomplete("character")
+    async def award_characters(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await character_choices(self.bot, interaction, current)
+
+    @award.autocomplete("resource")
+    async def award_resources(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        tr = translator(interaction)
+        try:
+            play = await self.bot.characters.play(place_of(interaction))
+        except UserError:
+            return []
+        return [app_commands.Choice(name=tr(f"pool.{name}"), value=name) for name in play.pool_names if current in name]
+
+    @app_commands.command(name="round", description="Start the next combat round (GM only)")
+    async def next_round(self, interaction: Interaction) -> None:
+        number = await self.bot.play.next_round(place_of(interaction), actor_of(interaction))
+        await interaction.response.send_message(translator(interaction)("gm.round", round=number))
+
+
+async def setup(bot: Fatebot) -> None:
+    bot.add_dynamic_items(AnswerButton, ChooseButton)
+    await bot.add_cog(PlayCog(bot))
+    await bot.add_cog(GmCog(bot))

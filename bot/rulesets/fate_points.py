@@ -1,0 +1,338 @@
+"""Fate/Points plugged into the shared commands: sheets, creation, checks, attacks and defences.
+
+A character's stored sheet is `{"file": <the validated import file>, "derived": <what the bot rolled>}`;
+its state is `{"combat": <CombatState>, "servant_present": bool, "fate": {...}}` (Fate/Point effects).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal, cast
+
+from bot.rulesets.play import (
+    CharacterDraft,
+    CharacterSnapshot,
+    Choice,
+    Declaration,
+    Pool,
+    Problem,
+    SheetLine,
+    SheetRejected,
+)
+from rules.dice import DiceSource
+from rules.exchange import Awaiting, Effect, Modifier, Resolution, RuleError, StateUpdate
+from rules.fate_points import (
+    ATTACK_TYPES,
+    STATS,
+    TAKE,
+    AttackOutcome,
+    AttackSpec,
+    AttackType,
+    Combatant,
+    CombatState,
+    FatePointsOptions,
+    MasterSheet,
+    ServantSheet,
+    SheetError,
+    Stat,
+    attack,
+    check,
+    create_master,
+    create_servant,
+    defend,
+    fate,
+    np_cost,
+    parse_master,
+    parse_servant,
+    rank_letter,
+)
+from rules.options import CampaignOptions
+
+MASTER: Literal["master"] = "master"
+SERVANT: Literal["servant"] = "servant"
+# GM-awarded extra Servant points (R2) may be negative ("award or deduct"), but not without bound.
+SERVANT_POINTS_FLOOR = -10
+ACTION_SEPARATOR = "|"
+NP_ACTION = "np"
+# Which attack types a weapon offers in the /attack list.
+RANGED_WEAPONS = frozenset({"bow", "dagger"})
+
+MASTER_TEMPLATE: dict[str, Any] = {
+    "name": "Rin Tohsaka",
+    "STR": 2,
+    "END": 3,
+    "AGI": 3,
+    "MAG": 4,
+    "LUK": 3,
+    "weapons": [{"name": "Gandr", "type": "magic"}, {"name": "Azoth Dagger", "type": "dagger"}],
+    "magecraft": [{"name": "Jewel Magecraft", "roll_mods": {"attack:magical": -1}, "mana_cost": 5}],
+}
+SERVANT_TEMPLATE: dict[str, Any] = {
+    "name": "Saber",
+    "servant_class": "Saber",
+    "master": "Rin Tohsaka",
+    "rank_steps": {"MAG": 1},
+    "weapons": [{"name": "Invisible Air", "type": "sword"}],
+    "skills": [{"name": "Mana Burst", "roll_mods": {"attack:melee": -1}, "mana_cost": 3}],
+    "noble_phantasms": [{"name": "Excalibur", "rank": "A++"}],
+    "mad_enchantment": False,
+}
+
+
+def _options(options: CampaignOptions) -> FatePointsOptions:
+    return cast(FatePointsOptions, options)
+
+
+def _rejected(error: SheetError) -> SheetRejected:
+    return SheetRejected([Problem(problem.field, problem.code, problem.params) for problem in error.problems])
+
+
+def _master_sheet(character: CharacterSnapshot) -> MasterSheet:
+    return MasterSheet.model_validate(character.sheet["file"])
+
+
+def _stats(character: CharacterSnapshot) -> dict[Stat, int]:
+    if character.kind == MASTER:
+        file = character.sheet["file"]
+        return {stat: int(file[stat]) for stat in STATS}
+    return {cast(Stat, stat): int(value) for stat, value in character.sheet["derived"]["stats"].items()}
+
+
+def combatant(character: CharacterSnapshot) -> Combatant:
+    """The rules' view of a stored character: sheet, current pools and combat state."""
+    file = character.sheet["file"]
+    state = character.state
+    fate_effects = state.get("fate", {})
+    common: dict[str, Any] = {
+        "name": character.name,
+        "stats": _stats(character),
+        "hp": character.pools["hp"].current,
+        "mana": character.pools["prana"].current,
+        "state": CombatState.model_validate(state.get("combat", {})),
+        "fp_roll_vs_servant": bool(fate_effects.get("roll_vs_servant")),
+        "fp_boost": fate_effects.get("boost"),
+    }
+    if character.kind == MASTER:
+        sheet = MasterSheet.model_validate(file)
+        return Combatant(
+            kind=MASTER, weapons=sheet.weapons, abilities=sheet.magecraft,
+            servant_present=bool(state.get("servant_present", True)), **common,
+        )  # fmt: skip
+    servant = ServantSheet.model_validate(file)
+    return Combatant(
+        kind=SERVANT, servant_class=servant.servant_class, weapons=servant.weapons, abilities=servant.skills,
+        noble_phantasms=servant.noble_phantasms, roll_mod=int(character.sheet["derived"].get("roll_mod", 0)),
+        **common,
+    )  # fmt: skip
+
+
+def _in_state(character: CharacterSnapshot, effects: tuple[Effect, ...], who: str, *, spent_fate: bool) -> Effect:
+    """The character's whole stored state after the rules' combat-state update (and a used Fate/Point effect)."""
+    state = dict(character.state)
+    for effect in effects:
+        if isinstance(effect, StateUpdate) and effect.who == who:
+            state["combat"] = dict(effect.state)
+    if spent_fate:
+        state.pop("fate", None)
+    return StateUpdate(who, state)
+
+
+def _with_states(
+    effects: tuple[Effect, ...], attacker: CharacterSnapshot, defender: CharacterSnapshot, options: FatePointsOptions
+) -> tuple[Effect, ...]:
+    # Fate/Point effects lasting a roll end with the roll that used them; longer ones are the GM's to end.
+    ends_fate = options.fp_duration == "roll"
+    pools = tuple(effect for effect in effects if not isinstance(effect, StateUpdate))
+    states = tuple(
+        _in_state(character, effects, who, spent_fate=ends_fate and "fate" in character.state)
+        for who, character in (("attacker", attacker), ("defender", defender))
+        if any(isinstance(effect, StateUpdate) and effect.who == who for effect in effects)
+    )
+    return pools + states
+
+
+def parse_action(action: str) -> tuple[str, str | None]:
+    kind, _, name = action.partition(ACTION_SEPARATOR)
+    return kind, name or None
+
+
+class FatePointsPlay:
+    kinds: tuple[str, ...] = (MASTER, SERVANT)
+    pool_names: tuple[str, ...] = ("hp", "prana", "fate_points", "servant_points")
+    check_stats: tuple[str, ...] = STATS
+
+    def template(self, kind: str) -> dict[str, Any]:
+        return dict(MASTER_TEMPLATE if kind == MASTER else SERVANT_TEMPLATE)
+
+    def needs_master(self, kind: str) -> bool:
+        return kind == SERVANT
+
+    def build(
+        self, kind: str, data: Mapping[str, Any], master: CharacterSnapshot | None, dice: DiceSource,
+        options: CampaignOptions,
+    ) -> CharacterDraft:  # fmt: skip
+        rules_options = _options(options)
+        try:
+            if kind == MASTER:
+                return self._build_master(data, dice, rules_options)
+            assert master is not None
+            return self._build_servant(data, master, dice, rules_options)
+        except SheetError as error:
+            raise _rejected(error) from error
+
+    def _build_master(self, data: Mapping[str, Any], dice: DiceSource, options: FatePointsOptions) -> CharacterDraft:
+        sheet = parse_master(data, options)
+        created = create_master(sheet, dice, options)
+        derived = {
+            "compatibility": created.compatibility,
+            "servant_points": created.servant_points,
+        }
+        pools = {
+            "hp": Pool(created.hp_max, created.hp_max),
+            "prana": Pool(created.prana_max, created.prana_max),
+            "fate_points": Pool(created.fate_points, None),
+            "servant_points": Pool(0, None, SERVANT_POINTS_FLOOR),
+        }
+        return CharacterDraft(
+            sheet.name, MASTER, {"file": sheet.model_dump(mode="json"), "derived": derived}, pools, created.rolls
+        )
+
+    def _build_servant(
+        self, data: Mapping[str, Any], master: CharacterSnapshot, dice: DiceSource, options: FatePointsOptions
+    ) -> CharacterDraft:
+        master_sheet = _master_sheet(master)
+        extra = master.pools["servant_points"].current if "servant_points" in master.pools else 0
+        sheet = parse_servant(data, master_sheet, extra, options)
+        created = create_servant(sheet, master_sheet, extra, dice, options)
+        derived = {"stats": created.stats, "ranks": created.ranks, "points": created.points,
+                   "roll_mod": created.roll_mod}  # fmt: skip
+        pools = {"hp": Pool(created.hp_max, created.hp_max), "prana": Pool(created.prana_max, created.prana_max)}
+        return CharacterDraft(
+            sheet.name, SERVANT, {"file": sheet.model_dump(mode="json"), "derived": derived}, pools, created.rolls
+        )
+
+    def sheet_lines(self, character: CharacterSnapshot, options: CampaignOptions) -> list[SheetLine]:
+        file = character.sheet["file"]
+        derived = character.sheet["derived"]
+        stats = " · ".join(f"{stat} {rank_letter(value)} ({value})" for stat, value in _stats(character).items())
+        lines = [SheetLine("sheet.stats", stats, inline=False)]
+        if character.kind == SERVANT:
+            lines += [SheetLine("sheet.class", file["servant_class"]), SheetLine("sheet.master", file["master"])]
+        else:
+            lines.append(SheetLine("sheet.compatibility", str(derived["compatibility"])))
+        pools = character.pools
+        lines.append(SheetLine(
+            "sheet.pools", f"HP {pools['hp'].current}/{pools['hp'].maximum} · prana {pools['prana'].current}/"
+            f"{pools['prana'].maximum}",
+        ))  # fmt: skip
+        if "fate_points" in pools:
+            lines.append(SheetLine("sheet.fate_points", str(pools["fate_points"].current)))
+        weapons = ", ".join(f"{weapon['name']} ({weapon['type']})" for weapon in file.get("weapons", []))
+        lines.append(SheetLine("sheet.weapons", weapons, inline=False))
+        abilities = file.get("skills") or file.get("magecraft") or []
+        lines.append(SheetLine("sheet.skills", ", ".join(self._ability_text(ability) for ability in abilities), False))
+        if character.kind == SERVANT:
+            phantasms = ", ".join(self._phantasm_text(np) for np in file.get("noble_phantasms", []))
+            lines.append(SheetLine("sheet.noble_phantasms", phantasms, inline=False))
+        return lines
+
+    @staticmethod
+    def _ability_text(ability: Mapping[str, Any]) -> str:
+        mods = " ".join(f"{kind} {value:+d}" for kind, value in ability.get("roll_mods", {}).items())
+        cost = f" · {ability['mana_cost']} prana" if ability.get("mana_cost") is not None else ""
+        return f"{ability['name']} [{mods}]{cost}" if mods else f"{ability['name']}{cost}"
+
+    @staticmethod
+    def _phantasm_text(phantasm: Mapping[str, Any]) -> str:
+        rank = str(phantasm["rank"])
+        try:
+            cost = str(np_cost(rank, int(phantasm.get("gm_cost_adjust", 0)), phantasm.get("ex_cost")))
+        except RuleError:  # an EX rank without the GM's cost yet
+            cost = "GM"
+        return f"{phantasm['name']} ({rank}, {cost} prana)"
+
+    def check(
+        self, character: CharacterSnapshot, stat: str, modifier: int, target: int | None, dice: DiceSource,
+        options: CampaignOptions,
+    ) -> Resolution:  # fmt: skip
+        modifiers = (Modifier("gm", modifier),) if modifier else ()
+        result = check(_stats(character)[cast(Stat, stat)], modifiers, target, dice, _options(options))
+        return Resolution(rolls=(result.roll,), outcome={"score": result.score, "success": result.success})
+
+    def attack_actions(self, attacker: CharacterSnapshot) -> list[Choice]:
+        file = attacker.sheet["file"]
+        actions: list[Choice] = []
+        for weapon in file.get("weapons", []):
+            types: tuple[AttackType, ...]
+            if weapon["type"] == "magic":
+                types = ("magical",)
+            elif weapon["type"] in RANGED_WEAPONS:
+                types = ("melee", "ranged") if weapon["type"] == "dagger" else ("ranged",)
+            else:
+                types = ("melee",)
+            actions += [
+                Choice(f"{kind}{ACTION_SEPARATOR}{weapon['name']}", f"{kind} · {weapon['name']} ({weapon['type']})")
+                for kind in types
+            ]
+        actions.append(Choice(f"melee{ACTION_SEPARATOR}", "melee · unarmed"))
+        actions.append(Choice(f"magical{ACTION_SEPARATOR}", "magical · sorcery"))
+        actions += [
+            Choice(f"{NP_ACTION}{ACTION_SEPARATOR}{np['name']}", f"Noble Phantasm · {np['name']} ({np['rank']})")
+            for np in file.get("noble_phantasms", [])
+        ]
+        return actions
+
+    def _spec(
+        self, attacker: CharacterSnapshot, action: str, attacks: int, rank: str | None, confirm: bool
+    ) -> AttackSpec:
+        kind, name = parse_action(action)
+        if kind != NP_ACTION and kind not in ATTACK_TYPES:
+            raise RuleError("unknown_action", action=action)
+        if kind == NP_ACTION:
+            weapons = attacker.sheet["file"].get("weapons", [])
+            weapon = weapons[0]["name"] if weapons else None
+            return AttackSpec.from_dict({
+                "attack_type": "melee", "weapon": weapon, "noble_phantasm": name, "attacks_declared": attacks,
+                "rank_used": rank, "confirm_zero_mana": confirm,
+            })  # fmt: skip
+        return AttackSpec.from_dict({
+            "attack_type": kind, "weapon": name, "attacks_declared": attacks, "rank_used": rank,
+            "confirm_zero_mana": confirm,
+        })  # fmt: skip
+
+    def declare_attack(
+        self, attacker: CharacterSnapshot, defender: CharacterSnapshot, action: str, attacks: int,
+        rank: str | None, confirm: bool, round_number: int, dice: DiceSource, options: CampaignOptions,
+    ) -> Declaration:  # fmt: skip
+        rules_options = _options(options)
+        spec = self._spec(attacker, action, attacks, rank, confirm)
+        outcome = attack(combatant(attacker), combatant(defender), spec, round_number, dice, rules_options)
+        declared = Resolution(
+            rolls=(outcome.roll,),
+            effects=_with_states(outcome.effects, attacker, defender, rules_options),
+            outcome={"score": outcome.score, "crit": outcome.crit, "mana_cost": outcome.mana_cost,
+                     "auto_hit": outcome.auto_hit, "attacker_fate": outcome.attacker_fate},
+        )  # fmt: skip
+        state = {"attack": outcome.to_dict(), "spec": spec.to_dict()}
+        if outcome.auto_hit:
+            return Declaration(declared, Awaiting("defender", (TAKE,), state))
+        return Declaration(declared, Awaiting("defender", outcome.defence_options, state))
+
+    def answer(
+        self, attacker: CharacterSnapshot, defender: CharacterSnapshot, state: Mapping[str, Any], choice: str,
+        round_number: int, dice: DiceSource, options: CampaignOptions,
+    ) -> Resolution:  # fmt: skip
+        rules_options = _options(options)
+        outcome = AttackOutcome.from_dict(state["attack"])
+        spec = AttackSpec.from_dict(state["spec"])
+        resolution = defend(
+            combatant(attacker), combatant(defender), outcome, spec, choice, round_number, dice, rules_options
+        )
+        return Resolution(
+            rolls=resolution.rolls,
+            effects=_with_states(resolution.effects, attacker, defender, rules_options),
+            outcome=resolution.outcome,
+        )
+
+    def out_of_play(self, character: CharacterSnapshot) -> str | None:
+        return fate(cast(Any, character.kind), character.pools["hp"].current, character.pools["prana"].current)

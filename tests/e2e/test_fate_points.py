@@ -1,0 +1,195 @@
+"""Fate/Points through the emulator: characters from templates, an attack answered later by button."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import yaml
+
+from bot.emulator.models import EVERYONE, Channel, Guild, Message, User
+from tests.databases import BACKENDS, fresh_database_url
+from tests.e2e.harness import Harness, running_harness
+
+
+@dataclass(frozen=True)
+class War:
+    harness: Harness
+    guild: Guild
+    channel: Channel
+    gm: User
+    bob: User
+    mei: User
+    ken: User
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+async def war(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[War]:
+    async with (
+        fresh_database_url(request.param, tmp_path_factory.mktemp("fate")) as url,
+        running_harness(url) as harness,
+    ):
+        emulator = harness.emulator
+        gm = emulator.add_user("kirei")
+        bob = emulator.add_user("bob")
+        mei = emulator.add_user("mei", locale="zh-CN")
+        ken = emulator.add_user("ken", locale="ja")
+        guild = emulator.add_guild("Fuyuki", owner=gm)
+        for player in (bob, mei, ken):
+            emulator.add_member(guild, player)
+        channel = emulator.add_channel(guild, "war")
+        await harness.start_bot()
+        await harness.slash(gm, channel, "campaign start", ruleset="fate_points", name="Fifth War")
+        yield War(harness, guild, channel, gm, bob, mei, ken)
+
+
+async def _template(war: War, user: User, kind: str) -> dict[str, Any]:
+    reply = (await war.harness.slash(user, war.channel, "character template", kind=kind)).reply
+    assert reply.ephemeral
+    data: dict[str, Any] = yaml.safe_load(reply.attachments[0].data)
+    assert data["kind"] == kind
+    return data
+
+
+async def _import(war: War, user: User, data: dict[str, Any]) -> Message:
+    text = yaml.safe_dump(data, allow_unicode=True)
+    return (await war.harness.slash(user, war.channel, "character import", file=("sheet.yaml", text.encode()))).reply
+
+
+async def _enlist(war: War, user: User, master: str, servant: str, servant_class: str) -> None:
+    master_data = await _template(war, user, "master")
+    master_data["name"] = master
+    created = await _import(war, user, master_data)
+    assert created.visible_to is EVERYONE, created.content
+    servant_data = await _template(war, user, "servant")
+    servant_data.update(name=servant, master=master, servant_class=servant_class)
+    created = await _import(war, user, servant_data)
+    assert created.visible_to is EVERYONE, created.content
+    await war.harness.slash(user, war.channel, "character use", name=servant)
+
+
+async def test_a_refused_import_names_each_bad_field(war: War) -> None:
+    data = await _template(war, war.bob, "master")
+    data.update(name="Shinji", STR=9, hp=30, colour="red")
+    reply = await _import(war, war.bob, data)
+    assert reply.ephemeral
+    for field in ("`STR`", "`hp`", "`colour`"):
+        assert field in reply.content, reply.content
+    roster = (await war.harness.slash(war.gm, war.channel, "character list")).reply
+    assert "Shinji" not in roster.text()
+
+
+async def _hp(war: War, viewer: User, character: str) -> tuple[int, int]:
+    sheet = (await war.harness.slash(viewer, war.channel, "character show", name=character)).reply
+    pools = next(field["value"] for field in sheet.embeds[0]["fields"] if field["value"].startswith("HP "))
+    current, maximum = pools.split(" · ")[0].removeprefix("HP ").split("/")
+    return int(current), int(maximum)
+
+
+async def test_characters_from_templates_attack_and_answer_later(war: War) -> None:
+    harness = war.harness
+    await _enlist(war, war.bob, "Rin", "Archer", "Archer")
+    await _enlist(war, war.mei, "Sakura", "Rider", "Rider")
+    sheet = (await harness.slash(war.mei, war.channel, "character show", name="Rider")).reply
+    assert sheet.embeds[0]["title"] == "Rider（从者）"
+    hp_before, hp_max = await _hp(war, war.bob, "Rider")
+
+    actions = await harness.emulator.autocomplete(
+        war.bob, war.channel, "attack", {"target": "Rider", "action": ""}, "action"
+    )
+    assert "melee|Invisible Air" in [choice["value"] for choice in actions]
+    # Archer (STR C=3, class melee 0) with a sword: natural 12 -> 12 - 3 = 9, paying 3 prana (rank C).
+    harness.dice.queue([12])
+    declared = (await harness.slash(war.bob, war.channel, "attack", target="Rider", action="melee|Invisible Air")).reply
+    assert declared.visible_to is EVERYONE
+    assert declared.embeds[0]["description"] == "attack: 1d20 [12] -3 (stat:STR) = **9**"
+    prompt = harness.last(war.channel, war.mei)
+    assert war.mei.id in prompt.notified
+    assert prompt.notified == frozenset({war.mei.id})
+    assert prompt.buttons() == ["格挡", "闪避", "招架", "承受攻击", "取消（GM）"]
+
+    refused = await harness.emulator.click(war.ken, prompt, "闪避")
+    assert refused.reply.ephemeral
+    assert refused.reply.content == "この攻撃に対応できるのは、防御側のプレイヤーかGMだけです。"
+
+    await harness.restart()
+    harness.emulator.clock.advance(16 * 60)
+    # Rider dodges (AGI B=4, unarmed -3): natural 20 -> 13, not below 9: hit for 4 (sword) + 3 (STR) - 2 (END D).
+    harness.dice.queue([20])
+    answered = await harness.emulator.click(war.mei, prompt, "闪避")
+    assert answered.error is None
+    result = answered.replies[-1]
+    assert result.visible_to is EVERYONE
+    assert result.embeds[0]["title"] == "Rider 被 Archer 击中：5 点伤害"
+    assert harness.current(prompt).buttons() == []
+    assert await _hp(war, war.bob, "Rider") == (hp_before - 5, hp_max)
+    log = (await harness.slash(war.gm, war.channel, "log show")).reply
+    assert "Rider answered Archer's attack: dodge" in log.text()
+
+
+async def test_parry_asks_for_the_stat_privately(war: War) -> None:
+    harness = war.harness
+    harness.dice.queue([12])
+    await harness.slash(war.mei, war.channel, "attack", target="Archer", action="melee|Invisible Air")
+    prompt = harness.last(war.channel, war.bob)
+    assert prompt.buttons() == ["Block", "Dodge", "Parry", "Take the hit", "Cancel (GM)"]
+    question = (await harness.emulator.click(war.bob, prompt, "Parry")).reply
+    assert question.ephemeral
+    assert question.buttons() == ["Parry (AGI)", "Parry (LUK)"]
+    harness.dice.queue([1])
+    answered = await harness.emulator.click(war.bob, question, "Parry (LUK)")
+    assert "avoids the attack" in answered.replies[-1].embeds[0]["title"]
+    assert harness.current(prompt).buttons() == []
+
+
+async def test_a_double_click_resolves_once_and_the_gm_can_cancel(war: War) -> None:
+    harness = war.harness
+    await _enlist(war, war.ken, "Kiritsugu", "Assassin", "Assassin")
+    harness.dice.queue([15, 10])
+    await harness.slash(war.ken, war.channel, "attack", target="Archer", action="melee|Invisible Air")
+    prompt = harness.last(war.channel, war.bob)
+    first, second = await asyncio.gather(
+        harness.emulator.click(war.bob, prompt, "Dodge"), harness.emulator.click(war.bob, prompt, "Dodge")
+    )
+    texts = [first.replies[-1].text(), second.replies[-1].text()]
+    assert sum(text == "That attack has already been answered." for text in texts) == 1
+    export = (await harness.slash(war.gm, war.channel, "log export", format="json")).reply
+    resolved = [
+        event for event in json.loads(export.attachments[0].data)["events"] if event["kind"] == "attack.resolved"
+    ]
+    assert len([event for event in resolved if event["payload"]["defender"] == "Archer"]) == 2
+
+    again = (await harness.slash(war.ken, war.channel, "attack", target="Archer", action="melee|Invisible Air")).reply
+    assert again.ephemeral
+    assert again.content == "このラウンドに宣言した 1 回の攻撃はすべて使いました。"
+    next_round = (await harness.slash(war.gm, war.channel, "gm round")).reply
+    assert next_round.content == "Round 2 begins."
+    harness.dice.queue([15])
+    await harness.slash(war.ken, war.channel, "attack", target="Archer", action="melee|Invisible Air")
+    prompt = harness.last(war.channel, war.gm)
+    await harness.emulator.click(war.gm, prompt, "Cancel (GM)")
+    assert harness.current(prompt).content == f"The attack was cancelled by {war.gm.mention}."
+    assert harness.current(prompt).buttons() == []
+
+
+async def test_gm_award_and_refusal(war: War) -> None:
+    harness = war.harness
+    reply = (
+        await harness.slash(war.gm, war.channel, "gm award", character="Rin", resource="fate_points", amount=2,
+                            reason="good roleplay")
+    ).reply  # fmt: skip
+    assert reply.content == "Rin: Fate/Points +2 (now 2).\nReason: good roleplay"
+    refused = (
+        await harness.slash(war.bob, war.channel, "gm award", character="Rin", resource="fate_points", amount=5)
+    ).reply
+    assert refused.ephemeral
+    assert refused.content == "Only a GM of this campaign can do that."
+    too_many = (
+        await harness.slash(war.gm, war.channel, "gm award", character="Rin", resource="fate_points", amount=-5)
+    ).reply
+    assert too_many.ephemeral
+    assert "below zero" in too_many.content
