@@ -18,6 +18,7 @@ from bot.rulesets.play import SheetRejected
 from bot.services.campaigns import CampaignService
 from bot.services.characters import CharacterService
 from bot.services.common import Actor, Clock, Place, system_clock
+from bot.services.fate import FateService
 from bot.services.log import LogService
 from bot.services.play import PlayService
 from bot.services.rolls import RollService
@@ -31,6 +32,7 @@ EXTENSIONS = (
     "bot.cogs.log",
     "bot.cogs.characters",
     "bot.cogs.play",
+    "bot.cogs.fate_points",
 )
 MESSAGE_LIMIT = 2000
 
@@ -74,6 +76,7 @@ class Fatebot(commands.Bot):
         self.logs = LogService(database)
         self.characters = CharacterService(database, clock)
         self.play = PlayService(database, clock)
+        self.fate = FateService(database, clock)
         # Each user's Discord language as last seen, for messages addressed to someone who did not invoke them.
         self.user_locales: dict[int, discord.Locale] = {}
 

@@ -15,7 +15,7 @@ from bot.cogs.characters import character_choices
 from bot.errors import UserError
 from bot.i18n import Translator
 from bot.render import mention, rolls_text
-from bot.services.play import AttackAnswered, AttackDeclared, Fallen
+from bot.services.play import Applied, AttackAnswered, AttackDeclared, Fallen
 
 AUTOCOMPLETE_LIMIT = 25
 ATTACK_COLOUR = discord.Colour.red()
@@ -142,10 +142,30 @@ def declared_embed(tr: Translator, declared: AttackDeclared) -> discord.Embed:
     if outcome.get("mana_cost"):
         embed.add_field(name=tr("attack.mana_cost"), value=str(outcome["mana_cost"]))
     embed.add_field(name=tr("attack.round"), value=str(declared.round_number))
-    notes = fallen_lines(tr, declared.applied.fallen)
+    notes = []
+    if "hit" in outcome:  # resolved at once (an attack that cannot be defended)
+        notes.append(tr("attack.hit", attacker=declared.attacker.name, defender=declared.defender.name,
+                        damage=outcome.get("damage", 0)))  # fmt: skip
+        notes.extend(outcome_notes(tr, outcome))
+    notes.extend(fallen_lines(tr, declared.applied.fallen))
     if notes:
         embed.add_field(name=tr("attack.notes"), value="\n".join(notes), inline=False)
+    add_pool_fields(embed, declared.applied)
     return embed
+
+
+def add_pool_fields(embed: discord.Embed, applied: Applied) -> None:
+    """Each changed character's pools as they are now."""
+    for name, pools in applied.pools.items():
+        embed.add_field(
+            name=name,
+            value=" · ".join(f"{pool} {current}/{top}" if top is not None else f"{pool} {current}"
+                             for pool, (current, top) in pools.items()),
+        )  # fmt: skip
+
+
+def outcome_notes(tr: Translator, outcome: dict[str, Any]) -> list[str]:
+    return [tr(f"outcome.{flag}", **outcome) for flag in OUTCOME_FLAGS if outcome.get(flag)]
 
 
 def resolution_embed(tr: Translator, answered: AttackAnswered) -> discord.Embed:
@@ -158,16 +178,35 @@ def resolution_embed(tr: Translator, answered: AttackAnswered) -> discord.Embed:
         description=rolls_text(answered.applied.resolution.rolls) or None,
         colour=ATTACK_COLOUR,
     )  # fmt: skip
-    notes = [tr(f"outcome.{flag}", **outcome) for flag in OUTCOME_FLAGS if outcome.get(flag)]
+    notes = outcome_notes(tr, outcome)
     if answered.forced_by_gm:
         notes.append(tr("outcome.forced"))
     notes.extend(fallen_lines(tr, answered.applied.fallen))
     if notes:
         embed.add_field(name=tr("attack.notes"), value="\n".join(notes), inline=False)
-    for name, pools in answered.applied.pools.items():
-        embed.add_field(name=name, value=" · ".join(f"{pool} {cur}/{top}" if top is not None else f"{pool} {cur}"
-                                                    for pool, (cur, top) in pools.items()))  # fmt: skip
+    add_pool_fields(embed, answered.applied)
     return embed
+
+
+async def action_choices(
+    bot: Fatebot, interaction: Interaction, current: str, *, attacker: str | None = None
+) -> list[app_commands.Choice[str]]:
+    """The attacks a character can make (the user's active one unless named), offered by the channel's ruleset."""
+    try:
+        place = place_of(interaction)
+        play = await bot.characters.play(place)
+        _, character, _, _ = await bot.characters.show(place, actor_of(interaction), attacker)
+    except UserError:
+        return []
+    return [
+        app_commands.Choice(name=choice.label[:100], value=choice.value)
+        for choice in play.attack_actions(character)
+        if current.lower() in choice.label.lower()
+    ][:AUTOCOMPLETE_LIMIT]
+
+
+def rank_choices(current: str) -> list[app_commands.Choice[str]]:
+    return [app_commands.Choice(name=rank, value=rank) for rank in ("A", "B", "C", "D", "E") if current.upper() in rank]
 
 
 # Outcome flags worth a line of their own, in display order.
@@ -249,23 +288,12 @@ class PlayCog(commands.Cog):
         return await character_choices(self.bot, interaction, current)
 
     @attack.autocomplete("action")
-    async def action_choices(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        try:
-            play = await self.bot.characters.play(place_of(interaction))
-            attacker, _ = await self.bot.play.participants(place_of(interaction), actor_of(interaction))
-        except UserError:
-            return []
-        return [
-            app_commands.Choice(name=choice.label[:100], value=choice.value)
-            for choice in play.attack_actions(attacker)
-            if current.lower() in choice.label.lower()
-        ][:AUTOCOMPLETE_LIMIT]
+    async def attack_actions(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await action_choices(self.bot, interaction, current)
 
     @attack.autocomplete("rank")
-    async def rank_choices(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return [
-            app_commands.Choice(name=rank, value=rank) for rank in ("A", "B", "C", "D", "E") if current.upper() in rank
-        ]
+    async def attack_ranks(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return rank_choices(current)
 
 
 @app_commands.guild_only()

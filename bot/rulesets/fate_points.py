@@ -7,6 +7,7 @@ its state is `{"combat": <CombatState>, "servant_present": bool, "fate": {...}}`
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any, Literal, cast
 
 from bot.rulesets.play import (
@@ -42,10 +43,12 @@ from rules.fate_points import (
     defend,
     fate,
     np_cost,
+    odds,
     parse_master,
     parse_servant,
     rank_letter,
 )
+from rules.fate_points.fate_points import spend_fate_point
 from rules.options import CampaignOptions
 
 MASTER: Literal["master"] = "master"
@@ -98,11 +101,15 @@ def _stats(character: CharacterSnapshot) -> dict[Stat, int]:
     return {cast(Stat, stat): int(value) for stat, value in character.sheet["derived"]["stats"].items()}
 
 
-def combatant(character: CharacterSnapshot) -> Combatant:
-    """The rules' view of a stored character: sheet, current pools and combat state."""
+def combatant(character: CharacterSnapshot, fate_effects: Mapping[str, Any] | None = None) -> Combatant:
+    """The rules' view of a stored character: sheet, current pools, combat state and Fate/Point effect.
+
+    `fate_effects` overrides the stored effect: an attack keeps the one it was declared with until it resolves.
+    """
     file = character.sheet["file"]
     state = character.state
-    fate_effects = state.get("fate", {})
+    if fate_effects is None:
+        fate_effects = state.get("fate", {})
     common: dict[str, Any] = {
         "name": character.name,
         "stats": _stats(character),
@@ -313,10 +320,19 @@ class FatePointsPlay:
             outcome={"score": outcome.score, "crit": outcome.crit, "mana_cost": outcome.mana_cost,
                      "auto_hit": outcome.auto_hit, "attacker_fate": outcome.attacker_fate},
         )  # fmt: skip
-        state = {"attack": outcome.to_dict(), "spec": spec.to_dict()}
-        if outcome.auto_hit:
-            return Declaration(declared, Awaiting("defender", (TAKE,), state))
-        return Declaration(declared, Awaiting("defender", outcome.defence_options, state))
+        state = {"attack": outcome.to_dict(), "spec": spec.to_dict(), "attacker_fate": attacker.state.get("fate", {})}
+        if not outcome.auto_hit:
+            return Declaration(declared, Awaiting("defender", outcome.defence_options, state))
+        # R11: nothing to choose, so the hit lands at once.
+        landed = self.answer(attacker, defender, state, TAKE, round_number, dice, options)
+        return Declaration(
+            Resolution(
+                rolls=declared.rolls + landed.rolls,
+                effects=declared.effects + landed.effects,
+                outcome={**landed.outcome, **declared.outcome},
+            ),
+            None,
+        )
 
     def answer(
         self, attacker: CharacterSnapshot, defender: CharacterSnapshot, state: Mapping[str, Any], choice: str,
@@ -326,8 +342,9 @@ class FatePointsPlay:
         outcome = AttackOutcome.from_dict(state["attack"])
         spec = AttackSpec.from_dict(state["spec"])
         resolution = defend(
-            combatant(attacker), combatant(defender), outcome, spec, choice, round_number, dice, rules_options
-        )
+            combatant(attacker, state.get("attacker_fate", {})), combatant(defender), outcome, spec, choice,
+            round_number, dice, rules_options,
+        )  # fmt: skip
         return Resolution(
             rolls=resolution.rolls,
             effects=_with_states(resolution.effects, attacker, defender, rules_options),
@@ -336,3 +353,15 @@ class FatePointsPlay:
 
     def out_of_play(self, character: CharacterSnapshot) -> str | None:
         return fate(cast(Any, character.kind), character.pools["hp"].current, character.pools["prana"].current)
+
+    def odds(
+        self, attacker: CharacterSnapshot, defender: CharacterSnapshot, action: str, attacks: int, rank: str | None,
+        round_number: int, options: CampaignOptions,
+    ) -> dict[str, Fraction]:  # fmt: skip
+        """The exact chance that this attack hits, for each defence the defender could choose."""
+        spec = self._spec(attacker, action, attacks, rank, confirm=True)
+        return odds(combatant(attacker), combatant(defender), spec, round_number, _options(options))
+
+    def spend_fate_point(self, master: CharacterSnapshot, use: str, stat: str | None) -> Resolution:
+        pool = master.pools.get("fate_points")
+        return spend_fate_point(master.kind, pool.current if pool else 0, use, stat)

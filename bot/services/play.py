@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -74,7 +75,41 @@ class Award:
     fallen: tuple[Fallen, ...]
 
 
-def _rule_refused(error: RuleError) -> UserError:
+async def apply_resolution(
+    session: AsyncSession, play: Play, campaign: Campaign, roles: dict[str, Character], resolution: Resolution,
+    now: datetime,
+) -> Applied:  # fmt: skip
+    """Apply a resolution's effects: pool deltas as atomic updates, states replaced; report who fell."""
+    pools: dict[str, dict[str, tuple[int, int | None]]] = {}
+    for effect in resolution.effects:
+        character = roles[effect.who]
+        if isinstance(effect, PoolDelta):
+            pool_id = await session.scalar(
+                select(ResourcePool.id).where(
+                    ResourcePool.character_id == character.id, ResourcePool.name == effect.pool
+                )
+            )
+            if pool_id is None:
+                continue
+            # The rules checked every spend under the campaign lock; clamping only stops damage below zero.
+            change = await apply_pool_delta(session, pool_id, effect.delta, clamp=True)
+            pools.setdefault(character.name, {})[effect.pool] = (change.current, change.maximum)
+        elif isinstance(effect, StateUpdate):
+            character.state = dict(effect.state)
+    fallen = []
+    for character in {id(c): c for c in roles.values()}.values():
+        if character.name in pools:
+            fate = play.out_of_play(await snapshot(session, character))
+            if fate is not None:
+                fallen.append(Fallen(character.name, character.owner_id, fate))
+                record_event(
+                    session, campaign.id, f"character.{fate}", actor_id=None, payload={"name": character.name},
+                    created_at=now,
+                )  # fmt: skip
+    return Applied(resolution, tuple(fallen), pools)
+
+
+def rule_refused(error: RuleError) -> UserError:
     return UserError(f"rule.{error.code}", **error.params)
 
 
@@ -82,38 +117,6 @@ class PlayService:
     def __init__(self, database: Database, clock: Clock) -> None:
         self.database = database
         self.clock = clock
-
-    async def _apply(
-        self, session: AsyncSession, play: Play, campaign: Campaign, roles: dict[str, Character], resolution: Resolution
-    ) -> Applied:
-        """Apply a resolution's effects: pool deltas as atomic updates, states replaced; report who fell."""
-        pools: dict[str, dict[str, tuple[int, int | None]]] = {}
-        for effect in resolution.effects:
-            character = roles[effect.who]
-            if isinstance(effect, PoolDelta):
-                pool_id = await session.scalar(
-                    select(ResourcePool.id).where(
-                        ResourcePool.character_id == character.id, ResourcePool.name == effect.pool
-                    )
-                )
-                if pool_id is None:
-                    continue
-                # The rules checked every spend under the campaign lock; clamping only stops damage below zero.
-                change = await apply_pool_delta(session, pool_id, effect.delta, clamp=True)
-                pools.setdefault(character.name, {})[effect.pool] = (change.current, change.maximum)
-            elif isinstance(effect, StateUpdate):
-                character.state = dict(effect.state)
-        fallen = []
-        for character in {id(c): c for c in roles.values()}.values():
-            if character.name in pools:
-                fate = play.out_of_play(await snapshot(session, character))
-                if fate is not None:
-                    fallen.append(Fallen(character.name, character.owner_id, fate))
-                    record_event(
-                        session, campaign.id, f"character.{fate}", actor_id=None,
-                        payload={"name": character.name}, created_at=self.clock(),
-                    )  # fmt: skip
-        return Applied(resolution, tuple(fallen), pools)
 
     async def check(
         self, place: Place, actor: Actor, *, stat: str, modifier: int, target: int | None, dice: DiceSource
@@ -128,7 +131,7 @@ class PlayService:
             try:
                 resolution = play.check(current, stat, modifier, target, dice, campaign_options(campaign))
             except RuleError as error:
-                raise _rule_refused(error) from error
+                raise rule_refused(error) from error
             record_event(
                 session, campaign.id, "check", actor_id=actor.user_id,
                 payload={"name": character.name, "stat": stat, "modifier": modifier, "target": target,
@@ -158,10 +161,11 @@ class PlayService:
                     campaign_options(campaign),
                 )  # fmt: skip
             except RuleError as error:
-                raise _rule_refused(error) from error
-            applied = await self._apply(
-                session, play, campaign, {"attacker": attacker, "defender": defender}, declaration.resolution
-            )
+                raise rule_refused(error) from error
+            applied = await apply_resolution(
+                session, play, campaign, {"attacker": attacker, "defender": defender}, declaration.resolution,
+                self.clock(),
+            )  # fmt: skip
             awaiting = declaration.awaiting
             pending_id = None
             if awaiting is not None:
@@ -240,12 +244,12 @@ class PlayService:
                     choice, campaign.round_number, dice, campaign_options(campaign),
                 )  # fmt: skip
             except RuleError as error:
-                raise _rule_refused(error) from error
+                raise rule_refused(error) from error
             forced = actor.user_id != pending.awaiting_user_id
             if not await resolve_pending(session, pending.id, RESOLVED, {"choice": choice, "by": actor.user_id}):
                 raise UserError("error.already_resolved")
-            applied = await self._apply(
-                session, play, campaign, {"attacker": attacker, "defender": defender}, resolution
+            applied = await apply_resolution(
+                session, play, campaign, {"attacker": attacker, "defender": defender}, resolution, self.clock()
             )
             record_event(
                 session, campaign.id, "attack.resolved", actor_id=actor.user_id,
@@ -309,13 +313,3 @@ class PlayService:
             fate = play.out_of_play(await snapshot(session, character))
             fallen = (Fallen(character.name, character.owner_id, fate),) if fate else ()
             return Award(character.name, resource, amount, change.current, change.maximum, fallen)
-
-    async def participants(self, place: Place, actor: Actor) -> tuple[CharacterSnapshot, list[CharacterSnapshot]]:
-        """The actor's active character and everyone else in the campaign, for autocomplete and odds."""
-        async with self.database.read() as session:
-            campaign = await active_campaign(session, place)
-            mine = await active_character(session, campaign, actor)
-            others = await session.scalars(
-                select(Character).where(Character.campaign_id == campaign.id, Character.id != mine.id)
-            )
-            return await snapshot(session, mine), [await snapshot(session, other) for other in others]

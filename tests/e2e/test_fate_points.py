@@ -193,3 +193,92 @@ async def test_gm_award_and_refusal(war: War) -> None:
     ).reply
     assert too_many.ephemeral
     assert "below zero" in too_many.content
+
+
+async def test_a_gm_can_force_a_defence(war: War) -> None:
+    harness = war.harness
+    await harness.slash(war.gm, war.channel, "gm round")
+    harness.dice.queue([12, 3])
+    await harness.slash(war.mei, war.channel, "attack", target="Archer", action="melee|Invisible Air")
+    prompt = harness.last(war.channel, war.gm)
+    forced = await harness.emulator.click(war.gm, prompt, "Block")
+    assert "A GM chose this defence." in forced.replies[-1].text()
+
+
+async def test_fate_points_lift_null_damage_with_gm_approval(war: War) -> None:
+    harness = war.harness
+    await harness.slash(war.gm, war.channel, "gm round")
+    await harness.slash(war.bob, war.channel, "character use", name="Rin")
+    # Rin (STR 2, dagger) hits Rider: a Master's attack cannot harm a Servant.
+    harness.dice.queue([2])
+    await harness.slash(war.bob, war.channel, "attack", target="Rider", action="melee|Azoth Dagger")
+    prompt = harness.last(war.channel, war.mei)
+    taken = (await harness.emulator.click(war.mei, prompt, "承受攻击")).replies[-1]
+    assert "0 点伤害" in taken.embeds[0]["title"]
+    assert "御主的攻击无法伤害从者。" in taken.text()
+
+    request = (await harness.slash(war.bob, war.channel, "fate spend", use="roll_vs_servant")).reply
+    assert request.visible_to is EVERYONE
+    assert request.buttons() == ["Approve", "Deny"]
+    refused = await harness.emulator.click(war.bob, request, "Approve")
+    assert refused.reply.content == "Only a GM of this campaign can do that."
+    await harness.emulator.click(war.gm, request, "Approve")
+    assert "approved" in harness.current(request).content
+    roster = (await harness.slash(war.gm, war.channel, "character list")).reply
+    assert "fate_points 1" in roster.text()
+
+    await harness.slash(war.gm, war.channel, "gm round")
+    harness.dice.queue([2])
+    await harness.slash(war.bob, war.channel, "attack", target="Rider", action="melee|Azoth Dagger")
+    prompt = harness.last(war.channel, war.mei)
+    hit = (await harness.emulator.click(war.mei, prompt, "承受攻击")).replies[-1]
+    # 3 (dagger) + 2 (STR) - 2 (Rider END D) = 3
+    assert hit.embeds[0]["title"] == "Rider 被 Rin 击中：3 点伤害"
+
+
+async def test_a_servant_hits_a_lone_master_at_once_for_ten_times_the_base(war: War) -> None:
+    harness = war.harness
+    await harness.slash(war.gm, war.channel, "gm round")
+    absent = (await harness.slash(war.gm, war.channel, "fate presence", master="Rin", present=False)).reply
+    assert "hit automatically" in absent.content
+    harness.dice.queue([10])
+    declared = (await harness.slash(war.mei, war.channel, "attack", target="Rin", action="melee|Invisible Air")).reply
+    # Rider (STR D=2) with a sword on Rin (END 3): 4 x 10 + 2 - 3 = 39, more than any Master's HP.
+    assert "Rin 被 Rider 击中：39 点伤害" in declared.text()
+    assert "Rin 倒下了。" in declared.text()
+    assert harness.last(war.channel, war.bob).id == declared.id
+
+
+async def test_odds_are_exact_for_each_defence(war: War) -> None:
+    reply = (
+        await war.harness.slash(war.ken, war.channel, "odds", attacker="Assassin", defender="Archer",
+                                action="melee|Invisible Air")
+    ).reply  # fmt: skip
+    assert reply.ephemeral
+    lines = reply.embeds[0]["description"].splitlines()
+    assert [line.split("：")[0] for line in lines] == ["ブロック", "回避", "受け流し（敏捷）", "受け流し（幸運）"]
+    for line in lines:
+        percent, fraction = line.split("**")[1].rstrip("%"), line.split("（")[-1].rstrip("）")
+        numerator, denominator = (int(part) for part in fraction.split("/"))
+        assert abs(float(percent) - 100 * numerator / denominator) < 0.01
+
+
+async def test_the_form_path_creates_the_same_character(war: War) -> None:
+    harness = war.harness
+    form = await harness.slash(war.ken, war.channel, "character create", kind="master")
+    assert form.modal is not None
+    template = yaml.safe_load(form.modal["components"][0]["components"][0]["value"])
+    template["name"] = "Illya"
+    created = await harness.emulator.submit_modal(
+        war.ken, form, {"キャラクターシート（YAML）": yaml.safe_dump(template)}
+    )
+    assert created.reply.visible_to is EVERYONE
+    assert "Illya" in created.reply.embeds[0]["title"]
+    assert "hp: 2d10 [" in created.reply.embeds[0]["description"]
+    deleted = (await harness.slash(war.bob, war.channel, "character delete", name="Illya")).reply
+    assert deleted.ephemeral
+    assert deleted.content == "Illya is not your character."
+    removed = (await harness.slash(war.ken, war.channel, "character delete", name="Illya")).reply
+    assert removed.visible_to is EVERYONE
+    roster = (await harness.slash(war.gm, war.channel, "character list")).reply
+    assert "Illya" not in roster.text()

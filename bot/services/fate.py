@@ -1,0 +1,160 @@
+"""What only Fate/Points has: Fate/Point spends (approved by a GM when the option says so),
+a Servant's presence beside its Master, and exact attack odds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.atomic import resolve_pending
+from bot.db.engine import Database
+from bot.db.models import CANCELLED, PENDING, RESOLVED, Campaign, Character, PendingAction
+from bot.errors import UserError
+from bot.rulesets.fate_points import FatePointsPlay
+from bot.rulesets.play import CharacterSnapshot
+from bot.services.campaigns import campaign_options
+from bot.services.characters import active_character, find_character, play_of, snapshot
+from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, record_event, require_gm
+from bot.services.play import Applied, apply_resolution, rule_refused
+from rules.exchange import RuleError
+from rules.fate_points import FatePointsOptions
+
+FATE_SPEND = "fate.spend"
+
+
+@dataclass(frozen=True)
+class FateRequest:
+    master: str
+    use: str
+    stat: str | None
+    pending_id: int | None
+    applied: Applied | None
+
+
+@dataclass(frozen=True)
+class FateDecision:
+    master: str
+    owner_id: int
+    use: str
+    stat: str | None
+    approved: bool
+
+
+def fate_play(campaign: Campaign) -> FatePointsPlay:
+    play = play_of(campaign)
+    if not isinstance(play, FatePointsPlay):
+        raise UserError("error.fate_points_only")
+    return play
+
+
+class FateService:
+    def __init__(self, database: Database, clock: Clock) -> None:
+        self.database = database
+        self.clock = clock
+
+    async def _grant(
+        self, session: AsyncSession, campaign: Campaign, play: FatePointsPlay, master: Character, use: str,
+        stat: str | None, actor: Actor,
+    ) -> Applied:  # fmt: skip
+        try:
+            resolution = play.spend_fate_point(await snapshot(session, master), use, stat)
+        except RuleError as error:
+            raise rule_refused(error) from error
+        applied = await apply_resolution(session, play, campaign, {"master": master}, resolution, self.clock())
+        master.state = {**master.state, "fate": resolution.outcome["effect"]}
+        record_event(
+            session, campaign.id, "fate.spent", actor_id=actor.user_id,
+            payload={"name": master.name, "use": use, "stat": stat}, created_at=self.clock(),
+        )  # fmt: skip
+        return applied
+
+    async def request_spend(
+        self, place: Place, actor: Actor, use: str, stat: str | None, channel_id: int
+    ) -> FateRequest:
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, place, lock=True)
+            play = fate_play(campaign)
+            character = await active_character(session, campaign, actor)
+            master = character if character.master_id is None else await session.get(Character, character.master_id)
+            if master is None or master.owner_id != actor.user_id:
+                raise UserError("error.no_master_of_yours")
+            gm = await is_gm(session, campaign.id, actor)
+            needs_gm = FatePointsOptions.model_validate(campaign.options).fp_needs_gm_ok and not gm
+            if not needs_gm:
+                applied = await self._grant(session, campaign, play, master, use, stat, actor)
+                return FateRequest(master.name, use, stat, None, applied)
+            try:  # refuse at once what the GM could not approve anyway
+                play.spend_fate_point(await snapshot(session, master), use, stat)
+            except RuleError as error:
+                raise rule_refused(error) from error
+            pending = PendingAction(
+                campaign_id=campaign.id, kind=FATE_SPEND, actor_character_id=master.id, channel_id=channel_id,
+                payload={"use": use, "stat": stat}, created_at=self.clock(),
+            )  # fmt: skip
+            session.add(pending)
+            await session.flush()
+            record_event(
+                session, campaign.id, "fate.requested", actor_id=actor.user_id,
+                payload={"name": master.name, "use": use, "stat": stat, "pending": pending.id},
+                created_at=self.clock(),
+            )  # fmt: skip
+            return FateRequest(master.name, use, stat, pending.id, None)
+
+    async def decide(self, guild_id: int, pending_id: int, actor: Actor, *, approve: bool) -> FateDecision:
+        async with self.database.write() as session:
+            pending = await session.get(PendingAction, pending_id)
+            campaign = await session.get(Campaign, pending.campaign_id) if pending else None
+            if pending is None or campaign is None or campaign.guild_id != guild_id or pending.kind != FATE_SPEND:
+                raise UserError("error.unknown_pending")
+            await require_gm(session, campaign.id, actor)
+            if pending.status != PENDING:
+                raise UserError("error.already_decided")
+            master = await session.get(Character, pending.actor_character_id)
+            if master is None:
+                raise UserError("error.unknown_pending")
+            use, stat = pending.payload["use"], pending.payload.get("stat")
+            if not await resolve_pending(
+                session, pending.id, RESOLVED if approve else CANCELLED, {"by": actor.user_id, "approved": approve}
+            ):
+                raise UserError("error.already_decided")
+            if approve:
+                await self._grant(session, campaign, fate_play(campaign), master, use, stat, actor)
+            else:
+                record_event(
+                    session, campaign.id, "fate.denied", actor_id=actor.user_id,
+                    payload={"name": master.name, "use": use, "stat": stat}, created_at=self.clock(),
+                )  # fmt: skip
+            return FateDecision(master.name, master.owner_id, use, stat, approve)
+
+    async def set_presence(self, place: Place, actor: Actor, name: str, present: bool) -> str:
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, place, lock=True)
+            fate_play(campaign)
+            await require_gm(session, campaign.id, actor)
+            master = await find_character(session, campaign, name)
+            if master.kind != "master":
+                raise UserError("error.not_a_master", name=master.name)
+            master.state = {**master.state, "servant_present": present}
+            record_event(
+                session, campaign.id, "fate.presence", actor_id=actor.user_id,
+                payload={"name": master.name, "present": present}, created_at=self.clock(),
+            )  # fmt: skip
+            return master.name
+
+    async def odds(
+        self, place: Place, attacker: str, defender: str, action: str, attacks: int, rank: str | None
+    ) -> tuple[CharacterSnapshot, CharacterSnapshot, dict[str, Fraction]]:
+        async with self.database.read() as session:
+            campaign = await active_campaign(session, place)
+            play = fate_play(campaign)
+            attacking = await snapshot(session, await find_character(session, campaign, attacker))
+            defending = await snapshot(session, await find_character(session, campaign, defender))
+            try:
+                chances = play.odds(
+                    attacking, defending, action, attacks, rank, campaign.round_number, campaign_options(campaign)
+                )
+            except RuleError as error:
+                raise rule_refused(error) from error
+            return attacking, defending, chances
