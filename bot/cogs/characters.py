@@ -23,8 +23,9 @@ AUTOCOMPLETE_LIMIT = 25
 SHEET_COLOUR = discord.Colour.dark_teal()
 
 
-def sheet_text(tr: Translator, kind: str, data: dict[str, Any]) -> str:
-    header = "\n".join(f"# {line}" for line in tr("character.template_header", kind=kind).splitlines())
+def sheet_text(tr: Translator, play: Play, kind: str, data: dict[str, Any]) -> str:
+    note = tr(play.template_note_key, kind=tr(f"kind.{kind}"))
+    header = "\n".join(f"# {line}" for line in note.splitlines())
     body = yaml.safe_dump({"kind": kind, **data}, allow_unicode=True, sort_keys=False)
     return f"{header}\n{body}"
 
@@ -114,7 +115,7 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
     async def template(self, interaction: Interaction, kind: str) -> None:
         tr = translator(interaction)
         play = await self._play_with_kind(interaction, kind)
-        text = sheet_text(tr, kind, play.template(kind))
+        text = sheet_text(tr, play, kind, play.template(kind))
         await interaction.response.send_message(
             tr("character.template_ready", kind=tr(f"kind.{kind}")),
             file=discord.File(io.BytesIO(text.encode()), filename=f"{kind}.yaml"),

@@ -167,6 +167,7 @@ class FatePointsPlay:
     kinds: tuple[str, ...] = (MASTER, SERVANT)
     pool_names: tuple[str, ...] = ("hp", "prana", "fate_points", "servant_points")
     check_stats: tuple[str, ...] = STATS
+    template_note_key = "fate_points.template_note"
 
     def template(self, kind: str) -> dict[str, Any]:
         return dict(MASTER_TEMPLATE if kind == MASTER else SERVANT_TEMPLATE)

@@ -93,6 +93,8 @@ class Play(Protocol):
     kinds: tuple[str, ...]
     pool_names: tuple[str, ...]
     check_stats: tuple[str, ...]
+    # The catalog key of the note at the top of a character template.
+    template_note_key: str
 
     def template(self, kind: str) -> dict[str, Any]: ...
 
