@@ -14,7 +14,6 @@ from bot.db.engine import Database
 from bot.db.migrate import upgrade
 from bot.errors import UserError
 from bot.i18n import CommandTranslator, Translator
-from bot.rulesets.play import SheetRejected
 from bot.services.campaigns import CampaignService
 from bot.services.characters import CharacterService
 from bot.services.common import Actor, Clock, Place, system_clock
@@ -23,6 +22,7 @@ from bot.services.log import LogService
 from bot.services.play import PlayService
 from bot.services.rolls import RollService
 from rules.dice import DiceError, DiceSource
+from rules.sheets import SheetError
 
 log = logging.getLogger(__name__)
 
@@ -135,9 +135,9 @@ async def report_error(interaction: Interaction, error: Exception) -> None:
         if "position" in params:  # people count characters from one
             params["position"] = int(params["position"]) + 1
         text = tr(f"dice.error.{error.code}", **params)
-    elif isinstance(error, SheetRejected):
+    elif isinstance(error, SheetError):
         problems = (
-            tr("sheet.problem_line", field=problem.path, problem=tr(f"sheet.problem.{problem.code}", **problem.params))
+            tr("sheet.problem_line", field=problem.field, problem=tr(f"sheet.problem.{problem.code}", **problem.params))
             for problem in error.problems
         )
         text = "\n".join((tr("sheet.rejected"), *problems))[:MESSAGE_LIMIT]

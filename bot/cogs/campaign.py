@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import discord
@@ -10,10 +9,11 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
-from bot.app import Fatebot, Interaction, actor_of, place_of, report_error, translator
+from bot.app import Fatebot, Interaction, actor_of, place_of, translator
 from bot.errors import UserError
 from bot.render import campaign_embed, mention, option_text
 from bot.rulesets import RULESETS
+from bot.views import PersistentButton
 from rules.options import expected_values
 
 RULESET_CHOICES = [
@@ -29,37 +29,20 @@ AUTOCOMPLETE_LIMIT = 25
 
 
 class EndCampaignButton(
-    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-    template=r"campaign:end:(?P<decision>confirm|cancel):(?P<campaign_id>[0-9]+)",
+    PersistentButton, template=r"campaign:end:(?P<decision>confirm|cancel):(?P<campaign_id>[0-9]+)"
 ):
-    """Confirm or cancel ending a campaign; the custom_id carries everything, so it works after a restart."""
+    """Confirm or cancel ending a campaign."""
 
-    def __init__(self, campaign_id: int, decision: str, label: str, style: discord.ButtonStyle) -> None:
-        super().__init__(
-            discord.ui.Button(label=label, style=style, custom_id=f"campaign:end:{decision}:{campaign_id}")
-        )
-        self.campaign_id = campaign_id
-        self.decision = decision
+    prefix = "campaign:end"
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> EndCampaignButton:
-        assert isinstance(item, discord.ui.Button)
-        return cls(int(match["campaign_id"]), match["decision"], item.label or "", item.style)
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+    async def clicked(self, interaction: Interaction) -> None:
         tr = translator(interaction)
-        if self.decision == "cancel":
+        if self.fields["decision"] == "cancel":
             await interaction.response.edit_message(content=tr("campaign.end_cancelled"), view=None)
             return
-        try:
-            campaign = await interaction.client.campaigns.end(
-                interaction.guild_id or 0, self.campaign_id, actor_of(interaction)
-            )
-        except UserError as error:
-            await report_error(interaction, error)
-            return
+        campaign = await interaction.client.campaigns.end(
+            interaction.guild_id or 0, int(self.fields["campaign_id"]), actor_of(interaction)
+        )
         await interaction.response.edit_message(content=tr("campaign.end_done"), view=None)
         await interaction.followup.send(tr("campaign.ended", name=campaign.name, user=mention(interaction.user.id)))
 
@@ -104,10 +87,10 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
         tr = translator(interaction)
         campaign = await self.bot.campaigns.check_can_end(place_of(interaction), actor_of(interaction))
         view = discord.ui.View(timeout=None)
-        view.add_item(EndCampaignButton(campaign.id, "confirm", tr("campaign.end_confirm"), discord.ButtonStyle.danger))
-        view.add_item(
-            EndCampaignButton(campaign.id, "cancel", tr("campaign.end_cancel"), discord.ButtonStyle.secondary)
-        )
+        for decision, style in (("confirm", discord.ButtonStyle.danger), ("cancel", discord.ButtonStyle.secondary)):
+            view.add_item(
+                EndCampaignButton(tr(f"campaign.end_{decision}"), style, decision=decision, campaign_id=campaign.id)
+            )
         await interaction.response.send_message(
             tr("campaign.end_question", name=campaign.name), view=view, ephemeral=True
         )

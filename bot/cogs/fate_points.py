@@ -2,52 +2,33 @@
 
 from __future__ import annotations
 
-import re
-from typing import Any
-
 import discord
 from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
-from bot.app import Fatebot, Interaction, actor_of, place_of, report_error, translator
+from bot.app import Fatebot, Interaction, actor_of, place_of, translator
 from bot.cogs.characters import character_choices
 from bot.cogs.play import action_choices, rank_choices
-from bot.errors import UserError
 from bot.render import mention
+from bot.views import PersistentButton
 from rules.fate_points import DEFENCE_CHOICES, STATS
 from rules.fate_points.fate_points import FATE_USES
 
 FATE_COLOUR = discord.Colour.purple()
 
 
-class FateDecisionButton(
-    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-    template=r"fate:(?P<pending_id>[0-9]+):(?P<decision>approve|deny)",
-):
-    """A GM's answer to a Fate/Point request; survives restarts like every pending button."""
+class FateDecisionButton(PersistentButton, template=r"fate:(?P<pending_id>[0-9]+):(?P<decision>approve|deny)"):
+    """A GM's answer to a Fate/Point request."""
 
-    def __init__(self, pending_id: int, decision: str, label: str) -> None:
-        style = discord.ButtonStyle.success if decision == "approve" else discord.ButtonStyle.secondary
-        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"fate:{pending_id}:{decision}"))
-        self.pending_id = pending_id
-        self.decision = decision
+    prefix = "fate"
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> FateDecisionButton:
-        return cls(int(match["pending_id"]), match["decision"], getattr(item, "label", None) or "")
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+    async def clicked(self, interaction: Interaction) -> None:
         tr = translator(interaction)
-        try:
-            decision = await interaction.client.fate.decide(
-                interaction.guild_id or 0, self.pending_id, actor_of(interaction), approve=self.decision == "approve"
-            )
-        except UserError as error:
-            await report_error(interaction, error)
-            return
+        decision = await interaction.client.fate.decide(
+            interaction.guild_id or 0, int(self.fields["pending_id"]), actor_of(interaction),
+            approve=self.fields["decision"] == "approve",
+        )  # fmt: skip
         key = "fate.approved" if decision.approved else "fate.denied"
         await interaction.response.edit_message(
             content=tr(key, name=decision.master, use=tr(f"fate.use.{decision.use}"), stat=decision.stat or "",
@@ -59,8 +40,12 @@ class FateDecisionButton(
 def decision_view(interaction: Interaction, pending_id: int) -> discord.ui.View:
     tr = translator(interaction)
     view = discord.ui.View(timeout=None)
-    view.add_item(FateDecisionButton(pending_id, "approve", tr("fate.approve")))
-    view.add_item(FateDecisionButton(pending_id, "deny", tr("fate.deny")))
+    view.add_item(
+        FateDecisionButton(tr("fate.approve"), discord.ButtonStyle.success, pending_id=pending_id, decision="approve")
+    )
+    view.add_item(
+        FateDecisionButton(tr("fate.deny"), discord.ButtonStyle.secondary, pending_id=pending_id, decision="deny")
+    )
     return view
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -10,12 +9,13 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import Fatebot, Interaction, actor_of, place_of, report_error, translator
+from bot.app import Fatebot, Interaction, actor_of, place_of, translator
 from bot.cogs.characters import character_choices
 from bot.errors import UserError
 from bot.i18n import Translator
 from bot.render import mention, rolls_text
 from bot.services.play import Applied, AttackAnswered, AttackDeclared, Fallen
+from bot.views import PersistentButton
 
 AUTOCOMPLETE_LIMIT = 25
 ATTACK_COLOUR = discord.Colour.red()
@@ -31,41 +31,22 @@ def option_groups(options: Sequence[str]) -> dict[str, list[str]]:
     return groups
 
 
-class AnswerButton(
-    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-    template=r"answer:(?P<pending_id>[0-9]+):(?P<option>[a-z_]+)",
-):
-    """A defender's (or a GM's) answer to a pending attack; everything it needs is in its custom_id."""
+class AnswerButton(PersistentButton, template=r"answer:(?P<pending_id>[0-9]+):(?P<option>[a-z_]+)"):
+    """A defender's (or a GM's) answer to a pending attack, or a GM's cancel."""
 
-    def __init__(self, pending_id: int, option: str, label: str, style: discord.ButtonStyle) -> None:
-        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"answer:{pending_id}:{option}"))
-        self.pending_id = pending_id
-        self.option = option
+    prefix = "answer"
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> AnswerButton:
-        assert isinstance(item, discord.ui.Button)
-        return cls(int(match["pending_id"]), match["option"], item.label or "", item.style)
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        try:
-            await self._answer(interaction)
-        except UserError as error:
-            await report_error(interaction, error)
-
-    async def _answer(self, interaction: Interaction) -> None:
+    async def clicked(self, interaction: Interaction) -> None:
         bot = interaction.client
         tr = translator(interaction)
-        guild_id = interaction.guild_id or 0
-        if self.option == CANCEL:
-            await bot.play.cancel(guild_id, self.pending_id, actor_of(interaction))
+        guild_id, pending_id, option = interaction.guild_id or 0, int(self.fields["pending_id"]), self.fields["option"]
+        if option == CANCEL:
+            await bot.play.cancel(guild_id, pending_id, actor_of(interaction))
             await interaction.response.edit_message(
                 content=tr("attack.cancelled", user=mention(interaction.user.id)), view=None
             )
             return
-        answered = await bot.play.answer(guild_id, self.pending_id, actor_of(interaction), self.option, bot.dice)
+        answered = await bot.play.answer(guild_id, pending_id, actor_of(interaction), option, bot.dice)
         summary = tr("attack.answered", name=answered.defender.name, choice=tr(f"choice.{answered.choice}"))
         await interaction.response.edit_message(content=summary, view=None)
         clicked_id = interaction.message.id if interaction.message else None
@@ -76,39 +57,18 @@ class AnswerButton(
         await interaction.followup.send(embed=resolution_embed(tr, answered))
 
 
-class ChooseButton(
-    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-    template=r"choose:(?P<pending_id>[0-9]+):(?P<head>[a-z]+)",
-):
+class ChooseButton(PersistentButton, template=r"choose:(?P<pending_id>[0-9]+):(?P<head>[a-z]+)"):
     """An answer with a second step (Parry, then AGI or LUK): offers the sub-choices privately."""
 
-    def __init__(self, pending_id: int, head: str, label: str) -> None:
-        super().__init__(
-            discord.ui.Button(label=label, style=discord.ButtonStyle.primary, custom_id=f"choose:{pending_id}:{head}")
-        )
-        self.pending_id = pending_id
-        self.head = head
+    prefix = "choose"
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> ChooseButton:
-        return cls(int(match["pending_id"]), match["head"], getattr(item, "label", None) or "")
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+    async def clicked(self, interaction: Interaction) -> None:
         tr = translator(interaction)
-        try:
-            options = await interaction.client.play.options_of(
-                interaction.guild_id or 0, self.pending_id, actor_of(interaction)
-            )
-        except UserError as error:
-            await report_error(interaction, error)
-            return
-        sub_options = [option for option in options if option.startswith(f"{self.head}_")]
+        pending_id, head = int(self.fields["pending_id"]), self.fields["head"]
+        options = await interaction.client.play.options_of(interaction.guild_id or 0, pending_id, actor_of(interaction))
+        sub_options = [option for option in options if option.startswith(f"{head}_")]
         await interaction.response.send_message(
-            tr(f"choice.{self.head}.question"),
-            view=answer_view(tr, self.pending_id, sub_options, grouped=False),
-            ephemeral=True,
+            tr(f"choice.{head}.question"), view=answer_view(tr, pending_id, sub_options, grouped=False), ephemeral=True
         )
 
 
@@ -119,12 +79,14 @@ def answer_view(
     groups = option_groups(options) if grouped else {option: [option] for option in options}
     for head, members in groups.items():
         if len(members) > 1:
-            view.add_item(ChooseButton(pending_id, head, tr(f"choice.{head}")))
+            view.add_item(ChooseButton(tr(f"choice.{head}"), pending_id=pending_id, head=head))
             continue
         style = discord.ButtonStyle.secondary if members[0] == "take" else discord.ButtonStyle.primary
-        view.add_item(AnswerButton(pending_id, members[0], tr(f"choice.{members[0]}"), style))
+        view.add_item(AnswerButton(tr(f"choice.{members[0]}"), style, pending_id=pending_id, option=members[0]))
     if with_cancel:
-        view.add_item(AnswerButton(pending_id, CANCEL, tr("choice.cancel"), discord.ButtonStyle.danger))
+        view.add_item(
+            AnswerButton(tr("choice.cancel"), discord.ButtonStyle.danger, pending_id=pending_id, option=CANCEL)
+        )
     return view
 
 

@@ -16,9 +16,7 @@ from bot.rulesets.play import (
     Choice,
     Declaration,
     Pool,
-    Problem,
     SheetLine,
-    SheetRejected,
 )
 from rules.dice import DiceSource
 from rules.exchange import Awaiting, Effect, Modifier, Resolution, RuleError, StateUpdate
@@ -34,7 +32,6 @@ from rules.fate_points import (
     FatePointsOptions,
     MasterSheet,
     ServantSheet,
-    SheetError,
     Stat,
     attack,
     check,
@@ -84,10 +81,6 @@ SERVANT_TEMPLATE: dict[str, Any] = {
 
 def _options(options: CampaignOptions) -> FatePointsOptions:
     return cast(FatePointsOptions, options)
-
-
-def _rejected(error: SheetError) -> SheetRejected:
-    return SheetRejected([Problem(problem.field, problem.code, problem.params) for problem in error.problems])
 
 
 def _master_sheet(character: CharacterSnapshot) -> MasterSheet:
@@ -180,13 +173,10 @@ class FatePointsPlay:
         options: CampaignOptions,
     ) -> CharacterDraft:  # fmt: skip
         rules_options = _options(options)
-        try:
-            if kind == MASTER:
-                return self._build_master(data, dice, rules_options)
-            assert master is not None
-            return self._build_servant(data, master, dice, rules_options)
-        except SheetError as error:
-            raise _rejected(error) from error
+        if kind == MASTER:
+            return self._build_master(data, dice, rules_options)
+        assert master is not None
+        return self._build_servant(data, master, dice, rules_options)
 
     def _build_master(self, data: Mapping[str, Any], dice: DiceSource, options: FatePointsOptions) -> CharacterDraft:
         sheet = parse_master(data, options)

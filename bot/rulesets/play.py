@@ -6,8 +6,8 @@ waits (see rules.exchange); it never sees SQLAlchemy, and the ruleset never sees
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from rules.dice import DiceSource
@@ -34,21 +34,6 @@ class CharacterSnapshot:
     pools: Mapping[str, Pool]
     state: Mapping[str, Any]
     master: CharacterSnapshot | None = None
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with a character file, by field: localized from `sheet.problem.<code>`."""
-
-    path: str
-    code: str
-    params: Mapping[str, int | str] = field(default_factory=dict)
-
-
-class SheetRejected(Exception):
-    def __init__(self, problems: Sequence[Problem]) -> None:
-        super().__init__([problem.code for problem in problems])
-        self.problems = tuple(problems)
 
 
 @dataclass(frozen=True)

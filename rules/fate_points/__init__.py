@@ -80,8 +80,6 @@ from rules.fate_points.sheets import (
     MasterSheet,
     NoblePhantasm,
     ServantSheet,
-    SheetError,
-    SheetProblem,
     Weapon,
     master_problems,
     parse_master,
@@ -90,6 +88,7 @@ from rules.fate_points.sheets import (
     servant_problems,
     servant_stats,
 )
+from rules.sheets import SheetError, SheetProblem
 
 __all__ = [
     "ATTACK_TYPES",

@@ -19,12 +19,12 @@ from rules.fate_points.options import FatePointsOptions
 from rules.fate_points.sheets import (
     MasterSheet,
     ServantSheet,
-    SheetError,
     master_problems,
     servant_points,
     servant_problems,
     servant_stats,
 )
+from rules.sheets import SheetError
 
 D10 = 10
 PRANA_STAT_MULT = 5

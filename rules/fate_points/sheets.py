@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from dataclasses import field as dataclass_field
 from typing import Annotated, Any, TypeGuard
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
@@ -28,6 +26,7 @@ from rules.fate_points.model import (
     is_np_rank,
 )
 from rules.fate_points.options import FatePointsOptions
+from rules.sheets import SheetError, SheetProblem
 
 # Rolled or computed values a player may not type into a sheet (compared case-insensitively).
 DERIVED_FIELDS = frozenset(
@@ -137,23 +136,6 @@ class ServantSheet(_Sheet):
         if isinstance(data, dict) and data.get("servant_class") == "Berserker":
             return {**data, "mad_enchantment": True}
         return data
-
-
-@dataclass(frozen=True)
-class SheetProblem:
-    """One bad field: `field` is a dotted path ("STR", "weapons.1.type"), `code` is localized with `params`."""
-
-    field: str
-    code: str
-    params: dict[str, int | str] = dataclass_field(default_factory=dict)
-
-
-class SheetError(Exception):
-    """A sheet with problems; carries every one of them."""
-
-    def __init__(self, problems: list[SheetProblem]) -> None:
-        super().__init__(problems)
-        self.problems = problems
 
 
 def master_problems(data: Mapping[str, object], options: FatePointsOptions) -> list[SheetProblem]:

@@ -1,0 +1,45 @@
+"""Buttons that keep working after a restart and long after the message that carries them was posted."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar, Self
+
+import discord
+
+from bot.app import Interaction, report_error
+from bot.errors import UserError
+
+ButtonItem = discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]]
+
+
+class PersistentButton(ButtonItem, template=r"(?!)"):
+    """A button whose custom_id holds everything its click needs: `prefix` and the template's named groups.
+
+    Subclasses set `template` (e.g. `answer:(?P<pending_id>[0-9]+):(?P<option>[a-z_]+)`) and `prefix`, register
+    with `bot.add_dynamic_items`, and implement `clicked`; an expected error answers the clicker privately.
+    """
+
+    prefix: ClassVar[str]
+
+    def __init__(self, label: str, style: discord.ButtonStyle = discord.ButtonStyle.primary, **fields: object) -> None:
+        names = self.__discord_ui_compiled_template__.groupindex
+        custom_id = ":".join((self.prefix, *(str(fields[name]) for name in names)))
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=custom_id))
+        self.fields = {name: str(value) for name, value in fields.items()}
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        style = getattr(item, "style", discord.ButtonStyle.primary)
+        return cls(getattr(item, "label", None) or "", style, **match.groupdict())
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        try:
+            await self.clicked(interaction)
+        except UserError as error:
+            await report_error(interaction, error)
+
+    async def clicked(self, interaction: Interaction) -> None:
+        """What the click does; runs with the bot's full error reporting."""
