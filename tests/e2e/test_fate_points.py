@@ -282,3 +282,15 @@ async def test_the_form_path_creates_the_same_character(war: War) -> None:
     assert removed.visible_to is EVERYONE
     roster = (await harness.slash(war.gm, war.channel, "character list")).reply
     assert "Illya" not in roster.text()
+
+
+async def test_a_json_file_is_accepted_too(war: War) -> None:
+    data = await _template(war, war.ken, "master")
+    data["name"] = "Kariya"
+    reply = (
+        await war.harness.slash(
+            war.ken, war.channel, "character import", file=("kariya.json", json.dumps(data).encode())
+        )
+    ).reply
+    assert reply.visible_to is EVERYONE
+    assert reply.embeds[0]["title"] == "Kariya がキャンペーンに参加しました（マスター）"
