@@ -16,6 +16,7 @@ from bot.errors import UserError
 from bot.i18n import CommandTranslator, Translator
 from bot.services.campaigns import CampaignService
 from bot.services.characters import CharacterService
+from bot.services.combat import CombatService
 from bot.services.common import Actor, Clock, Place, system_clock
 from bot.services.fate import FateService
 from bot.services.log import LogService
@@ -33,6 +34,7 @@ EXTENSIONS = (
     "bot.cogs.characters",
     "bot.cogs.play",
     "bot.cogs.fate_points",
+    "bot.cogs.combat",
 )
 MESSAGE_LIMIT = 2000
 
@@ -77,6 +79,7 @@ class Fatebot(commands.Bot):
         self.characters = CharacterService(database, clock)
         self.play = PlayService(database, clock)
         self.fate = FateService(database, clock)
+        self.combat = CombatService(database, clock)
         # Each user's Discord language as last seen, for messages addressed to someone who did not invoke them.
         self.user_locales: dict[int, discord.Locale] = {}
 

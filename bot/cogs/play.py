@@ -1,4 +1,4 @@
-"""/check, /attack with the defender's answer by button, and the GM's /gm award and /gm round."""
+"""/check, /attack with the defender's answer by button, and the GM's /gm award."""
 
 from __future__ import annotations
 
@@ -297,11 +297,6 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
         except UserError:
             return []
         return [app_commands.Choice(name=tr(f"pool.{name}"), value=name) for name in play.pool_names if current in name]
-
-    @app_commands.command(name="round", description="Start the next combat round (GM only)")
-    async def next_round(self, interaction: Interaction) -> None:
-        number = await self.bot.play.next_round(place_of(interaction), actor_of(interaction))
-        await interaction.response.send_message(translator(interaction)("gm.round", round=number))
 
 
 async def setup(bot: Fatebot) -> None:

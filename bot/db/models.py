@@ -79,6 +79,8 @@ class Campaign(Base):
     session_number: Mapped[int] = mapped_column(Integer, default=1)
     turn_number: Mapped[int] = mapped_column(Integer, default=0)
     round_number: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    # The fight in progress, if any: {"order": [character ids], "turn": index into order}.
+    combat: Mapped[dict[str, Any]] = mapped_column(default=dict, server_default="{}")
     status: Mapped[str] = mapped_column(String(16), default=CAMPAIGN_ACTIVE)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     ended_at: Mapped[datetime | None] = mapped_column(default=None)

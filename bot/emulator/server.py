@@ -32,6 +32,7 @@ from bot.emulator.models import (
 )
 from bot.emulator.rest import API_PREFIX, Activity, RestApi
 from bot.emulator.world import (
+    CALLBACK_DEFERRED_MESSAGE,
     INTERACTION_APPLICATION_COMMAND,
     INTERACTION_AUTOCOMPLETE,
     INTERACTION_COMPONENT,
@@ -266,6 +267,14 @@ class Emulator:
                     min(RESPONSE_WINDOW, timeout),
                     "the interaction response",
                 )
+            if record.response_type == CALLBACK_DEFERRED_MESSAGE:
+                # "Thinking..." is not an answer yet: the bot may pause (a database query) before it follows up.
+                with contextlib.suppress(TimeoutError):
+                    await _wait_until(
+                        lambda: bool(record.errors) or any(not reply.loading for reply in record.replies),
+                        timeout,
+                        "the deferred reply",
+                    )
         await self.settle(timeout=timeout)
 
     def _check_access(self, user: User, channel: Channel) -> None:

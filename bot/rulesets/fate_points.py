@@ -17,6 +17,7 @@ from bot.rulesets.play import (
     Declaration,
     Pool,
     SheetLine,
+    Turn,
 )
 from rules.dice import DiceSource
 from rules.exchange import Awaiting, Effect, Modifier, Resolution, RuleError, StateUpdate
@@ -45,7 +46,9 @@ from rules.fate_points import (
     parse_servant,
     rank_letter,
 )
-from rules.fate_points.fate_points import spend_fate_point
+from rules.fate_points.actions import ActionState, actions_in_round, use_action
+from rules.fate_points.fate_points import fate_effect_expired, spend_fate_point
+from rules.fate_points.prana import mad_enchantment_draw
 from rules.options import CampaignOptions
 
 MASTER: Literal["master"] = "master"
@@ -111,6 +114,7 @@ def combatant(character: CharacterSnapshot, fate_effects: Mapping[str, Any] | No
         "state": CombatState.model_validate(state.get("combat", {})),
         "fp_roll_vs_servant": bool(fate_effects.get("roll_vs_servant")),
         "fp_boost": fate_effects.get("boost"),
+        "min_np_rank": state.get("min_np_rank"),
     }
     if character.kind == MASTER:
         sheet = MasterSheet.model_validate(file)
@@ -126,29 +130,54 @@ def combatant(character: CharacterSnapshot, fate_effects: Mapping[str, Any] | No
     )  # fmt: skip
 
 
-def _in_state(character: CharacterSnapshot, effects: tuple[Effect, ...], who: str, *, spent_fate: bool) -> Effect:
-    """The character's whole stored state after the rules' combat-state update (and a used Fate/Point effect)."""
-    state = dict(character.state)
+def _fate_ended(character: CharacterSnapshot, options: FatePointsOptions, *, round_number: int, used: bool,
+                scene_ended: bool = False) -> bool:  # fmt: skip
+    effect = character.state.get("fate") or {}
+    return bool(effect) and fate_effect_expired(
+        effect, used_in_roll=used, round_number=round_number, scene_ended=scene_ended, options=options
+    )
+
+
+def _whole_state(
+    character: CharacterSnapshot, effects: tuple[Effect, ...], who: str, options: FatePointsOptions,
+    round_number: int, extra: Mapping[str, Any],
+) -> StateUpdate:  # fmt: skip
+    """The character's whole stored state after the rules' combat-state update, `extra` keys and a used-up
+    Fate/Point effect (the rules return only the combat part)."""
+    state = {**character.state, **extra}
     for effect in effects:
         if isinstance(effect, StateUpdate) and effect.who == who:
             state["combat"] = dict(effect.state)
-    if spent_fate:
+    if _fate_ended(character, options, round_number=round_number, used=True):
         state.pop("fate", None)
     return StateUpdate(who, state)
 
 
 def _with_states(
-    effects: tuple[Effect, ...], attacker: CharacterSnapshot, defender: CharacterSnapshot, options: FatePointsOptions
-) -> tuple[Effect, ...]:
-    # Fate/Point effects lasting a roll end with the roll that used them; longer ones are the GM's to end.
-    ends_fate = options.fp_duration == "roll"
+    effects: tuple[Effect, ...], fighters: Mapping[str, CharacterSnapshot], options: FatePointsOptions,
+    round_number: int, extra: Mapping[str, Mapping[str, Any]] | None = None,
+) -> tuple[Effect, ...]:  # fmt: skip
+    extra = extra or {}
     pools = tuple(effect for effect in effects if not isinstance(effect, StateUpdate))
     states = tuple(
-        _in_state(character, effects, who, spent_fate=ends_fate and "fate" in character.state)
-        for who, character in (("attacker", attacker), ("defender", defender))
-        if any(isinstance(effect, StateUpdate) and effect.who == who for effect in effects)
+        _whole_state(character, effects, who, options, round_number, extra.get(who, {}))
+        for who, character in fighters.items()
+        if who in extra or any(isinstance(effect, StateUpdate) and effect.who == who for effect in effects)
     )
     return pools + states
+
+
+def stored_actions(character: CharacterSnapshot) -> ActionState | None:
+    stored = character.state.get("actions")
+    return ActionState.model_validate(stored) if stored else None
+
+
+def spend_action(character: CharacterSnapshot, kind: str, turn: Turn) -> dict[str, Any]:
+    """The `actions` state after spending one action of `kind`; nothing is counted outside a fight."""
+    if not turn.in_combat:
+        return {}
+    actions, _ = use_action(stored_actions(character), kind, turn.round_number)
+    return {"actions": actions.model_dump(mode="json")}
 
 
 def parse_action(action: str) -> tuple[str, str | None]:
@@ -289,9 +318,10 @@ class FatePointsPlay:
         if kind == NP_ACTION:
             weapons = attacker.sheet["file"].get("weapons", [])
             weapon = weapons[0]["name"] if weapons else None
+            ruling = attacker.state.get("np_rulings", {}).get(name or "")
             return AttackSpec.from_dict({
                 "attack_type": "melee", "weapon": weapon, "noble_phantasm": name, "attacks_declared": attacks,
-                "rank_used": rank, "confirm_zero_mana": confirm,
+                "rank_used": rank, "confirm_zero_mana": confirm, "np_ruling": ruling,
             })  # fmt: skip
         return AttackSpec.from_dict({
             "attack_type": kind, "weapon": name, "attacks_declared": attacks, "rank_used": rank,
@@ -300,14 +330,22 @@ class FatePointsPlay:
 
     def declare_attack(
         self, attacker: CharacterSnapshot, defender: CharacterSnapshot, action: str, attacks: int,
-        rank: str | None, confirm: bool, round_number: int, dice: DiceSource, options: CampaignOptions,
+        rank: str | None, confirm: bool, turn: Turn, dice: DiceSource, options: CampaignOptions,
     ) -> Declaration:  # fmt: skip
         rules_options = _options(options)
+        round_number = turn.round_number
         spec = self._spec(attacker, action, attacks, rank, confirm)
-        outcome = attack(combatant(attacker), combatant(defender), spec, round_number, dice, rules_options)
+        fighter = combatant(attacker)
+        # The round's declared attacks all share its Attack action (R4/R5): only the first one spends it.
+        first_of_round = fighter.state.attack_round != round_number
+        actions = spend_action(attacker, "attack", turn) if first_of_round else {}
+        outcome = attack(fighter, combatant(defender), spec, round_number, dice, rules_options)
         declared = Resolution(
             rolls=(outcome.roll,),
-            effects=_with_states(outcome.effects, attacker, defender, rules_options),
+            effects=_with_states(
+                outcome.effects, {"attacker": attacker, "defender": defender}, rules_options, round_number,
+                {"attacker": actions},
+            ),
             outcome={"score": outcome.score, "crit": outcome.crit, "mana_cost": outcome.mana_cost,
                      "auto_hit": outcome.auto_hit, "attacker_fate": outcome.attacker_fate},
         )  # fmt: skip
@@ -338,12 +376,48 @@ class FatePointsPlay:
         )  # fmt: skip
         return Resolution(
             rolls=resolution.rolls,
-            effects=_with_states(resolution.effects, attacker, defender, rules_options),
+            effects=_with_states(
+                resolution.effects, {"attacker": attacker, "defender": defender}, rules_options, round_number
+            ),
             outcome=resolution.outcome,
         )
 
     def out_of_play(self, character: CharacterSnapshot) -> str | None:
         return fate(cast(Any, character.kind), character.pools["hp"].current, character.pools["prana"].current)
+
+    def actions_left(self, character: CharacterSnapshot, round_number: int) -> tuple[str, ...]:
+        return actions_in_round(stored_actions(character), round_number).left
+
+    def turn_started(
+        self, character: CharacterSnapshot, round_number: int, options: CampaignOptions
+    ) -> Resolution | None:
+        """R13: a Servant under Mad Enchantment draws its Master's full allowance at each of its turns."""
+        master = character.master
+        if character.kind != SERVANT or master is None or not character.sheet["file"].get("mad_enchantment"):
+            return None
+        drawn = mad_enchantment_draw(
+            master.sheet["derived"]["compatibility"], master.pools["prana"].current,
+            character.pools["prana"].current, character.pools["prana"].maximum or 0,
+        )  # fmt: skip
+        # The draw is the pair's one transfer of the round (A19).
+        used = StateUpdate("master", {**master.state, "transfer_round": round_number})
+        return Resolution(
+            effects=(*drawn.effects, used),
+            outcome={**drawn.outcome, "effect": "mad_enchantment", "name": character.name},
+        )
+
+    def round_started(
+        self, character: CharacterSnapshot, round_number: int, options: CampaignOptions
+    ) -> dict[str, Any] | None:
+        if not _fate_ended(character, _options(options), round_number=round_number, used=False):
+            return None
+        return {key: value for key, value in character.state.items() if key != "fate"}
+
+    def scene_ended(self, character: CharacterSnapshot, options: CampaignOptions) -> dict[str, Any] | None:
+        rules_options = _options(options)
+        if not _fate_ended(character, rules_options, round_number=0, used=False, scene_ended=True):
+            return None
+        return {key: value for key, value in character.state.items() if key != "fate"}
 
     def odds(
         self, attacker: CharacterSnapshot, defender: CharacterSnapshot, action: str, attacks: int, rank: str | None,
@@ -353,6 +427,10 @@ class FatePointsPlay:
         spec = self._spec(attacker, action, attacks, rank, confirm=True)
         return odds(combatant(attacker), combatant(defender), spec, round_number, _options(options))
 
-    def spend_fate_point(self, master: CharacterSnapshot, use: str, stat: str | None) -> Resolution:
+    def spend_fate_point(
+        self, master: CharacterSnapshot, use: str, stat: str | None, round_number: int, options: CampaignOptions
+    ) -> Resolution:
         pool = master.pools.get("fate_points")
-        return spend_fate_point(master.kind, pool.current if pool else 0, use, stat)
+        return spend_fate_point(
+            master.kind, pool.current if pool else 0, use, stat, round_number=round_number, options=_options(options)
+        )

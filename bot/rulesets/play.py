@@ -65,6 +65,14 @@ class Choice:
 
 
 @dataclass(frozen=True)
+class Turn:
+    """Where the campaign stands: its round, and whether a fight (with actions per round) is on."""
+
+    round_number: int
+    in_combat: bool
+
+
+@dataclass(frozen=True)
 class Declaration:
     """An attack declared: its rolls and effects now, and what it waits for."""
 
@@ -105,7 +113,7 @@ class Play(Protocol):
 
     def declare_attack(
         self, attacker: CharacterSnapshot, defender: CharacterSnapshot, action: str, attacks: int,
-        rank: str | None, confirm: bool, round_number: int, dice: DiceSource, options: CampaignOptions,
+        rank: str | None, confirm: bool, turn: Turn, dice: DiceSource, options: CampaignOptions,
     ) -> Declaration: ...  # fmt: skip
 
     def answer(
@@ -114,3 +122,16 @@ class Play(Protocol):
     ) -> Resolution: ...  # fmt: skip
 
     def out_of_play(self, character: CharacterSnapshot) -> str | None: ...
+
+    # Turns and rounds: the hooks a fight runs (see bot.services.combat).
+    def actions_left(self, character: CharacterSnapshot, round_number: int) -> tuple[str, ...]: ...
+
+    def turn_started(
+        self, character: CharacterSnapshot, round_number: int, options: CampaignOptions
+    ) -> Resolution | None: ...
+
+    def round_started(
+        self, character: CharacterSnapshot, round_number: int, options: CampaignOptions
+    ) -> dict[str, Any] | None: ...
+
+    def scene_ended(self, character: CharacterSnapshot, options: CampaignOptions) -> dict[str, Any] | None: ...

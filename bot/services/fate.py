@@ -59,7 +59,9 @@ class FateService:
         stat: str | None, actor: Actor,
     ) -> Applied:  # fmt: skip
         try:
-            resolution = play.spend_fate_point(await snapshot(session, master), use, stat)
+            resolution = play.spend_fate_point(
+                await snapshot(session, master), use, stat, campaign.round_number, campaign_options(campaign)
+            )
         except RuleError as error:
             raise rule_refused(error) from error
         applied = await apply_resolution(session, play, campaign, {"master": master}, resolution, self.clock())
@@ -86,7 +88,9 @@ class FateService:
                 applied = await self._grant(session, campaign, play, master, use, stat, actor)
                 return FateRequest(master.name, use, stat, None, applied)
             try:  # refuse at once what the GM could not approve anyway
-                play.spend_fate_point(await snapshot(session, master), use, stat)
+                play.spend_fate_point(
+                    await snapshot(session, master), use, stat, campaign.round_number, campaign_options(campaign)
+                )
             except RuleError as error:
                 raise rule_refused(error) from error
             pending = PendingAction(

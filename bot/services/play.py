@@ -12,7 +12,7 @@ from bot.db.atomic import PoolLimitError, apply_pool_delta, lock_campaign, resol
 from bot.db.engine import Database
 from bot.db.models import CANCELLED, PENDING, RESOLVED, Campaign, Character, PendingAction, ResourcePool
 from bot.errors import UserError
-from bot.rulesets.play import CharacterSnapshot, Play
+from bot.rulesets.play import CharacterSnapshot, Play, Turn
 from bot.services.campaigns import campaign_options
 from bot.services.characters import active_character, find_character, play_of, snapshot
 from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, record_event, require_gm
@@ -109,6 +109,10 @@ async def apply_resolution(
     return Applied(resolution, tuple(fallen), pools)
 
 
+def turn_of(campaign: Campaign) -> Turn:
+    return Turn(campaign.round_number, bool(campaign.combat.get("order")))
+
+
 def rule_refused(error: RuleError) -> UserError:
     return UserError(f"rule.{error.code}", **error.params)
 
@@ -157,7 +161,7 @@ class PlayService:
                     raise UserError(f"error.out_of_play.{fate}", name=fighter.name)
             try:
                 declaration = play.declare_attack(
-                    attacker_now, defender_now, action, attacks, rank, confirm, campaign.round_number, dice,
+                    attacker_now, defender_now, action, attacks, rank, confirm, turn_of(campaign), dice,
                     campaign_options(campaign),
                 )  # fmt: skip
             except RuleError as error:
@@ -274,17 +278,6 @@ class PlayService:
                 created_at=self.clock(),
             )  # fmt: skip
             return pending
-
-    async def next_round(self, place: Place, actor: Actor) -> int:
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, place, lock=True)
-            await require_gm(session, campaign.id, actor)
-            campaign.round_number += 1
-            record_event(
-                session, campaign.id, "round.started", actor_id=actor.user_id,
-                payload={"round": campaign.round_number}, created_at=self.clock(),
-            )  # fmt: skip
-            return campaign.round_number
 
     async def award(
         self, place: Place, actor: Actor, *, name: str, resource: str, amount: int, reason: str | None

@@ -24,7 +24,15 @@ Rule errors (`RuleError.code` -> params):
   hold_back_above_rank {rank, max}, hold_back_servants_only {}, invalid_rank {rank},
   ex_attack_cost_missing {}, np_ex_cost_missing {rank}, not_enough_mana {cost, mana},
   confirm_zero_mana {cost, mana}, unknown_weapon {name}, unknown_ability {name},
-  unknown_noble_phantasm {name}, dead {name}, target_dead {name}, invalid_defence {choice}, auto_hit {choice}.
+  unknown_noble_phantasm {name}, dead {name}, target_dead {name}, invalid_defence {choice}, auto_hit {choice},
+  defence_not_allowed {choice} (not among the attack's `defence_options`: the GM's NP ruling, or God Hand),
+  np_ruling_without_np {} (an AttackSpec.np_ruling without a noble_phantasm);
+  actions: unknown_action_kind {action}, action_used {action} (neither that action nor the Extra one is left);
+  mana: invalid_amount {amount} (a transfer/regeneration below 1, a negative activation cost),
+  transfer_used {round} (the pair already transferred, or Mad Enchantment drew, this round),
+  nothing_to_transfer {} (every cap is 0), invalid_hours {hours}, nothing_to_heal {} (at full HP),
+  too_much_healing {requested, missing}, passive_ability {name} (a skill without a mana cost);
+  Fate/Points: fate_masters_only {}, unknown_fate_use {use}, boost_needs_stat {}, no_fate_points {}.
 
 Roll labels: creation "hp", "compatibility", "prana_d50", "prana_mag" (Master); "prana_mag", "prana_end",
 "prana_luk", "prana_d50", "hp_end" (Servant); combat "attack", "defence", "crit"; `check` "check" (or its label).
@@ -33,9 +41,23 @@ Modifier sources on d20 rolls: "stat:<STAT>" (or "fp_boost:<STAT>"), "class", "m
 
 `defend` outcome keys: hit, damage, choice, attack_score, defence_score (None without a roll), staggered,
 repeat_penalty, carry, auto_hit, null_damage, crit_bonus, parry_bonus_round (None unless a parry succeeded),
-defence_stat and weapon (None without a roll), mana_cost (defender abilities), defender_fate ("dead" | "down" | None).
+defence_stat and weapon (None without a roll), mana_cost (defender abilities), np_no_effect (an NP below the
+defender's `min_np_rank`: no roll, no hit, no damage), defender_fate ("dead" | "down" | None).
+An NP attack's `AttackSpec.np_ruling` (NoblePhantasmRuling) limits `defence_options` (plus "take"), makes it an
+auto-hit when no defence is allowed, sets the stat it rolls with, and replaces the damage of a hit.
+
+Other outcome keys (effects' `who`: "master"/"servant" for the pair, "actor" for a character's own pools):
+  transfer_mana          amount, requested, limited_by ("compatibility" | "master_mana" | "room" | None), round
+  mad_enchantment_draw   drawn, gained, wasted
+  passive_replenishment  hours, gained, master_paid
+  rest                   restored (its effect names the Master: "master")
+  regenerate             healed, cost, fate ("dead" | None)
+  activate               name, cost, fate ("dead" | None)
+  spend_fate_point       use, effect ({"roll_vs_servant": True} | {"boost": STAT}, plus granted_round, duration)
+R4 actions are tracked in an `ActionState` (round, left); `use_action` returns it with the action spent.
 """
 
+from rules.fate_points.actions import ACTIONS, ActionState, actions_in_round, use_action
 from rules.fate_points.combat import (
     AttackOutcome,
     AttackSpec,
@@ -48,6 +70,7 @@ from rules.fate_points.combat import (
     fate,
 )
 from rules.fate_points.creation import MasterCreation, ServantCreation, create_master, create_servant, quarter_to_5
+from rules.fate_points.fate_points import FATE_USES, FateUse, fate_effect_expired, spend_fate_point
 from rules.fate_points.model import (
     ATTACK_TYPES,
     CLASS_ATTACK_MOD,
@@ -70,11 +93,29 @@ from rules.fate_points.model import (
     WeaponType,
     is_np_rank,
     np_cost,
+    np_rank_key,
     rank_letter,
     rank_value,
+    require_mana,
 )
 from rules.fate_points.odds import odds
 from rules.fate_points.options import FatePointsOptions
+from rules.fate_points.phantasms import (
+    NoblePhantasmRuling,
+    ability_activation_cost,
+    np_activation_cost,
+    np_defence_options,
+    np_rank_below,
+    np_undefendable,
+)
+from rules.fate_points.prana import (
+    activate,
+    mad_enchantment_draw,
+    passive_replenishment,
+    regenerate,
+    rest,
+    transfer_mana,
+)
 from rules.fate_points.sheets import (
     Ability,
     MasterSheet,
@@ -91,11 +132,13 @@ from rules.fate_points.sheets import (
 from rules.sheets import SheetError, SheetProblem
 
 __all__ = [
+    "ACTIONS",
     "ATTACK_TYPES",
     "CLASS_ATTACK_MOD",
     "CLASS_BASE",
     "CLASS_MANA_MOD",
     "DEFENCE_CHOICES",
+    "FATE_USES",
     "MASTER_MAG_POINTS",
     "NP_BASE",
     "ROLL_KINDS",
@@ -104,6 +147,7 @@ __all__ = [
     "TAKE",
     "WEAPON_TYPES",
     "Ability",
+    "ActionState",
     "AttackOutcome",
     "AttackSpec",
     "AttackType",
@@ -112,10 +156,12 @@ __all__ = [
     "Combatant",
     "DefenceChoice",
     "FatePointsOptions",
+    "FateUse",
     "Kind",
     "MasterCreation",
     "MasterSheet",
     "NoblePhantasm",
+    "NoblePhantasmRuling",
     "RollKind",
     "ServantClass",
     "ServantCreation",
@@ -125,22 +171,39 @@ __all__ = [
     "Stat",
     "Weapon",
     "WeaponType",
+    "ability_activation_cost",
+    "actions_in_round",
+    "activate",
     "attack",
     "check",
     "create_master",
     "create_servant",
     "defend",
     "fate",
+    "fate_effect_expired",
     "is_np_rank",
+    "mad_enchantment_draw",
     "master_problems",
+    "np_activation_cost",
     "np_cost",
+    "np_defence_options",
+    "np_rank_below",
+    "np_rank_key",
+    "np_undefendable",
     "odds",
     "parse_master",
     "parse_servant",
+    "passive_replenishment",
     "quarter_to_5",
     "rank_letter",
     "rank_value",
+    "regenerate",
+    "require_mana",
+    "rest",
     "servant_points",
     "servant_problems",
     "servant_stats",
+    "spend_fate_point",
+    "transfer_mana",
+    "use_action",
 ]

@@ -36,14 +36,21 @@ from rules.fate_points.model import (
     ServantClass,
     Stat,
     WeaponType,
-    np_cost,
     rank_letter,
     rank_value,
+    require_mana,
     roll_d20,
     stat_die_sides,
     stat_modifier,
 )
 from rules.fate_points.options import FatePointsOptions
+from rules.fate_points.phantasms import (
+    NoblePhantasmRuling,
+    np_activation_cost,
+    np_defence_options,
+    np_rank_below,
+    np_undefendable,
+)
 from rules.fate_points.sheets import Ability, NoblePhantasm, Weapon
 
 _WEAPON_DEFENCE_MODS: dict[Manoeuvre, dict[WeaponType, int]] = {
@@ -86,6 +93,7 @@ class Combatant:
     fp_roll_vs_servant: bool = False  # a Fate/Point spent on roll_vs_servant is active (R19)
     fp_boost: Stat | None = None  # a Fate/Point spent on boost_stat(stat) is active (R19/A24)
     roll_mod: int = 0  # ServantCreation.roll_mod (A40 roll_mods mode), added to every attack and defence
+    min_np_rank: str | None = None  # God Hand (R16): NPs ranked below this GM-set rank have no effect on it
 
 
 class AttackSpec(BaseModel):
@@ -105,6 +113,7 @@ class AttackSpec(BaseModel):
     conceptual: bool = False  # GM: high-level magecraft or a conceptual weapon, exempt from Master null damage
     ex_cost: int | None = Field(None, ge=0)  # GM mana cost of an attack at rank EX (T6)
     confirm_zero_mana: bool = False  # the player accepts that this spend leaves their Servant at 0 mana (A33)
+    np_ruling: NoblePhantasmRuling | None = None  # the GM's ruling on `noble_phantasm` (allowed defences, damage)
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
@@ -183,6 +192,7 @@ class AttackPlan:
     modifiers: tuple[Modifier, ...]  # the `- stat` term included
     mana_cost: int
     auto_hit: bool
+    np_no_effect: bool  # an NP below the defender's God Hand rank: nothing to defend against, no damage
 
 
 @dataclass(frozen=True)
@@ -227,7 +237,10 @@ def plan_attack(
     max_attacks = max(1, len(attacker.weapons)) + int(spec.uses_extra_action)
     if spec.attacks_declared > max_attacks:
         raise RuleError("too_many_attacks", declared=spec.attacks_declared, max=max_attacks)
-    stat = ATTACK_STAT[spec.attack_type]
+    if spec.np_ruling is not None and spec.noble_phantasm is None:
+        raise RuleError("np_ruling_without_np")
+    # R16: the GM may rule which stat an NP rolls with; otherwise the attack type's stat (T2).
+    stat = spec.np_ruling.stat if spec.np_ruling and spec.np_ruling.stat else ATTACK_STAT[spec.attack_type]
     stat_value, stat_term = _rolled_stat(attacker, stat, defender)
     rank_used: str | None = None
     mana_cost = _ability_cost(attacker, spec.abilities)
@@ -250,13 +263,14 @@ def plan_attack(
         Modifier("servant_points", attacker.roll_mod),
         Modifier("gm", spec.gm_mod),
     )
-    auto_hit = (
+    auto_hit = np_undefendable(spec.np_ruling) or (
         attacker.kind == "servant"
         and defender.kind == "master"
         and not defender.fp_roll_vs_servant
         and not (defender.servant_present and options.master_defends_if_servant_present)
     )
-    return AttackPlan(stat_value, rank_used, weapon_type, modifiers, mana_cost, auto_hit)
+    np_no_effect = _np_no_effect(attacker, defender, spec)
+    return AttackPlan(stat_value, rank_used, weapon_type, modifiers, mana_cost, auto_hit, np_no_effect)
 
 
 def attack(
@@ -273,7 +287,7 @@ def attack(
     if defender.kind == "servant" and fate("servant", defender.hp, defender.mana):
         raise RuleError("target_dead", name=defender.name)
     plan = plan_attack(attacker, defender, spec, round_number, options)
-    _require_mana(attacker, plan.mana_cost, spec.confirm_zero_mana)
+    require_mana(attacker.kind, plan.mana_cost, attacker.mana, spec.confirm_zero_mana)
     state = attacker.state
     made = 1
     if state.attack_round == round_number:
@@ -302,7 +316,7 @@ def attack(
         mana_cost=plan.mana_cost,
         effects=tuple(effects),
         auto_hit=plan.auto_hit,
-        defence_options=() if plan.auto_hit else (*DEFENCE_CHOICES, TAKE),
+        defence_options=() if plan.auto_hit else (TAKE,) if plan.np_no_effect else np_defence_options(spec.np_ruling),
         attack_type=spec.attack_type,
         weapon_type=plan.weapon_type,
         attacker_fate=fate(attacker.kind, attacker.hp, attacker.mana - plan.mana_cost),
@@ -377,8 +391,10 @@ def defend(
         raise RuleError("target_dead", name=defender.name)
     if attack.auto_hit and choice != TAKE:
         raise RuleError("auto_hit", choice=choice)
+    if choice in DEFENCE_CHOICES and choice not in attack.defence_options:
+        raise RuleError("defence_not_allowed", choice=choice)  # the GM's NP ruling, or an NP with no effect
     mana_cost = _ability_cost(defender, abilities)
-    _require_mana(defender, mana_cost, confirm_zero_mana)
+    require_mana(defender.kind, mana_cost, defender.mana, confirm_zero_mana)
     rolls: list[Roll] = []
     effects: list[Effect] = [PoolDelta("defender", "prana", -mana_cost)] if mana_cost else []
     new_state = defender.state
@@ -395,8 +411,9 @@ def defend(
         "weapon": None,
         "mana_cost": mana_cost,
     }
-    hit = True
-    if choice != TAKE:
+    np_no_effect = _np_no_effect(attacker, defender, spec)
+    hit = not np_no_effect
+    if choice != TAKE and hit:
         plan = plan_defence(attacker, defender, attack.attack_type, choice, options, weapon, abilities)
         roll = roll_d20("defence", plan.modifiers, dice, options)
         rolls.append(roll)
@@ -412,14 +429,22 @@ def defend(
             weapon=plan.weapon_type,
         )
     null_damage = hit and _null_damage(attacker, defender, spec, options)
+    ruled_damage = spec.np_ruling.damage if spec.np_ruling else None
     crit_bonus = 0
-    if hit and attack.crit and not null_damage:
+    if hit and attack.crit and not null_damage and ruled_damage is None:
         # A6: "rolls again, using the stat associated with their attack": one stat die, only on a hit.
         sides = stat_die_sides(attack.stat_value, options)
         (face,) = dice.roll(1, sides)
         rolls.append(Roll("crit", sides, (face,), (face,), (), face))
         crit_bonus = face
-    damage = _damage(attacker, defender, attack, spec, abilities, crit_bonus, options) if hit and not null_damage else 0
+    damage = 0
+    if hit and not null_damage:
+        # R16: a GM-set NP damage replaces the whole R10 formula (no END, no x10, no crit die).
+        damage = (
+            ruled_damage
+            if ruled_damage is not None
+            else _damage(attacker, defender, attack, spec, abilities, crit_bonus, options)
+        )
     if damage > 0:
         effects.append(PoolDelta("defender", "hp", -damage))
     effects.append(StateUpdate("defender", new_state.model_dump(mode="json")))
@@ -428,6 +453,7 @@ def defend(
         damage=damage,
         null_damage=null_damage,
         crit_bonus=crit_bonus,
+        np_no_effect=np_no_effect,
         defender_fate=fate(defender.kind, defender.hp - damage, defender.mana - mana_cost),
     )
     return Resolution(tuple(rolls), tuple(effects), outcome)
@@ -548,17 +574,16 @@ def _np_attack_cost(attacker: Combatant, spec: AttackSpec, attack_cost: int, opt
     """R16/A22: an NP attack pays the NP cost instead of (or, per option, on top of) the R15 cost."""
     if spec.noble_phantasm is None:
         return attack_cost
-    phantasm = _find(attacker.noble_phantasms, spec.noble_phantasm, "unknown_noble_phantasm")
-    cost = np_cost(phantasm.rank, phantasm.gm_cost_adjust, phantasm.ex_cost)
+    cost = np_activation_cost(_find(attacker.noble_phantasms, spec.noble_phantasm, "unknown_noble_phantasm"))
     return cost if options.np_replaces_attack_cost else cost + attack_cost
 
 
-def _require_mana(combatant: Combatant, cost: int, confirmed: bool) -> None:
-    """A33: spending more than the pool is refused; a Servant spending its last mana must confirm."""
-    if cost > combatant.mana:
-        raise RuleError("not_enough_mana", cost=cost, mana=combatant.mana)
-    if combatant.kind == "servant" and cost == combatant.mana and not confirmed:
-        raise RuleError("confirm_zero_mana", cost=cost, mana=combatant.mana)
+def _np_no_effect(attacker: Combatant, defender: Combatant, spec: AttackSpec) -> bool:
+    """God Hand (R16): an NP ranked below the defender's GM-set minimum has no effect on it."""
+    if spec.noble_phantasm is None or defender.min_np_rank is None:
+        return False
+    phantasm = _find(attacker.noble_phantasms, spec.noble_phantasm, "unknown_noble_phantasm")
+    return np_rank_below(phantasm.rank, defender.min_np_rank)
 
 
 def _applied_abilities(combatant: Combatant, names: Sequence[str]) -> list[Ability]:

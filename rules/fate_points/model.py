@@ -123,22 +123,51 @@ def rank_value(rank: str, ex_value: int) -> int:
     return RANK_LETTERS.index(rank) + 1
 
 
+def _np_rank_parts(rank: str) -> tuple[str, int]:
+    """(letter or EX, number of `+` minus number of `-`); both the NP cost and the God Hand order read these."""
+    match = _NP_RANK.match(rank)
+    if match is None:
+        raise RuleError("invalid_rank", rank=rank)
+    letter, suffix = match.groups()
+    return letter, suffix.count("+") - suffix.count("-")
+
+
 def np_cost(rank: str, gm_cost_adjust: int = 0, ex_cost: int | None = None) -> int:
     """R16: NP_BASE of the letter, +2 per `+`, -2 per `-`, plus the GM's adjustment; EX costs what the GM set.
 
     The GM's EX value is the whole cost (the adjustment is not added to it). A cost never drops below 0,
     which only matters for ranks like `E------`.
     """
-    match = _NP_RANK.match(rank)
-    if match is None:
-        raise RuleError("invalid_rank", rank=rank)
-    letter, suffix = match.groups()
+    letter, steps = _np_rank_parts(rank)
     if letter == EX:
         if ex_cost is None:
             raise RuleError("np_ex_cost_missing", rank=rank)
         return ex_cost
-    steps = suffix.count("+") - suffix.count("-")
     return max(0, NP_BASE[letter] + NP_STEP * steps + gm_cost_adjust)
+
+
+def np_rank_key(rank: str) -> tuple[int, int]:
+    """A sort key for NP ranks (R16, God Hand): by letter (EX above A), then by its `+`/`-` signs.
+
+    So A+ > A > A- > B++ > B+ > B. EX is above every lettered rank, and EX+ above EX, should a GM write one.
+    """
+    letter, steps = _np_rank_parts(rank)
+    return (MAX_STAT + 1 if letter == EX else RANK_LETTERS.index(letter) + 1), steps
+
+
+def require_mana(kind: Kind, cost: int, mana: int, confirmed: bool) -> Literal["dead"] | None:
+    """A33, for every spend (attacks, defences, activations, regeneration): the fate the spend brings.
+
+    Spending more than the pool is refused. A Servant spending its last mana dies (R18), so it must
+    confirm, and then "dead" is returned; Masters live on at 0 mana.
+    """
+    if cost > mana:
+        raise RuleError("not_enough_mana", cost=cost, mana=mana)
+    if kind == "servant" and cost == mana:
+        if not confirmed:
+            raise RuleError("confirm_zero_mana", cost=cost, mana=mana)
+        return "dead"
+    return None
 
 
 def stat_die_sides(value: int, options: FatePointsOptions) -> int:

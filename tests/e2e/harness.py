@@ -6,13 +6,15 @@ import asyncio
 import contextlib
 import itertools
 from collections import deque
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 
 from bot.app import Fatebot, point_at
 from bot.db.engine import Database
 from bot.emulator import Emulator
-from bot.emulator.models import Channel, Guild, InteractionRecord, Message, User
+from bot.emulator.models import BotOutput, Channel, Guild, InteractionRecord, Message, User
 from rules.dice import SeededDice
+
+EVENTUALLY_SECONDS = 5
 
 
 class QueuedDice:
@@ -75,6 +77,22 @@ class Harness:
     def seen_by(self, user: User, channel: Channel) -> str:
         """All the text the user can see in the channel, for asserting what leaks and what does not."""
         return "\n".join(message.text() for message in self.emulator.visible_to(user, channel))
+
+    async def eventually(self, check: Callable[[], bool]) -> None:
+        """Wait for something the bot does after it answered (a DM after the reply), without a fixed sleep."""
+        arrived = asyncio.Event()
+
+        def on_output(_: BotOutput) -> None:
+            if check():
+                arrived.set()
+
+        self.emulator.add_listener(on_output)
+        try:
+            if not check():
+                async with asyncio.timeout(EVENTUALLY_SECONDS):
+                    await arrived.wait()
+        finally:
+            self.emulator.remove_listener(on_output)
 
     def current(self, message: Message) -> Message:
         """The message as it is now, after any edits."""

@@ -5,9 +5,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+from functools import partial
 
-from bot.emulator.models import EVERYONE, Channel
+from bot.emulator.models import EVERYONE, Channel, User
 from tests.e2e.conftest import Table
+from tests.e2e.harness import Harness
 
 
 async def _start(table: Table, name: str = "Fuyuki War", ruleset: str = "fate_points") -> Channel:
@@ -65,6 +67,10 @@ async def test_bad_dice_are_refused_privately_and_change_nothing(table: Table) -
     assert "rolled" not in log.text()
 
 
+def _has_dm(harness: Harness, user: User, text: str) -> bool:
+    return any(text in message.text() for message in harness.emulator.dms(user))
+
+
 async def test_secret_roll_reaches_only_the_roller_and_the_gms(table: Table) -> None:
     harness = table.harness
     channel = await _start(table)
@@ -80,8 +86,7 @@ async def test_secret_roll_reaches_only_the_roller_and_the_gms(table: Table) -> 
     assert "Sneak" in public[0].content
     assert "21" not in public[0].text()
     for gm in (table.alice, table.ken):
-        dms = harness.emulator.dms(gm)
-        assert "= 21" in dms[-1].text()
+        await harness.eventually(partial(_has_dm, harness, gm, "= 21"))
     assert "= 21" not in harness.seen_by(table.mei, channel)
     assert all("= 21" not in message.text() for message in harness.emulator.dms(table.mei))
 

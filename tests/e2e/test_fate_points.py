@@ -166,8 +166,8 @@ async def test_a_double_click_resolves_once_and_the_gm_can_cancel(war: War) -> N
     again = (await harness.slash(war.ken, war.channel, "attack", target="Archer", action="melee|Invisible Air")).reply
     assert again.ephemeral
     assert again.content == "このラウンドに宣言した 1 回の攻撃はすべて使いました。"
-    next_round = (await harness.slash(war.gm, war.channel, "gm round")).reply
-    assert next_round.content == "Round 2 begins."
+    next_round = (await harness.slash(war.gm, war.channel, "combat round")).reply
+    assert next_round.embeds[0]["title"] == "Round 2"
     harness.dice.queue([15])
     await harness.slash(war.ken, war.channel, "attack", target="Archer", action="melee|Invisible Air")
     prompt = harness.last(war.channel, war.gm)
@@ -197,7 +197,7 @@ async def test_gm_award_and_refusal(war: War) -> None:
 
 async def test_a_gm_can_force_a_defence(war: War) -> None:
     harness = war.harness
-    await harness.slash(war.gm, war.channel, "gm round")
+    await harness.slash(war.gm, war.channel, "combat round")
     harness.dice.queue([12, 3])
     await harness.slash(war.mei, war.channel, "attack", target="Archer", action="melee|Invisible Air")
     prompt = harness.last(war.channel, war.gm)
@@ -207,7 +207,7 @@ async def test_a_gm_can_force_a_defence(war: War) -> None:
 
 async def test_fate_points_lift_null_damage_with_gm_approval(war: War) -> None:
     harness = war.harness
-    await harness.slash(war.gm, war.channel, "gm round")
+    await harness.slash(war.gm, war.channel, "combat round")
     await harness.slash(war.bob, war.channel, "character use", name="Rin")
     # Rin (STR 2, dagger) hits Rider: a Master's attack cannot harm a Servant.
     harness.dice.queue([2])
@@ -227,7 +227,7 @@ async def test_fate_points_lift_null_damage_with_gm_approval(war: War) -> None:
     roster = (await harness.slash(war.gm, war.channel, "character list")).reply
     assert "fate_points 1" in roster.text()
 
-    await harness.slash(war.gm, war.channel, "gm round")
+    await harness.slash(war.gm, war.channel, "combat round")
     harness.dice.queue([2])
     await harness.slash(war.bob, war.channel, "attack", target="Rider", action="melee|Azoth Dagger")
     prompt = harness.last(war.channel, war.mei)
@@ -238,7 +238,7 @@ async def test_fate_points_lift_null_damage_with_gm_approval(war: War) -> None:
 
 async def test_a_servant_hits_a_lone_master_at_once_for_ten_times_the_base(war: War) -> None:
     harness = war.harness
-    await harness.slash(war.gm, war.channel, "gm round")
+    await harness.slash(war.gm, war.channel, "combat round")
     absent = (await harness.slash(war.gm, war.channel, "fate presence", master="Rin", present=False)).reply
     assert "hit automatically" in absent.content
     harness.dice.queue([10])

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 
+import pytest
+
 from rules.dice.source import FixedDice
-from rules.exchange import PoolDelta, Resolution
+from rules.exchange import PoolDelta, Resolution, RuleError
 from rules.fate_points import (
     CLASS_BASE,
     AttackOutcome,
@@ -110,3 +113,20 @@ def after_attack(attacker: Combatant, outcome: AttackOutcome) -> Combatant:
 
 def hp_delta(resolution: Resolution) -> int:
     return sum(e.delta for e in resolution.effects if isinstance(e, PoolDelta) and e.pool == "hp")
+
+
+def pools(resolution: Resolution) -> dict[tuple[str, str], int]:
+    """The net pool changes of a resolution, by (who, pool)."""
+    net: dict[tuple[str, str], int] = {}
+    for effect in resolution.effects:
+        if isinstance(effect, PoolDelta):
+            net[effect.who, effect.pool] = net.get((effect.who, effect.pool), 0) + effect.delta
+    return net
+
+
+@contextmanager
+def refused(code: str) -> Iterator[pytest.ExceptionInfo[RuleError]]:
+    """Expect a RuleError with this code; the yielded info gives its params."""
+    with pytest.raises(RuleError) as error:
+        yield error
+    assert error.value.code == code

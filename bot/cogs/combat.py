@@ -1,0 +1,79 @@
+"""/combat: a fight's turn order, turns and rounds, and who still has which actions."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.app import Fatebot, Interaction, actor_of, place_of, translator
+from bot.cogs.characters import pools_text
+from bot.i18n import Translator
+from bot.services.combat import CombatReport
+
+COMBAT_COLOUR = discord.Colour.orange()
+CURRENT_MARK = "▶"
+
+
+def report_embed(tr: Translator, report: CombatReport, title_key: str) -> discord.Embed:
+    lines = []
+    for fighter in report.order:
+        mark = CURRENT_MARK if report.current is not None and fighter.id == report.current.id else "・"
+        actions = " · ".join(tr(f"action.{action}") for action in report.actions.get(fighter.name, ()))
+        lines.append(tr("combat.line", mark=mark, name=fighter.name, actions=actions or tr("action.none"),
+                        pools=pools_text(fighter.pools)))  # fmt: skip
+    embed = discord.Embed(
+        title=tr(title_key, round=report.round_number),
+        description="\n".join(lines) or tr("combat.no_fight"),
+        colour=COMBAT_COLOUR,
+    )
+    effects = [
+        tr(f"turn.{applied.resolution.outcome['effect']}", **applied.resolution.outcome)
+        for applied in report.applied
+        if "effect" in applied.resolution.outcome
+    ]
+    if effects:
+        embed.add_field(name=tr("combat.turn_effects"), value="\n".join(effects), inline=False)
+    if report.current is not None:
+        embed.set_footer(text=tr("combat.turn_of", name=report.current.name))
+    return embed
+
+
+@app_commands.guild_only()
+class CombatCog(commands.GroupCog, group_name="combat", group_description="Fights: turn order, turns and rounds"):
+    def __init__(self, bot: Fatebot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    @app_commands.command(name="start", description="Start a fight with this turn order (GM only)")
+    @app_commands.describe(order="Character names in turn order, separated by commas")
+    async def start(self, interaction: Interaction, order: app_commands.Range[str, 1, 1000]) -> None:
+        names = [name.strip() for name in order.split(",") if name.strip()]
+        report = await self.bot.combat.start(place_of(interaction), actor_of(interaction), names)
+        await interaction.response.send_message(embed=report_embed(translator(interaction), report, "combat.started"))
+
+    @app_commands.command(name="next", description="Pass to the next character's turn (GM only)")
+    async def next_turn(self, interaction: Interaction) -> None:
+        report = await self.bot.combat.next_turn(place_of(interaction), actor_of(interaction))
+        await interaction.response.send_message(embed=report_embed(translator(interaction), report, "combat.round"))
+
+    @app_commands.command(name="round", description="Start the next round (GM only)")
+    async def next_round(self, interaction: Interaction) -> None:
+        report = await self.bot.combat.next_turn(place_of(interaction), actor_of(interaction), whole_round=True)
+        await interaction.response.send_message(embed=report_embed(translator(interaction), report, "combat.round"))
+
+    @app_commands.command(name="status", description="The turn order and the actions each character has left")
+    async def status(self, interaction: Interaction) -> None:
+        report = await self.bot.combat.status(place_of(interaction))
+        await interaction.response.send_message(
+            embed=report_embed(translator(interaction), report, "combat.round"), ephemeral=True
+        )
+
+    @app_commands.command(name="end", description="End the fight and the scene (GM only)")
+    async def end(self, interaction: Interaction) -> None:
+        round_number = await self.bot.combat.end(place_of(interaction), actor_of(interaction))
+        await interaction.response.send_message(translator(interaction)("combat.ended", round=round_number))
+
+
+async def setup(bot: Fatebot) -> None:
+    await bot.add_cog(CombatCog(bot))
