@@ -77,7 +77,10 @@ def log_line(tr: Translator, entry: LogEntry) -> str:
         params["label"] = params.get("label") or tr("roll.no_label")
         if event.secret and not entry.redacted:
             kind = "roll_secret_revealed"
-    text = tr(f"event.{kind}", **params)
+    try:
+        text = tr(f"event.{kind}", **params)
+    except KeyError:  # an event from an older version whose payload lacks a field: still listed, by its kind
+        text = f"`{event.kind}`"
     return f"`#{event.id}` {timestamp(event)} {text}"
 
 
@@ -102,3 +105,15 @@ def roll_line(roll: Roll) -> str:
 
 def rolls_text(rolls: tuple[Roll, ...]) -> str:
     return "\n".join(roll_line(roll) for roll in rolls)
+
+
+def pool_text(name: str, current: int, maximum: int | None) -> str:
+    return f"{name} {current}/{maximum}" if maximum is not None else f"{name} {current}"
+
+
+def changed_pools(pools: dict[str, dict[str, tuple[int, int | None]]]) -> list[tuple[str, str]]:
+    """(`Saber`, `hp 30/40 · prana 12/91`) for each character whose pools changed."""
+    return [
+        (name, " · ".join(pool_text(pool, current, top) for pool, (current, top) in changed.items()))
+        for name, changed in pools.items()
+    ]

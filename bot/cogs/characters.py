@@ -14,7 +14,7 @@ from discord.ext import commands
 from bot.app import Fatebot, Interaction, actor_of, place_of, report_error, translator
 from bot.errors import UserError
 from bot.i18n import Translator
-from bot.render import mention, rolls_text
+from bot.render import mention, pool_text, rolls_text
 from bot.rulesets.play import CharacterSnapshot, Play, Pool, SheetLine
 from bot.services.characters import Created
 
@@ -46,10 +46,7 @@ def parse_sheet(text: str) -> tuple[str, dict[str, Any]]:
 
 
 def pools_text(pools: Mapping[str, Pool]) -> str:
-    return " · ".join(
-        f"{name} {pool.current}/{pool.maximum}" if pool.maximum is not None else f"{name} {pool.current}"
-        for name, pool in pools.items()
-    )
+    return " · ".join(pool_text(name, pool.current, pool.maximum) for name, pool in pools.items())
 
 
 def sheet_embed(tr: Translator, character: CharacterSnapshot, lines: list[SheetLine]) -> discord.Embed:

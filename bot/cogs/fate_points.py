@@ -9,8 +9,10 @@ from discord.ext import commands
 
 from bot.app import Fatebot, Interaction, actor_of, place_of, translator
 from bot.cogs.characters import character_choices
-from bot.cogs.play import action_choices, rank_choices
-from bot.render import mention
+from bot.cogs.play import action_choices, fallen_lines, rank_choices
+from bot.errors import UserError
+from bot.render import changed_pools, mention
+from bot.services.fate import FateAction
 from bot.views import PersistentButton
 from rules.fate_points import DEFENCE_CHOICES, STATS
 from rules.fate_points.fate_points import FATE_USES
@@ -90,6 +92,102 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
         name = await self.bot.fate.set_presence(place_of(interaction), actor_of(interaction), master, present)
         key = "fate.servant_present" if present else "fate.servant_absent"
         await interaction.response.send_message(translator(interaction)(key, name=name))
+
+    @app_commands.command(name="transfer", description="Move prana from a Master to their Servant (General action)")
+    @app_commands.describe(amount="How much prana (capped by compatibility, the Master's prana and the Servant's room)")
+    async def transfer(self, interaction: Interaction, amount: app_commands.Range[int, 1, 1000]) -> None:
+        action = await self.bot.fate.transfer(place_of(interaction), actor_of(interaction), amount)
+        await self._announce(interaction, "fate.transferred", action)
+
+    @app_commands.command(name="regen", description="Your Servant turns prana into HP (General action in a fight)")
+    @app_commands.describe(hp="HP to heal", confirm="Confirm spending the last prana (the Servant dies)")
+    async def regen(
+        self, interaction: Interaction, hp: app_commands.Range[int, 1, 1000], confirm: bool = False
+    ) -> None:
+        action = await self.bot.fate.regenerate(place_of(interaction), actor_of(interaction), hp, confirm)
+        await self._announce(interaction, "fate.regenerated", action)
+
+    @app_commands.command(name="activate", description="Activate a Noble Phantasm or skill (General or Extra action)")
+    @app_commands.describe(
+        name="The Noble Phantasm or skill", extra="Use the Extra action instead of the General one",
+        confirm="Confirm spending the last prana (a Servant dies)",
+    )  # fmt: skip
+    async def activate(self, interaction: Interaction, name: str, extra: bool = False, confirm: bool = False) -> None:
+        action = await self.bot.fate.activate(place_of(interaction), actor_of(interaction), name, extra, confirm)
+        await self._announce(interaction, "fate.activated", action)
+
+    @app_commands.command(name="move", description="Spend your Move action in a fight")
+    async def move(self, interaction: Interaction) -> None:
+        action = await self.bot.fate.move(place_of(interaction), actor_of(interaction))
+        await self._announce(interaction, "fate.moved", action)
+
+    @app_commands.command(name="rest", description="A Master rests or eats: prana refills (GM only)")
+    @app_commands.describe(master="The Master")
+    async def rest(self, interaction: Interaction, master: str) -> None:
+        action = await self.bot.fate.rest(place_of(interaction), actor_of(interaction), master)
+        await self._announce(interaction, "fate.rested", action)
+
+    @app_commands.command(name="time", description="Hours pass out of combat: Servants replenish prana (GM only)")
+    @app_commands.describe(hours="Full hours that pass")
+    async def time(self, interaction: Interaction, hours: app_commands.Range[int, 1, 240]) -> None:
+        tr = translator(interaction)
+        actions = await self.bot.fate.pass_time(place_of(interaction), actor_of(interaction), hours)
+        lines = [tr("fate.time_passed", hours=hours)]
+        lines += [tr("fate.replenished", **action.applied.resolution.outcome, who=action.name) for action in actions]
+        await interaction.response.send_message("\n".join(lines))
+
+    @app_commands.command(name="np-rule", description="Rule how a Noble Phantasm is defended and its damage (GM only)")
+    @app_commands.describe(
+        servant="Whose Noble Phantasm", phantasm="The Noble Phantasm",
+        defences="Allowed defences: normal, none, or a list such as block, dodge", damage="Damage of a hit (optional)",
+    )  # fmt: skip
+    async def rule_phantasm(
+        self, interaction: Interaction, servant: str, phantasm: str, defences: str = "normal",
+        damage: app_commands.Range[int, 0, 1000] | None = None,
+    ) -> None:  # fmt: skip
+        name = await self.bot.fate.rule_phantasm(
+            place_of(interaction), actor_of(interaction), servant, phantasm, defences, damage
+        )
+        shown = "—" if damage is None else str(damage)
+        await interaction.response.send_message(
+            translator(interaction)("fate.np_ruled", name=name, phantasm=phantasm, defences=defences, damage=shown)
+        )
+
+    @app_commands.command(name="god-hand", description="NPs below this rank have no effect on a character (GM only)")
+    @app_commands.describe(character="Who is protected", rank="The minimum rank (none removes it)")
+    async def god_hand(self, interaction: Interaction, character: str, rank: str) -> None:
+        minimum = None if rank.strip().lower() in ("none", "-", "") else rank.strip().upper()
+        name = await self.bot.fate.god_hand(place_of(interaction), actor_of(interaction), character, minimum)
+        await interaction.response.send_message(
+            translator(interaction)("fate.god_hand_set", name=name, rank=minimum or "—")
+        )
+
+    async def _announce(self, interaction: Interaction, key: str, action: FateAction) -> None:
+        tr = translator(interaction)
+        outcome = action.applied.resolution.outcome
+        lines = [tr(key, **outcome, who=action.name)]
+        lines += [f"{name}: {pools}" for name, pools in changed_pools(action.applied.pools)]
+        lines += fallen_lines(tr, action.applied.fallen)
+        await interaction.response.send_message("\n".join(lines))
+
+    @activate.autocomplete("name")
+    async def activatable(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        try:
+            _, character, _, _ = await self.bot.characters.show(place_of(interaction), actor_of(interaction), None)
+        except UserError:
+            return []
+        file = character.sheet["file"]
+        names = [np["name"] for np in file.get("noble_phantasms", [])]
+        names += [
+            a["name"] for a in file.get("skills") or file.get("magecraft") or [] if a.get("mana_cost") is not None
+        ]
+        return [app_commands.Choice(name=name, value=name) for name in names if current.lower() in name.lower()][:25]
+
+    @rest.autocomplete("master")
+    @rule_phantasm.autocomplete("servant")
+    @god_hand.autocomplete("character")
+    async def any_character(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await character_choices(self.bot, interaction, current)
 
     @presence.autocomplete("master")
     async def master_names(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:

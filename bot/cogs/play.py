@@ -13,7 +13,7 @@ from bot.app import Fatebot, Interaction, actor_of, place_of, translator
 from bot.cogs.characters import character_choices
 from bot.errors import UserError
 from bot.i18n import Translator
-from bot.render import mention, rolls_text
+from bot.render import changed_pools, mention, rolls_text
 from bot.services.play import Applied, AttackAnswered, AttackDeclared, Fallen
 from bot.views import PersistentButton
 
@@ -106,7 +106,8 @@ def declared_embed(tr: Translator, declared: AttackDeclared) -> discord.Embed:
     embed.add_field(name=tr("attack.round"), value=str(declared.round_number))
     notes = []
     if "hit" in outcome:  # resolved at once (an attack that cannot be defended)
-        notes.append(tr("attack.hit", attacker=declared.attacker.name, defender=declared.defender.name,
+        key = "attack.hit" if outcome["hit"] else "attack.avoided"
+        notes.append(tr(key, attacker=declared.attacker.name, defender=declared.defender.name,
                         damage=outcome.get("damage", 0)))  # fmt: skip
         notes.extend(outcome_notes(tr, outcome))
     notes.extend(fallen_lines(tr, declared.applied.fallen))
@@ -118,12 +119,8 @@ def declared_embed(tr: Translator, declared: AttackDeclared) -> discord.Embed:
 
 def add_pool_fields(embed: discord.Embed, applied: Applied) -> None:
     """Each changed character's pools as they are now."""
-    for name, pools in applied.pools.items():
-        embed.add_field(
-            name=name,
-            value=" · ".join(f"{pool} {current}/{top}" if top is not None else f"{pool} {current}"
-                             for pool, (current, top) in pools.items()),
-        )  # fmt: skip
+    for name, pools in changed_pools(applied.pools):
+        embed.add_field(name=name, value=pools)
 
 
 def outcome_notes(tr: Translator, outcome: dict[str, Any]) -> list[str]:
@@ -172,7 +169,15 @@ def rank_choices(current: str) -> list[app_commands.Choice[str]]:
 
 
 # Outcome flags worth a line of their own, in display order.
-OUTCOME_FLAGS = ("auto_hit", "staggered", "repeat_penalty", "crit_bonus", "null_damage", "parry_bonus_round")
+OUTCOME_FLAGS = (
+    "auto_hit",
+    "staggered",
+    "repeat_penalty",
+    "crit_bonus",
+    "null_damage",
+    "np_no_effect",
+    "parry_bonus_round",
+)
 
 
 class PlayCog(commands.Cog):

@@ -25,6 +25,7 @@ from rules.fate_points import (
     ATTACK_TYPES,
     STATS,
     TAKE,
+    Ability,
     AttackOutcome,
     AttackSpec,
     AttackType,
@@ -32,6 +33,7 @@ from rules.fate_points import (
     CombatState,
     FatePointsOptions,
     MasterSheet,
+    NoblePhantasm,
     ServantSheet,
     Stat,
     attack,
@@ -40,6 +42,7 @@ from rules.fate_points import (
     create_servant,
     defend,
     fate,
+    is_np_rank,
     np_cost,
     odds,
     parse_master,
@@ -48,7 +51,15 @@ from rules.fate_points import (
 )
 from rules.fate_points.actions import ActionState, actions_in_round, use_action
 from rules.fate_points.fate_points import fate_effect_expired, spend_fate_point
-from rules.fate_points.prana import mad_enchantment_draw
+from rules.fate_points.phantasms import NoblePhantasmRuling, ability_activation_cost, np_activation_cost
+from rules.fate_points.prana import (
+    activate,
+    mad_enchantment_draw,
+    passive_replenishment,
+    regenerate,
+    rest,
+    transfer_mana,
+)
 from rules.options import CampaignOptions
 
 MASTER: Literal["master"] = "master"
@@ -178,6 +189,34 @@ def spend_action(character: CharacterSnapshot, kind: str, turn: Turn) -> dict[st
         return {}
     actions, _ = use_action(stored_actions(character), kind, turn.round_number)
     return {"actions": actions.model_dump(mode="json")}
+
+
+StateChanges = Mapping[str, tuple[CharacterSnapshot, Mapping[str, Any]]]
+
+
+def state_updates(changes: StateChanges) -> tuple[StateUpdate, ...]:
+    """One whole-state update per character, whichever roles it plays (the "actor" may also be the "master")."""
+    merged: dict[int, tuple[str, dict[str, Any]]] = {}
+    for role, (character, extra) in changes.items():
+        if extra:
+            first_role, state = merged.get(character.id, (role, dict(character.state)))
+            merged[character.id] = (first_role, {**state, **extra})
+    return tuple(StateUpdate(role, state) for role, state in merged.values())
+
+
+def with_updates(
+    resolution: Resolution, changes: Mapping[str, tuple[CharacterSnapshot, Mapping[str, Any]]]
+) -> Resolution:
+    return Resolution(resolution.rolls, resolution.effects + state_updates(changes), resolution.outcome)
+
+
+def parse_defences(text: str | None) -> list[str] | None:
+    """A GM's list of allowed defences: empty or "normal" for all, "none" for none, else names like "block, dodge"."""
+    if text is None or text.strip().lower() in ("", "normal", "all"):
+        return None
+    if text.strip().lower() == "none":
+        return []
+    return [part.strip().lower() for part in text.replace(" ", ",").split(",") if part.strip()]
 
 
 def parse_action(action: str) -> tuple[str, str | None]:
@@ -337,8 +376,10 @@ class FatePointsPlay:
         spec = self._spec(attacker, action, attacks, rank, confirm)
         fighter = combatant(attacker)
         # The round's declared attacks all share its Attack action (R4/R5): only the first one spends it.
+        # A Noble Phantasm is "activated via the general or free moves" instead.
         first_of_round = fighter.state.attack_round != round_number
-        actions = spend_action(attacker, "attack", turn) if first_of_round else {}
+        kind = "general" if spec.noble_phantasm else "attack"
+        actions = spend_action(attacker, kind, turn) if first_of_round or spec.noble_phantasm else {}
         outcome = attack(fighter, combatant(defender), spec, round_number, dice, rules_options)
         declared = Resolution(
             rolls=(outcome.roll,),
@@ -426,6 +467,75 @@ class FatePointsPlay:
         """The exact chance that this attack hits, for each defence the defender could choose."""
         spec = self._spec(attacker, action, attacks, rank, confirm=True)
         return odds(combatant(attacker), combatant(defender), spec, round_number, _options(options))
+
+    def transfer(
+        self, actor: CharacterSnapshot, master: CharacterSnapshot, servant: CharacterSnapshot, amount: int,
+        turn: Turn,
+    ) -> Resolution:  # fmt: skip
+        """R12: the pair's one transfer of the round, as the acting one's General action."""
+        moved = transfer_mana(
+            master.sheet["derived"]["compatibility"], master.pools["prana"].current, servant.pools["prana"].current,
+            servant.pools["prana"].maximum or 0, amount, master.state.get("transfer_round"), turn.round_number,
+        )  # fmt: skip
+        return with_updates(moved, {
+            "actor": (actor, spend_action(actor, "general", turn)),
+            "master": (master, {"transfer_round": turn.round_number}),
+        })  # fmt: skip
+
+    def regenerate(
+        self, servant: CharacterSnapshot, hp_points: int, confirm: bool, turn: Turn, options: CampaignOptions
+    ) -> Resolution:
+        """R17: HP for mana, a General action in a fight and free outside one."""
+        if servant.kind != SERVANT:
+            raise RuleError("servants_only")
+        hp, prana = servant.pools["hp"], servant.pools["prana"]
+        healed = regenerate(hp_points, hp.current, hp.maximum or 0, prana.current, _options(options), confirm)
+        return with_updates(healed, {"actor": (servant, spend_action(servant, "general", turn))})
+
+    def activate(self, actor: CharacterSnapshot, name: str, use_extra: bool, confirm: bool, turn: Turn) -> Resolution:
+        """R16: a Noble Phantasm or a skill with a cost, as a General (or the Extra) action."""
+        file = actor.sheet["file"]
+        phantasm = next((np for np in file.get("noble_phantasms", []) if np["name"] == name), None)
+        ability = next((a for a in file.get("skills") or file.get("magecraft") or [] if a["name"] == name), None)
+        if phantasm is not None:
+            cost = np_activation_cost(NoblePhantasm.model_validate(phantasm))
+        elif ability is not None:
+            cost = ability_activation_cost(Ability.model_validate(ability))
+        else:
+            raise RuleError("unknown_ability", name=name)
+        paid = activate(cost, actor.pools["prana"].current, confirm, name, kind=cast(Any, actor.kind))
+        return with_updates(paid, {"actor": (actor, spend_action(actor, "extra" if use_extra else "general", turn))})
+
+    def move(self, actor: CharacterSnapshot, turn: Turn) -> Resolution:
+        return with_updates(Resolution(), {"actor": (actor, spend_action(actor, "move", turn))})
+
+    def rest(self, master: CharacterSnapshot) -> Resolution:
+        if master.kind != MASTER:
+            raise RuleError("masters_only")
+        return rest(master.pools["prana"].current, master.pools["prana"].maximum or 0)
+
+    def replenish(
+        self, master: CharacterSnapshot, servant: CharacterSnapshot, hours: int, options: CampaignOptions
+    ) -> Resolution:
+        """R14, for one pair out of combat; a player who opted out is skipped by the caller."""
+        return passive_replenishment(
+            hours, master.sheet["derived"]["compatibility"], master.pools["prana"].current,
+            servant.pools["prana"].current, servant.pools["prana"].maximum or 0, _options(options),
+        )  # fmt: skip
+
+    def rule_phantasm(
+        self, servant: CharacterSnapshot, name: str, defences: str | None, damage: int | None
+    ) -> dict[str, Any]:
+        """The servant's state with the GM's ruling on one NP: which defences it allows and its damage."""
+        if all(np["name"] != name for np in servant.sheet["file"].get("noble_phantasms", [])):
+            raise RuleError("unknown_noble_phantasm", name=name)
+        ruling = NoblePhantasmRuling.from_dict({"defences": parse_defences(defences), "damage": damage})
+        return {**servant.state, "np_rulings": {**servant.state.get("np_rulings", {}), name: ruling.to_dict()}}
+
+    def god_hand(self, servant: CharacterSnapshot, minimum: str | None) -> dict[str, Any]:
+        if minimum is not None and not is_np_rank(minimum):
+            raise RuleError("invalid_rank", rank=minimum)
+        return {**servant.state, "min_np_rank": minimum}
 
     def spend_fate_point(
         self, master: CharacterSnapshot, use: str, stat: str | None, round_number: int, options: CampaignOptions

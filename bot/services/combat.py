@@ -96,7 +96,7 @@ class CombatService:
             await self._advance_round(session, campaign, play, actor)
             record_event(
                 session, campaign.id, "combat.started", actor_id=actor.user_id,
-                payload={"order": [fighter.name for fighter in fighters]}, created_at=self.clock(),
+                payload={"order": ", ".join(fighter.name for fighter in fighters)}, created_at=self.clock(),
             )  # fmt: skip
             applied = await self._start_turn(session, campaign, play)
             return await self._report(session, campaign, applied)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.atomic import resolve_pending
@@ -17,8 +18,8 @@ from bot.rulesets.play import CharacterSnapshot
 from bot.services.campaigns import campaign_options
 from bot.services.characters import active_character, find_character, play_of, snapshot
 from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, record_event, require_gm
-from bot.services.play import Applied, apply_resolution, rule_refused
-from rules.exchange import RuleError
+from bot.services.play import Applied, apply_resolution, rule_refused, turn_of
+from rules.exchange import Resolution, RuleError
 from rules.fate_points import FatePointsOptions
 
 FATE_SPEND = "fate.spend"
@@ -49,10 +50,185 @@ def fate_play(campaign: Campaign) -> FatePointsPlay:
     return play
 
 
+@dataclass(frozen=True)
+class FateAction:
+    """An action of the Fate/Points prana economy, applied: who acted, what changed."""
+
+    name: str
+    applied: Applied
+
+
 class FateService:
     def __init__(self, database: Database, clock: Clock) -> None:
         self.database = database
         self.clock = clock
+
+    async def _apply(
+        self, session: AsyncSession, campaign: Campaign, play: FatePointsPlay, roles: dict[str, Character],
+        resolution: Resolution, actor: Actor, kind: str,
+    ) -> FateAction:  # fmt: skip
+        applied = await apply_resolution(session, play, campaign, roles, resolution, self.clock())
+        subject = roles.get("actor", roles.get("servant", roles.get("master")))
+        assert subject is not None
+        rolls = [roll.to_dict() for roll in resolution.rolls]
+        record_event(
+            session,
+            campaign.id,
+            kind,
+            actor_id=actor.user_id,
+            payload={"name": subject.name, "outcome": resolution.outcome, "rolls": rolls},
+            created_at=self.clock(),
+        )
+        return FateAction(subject.name, applied)
+
+    async def _own_character(self, session: AsyncSession, place: Place, actor: Actor) -> tuple[Campaign, Character]:
+        campaign = await active_campaign(session, place, lock=True)
+        return campaign, await active_character(session, campaign, actor)
+
+    async def _pair(
+        self, session: AsyncSession, campaign: Campaign, character: Character
+    ) -> tuple[Character, Character]:
+        """The Master and Servant of a contract, from either of them."""
+        if character.master_id is not None:
+            master = await session.get(Character, character.master_id)
+            servant: Character | None = character
+        else:
+            master = character
+            servant = await session.scalar(
+                select(Character).where(Character.campaign_id == campaign.id, Character.master_id == character.id)
+            )
+        if master is None or servant is None:
+            raise UserError("error.no_pair", name=character.name)
+        return master, servant
+
+    async def transfer(self, place: Place, actor: Actor, amount: int) -> FateAction:
+        async with self.database.write() as session:
+            campaign, character = await self._own_character(session, place, actor)
+            play = fate_play(campaign)
+            master, servant = await self._pair(session, campaign, character)
+            try:
+                resolution = play.transfer(
+                    await snapshot(session, character), await snapshot(session, master),
+                    await snapshot(session, servant), amount, turn_of(campaign),
+                )  # fmt: skip
+            except RuleError as error:
+                raise rule_refused(error) from error
+            roles = {"actor": character, "master": master, "servant": servant}
+            return await self._apply(session, campaign, play, roles, resolution, actor, "fate.transfer")
+
+    async def regenerate(self, place: Place, actor: Actor, hp_points: int, confirm: bool) -> FateAction:
+        async with self.database.write() as session:
+            campaign, character = await self._own_character(session, place, actor)
+            play = fate_play(campaign)
+            try:
+                resolution = play.regenerate(
+                    await snapshot(session, character),
+                    hp_points,
+                    confirm,
+                    turn_of(campaign),
+                    campaign_options(campaign),
+                )
+            except RuleError as error:
+                raise rule_refused(error) from error
+            return await self._apply(session, campaign, play, {"actor": character}, resolution, actor, "fate.regen")
+
+    async def activate(self, place: Place, actor: Actor, name: str, use_extra: bool, confirm: bool) -> FateAction:
+        async with self.database.write() as session:
+            campaign, character = await self._own_character(session, place, actor)
+            play = fate_play(campaign)
+            try:
+                resolution = play.activate(
+                    await snapshot(session, character), name, use_extra, confirm, turn_of(campaign)
+                )
+            except RuleError as error:
+                raise rule_refused(error) from error
+            return await self._apply(session, campaign, play, {"actor": character}, resolution, actor, "fate.activate")
+
+    async def move(self, place: Place, actor: Actor) -> FateAction:
+        async with self.database.write() as session:
+            campaign, character = await self._own_character(session, place, actor)
+            play = fate_play(campaign)
+            if not turn_of(campaign).in_combat:
+                raise UserError("error.no_combat")
+            try:
+                resolution = play.move(await snapshot(session, character), turn_of(campaign))
+            except RuleError as error:
+                raise rule_refused(error) from error
+            return await self._apply(session, campaign, play, {"actor": character}, resolution, actor, "fate.move")
+
+    async def rest(self, place: Place, actor: Actor, name: str) -> FateAction:
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, place, lock=True)
+            play = fate_play(campaign)
+            await require_gm(session, campaign.id, actor)
+            master = await find_character(session, campaign, name)
+            try:
+                resolution = play.rest(await snapshot(session, master))
+            except RuleError as error:
+                raise rule_refused(error) from error
+            return await self._apply(session, campaign, play, {"master": master}, resolution, actor, "fate.rest")
+
+    async def pass_time(self, place: Place, actor: Actor, hours: int) -> list[FateAction]:
+        """R14: every contracted Servant out of combat replenishes from its Master, hour by hour."""
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, place, lock=True)
+            play = fate_play(campaign)
+            await require_gm(session, campaign.id, actor)
+            if turn_of(campaign).in_combat:
+                raise UserError("error.time_in_combat")
+            servants = await session.scalars(
+                select(Character).where(Character.campaign_id == campaign.id, Character.master_id.is_not(None))
+                .order_by(Character.id)
+            )  # fmt: skip
+            actions = []
+            for servant in servants:
+                master = await session.get(Character, servant.master_id)
+                servant_now = await snapshot(session, servant)
+                if master is None or play.out_of_play(servant_now) is not None:
+                    continue
+                try:
+                    resolution = play.replenish(await snapshot(session, master), servant_now, hours,
+                                                campaign_options(campaign))  # fmt: skip
+                except RuleError as error:
+                    raise rule_refused(error) from error
+                roles = {"servant": servant, "master": master}
+                actions.append(await self._apply(session, campaign, play, roles, resolution, actor, "fate.replenish"))
+            return actions
+
+    async def rule_phantasm(
+        self, place: Place, actor: Actor, servant_name: str, phantasm: str, defences: str | None, damage: int | None
+    ) -> str:
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, place, lock=True)
+            play = fate_play(campaign)
+            await require_gm(session, campaign.id, actor)
+            servant = await find_character(session, campaign, servant_name)
+            try:
+                servant.state = play.rule_phantasm(await snapshot(session, servant), phantasm, defences, damage)
+            except (RuleError, ValueError) as error:
+                raise UserError("error.bad_ruling", phantasm=phantasm) from error
+            record_event(
+                session, campaign.id, "fate.np_ruling", actor_id=actor.user_id,
+                payload={"name": servant.name, "phantasm": phantasm, "ruling": servant.state["np_rulings"][phantasm]},
+                created_at=self.clock(),
+            )  # fmt: skip
+            return servant.name
+
+    async def god_hand(self, place: Place, actor: Actor, name: str, minimum: str | None) -> str:
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, place, lock=True)
+            play = fate_play(campaign)
+            await require_gm(session, campaign.id, actor)
+            character = await find_character(session, campaign, name)
+            try:
+                character.state = play.god_hand(await snapshot(session, character), minimum)
+            except RuleError as error:
+                raise rule_refused(error) from error
+            record_event(
+                session, campaign.id, "fate.god_hand", actor_id=actor.user_id,
+                payload={"name": character.name, "rank": minimum or "-"}, created_at=self.clock(),
+            )  # fmt: skip
+            return character.name
 
     async def _grant(
         self, session: AsyncSession, campaign: Campaign, play: FatePointsPlay, master: Character, use: str,

@@ -114,6 +114,9 @@ def turn_of(campaign: Campaign) -> Turn:
 
 
 def rule_refused(error: RuleError) -> UserError:
+    # An action's name is a word to translate, so each action has its own message.
+    if error.code == "action_used":
+        return UserError(f"rule.action_used.{error.params['action']}")
     return UserError(f"rule.{error.code}", **error.params)
 
 

@@ -1,0 +1,189 @@
+"""Fate/Points part 2 through the emulator: a two-round fight between two Master/Servant pairs."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import yaml
+
+from bot.emulator.models import EVERYONE, Channel, Message, User
+from tests.databases import BACKENDS, fresh_database_url
+from tests.e2e.harness import Harness, running_harness
+
+
+@dataclass(frozen=True)
+class Field:
+    harness: Harness
+    channel: Channel
+    gm: User
+    mei: User
+    ken: User
+
+
+async def _import(harness: Harness, channel: Channel, user: User, kind: str, **fields: Any) -> None:
+    template = (await harness.slash(user, channel, "character template", kind=kind)).reply
+    data = yaml.safe_load(template.attachments[0].data) | fields
+    created = await harness.slash(
+        user, channel, "character import", file=("sheet.yaml", yaml.safe_dump(data, allow_unicode=True).encode())
+    )
+    assert created.reply.visible_to is EVERYONE, created.reply.content
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+async def field(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Field]:
+    async with (
+        fresh_database_url(request.param, tmp_path_factory.mktemp("war")) as url,
+        running_harness(url) as harness,
+    ):
+        emulator = harness.emulator
+        gm, mei, ken = (
+            emulator.add_user("kirei"),
+            emulator.add_user("mei", locale="zh-CN"),
+            emulator.add_user("ken", locale="ja"),
+        )
+        guild = emulator.add_guild("Fuyuki", owner=gm)
+        for player in (mei, ken):
+            emulator.add_member(guild, player)
+        channel = emulator.add_channel(guild, "einzbern-forest")
+        await harness.start_bot()
+        await harness.slash(gm, channel, "campaign start", ruleset="fate_points", name="Fourth War")
+        await _import(harness, channel, mei, "master", name="Sakura")
+        await _import(harness, channel, mei, "servant", name="Heracles", master="Sakura", servant_class="Berserker",
+                      rank_steps={"STR": 1}, mad_enchantment=True)  # fmt: skip
+        await _import(harness, channel, ken, "master", name="Kiritsugu")
+        await _import(harness, channel, ken, "servant", name="Saber", master="Kiritsugu")
+        for player, servant in ((mei, "Heracles"), (ken, "Saber")):
+            await harness.slash(player, channel, "character use", name=servant)
+        yield Field(harness, channel, gm, mei, ken)
+
+
+async def _pools(field: Field) -> dict[str, dict[str, int]]:
+    roster = (await field.harness.slash(field.gm, field.channel, "character list")).reply
+    pools: dict[str, dict[str, int]] = {}
+    for line in roster.embeds[0]["description"].splitlines():
+        name = line.split("**")[1]
+        pools[name] = {pool: int(current) for pool, current in re.findall(r"(\w+) (-?\d+)", line.split("): ")[1])}
+    return pools
+
+
+async def _set_prana(field: Field, name: str, value: int) -> None:
+    current = (await _pools(field))[name]["prana"]
+    await field.harness.slash(
+        field.gm, field.channel, "gm award", character=name, resource="prana", amount=value - current
+    )
+
+
+def _text(message: Message) -> str:
+    return message.text()
+
+
+async def test_a_two_round_fight(field: Field) -> None:
+    harness, channel, gm, mei, ken = field.harness, field.channel, field.gm, field.mei, field.ken
+    await _set_prana(field, "Saber", 60)
+    started = (await harness.slash(gm, channel, "combat start", order="Saber, Heracles")).reply
+    assert started.embeds[0]["footer"]["text"] == "Turn: Saber"
+    round_one = int(started.embeds[0]["title"].rsplit(" ", 1)[1])
+
+    # Saber (ken, ja) attacks: the round's Attack action and 5 prana (rank A).
+    harness.dice.queue([15])
+    await harness.slash(ken, channel, "attack", target="Heracles", action="melee|Invisible Air")
+    prompt = harness.last(channel, mei)
+    assert prompt.buttons()[-2:] == ["承受攻击", "取消（GM）"]
+    await harness.emulator.click(mei, prompt, "承受攻击")
+
+    # The pair's one transfer of the round, as Saber's General action.
+    before = await _pools(field)
+    moved = (await harness.slash(ken, channel, "fate transfer", amount=3)).reply
+    assert moved.content.startswith("Saber：マスターからサーヴァントへ魔力 3 が流れた")
+    after = await _pools(field)
+    assert after["Saber"]["prana"] == before["Saber"]["prana"] + 3
+    assert after["Kiritsugu"]["prana"] == before["Kiritsugu"]["prana"] - 3
+    await harness.slash(ken, channel, "character use", name="Kiritsugu")
+    again = (await harness.slash(ken, channel, "fate transfer", amount=1)).reply
+    assert again.ephemeral
+    assert again.content == f"このマスターとサーヴァントはラウンド {round_one} にすでに魔力を供給しています。"
+    await harness.slash(ken, channel, "character use", name="Saber")
+
+    # Saber activates Excalibur (A++ = 34 prana) with the Extra action; the General one is spent.
+    activated = (await harness.slash(ken, channel, "fate activate", name="Excalibur", extra=True)).reply
+    assert activated.content.startswith("Saber は魔力 34 で Excalibur を発動した。")
+    spent = (await harness.slash(ken, channel, "fate activate", name="Mana Burst")).reply
+    assert spent.content == "このラウンドの一般アクション（と追加アクション）は使用済みです。"
+    status = (await harness.slash(ken, channel, "combat status")).reply
+    assert "**Saber**：移動（" in status.embeds[0]["description"]
+
+    # Heracles's turn: Mad Enchantment draws Sakura's full allowance.
+    before = await _pools(field)
+    heracles_turn = (await harness.slash(gm, channel, "combat next")).reply
+    assert "Mad Enchantment: Heracles draws" in _text(heracles_turn)
+    after = await _pools(field)
+    assert after["Sakura"]["prana"] < before["Sakura"]["prana"]
+
+    await harness.restart()
+
+    # Round two, after the restart: Heracles regenerates, and Saber has all its actions back.
+    second = (await harness.slash(gm, channel, "combat round")).reply
+    assert second.embeds[0]["title"] == f"Round {round_one + 1}"
+    assert "**Saber**: attack · move · general · extra" in second.embeds[0]["description"]
+    before = await _pools(field)
+    healed = (await harness.slash(mei, channel, "fate regen", hp=1)).reply
+    assert healed.content.startswith("Heracles 用 4 点魔力恢复了 1 点生命值。")
+    assert (await _pools(field))["Heracles"]["hp"] == before["Heracles"]["hp"] + 1
+
+    # A Servant paying its last prana needs confirmation, and dies of it.
+    await harness.slash(mei, channel, "combat round")
+    await _set_prana(field, "Heracles", 4)
+    refused = (await harness.slash(mei, channel, "fate regen", hp=1)).reply
+    assert refused.ephemeral
+    assert "confirm:true" in refused.content
+    died = (await harness.slash(mei, channel, "fate regen", hp=1, confirm=True)).reply
+    assert "Heracles 死亡并消失了。" in died.content
+    turn = (await harness.slash(gm, channel, "combat next")).reply
+    assert turn.embeds[0]["footer"]["text"] == "Turn: Saber"
+
+    log = (await harness.slash(gm, channel, "log show")).reply
+    assert "Heracles died" in log.text()
+
+
+async def test_an_action_cannot_be_used_twice_in_a_round(field: Field) -> None:
+    harness, channel, gm, ken = field.harness, field.channel, field.gm, field.ken
+    await harness.slash(gm, channel, "combat round")
+    first = (await harness.slash(ken, channel, "fate move")).reply
+    assert first.content == "Saber は移動した。"
+    second = (await harness.slash(ken, channel, "fate move")).reply  # the Extra action pays
+    assert second.visible_to is EVERYONE
+    third = (await harness.slash(ken, channel, "fate move")).reply
+    assert third.ephemeral
+    assert third.content == "このラウンドの移動アクション（と追加アクション）は使用済みです。"
+    ended = (await harness.slash(gm, channel, "combat end")).reply
+    assert "The fight is over" in ended.content
+    passed = (await harness.slash(gm, channel, "fate time", hours=2)).reply
+    assert passed.content.startswith("2 hours pass.")
+
+
+async def test_gm_rulings_for_noble_phantasms_and_god_hand(field: Field) -> None:
+    harness, channel, gm, ken = field.harness, field.channel, field.gm, field.ken
+    await _set_prana(field, "Saber", 90)
+    ruled = (
+        await harness.slash(gm, channel, "fate np-rule", servant="Saber", phantasm="Excalibur", defences="none",
+                            damage=50)
+    ).reply  # fmt: skip
+    assert ruled.content == "GM ruling for Excalibur of Saber: defences none, damage 50."
+    shielded = (await harness.slash(gm, channel, "fate god-hand", character="Sakura", rank="EX")).reply
+    assert shielded.content == "Noble Phantasms below rank EX have no effect on Sakura."
+
+    harness.dice.queue([10])
+    blocked = (await harness.slash(ken, channel, "attack", target="Sakura", action="np|Excalibur")).reply
+    assert "Sakura は Saber の攻撃をかわした" in blocked.text()
+    assert "この宝具はこの相手に効果がない。" in blocked.text()
+
+    await harness.slash(gm, channel, "fate god-hand", character="Sakura", rank="none")
+    await harness.slash(gm, channel, "combat start", order="Saber, Sakura")
+    harness.dice.queue([10])
+    hit = (await harness.slash(ken, channel, "attack", target="Sakura", action="np|Excalibur")).reply
+    assert "Sakura は Saber の攻撃を受けた：50 ダメージ" in hit.text()
+    assert "Sakura は倒れた。" in hit.text()
