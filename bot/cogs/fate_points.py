@@ -136,6 +136,15 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
         lines += [tr("fate.replenished", **action.applied.resolution.outcome, who=action.name) for action in actions]
         await interaction.response.send_message("\n".join(lines))
 
+    @app_commands.command(
+        name="passive", description="Whether your Servant replenishes prana from your Master over time"
+    )
+    @app_commands.describe(enabled="On (the default) or off")
+    async def passive(self, interaction: Interaction, enabled: bool) -> None:
+        name = await self.bot.fate.set_passive(place_of(interaction), actor_of(interaction), enabled)
+        key = "fate.passive_on" if enabled else "fate.passive_off"
+        await interaction.response.send_message(translator(interaction)(key, name=name))
+
     @app_commands.command(name="np-rule", description="Rule how a Noble Phantasm is defended and its damage (GM only)")
     @app_commands.describe(
         servant="Whose Noble Phantasm", phantasm="The Noble Phantasm",

@@ -51,7 +51,12 @@ from rules.fate_points import (
 )
 from rules.fate_points.actions import ActionState, actions_in_round, use_action
 from rules.fate_points.fate_points import fate_effect_expired, spend_fate_point
-from rules.fate_points.phantasms import NoblePhantasmRuling, ability_activation_cost, np_activation_cost
+from rules.fate_points.phantasms import (
+    NoblePhantasmRuling,
+    ability_activation_cost,
+    np_activation_cost,
+    np_defence_options,
+)
 from rules.fate_points.prana import (
     activate,
     mad_enchantment_draw,
@@ -464,9 +469,14 @@ class FatePointsPlay:
         self, attacker: CharacterSnapshot, defender: CharacterSnapshot, action: str, attacks: int, rank: str | None,
         round_number: int, options: CampaignOptions,
     ) -> dict[str, Fraction]:  # fmt: skip
-        """The exact chance that this attack hits, for each defence the defender could choose."""
+        """The exact chance that this attack hits, for each defence the defender could choose.
+
+        A GM's ruling on a Noble Phantasm may allow only some defences: the others are not offered, so not shown.
+        """
         spec = self._spec(attacker, action, attacks, rank, confirm=True)
-        return odds(combatant(attacker), combatant(defender), spec, round_number, _options(options))
+        chances = odds(combatant(attacker), combatant(defender), spec, round_number, _options(options))
+        allowed = np_defence_options(spec.np_ruling)
+        return {choice: chance for choice, chance in chances.items() if chance == 1 or choice in allowed}
 
     def transfer(
         self, actor: CharacterSnapshot, master: CharacterSnapshot, servant: CharacterSnapshot, amount: int,
@@ -514,10 +524,14 @@ class FatePointsPlay:
             raise RuleError("masters_only")
         return rest(master.pools["prana"].current, master.pools["prana"].maximum or 0)
 
+    def replenishes(self, servant: CharacterSnapshot) -> bool:
+        """R14 "unless the player specifies otherwise": a player may turn passive replenishment off."""
+        return servant.kind == SERVANT and not servant.state.get("passive_off", False)
+
     def replenish(
         self, master: CharacterSnapshot, servant: CharacterSnapshot, hours: int, options: CampaignOptions
     ) -> Resolution:
-        """R14, for one pair out of combat; a player who opted out is skipped by the caller."""
+        """R14, for one pair out of combat."""
         return passive_replenishment(
             hours, master.sheet["derived"]["compatibility"], master.pools["prana"].current,
             servant.pools["prana"].current, servant.pools["prana"].maximum or 0, _options(options),

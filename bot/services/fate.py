@@ -184,7 +184,7 @@ class FateService:
             for servant in servants:
                 master = await session.get(Character, servant.master_id)
                 servant_now = await snapshot(session, servant)
-                if master is None or play.out_of_play(servant_now) is not None:
+                if master is None or play.out_of_play(servant_now) is not None or not play.replenishes(servant_now):
                     continue
                 try:
                     resolution = play.replenish(await snapshot(session, master), servant_now, hours,
@@ -194,6 +194,19 @@ class FateService:
                 roles = {"servant": servant, "master": master}
                 actions.append(await self._apply(session, campaign, play, roles, resolution, actor, "fate.replenish"))
             return actions
+
+    async def set_passive(self, place: Place, actor: Actor, enabled: bool) -> str:
+        """The player's choice for their Servant: replenish passively from the Master over time, or not."""
+        async with self.database.write() as session:
+            campaign, character = await self._own_character(session, place, actor)
+            fate_play(campaign)
+            _, servant = await self._pair(session, campaign, character)
+            servant.state = {**servant.state, "passive_off": not enabled}
+            record_event(
+                session, campaign.id, "fate.passive", actor_id=actor.user_id,
+                payload={"name": servant.name, "enabled": enabled}, created_at=self.clock(),
+            )  # fmt: skip
+            return servant.name
 
     async def rule_phantasm(
         self, place: Place, actor: Actor, servant_name: str, phantasm: str, defences: str | None, damage: int | None
