@@ -8,7 +8,6 @@ from typing import Any, ClassVar, Self
 import discord
 
 from bot.app import Interaction, report_error
-from bot.errors import UserError
 
 ButtonItem = discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]]
 
@@ -36,9 +35,10 @@ class PersistentButton(ButtonItem, template=r"(?!)"):
         return cls(getattr(item, "label", None) or "", style, **match.groupdict())
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        # A view's own error hook only logs: the clicker would see "interaction failed" and nothing else.
         try:
             await self.clicked(interaction)
-        except UserError as error:
+        except Exception as error:
             await report_error(interaction, error)
 
     async def clicked(self, interaction: Interaction) -> None:

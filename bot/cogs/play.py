@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -49,12 +50,14 @@ class AnswerButton(PersistentButton, template=r"answer:(?P<pending_id>[0-9]+):(?
         answered = await bot.play.answer(guild_id, pending_id, actor_of(interaction), option, bot.dice)
         summary = tr("attack.answered", name=answered.defender.name, choice=tr(f"choice.{answered.choice}"))
         await interaction.response.edit_message(content=summary, view=None)
+        await interaction.followup.send(embed=resolution_embed(tr, answered))
         clicked_id = interaction.message.id if interaction.message else None
         if answered.message_id is not None and clicked_id != answered.message_id:
-            # Answered from the private sub-choice: the public prompt loses its buttons too.
+            # Answered from the private sub-choice: the public prompt loses its buttons too. The result is
+            # already posted, so a prompt someone deleted meanwhile costs nothing.
             prompt = bot.get_partial_messageable(answered.channel_id).get_partial_message(answered.message_id)
-            await prompt.edit(content=summary, view=None)
-        await interaction.followup.send(embed=resolution_embed(tr, answered))
+            with contextlib.suppress(discord.HTTPException):
+                await prompt.edit(content=summary, view=None)
 
 
 class ChooseButton(PersistentButton, template=r"choose:(?P<pending_id>[0-9]+):(?P<head>[a-z]+)"):

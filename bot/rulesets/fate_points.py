@@ -6,7 +6,7 @@ its state is `{"combat": <CombatState>, "servant_present": bool, "fate": {...}}`
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from fractions import Fraction
 from typing import Any, Literal, cast
 
@@ -73,6 +73,8 @@ SERVANT: Literal["servant"] = "servant"
 SERVANT_POINTS_FLOOR = -10
 ACTION_SEPARATOR = "|"
 NP_ACTION = "np"
+# A24: a stat boosted by a Fate/Point with no opposing Servant rises to rank A.
+SERVANT_LEVEL_WITHOUT_TARGET = 5
 # Which attack types a weapon offers in the /attack list.
 RANGED_WEAPONS = frozenset({"bow", "dagger"})
 
@@ -121,7 +123,7 @@ def combatant(character: CharacterSnapshot, fate_effects: Mapping[str, Any] | No
     file = character.sheet["file"]
     state = character.state
     if fate_effects is None:
-        fate_effects = state.get("fate", {})
+        fate_effects = state.get("fate") or {}
     common: dict[str, Any] = {
         "name": character.name,
         "stats": _stats(character),
@@ -156,27 +158,29 @@ def _fate_ended(character: CharacterSnapshot, options: FatePointsOptions, *, rou
 
 def _whole_state(
     character: CharacterSnapshot, effects: tuple[Effect, ...], who: str, options: FatePointsOptions,
-    round_number: int, extra: Mapping[str, Any],
+    round_number: int, extra: Mapping[str, Any], *, rolled: bool,
 ) -> StateUpdate:  # fmt: skip
-    """The character's whole stored state after the rules' combat-state update, `extra` keys and a used-up
-    Fate/Point effect (the rules return only the combat part)."""
+    """The character's whole stored state after the rules' combat-state update, `extra` keys and, when the
+    character rolled, a used-up Fate/Point effect (the rules return only the combat part)."""
     state = {**character.state, **extra}
     for effect in effects:
         if isinstance(effect, StateUpdate) and effect.who == who:
             state["combat"] = dict(effect.state)
-    if _fate_ended(character, options, round_number=round_number, used=True):
+    if _fate_ended(character, options, round_number=round_number, used=rolled):
         state.pop("fate", None)
     return StateUpdate(who, state)
 
 
 def _with_states(
     effects: tuple[Effect, ...], fighters: Mapping[str, CharacterSnapshot], options: FatePointsOptions,
-    round_number: int, extra: Mapping[str, Mapping[str, Any]] | None = None,
+    round_number: int, *, rolled: Collection[str], extra: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> tuple[Effect, ...]:  # fmt: skip
+    """Pool effects as they are, and one whole-state update per fighter the step changed; `rolled` names the
+    fighters who rolled (a defender taking the hit keeps a Fate/Point it has not used)."""
     extra = extra or {}
     pools = tuple(effect for effect in effects if not isinstance(effect, StateUpdate))
     states = tuple(
-        _whole_state(character, effects, who, options, round_number, extra.get(who, {}))
+        _whole_state(character, effects, who, options, round_number, extra.get(who, {}), rolled=who in rolled)
         for who, character in fighters.items()
         if who in extra or any(isinstance(effect, StateUpdate) and effect.who == who for effect in effects)
     )
@@ -326,9 +330,21 @@ class FatePointsPlay:
         self, character: CharacterSnapshot, stat: str, modifier: int, target: int | None, dice: DiceSource,
         options: CampaignOptions,
     ) -> Resolution:  # fmt: skip
+        rules_options = _options(options)
         modifiers = (Modifier("gm", modifier),) if modifier else ()
-        result = check(_stats(character)[cast(Stat, stat)], modifiers, target, dice, _options(options))
-        return Resolution(rolls=(result.roll,), outcome={"score": result.score, "success": result.success})
+        value = _stats(character)[cast(Stat, stat)]
+        boosted = (character.state.get("fate") or {}).get("boost") == stat
+        if boosted:
+            # A24 with no opposing Servant: the stat rises to a Servant's A.
+            value = max(value, SERVANT_LEVEL_WITHOUT_TARGET)
+        result = check(value, modifiers, target, dice, rules_options)
+        checked = Resolution(
+            rolls=(result.roll,), outcome={"score": result.score, "success": result.success, "boosted": boosted}
+        )
+        if not boosted:
+            return checked
+        spent = {"fate": None} if _fate_ended(character, rules_options, round_number=0, used=True) else {}
+        return with_updates(checked, {"actor": (character, spent)})
 
     def attack_actions(self, attacker: CharacterSnapshot) -> list[Choice]:
         file = attacker.sheet["file"]
@@ -390,12 +406,12 @@ class FatePointsPlay:
             rolls=(outcome.roll,),
             effects=_with_states(
                 outcome.effects, {"attacker": attacker, "defender": defender}, rules_options, round_number,
-                {"attacker": actions},
+                rolled={"attacker"}, extra={"attacker": actions},
             ),
             outcome={"score": outcome.score, "crit": outcome.crit, "mana_cost": outcome.mana_cost,
                      "auto_hit": outcome.auto_hit, "attacker_fate": outcome.attacker_fate},
         )  # fmt: skip
-        state = {"attack": outcome.to_dict(), "spec": spec.to_dict(), "attacker_fate": attacker.state.get("fate", {})}
+        state = {"attack": outcome.to_dict(), "spec": spec.to_dict(), "attacker_fate": attacker.state.get("fate") or {}}
         if not outcome.auto_hit:
             return Declaration(declared, Awaiting("defender", outcome.defence_options, state))
         # R11: nothing to choose, so the hit lands at once.
@@ -423,7 +439,11 @@ class FatePointsPlay:
         return Resolution(
             rolls=resolution.rolls,
             effects=_with_states(
-                resolution.effects, {"attacker": attacker, "defender": defender}, rules_options, round_number
+                resolution.effects,
+                {"attacker": attacker, "defender": defender},
+                rules_options,
+                round_number,
+                rolled={"defender"} if resolution.outcome.get("defence_score") is not None else (),
             ),
             outcome=resolution.outcome,
         )
@@ -552,8 +572,13 @@ class FatePointsPlay:
         return {**servant.state, "min_np_rank": minimum}
 
     def spend_fate_point(
-        self, master: CharacterSnapshot, use: str, stat: str | None, round_number: int, options: CampaignOptions
+        self, master: CharacterSnapshot, use: str, stat: str | None, turn: Turn, options: CampaignOptions
     ) -> Resolution:
+        """R19. A round-long effect needs a fight's round; outside one the rules make it last a roll.
+        One effect at a time: a second point would silently replace the first."""
+        if master.state.get("fate"):
+            raise RuleError("fate_already_active", name=master.name)
+        round_number = turn.round_number if turn.in_combat else None
         pool = master.pools.get("fate_points")
         return spend_fate_point(
             master.kind, pool.current if pool else 0, use, stat, round_number=round_number, options=_options(options)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.db.atomic import lock_campaign
@@ -116,8 +116,11 @@ class CampaignService:
                     raise UserError("error.not_a_gm", user=f"<@{user_id}>")
                 if current_gms == [user_id]:
                     raise UserError("error.last_gm")
+                # Demoted, not removed: a GM who also plays keeps their characters and active character.
                 await session.execute(
-                    delete(Membership).where(Membership.campaign_id == campaign.id, Membership.user_id == user_id)
+                    update(Membership)
+                    .where(Membership.campaign_id == campaign.id, Membership.user_id == user_id)
+                    .values(role=ROLE_PLAYER)
                 )
                 kind = "campaign.gm_removed"
             else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
@@ -28,7 +28,12 @@ def play_of(campaign: Campaign) -> Play:
 async def snapshot(session: AsyncSession, character: Character, *, with_master: bool = True) -> CharacterSnapshot:
     pools = {
         pool.name: Pool(pool.current, pool.maximum, pool.minimum)
-        for pool in await session.scalars(select(ResourcePool).where(ResourcePool.character_id == character.id))
+        for pool in await session.scalars(
+            # Pools change through UPDATE ... RETURNING, which the session's cached objects do not see.
+            select(ResourcePool)
+            .where(ResourcePool.character_id == character.id)
+            .execution_options(populate_existing=True)
+        )
     }
     master = None
     if with_master and character.master_id is not None:
@@ -132,6 +137,9 @@ class CharacterService:
         if master.kind != "master":
             raise UserError("error.not_a_master", name=master.name)
         await owned_or_gm(session, campaign, master, actor)
+        bound = await session.scalar(select(Character.name).where(Character.master_id == master.id))
+        if bound is not None:
+            raise UserError("error.master_has_servant", master=master.name, servant=bound)
         return master
 
     async def _store(
@@ -158,14 +166,19 @@ class CharacterService:
             )  # fmt: skip
         return character
 
-    async def _join(self, session: AsyncSession, campaign: Campaign, actor: Actor, character: Character) -> bool:
-        """Make the owner a player (GMs stay GMs) and their first character the active one."""
+    async def _membership(self, session: AsyncSession, campaign: Campaign, actor: Actor) -> Membership:
+        """The actor's membership, joining them as a player if they have none (GMs stay GMs)."""
         membership = await session.scalar(
             select(Membership).where(Membership.campaign_id == campaign.id, Membership.user_id == actor.user_id)
         )
         if membership is None:
             membership = Membership(campaign_id=campaign.id, user_id=actor.user_id, role=ROLE_PLAYER)
             session.add(membership)
+        return membership
+
+    async def _join(self, session: AsyncSession, campaign: Campaign, actor: Actor, character: Character) -> bool:
+        """Make the owner a member and their first character the active one."""
+        membership = await self._membership(session, campaign, actor)
         if membership.active_character_id is None:
             membership.active_character_id = character.id
             return True
@@ -206,11 +219,8 @@ class CharacterService:
             character = await find_character(session, campaign, name)
             if character.owner_id != actor.user_id:
                 raise UserError("error.not_your_character", name=character.name)
-            await session.execute(
-                update(Membership)
-                .where(Membership.campaign_id == campaign.id, Membership.user_id == actor.user_id)
-                .values(active_character_id=character.id)
-            )
+            membership = await self._membership(session, campaign, actor)
+            membership.active_character_id = character.id
             record_event(
                 session, campaign.id, "character.used", actor_id=actor.user_id, payload={"name": character.name},
                 created_at=self.clock(),

@@ -41,18 +41,22 @@ class CombatService:
         play = play_of(campaign)
         order = [await snapshot(session, character) for character in await self._order(session, campaign)]
         in_combat = bool(order)
-        current = order[campaign.combat.get("turn", 0) % len(order)] if order else None
+        current = order[campaign.combat["turn"]] if order else None
         actions = {c.name: play.actions_left(c, campaign.round_number) for c in order}
         return CombatReport(campaign.round_number, in_combat, order, current, actions, applied)
 
-    async def _start_turn(self, session: AsyncSession, campaign: Campaign, play: Play) -> list[Applied]:
-        """Skip fighters out of play, then run the ruleset's turn hook for whoever acts now."""
+    async def _start_turn(self, session: AsyncSession, campaign: Campaign, play: Play, actor: Actor) -> list[Applied]:
+        """Skip fighters out of play (past the last one, a new round begins), then run the turn hook."""
         order = await self._order(session, campaign)
         for _ in order:
-            current = order[campaign.combat.get("turn", 0) % len(order)]
+            current = order[campaign.combat["turn"]]
             if play.out_of_play(await snapshot(session, current)) is None:
                 break
-            campaign.combat = {**campaign.combat, "turn": (campaign.combat.get("turn", 0) + 1) % len(order)}
+            following = campaign.combat["turn"] + 1
+            if following >= len(order):
+                following = 0
+                await self._advance_round(session, campaign, play, actor)
+            campaign.combat = {**campaign.combat, "turn": following}
         else:
             return []
         roles = {"character": current, "servant": current}
@@ -98,7 +102,7 @@ class CombatService:
                 session, campaign.id, "combat.started", actor_id=actor.user_id,
                 payload={"order": ", ".join(fighter.name for fighter in fighters)}, created_at=self.clock(),
             )  # fmt: skip
-            applied = await self._start_turn(session, campaign, play)
+            applied = await self._start_turn(session, campaign, play, actor)
             return await self._report(session, campaign, applied)
 
     async def next_turn(self, place: Place, actor: Actor, *, whole_round: bool = False) -> CombatReport:
@@ -108,14 +112,16 @@ class CombatService:
             await require_gm(session, campaign.id, actor)
             play = play_of(campaign)
             order = campaign.combat.get("order", [])
-            turn = 0 if whole_round or not order else campaign.combat.get("turn", 0) + 1
-            if whole_round or not order or turn >= len(order):
+            if not order and not whole_round:
+                raise UserError("error.no_combat")
+            turn = 0 if whole_round or not order else campaign.combat["turn"] + 1
+            if whole_round or turn >= len(order):
                 turn = 0
                 await self._advance_round(session, campaign, play, actor)
-            if not order:
+            if not order:  # outside a fight, a round is only the campaign's clock
                 return await self._report(session, campaign, [])
             campaign.combat = {**campaign.combat, "turn": turn}
-            applied = await self._start_turn(session, campaign, play)
+            applied = await self._start_turn(session, campaign, play, actor)
             return await self._report(session, campaign, applied)
 
     async def status(self, place: Place) -> CombatReport:

@@ -18,7 +18,7 @@ from bot.rulesets.play import CharacterSnapshot
 from bot.services.campaigns import campaign_options
 from bot.services.characters import active_character, find_character, play_of, snapshot
 from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, record_event, require_gm
-from bot.services.play import Applied, apply_resolution, rule_refused, turn_of
+from bot.services.play import Applied, apply_resolution, pending_in_guild, rule_refused, turn_of
 from rules.exchange import Resolution, RuleError
 from rules.fate_points import FatePointsOptions
 
@@ -249,7 +249,7 @@ class FateService:
     ) -> Applied:  # fmt: skip
         try:
             resolution = play.spend_fate_point(
-                await snapshot(session, master), use, stat, campaign.round_number, campaign_options(campaign)
+                await snapshot(session, master), use, stat, turn_of(campaign), campaign_options(campaign)
             )
         except RuleError as error:
             raise rule_refused(error) from error
@@ -278,7 +278,7 @@ class FateService:
                 return FateRequest(master.name, use, stat, None, applied)
             try:  # refuse at once what the GM could not approve anyway
                 play.spend_fate_point(
-                    await snapshot(session, master), use, stat, campaign.round_number, campaign_options(campaign)
+                    await snapshot(session, master), use, stat, turn_of(campaign), campaign_options(campaign)
                 )
             except RuleError as error:
                 raise rule_refused(error) from error
@@ -297,10 +297,7 @@ class FateService:
 
     async def decide(self, guild_id: int, pending_id: int, actor: Actor, *, approve: bool) -> FateDecision:
         async with self.database.write() as session:
-            pending = await session.get(PendingAction, pending_id)
-            campaign = await session.get(Campaign, pending.campaign_id) if pending else None
-            if pending is None or campaign is None or campaign.guild_id != guild_id or pending.kind != FATE_SPEND:
-                raise UserError("error.unknown_pending")
+            campaign, pending = await pending_in_guild(session, guild_id, pending_id, FATE_SPEND, lock=True)
             await require_gm(session, campaign.id, actor)
             if pending.status != PENDING:
                 raise UserError("error.already_decided")

@@ -109,6 +109,23 @@ async def apply_resolution(
     return Applied(resolution, tuple(fallen), pools)
 
 
+async def pending_in_guild(
+    session: AsyncSession, guild_id: int, pending_id: int, kind: str, *, lock: bool
+) -> tuple[Campaign, PendingAction]:
+    """A pending action of this guild's active campaigns (its campaign locked when it will change)."""
+    pending = await session.get(PendingAction, pending_id)
+    if pending is None or pending.kind != kind:
+        raise UserError("error.unknown_pending")
+    campaign = (
+        await lock_campaign(session, pending.campaign_id) if lock else await session.get(Campaign, pending.campaign_id)
+    )
+    if campaign is None or campaign.guild_id != guild_id or not campaign.is_active:
+        raise UserError("error.unknown_pending")
+    if lock:
+        await session.refresh(pending)
+    return campaign, pending
+
+
 def turn_of(campaign: Campaign) -> Turn:
     return Turn(campaign.round_number, bool(campaign.combat.get("order")))
 
@@ -139,6 +156,7 @@ class PlayService:
                 resolution = play.check(current, stat, modifier, target, dice, campaign_options(campaign))
             except RuleError as error:
                 raise rule_refused(error) from error
+            await apply_resolution(session, play, campaign, {"actor": character}, resolution, self.clock())
             record_event(
                 session, campaign.id, "check", actor_id=actor.user_id,
                 payload={"name": character.name, "stat": stat, "modifier": modifier, "target": target,
@@ -208,11 +226,8 @@ class PlayService:
                 pending.message_id = message_id
 
     async def _pending(self, session: AsyncSession, guild_id: int, pending_id: int) -> tuple[Campaign, PendingAction]:
-        pending = await session.get(PendingAction, pending_id)
-        campaign = await lock_campaign(session, pending.campaign_id) if pending is not None else None
-        if pending is None or campaign is None or campaign.guild_id != guild_id:
-            raise UserError("error.unknown_pending")
-        await session.refresh(pending)
+        """The pending attack of a button, its campaign locked; refused once it is over or foreign."""
+        campaign, pending = await pending_in_guild(session, guild_id, pending_id, ATTACK, lock=True)
         if pending.status != PENDING:
             raise UserError("error.already_resolved")
         return campaign, pending
@@ -220,10 +235,7 @@ class PlayService:
     async def options_of(self, guild_id: int, pending_id: int, actor: Actor) -> list[str]:
         """The options of a pending exchange, for whoever may answer it."""
         async with self.database.read() as session:
-            pending = await session.get(PendingAction, pending_id)
-            campaign = await session.get(Campaign, pending.campaign_id) if pending else None
-            if pending is None or campaign is None or campaign.guild_id != guild_id:
-                raise UserError("error.unknown_pending")
+            campaign, pending = await pending_in_guild(session, guild_id, pending_id, ATTACK, lock=False)
             if pending.status != PENDING:
                 raise UserError("error.already_resolved")
             if actor.user_id != pending.awaiting_user_id and not await is_gm(session, campaign.id, actor):

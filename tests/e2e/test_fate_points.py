@@ -294,3 +294,26 @@ async def test_a_json_file_is_accepted_too(war: War) -> None:
     ).reply
     assert reply.visible_to is EVERYONE
     assert reply.embeds[0]["title"] == "Kariya がキャンペーンに参加しました（マスター）"
+
+
+async def test_a_boost_lasts_one_check_and_points_do_not_stack(war: War) -> None:
+    harness = war.harness
+    await harness.slash(war.bob, war.channel, "character use", name="Rin")
+    request = (await harness.slash(war.bob, war.channel, "fate spend", use="boost_stat", stat="AGI")).reply
+    await harness.emulator.click(war.gm, request, "Approve")
+    second = (await harness.slash(war.bob, war.channel, "fate spend", use="roll_vs_servant")).reply
+    assert second.ephemeral
+    assert second.content == "Rin already has a Fate/Point effect waiting: use it first."
+    # Rin's AGI 3 rises to a Servant's A (5) for one check: 10 - 5 = 5, then 10 - 3 = 7.
+    harness.dice.queue([10, 10])
+    boosted = (await harness.slash(war.bob, war.channel, "check", stat="AGI")).reply
+    assert boosted.embeds[0]["title"] == "Rin checks AGI: 5"
+    plain = (await harness.slash(war.bob, war.channel, "check", stat="AGI")).reply
+    assert plain.embeds[0]["title"] == "Rin checks AGI: 7"
+
+
+async def test_an_award_that_empties_a_servant_kills_it(war: War) -> None:
+    reply = (
+        await war.harness.slash(war.gm, war.channel, "gm award", character="Assassin", resource="hp", amount=-999)
+    ).reply
+    assert reply.content.endswith("Assassin has died and disappears.")

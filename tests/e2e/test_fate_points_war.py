@@ -144,6 +144,10 @@ async def test_a_two_round_fight(field: Field) -> None:
     assert "Heracles 死亡并消失了。" in died.content
     turn = (await harness.slash(gm, channel, "combat next")).reply
     assert turn.embeds[0]["footer"]["text"] == "Turn: Saber"
+    # The fallen Heracles is skipped: Saber's next turn opens a new round.
+    skipped = (await harness.slash(gm, channel, "combat next")).reply
+    assert skipped.embeds[0]["footer"]["text"] == "Turn: Saber"
+    assert skipped.embeds[0]["title"] == f"Round {int(turn.embeds[0]['title'].rsplit(' ', 1)[1]) + 1}"
 
     log = (await harness.slash(gm, channel, "log show")).reply
     assert "Heracles died" in log.text()
