@@ -70,6 +70,10 @@ def log_line(tr: Translator, entry: LogEntry) -> str:
         params["user"] = mention(params["user"])
     if "ruleset" in params:
         params["ruleset"] = tr(f"ruleset.{params['ruleset']}")
+    if "use" in params:
+        params["use"] = _known(tr, f"fate.use.{params['use']}", str(params["use"]))
+    if "effect" in params:
+        params["effect"] = _known(tr, f"effect.{params['effect']}", str(params["effect"]))
     for key in ("old", "new"):
         if key in params:
             params[key] = option_text(params[key])
@@ -84,8 +88,8 @@ def log_line(tr: Translator, entry: LogEntry) -> str:
     return f"`#{event.id}` {timestamp(event)} {text}"
 
 
-def roll_line(roll: Roll) -> str:
-    """`hp: 2d10 [4, **7**] +3 (END) = 10`: every die, the ones that count in bold when some do not."""
+def roll_line(tr: Translator, roll: Roll) -> str:
+    """`HP: 2d10 [4, **7**] +3 (END) = 10`: every die, the ones that count in bold when some do not."""
     partial = len(roll.kept) < len(roll.dice)
     remaining = list(roll.kept)
     faces = []
@@ -95,25 +99,33 @@ def roll_line(roll: Roll) -> str:
             faces.append(f"**{face}**")
         else:
             faces.append(str(face))
-    text = f"{roll.label}: {len(roll.dice)}d{roll.sides} [{', '.join(faces)}]"
+    text = f"{_known(tr, f'roll.label.{roll.label}', roll.label)}: {len(roll.dice)}d{roll.sides} [{', '.join(faces)}]"
     if roll.multiplier != 1:
         text += f" ×{roll.multiplier}"
     for modifier in roll.modifiers:
-        text += f" {modifier.value:+d} ({modifier.source})"
+        head, _, detail = modifier.source.partition(":")
+        source = tr(f"roll.source.{head}", detail=detail) if tr.has(f"roll.source.{head}") else modifier.source
+        text += f" {modifier.value:+d} ({source})"
     return f"{text} = **{roll.total}**"
 
 
-def rolls_text(rolls: tuple[Roll, ...]) -> str:
-    return "\n".join(roll_line(roll) for roll in rolls)
+def _known(tr: Translator, key: str, fallback: str) -> str:
+    """A catalog text where the rules name something the catalogs know, else the rules' own name."""
+    return tr(key) if tr.has(key) else fallback
 
 
-def pool_text(name: str, current: int, maximum: int | None) -> str:
-    return f"{name} {current}/{maximum}" if maximum is not None else f"{name} {current}"
+def rolls_text(tr: Translator, rolls: tuple[Roll, ...]) -> str:
+    return "\n".join(roll_line(tr, roll) for roll in rolls)
 
 
-def changed_pools(pools: dict[str, dict[str, tuple[int, int | None]]]) -> list[tuple[str, str]]:
-    """(`Saber`, `hp 30/40 · prana 12/91`) for each character whose pools changed."""
+def pool_text(tr: Translator, name: str, current: int, maximum: int | None) -> str:
+    label = _known(tr, f"pool.{name}", name)
+    return f"{label} {current}/{maximum}" if maximum is not None else f"{label} {current}"
+
+
+def changed_pools(tr: Translator, pools: dict[str, dict[str, tuple[int, int | None]]]) -> list[tuple[str, str]]:
+    """(`Saber`, `HP 30/40 · prana 12/91`) for each character whose pools changed."""
     return [
-        (name, " · ".join(pool_text(pool, current, top) for pool, (current, top) in changed.items()))
+        (name, " · ".join(pool_text(tr, pool, current, top) for pool, (current, top) in changed.items()))
         for name, changed in pools.items()
     ]

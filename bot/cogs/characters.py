@@ -45,8 +45,8 @@ def parse_sheet(text: str) -> tuple[str, dict[str, Any]]:
     return kind, data
 
 
-def pools_text(pools: Mapping[str, Pool]) -> str:
-    return " · ".join(pool_text(name, pool.current, pool.maximum) for name, pool in pools.items())
+def pools_text(tr: Translator, pools: Mapping[str, Pool]) -> str:
+    return " · ".join(pool_text(tr, name, pool.current, pool.maximum) for name, pool in pools.items())
 
 
 def sheet_embed(tr: Translator, character: CharacterSnapshot, lines: list[SheetLine]) -> discord.Embed:
@@ -55,6 +55,7 @@ def sheet_embed(tr: Translator, character: CharacterSnapshot, lines: list[SheetL
         description=tr("character.owned_by", user=mention(character.owner_id)),
         colour=SHEET_COLOUR,
     )
+    embed.add_field(name=tr("character.pools"), value=pools_text(tr, character.pools), inline=False)
     for line in lines:
         embed.add_field(name=tr(line.label_key), value=line.value or "—", inline=line.inline)
     return embed
@@ -93,10 +94,10 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
         )
         embed = discord.Embed(
             title=tr("character.created", name=created.draft.name, kind=tr(f"kind.{kind}")),
-            description=rolls_text(created.draft.rolls),
+            description=rolls_text(tr, created.draft.rolls),
             colour=SHEET_COLOUR,
         )
-        embed.add_field(name=tr("character.pools"), value=pools_text(created.draft.pools))
+        embed.add_field(name=tr("character.pools"), value=pools_text(tr, created.draft.pools))
         if created.active:
             embed.set_footer(text=tr("character.now_active", name=created.draft.name))
         await interaction.response.send_message(embed=embed)
@@ -162,7 +163,7 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
         campaign, roster = await self.bot.characters.roster(place_of(interaction))
         lines = [
             tr("character.roster_line", name=c.name, kind=tr(f"kind.{c.kind}"), user=mention(c.owner_id),
-               pools=pools_text(c.pools))
+               pools=pools_text(tr, c.pools))
             for c in roster
         ]  # fmt: skip
         embed = discord.Embed(

@@ -21,7 +21,7 @@ def report_embed(tr: Translator, report: CombatReport, title_key: str) -> discor
         mark = CURRENT_MARK if report.current is not None and fighter.id == report.current.id else "・"
         actions = " · ".join(tr(f"action.{action}") for action in report.actions.get(fighter.name, ()))
         lines.append(tr("combat.line", mark=mark, name=fighter.name, actions=actions or tr("action.none"),
-                        pools=pools_text(fighter.pools)))  # fmt: skip
+                        pools=pools_text(tr, fighter.pools)))  # fmt: skip
     embed = discord.Embed(
         title=tr(title_key, round=report.round_number),
         description="\n".join(lines) or tr("combat.no_fight"),

@@ -175,7 +175,7 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
         tr = translator(interaction)
         outcome = action.applied.resolution.outcome
         lines = [tr(key, **outcome, who=action.name)]
-        lines += [f"{name}: {pools}" for name, pools in changed_pools(action.applied.pools)]
+        lines += [f"{name}: {pools}" for name, pools in changed_pools(tr, action.applied.pools)]
         lines += fallen_lines(tr, action.applied.fallen)
         await interaction.response.send_message("\n".join(lines))
 

@@ -101,7 +101,7 @@ def declared_embed(tr: Translator, declared: AttackDeclared) -> discord.Embed:
     outcome = declared.applied.resolution.outcome
     embed = discord.Embed(
         title=tr("attack.declared", attacker=declared.attacker.name, defender=declared.defender.name),
-        description=rolls_text(declared.applied.resolution.rolls),
+        description=rolls_text(tr, declared.applied.resolution.rolls),
         colour=ATTACK_COLOUR,
     )
     if outcome.get("mana_cost"):
@@ -116,13 +116,13 @@ def declared_embed(tr: Translator, declared: AttackDeclared) -> discord.Embed:
     notes.extend(fallen_lines(tr, declared.applied.fallen))
     if notes:
         embed.add_field(name=tr("attack.notes"), value="\n".join(notes), inline=False)
-    add_pool_fields(embed, declared.applied)
+    add_pool_fields(tr, embed, declared.applied)
     return embed
 
 
-def add_pool_fields(embed: discord.Embed, applied: Applied) -> None:
+def add_pool_fields(tr: Translator, embed: discord.Embed, applied: Applied) -> None:
     """Each changed character's pools as they are now."""
-    for name, pools in changed_pools(applied.pools):
+    for name, pools in changed_pools(tr, applied.pools):
         embed.add_field(name=name, value=pools)
 
 
@@ -137,7 +137,7 @@ def resolution_embed(tr: Translator, answered: AttackAnswered) -> discord.Embed:
     embed = discord.Embed(
         title=tr(key, attacker=answered.attacker.name, defender=answered.defender.name,
                  damage=outcome.get("damage", 0)),
-        description=rolls_text(answered.applied.resolution.rolls) or None,
+        description=rolls_text(tr, answered.applied.resolution.rolls) or None,
         colour=ATTACK_COLOUR,
     )  # fmt: skip
     notes = outcome_notes(tr, outcome)
@@ -146,7 +146,7 @@ def resolution_embed(tr: Translator, answered: AttackAnswered) -> discord.Embed:
     notes.extend(fallen_lines(tr, answered.applied.fallen))
     if notes:
         embed.add_field(name=tr("attack.notes"), value="\n".join(notes), inline=False)
-    add_pool_fields(embed, answered.applied)
+    add_pool_fields(tr, embed, answered.applied)
     return embed
 
 
@@ -160,10 +160,12 @@ async def action_choices(
         _, character, _, _ = await bot.characters.show(place, actor_of(interaction), attacker)
     except UserError:
         return []
+    tr = translator(interaction)
+    labelled = [(tr(choice.label_key, **choice.params), choice.value) for choice in play.attack_actions(character)]
     return [
-        app_commands.Choice(name=choice.label[:100], value=choice.value)
-        for choice in play.attack_actions(character)
-        if current.lower() in choice.label.lower()
+        app_commands.Choice(name=label[:100], value=value)
+        for label, value in labelled
+        if current.lower() in label.lower()
     ][:AUTOCOMPLETE_LIMIT]
 
 
@@ -201,7 +203,7 @@ class PlayCog(commands.Cog):
         )  # fmt: skip
         outcome = done.resolution.outcome
         title = tr("check.title", name=done.character.name, stat=stat, score=outcome.get("score", "?"))
-        embed = discord.Embed(title=title, description=rolls_text(done.resolution.rolls), colour=ATTACK_COLOUR)
+        embed = discord.Embed(title=title, description=rolls_text(tr, done.resolution.rolls), colour=ATTACK_COLOUR)
         if outcome.get("success") is not None:
             embed.add_field(
                 name=tr("check.target", target=target),

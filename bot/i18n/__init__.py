@@ -21,7 +21,15 @@ JAPANESE = "ja"
 LANGUAGES = (ENGLISH, CHINESE, JAPANESE)
 
 # Catalog values that are rightly the same in every language (names, notation).
-PROPER_NOUN_KEYS = frozenset({"choice.format.json", "choice.format.csv", "log.choice_active"})
+PROPER_NOUN_KEYS = frozenset(
+    {
+        "choice.format.json",
+        "choice.format.csv",
+        "log.choice_active",
+        "roll.source.stat",
+        "roll.source.ability",
+    }
+)
 
 _LOCALE_LANGUAGES = {
     discord.Locale.chinese: CHINESE,

@@ -295,13 +295,6 @@ class FatePointsPlay:
             lines += [SheetLine("sheet.class", file["servant_class"]), SheetLine("sheet.master", file["master"])]
         else:
             lines.append(SheetLine("sheet.compatibility", str(derived["compatibility"])))
-        pools = character.pools
-        lines.append(SheetLine(
-            "sheet.pools", f"HP {pools['hp'].current}/{pools['hp'].maximum} · prana {pools['prana'].current}/"
-            f"{pools['prana'].maximum}",
-        ))  # fmt: skip
-        if "fate_points" in pools:
-            lines.append(SheetLine("sheet.fate_points", str(pools["fate_points"].current)))
         weapons = ", ".join(f"{weapon['name']} ({weapon['type']})" for weapon in file.get("weapons", []))
         lines.append(SheetLine("sheet.weapons", weapons, inline=False))
         abilities = file.get("skills") or file.get("magecraft") or []
@@ -314,7 +307,7 @@ class FatePointsPlay:
     @staticmethod
     def _ability_text(ability: Mapping[str, Any]) -> str:
         mods = " ".join(f"{kind} {value:+d}" for kind, value in ability.get("roll_mods", {}).items())
-        cost = f" · {ability['mana_cost']} prana" if ability.get("mana_cost") is not None else ""
+        cost = f" ({ability['mana_cost']})" if ability.get("mana_cost") is not None else ""
         return f"{ability['name']} [{mods}]{cost}" if mods else f"{ability['name']}{cost}"
 
     @staticmethod
@@ -322,9 +315,9 @@ class FatePointsPlay:
         rank = str(phantasm["rank"])
         try:
             cost = str(np_cost(rank, int(phantasm.get("gm_cost_adjust", 0)), phantasm.get("ex_cost")))
-        except RuleError:  # an EX rank without the GM's cost yet
-            cost = "GM"
-        return f"{phantasm['name']} ({rank}, {cost} prana)"
+        except RuleError:  # an EX rank waiting for the GM's cost
+            cost = "?"
+        return f"{phantasm['name']} ({rank}, {cost})"
 
     def check(
         self, character: CharacterSnapshot, stat: str, modifier: int, target: int | None, dice: DiceSource,
@@ -358,13 +351,18 @@ class FatePointsPlay:
             else:
                 types = ("melee",)
             actions += [
-                Choice(f"{kind}{ACTION_SEPARATOR}{weapon['name']}", f"{kind} · {weapon['name']} ({weapon['type']})")
+                Choice(f"{kind}{ACTION_SEPARATOR}{weapon['name']}", f"attack_choice.{kind}",
+                       {"weapon": weapon["name"], "type": weapon["type"]})
                 for kind in types
-            ]
-        actions.append(Choice(f"melee{ACTION_SEPARATOR}", "melee · unarmed"))
-        actions.append(Choice(f"magical{ACTION_SEPARATOR}", "magical · sorcery"))
+            ]  # fmt: skip
+        actions.append(Choice(f"melee{ACTION_SEPARATOR}", "attack_choice.unarmed"))
+        actions.append(Choice(f"magical{ACTION_SEPARATOR}", "attack_choice.sorcery"))
         actions += [
-            Choice(f"{NP_ACTION}{ACTION_SEPARATOR}{np['name']}", f"Noble Phantasm · {np['name']} ({np['rank']})")
+            Choice(
+                f"{NP_ACTION}{ACTION_SEPARATOR}{np['name']}",
+                "attack_choice.np",
+                {"name": np["name"], "rank": np["rank"]},
+            )
             for np in file.get("noble_phantasms", [])
         ]
         return actions

@@ -7,7 +7,7 @@ waits (see rules.exchange); it never sees SQLAlchemy, and the ruleset never sees
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from rules.dice import DiceSource
@@ -58,10 +58,11 @@ class SheetLine:
 
 @dataclass(frozen=True)
 class Choice:
-    """An autocomplete entry: the value sent back and its language-neutral label."""
+    """An autocomplete entry: the value sent back, and its label as a catalog key with parameters."""
 
     value: str
-    label: str
+    label_key: str
+    params: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -92,7 +92,7 @@ async def test_secret_roll_reaches_only_the_roller_and_the_gms(table: Table) -> 
 
     for viewer, sees in ((table.mei, False), (table.bob, True), (table.alice, True)):
         log = (await harness.slash(viewer, channel, "log show")).reply
-        assert ("21" in log.text()) is sees, viewer.name
+        assert ("**21**" in log.text()) is sees, viewer.name
 
     hidden = (await harness.slash(table.mei, channel, "log export", format="json")).reply
     secret_roll = next(e for e in json.loads(hidden.attachments[0].data)["events"] if e["kind"] == "roll")

@@ -106,7 +106,7 @@ async def test_characters_from_templates_attack_and_answer_later(war: War) -> No
     harness.dice.queue([12])
     declared = (await harness.slash(war.bob, war.channel, "attack", target="Rider", action="melee|Invisible Air")).reply
     assert declared.visible_to is EVERYONE
-    assert declared.embeds[0]["description"] == "attack: 1d20 [12] -3 (stat:STR) = **9**"
+    assert declared.embeds[0]["description"] == "attack: 1d20 [12] -3 (STR) = **9**"
     prompt = harness.last(war.channel, war.mei)
     assert war.mei.id in prompt.notified
     assert prompt.notified == frozenset({war.mei.id})
@@ -225,7 +225,7 @@ async def test_fate_points_lift_null_damage_with_gm_approval(war: War) -> None:
     await harness.emulator.click(war.gm, request, "Approve")
     assert "approved" in harness.current(request).content
     roster = (await harness.slash(war.gm, war.channel, "character list")).reply
-    assert "fate_points 1" in roster.text()
+    assert "Fate/Points 1" in roster.text()
 
     await harness.slash(war.gm, war.channel, "combat round")
     harness.dice.queue([2])
@@ -274,7 +274,7 @@ async def test_the_form_path_creates_the_same_character(war: War) -> None:
     )
     assert created.reply.visible_to is EVERYONE
     assert "Illya" in created.reply.embeds[0]["title"]
-    assert "hp: 2d10 [" in created.reply.embeds[0]["description"]
+    assert "体力: 2d10 [" in created.reply.embeds[0]["description"]
     deleted = (await harness.slash(war.bob, war.channel, "character delete", name="Illya")).reply
     assert deleted.ephemeral
     assert deleted.content == "Illya is not your character."

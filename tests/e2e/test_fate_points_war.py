@@ -66,7 +66,8 @@ async def _pools(field: Field) -> dict[str, dict[str, int]]:
     pools: dict[str, dict[str, int]] = {}
     for line in roster.embeds[0]["description"].splitlines():
         name = line.split("**")[1]
-        pools[name] = {pool: int(current) for pool, current in re.findall(r"(\w+) (-?\d+)", line.split("): ")[1])}
+        shown = line.split("): ")[1]  # "HP 30/40 · prana 50/91 · ..."
+        pools[name] = {pool.lower(): int(current) for pool, current in re.findall(r"(\w+) (-?\d+)", shown)}
     return pools
 
 
