@@ -19,6 +19,8 @@ from bot.services.play import Applied, AttackAnswered, AttackDeclared, Fallen
 from bot.views import PersistentButton
 
 AUTOCOMPLETE_LIMIT = 25
+# One private message per waiting attack, each with its buttons: a handful is what a GM can act on.
+PENDING_SHOWN = 5
 ATTACK_COLOUR = discord.Colour.red()
 CANCEL = "cancel"
 
@@ -42,22 +44,27 @@ class AnswerButton(PersistentButton, template=r"answer:(?P<pending_id>[0-9]+):(?
         tr = translator(interaction)
         guild_id, pending_id, option = interaction.guild_id or 0, int(self.fields["pending_id"]), self.fields["option"]
         if option == CANCEL:
-            await bot.play.cancel(guild_id, pending_id, actor_of(interaction))
-            await interaction.response.edit_message(
-                content=tr("attack.cancelled", user=mention(interaction.user.id)), view=None
-            )
+            cancelled = await bot.play.cancel(guild_id, pending_id, actor_of(interaction))
+            summary = tr("attack.cancelled", user=mention(interaction.user.id))
+            await interaction.response.edit_message(content=summary, view=None)
+            await close_prompt(interaction, cancelled.channel_id, cancelled.message_id, summary)
             return
         answered = await bot.play.answer(guild_id, pending_id, actor_of(interaction), option, bot.dice)
         summary = tr("attack.answered", name=answered.defender.name, choice=tr(f"choice.{answered.choice}"))
         await interaction.response.edit_message(content=summary, view=None)
         await interaction.followup.send(embed=resolution_embed(tr, answered))
-        clicked_id = interaction.message.id if interaction.message else None
-        if answered.message_id is not None and clicked_id != answered.message_id:
-            # Answered from the private sub-choice: the public prompt loses its buttons too. The result is
-            # already posted, so a prompt someone deleted meanwhile costs nothing.
-            prompt = bot.get_partial_messageable(answered.channel_id).get_partial_message(answered.message_id)
-            with contextlib.suppress(discord.HTTPException):
-                await prompt.edit(content=summary, view=None)
+        await close_prompt(interaction, answered.channel_id, answered.message_id, summary)
+
+
+async def close_prompt(interaction: Interaction, channel_id: int, message_id: int | None, summary: str) -> None:
+    """Answered from elsewhere (a private sub-choice, a GM's /gm pending): the public prompt loses its buttons
+    too. The outcome is already posted, so a prompt someone deleted meanwhile costs nothing."""
+    clicked_id = interaction.message.id if interaction.message else None
+    if message_id is None or clicked_id == message_id:
+        return
+    prompt = interaction.client.get_partial_messageable(channel_id).get_partial_message(message_id)
+    with contextlib.suppress(discord.HTTPException):
+        await prompt.edit(content=summary, view=None)
 
 
 class ChooseButton(PersistentButton, template=r"choose:(?P<pending_id>[0-9]+):(?P<head>[a-z]+)"):
@@ -294,6 +301,21 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
             lines.append(tr("gm.reason", reason=reason))
         lines.extend(fallen_lines(tr, award.fallen))
         await interaction.response.send_message("\n".join(lines))
+
+    @app_commands.command(name="pending", description="Attacks still waiting for an answer: force or cancel them (GM)")
+    async def pending(self, interaction: Interaction) -> None:
+        tr = translator(interaction)
+        waiting = await self.bot.play.open_attacks(place_of(interaction), actor_of(interaction), PENDING_SHOWN)
+        if not waiting:
+            await interaction.response.send_message(tr("gm.nothing_pending"), ephemeral=True)
+            return
+        await interaction.response.send_message(tr("gm.pending_count", count=len(waiting)), ephemeral=True)
+        for attack in waiting:
+            await interaction.followup.send(
+                tr("gm.pending_line", attacker=attack.attacker, defender=attack.defender, id=attack.pending_id),
+                view=answer_view(tr, attack.pending_id, attack.options, with_cancel=True),
+                ephemeral=True,
+            )
 
     @award.autocomplete("character")
     async def award_characters(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:

@@ -66,6 +66,14 @@ class AttackAnswered:
 
 
 @dataclass(frozen=True)
+class OpenAttack:
+    pending_id: int
+    attacker: str
+    defender: str
+    options: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Award:
     character: str
     resource: str
@@ -281,6 +289,28 @@ class PlayService:
                 await snapshot(session, attacker), await snapshot(session, defender), applied, choice, forced,
                 pending.channel_id, pending.message_id,
             )  # fmt: skip
+
+    async def open_attacks(self, place: Place, actor: Actor, limit: int) -> list[OpenAttack]:
+        """The attacks still waiting for an answer, oldest first, so a GM can force or cancel any of them."""
+        async with self.database.read() as session:
+            campaign = await active_campaign(session, place)
+            await require_gm(session, campaign.id, actor)
+            pendings = await session.scalars(
+                select(PendingAction)
+                .where(PendingAction.campaign_id == campaign.id, PendingAction.kind == ATTACK,
+                       PendingAction.status == PENDING)
+                .order_by(PendingAction.id)
+                .limit(limit)
+            )  # fmt: skip
+            found = []
+            for pending in pendings:
+                attacker = await session.get(Character, pending.actor_character_id)
+                defender = await session.get(Character, pending.target_character_id)
+                found.append(OpenAttack(
+                    pending.id, attacker.name if attacker else "?", defender.name if defender else "?",
+                    tuple(pending.payload["options"]),
+                ))  # fmt: skip
+            return found
 
     async def cancel(self, guild_id: int, pending_id: int, actor: Actor) -> PendingAction:
         async with self.database.write() as session:

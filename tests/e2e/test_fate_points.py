@@ -317,3 +317,23 @@ async def test_an_award_that_empties_a_servant_kills_it(war: War) -> None:
         await war.harness.slash(war.gm, war.channel, "gm award", character="Assassin", resource="hp", amount=-999)
     ).reply
     assert reply.content.endswith("Assassin has died and disappears.")
+
+
+async def test_a_gm_finds_and_cancels_a_waiting_attack_privately(war: War) -> None:
+    harness = war.harness
+    nothing = (await harness.slash(war.gm, war.channel, "gm pending")).reply
+    assert nothing.content == "No attack is waiting for an answer."
+    await harness.slash(war.gm, war.channel, "combat round")
+    harness.dice.queue([11])
+    await harness.slash(war.mei, war.channel, "attack", target="Archer", action="melee|Invisible Air")
+    prompt = harness.last(war.channel, war.bob)
+    listed = await harness.slash(war.gm, war.channel, "gm pending")
+    assert listed.replies[0].content == "Attacks waiting for an answer (oldest first): 1."
+    copy = listed.replies[1]
+    assert copy.ephemeral
+    assert copy.buttons()[-1] == "Cancel (GM)"
+    await harness.emulator.click(war.gm, copy, "Cancel (GM)")
+    assert harness.current(prompt).buttons() == []
+    assert harness.current(prompt).content == f"The attack was cancelled by {war.gm.mention}."
+    refused = (await harness.slash(war.bob, war.channel, "gm pending")).reply
+    assert refused.content == "Only a GM of this campaign can do that."
