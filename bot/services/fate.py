@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -80,6 +81,18 @@ class FateService:
             created_at=self.clock(),
         )
         return FateAction(subject.name, applied)
+
+    def _restate(
+        self, session: AsyncSession, campaign: Campaign, character: Character, state: dict[str, Any], kind: str,
+        actor: Actor, **details: object,
+    ) -> str:  # fmt: skip
+        """Replace a character's rules state and log why; returns the character's name for the reply."""
+        character.state = state
+        record_event(
+            session, campaign.id, kind, actor_id=actor.user_id, payload={"name": character.name, **details},
+            created_at=self.clock(),
+        )  # fmt: skip
+        return character.name
 
     async def _own_character(self, session: AsyncSession, place: Place, actor: Actor) -> tuple[Campaign, Character]:
         campaign = await active_campaign(session, place, lock=True)
@@ -201,12 +214,8 @@ class FateService:
             campaign, character = await self._own_character(session, place, actor)
             fate_play(campaign)
             _, servant = await self._pair(session, campaign, character)
-            servant.state = {**servant.state, "passive_off": not enabled}
-            record_event(
-                session, campaign.id, "fate.passive", actor_id=actor.user_id,
-                payload={"name": servant.name, "enabled": enabled}, created_at=self.clock(),
-            )  # fmt: skip
-            return servant.name
+            state = {**servant.state, "passive_off": not enabled}
+            return self._restate(session, campaign, servant, state, "fate.passive", actor, enabled=enabled)
 
     async def rule_phantasm(
         self, place: Place, actor: Actor, servant_name: str, phantasm: str, defences: str | None, damage: int | None
@@ -217,15 +226,12 @@ class FateService:
             await require_gm(session, campaign.id, actor)
             servant = await find_character(session, campaign, servant_name)
             try:
-                servant.state = play.rule_phantasm(await snapshot(session, servant), phantasm, defences, damage)
+                state = play.rule_phantasm(await snapshot(session, servant), phantasm, defences, damage)
             except (RuleError, ValueError) as error:
                 raise UserError("error.bad_ruling", phantasm=phantasm) from error
-            record_event(
-                session, campaign.id, "fate.np_ruling", actor_id=actor.user_id,
-                payload={"name": servant.name, "phantasm": phantasm, "ruling": servant.state["np_rulings"][phantasm]},
-                created_at=self.clock(),
-            )  # fmt: skip
-            return servant.name
+            ruling = state["np_rulings"][phantasm]
+            return self._restate(session, campaign, servant, state, "fate.np_ruling", actor, phantasm=phantasm,
+                                 ruling=ruling)  # fmt: skip
 
     async def god_hand(self, place: Place, actor: Actor, name: str, minimum: str | None) -> str:
         async with self.database.write() as session:
@@ -234,14 +240,10 @@ class FateService:
             await require_gm(session, campaign.id, actor)
             character = await find_character(session, campaign, name)
             try:
-                character.state = play.god_hand(await snapshot(session, character), minimum)
+                state = play.god_hand(await snapshot(session, character), minimum)
             except RuleError as error:
                 raise rule_refused(error) from error
-            record_event(
-                session, campaign.id, "fate.god_hand", actor_id=actor.user_id,
-                payload={"name": character.name, "rank": minimum or "-"}, created_at=self.clock(),
-            )  # fmt: skip
-            return character.name
+            return self._restate(session, campaign, character, state, "fate.god_hand", actor, rank=minimum or "-")
 
     async def _grant(
         self, session: AsyncSession, campaign: Campaign, play: FatePointsPlay, master: Character, use: str,
@@ -326,12 +328,8 @@ class FateService:
             master = await find_character(session, campaign, name)
             if master.kind != "master":
                 raise UserError("error.not_a_master", name=master.name)
-            master.state = {**master.state, "servant_present": present}
-            record_event(
-                session, campaign.id, "fate.presence", actor_id=actor.user_id,
-                payload={"name": master.name, "present": present}, created_at=self.clock(),
-            )  # fmt: skip
-            return master.name
+            state = {**master.state, "servant_present": present}
+            return self._restate(session, campaign, master, state, "fate.presence", actor, present=present)
 
     async def odds(
         self, place: Place, attacker: str, defender: str, action: str, attacks: int, rank: str | None
