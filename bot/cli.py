@@ -8,6 +8,7 @@ import logging
 import sys
 from pathlib import Path
 
+import aiohttp
 import discord
 
 from bot.app import Fatebot, point_at
@@ -17,6 +18,7 @@ from bot.local import run_local
 from bot.settings import Settings
 from rules.dice import SystemDice
 
+EXIT_UNREACHABLE = 1
 EXIT_USAGE = 2
 
 
@@ -43,7 +45,10 @@ def main(argv: list[str] | None = None) -> int:
     # The bot has no voice features, so discord.py's warnings about missing voice libraries are noise.
     logging.getLogger("discord.client").setLevel(max(logging.ERROR, logging.getLogger().level))
     if arguments.command == "run":
-        return asyncio.run(_run(settings))
+        try:
+            return asyncio.run(_run(settings))
+        except KeyboardInterrupt:  # Ctrl-C is how a GM stops a bot running in a terminal
+            return 0
     if arguments.command == "local":
         return asyncio.run(
             run_local(settings, script=arguments.script, seed=arguments.seed, database_url=arguments.database)
@@ -65,7 +70,7 @@ async def _run(settings: Settings) -> int:
     if not settings.discord_token:
         print("DISCORD_TOKEN is not set: put it in .env or the environment (see .env.example).", file=sys.stderr)
         return EXIT_USAGE
-    point_at(settings.discord_api_base, settings.discord_gateway_url)
+    restore_endpoints = point_at(settings.discord_api_base, settings.discord_gateway_url)
     database = Database.from_url(settings.database_url)
     try:
         async with Fatebot(database, SystemDice(), command_guild_ids=settings.command_guild_ids) as bot:
@@ -73,6 +78,10 @@ async def _run(settings: Settings) -> int:
     except discord.LoginFailure:
         print("Discord refused the token: check DISCORD_TOKEN.", file=sys.stderr)
         return EXIT_USAGE
+    except aiohttp.ClientConnectionError as error:
+        print(f"Cannot reach Discord at {settings.discord_api_base}: {error}", file=sys.stderr)
+        return EXIT_UNREACHABLE
     finally:
         await database.dispose()
+        restore_endpoints()
     return 0

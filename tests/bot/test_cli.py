@@ -111,6 +111,18 @@ def test_run_without_a_token_says_so_and_exits_2(
     assert "DISCORD_TOKEN" in capsys.readouterr().err
 
 
+def test_run_says_when_discord_cannot_be_reached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DISCORD_TOKEN", "any")
+    monkeypatch.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path / 'run.sqlite3'}")
+    # Port 9 (discard) on loopback: nothing listens there, so the connection is refused at once.
+    monkeypatch.setenv("DISCORD_API_BASE", "http://127.0.0.1:9/api/v10")
+    assert main(["run"]) == 1
+    assert "Cannot reach Discord at http://127.0.0.1:9/api/v10" in capsys.readouterr().err
+
+
 def test_db_upgrade_creates_the_schema(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path / 'upgraded.sqlite3'}")
