@@ -94,6 +94,13 @@ class FateService:
         )  # fmt: skip
         return character.name
 
+    async def _gm_campaign(self, session: AsyncSession, place: Place, actor: Actor) -> tuple[Campaign, FatePointsPlay]:
+        """The channel's Fate/Points campaign, locked, for a GM-only change."""
+        campaign = await active_campaign(session, place, lock=True)
+        play = fate_play(campaign)
+        await require_gm(session, campaign.id, actor)
+        return campaign, play
+
     async def _own_character(self, session: AsyncSession, place: Place, actor: Actor) -> tuple[Campaign, Character]:
         campaign = await active_campaign(session, place, lock=True)
         return campaign, await active_character(session, campaign, actor)
@@ -171,9 +178,7 @@ class FateService:
 
     async def rest(self, place: Place, actor: Actor, name: str) -> FateAction:
         async with self.database.write() as session:
-            campaign = await active_campaign(session, place, lock=True)
-            play = fate_play(campaign)
-            await require_gm(session, campaign.id, actor)
+            campaign, play = await self._gm_campaign(session, place, actor)
             master = await find_character(session, campaign, name)
             try:
                 resolution = play.rest(await snapshot(session, master))
@@ -184,9 +189,7 @@ class FateService:
     async def pass_time(self, place: Place, actor: Actor, hours: int) -> list[FateAction]:
         """R14: every contracted Servant out of combat replenishes from its Master, hour by hour."""
         async with self.database.write() as session:
-            campaign = await active_campaign(session, place, lock=True)
-            play = fate_play(campaign)
-            await require_gm(session, campaign.id, actor)
+            campaign, play = await self._gm_campaign(session, place, actor)
             if turn_of(campaign).in_combat:
                 raise UserError("error.time_in_combat")
             servants = await session.scalars(
@@ -221,9 +224,7 @@ class FateService:
         self, place: Place, actor: Actor, servant_name: str, phantasm: str, defences: str | None, damage: int | None
     ) -> str:
         async with self.database.write() as session:
-            campaign = await active_campaign(session, place, lock=True)
-            play = fate_play(campaign)
-            await require_gm(session, campaign.id, actor)
+            campaign, play = await self._gm_campaign(session, place, actor)
             servant = await find_character(session, campaign, servant_name)
             try:
                 state = play.rule_phantasm(await snapshot(session, servant), phantasm, defences, damage)
@@ -235,9 +236,7 @@ class FateService:
 
     async def god_hand(self, place: Place, actor: Actor, name: str, minimum: str | None) -> str:
         async with self.database.write() as session:
-            campaign = await active_campaign(session, place, lock=True)
-            play = fate_play(campaign)
-            await require_gm(session, campaign.id, actor)
+            campaign, play = await self._gm_campaign(session, place, actor)
             character = await find_character(session, campaign, name)
             try:
                 state = play.god_hand(await snapshot(session, character), minimum)
@@ -322,9 +321,7 @@ class FateService:
 
     async def set_presence(self, place: Place, actor: Actor, name: str, present: bool) -> str:
         async with self.database.write() as session:
-            campaign = await active_campaign(session, place, lock=True)
-            fate_play(campaign)
-            await require_gm(session, campaign.id, actor)
+            campaign, _ = await self._gm_campaign(session, place, actor)
             master = await find_character(session, campaign, name)
             if master.kind != "master":
                 raise UserError("error.not_a_master", name=master.name)
