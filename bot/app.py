@@ -14,29 +14,39 @@ from bot.db.engine import Database
 from bot.db.migrate import upgrade
 from bot.errors import UserError
 from bot.i18n import CommandTranslator, Translator
+from bot.rulesets.registry import RULESETS
 from bot.services.campaigns import CampaignService
 from bot.services.characters import CharacterService
 from bot.services.combat import CombatService
 from bot.services.common import Actor, Clock, Place, system_clock
-from bot.services.fate import FateService
+from bot.services.exchanges import ExchangeService
 from bot.services.log import LogService
 from bot.services.play import PlayService
 from bot.services.rolls import RollService
 from rules.dice import DiceError, DiceSource
+from rules.exchange import Text
 from rules.sheets import SheetError
 
 log = logging.getLogger(__name__)
 
-EXTENSIONS = (
+SHARED_EXTENSIONS = (
     "bot.cogs.campaign",
     "bot.cogs.roll",
     "bot.cogs.log",
     "bot.cogs.characters",
+    "bot.cogs.exchanges",
     "bot.cogs.play",
-    "bot.cogs.fate_points",
     "bot.cogs.combat",
 )
 MESSAGE_LIMIT = 2000
+# How often the bot looks for waits whose deadline has passed.
+DEADLINE_POLL_SECONDS = 5.0
+
+
+def extensions() -> tuple[str, ...]:
+    """The shared commands, then each ruleset's own."""
+    own = tuple(ruleset.extension for ruleset in RULESETS.values() if ruleset.extension)
+    return SHARED_EXTENSIONS + own
 
 
 def point_at(api_base: str, gateway_url: str) -> Callable[[], None]:
@@ -60,6 +70,7 @@ class Fatebot(commands.Bot):
         command_guild_ids: tuple[int, ...] = (),
         clock: Clock = system_clock,
         guild_ready_timeout: float = 2.0,
+        deadline_poll_seconds: float = DEADLINE_POLL_SECONDS,
     ) -> None:
         super().__init__(
             command_prefix=commands.when_mentioned,
@@ -78,15 +89,16 @@ class Fatebot(commands.Bot):
         self.logs = LogService(database)
         self.characters = CharacterService(database, clock)
         self.play = PlayService(database, clock)
-        self.fate = FateService(database, clock)
         self.combat = CombatService(database, clock)
+        self.exchanges = ExchangeService(database, clock)
+        self.deadline_poll_seconds = deadline_poll_seconds
         # Each user's Discord language as last seen, for messages addressed to someone who did not invoke them.
         self.user_locales: dict[int, discord.Locale] = {}
 
     async def setup_hook(self) -> None:
         await upgrade(self.database.engine)
         await self.tree.set_translator(CommandTranslator())
-        for extension in EXTENSIONS:
+        for extension in extensions():
             await self.load_extension(extension)
         await self.sync_commands()
 
@@ -132,7 +144,9 @@ async def report_error(interaction: Interaction, error: Exception) -> None:
     """Answer an expected error in the user's language, privately; log anything unexpected."""
     tr = translator(interaction)
     if isinstance(error, UserError):
-        text = tr(error.key, **error.params)
+        key = error.key if error.fallback is None or tr.has(error.key) else error.fallback
+        shown = {name: tr.text(value) if isinstance(value, Text) else value for name, value in error.params.items()}
+        text = tr(key, **shown)
     elif isinstance(error, DiceError):
         params = dict(error.params)
         if "position" in params:  # people count characters from one

@@ -8,10 +8,11 @@ import discord
 
 from bot.db.models import Campaign, Event
 from bot.i18n import Translator
+from bot.rulesets.base import Play
 from bot.services.campaigns import CampaignSummary
 from bot.services.log import LogEntry
 from rules.dice import RollResult, render
-from rules.exchange import Roll
+from rules.exchange import Roll, Text
 
 ROLL_COLOUR = discord.Colour.blurple()
 SECRET_COLOUR = discord.Colour.dark_grey()
@@ -60,20 +61,33 @@ def option_text(value: Any) -> str:
     return str(value)
 
 
-def log_line(tr: Translator, entry: LogEntry) -> str:
+def _log_params(tr: Translator, payload: dict[str, Any]) -> dict[str, Any]:
+    """An event's payload as catalog parameters: nested outcomes flattened one level, texts translated."""
+    params: dict[str, Any] = {}
+    nested: list[dict[str, Any]] = []
+    for key, value in payload.items():
+        if isinstance(value, dict) and "key" in value and "params" in value:
+            params[key] = tr.text(Text.from_dict(value))
+        elif isinstance(value, dict):
+            nested.append(value)
+        elif not isinstance(value, list):
+            params[key] = value
+    for inner in nested:  # the event's own fields win over those of an outcome inside it
+        for key, value in inner.items():
+            if not isinstance(value, dict | list):
+                params.setdefault(key, value)
+    return params
+
+
+def log_line(tr: Translator, entry: LogEntry, play: Play | None = None) -> str:
     event = entry.event
     kind = "roll_secret" if entry.redacted else event.kind
-    payload = {**entry.payload, **entry.payload.get("outcome", {})}
-    params: dict[str, Any] = {key: value for key, value in payload.items() if not isinstance(value, dict | list)}
+    params = _log_params(tr, entry.payload)
     params["actor"] = mention(event.actor_id)
     if "user" in params:
         params["user"] = mention(params["user"])
     if "ruleset" in params:
         params["ruleset"] = tr(f"ruleset.{params['ruleset']}")
-    if "use" in params:
-        params["use"] = _known(tr, f"fate.use.{params['use']}", str(params["use"]))
-    if "effect" in params:
-        params["effect"] = _known(tr, f"effect.{params['effect']}", str(params["effect"]))
     for key in ("old", "new"):
         if key in params:
             params[key] = option_text(params[key])
@@ -81,8 +95,9 @@ def log_line(tr: Translator, entry: LogEntry) -> str:
         params["label"] = params.get("label") or tr("roll.no_label")
         if event.secret and not entry.redacted:
             kind = "roll_secret_revealed"
+    own = play.log_text(event.kind, entry.payload) if play is not None and not entry.redacted else None
     try:
-        text = tr(f"event.{kind}", **params)
+        text = tr.text(Text(own.key, {**params, **own.params})) if own else tr(f"event.{kind}", **params)
     except KeyError:  # an event from an older version whose payload lacks a field: still listed, by its kind
         text = f"`{event.kind}`"
     return f"`#{event.id}` {timestamp(event)} {text}"

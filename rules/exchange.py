@@ -1,18 +1,79 @@
-"""What every ruleset's mechanics return: auditable rolls, effects to apply, or a wait for someone's choice.
+"""The language every ruleset's mechanics speak to the bot: rolls, effects, outcomes, and waits.
 
-An exchange (an attack and its answer, a battle step...) is a small state machine. Each step either
-waits for a named participant to pick one of the offered options (the bot stores it as a pending action
-and renders the options as buttons), or resolves with dice into rolls and effects that the bot applies
-in one transaction. The four rulesets differ only in how many steps they chain:
-fate_points (attack, then the defender's choice, then one resolution), grail_zh (resolves at once, but
-third parties may be offered a reaction), crest_magia (attack roll, defender's defence roll, damage) and
-grail_anka (setup, each side's pick, a random third, a commitment, aftermath).
+An exchange (an attack and its answers, a battle, a GM's approval...) is a small state machine. Each
+`Step` carries what was rolled, the `effects` to apply in one transaction, typed `outcomes` that the
+ruleset renders, and optionally a `Pause`: the waits the exchange stays open for and the state to resume
+it with. A `Wait` names who may answer (`Audience`), the options offered (each with its label and, to
+group buttons, a group), whether one answer or every member's is needed, an answer by number
+(`ValueRange`), and an optional deadline with the default applied when it passes. The bot stores
+exchanges and waits, resolves each wait exactly once, and hands the `Answer` to the ruleset's handler,
+which returns the next step. The four rule systems fit this one shape:
+
+- fate_points: the attack step pauses for the defender's choice; the answer resolves it.
+- grail_zh: the attack resolves at once, and the step pauses for third parties' reactions with a deadline.
+- crest_magia: attack, then a defence choice, then a withstand choice, then perhaps an overflow choice.
+- grail_anka: picks that alternate between sides, committed secrets, and anchors answered by number.
+
+Effects name characters by role reference: `role` (its first character), `role#N` (its character at
+position N, from 0), and the bot adds each participant's bound characters as `role.relation`.
+Everything here round-trips through JSON, because exchanges wait in the database for days.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+# Option and wait keys travel inside button ids: short, lowercase, no separators.
+KEY_PATTERN = re.compile(r"^[a-z0-9_]{1,40}$")
+
+
+def member(role: str, position: int) -> str:
+    """The reference of the character at `position` (from 0) of a role with several characters."""
+    return role if position == 0 else f"{role}#{position}"
+
+
+def parse_member(reference: str) -> tuple[str, int]:
+    """(role, position) of a role reference written by `member`."""
+    role, _, position = reference.partition("#")
+    if not position:
+        return role, 0
+    if not position.isdigit():
+        raise ValueError(f"not a role reference: {reference!r}")
+    return role, int(position)
+
+
+@dataclass(frozen=True)
+class Text:
+    """A catalog key and its parameters, translated by the bot in the reader's language.
+
+    A parameter may itself be a `Text` (a choice's label inside a sentence), translated first.
+    """
+
+    key: str
+    params: Mapping[str, str | int | Text] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "params": {
+                name: value.to_dict() if isinstance(value, Text) else value for name, value in self.params.items()
+            },
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Text:
+        return cls(
+            data["key"],
+            {
+                name: cls.from_dict(value) if isinstance(value, Mapping) else value
+                for name, value in data.get("params", {}).items()
+            },
+        )
 
 
 @dataclass(frozen=True)
@@ -50,10 +111,22 @@ class Roll:
             "total": self.total,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Roll:
+        return cls(
+            label=data["label"],
+            sides=data["sides"],
+            dice=tuple(data["dice"]),
+            kept=tuple(data["kept"]),
+            modifiers=tuple(Modifier(m["source"], m["value"]) for m in data["modifiers"]),
+            total=data["total"],
+            multiplier=data["multiplier"],
+        )
+
 
 @dataclass(frozen=True)
 class PoolDelta:
-    """Add `delta` to a pool (hp, prana, fate_points...) of the character the rules call `who`."""
+    """Add `delta` to a pool (hp, prana, fate_points...) of the character `who`; damage stops at the minimum."""
 
     who: str
     pool: str
@@ -61,32 +134,347 @@ class PoolDelta:
 
 
 @dataclass(frozen=True)
-class StateUpdate:
-    """Replace a character's rules state (combat streaks, staggers...) with `state`."""
+class PoolSet:
+    """Set a pool's current value (held within its range)."""
 
     who: str
-    state: dict[str, Any]
-
-
-Effect = PoolDelta | StateUpdate
-
-
-@dataclass(frozen=True)
-class Awaiting:
-    """The exchange waits for `participant` to choose one of `options`; `state` resumes it later."""
-
-    participant: str
-    options: tuple[str, ...]
-    state: dict[str, Any]
+    pool: str
+    value: int
 
 
 @dataclass(frozen=True)
-class Resolution:
-    """A resolved step: what was rolled, what changes, and the outcome keys the bot renders."""
+class PoolMaximum:
+    """Give a pool a new maximum (None: unbounded); a current value above it comes down to it."""
+
+    who: str
+    pool: str
+    maximum: int | None
+
+
+@dataclass(frozen=True)
+class StatePatch:
+    """Set one key of a character's rules state; a `None` value removes the key."""
+
+    who: str
+    key: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class StateUpdate:
+    """Replace a character's whole rules state."""
+
+    who: str
+    state: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Note:
+    """An event for the campaign log that no other effect or outcome records."""
+
+    kind: str
+    payload: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Commit:
+    """Store a commitment: `digest` is public from now on, `secret` and `nonce` stay hidden until revealed."""
+
+    key: str
+    digest: str
+    secret: str
+    nonce: str
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """Make a stored commitment's secret and nonce public, so that anyone can check them against the digest."""
+
+    key: str
+
+
+Effect = PoolDelta | PoolSet | PoolMaximum | StatePatch | StateUpdate | Note | Commit | Reveal
+_EFFECT_TYPES: dict[str, type[Effect]] = {
+    "pool_delta": PoolDelta,
+    "pool_set": PoolSet,
+    "pool_maximum": PoolMaximum,
+    "state_patch": StatePatch,
+    "state": StateUpdate,
+    "note": Note,
+    "commit": Commit,
+    "reveal": Reveal,
+}
+_EFFECT_NAMES = {effect_type: name for name, effect_type in _EFFECT_TYPES.items()}
+
+
+def effect_to_dict(effect: Effect, *, public: bool = False) -> dict[str, Any]:
+    """An effect as JSON; `public` leaves out a commitment's hidden secret and nonce (for the log)."""
+    data: dict[str, Any] = {"type": _EFFECT_NAMES[type(effect)], **effect.__dict__}
+    if public and isinstance(effect, Commit):
+        del data["secret"], data["nonce"]
+    # Mappings may be read-only views: the JSON column needs plain dicts.
+    return {name: dict(value) if isinstance(value, Mapping) else value for name, value in data.items()}
+
+
+def effect_from_dict(data: Mapping[str, Any]) -> Effect:
+    fields = {name: value for name, value in data.items() if name != "type"}
+    return _EFFECT_TYPES[data["type"]](**fields)
+
+
+Tone = Literal["primary", "secondary", "success", "danger"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One answer offered by a wait. Options sharing a `group` sit behind one button (`OptionGroup`).
+
+    `summary` replaces the generic "X answered: label" when the wait closes with this option.
+    """
+
+    key: str
+    label: Text
+    group: str | None = None
+    tone: Tone = "primary"
+    summary: Text | None = None
+
+    def __post_init__(self) -> None:
+        if not KEY_PATTERN.match(self.key) or (self.group is not None and not KEY_PATTERN.match(self.group)):
+            raise ValueError(f"option keys are short lowercase words: {self.key!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "label": self.label.to_dict(),
+            "group": self.group,
+            "tone": self.tone,
+            "summary": self.summary.to_dict() if self.summary else None,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Option:
+        summary = data.get("summary")
+        return cls(
+            data["key"], Text.from_dict(data["label"]), data.get("group"), data.get("tone", "primary"),
+            Text.from_dict(summary) if summary else None,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class OptionGroup:
+    """A button that opens a second, private choice among the options of its group."""
+
+    key: str
+    label: Text
+    question: Text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "label": self.label.to_dict(), "question": self.question.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> OptionGroup:
+        return cls(data["key"], Text.from_dict(data["label"]), Text.from_dict(data["question"]))
+
+
+AudienceKind = Literal["character", "gms", "side"]
+
+
+@dataclass(frozen=True)
+class Audience:
+    """Who may answer: the player of a character of the exchange (any GM for a character the GMs run),
+    the campaign's GMs, or the players of a side's characters. A GM may always answer in their stead."""
+
+    kind: AudienceKind
+    role: str = ""
+
+    @classmethod
+    def character(cls, role: str) -> Audience:
+        return cls("character", role)
+
+    @classmethod
+    def gms(cls) -> Audience:
+        return cls("gms")
+
+    @classmethod
+    def side(cls, role: str) -> Audience:
+        return cls("side", role)
+
+
+@dataclass(frozen=True)
+class ValueRange:
+    """A wait answered by a command carrying a whole number in this range (an anchor, a bid...)."""
+
+    minimum: int
+    maximum: int
+
+
+@dataclass(frozen=True)
+class Wait:
+    """What an exchange waits for. With `deadline_seconds`, `default` (an option key, or a number for a
+    value wait) answers it when the time is up; `needs_all` waits for every member of the audience."""
+
+    key: str
+    audience: Audience
+    prompt: Text
+    options: tuple[Option, ...] = ()
+    groups: tuple[OptionGroup, ...] = ()
+    needs_all: bool = False
+    value: ValueRange | None = None
+    deadline_seconds: int | None = None
+    default: str | None = None
+
+    def __post_init__(self) -> None:
+        if not KEY_PATTERN.match(self.key):
+            raise ValueError(f"wait keys are short lowercase words: {self.key!r}")
+        if not self.options and self.value is None:
+            raise ValueError(f"wait {self.key!r} offers nothing to answer")
+        keys = [option.key for option in self.options]
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"wait {self.key!r} offers an option twice")
+        groups = {group.key for group in self.groups}
+        if any(option.group is not None and option.group not in groups for option in self.options):
+            raise ValueError(f"wait {self.key!r} has an option in an unknown group")
+        if (self.deadline_seconds is None) != (self.default is None):
+            raise ValueError(f"wait {self.key!r}: a deadline needs a default answer, and only a deadline has one")
+        if self.deadline_seconds is not None and self.deadline_seconds < 1:
+            raise ValueError(f"wait {self.key!r}: the deadline must be at least a second away")
+        if self.default is not None and not self.accepts_default(self.default):
+            raise ValueError(f"wait {self.key!r}: its default {self.default!r} is not one of its answers")
+
+    def accepts_default(self, default: str) -> bool:
+        if default in {option.key for option in self.options}:
+            return True
+        return self.value is not None and self.accepts_value(default)
+
+    def accepts_value(self, text: str) -> bool:
+        if self.value is None or not text.lstrip("-").isdigit():
+            return False
+        return self.value.minimum <= int(text) <= self.value.maximum
+
+    def option(self, key: str) -> Option | None:
+        return next((option for option in self.options if option.key == key), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "audience": {"kind": self.audience.kind, "role": self.audience.role},
+            "prompt": self.prompt.to_dict(),
+            "options": [option.to_dict() for option in self.options],
+            "groups": [group.to_dict() for group in self.groups],
+            "needs_all": self.needs_all,
+            "value": None if self.value is None else {"minimum": self.value.minimum, "maximum": self.value.maximum},
+            "deadline_seconds": self.deadline_seconds,
+            "default": self.default,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Wait:
+        value = data.get("value")
+        return cls(
+            key=data["key"],
+            audience=Audience(data["audience"]["kind"], data["audience"].get("role", "")),
+            prompt=Text.from_dict(data["prompt"]),
+            options=tuple(Option.from_dict(option) for option in data.get("options", [])),
+            groups=tuple(OptionGroup.from_dict(group) for group in data.get("groups", [])),
+            needs_all=bool(data.get("needs_all", False)),
+            value=None if value is None else ValueRange(value["minimum"], value["maximum"]),
+            deadline_seconds=data.get("deadline_seconds"),
+            default=data.get("default"),
+        )
+
+
+@dataclass(frozen=True)
+class Answer:
+    """How a wait was answered, as its handler receives it.
+
+    `option` is the chosen option's key (None for a value answer); `by` is the user (None when the deadline
+    chose the default); `forced` marks a GM answering for the audience. With `needs_all`, `each` holds every
+    user's answer and `option`/`value` the last one.
+    """
+
+    wait: str
+    option: str | None = None
+    value: int | None = None
+    by: int | None = None
+    forced: bool = False
+    expired: bool = False
+    each: Mapping[int, str] = field(default_factory=dict)
+
+
+class Outcome(BaseModel):
+    """What a step did, in the ruleset's own terms: the ruleset renders it, the log stores it as `event`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    event: ClassVar[str] = "step"
+
+
+OutcomeT = TypeVar("OutcomeT")
+
+
+@dataclass(frozen=True)
+class Resolution(Generic[OutcomeT]):
+    """One rule applied: its typed outcome, what was rolled and what changes."""
+
+    outcome: OutcomeT
+    rolls: tuple[Roll, ...] = ()
+    effects: tuple[Effect, ...] = ()
+
+
+@dataclass(frozen=True)
+class Pause:
+    """The exchange stays open: `handler` (one of the ruleset's) resumes it with `state` and the answer."""
+
+    handler: str
+    waits: tuple[Wait, ...]
+    state: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.waits:
+            raise ValueError("a pause waits for something")
+        keys = [wait.key for wait in self.waits]
+        if len(set(keys)) != len(keys):
+            raise ValueError("each wait of a step has its own key")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of an exchange. `cast` changes who plays a role from now on (role -> character ids), for
+    an ally who takes the hit, say."""
 
     rolls: tuple[Roll, ...] = ()
     effects: tuple[Effect, ...] = ()
-    outcome: dict[str, Any] = field(default_factory=dict)
+    outcomes: tuple[Outcome, ...] = ()
+    pause: Pause | None = None
+    cast: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, *parts: Resolution[Any] | Step, pause: Pause | None = None) -> Step:
+        """One step from several resolutions and steps, in order; outcomes that are `Outcome`s are kept."""
+        rolls: list[Roll] = []
+        effects: list[Effect] = []
+        outcomes: list[Outcome] = []
+        cast: dict[str, tuple[int, ...]] = {}
+        for part in parts:
+            rolls += part.rolls
+            effects += part.effects
+            if isinstance(part, Step):
+                outcomes += part.outcomes
+                cast.update(part.cast)
+                pause = pause or part.pause
+            elif isinstance(part.outcome, Outcome):
+                outcomes.append(part.outcome)
+        return cls(tuple(rolls), tuple(effects), tuple(outcomes), pause, cast)
+
+    def then(self, other: Step) -> Step:
+        return Step.of(self, other, pause=other.pause)
+
+
+@dataclass(frozen=True)
+class Opening:
+    """What a ruleset does when a fight starts: a step, and a turn order (character ids) if it rolls one."""
+
+    step: Step = field(default_factory=Step)
+    order: tuple[int, ...] | None = None
 
 
 class RuleError(Exception):

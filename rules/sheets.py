@@ -1,9 +1,13 @@
-"""What every ruleset's character-file validation reports: one problem per bad field."""
+"""What every ruleset's file and parameter validation reports: one problem per bad field."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
+
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 
 @dataclass(frozen=True)
@@ -21,3 +25,50 @@ class SheetError(Exception):
     def __init__(self, problems: list[SheetProblem]) -> None:
         super().__init__(problems)
         self.problems = problems
+
+
+_TYPE_NAMES = {
+    "int_type": "integer",
+    "int_parsing": "integer",
+    "int_from_float": "integer",
+    "string_type": "text",
+    "bool_type": "boolean",
+    "bool_parsing": "boolean",
+    "list_type": "list",
+    "dict_type": "mapping",
+    "model_type": "mapping",
+    "model_attributes_type": "mapping",
+}
+_QUOTED = re.compile(r"'([^']*)'")
+
+
+def validation_problems(error: ValidationError) -> list[SheetProblem]:
+    return [_translate(detail) for detail in error.errors()]
+
+
+def _translate(detail: ErrorDetails) -> SheetProblem:
+    """A pydantic error as our own stable code, so the bot can localize it without knowing pydantic."""
+    location = [str(part) for part in detail["loc"] if part != "[key]"]
+    path = ".".join(location)
+    kind = detail["type"]
+    context = detail.get("ctx", {})
+    value = detail["input"]
+    if kind == "extra_forbidden":
+        return SheetProblem(path, "unknown_field")
+    if kind == "missing":
+        return SheetProblem(path, "missing")
+    if kind in {"literal_error", "enum"}:
+        choices = ", ".join(_QUOTED.findall(str(context.get("expected", ""))))
+        shown = location[-1] if detail["loc"][-1] == "[key]" else str(value)
+        return SheetProblem(path, "invalid_choice", {"value": shown, "choices": choices})
+    if kind in _TYPE_NAMES:
+        return SheetProblem(path, "wrong_type", {"expected": _TYPE_NAMES[kind]})
+    if kind == "string_too_short":
+        return SheetProblem(path, "empty")
+    if kind == "greater_than_equal":
+        return SheetProblem(path, "too_small", {"value": str(value), "min": str(context.get("ge"))})
+    if kind == "less_than_equal":
+        return SheetProblem(path, "too_large", {"value": str(value), "max": str(context.get("le"))})
+    if kind in {"out_of_range", "invalid_rank"}:
+        return SheetProblem(path, kind, {key: item for key, item in context.items() if isinstance(item, int | str)})
+    return SheetProblem(path, "invalid", {"detail": kind})

@@ -10,20 +10,18 @@ from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot.app import Fatebot, Interaction, actor_of, place_of, translator
+from bot.cogs.exchanges import close_prompts, post_prompts, step_messages
 from bot.errors import UserError
+from bot.i18n import ENGLISH, catalog
 from bot.render import campaign_embed, mention, option_text
-from bot.rulesets import RULESETS
+from bot.rulesets.registry import RULESETS
+from bot.services.combat import Moment
 from bot.views import PersistentButton
 from rules.options import expected_values
 
 RULESET_CHOICES = [
-    app_commands.Choice(name=locale_str(english, key=f"ruleset.{ruleset_id}"), value=ruleset_id)
-    for ruleset_id, english in (
-        ("fate_points", "Fate/Points (d20 roll-under)"),
-        ("grail_zh", "Fate/stay night d20 (Chinese rules)"),
-        ("crest_magia", "Crest Magia (2d6 + stat die)"),
-        ("grail_anka", "Holy Grail War anka (win-rate tables)"),
-    )
+    app_commands.Choice(name=locale_str(catalog(ENGLISH)[ruleset.name_key], key=ruleset.name_key), value=ruleset.id)
+    for ruleset in RULESETS.values()
 ]
 AUTOCOMPLETE_LIMIT = 25
 
@@ -113,6 +111,46 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
         await interaction.response.send_message(
             tr("campaign.option_set", option=change.option, old=option_text(change.old), new=option_text(change.new))
         )
+
+    @app_commands.command(name="session", description="Start the next session of play (GM only)")
+    async def session(self, interaction: Interaction) -> None:
+        moment = await self.bot.combat.new_session(place_of(interaction), actor_of(interaction), self.bot.dice)
+        headline = translator(interaction)("campaign.session_started", session=moment.session_number)
+        await self._announce(interaction, moment, headline)
+
+    @app_commands.command(name="turn", description="End the campaign's turn and begin the next (GM only)")
+    async def turn(self, interaction: Interaction) -> None:
+        moment = await self.bot.combat.end_campaign_turn(place_of(interaction), actor_of(interaction), self.bot.dice)
+        tr = translator(interaction)
+        await self._announce(interaction, moment, tr("campaign.turn_ended", ended=moment.turn_number - 1,
+                                                     turn=moment.turn_number))  # fmt: skip
+
+    @app_commands.command(name="time", description="Time passes in the story, in hours and days (GM only)")
+    @app_commands.describe(hours="Hours that pass", days="In-game days that pass")
+    async def time(
+        self, interaction: Interaction, hours: app_commands.Range[int, 0, 240] = 0,
+        days: app_commands.Range[int, 0, 365] = 0,
+    ) -> None:  # fmt: skip
+        moment = await self.bot.combat.pass_time(place_of(interaction), actor_of(interaction), hours, days,
+                                                 self.bot.dice)  # fmt: skip
+        tr = translator(interaction)
+        key = "campaign.time_passed_days" if days and not hours else (
+            "campaign.time_passed_both" if days else "campaign.time_passed")  # fmt: skip
+        await self._announce(interaction, moment, tr(key, hours=hours, days=days))
+
+    async def _announce(self, interaction: Interaction, moment: Moment, headline: str) -> None:
+        """The moment in one message: its headline, then what the ruleset did (one line per change)."""
+        tr = translator(interaction)
+        lines = [headline]
+        embeds = []
+        for content, embed in step_messages(tr, moment.progress):
+            if content:
+                lines.append(content)
+            if embed is not None:
+                embeds.append(embed)
+        await interaction.response.send_message("\n".join(lines), embeds=embeds)
+        await close_prompts(self.bot, tr, moment.progress.closed, skip=None)
+        await post_prompts(self.bot, moment.progress, interaction.guild_locale)
 
     @set_option.autocomplete("option")
     async def option_names(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:

@@ -15,8 +15,9 @@ from bot.app import Fatebot, Interaction, actor_of, place_of, report_error, tran
 from bot.errors import UserError
 from bot.i18n import Translator
 from bot.render import mention, pool_text, rolls_text
-from bot.rulesets.play import CharacterSnapshot, Play, Pool, SheetLine
+from bot.rulesets.base import CharacterSnapshot, Play, Pool, SheetLine
 from bot.services.characters import Created
+from rules.exchange import Text
 
 MAX_FILE_BYTES = 64 * 1024
 AUTOCOMPLETE_LIMIT = 25
@@ -49,25 +50,32 @@ def pools_text(tr: Translator, pools: Mapping[str, Pool]) -> str:
     return " · ".join(pool_text(tr, name, pool.current, pool.maximum) for name, pool in pools.items())
 
 
-def sheet_embed(tr: Translator, character: CharacterSnapshot, lines: list[SheetLine]) -> discord.Embed:
+def sheet_embed(tr: Translator, character: CharacterSnapshot, lines: list[SheetLine], *, full: bool) -> discord.Embed:
+    """A sheet; without `full` (a player looking at a character the GMs run) only what the ruleset shows."""
+    owner = (
+        tr("character.run_by_gms") if character.gm_run else tr("character.owned_by", user=mention(character.owner_id))
+    )
     embed = discord.Embed(
         title=tr("character.sheet_title", name=character.name, kind=tr(f"kind.{character.kind}")),
-        description=tr("character.owned_by", user=mention(character.owner_id)),
+        description=owner,
         colour=SHEET_COLOUR,
     )
-    embed.add_field(name=tr("character.pools"), value=pools_text(tr, character.pools), inline=False)
+    if full:
+        embed.add_field(name=tr("character.pools"), value=pools_text(tr, character.pools), inline=False)
     for line in lines:
-        embed.add_field(name=tr(line.label_key), value=line.value or "—", inline=line.inline)
+        value = tr.text(line.value) if isinstance(line.value, Text) else line.value
+        embed.add_field(name=tr(line.label_key), value=value or "—", inline=line.inline)
     return embed
 
 
 class SheetModal(discord.ui.Modal):
     """The form path: the template in a text box, sent back through the same validation as a file."""
 
-    def __init__(self, cog: CharacterCog, tr: Translator, kind: str, template: str) -> None:
+    def __init__(self, cog: CharacterCog, tr: Translator, kind: str, template: str, *, gm_run: bool) -> None:
         super().__init__(title=tr("character.form_title", kind=tr(f"kind.{kind}")))
         self.cog = cog
         self.kind = kind
+        self.gm_run = gm_run
         self.sheet: discord.ui.TextInput[SheetModal] = discord.ui.TextInput(
             label=tr("character.form_label"), style=discord.TextStyle.paragraph, default=template, max_length=4000
         )
@@ -75,7 +83,7 @@ class SheetModal(discord.ui.Modal):
 
     async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
         kind, data = parse_sheet(self.sheet.value)
-        await self.cog.create_and_announce(interaction, kind, data)
+        await self.cog.create_and_announce(interaction, kind, data, gm_run=self.gm_run)
 
     async def on_error(self, interaction: discord.Interaction[Any], error: Exception, /) -> None:  # type: ignore[override]
         await report_error(interaction, error)
@@ -87,11 +95,26 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
         self.bot = bot
         super().__init__()
 
-    async def create_and_announce(self, interaction: Interaction, kind: str, data: dict[str, Any]) -> None:
+    async def create_and_announce(
+        self, interaction: Interaction, kind: str, data: dict[str, Any], *, gm_run: bool
+    ) -> None:
         tr = translator(interaction)
         created: Created = await self.bot.characters.create(
-            place_of(interaction), actor_of(interaction), kind, data, self.bot.dice
+            place_of(interaction), actor_of(interaction), kind, data, self.bot.dice, gm_run=gm_run
         )
+        if gm_run:
+            # What the GMs' characters hide stays with the GMs: the channel learns only that one arrived.
+            await interaction.response.send_message(
+                tr("character.created_for_gms", name=created.draft.name, kind=tr(f"kind.{kind}"))
+            )
+            embed = discord.Embed(
+                title=tr("character.created", name=created.draft.name, kind=tr(f"kind.{kind}")),
+                description=rolls_text(tr, created.draft.rolls),
+                colour=SHEET_COLOUR,
+            )
+            embed.add_field(name=tr("character.pools"), value=pools_text(tr, created.draft.pools))
+            await interaction.followup.send(embed=embed, ephemeral=True)
+            return
         embed = discord.Embed(
             title=tr("character.created", name=created.draft.name, kind=tr(f"kind.{kind}")),
             description=rolls_text(tr, created.draft.rolls),
@@ -121,8 +144,8 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
         )
 
     @app_commands.command(name="import", description="Create a character from a filled-in file (YAML or JSON)")
-    @app_commands.describe(file="The character file")
-    async def import_file(self, interaction: Interaction, file: discord.Attachment) -> None:
+    @app_commands.describe(file="The character file", npc="Run by the GMs: an NPC, a creature, an enemy (GM only)")
+    async def import_file(self, interaction: Interaction, file: discord.Attachment, npc: bool = False) -> None:
         if file.size > MAX_FILE_BYTES:
             raise UserError("error.file_too_large", limit=MAX_FILE_BYTES // 1024)
         try:
@@ -130,15 +153,15 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
         except UnicodeDecodeError as error:
             raise UserError("error.file_not_text") from error
         kind, data = parse_sheet(text)
-        await self.create_and_announce(interaction, kind, data)
+        await self.create_and_announce(interaction, kind, data, gm_run=npc)
 
     @app_commands.command(name="create", description="Create a character by filling in a form")
-    @app_commands.describe(kind="What kind of character")
-    async def create(self, interaction: Interaction, kind: str) -> None:
+    @app_commands.describe(kind="What kind of character", npc="Run by the GMs: an NPC, a creature, an enemy (GM only)")
+    async def create(self, interaction: Interaction, kind: str, npc: bool = False) -> None:
         tr = translator(interaction)
         play = await self._play_with_kind(interaction, kind)
         body = yaml.safe_dump({"kind": kind, **play.template(kind)}, allow_unicode=True, sort_keys=False)
-        await interaction.response.send_modal(SheetModal(self, tr, kind, body))
+        await interaction.response.send_modal(SheetModal(self, tr, kind, body, gm_run=npc))
 
     @template.autocomplete("kind")
     @create.autocomplete("kind")
@@ -154,16 +177,20 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
     @app_commands.describe(name="Whose sheet")
     async def show(self, interaction: Interaction, name: str | None = None) -> None:
         tr = translator(interaction)
-        _, character, play, options = await self.bot.characters.show(place_of(interaction), actor_of(interaction), name)
-        await interaction.response.send_message(embed=sheet_embed(tr, character, play.sheet_lines(character, options)))
+        shown = await self.bot.characters.show(place_of(interaction), actor_of(interaction), name)
+        lines = shown.play.sheet_lines(shown.character, shown.options, full=shown.full)
+        embed = sheet_embed(tr, shown.character, lines, full=shown.full)
+        # A GM's look at a character the GMs run stays between the GMs.
+        await interaction.response.send_message(embed=embed, ephemeral=shown.character.gm_run)
 
     @app_commands.command(name="list", description="List the characters of this campaign")
     async def list_characters(self, interaction: Interaction) -> None:
         tr = translator(interaction)
-        campaign, roster = await self.bot.characters.roster(place_of(interaction))
+        campaign, roster, gm = await self.bot.characters.roster(place_of(interaction), actor_of(interaction))
         lines = [
-            tr("character.roster_line", name=c.name, kind=tr(f"kind.{c.kind}"), user=mention(c.owner_id),
-               pools=pools_text(tr, c.pools))
+            tr("character.roster_line", name=c.name, kind=tr(f"kind.{c.kind}"),
+               user=tr("character.run_by_gms") if c.gm_run else mention(c.owner_id),
+               pools=pools_text(tr, c.pools) if gm or not c.gm_run else tr("character.hidden"))
             for c in roster
         ]  # fmt: skip
         embed = discord.Embed(

@@ -8,7 +8,9 @@ from discord.ext import commands
 
 from bot.app import Fatebot, Interaction, actor_of, place_of, translator
 from bot.cogs.characters import pools_text
+from bot.cogs.exchanges import close_prompts, post_prompts, step_message
 from bot.i18n import Translator
+from bot.rulesets.registry import RULESETS
 from bot.services.combat import CombatReport
 
 COMBAT_COLOUR = discord.Colour.orange()
@@ -19,19 +21,24 @@ def report_embed(tr: Translator, report: CombatReport, title_key: str) -> discor
     lines = []
     for fighter in report.order:
         mark = CURRENT_MARK if report.current is not None and fighter.id == report.current.id else "・"
-        actions = " · ".join(tr(f"action.{action}") for action in report.actions.get(fighter.name, ()))
-        lines.append(tr("combat.line", mark=mark, name=fighter.name, actions=actions or tr("action.none"),
+        actions = report.actions.get(fighter.id)
+        shown = tr("combat.no_actions_counted") if actions is None else (
+            " · ".join(tr.text(action) for action in actions) or tr("combat.no_actions_left"))  # fmt: skip
+        lines.append(tr("combat.line", mark=mark, name=fighter.name, actions=shown,
                         pools=pools_text(tr, fighter.pools)))  # fmt: skip
     embed = discord.Embed(
         title=tr(title_key, round=report.round_number),
         description="\n".join(lines) or tr("combat.no_fight"),
         colour=COMBAT_COLOUR,
     )
-    effects = [
-        tr(f"turn.{applied.resolution.outcome['effect']}", **applied.resolution.outcome)
-        for applied in report.applied
-        if "effect" in applied.resolution.outcome
-    ]
+    play = RULESETS[report.ruleset].play
+    effects = []
+    for applied in report.applied:
+        content, step_embed = step_message(tr, play, applied) if play is not None else (None, None)
+        if content:
+            effects.append(content)
+        elif step_embed is not None and step_embed.title:
+            effects.append(step_embed.title)
     if effects:
         embed.add_field(name=tr("combat.turn_effects"), value="\n".join(effects), inline=False)
     if report.current is not None:
@@ -49,18 +56,20 @@ class CombatCog(commands.GroupCog, group_name="combat", group_description="Fight
     @app_commands.describe(order="Character names in turn order, separated by commas")
     async def start(self, interaction: Interaction, order: app_commands.Range[str, 1, 1000]) -> None:
         names = [name.strip() for name in order.split(",") if name.strip()]
-        report = await self.bot.combat.start(place_of(interaction), actor_of(interaction), names)
-        await interaction.response.send_message(embed=report_embed(translator(interaction), report, "combat.started"))
+        report = await self.bot.combat.start(place_of(interaction), actor_of(interaction), names, self.bot.dice)
+        await self._show(interaction, report, "combat.started")
 
     @app_commands.command(name="next", description="Pass to the next character's turn (GM only)")
     async def next_turn(self, interaction: Interaction) -> None:
-        report = await self.bot.combat.next_turn(place_of(interaction), actor_of(interaction))
-        await interaction.response.send_message(embed=report_embed(translator(interaction), report, "combat.round"))
+        report = await self.bot.combat.next_turn(place_of(interaction), actor_of(interaction), self.bot.dice)
+        await self._show(interaction, report, "combat.round")
 
     @app_commands.command(name="round", description="Start the next round (GM only)")
     async def next_round(self, interaction: Interaction) -> None:
-        report = await self.bot.combat.next_turn(place_of(interaction), actor_of(interaction), whole_round=True)
-        await interaction.response.send_message(embed=report_embed(translator(interaction), report, "combat.round"))
+        report = await self.bot.combat.next_turn(
+            place_of(interaction), actor_of(interaction), self.bot.dice, whole_round=True
+        )
+        await self._show(interaction, report, "combat.round")
 
     @app_commands.command(name="status", description="The turn order and the actions each character has left")
     async def status(self, interaction: Interaction) -> None:
@@ -71,8 +80,21 @@ class CombatCog(commands.GroupCog, group_name="combat", group_description="Fight
 
     @app_commands.command(name="end", description="End the fight and the scene (GM only)")
     async def end(self, interaction: Interaction) -> None:
-        round_number = await self.bot.combat.end(place_of(interaction), actor_of(interaction))
-        await interaction.response.send_message(translator(interaction)("combat.ended", round=round_number))
+        tr = translator(interaction)
+        round_number, progress = await self.bot.combat.end(place_of(interaction), actor_of(interaction), self.bot.dice)
+        lines = [tr("combat.ended", round=round_number)]
+        lines += [content for applied in progress.steps if (content := step_message(tr, progress.play, applied)[0])]
+        await interaction.response.send_message("\n".join(lines))
+        await close_prompts(self.bot, tr, progress.closed, skip=None)
+        await post_prompts(self.bot, progress, interaction.guild_locale)
+
+    async def _show(self, interaction: Interaction, report: CombatReport, title_key: str) -> None:
+        """The fight as it stands, then any prompt a hook opened (a reaction at the start of a turn...)."""
+        tr = translator(interaction)
+        await interaction.response.send_message(embed=report_embed(tr, report, title_key))
+        for progress in report.progress:
+            await close_prompts(self.bot, tr, progress.closed, skip=None)
+            await post_prompts(self.bot, progress, interaction.guild_locale)
 
 
 async def setup(bot: Fatebot) -> None:

@@ -13,6 +13,7 @@ from bot.app import Fatebot, Interaction, actor_of, place_of, translator
 from bot.errors import UserError
 from bot.export import FORMATS, export_log
 from bot.render import log_line
+from bot.rulesets.registry import RULESETS
 
 RECENT_EVENTS = 15
 EMBED_DESCRIPTION_LIMIT = 4096
@@ -29,7 +30,8 @@ class LogCog(commands.GroupCog, group_name="log", group_description="The campaig
     async def show(self, interaction: Interaction) -> None:
         tr = translator(interaction)
         campaign_log = await self.bot.logs.recent(place_of(interaction), actor_of(interaction), RECENT_EVENTS)
-        lines = [log_line(tr, entry) for entry in campaign_log.entries]
+        play = RULESETS[campaign_log.campaign.ruleset].play
+        lines = [log_line(tr, entry, play) for entry in campaign_log.entries]
         # The newest lines matter most: drop the oldest until the embed fits.
         while len("\n".join(lines)) > EMBED_DESCRIPTION_LIMIT:
             lines.pop(0)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import case, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.db.models import PENDING, Campaign, PendingAction, ResourcePool
+from bot.db.models import PENDING, Campaign, ResourcePool, WaitRow
 
 
 class PoolLimitError(Exception):
@@ -70,13 +70,48 @@ async def apply_pool_delta(session: AsyncSession, pool_id: int, delta: int, *, c
     return PoolChange(pool_id, row.current, row.maximum)
 
 
-async def resolve_pending(session: AsyncSession, pending_id: int, status: str, resolution: dict[str, Any]) -> bool:
-    """Move a pending action out of 'pending'; True for exactly one caller however many race."""
+async def resolve_wait(
+    session: AsyncSession, wait_id: int, status: str, answer: dict[str, Any] | None, now: datetime
+) -> bool:
+    """Move a wait out of 'pending'; True for exactly one caller however many race."""
     result = await session.execute(
-        update(PendingAction)
-        .where(PendingAction.id == pending_id, PendingAction.status == PENDING)
-        .values(status=status, resolution=resolution, resolved_at=datetime.now(UTC))
-        .returning(PendingAction.id)
+        update(WaitRow)
+        .where(WaitRow.id == wait_id, WaitRow.status == PENDING)
+        .values(status=status, answer=answer, resolved_at=now)
+        .returning(WaitRow.id)
         .execution_options(synchronize_session=False)
     )
     return result.one_or_none() is not None
+
+
+async def set_pool(session: AsyncSession, pool_id: int, value: int) -> PoolChange:
+    """Set a pool's current value, held within its range, in one UPDATE ... RETURNING."""
+    floored = case((ResourcePool.minimum > value, ResourcePool.minimum), else_=value)
+    held = case(
+        (ResourcePool.maximum.is_not(None) & (floored > ResourcePool.maximum), ResourcePool.maximum), else_=floored
+    )
+    result = await session.execute(
+        update(ResourcePool)
+        .where(ResourcePool.id == pool_id)
+        .values(current=held)
+        .returning(ResourcePool.current, ResourcePool.maximum)
+        .execution_options(synchronize_session=False)
+    )
+    row = result.one()
+    return PoolChange(pool_id, row.current, row.maximum)
+
+
+async def set_pool_maximum(session: AsyncSession, pool_id: int, maximum: int | None) -> PoolChange:
+    """Give a pool a new maximum; a current value above it comes down to it, in the same statement."""
+    current: Any = ResourcePool.current
+    if maximum is not None:
+        current = case((ResourcePool.current > maximum, maximum), else_=ResourcePool.current)
+    result = await session.execute(
+        update(ResourcePool)
+        .where(ResourcePool.id == pool_id)
+        .values(maximum=maximum, current=current)
+        .returning(ResourcePool.current, ResourcePool.maximum)
+        .execution_options(synchronize_session=False)
+    )
+    row = result.one()
+    return PoolChange(pool_id, row.current, row.maximum)

@@ -18,6 +18,7 @@ from sqlalchemy import (
     String,
     TypeDecorator,
     UniqueConstraint,
+    false,
     text,
 )
 from sqlalchemy.ext.asyncio import AsyncAttrs
@@ -62,8 +63,16 @@ CAMPAIGN_ACTIVE = "active"
 CAMPAIGN_ENDED = "ended"
 ROLE_GM = "gm"
 ROLE_PLAYER = "player"
+# Exchanges: open while they wait for someone, then closed or cancelled.
+EXCHANGE_OPEN = "open"
+EXCHANGE_CLOSED = "closed"
+EXCHANGE_CANCELLED = "cancelled"
+# Waits: pending until answered, expired (the deadline chose the default), superseded (a sibling wait
+# of the same step was answered first) or cancelled (a GM cancelled the exchange).
 PENDING = "pending"
-RESOLVED = "resolved"
+ANSWERED = "answered"
+EXPIRED = "expired"
+SUPERSEDED = "superseded"
 CANCELLED = "cancelled"
 
 
@@ -124,10 +133,12 @@ class Character(Base):
     name: Mapped[str] = mapped_column(String(100))
     kind: Mapped[str] = mapped_column(String(32))
     sheet: Mapped[dict[str, Any]] = mapped_column(default=dict)
-    # What the rules track between rolls (defence streaks, staggers, Fate/Point effects...).
+    # What the rules track between rolls (defence streaks, staggers, effects...).
     state: Mapped[dict[str, Any]] = mapped_column(default=dict, server_default="{}")
-    # A Servant's Master (or any ruleset's contract partner).
-    master_id: Mapped[int | None] = mapped_column(ForeignKey("characters.id", ondelete="SET NULL"), default=None)
+    # Run by the campaign's GMs (an NPC, a creature, an enemy Servant): any GM answers its waits.
+    gm_run: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # A GM's answers given in advance for this character's waits, by wait key.
+    auto_answers: Mapped[dict[str, Any]] = mapped_column(default=dict, server_default="{}")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     __table_args__ = (UniqueConstraint("campaign_id", "name"),)
@@ -148,28 +159,138 @@ class ResourcePool(Base):
     __table_args__ = (UniqueConstraint("character_id", "name"),)
 
 
-class PendingAction(Base):
-    """A step of an exchange that waits for a participant's choice; resolves exactly once."""
+class CharacterLink(Base):
+    """A character bound to another (a Servant to its Master...), under a relation its ruleset names."""
 
-    __tablename__ = "pending_actions"
+    __tablename__ = "character_links"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"), index=True)
-    kind: Mapped[str] = mapped_column(String(32))
-    awaiting_user_id: Mapped[int | None] = mapped_column(BigInteger, default=None)
-    actor_character_id: Mapped[int | None] = mapped_column(
-        ForeignKey("characters.id", ondelete="SET NULL"), default=None
-    )
-    target_character_id: Mapped[int | None] = mapped_column(
-        ForeignKey("characters.id", ondelete="SET NULL"), default=None
-    )
+    character_id: Mapped[int] = mapped_column(ForeignKey("characters.id", ondelete="CASCADE"), index=True)
+    target_id: Mapped[int] = mapped_column(ForeignKey("characters.id", ondelete="CASCADE"), index=True)
+    relation: Mapped[str] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (UniqueConstraint("character_id", "relation", "target_id"),)
+
+
+class Side(Base):
+    """A group of characters that acts together (a camp): its ruleset gives its members their places."""
+
+    __tablename__ = "sides"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(100))
+    state: Mapped[dict[str, Any]] = mapped_column(default=dict, server_default="{}")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (UniqueConstraint("campaign_id", "name"),)
+
+
+class SideMember(Base):
+    __tablename__ = "side_members"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    side_id: Mapped[int] = mapped_column(ForeignKey("sides.id", ondelete="CASCADE"), index=True)
+    character_id: Mapped[int] = mapped_column(ForeignKey("characters.id", ondelete="CASCADE"), index=True)
+    place: Mapped[str] = mapped_column(String(32), default="member")
+
+    __table_args__ = (UniqueConstraint("side_id", "character_id"),)
+
+
+class Exchange(Base):
+    """An exchange that waits for someone: its ruleset's handler resumes it with `state` and the answer."""
+
+    __tablename__ = "exchanges"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(48))
+    # What players read about it ("Archer attacks Rider"): a catalog text as JSON.
+    title: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    handler: Mapped[str | None] = mapped_column(String(48), default=None)
+    state: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    # Counts the steps that paused, so the waits of one step are told from those of the next.
+    step: Mapped[int] = mapped_column(Integer, default=0)
+    status: Mapped[str] = mapped_column(String(16), default=EXCHANGE_OPEN)
+    channel_id: Mapped[int] = mapped_column(BigInteger)
+    created_by: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    closed_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class ExchangeRole(Base):
+    """Who plays which role in an exchange: a character, or a side, at a position within the role."""
+
+    __tablename__ = "exchange_roles"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    exchange_id: Mapped[int] = mapped_column(ForeignKey("exchanges.id", ondelete="CASCADE"), index=True)
+    role: Mapped[str] = mapped_column(String(48))
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    character_id: Mapped[int | None] = mapped_column(ForeignKey("characters.id", ondelete="SET NULL"), default=None)
+    side_id: Mapped[int | None] = mapped_column(ForeignKey("sides.id", ondelete="SET NULL"), default=None)
+
+    __table_args__ = (UniqueConstraint("exchange_id", "role", "position"),)
+
+
+class WaitRow(Base):
+    """One wait of an exchange's step (`rules.exchange.Wait` as `spec`); leaves 'pending' exactly once."""
+
+    __tablename__ = "waits"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    exchange_id: Mapped[int] = mapped_column(ForeignKey("exchanges.id", ondelete="CASCADE"), index=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"), index=True)
+    step: Mapped[int] = mapped_column(Integer)
+    key: Mapped[str] = mapped_column(String(40))
+    spec: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    # The users who may answer; empty: the GMs (a GM may always answer for the others).
+    audience_ids: Mapped[list[int]] = mapped_column(JSON, default=list)
+    # The character the wait is for, by name, as prompts show it.
+    subject: Mapped[str | None] = mapped_column(String(100), default=None)
+    status: Mapped[str] = mapped_column(String(16), default=PENDING)
+    deadline_at: Mapped[datetime | None] = mapped_column(default=None)
+    answer: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     channel_id: Mapped[int] = mapped_column(BigInteger)
     message_id: Mapped[int | None] = mapped_column(BigInteger, default=None)
-    payload: Mapped[dict[str, Any]] = mapped_column(default=dict)
-    status: Mapped[str] = mapped_column(String(16), default=PENDING)
-    resolution: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     resolved_at: Mapped[datetime | None] = mapped_column(default=None)
+
+    __table_args__ = (Index("ix_waits_status_deadline_at", "status", "deadline_at"),)
+
+
+class WaitAnswer(Base):
+    """One member's answer to a wait that needs every member's."""
+
+    __tablename__ = "wait_answers"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    wait_id: Mapped[int] = mapped_column(ForeignKey("waits.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    answer: Mapped[str] = mapped_column(String(40))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (UniqueConstraint("wait_id", "user_id"),)
+
+
+class Commitment(Base):
+    """A committed secret: `digest` public at once, `secret` and `nonce` shown only once revealed."""
+
+    __tablename__ = "commitments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"), index=True)
+    exchange_id: Mapped[int | None] = mapped_column(ForeignKey("exchanges.id", ondelete="CASCADE"), index=True)
+    key: Mapped[str] = mapped_column(String(40))
+    digest: Mapped[str] = mapped_column(String(64))
+    secret: Mapped[str] = mapped_column(String(100))
+    nonce: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    revealed_at: Mapped[datetime | None] = mapped_column(default=None)
+
+    __table_args__ = (UniqueConstraint("exchange_id", "key"),)
 
 
 class Event(Base):

@@ -1,7 +1,9 @@
 """Message catalogs in English, Simplified Chinese and Japanese, chosen by the interaction's locale.
 
-Every user-facing string is a catalog key; `Translator` formats it for one language. The
-command tree's names and descriptions come from the same catalogs through `CommandTranslator`.
+Every user-facing string is a catalog key; `Translator` formats it for one language. The shared catalogs
+sit beside this module and each ruleset's in its own package (`bot/rulesets/<id>/i18n`); they are merged,
+and a key defined twice is an error. The command tree's names and descriptions come from the same
+catalogs through `CommandTranslator`.
 """
 
 from __future__ import annotations
@@ -9,27 +11,25 @@ from __future__ import annotations
 import json
 import string
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
 
 import discord
 from discord import app_commands
+
+from bot.rulesets.registry import RULESETS
+from rules.exchange import Text
 
 ENGLISH = "en"
 CHINESE = "zh-CN"
 JAPANESE = "ja"
 LANGUAGES = (ENGLISH, CHINESE, JAPANESE)
 
-# Catalog values that are rightly the same in every language (names, notation).
-PROPER_NOUN_KEYS = frozenset(
-    {
-        "choice.format.json",
-        "choice.format.csv",
-        "log.choice_active",
-        "roll.source.stat",
-        "roll.source.ability",
-    }
-)
+# Shared catalog values that are rightly the same in every language (names, notation).
+SHARED_PROPER_NOUN_KEYS = frozenset({"choice.format.json", "choice.format.csv", "log.choice_active", "wait.value"})
 
 _LOCALE_LANGUAGES = {
     discord.Locale.chinese: CHINESE,
@@ -49,11 +49,47 @@ def language_of(locale: discord.Locale | str | None) -> str:
     return _LOCALE_LANGUAGES.get(locale, ENGLISH)
 
 
+@dataclass(frozen=True)
+class CatalogSource:
+    """One folder of catalogs (`en.json`, `zh-CN.json`, `ja.json`) and its keys that are not translated."""
+
+    name: str
+    folder: Traversable
+    proper_noun_keys: frozenset[str]
+
+    def entries(self, language: str) -> dict[str, str]:
+        return _read(str(self.folder), language)
+
+
+def catalog_sources() -> tuple[CatalogSource, ...]:
+    shared = CatalogSource("shared", resources.files(__package__), SHARED_PROPER_NOUN_KEYS)
+    return (shared, *(CatalogSource(r.id, r.catalogs, r.proper_noun_keys) for r in RULESETS.values()))
+
+
 @cache
-def catalog(language: str) -> Mapping[str, str]:
-    text = resources.files(__package__).joinpath(f"{language}.json").read_text(encoding="utf-8")
-    entries: dict[str, str] = json.loads(text)
+def _read(folder: str, language: str) -> dict[str, str]:
+    entries: dict[str, str] = json.loads(Path(folder).joinpath(f"{language}.json").read_text(encoding="utf-8"))
     return entries
+
+
+@cache
+def _merged(language: str, sources: tuple[CatalogSource, ...]) -> Mapping[str, str]:
+    merged: dict[str, str] = {}
+    for source in sources:
+        entries = source.entries(language)
+        if clashes := merged.keys() & entries.keys():
+            raise ValueError(f"catalog keys of {source.name} are defined elsewhere too: {sorted(clashes)}")
+        merged.update(entries)
+    return merged
+
+
+def catalog(language: str) -> Mapping[str, str]:
+    """Every catalog of the registered rulesets and the shared one, merged."""
+    return _merged(language, catalog_sources())
+
+
+def proper_noun_keys() -> frozenset[str]:
+    return frozenset().union(*(source.proper_noun_keys for source in catalog_sources()))
 
 
 def placeholders(template: str) -> frozenset[str]:
@@ -76,6 +112,15 @@ class Translator:
 
     def has(self, key: str) -> bool:
         return key in catalog(ENGLISH)
+
+    def text(self, text: Text) -> str:
+        """A catalog text with its parameters, those that are texts themselves translated first."""
+        params = {name: self.text(value) if isinstance(value, Text) else value for name, value in text.params.items()}
+        return self(text.key, **params)
+
+    def first(self, *keys: str) -> str:
+        """The first of these keys the catalogs have: a specific message before its generic fallback."""
+        return next(key for key in keys if self.has(key))
 
 
 def command_key(context: app_commands.TranslationContextTypes) -> str | None:

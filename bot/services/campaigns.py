@@ -12,7 +12,7 @@ from bot.db.atomic import lock_campaign
 from bot.db.engine import Database
 from bot.db.models import CAMPAIGN_ENDED, ROLE_GM, ROLE_PLAYER, Campaign, Membership
 from bot.errors import UserError
-from bot.rulesets import RULESETS
+from bot.rulesets.registry import RULESETS
 from bot.services.common import Actor, Clock, Place, active_campaign, gm_ids, record_event, require_gm
 from rules.options import CampaignOptions, OptionError, with_option
 

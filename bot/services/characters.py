@@ -8,13 +8,14 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
-from bot.db.models import ROLE_PLAYER, Campaign, Character, Membership, ResourcePool
+from bot.db.models import ROLE_PLAYER, Campaign, Character, CharacterLink, Membership, ResourcePool
 from bot.errors import UserError
-from bot.rulesets import RULESETS
-from bot.rulesets.play import CharacterDraft, CharacterSnapshot, Play, Pool
+from bot.rulesets.base import Binding, CharacterDraft, CharacterSnapshot, Play, Pool
+from bot.rulesets.registry import RULESETS
 from bot.services.campaigns import campaign_options
-from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, record_event
+from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, record_event, require_gm
 from rules.dice import DiceSource
+from rules.exchange import Text
 from rules.options import CampaignOptions
 
 
@@ -25,7 +26,9 @@ def play_of(campaign: Campaign) -> Play:
     return play
 
 
-async def snapshot(session: AsyncSession, character: Character, *, with_master: bool = True) -> CharacterSnapshot:
+async def snapshot(session: AsyncSession, character: Character, *, with_links: bool = True) -> CharacterSnapshot:
+    """The character as the rules see it: fresh pools, and (one level deep) the characters it is bound to and
+    bound by."""
     pools = {
         pool.name: Pool(pool.current, pool.maximum, pool.minimum)
         for pool in await session.scalars(
@@ -35,21 +38,24 @@ async def snapshot(session: AsyncSession, character: Character, *, with_master: 
             .execution_options(populate_existing=True)
         )
     }
-    master = None
-    if with_master and character.master_id is not None:
-        stored_master = await session.get(Character, character.master_id)
-        if stored_master is not None:
-            master = await snapshot(session, stored_master, with_master=False)
+    bound_to: dict[str, tuple[CharacterSnapshot, ...]] = {}
+    bound_by: dict[str, tuple[CharacterSnapshot, ...]] = {}
+    if with_links:
+        for link in await session.scalars(
+            select(CharacterLink)
+            .where((CharacterLink.character_id == character.id) | (CharacterLink.target_id == character.id))
+            .order_by(CharacterLink.id)
+        ):
+            outgoing = link.character_id == character.id
+            other = await session.get(Character, link.target_id if outgoing else link.character_id)
+            if other is None:
+                continue
+            found = bound_to if outgoing else bound_by
+            found[link.relation] = (*found.get(link.relation, ()), await snapshot(session, other, with_links=False))
     return CharacterSnapshot(
-        character.id,
-        character.name,
-        character.kind,
-        character.owner_id,
-        character.sheet,
-        pools,
-        character.state,
-        master,
-    )
+        character.id, character.name, character.kind, character.owner_id, character.sheet, pools, character.state,
+        character.gm_run, bound_to, bound_by,
+    )  # fmt: skip
 
 
 async def find_character(session: AsyncSession, campaign: Campaign, name: str) -> Character:
@@ -72,9 +78,41 @@ async def active_character(session: AsyncSession, campaign: Campaign, actor: Act
     return character
 
 
+async def controls(session: AsyncSession, campaign: Campaign, character: Character, actor: Actor) -> bool:
+    """Whether the actor plays this character: its player, or any GM for a character the GMs run."""
+    if character.gm_run:
+        return await is_gm(session, campaign.id, actor)
+    return character.owner_id == actor.user_id
+
+
 async def owned_or_gm(session: AsyncSession, campaign: Campaign, character: Character, actor: Actor) -> None:
     if character.owner_id != actor.user_id and not await is_gm(session, campaign.id, actor):
         raise UserError("error.not_your_character", name=character.name)
+
+
+async def linked(
+    session: AsyncSession, character: Character, relation: str, *, reverse: bool = False
+) -> list[Character]:
+    """The characters this one is bound to under `relation` (with `reverse`, those bound to it)."""
+    mine, theirs = (CharacterLink.target_id, CharacterLink.character_id) if reverse else (
+        CharacterLink.character_id, CharacterLink.target_id)  # fmt: skip
+    found = await session.scalars(
+        select(Character)
+        .join(CharacterLink, theirs == Character.id)
+        .where(mine == character.id, CharacterLink.relation == relation)
+        .order_by(CharacterLink.id)
+    )
+    return list(found)
+
+
+@dataclass(frozen=True)
+class Shown:
+    campaign: Campaign
+    character: CharacterSnapshot
+    play: Play
+    options: CampaignOptions
+    # False for a player looking at a character the GMs run: only what the fiction reveals.
+    full: bool
 
 
 @dataclass(frozen=True)
@@ -94,17 +132,23 @@ class CharacterService:
         async with self.database.read() as session:
             return play_of(await active_campaign(session, place))
 
-    async def create(self, place: Place, actor: Actor, kind: str, data: dict[str, object], dice: DiceSource) -> Created:
+    async def create(
+        self, place: Place, actor: Actor, kind: str, data: dict[str, object], dice: DiceSource, *, gm_run: bool = False
+    ) -> Created:
         async with self.database.write() as session:
             campaign = await active_campaign(session, place, lock=True)
             play = play_of(campaign)
             if kind not in play.kinds:
                 raise UserError("error.unknown_kind", kind=kind, kinds=", ".join(play.kinds))
-            master = None
-            if play.needs_master(kind):
-                master = await self._owners_master(session, campaign, actor, data.get("master"))
+            if gm_run:
+                await require_gm(session, campaign.id, actor)
+            binding = play.binding(kind)
+            target = None
+            if binding is not None:
+                target = await self._binding_target(session, campaign, actor, binding, data.get(binding.field))
             options = campaign_options(campaign)
-            draft = play.build(kind, data, await snapshot(session, master) if master else None, dice, options)
+            bound = {binding.relation: await snapshot(session, target)} if binding and target else {}
+            draft = play.build(kind, data, bound, dice, options)
             taken = await session.scalar(
                 select(Character.id).where(
                     Character.campaign_id == campaign.id, func.lower(Character.name) == draft.name.lower()
@@ -112,7 +156,12 @@ class CharacterService:
             )
             if taken is not None:
                 raise UserError("error.character_exists", name=draft.name)
-            character = await self._store(session, campaign, actor, draft, master)
+            character = await self._store(session, campaign, actor, draft, gm_run)
+            if binding is not None and target is not None:
+                session.add(CharacterLink(
+                    campaign_id=campaign.id, character_id=character.id, target_id=target.id,
+                    relation=binding.relation, created_at=self.clock(),
+                ))  # fmt: skip
             active = await self._join(session, campaign, actor, character)
             record_event(
                 session,
@@ -122,6 +171,7 @@ class CharacterService:
                 payload={
                     "name": draft.name,
                     "kind": kind,
+                    "gm_run": gm_run,
                     "sheet": draft.sheet,
                     "pools": {name: [pool.current, pool.maximum] for name, pool in draft.pools.items()},
                     "rolls": [roll.to_dict() for roll in draft.rolls],
@@ -130,20 +180,27 @@ class CharacterService:
             )
             return Created(campaign, character, draft, active)
 
-    async def _owners_master(self, session: AsyncSession, campaign: Campaign, actor: Actor, name: object) -> Character:
+    async def _binding_target(
+        self, session: AsyncSession, campaign: Campaign, actor: Actor, binding: Binding, name: object
+    ) -> Character:
+        """The character a new one is bound to, named in its file: of the right kind, the player's own (or any, for
+        a GM), and not already bound to as many as the ruleset allows."""
+        kind = Text(f"kind.{binding.target_kind}")
         if not isinstance(name, str) or not name:
-            raise UserError("error.master_required")
-        master = await find_character(session, campaign, name)
-        if master.kind != "master":
-            raise UserError("error.not_a_master", name=master.name)
-        await owned_or_gm(session, campaign, master, actor)
-        bound = await session.scalar(select(Character.name).where(Character.master_id == master.id))
-        if bound is not None:
-            raise UserError("error.master_has_servant", master=master.name, servant=bound)
-        return master
+            raise UserError("error.binding_required", field=binding.field, kind=kind)
+        target = await find_character(session, campaign, name)
+        if target.kind != binding.target_kind:
+            raise UserError("error.binding_wrong_kind", name=target.name, kind=kind)
+        await owned_or_gm(session, campaign, target, actor)
+        if binding.per_target is not None:
+            taken = await linked(session, target, binding.relation, reverse=True)
+            if len(taken) >= binding.per_target:
+                raise UserError("error.binding_taken", name=target.name,
+                                bound=", ".join(character.name for character in taken))  # fmt: skip
+        return target
 
     async def _store(
-        self, session: AsyncSession, campaign: Campaign, actor: Actor, draft: CharacterDraft, master: Character | None
+        self, session: AsyncSession, campaign: Campaign, actor: Actor, draft: CharacterDraft, gm_run: bool
     ) -> Character:
         character = Character(
             campaign_id=campaign.id,
@@ -152,7 +209,7 @@ class CharacterService:
             kind=draft.kind,
             sheet=draft.sheet,
             state={},
-            master_id=master.id if master else None,
+            gm_run=gm_run,
             created_at=self.clock(),
         )
         session.add(character)
@@ -184,9 +241,7 @@ class CharacterService:
             return True
         return False
 
-    async def show(
-        self, place: Place, actor: Actor, name: str | None
-    ) -> tuple[Campaign, CharacterSnapshot, Play, CampaignOptions]:
+    async def show(self, place: Place, actor: Actor, name: str | None) -> Shown:
         async with self.database.read() as session:
             campaign = await active_campaign(session, place)
             play = play_of(campaign)
@@ -195,15 +250,18 @@ class CharacterService:
                 if name
                 else await active_character(session, campaign, actor)
             )
-            return campaign, await snapshot(session, character), play, campaign_options(campaign)
+            full = not character.gm_run or await is_gm(session, campaign.id, actor)
+            return Shown(campaign, await snapshot(session, character), play, campaign_options(campaign), full)
 
-    async def roster(self, place: Place) -> tuple[Campaign, list[CharacterSnapshot]]:
+    async def roster(self, place: Place, actor: Actor) -> tuple[Campaign, list[CharacterSnapshot], bool]:
+        """Every character of the campaign, and whether the actor is a GM (who sees what the GMs' characters hide)."""
         async with self.database.read() as session:
             campaign = await active_campaign(session, place)
             characters = await session.scalars(
                 select(Character).where(Character.campaign_id == campaign.id).order_by(Character.id)
             )
-            return campaign, [await snapshot(session, character, with_master=False) for character in characters]
+            snapshots = [await snapshot(session, character, with_links=False) for character in characters]
+            return campaign, snapshots, await is_gm(session, campaign.id, actor)
 
     async def names(self, place: Place) -> list[str]:
         async with self.database.read() as session:
@@ -217,7 +275,7 @@ class CharacterService:
         async with self.database.write() as session:
             campaign = await active_campaign(session, place, lock=True)
             character = await find_character(session, campaign, name)
-            if character.owner_id != actor.user_id:
+            if not await controls(session, campaign, character, actor):
                 raise UserError("error.not_your_character", name=character.name)
             membership = await self._membership(session, campaign, actor)
             membership.active_character_id = character.id
@@ -238,3 +296,30 @@ class CharacterService:
             )  # fmt: skip
             await session.execute(delete(Character).where(Character.id == character.id))
             return character
+
+    async def set_auto_answer(
+        self, place: Place, actor: Actor, name: str, wait: str, option: str | None
+    ) -> tuple[str, Text, Text | None]:
+        """A GM's answer given in advance to one kind of wait of a character the GMs run (None: ask again)."""
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, place, lock=True)
+            await require_gm(session, campaign.id, actor)
+            play = play_of(campaign)
+            character = await find_character(session, campaign, name)
+            if not character.gm_run:
+                raise UserError("error.not_gm_run", name=character.name)
+            preset = next((preset for preset in play.presets if preset.wait == wait), None)
+            if preset is None:
+                raise UserError("error.unknown_preset", wait=wait)
+            chosen = next((choice for choice in preset.options if choice.value == option), None)
+            if option is not None and chosen is None:
+                raise UserError("wait.unknown_choice", choice=option)
+            answers = {key: value for key, value in character.auto_answers.items() if key != wait}
+            if option is not None:
+                answers[wait] = option
+            character.auto_answers = answers
+            record_event(
+                session, campaign.id, "character.auto_answer", actor_id=actor.user_id,
+                payload={"name": character.name, "wait": wait, "answer": option}, created_at=self.clock(),
+            )  # fmt: skip
+            return character.name, preset.label, chosen.label if chosen else None

@@ -14,7 +14,17 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from rules.dice.source import DiceSource
-from rules.exchange import Effect, Modifier, PoolDelta, Resolution, Roll, RuleError, StateUpdate
+from rules.exchange import (
+    Effect,
+    Modifier,
+    PoolDelta,
+    Resolution,
+    Roll,
+    RuleError,
+    StatePatch,
+    effect_from_dict,
+    effect_to_dict,
+)
 from rules.fate_points.model import (
     ATTACK_ROLL_KIND,
     ATTACK_STAT,
@@ -44,6 +54,7 @@ from rules.fate_points.model import (
     stat_modifier,
 )
 from rules.fate_points.options import FatePointsOptions
+from rules.fate_points.outcomes import DefenceResult
 from rules.fate_points.phantasms import (
     NoblePhantasmRuling,
     np_activation_cost,
@@ -155,7 +166,7 @@ class AttackOutcome:
             "stat_value": self.stat_value,
             "rank_used": self.rank_used,
             "mana_cost": self.mana_cost,
-            "effects": [_effect_to_dict(effect) for effect in self.effects],
+            "effects": [effect_to_dict(effect) for effect in self.effects],
             "auto_hit": self.auto_hit,
             "defence_options": list(self.defence_options),
             "attack_type": self.attack_type,
@@ -166,14 +177,14 @@ class AttackOutcome:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> AttackOutcome:
         return cls(
-            roll=_roll_from_dict(data["roll"]),
+            roll=Roll.from_dict(data["roll"]),
             score=data["score"],
             natural=data["natural"],
             crit=data["crit"],
             stat_value=data["stat_value"],
             rank_used=data["rank_used"],
             mana_cost=data["mana_cost"],
-            effects=tuple(_effect_from_dict(effect) for effect in data["effects"]),
+            effects=tuple(effect_from_dict(effect) for effect in data["effects"]),
             auto_hit=data["auto_hit"],
             defence_options=tuple(data["defence_options"]),
             attack_type=data["attack_type"],
@@ -305,7 +316,7 @@ def attack(
     effects: list[Effect] = []
     if plan.mana_cost:
         effects.append(PoolDelta("attacker", "prana", -plan.mana_cost))
-    effects.append(StateUpdate("attacker", new_state.model_dump(mode="json")))
+    effects.append(StatePatch("attacker", "combat", new_state.model_dump(mode="json")))
     return AttackOutcome(
         roll=roll,
         score=roll.total,
@@ -381,7 +392,7 @@ def defend(
     weapon: str | None = None,
     abilities: Sequence[str] = (),
     confirm_zero_mana: bool = False,
-) -> Resolution:
+) -> Resolution[DefenceResult]:
     """R6-R11: the defender's answer to `attack` ("take" = no defence roll), then the damage.
 
     `weapon` names the defending weapon (default: the first on the sheet, else unarmed); `abilities`
@@ -447,7 +458,7 @@ def defend(
         )
     if damage > 0:
         effects.append(PoolDelta("defender", "hp", -damage))
-    effects.append(StateUpdate("defender", new_state.model_dump(mode="json")))
+    effects.append(StatePatch("defender", "combat", new_state.model_dump(mode="json")))
     outcome.update(
         hit=hit,
         damage=damage,
@@ -456,7 +467,7 @@ def defend(
         np_no_effect=np_no_effect,
         defender_fate=fate(defender.kind, defender.hp - damage, defender.mana - mana_cost),
     )
-    return Resolution(tuple(rolls), tuple(effects), outcome)
+    return Resolution(DefenceResult(**outcome), tuple(rolls), tuple(effects))
 
 
 def _after_defence(
@@ -609,27 +620,3 @@ def _find(items: Sequence[_Named], name: str, code: str) -> _Named:
         if item.name == name:
             return item
     raise RuleError(code, name=name)
-
-
-def _effect_to_dict(effect: Effect) -> dict[str, Any]:
-    if isinstance(effect, PoolDelta):
-        return {"type": "pool", "who": effect.who, "pool": effect.pool, "delta": effect.delta}
-    return {"type": "state", "who": effect.who, "state": effect.state}
-
-
-def _effect_from_dict(data: Mapping[str, Any]) -> Effect:
-    if data["type"] == "pool":
-        return PoolDelta(data["who"], data["pool"], data["delta"])
-    return StateUpdate(data["who"], dict(data["state"]))
-
-
-def _roll_from_dict(data: Mapping[str, Any]) -> Roll:
-    return Roll(
-        label=data["label"],
-        sides=data["sides"],
-        dice=tuple(data["dice"]),
-        kept=tuple(data["kept"]),
-        modifiers=tuple(Modifier(m["source"], m["value"]) for m in data["modifiers"]),
-        total=data["total"],
-        multiplier=data["multiplier"],
-    )

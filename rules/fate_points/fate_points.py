@@ -8,6 +8,7 @@ from typing import Literal, get_args
 from rules.exchange import PoolDelta, Resolution, RuleError
 from rules.fate_points.model import STATS
 from rules.fate_points.options import FatePointsOptions
+from rules.fate_points.outcomes import FateSpendResult
 
 FateUse = Literal["roll_vs_servant", "boost_stat"]
 FATE_USES: tuple[FateUse, ...] = get_args(FateUse)
@@ -22,8 +23,8 @@ def spend_fate_point(
     *,
     round_number: int | None = None,
     options: FatePointsOptions = _DEFAULTS,
-) -> Resolution:
-    """One point off the Master's pool, and the effect the Master's next roll carries (`outcome["effect"]`).
+) -> Resolution[FateSpendResult]:
+    """One point off the Master's pool, and the effect the Master's next roll carries (`outcome.effect`).
 
     Only Masters hold Fate/Points; boosting needs the stat to boost. The effect records how long it lasts
     (`duration`, the option `fp_duration` when it was granted) and the round it was granted in
@@ -39,7 +40,7 @@ def spend_fate_point(
         raise RuleError("no_fate_points")
     effect: dict[str, object] = {"roll_vs_servant": True} if use == "roll_vs_servant" else {"boost": stat}
     effect.update(granted_round=round_number, duration=options.fp_duration)
-    return Resolution(effects=(PoolDelta("master", "fate_points", -1),), outcome={"use": use, "effect": effect})
+    return Resolution(FateSpendResult(use=use, effect=effect), effects=(PoolDelta("master", "fate_points", -1),))
 
 
 def fate_effect_expired(

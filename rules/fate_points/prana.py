@@ -2,19 +2,24 @@
 
 Pair operations name the two pools "master" and "servant" in their effects; a character's own spend is
 "actor". Nothing here rolls dice. The bot checks the action (R4 `use_action`: transfer, activation and
-in-combat regeneration are General actions) and records the round of a transfer (`outcome["round"]`;
+in-combat regeneration are General actions) and records the round of a transfer (`outcome.round`;
 Mad Enchantment uses up that round's transfer too, A19).
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
 from rules.exchange import PoolDelta, Resolution, RuleError
 from rules.fate_points.model import Kind, require_mana
 from rules.fate_points.options import FatePointsOptions
-
-LimitedBy = Literal["compatibility", "master_mana", "room"]
+from rules.fate_points.outcomes import (
+    ActivationResult,
+    DrawResult,
+    LimitedBy,
+    RegenResult,
+    ReplenishResult,
+    RestResult,
+    TransferResult,
+)
 
 
 def _room(servant_mana: int, servant_max: int) -> int:
@@ -35,7 +40,7 @@ def transfer_mana(
     amount: int,
     used_round: int | None,
     round_number: int,
-) -> Resolution:
+) -> Resolution[TransferResult]:
     """R12: the one voluntary transfer of the round, from the Master's pool to the Servant's (A37).
 
     The amount is the request capped by compatibility, the Master's mana and the room the Servant has;
@@ -57,11 +62,13 @@ def transfer_mana(
     limited_by = next((cap for cap, limit in caps.items() if limit == moved), None) if moved < amount else None
     return Resolution(
         effects=(PoolDelta("master", "prana", -moved), PoolDelta("servant", "prana", moved)),
-        outcome={"amount": moved, "requested": amount, "limited_by": limited_by, "round": round_number},
+        outcome=TransferResult(amount=moved, requested=amount, limited_by=limited_by, round=round_number),
     )
 
 
-def mad_enchantment_draw(compatibility: int, master_mana: int, servant_mana: int, servant_max: int) -> Resolution:
+def mad_enchantment_draw(
+    compatibility: int, master_mana: int, servant_mana: int, servant_max: int
+) -> Resolution[DrawResult]:
     """R13/A19: a mad Servant draws the full compatibility (capped by the Master's mana) at each of its turns.
 
     The Master pays all of it; what does not fit in the Servant's pool is wasted ("unnecessarily use mana").
@@ -71,7 +78,7 @@ def mad_enchantment_draw(compatibility: int, master_mana: int, servant_mana: int
     gained = min(drawn, _room(servant_mana, servant_max))
     return Resolution(
         effects=_deltas(PoolDelta("master", "prana", -drawn), PoolDelta("servant", "prana", gained)),
-        outcome={"drawn": drawn, "gained": gained, "wasted": drawn - gained},
+        outcome=DrawResult(drawn=drawn, gained=gained, wasted=drawn - gained),
     )
 
 
@@ -82,7 +89,7 @@ def passive_replenishment(
     servant_mana: int,
     servant_max: int,
     options: FatePointsOptions,
-) -> Resolution:
+) -> Resolution[ReplenishResult]:
     """R14: out of combat, each full hour refills the Servant by half the compatibility (rounded down, A20).
 
     Hour by hour, each hour's gain is capped by the room left and, when the option
@@ -104,19 +111,19 @@ def passive_replenishment(
     master_paid = gained if paying else 0
     return Resolution(
         effects=_deltas(PoolDelta("master", "prana", -master_paid), PoolDelta("servant", "prana", gained)),
-        outcome={"hours": hours, "gained": gained, "master_paid": master_paid},
+        outcome=ReplenishResult(hours=hours, gained=gained, master_paid=master_paid),
     )
 
 
-def rest(master_mana: int, prana_max: int) -> Resolution:
+def rest(master_mana: int, prana_max: int) -> Resolution[RestResult]:
     """R12: "The prana stat of a Master refills entirely upon resting or eating" (a GM command)."""
     restored = max(0, prana_max - master_mana)
-    return Resolution(effects=_deltas(PoolDelta("master", "prana", restored)), outcome={"restored": restored})
+    return Resolution(RestResult(restored=restored), effects=_deltas(PoolDelta("master", "prana", restored)))
 
 
 def regenerate(
     hp_points: int, hp: int, hp_max: int, mana: int, options: FatePointsOptions, confirm_zero_mana: bool
-) -> Resolution:
+) -> Resolution[RegenResult]:
     """R17: a Servant turns `regen_mana_per_hp` mana into each HP it heals (A23), up to its maximum.
 
     Asking for more HP than are missing is refused rather than charged for HP that cannot be healed.
@@ -133,11 +140,13 @@ def regenerate(
     fate = require_mana("servant", cost, mana, confirm_zero_mana)
     return Resolution(
         effects=(PoolDelta("actor", "prana", -cost), PoolDelta("actor", "hp", hp_points)),
-        outcome={"healed": hp_points, "cost": cost, "fate": fate},
+        outcome=RegenResult(healed=hp_points, cost=cost, fate=fate),
     )
 
 
-def activate(cost: int, mana: int, confirm_zero_mana: bool, name: str, *, kind: Kind = "servant") -> Resolution:
+def activate(
+    cost: int, mana: int, confirm_zero_mana: bool, name: str, *, kind: Kind = "servant"
+) -> Resolution[ActivationResult]:
     """R16: pay for an NP or a skill outside an attack (a General or Extra action, A34).
 
     `cost` comes from `np_activation_cost` or `ability_activation_cost`. `kind` is "master" for a
@@ -148,5 +157,5 @@ def activate(cost: int, mana: int, confirm_zero_mana: bool, name: str, *, kind: 
     fate = require_mana(kind, cost, mana, confirm_zero_mana)
     return Resolution(
         effects=_deltas(PoolDelta("actor", "prana", -cost)),
-        outcome={"name": name, "cost": cost, "fate": fate},
+        outcome=ActivationResult(name=name, cost=cost, fate=fate),
     )

@@ -6,12 +6,11 @@ Servant's final stats...) is computed by `creation` and refused in a sheet as `d
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, TypeGuard
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
-from pydantic_core import ErrorDetails, PydanticCustomError
+from pydantic_core import PydanticCustomError
 
 from rules.fate_points.model import (
     CLASS_BASE,
@@ -26,7 +25,7 @@ from rules.fate_points.model import (
     is_np_rank,
 )
 from rules.fate_points.options import FatePointsOptions
-from rules.sheets import SheetError, SheetProblem
+from rules.sheets import SheetError, SheetProblem, validation_problems
 
 # Rolled or computed values a player may not type into a sheet (compared case-insensitively).
 DERIVED_FIELDS = frozenset(
@@ -35,19 +34,6 @@ DERIVED_FIELDS = frozenset(
 )  # fmt: skip
 # A Servant's stats come from its class and rank steps (R2), so typing them is also a derived value.
 SERVANT_DERIVED_FIELDS = DERIVED_FIELDS | {stat.lower() for stat in STATS}
-
-_TYPE_NAMES = {
-    "int_type": "integer",
-    "int_parsing": "integer",
-    "int_from_float": "integer",
-    "string_type": "text",
-    "bool_type": "boolean",
-    "list_type": "list",
-    "dict_type": "mapping",
-    "model_type": "mapping",
-    "model_attributes_type": "mapping",
-}
-_QUOTED = re.compile(r"'([^']*)'")
 
 
 def _bounded(low: int, high: int) -> AfterValidator:
@@ -248,7 +234,7 @@ def _model_problems(
     try:
         model.model_validate(clean)
     except ValidationError as error:
-        problems.extend(_translate(detail) for detail in error.errors())
+        problems.extend(validation_problems(error))
     for list_name in named_lists:
         problems.extend(_duplicate_names(list_name, data.get(list_name)))
     return problems
@@ -268,27 +254,3 @@ def _duplicate_names(list_name: str, entries: object) -> list[SheetProblem]:
             problems.append(SheetProblem(f"{list_name}.{index}.name", "duplicate_name", {"name": name.strip()}))
         seen.add(name.strip())
     return problems
-
-
-def _translate(detail: ErrorDetails) -> SheetProblem:
-    """A pydantic error as our own stable code, so the bot can localize it without knowing pydantic."""
-    location = [str(part) for part in detail["loc"] if part != "[key]"]
-    path = ".".join(location)
-    kind = detail["type"]
-    context = detail.get("ctx", {})
-    value = detail["input"]
-    if kind == "extra_forbidden":
-        return SheetProblem(path, "unknown_field")
-    if kind == "missing":
-        return SheetProblem(path, "missing")
-    if kind in {"literal_error", "enum"}:
-        choices = ", ".join(_QUOTED.findall(str(context.get("expected", ""))))
-        shown = location[-1] if detail["loc"][-1] == "[key]" else str(value)
-        return SheetProblem(path, "invalid_choice", {"value": shown, "choices": choices})
-    if kind in _TYPE_NAMES:
-        return SheetProblem(path, "wrong_type", {"expected": _TYPE_NAMES[kind]})
-    if kind == "string_too_short":
-        return SheetProblem(path, "empty")
-    if kind in {"out_of_range", "invalid_rank"}:
-        return SheetProblem(path, kind, {key: item for key, item in context.items() if isinstance(item, int | str)})
-    return SheetProblem(path, "invalid", {"detail": kind})

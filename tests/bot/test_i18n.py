@@ -9,9 +9,20 @@ import discord
 import pytest
 from discord import app_commands
 
-from bot.app import EXTENSIONS, Fatebot
+from bot.app import Fatebot, extensions
 from bot.db.engine import Database
-from bot.i18n import CHINESE, ENGLISH, JAPANESE, LANGUAGES, PROPER_NOUN_KEYS, CommandTranslator, catalog, placeholders
+from bot.i18n import (
+    CHINESE,
+    ENGLISH,
+    JAPANESE,
+    LANGUAGES,
+    CatalogSource,
+    CommandTranslator,
+    catalog,
+    catalog_sources,
+    placeholders,
+    proper_noun_keys,
+)
 from rules.dice import FixedDice
 
 BOT_PACKAGE = Path(__file__).resolve().parents[2] / "bot"
@@ -31,38 +42,59 @@ REPLY_CALLS: dict[str, set[str | int]] = {
 }
 
 
-@pytest.mark.parametrize("language", TRANSLATED)
-def test_catalogs_have_the_same_keys(language: str) -> None:
-    assert set(catalog(language)) == set(catalog(ENGLISH))
+SOURCES = {source.name: source for source in catalog_sources()}
+CHECKED = [(name, language) for name in SOURCES for language in TRANSLATED]
 
 
-@pytest.mark.parametrize("language", TRANSLATED)
-def test_placeholders_match_english(language: str) -> None:
+def test_every_ruleset_has_its_own_catalogs() -> None:
+    assert set(SOURCES) == {"shared", "fate_points", "grail_zh", "crest_magia", "grail_anka"}
+    for name, source in SOURCES.items():
+        if name != "shared":
+            assert f"ruleset.{name}" in source.entries(ENGLISH), name
+
+
+@pytest.mark.parametrize(("source", "language"), CHECKED)
+def test_catalogs_have_the_same_keys(source: str, language: str) -> None:
+    catalogs: CatalogSource = SOURCES[source]
+    assert set(catalogs.entries(language)) == set(catalogs.entries(ENGLISH))
+
+
+@pytest.mark.parametrize(("source", "language"), CHECKED)
+def test_placeholders_match_english(source: str, language: str) -> None:
+    english, translated = SOURCES[source].entries(ENGLISH), SOURCES[source].entries(language)
     mismatched = {
-        key: (placeholders(text), placeholders(catalog(language)[key]))
-        for key, text in catalog(ENGLISH).items()
-        if placeholders(text) != placeholders(catalog(language).get(key, text))
+        key: (placeholders(text), placeholders(translated[key]))
+        for key, text in english.items()
+        if placeholders(text) != placeholders(translated.get(key, text))
     }
     assert mismatched == {}
 
 
-@pytest.mark.parametrize("language", TRANSLATED)
-def test_translations_differ_from_english_except_proper_nouns(language: str) -> None:
-    untranslated = [
-        key
-        for key, text in catalog(ENGLISH).items()
-        if catalog(language).get(key) == text and key not in PROPER_NOUN_KEYS
-    ]
+@pytest.mark.parametrize(("source", "language"), CHECKED)
+def test_translations_differ_from_english_except_proper_nouns(source: str, language: str) -> None:
+    english, translated = SOURCES[source].entries(ENGLISH), SOURCES[source].entries(language)
+    nouns = SOURCES[source].proper_noun_keys
+    untranslated = [key for key, text in english.items() if translated.get(key) == text and key not in nouns]
     assert untranslated == []
 
 
 def test_proper_nouns_exist() -> None:
-    assert set(catalog(ENGLISH)) >= PROPER_NOUN_KEYS
+    for source in SOURCES.values():
+        assert set(source.entries(ENGLISH)) >= source.proper_noun_keys, source.name
+    assert set(catalog(ENGLISH)) >= proper_noun_keys()
+
+
+def test_no_key_is_defined_in_two_catalogs() -> None:
+    seen: dict[str, str] = {}
+    for source in SOURCES.values():
+        for key in source.entries(ENGLISH):
+            assert key not in seen, f"{key} is in both {seen[key]} and {source.name}"
+            seen[key] = source.name
 
 
 async def test_every_command_option_and_choice_is_localized(tmp_path: Path) -> None:
     bot = Fatebot(Database.from_url(f"sqlite+aiosqlite:///{tmp_path / 'tree.sqlite3'}"), FixedDice([]))
-    for extension in EXTENSIONS:
+    for extension in extensions():
         await bot.load_extension(extension)
     translator = CommandTranslator()
     missing: list[str] = []

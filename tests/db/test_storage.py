@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 
 import pytest
 from alembic.autogenerate import compare_metadata
@@ -12,9 +13,9 @@ from alembic.migration import MigrationContext
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from bot.db.atomic import PoolLimitError, apply_pool_delta, lock_campaign, resolve_pending
+from bot.db.atomic import PoolLimitError, apply_pool_delta, lock_campaign, resolve_wait, set_pool, set_pool_maximum
 from bot.db.engine import Database
-from bot.db.models import RESOLVED, Base, Campaign, Character, PendingAction, ResourcePool
+from bot.db.models import ANSWERED, Base, Campaign, Character, Exchange, ResourcePool, WaitRow
 from tests.databases import BACKENDS, migrated_database
 
 _spare_channel_ids = itertools.count(10_000)
@@ -105,23 +106,38 @@ async def test_clamped_delta_stays_in_range(database: Database) -> None:
         assert (await apply_pool_delta(session, pool_id, -50, clamp=True)).current == 0
 
 
+async def test_set_pool_and_its_maximum_stay_in_range(database: Database) -> None:
+    pool_id = await _pool(database, current=5, maximum=10)
+    async with database.write() as session:
+        assert (await set_pool(session, pool_id, 99)).current == 10
+        assert (await set_pool(session, pool_id, -3)).current == 0
+        assert (await set_pool(session, pool_id, 8)).current == 8
+        lowered = await set_pool_maximum(session, pool_id, 6)
+        assert (lowered.current, lowered.maximum) == (6, 6)
+        raised = await set_pool_maximum(session, pool_id, None)
+        assert (raised.current, raised.maximum) == (6, None)
+
+
 async def test_ten_concurrent_resolutions_succeed_once(database: Database) -> None:
     campaign_id = await _campaign(database, channel_id=44)
     async with database.write() as session:
-        pending = PendingAction(campaign_id=campaign_id, kind="attack", channel_id=44)
-        session.add(pending)
+        exchange = Exchange(campaign_id=campaign_id, kind="attack", title={}, state={}, channel_id=44)
+        session.add(exchange)
         await session.flush()
-        pending_id = pending.id
+        wait = WaitRow(exchange_id=exchange.id, campaign_id=campaign_id, step=1, key="defence", channel_id=44)
+        session.add(wait)
+        await session.flush()
+        wait_id = wait.id
 
     async def resolve(choice: int) -> bool:
         async with database.write() as session:
             await lock_campaign(session, campaign_id)
-            return await resolve_pending(session, pending_id, RESOLVED, {"choice": choice})
+            return await resolve_wait(session, wait_id, ANSWERED, {"choice": choice}, datetime.now(UTC))
 
     outcomes = await asyncio.gather(*(resolve(choice) for choice in range(10)))
     assert outcomes.count(True) == 1
     async with database.read() as session:
-        stored = await session.get(PendingAction, pending_id)
+        stored = await session.get(WaitRow, wait_id)
         assert stored is not None
-        assert stored.status == RESOLVED
-        assert stored.resolution == {"choice": outcomes.index(True)}
+        assert stored.status == ANSWERED
+        assert stored.answer == {"choice": outcomes.index(True)}

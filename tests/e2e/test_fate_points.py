@@ -1,11 +1,14 @@
-"""Fate/Points through the emulator: characters from templates, an attack answered later by button."""
+"""Fate/Points through the emulator: characters from templates, an attack answered later by button.
+
+Each test plays in a channel and campaign of its own, so the tests pass in any order and one at a time.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
@@ -28,7 +31,7 @@ class War:
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-async def war(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[War]:
+async def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[War]:
     async with (
         fresh_database_url(request.param, tmp_path_factory.mktemp("fate")) as url,
         running_harness(url) as harness,
@@ -41,10 +44,26 @@ async def war(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
         guild = emulator.add_guild("Fuyuki", owner=gm)
         for player in (bob, mei, ken):
             emulator.add_member(guild, player)
-        channel = emulator.add_channel(guild, "war")
         await harness.start_bot()
-        await harness.slash(gm, channel, "campaign start", ruleset="fate_points", name="Fifth War")
-        yield War(harness, guild, channel, gm, bob, mei, ken)
+        yield War(harness, guild, emulator.add_channel(guild, "lobby"), gm, bob, mei, ken)
+
+
+@pytest.fixture
+async def war(server: War) -> War:
+    """A new campaign in a channel of its own."""
+    channel = server.harness.new_channel(server.guild)
+    await server.harness.slash(server.gm, channel, "campaign start", ruleset="fate_points", name="Fifth War")
+    return replace(server, channel=channel)
+
+
+async def _pairs(war: War) -> None:
+    """bob's Rin and Archer, mei's Sakura and Rider; each player acts with the Servant."""
+    await _enlist(war, war.bob, "Rin", "Archer", "Archer")
+    await _enlist(war, war.mei, "Sakura", "Rider", "Rider")
+
+
+async def _award_fate_points(war: War, name: str, amount: int) -> None:
+    await war.harness.slash(war.gm, war.channel, "gm award", character=name, resource="fate_points", amount=amount)
 
 
 async def _template(war: War, user: User, kind: str) -> dict[str, Any]:
@@ -133,6 +152,7 @@ async def test_characters_from_templates_attack_and_answer_later(war: War) -> No
 
 async def test_parry_asks_for_the_stat_privately(war: War) -> None:
     harness = war.harness
+    await _pairs(war)
     harness.dice.queue([12])
     await harness.slash(war.mei, war.channel, "attack", target="Archer", action="melee|Invisible Air")
     prompt = harness.last(war.channel, war.bob)
@@ -148,6 +168,7 @@ async def test_parry_asks_for_the_stat_privately(war: War) -> None:
 
 async def test_a_double_click_resolves_once_and_the_gm_can_cancel(war: War) -> None:
     harness = war.harness
+    await _pairs(war)
     await _enlist(war, war.ken, "Kiritsugu", "Assassin", "Assassin")
     harness.dice.queue([15, 10])
     await harness.slash(war.ken, war.channel, "attack", target="Archer", action="melee|Invisible Air")
@@ -161,7 +182,8 @@ async def test_a_double_click_resolves_once_and_the_gm_can_cancel(war: War) -> N
     resolved = [
         event for event in json.loads(export.attachments[0].data)["events"] if event["kind"] == "attack.resolved"
     ]
-    assert len([event for event in resolved if event["payload"]["defender"] == "Archer"]) == 2
+    # This campaign's only attack on Archer, answered by two clicks at once: resolved once.
+    assert len([event for event in resolved if event["payload"]["defender"] == "Archer"]) == 1
 
     again = (await harness.slash(war.ken, war.channel, "attack", target="Archer", action="melee|Invisible Air")).reply
     assert again.ephemeral
@@ -178,6 +200,7 @@ async def test_a_double_click_resolves_once_and_the_gm_can_cancel(war: War) -> N
 
 async def test_gm_award_and_refusal(war: War) -> None:
     harness = war.harness
+    await _enlist(war, war.bob, "Rin", "Archer", "Archer")
     reply = (
         await harness.slash(war.gm, war.channel, "gm award", character="Rin", resource="fate_points", amount=2,
                             reason="good roleplay")
@@ -197,6 +220,7 @@ async def test_gm_award_and_refusal(war: War) -> None:
 
 async def test_a_gm_can_force_a_defence(war: War) -> None:
     harness = war.harness
+    await _pairs(war)
     await harness.slash(war.gm, war.channel, "combat round")
     harness.dice.queue([12, 3])
     await harness.slash(war.mei, war.channel, "attack", target="Archer", action="melee|Invisible Air")
@@ -207,6 +231,8 @@ async def test_a_gm_can_force_a_defence(war: War) -> None:
 
 async def test_fate_points_lift_null_damage_with_gm_approval(war: War) -> None:
     harness = war.harness
+    await _pairs(war)
+    await _award_fate_points(war, "Rin", 2)
     await harness.slash(war.gm, war.channel, "combat round")
     await harness.slash(war.bob, war.channel, "character use", name="Rin")
     # Rin (STR 2, dagger) hits Rider: a Master's attack cannot harm a Servant.
@@ -238,6 +264,7 @@ async def test_fate_points_lift_null_damage_with_gm_approval(war: War) -> None:
 
 async def test_a_servant_hits_a_lone_master_at_once_for_ten_times_the_base(war: War) -> None:
     harness = war.harness
+    await _pairs(war)
     await harness.slash(war.gm, war.channel, "combat round")
     absent = (await harness.slash(war.gm, war.channel, "fate presence", master="Rin", present=False)).reply
     assert "hit automatically" in absent.content
@@ -250,6 +277,8 @@ async def test_a_servant_hits_a_lone_master_at_once_for_ten_times_the_base(war: 
 
 
 async def test_odds_are_exact_for_each_defence(war: War) -> None:
+    await _enlist(war, war.bob, "Rin", "Archer", "Archer")
+    await _enlist(war, war.ken, "Kiritsugu", "Assassin", "Assassin")
     reply = (
         await war.harness.slash(war.ken, war.channel, "odds", attacker="Assassin", defender="Archer",
                                 action="melee|Invisible Air")
@@ -298,6 +327,8 @@ async def test_a_json_file_is_accepted_too(war: War) -> None:
 
 async def test_a_boost_lasts_one_check_and_points_do_not_stack(war: War) -> None:
     harness = war.harness
+    await _enlist(war, war.bob, "Rin", "Archer", "Archer")
+    await _award_fate_points(war, "Rin", 2)
     await harness.slash(war.bob, war.channel, "character use", name="Rin")
     request = (await harness.slash(war.bob, war.channel, "fate spend", use="boost_stat", stat="AGI")).reply
     await harness.emulator.click(war.gm, request, "Approve")
@@ -313,6 +344,7 @@ async def test_a_boost_lasts_one_check_and_points_do_not_stack(war: War) -> None
 
 
 async def test_an_award_that_empties_a_servant_kills_it(war: War) -> None:
+    await _enlist(war, war.ken, "Kiritsugu", "Assassin", "Assassin")
     reply = (
         await war.harness.slash(war.gm, war.channel, "gm award", character="Assassin", resource="hp", amount=-999)
     ).reply
@@ -321,14 +353,15 @@ async def test_an_award_that_empties_a_servant_kills_it(war: War) -> None:
 
 async def test_a_gm_finds_and_cancels_a_waiting_attack_privately(war: War) -> None:
     harness = war.harness
+    await _pairs(war)
     nothing = (await harness.slash(war.gm, war.channel, "gm pending")).reply
-    assert nothing.content == "No attack is waiting for an answer."
+    assert nothing.content == "Nothing is waiting for an answer."
     await harness.slash(war.gm, war.channel, "combat round")
     harness.dice.queue([11])
     await harness.slash(war.mei, war.channel, "attack", target="Archer", action="melee|Invisible Air")
     prompt = harness.last(war.channel, war.bob)
     listed = await harness.slash(war.gm, war.channel, "gm pending")
-    assert listed.replies[0].content == "Attacks waiting for an answer (oldest first): 1."
+    assert listed.replies[0].content == "Waiting for an answer (oldest first): 1."
     copy = listed.replies[1]
     assert copy.ephemeral
     assert copy.buttons()[-1] == "Cancel (GM)"

@@ -167,13 +167,13 @@ async def test_an_action_cannot_be_used_twice_in_a_round(field: Field) -> None:
     ended = (await harness.slash(gm, channel, "combat end")).reply
     assert "The fight is over" in ended.content
     await _set_prana(field, "Saber", 10)
-    passed = (await harness.slash(gm, channel, "fate time", hours=2)).reply
+    passed = (await harness.slash(gm, channel, "campaign time", hours=2)).reply
     gained = (await _pools(field))["Saber"]["prana"] - 10
     assert passed.content == f"2 hours pass.\nSaber: +{gained} prana ({gained} from the Master)."
     assert gained > 0
     opted_out = (await harness.slash(ken, channel, "fate passive", enabled=False)).reply
     assert opted_out.content == "Saber は時間の経過で魔力を補充しなくなった。"
-    quiet = (await harness.slash(gm, channel, "fate time", hours=1)).reply
+    quiet = (await harness.slash(gm, channel, "campaign time", hours=1)).reply
     assert quiet.content == "1 hours pass."
 
 

@@ -42,9 +42,9 @@ def test_f1_melee_vs_dodge_dodge_wins() -> None:
     assert (outcome.natural, outcome.score, outcome.mana_cost, outcome.rank_used) == (12, 5, 5, "A")
     assert PoolDelta("attacker", "prana", -5) in outcome.effects
     resolution = answer(saber, lancer, outcome, SWORD, "dodge", [9])
-    assert resolution.outcome["defence_score"] == 3
-    assert resolution.outcome["hit"] is False
-    assert resolution.outcome["damage"] == 0
+    assert resolution.outcome.defence_score == 3
+    assert resolution.outcome.hit is False
+    assert resolution.outcome.damage == 0
     assert hp_delta(resolution) == 0
 
 
@@ -52,9 +52,9 @@ def test_f2_dodge_tie_is_a_hit() -> None:
     saber, lancer = servant("Saber", "sword"), servant("Lancer", "lance")
     outcome = swing(saber, lancer, SWORD, 12)
     resolution = answer(saber, lancer, outcome, SWORD, "dodge", [11])
-    assert resolution.outcome["defence_score"] == 5
-    assert resolution.outcome["hit"] is True
-    assert resolution.outcome["damage"] == 6
+    assert resolution.outcome.defence_score == 5
+    assert resolution.outcome.hit is True
+    assert resolution.outcome.damage == 6
     assert PoolDelta("defender", "hp", -6) in resolution.effects
 
 
@@ -63,14 +63,14 @@ def test_f3_block_tie_succeeds_and_staggers() -> None:
     outcome = swing(saber, archer, SWORD, 12)
     assert outcome.score == 5
     blocked = answer(saber, archer, outcome, SWORD, "block", [7])
-    assert blocked.outcome["defence_score"] == 5
-    assert blocked.outcome["hit"] is False
-    assert blocked.outcome["staggered"] is True
+    assert blocked.outcome.defence_score == 5
+    assert blocked.outcome.hit is False
+    assert blocked.outcome.staggered is True
     archer = after(archer, blocked)
     assert archer.state.pending_def_mod == 1
     dodged = answer(saber, archer, swing(saber, archer, SWORD, 12), SWORD, "dodge", [10])
-    assert dodged.outcome["defence_score"] == 5
-    assert dodged.outcome["carry"] == 1
+    assert dodged.outcome.defence_score == 5
+    assert dodged.outcome.carry == 1
     assert after(archer, dodged).state.pending_def_mod == 0
     assert after(archer, dodged).state.def_streak == 1
 
@@ -81,9 +81,9 @@ def test_f4_parry_success_gives_minus_one_next_round() -> None:
     assert outcome.score == 6
     spec = AttackSpec(attack_type="melee", weapon="lance")
     parried = answer(lancer, saber, outcome, spec, "parry_agi", [10], round_number=2)
-    assert parried.outcome["defence_score"] == 3
-    assert parried.outcome["hit"] is False
-    assert parried.outcome["parry_bonus_round"] == 3
+    assert parried.outcome.defence_score == 3
+    assert parried.outcome.hit is False
+    assert parried.outcome.parry_bonus_round == 3
     saber = after(saber, parried)
     assert saber.state.parry_bonus_rounds == (3,)
     assert saber.state.pending_def_mod == 0
@@ -98,9 +98,9 @@ def test_f5_parry_failing_by_one_hits_and_staggers() -> None:
     spec = AttackSpec(attack_type="melee", weapon="lance")
     outcome = swing(lancer, saber, spec, 12)
     resolution = answer(lancer, saber, outcome, spec, "parry_agi", [12])
-    assert resolution.outcome["defence_score"] == 5
-    assert resolution.outcome["hit"] is True
-    assert resolution.outcome["staggered"] is True
+    assert resolution.outcome.defence_score == 5
+    assert resolution.outcome.hit is True
+    assert resolution.outcome.staggered is True
     assert after(saber, resolution).state.pending_def_mod == 1
     assert after(saber, resolution).state.parry_bonus_rounds == ()
 
@@ -112,20 +112,20 @@ def test_f6_critical_adds_a_stat_die_on_a_hit() -> None:
     assert sum(m.value for m in outcome.roll.modifiers) + 1 == -6
     assert outcome.crit is True
     resolution = answer(saber, caster, outcome, SWORD, "dodge", [2, 3])
-    assert resolution.outcome["defence_score"] == 1
+    assert resolution.outcome.defence_score == 1
     assert sum(m.value for m in resolution.rolls[0].modifiers) + 2 == -4
-    assert resolution.outcome["hit"] is True
-    assert resolution.outcome["crit_bonus"] == 3
+    assert resolution.outcome.hit is True
+    assert resolution.outcome.crit_bonus == 3
     assert resolution.rolls[1].label == "crit"
     assert resolution.rolls[1].sides == 5
-    assert resolution.outcome["damage"] == 11
+    assert resolution.outcome.damage == 11
 
 
 def test_f6_crit_die_is_not_rolled_on_a_miss() -> None:
     saber, lancer = servant("Saber", "sword"), servant("Lancer", "lance")
     resolution = answer(saber, lancer, swing(saber, lancer, SWORD, 1), SWORD, "block", [1])
-    assert resolution.outcome["hit"] is False
-    assert resolution.outcome["crit_bonus"] == 0
+    assert resolution.outcome.hit is False
+    assert resolution.outcome.crit_bonus == 0
 
 
 def test_f7_two_attacks() -> None:
@@ -139,7 +139,7 @@ def test_f7_two_attacks() -> None:
     assert sum(m.value for m in second.roll.modifiers) + 3 == -3
     assert second.score == 1
     assert first.mana_cost + second.mana_cost == 10
-    assert answer(saber, lancer, second, by_dagger, "take").outcome["damage"] == 5
+    assert answer(saber, lancer, second, by_dagger, "take").outcome.damage == 5
     saber = after_attack(saber, second)
     with pytest.raises(RuleError) as error:
         swing(saber, lancer, by_sword, 12)
@@ -157,16 +157,16 @@ def test_f8_repeat_defence_rule() -> None:
         lancer = after(lancer, answer(saber, lancer, swing(saber, lancer, SWORD, 20), SWORD, "dodge", [face]))
     assert (lancer.state.last_def_type, lancer.state.def_streak, lancer.state.pending_def_mod) == ("dodge", 2, 0)
     third = answer(saber, lancer, swing(saber, lancer, SWORD, 20), SWORD, "dodge", [8])
-    assert third.outcome["defence_score"] == 4
-    assert third.outcome["repeat_penalty"] == 2
+    assert third.outcome.defence_score == 4
+    assert third.outcome.repeat_penalty == 2
     lancer = after(lancer, third)
     assert lancer.state.pending_def_mod == 2
     parry = answer(saber, lancer, swing(saber, lancer, SWORD, 20), SWORD, "parry_agi", [8])
-    assert parry.outcome["defence_score"] == 2
+    assert parry.outcome.defence_score == 2
     assert after(lancer, parry).state.def_streak == 1
     fourth = answer(saber, lancer, swing(saber, lancer, SWORD, 20), SWORD, "dodge", [8])
-    assert fourth.outcome["defence_score"] == 6
-    assert (fourth.outcome["carry"], fourth.outcome["repeat_penalty"]) == (2, 2)
+    assert fourth.outcome.defence_score == 6
+    assert (fourth.outcome.carry, fourth.outcome.repeat_penalty) == (2, 2)
 
 
 def test_f9_magical_attack_vs_block() -> None:
@@ -175,14 +175,14 @@ def test_f9_magical_attack_vs_block() -> None:
     outcome = swing(caster, saber, magic, 10)
     assert outcome.score == 2
     blocked = answer(caster, saber, outcome, magic, "block", [4])
-    assert blocked.outcome["defence_score"] == 1
-    assert blocked.outcome["defence_stat"] == "MAG"
-    assert blocked.outcome["hit"] is False
+    assert blocked.outcome.defence_score == 1
+    assert blocked.outcome.defence_stat == "MAG"
+    assert blocked.outcome.hit is False
     assert Modifier("weapon:sword", -1) not in blocked.rolls[0].modifiers
-    assert answer(caster, saber, outcome, magic, "take").outcome["damage"] == 6
+    assert answer(caster, saber, outcome, magic, "take").outcome.damage == 6
     rider, lancer = servant("Rider"), servant("Lancer", "lance")
     ridden = answer(rider, lancer, swing(rider, lancer, magic, 10), magic, "take")
-    assert ridden.outcome["damage"] == 0
+    assert ridden.outcome.damage == 0
     assert hp_delta(ridden) == 0
 
 
@@ -243,10 +243,10 @@ def test_f12_servant_vs_lone_master() -> None:
     assert outcome.defence_options == ()
     resolution = answer(lancer, kayneth, outcome, spec, "take")
     assert resolution.rolls == ()
-    assert resolution.outcome["damage"] == 41
-    assert resolution.outcome["defender_fate"] == "down"
+    assert resolution.outcome.damage == 41
+    assert resolution.outcome.defender_fate == "down"
     total = DEFAULTS.model_copy(update={"human_mult_scope": "attack_total"})
-    assert answer(lancer, kayneth, outcome, spec, "take", options=total).outcome["damage"] == 77
+    assert answer(lancer, kayneth, outcome, spec, "take", options=total).outcome.damage == 77
     with pytest.raises(RuleError) as error:
         answer(lancer, kayneth, outcome, spec, "dodge", [3])
     assert error.value.code == "auto_hit"
@@ -258,11 +258,11 @@ def test_f13_master_vs_servant() -> None:
     outcome = swing(kiritsugu, caster, spec, 1)
     assert outcome.defence_options  # a Master's attack is still rolled and defended (R11)
     null = answer(kiritsugu, caster, outcome, spec, "take")
-    assert (null.outcome["damage"], null.outcome["null_damage"]) == (0, True)
+    assert (null.outcome.damage, null.outcome.null_damage) == (0, True)
     assert Modifier("class", 0) not in outcome.roll.modifiers
     fated = master("dagger", fp_roll_vs_servant=True)
     lifted = answer(fated, caster, swing(fated, caster, spec, 15), spec, "take")
-    assert (lifted.outcome["damage"], lifted.outcome["null_damage"]) == (4, False)
+    assert (lifted.outcome.damage, lifted.outcome.null_damage) == (4, False)
 
 
 def test_f15_np_costs() -> None:
@@ -279,7 +279,7 @@ def test_f17_hold_back() -> None:
     held = AttackSpec(attack_type="melee", weapon="sword", rank_used="C")
     outcome = swing(saber, lancer, held, 12)
     assert (outcome.mana_cost, outcome.stat_value, outcome.score) == (3, 3, 7)
-    assert answer(saber, lancer, outcome, held, "take").outcome["damage"] == 4
+    assert answer(saber, lancer, outcome, held, "take").outcome.damage == 4
     with pytest.raises(RuleError) as error:
         swing(servant("Lancer", "lance", stats=None), saber, AttackSpec(attack_type="melee", rank_used="A"), 12)
     assert (error.value.code, error.value.params) == ("hold_back_above_rank", {"rank": "A", "max": "B"})

@@ -123,7 +123,7 @@ def test_odds_equal_every_pair_of_dice_played_through_the_engine(matchup: Callab
     outcomes = [attack(attacker, defender, spec, round_number, FixedDice([n]), DEFAULTS) for n in range(1, 21)]
     for choice in oracle:
         hits = sum(
-            defend(attacker, defender, outcome, spec, choice, round_number, FixedDice([m, 1]), DEFAULTS).outcome["hit"]
+            defend(attacker, defender, outcome, spec, choice, round_number, FixedDice([m, 1]), DEFAULTS).outcome.hit
             for outcome in outcomes
             for m in range(1, 21)
         )

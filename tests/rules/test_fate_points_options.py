@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from rules.dice.source import FixedDice
-from rules.exchange import Modifier, PoolDelta, RuleError
+from rules.exchange import Modifier, PoolDelta, RuleError, StatePatch
 from rules.fate_points import (
     Ability,
     AttackOutcome,
@@ -30,27 +30,27 @@ def test_ranged_block_stat_and_shield_options() -> None:
     lancer = replace(servant("Lancer"), weapons=[weapon("shield")])
     bow = AttackSpec(attack_type="ranged", weapon="bow")
     outcome = swing(archer, lancer, bow, 10)
-    assert answer(archer, lancer, outcome, bow, "block", [10]).outcome["defence_stat"] == "STR"
+    assert answer(archer, lancer, outcome, bow, "block", [10]).outcome.defence_stat == "STR"
     agi = DEFAULTS.model_copy(update={"ranged_block_stat": "AGI", "shield_dodge_mod": -2, "shield_base": 2})
-    assert answer(archer, lancer, outcome, bow, "block", [10], options=agi).outcome["defence_stat"] == "AGI"
+    assert answer(archer, lancer, outcome, bow, "block", [10], options=agi).outcome.defence_stat == "AGI"
     dodge = answer(archer, lancer, outcome, bow, "dodge", [10], options=agi)
     assert Modifier("weapon:shield", -2) in dodge.rolls[0].modifiers
     bash = AttackSpec(attack_type="melee", weapon="shield")
     hit = answer(lancer, archer, swing(lancer, archer, bash, 10), bash, "take", options=agi)
-    assert hit.outcome["damage"] == 2 + 4 - 3
+    assert hit.outcome.damage == 2 + 4 - 3
 
 
 def test_unarmed_base_and_master_weapon_base() -> None:
     fists = AttackSpec(attack_type="melee")
     saber, lancer = servant("Saber"), servant("Lancer")
-    assert answer(saber, lancer, swing(saber, lancer, fists, 10), fists, "take").outcome["damage"] == 5 - 3
+    assert answer(saber, lancer, swing(saber, lancer, fists, 10), fists, "take").outcome.damage == 5 - 3
     three = DEFAULTS.model_copy(update={"unarmed_base": 3})
-    assert answer(saber, lancer, swing(saber, lancer, fists, 10), fists, "take", options=three).outcome["damage"] == 5
+    assert answer(saber, lancer, swing(saber, lancer, fists, 10), fists, "take", options=three).outcome.damage == 5
     a, b = master("axe"), master("sword")
     axe = AttackSpec(attack_type="melee", weapon="axe")
-    assert answer(a, b, swing(a, b, axe, 10), axe, "take").outcome["damage"] == 5 + 2 - 3
+    assert answer(a, b, swing(a, b, axe, 10), axe, "take").outcome.damage == 5 + 2 - 3
     bare = DEFAULTS.model_copy(update={"master_weapon_base": False})
-    assert answer(a, b, swing(a, b, axe, 10), axe, "take", options=bare).outcome["damage"] == 0
+    assert answer(a, b, swing(a, b, axe, 10), axe, "take", options=bare).outcome.damage == 0
 
 
 def test_master_weapon_modifier_scope() -> None:
@@ -78,9 +78,9 @@ def test_fp_lifts_null_damage_option_and_conceptual_weapons() -> None:
     fated, plain = master("dagger", fp_roll_vs_servant=True), master("dagger")
     dagger = AttackSpec(attack_type="melee", weapon="dagger")
     kept = DEFAULTS.model_copy(update={"fp_lifts_null_damage": False})
-    assert answer(fated, caster, swing(fated, caster, dagger, 10), dagger, "take", options=kept).outcome["damage"] == 0
+    assert answer(fated, caster, swing(fated, caster, dagger, 10), dagger, "take", options=kept).outcome.damage == 0
     conceptual = dagger.model_copy(update={"conceptual": True})
-    assert answer(plain, caster, swing(plain, caster, conceptual, 10), conceptual, "take").outcome["damage"] == 4
+    assert answer(plain, caster, swing(plain, caster, conceptual, 10), conceptual, "take").outcome.damage == 4
 
 
 def test_fp_boost_raises_a_master_stat_to_the_servant_level() -> None:
@@ -103,12 +103,12 @@ def test_repeat_options() -> None:
     saber = servant("Saber", "sword")
     lancer = servant("Lancer", "lance", state=CombatState(pending_def_mod=0, last_def_type="dodge", def_streak=3))
     outcome = swing(saber, lancer, SWORD, 20)
-    assert answer(saber, lancer, outcome, SWORD, "dodge", [10]).outcome["repeat_penalty"] == 2
+    assert answer(saber, lancer, outcome, SWORD, "dodge", [10]).outcome.repeat_penalty == 2
     single = DEFAULTS.model_copy(update={"repeat_stacks": False})
-    assert answer(saber, lancer, outcome, SWORD, "dodge", [10], options=single).outcome["repeat_penalty"] == 0
+    assert answer(saber, lancer, outcome, SWORD, "dodge", [10], options=single).outcome.repeat_penalty == 0
     literal = DEFAULTS.model_copy(update={"repeat_def_mod": -2})
     third = replace(lancer, state=CombatState(last_def_type="dodge", def_streak=2))
-    assert answer(saber, third, outcome, SWORD, "dodge", [10], options=literal).outcome["defence_score"] == 10 - 6 - 2
+    assert answer(saber, third, outcome, SWORD, "dodge", [10], options=literal).outcome.defence_score == 10 - 6 - 2
 
 
 def test_taking_the_hit_keeps_the_streak_and_the_stagger() -> None:
@@ -117,7 +117,7 @@ def test_taking_the_hit_keeps_the_streak_and_the_stagger() -> None:
     lancer = servant("Lancer", "lance", state=state)
     resolution = answer(saber, lancer, swing(saber, lancer, SWORD, 10), SWORD, "take")
     assert resolution.rolls == ()
-    assert resolution.effects[-1].state == state.model_dump(mode="json")  # type: ignore[union-attr]
+    assert resolution.effects[-1] == StatePatch("defender", "combat", state.model_dump(mode="json"))
 
 
 def test_stat_die_mode_and_roll_mods_mode_at_creation() -> None:

@@ -14,7 +14,7 @@ Duration = Literal["roll", "round", "scene"]
 def granted(duration: Duration, round_number: int | None = 2) -> tuple[dict[str, object], FatePointsOptions]:
     options = FatePointsOptions(fp_duration=duration)
     spent = spend_fate_point("master", 1, "boost_stat", "STR", round_number=round_number, options=options)
-    return spent.outcome["effect"], options
+    return spent.outcome.effect, options
 
 
 def expired(

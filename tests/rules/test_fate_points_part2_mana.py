@@ -30,7 +30,7 @@ FREE_REGEN = FatePointsOptions(passive_regen_costs_master=False)
 
 def test_f14_transfer_is_capped_by_the_room_left() -> None:
     moved = transfer_mana(13, 52, 80, 91, amount=13, used_round=None, round_number=4)
-    assert moved.outcome == {"amount": 11, "requested": 13, "limited_by": "room", "round": 4}
+    assert moved.outcome.model_dump() == {"amount": 11, "requested": 13, "limited_by": "room", "round": 4}
     assert moved.effects == (PoolDelta("master", "prana", -11), PoolDelta("servant", "prana", 11))
     assert 52 + pools(moved)["master", "prana"] == 41
     assert 80 + pools(moved)["servant", "prana"] == 91
@@ -41,26 +41,30 @@ def test_f14_the_other_party_cannot_transfer_again_this_round() -> None:
         transfer_mana(13, 41, 85, 91, amount=5, used_round=4, round_number=4)
     assert error.value.params == {"round": 4}
     # The next round the pair may transfer again.
-    assert transfer_mana(13, 41, 85, 91, amount=5, used_round=4, round_number=5).outcome["amount"] == 5
+    assert transfer_mana(13, 41, 85, 91, amount=5, used_round=4, round_number=5).outcome.amount == 5
 
 
 def test_f14_passive_regen_is_half_the_compatibility_per_hour() -> None:
     one_hour = passive_replenishment(1, 13, 41, 80, 91, DEFAULTS)
-    assert one_hour.outcome == {"hours": 1, "gained": 6, "master_paid": 6}
+    assert one_hour.outcome.model_dump() == {"hours": 1, "gained": 6, "master_paid": 6}
     assert pools(one_hour) == {("master", "prana"): -6, ("servant", "prana"): 6}
     # Hour by hour: 6, then only the 5 that still fit.
-    assert passive_replenishment(3, 13, 41, 80, 91, DEFAULTS).outcome == {"hours": 3, "gained": 11, "master_paid": 11}
+    assert passive_replenishment(3, 13, 41, 80, 91, DEFAULTS).outcome.model_dump() == {
+        "hours": 3,
+        "gained": 11,
+        "master_paid": 11,
+    }
 
 
 def test_f16_mad_enchantment_draws_all_the_master_has() -> None:
     drawn = mad_enchantment_draw(13, 5, 30, 60)
-    assert drawn.outcome == {"drawn": 5, "gained": 5, "wasted": 0}
+    assert drawn.outcome.model_dump() == {"drawn": 5, "gained": 5, "wasted": 0}
     assert pools(drawn) == {("master", "prana"): -5, ("servant", "prana"): 5}  # Master 0, Servant 35
 
 
 def test_mad_enchantment_wastes_what_does_not_fit() -> None:
     drawn = mad_enchantment_draw(13, 50, 55, 60)
-    assert drawn.outcome == {"drawn": 13, "gained": 5, "wasted": 8}
+    assert drawn.outcome.model_dump() == {"drawn": 13, "gained": 5, "wasted": 8}
     assert pools(drawn) == {("master", "prana"): -13, ("servant", "prana"): 5}
     assert mad_enchantment_draw(13, 0, 30, 60).effects == ()
 
@@ -78,7 +82,7 @@ def test_transfer_caps(
     compatibility: int, master_mana: int, servant_mana: int, amount: int, moved: int, limited_by: str | None
 ) -> None:
     outcome = transfer_mana(compatibility, master_mana, servant_mana, 91, amount, None, 1).outcome
-    assert (outcome["amount"], outcome["limited_by"]) == (moved, limited_by)
+    assert (outcome.amount, outcome.limited_by) == (moved, limited_by)
 
 
 @pytest.mark.parametrize(
@@ -96,17 +100,21 @@ def test_transfer_refusals(args: tuple[int, int, int, int, int, None, int], code
 
 def test_passive_replenishment_can_be_free_for_the_master() -> None:
     free = passive_replenishment(2, 13, 0, 10, 91, FREE_REGEN)
-    assert free.outcome == {"hours": 2, "gained": 12, "master_paid": 0}
+    assert free.outcome.model_dump() == {"hours": 2, "gained": 12, "master_paid": 0}
     assert pools(free) == {("servant", "prana"): 12}
     # When the Master pays, a dry Master stops the refill.
-    assert passive_replenishment(2, 13, 0, 10, 91, DEFAULTS).outcome["gained"] == 0
-    assert passive_replenishment(3, 13, 8, 10, 91, DEFAULTS).outcome == {"hours": 3, "gained": 8, "master_paid": 8}
+    assert passive_replenishment(2, 13, 0, 10, 91, DEFAULTS).outcome.gained == 0
+    assert passive_replenishment(3, 13, 8, 10, 91, DEFAULTS).outcome.model_dump() == {
+        "hours": 3,
+        "gained": 8,
+        "master_paid": 8,
+    }
     with refused("invalid_hours"):
         passive_replenishment(-1, 13, 8, 10, 91, DEFAULTS)
 
 
 def test_rest_refills_the_master() -> None:
-    assert rest(10, 52).outcome == {"restored": 42}
+    assert rest(10, 52).outcome.model_dump() == {"restored": 42}
     assert rest(10, 52).effects == (PoolDelta("master", "prana", 42),)
     assert rest(52, 52).effects == ()
 
@@ -114,9 +122,9 @@ def test_rest_refills_the_master() -> None:
 def test_regeneration_costs_mana_per_hp() -> None:
     healed = regenerate(3, 20, 40, 30, DEFAULTS, confirm_zero_mana=False)
     assert healed.effects == (PoolDelta("actor", "prana", -12), PoolDelta("actor", "hp", 3))
-    assert healed.outcome == {"healed": 3, "cost": 12, "fate": None}
+    assert healed.outcome.model_dump() == {"healed": 3, "cost": 12, "fate": None}
     cheap = regenerate(3, 20, 40, 30, FatePointsOptions(regen_mana_per_hp=2), confirm_zero_mana=False)
-    assert cheap.outcome["cost"] == 6
+    assert cheap.outcome.cost == 6
 
 
 def test_regeneration_refusals_and_death() -> None:
@@ -131,7 +139,7 @@ def test_regeneration_refusals_and_death() -> None:
         regenerate(5, 35, 40, 19, DEFAULTS, confirm_zero_mana=False)
     with refused("confirm_zero_mana"):
         regenerate(5, 35, 40, 20, DEFAULTS, confirm_zero_mana=False)
-    assert regenerate(5, 35, 40, 20, DEFAULTS, confirm_zero_mana=True).outcome["fate"] == "dead"
+    assert regenerate(5, 35, 40, 20, DEFAULTS, confirm_zero_mana=True).outcome.fate == "dead"
 
 
 def test_np_and_skill_activation() -> None:
@@ -140,14 +148,14 @@ def test_np_and_skill_activation() -> None:
     assert np_activation_cost(NoblePhantasm(name="Ea", rank="EX", ex_cost=60)) == 60
     paid = activate(np_activation_cost(gae_bolg), 30, False, gae_bolg.name)
     assert paid.effects == (PoolDelta("actor", "prana", -23),)
-    assert paid.outcome == {"name": "Gae Bolg", "cost": 23, "fate": None}
+    assert paid.outcome.model_dump() == {"name": "Gae Bolg", "cost": 23, "fate": None}
     with refused("not_enough_mana"):
         activate(23, 22, True, "Gae Bolg")
     with refused("confirm_zero_mana"):
         activate(23, 23, False, "Gae Bolg")
-    assert activate(23, 23, True, "Gae Bolg").outcome["fate"] == "dead"
+    assert activate(23, 23, True, "Gae Bolg").outcome.fate == "dead"
     # A Master's magecraft may empty the Master's pool: Masters do not die of it.
-    assert activate(5, 5, False, "Reinforcement", kind="master").outcome["fate"] is None
+    assert activate(5, 5, False, "Reinforcement", kind="master").outcome.fate is None
 
 
 def test_skills_without_a_cost_are_passive() -> None:
@@ -180,7 +188,7 @@ def test_a_transfer_respects_every_cap(
         assert error.code == "nothing_to_transfer"
         assert min(compatibility, master_mana, servant_max - servant_mana) == 0
         return
-    x = moved.outcome["amount"]
+    x = moved.outcome.amount
     assert 1 <= x <= min(amount, compatibility, master_mana)
     assert servant_mana + pools(moved)["servant", "prana"] <= servant_max
     assert pools(moved) == {("master", "prana"): -x, ("servant", "prana"): x}
@@ -204,8 +212,8 @@ def test_passive_replenishment_stays_within_the_pools(
     net = pools(refill)
     assert servant_mana + net.get(("servant", "prana"), 0) <= servant_max
     assert master_mana + net.get(("master", "prana"), 0) >= 0
-    assert refill.outcome["gained"] <= hours * (compatibility // 2)
-    assert refill.outcome["master_paid"] == (refill.outcome["gained"] if costs_master else 0)
+    assert refill.outcome.gained <= hours * (compatibility // 2)
+    assert refill.outcome.master_paid == (refill.outcome.gained if costs_master else 0)
 
 
 @settings(max_examples=150, deadline=None)

@@ -40,9 +40,9 @@ def test_an_undefendable_np_hits_with_the_gm_damage() -> None:
     with refused("auto_hit"):
         answer(lancer, saber, outcome, spec, "dodge", [10])
     landed = answer(lancer, saber, outcome, spec, TAKE)
-    assert (landed.outcome["hit"], landed.outcome["damage"], landed.outcome["crit_bonus"]) == (True, 30, 0)
+    assert (landed.outcome.hit, landed.outcome.damage, landed.outcome.crit_bonus) == (True, 30, 0)
     assert hp_delta(landed) == -30
-    assert landed.outcome["np_no_effect"] is False
+    assert landed.outcome.np_no_effect is False
 
 
 def test_a_ruling_limits_the_defences() -> None:
@@ -55,7 +55,7 @@ def test_a_ruling_limits_the_defences() -> None:
     assert error.value.params == {"choice": "block"}
     # Allowed defences roll as usual, and without a damage ruling the formula applies: 4 + 4 - 4 = 4.
     hit = answer(lancer, saber, outcome, spec, "dodge", [20])
-    assert (hit.outcome["hit"], hit.outcome["damage"]) == (True, 4)
+    assert (hit.outcome.hit, hit.outcome.damage) == (True, 4)
 
 
 def test_a_ruling_picks_the_stat_the_np_rolls_with() -> None:
@@ -83,8 +83,8 @@ def test_god_hand_ignores_lower_ranked_nps(rank: str, no_effect: bool) -> None:
     outcome = swing(lancer, heracles, spec, 8)
     assert outcome.mana_cost > 0  # the NP is still paid for
     resolution = answer(lancer, heracles, outcome, spec, TAKE)
-    assert resolution.outcome["np_no_effect"] is no_effect
-    assert resolution.outcome["damage"] == (0 if no_effect else 30)
+    assert resolution.outcome.np_no_effect is no_effect
+    assert resolution.outcome.damage == (0 if no_effect else 30)
     assert hp_delta(resolution) == (0 if no_effect else -30)
 
 
@@ -95,12 +95,12 @@ def test_a_god_hand_defender_has_nothing_to_defend() -> None:
     with refused("defence_not_allowed"):
         answer(lancer, heracles, outcome, np_attack(), "block", [1])
     resolution = answer(lancer, heracles, outcome, np_attack(), TAKE)
-    assert (resolution.outcome["hit"], resolution.outcome["damage"]) == (False, 0)
+    assert (resolution.outcome.hit, resolution.outcome.damage) == (False, 0)
     # Ordinary attacks are not NPs: God Hand does not stop them.
     sword = AttackSpec(attack_type="melee", weapon="lance")
     plain = answer(lancer, heracles, swing(lancer, heracles, sword, 3), sword, TAKE)
-    assert plain.outcome["np_no_effect"] is False
-    assert plain.outcome["damage"] > 0
+    assert plain.outcome.np_no_effect is False
+    assert plain.outcome.damage > 0
 
 
 def test_np_cost_replaces_the_attack_cost_per_option() -> None:

@@ -33,6 +33,7 @@ from rules.fate_points import (
     master_problems,
     servant_problems,
 )
+from rules.fate_points.outcomes import DefenceResult
 from tests.rules.test_fate_points_support import DEFAULTS, weapon
 
 faces = st.integers(1, 20)
@@ -105,7 +106,7 @@ class _DefenceDice:
         return [self._faces.pop()] if self._faces else [(self._crit_face - 1) % sides + 1]
 
 
-def play(exchange: Exchange) -> tuple[int, int | None, dict[str, object], list[PoolDelta]] | None:
+def play(exchange: Exchange) -> tuple[int, int | None, DefenceResult, list[PoolDelta]] | None:
     """(attack score, defence score, outcome, pool deltas of both steps), or None if the rules refuse."""
     try:
         outcome = attack(
@@ -118,7 +119,7 @@ def play(exchange: Exchange) -> tuple[int, int | None, dict[str, object], list[P
     dice = _DefenceDice(exchange.defence_face, exchange.crit_face)
     resolution = defend(exchange.attacker, exchange.defender, outcome, exchange.spec, choice, 1, dice, DEFAULTS)
     deltas = [e for e in (*outcome.effects, *resolution.effects) if isinstance(e, PoolDelta)]
-    return outcome.score, resolution.outcome["defence_score"], resolution.outcome, deltas
+    return outcome.score, resolution.outcome.defence_score, resolution.outcome, deltas
 
 
 @given(exchanges())
@@ -139,9 +140,9 @@ def test_checks_never_go_below_the_floor(stat: int, mods: list[int], face: int) 
 @given(exchanges())
 def test_a_successful_defence_never_deals_damage(exchange: Exchange) -> None:
     played = play(exchange)
-    if played is not None and played[2]["hit"] is False:
+    if played is not None and played[2].hit is False:
         _, _, outcome, deltas = played
-        assert outcome["damage"] == 0
+        assert outcome.damage == 0
         assert not [delta for delta in deltas if delta.pool == "hp"]
 
 
@@ -165,7 +166,7 @@ def test_pools_only_go_below_zero_by_a_killing_blow(exchange: Exchange) -> None:
     assert pools["attacker", "prana"] >= 0
     assert pools["defender", "prana"] >= 0
     if pools["defender", "hp"] <= 0:
-        assert outcome["defender_fate"] == fate(exchange.defender.kind, pools["defender", "hp"], 1) is not None
+        assert outcome.defender_fate == fate(exchange.defender.kind, pools["defender", "hp"], 1) is not None
 
 
 @given(st.integers(1, 12), st.sampled_from(("E", "D", "C", "B", "A")), st.booleans())

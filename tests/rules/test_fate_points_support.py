@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
 from rules.dice.source import FixedDice
-from rules.exchange import PoolDelta, Resolution, RuleError
+from rules.exchange import PoolDelta, Resolution, RuleError, StatePatch
 from rules.fate_points import (
     CLASS_BASE,
     AttackOutcome,
@@ -24,6 +25,7 @@ from rules.fate_points import (
     attack,
     defend,
 )
+from rules.fate_points.outcomes import DefenceResult
 
 DEFAULTS = FatePointsOptions()
 
@@ -91,31 +93,31 @@ def answer(
     faces: Iterable[int] = (),
     round_number: int = 1,
     options: FatePointsOptions = DEFAULTS,
-) -> Resolution:
+) -> Resolution[DefenceResult]:
     dice = FixedDice(faces)
     resolution = defend(attacker, defender, outcome, spec, choice, round_number, dice, options)
     assert dice.remaining == 0, "the scripted dice were not all used"
     return resolution
 
 
-def after(combatant: Combatant, resolution: Resolution) -> Combatant:
+def after(combatant: Combatant, resolution: Resolution[Any]) -> Combatant:
     """The defender with the resolution's state (pools are left to the caller)."""
-    (state,) = [e.state for e in resolution.effects if not isinstance(e, PoolDelta) and e.who == "defender"]
+    (state,) = [e.value for e in resolution.effects if isinstance(e, StatePatch) and e.who == "defender"]
     return replace(combatant, state=CombatState.model_validate(state))
 
 
 def after_attack(attacker: Combatant, outcome: AttackOutcome) -> Combatant:
     """The attacker once the bot applied the attack's effects (mana spent, attack counted)."""
     mana = attacker.mana + sum(e.delta for e in outcome.effects if isinstance(e, PoolDelta))
-    (state,) = [e.state for e in outcome.effects if not isinstance(e, PoolDelta)]
+    (state,) = [e.value for e in outcome.effects if isinstance(e, StatePatch)]
     return replace(attacker, mana=mana, state=CombatState.model_validate(state))
 
 
-def hp_delta(resolution: Resolution) -> int:
+def hp_delta(resolution: Resolution[Any]) -> int:
     return sum(e.delta for e in resolution.effects if isinstance(e, PoolDelta) and e.pool == "hp")
 
 
-def pools(resolution: Resolution) -> dict[tuple[str, str], int]:
+def pools(resolution: Resolution[Any]) -> dict[tuple[str, str], int]:
     """The net pool changes of a resolution, by (who, pool)."""
     net: dict[tuple[str, str], int] = {}
     for effect in resolution.effects:

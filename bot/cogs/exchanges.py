@@ -1,0 +1,278 @@
+"""Exchanges on Discord, for every ruleset: steps shown, waits posted as prompts with buttons, answers,
+sub-choices, GM cancels, and deadlines that expire on their own.
+
+A prompt is a channel message of its own that pings whoever it waits for; its buttons carry the wait's
+id, so they work days later and after a restart. When a command's step shows nothing but its wait (a
+request for a GM's approval), the prompt is the command's reply.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Sequence
+
+import discord
+from discord.ext import commands, tasks
+
+from bot.app import Fatebot, Interaction, actor_of, translator
+from bot.i18n import Translator
+from bot.render import changed_pools, mention, rolls_text
+from bot.rulesets.base import Play
+from bot.services.exchanges import Applied, Closed, Fallen, Progress, Prompt
+from bot.views import PersistentButton
+from rules.exchange import Text, Wait
+
+log = logging.getLogger(__name__)
+
+STEP_COLOUR = discord.Colour.red()
+TONES = {
+    "primary": discord.ButtonStyle.primary,
+    "secondary": discord.ButtonStyle.secondary,
+    "success": discord.ButtonStyle.success,
+    "danger": discord.ButtonStyle.danger,
+}
+
+
+def fallen_lines(tr: Translator, fallen: Sequence[Fallen]) -> list[str]:
+    return [tr(f"fallen.{item.fate}", name=item.name) for item in fallen]
+
+
+def text_of(tr: Translator, value: Text | str) -> str:
+    return tr.text(value) if isinstance(value, Text) else value
+
+
+def step_message(tr: Translator, play: Play, applied: Applied) -> tuple[str | None, discord.Embed | None]:
+    """A step as Discord shows it: an embed when its report has a title, else plain lines; (None, None) when
+    there is nothing to show."""
+    report = play.report(applied.outcomes)
+    rolls = rolls_text(tr, applied.rolls)
+    notes = [tr.text(note) for note in report.notes] + fallen_lines(tr, applied.fallen)
+    pools = changed_pools(tr, applied.pools) if report.pools else []
+    if report.title is None:
+        lines = ([rolls] if rolls else []) + notes
+        lines += [f"{name}: {shown}" for name, shown in pools] if lines else []
+        return ("\n".join(lines) or None), None
+    embed = discord.Embed(title=tr.text(report.title), description=rolls or None, colour=STEP_COLOUR)
+    for label, value in report.fields:
+        embed.add_field(name=tr.text(label), value=text_of(tr, value))
+    if notes:
+        embed.add_field(name=tr("step.notes"), value="\n".join(notes), inline=False)
+    for name, shown in pools:
+        embed.add_field(name=name, value=shown)
+    return None, embed
+
+
+def summary_text(tr: Translator, closed: Closed) -> str:
+    """How a wait ended, in words worded for its kind of exchange where its ruleset has them."""
+    key = tr.first(f"{closed.summary.key}.{closed.kind}", closed.summary.key)
+    return tr.text(Text(key, closed.summary.params))
+
+
+def audience_mention(tr: Translator, audience_ids: Sequence[int]) -> str:
+    return " ".join(mention(user_id) for user_id in audience_ids) if audience_ids else tr("wait.the_gms")
+
+
+def prompt_text(tr: Translator, prompt: Prompt) -> str:
+    params = {**prompt.wait.prompt.params, "audience": audience_mention(tr, prompt.audience_ids)}
+    lines = [tr.text(Text(prompt.wait.prompt.key, params))]
+    if prompt.deadline is not None and prompt.wait.default is not None:
+        default = prompt.wait.option(prompt.wait.default)
+        chosen = tr.text(default.label) if default else prompt.wait.default
+        lines.append(tr("wait.deadline", time=f"<t:{int(prompt.deadline.timestamp())}:R>", default=chosen))
+    if prompt.wait.value is not None:
+        lines.append(tr("wait.number", minimum=prompt.wait.value.minimum, maximum=prompt.wait.value.maximum))
+    return "\n".join(lines)
+
+
+class WaitButton(PersistentButton, template=r"wait:(?P<wait_id>[0-9]+):(?P<option>[a-z0-9_]+)"):
+    """An answer to a wait, by whoever it waits for or a GM."""
+
+    prefix = "wait"
+
+    async def clicked(self, interaction: Interaction) -> None:
+        bot = interaction.client
+        progress = await bot.exchanges.answer(
+            interaction.guild_id or 0, int(self.fields["wait_id"]), actor_of(interaction), self.fields["option"],
+            bot.dice,
+        )  # fmt: skip
+        await show_answer(interaction, progress)
+
+
+class WaitGroupButton(PersistentButton, template=r"waitgroup:(?P<wait_id>[0-9]+):(?P<group>[a-z0-9_]+)"):
+    """Options grouped behind one button (Parry, then AGI or LUK): offered privately as a second choice."""
+
+    prefix = "waitgroup"
+
+    async def clicked(self, interaction: Interaction) -> None:
+        tr = translator(interaction)
+        view = await interaction.client.exchanges.view(
+            interaction.guild_id or 0, int(self.fields["wait_id"]), actor_of(interaction)
+        )
+        group = next((group for group in view.wait.groups if group.key == self.fields["group"]), None)
+        if group is None:
+            await interaction.response.send_message(tr("wait.unknown_choice", choice=self.fields["group"]),
+                                                    ephemeral=True)  # fmt: skip
+            return
+        await interaction.response.send_message(
+            tr.text(group.question), view=wait_view(tr, view.wait_id, view.wait, group=group.key), ephemeral=True
+        )
+
+
+class WaitCancelButton(PersistentButton, template=r"waitcancel:(?P<wait_id>[0-9]+)"):
+    """A GM's cancel of the whole exchange a wait belongs to."""
+
+    prefix = "waitcancel"
+
+    async def clicked(self, interaction: Interaction) -> None:
+        progress = await interaction.client.exchanges.cancel(
+            interaction.guild_id or 0, int(self.fields["wait_id"]), actor_of(interaction)
+        )
+        await show_answer(interaction, progress)
+
+
+def wait_view(
+    tr: Translator, wait_id: int, wait: Wait, *, group: str | None = None, with_cancel: bool = False
+) -> discord.ui.View:
+    """The buttons of a wait: its options, one button per group of options, and the GM's cancel (not on a wait
+    for the GMs themselves: they decide it anyway)."""
+    with_cancel = with_cancel and wait.audience.kind != "gms"
+    view = discord.ui.View(timeout=None)
+    shown_groups: set[str] = set()
+    for option in wait.options:
+        if group is not None and option.group != group:
+            continue
+        if group is None and option.group is not None:
+            if option.group not in shown_groups:
+                shown_groups.add(option.group)
+                label = next(entry.label for entry in wait.groups if entry.key == option.group)
+                view.add_item(WaitGroupButton(tr.text(label), TONES[option.tone], wait_id=wait_id, group=option.group))
+            continue
+        view.add_item(WaitButton(tr.text(option.label), TONES[option.tone], wait_id=wait_id, option=option.key))
+    if with_cancel:
+        view.add_item(WaitCancelButton(tr("wait.cancel"), discord.ButtonStyle.danger, wait_id=wait_id))
+    return view
+
+
+async def close_prompts(bot: Fatebot, tr: Translator, closed: Sequence[Closed], *, skip: int | None) -> None:
+    """Prompts whose wait ended lose their buttons and say how it ended. A prompt someone deleted meanwhile
+    costs nothing: the outcome is posted anyway."""
+    for ended in closed:
+        if ended.message_id is None or ended.message_id == skip:
+            continue
+        message = bot.get_partial_messageable(ended.channel_id).get_partial_message(ended.message_id)
+        with contextlib.suppress(discord.HTTPException):
+            await message.edit(content=summary_text(tr, ended), view=None)
+
+
+async def post_prompts(bot: Fatebot, progress: Progress, guild_locale: discord.Locale | None) -> None:
+    """Each opened wait as a message of its own that pings whoever may answer it, in their language."""
+    ended = {closed.wait_id for closed in progress.closed}
+    for prompt in progress.opened:
+        if prompt.wait_id in ended:
+            continue
+        reader = prompt.audience_ids[0] if len(prompt.audience_ids) == 1 else None
+        tr = bot.translator_for(reader, guild_locale) if reader is not None else Translator.for_locale(guild_locale)
+        channel = bot.get_partial_messageable(prompt.channel_id)
+        message = await channel.send(
+            prompt_text(tr, prompt), view=wait_view(tr, prompt.wait_id, prompt.wait, with_cancel=True),
+            allowed_mentions=discord.AllowedMentions(users=[discord.Object(user) for user in prompt.audience_ids]),
+        )  # fmt: skip
+        await bot.exchanges.attach_message(prompt.wait_id, message.id)
+
+
+def step_messages(tr: Translator, progress: Progress) -> list[tuple[str | None, discord.Embed | None]]:
+    shown = [step_message(tr, progress.play, applied) for applied in progress.steps]
+    return [(content, embed) for content, embed in shown if content is not None or embed is not None]
+
+
+async def respond(interaction: Interaction, progress: Progress) -> None:
+    """A command's reply: its steps, then its prompts. A step that shows nothing but one wait is answered by
+    the prompt itself (a request for a GM's approval), in the command's reply."""
+    bot = interaction.client
+    tr = translator(interaction)
+    messages = step_messages(tr, progress)
+    ended = {closed.wait_id for closed in progress.closed}
+    opened = [prompt for prompt in progress.opened if prompt.wait_id not in ended]
+    if not messages and len(opened) == 1:
+        prompt = opened[0]
+        await interaction.response.send_message(
+            prompt_text(tr, prompt), view=wait_view(tr, prompt.wait_id, prompt.wait, with_cancel=True),
+            allowed_mentions=discord.AllowedMentions(users=[discord.Object(user) for user in prompt.audience_ids]),
+        )  # fmt: skip
+        reply = await interaction.original_response()
+        await bot.exchanges.attach_message(prompt.wait_id, reply.id)
+        return
+    if not messages:
+        messages = [(tr("step.nothing_happened"), None)]
+    for index, (content, embed) in enumerate(messages):
+        if index == 0:
+            await interaction.response.send_message(content, embed=embed or discord.utils.MISSING)
+        else:
+            await interaction.followup.send(content or discord.utils.MISSING, embed=embed or discord.utils.MISSING)
+    await close_prompts(bot, tr, progress.closed, skip=None)
+    await post_prompts(bot, progress, interaction.guild_locale)
+
+
+async def show_answer(interaction: Interaction, progress: Progress) -> None:
+    """After a click: the clicked message says how its wait ended, the new steps are posted for all to see,
+    other prompts of the exchange close, and the next waits are posted."""
+    bot = interaction.client
+    tr = translator(interaction)
+    if progress.recorded:
+        await interaction.response.send_message(tr("wait.answer_recorded"), ephemeral=True)
+        return
+    clicked = interaction.message.id if interaction.message else None
+    summary = progress.answered or (progress.closed[0] if progress.closed else None)
+    if summary is not None:
+        await interaction.response.edit_message(content=summary_text(tr, summary), view=None)
+    else:
+        await interaction.response.defer()
+    for content, embed in step_messages(tr, progress):
+        await interaction.followup.send(content or discord.utils.MISSING, embed=embed or discord.utils.MISSING)
+    await close_prompts(bot, tr, progress.closed, skip=clicked)
+    await post_prompts(bot, progress, interaction.guild_locale)
+
+
+async def publish(bot: Fatebot, progress: Progress) -> None:
+    """What happened without anyone clicking (a deadline passed), posted in the campaign's channel."""
+    channel = bot.get_channel(progress.channel_id)
+    guild = getattr(channel, "guild", None)
+    locale = guild.preferred_locale if guild is not None else None
+    tr = Translator.for_locale(locale)
+    messageable = bot.get_partial_messageable(progress.channel_id)
+    for content, embed in step_messages(tr, progress):
+        await messageable.send(content or discord.utils.MISSING, embed=embed or discord.utils.MISSING)
+    await close_prompts(bot, tr, progress.closed, skip=None)
+    await post_prompts(bot, progress, locale)
+
+
+class ExchangesCog(commands.Cog):
+    """Runs the deadlines: every few seconds, waits whose time is up get their default answer."""
+
+    def __init__(self, bot: Fatebot) -> None:
+        self.bot = bot
+
+    async def cog_load(self) -> None:
+        self.deadlines.change_interval(seconds=self.bot.deadline_poll_seconds)
+        self.deadlines.start()
+
+    async def cog_unload(self) -> None:
+        self.deadlines.cancel()
+
+    @tasks.loop(seconds=5.0)
+    async def deadlines(self) -> None:
+        try:
+            for progress in await self.bot.exchanges.expire_due(self.bot.dice):
+                await publish(self.bot, progress)
+        except Exception:  # one failing wait must not stop every later deadline
+            log.exception("expiring waits failed")
+
+    @deadlines.before_loop
+    async def before_deadlines(self) -> None:
+        await self.bot.wait_until_ready()
+
+
+async def setup(bot: Fatebot) -> None:
+    bot.add_dynamic_items(WaitButton, WaitGroupButton, WaitCancelButton)
+    await bot.add_cog(ExchangesCog(bot))

@@ -1,0 +1,317 @@
+"""The interface through which a ruleset plugs into the shared commands and the exchange engine.
+
+The bot hands a ruleset plain snapshots of stored characters, grouped by role in a `Scene`, and gets back
+drafts, `Step`s (rolls, effects, typed outcomes, waits: see rules.exchange) and `Report`s of its outcomes;
+it never sees SQLAlchemy, and the ruleset never sees Discord. `Play` gives every hook a default that does
+nothing, so a ruleset implements only what its rules have.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib.resources.abc import Traversable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rules.dice import DiceSource
+from rules.exchange import Answer, Opening, Outcome, Roll, RuleError, Step, Text, parse_member
+from rules.options import CampaignOptions
+
+# The roles the shared commands and hooks give their characters.
+ACTOR = "actor"  # /check, and a ruleset's own one-character commands
+ATTACKER = "attacker"
+DEFENDER = "defender"  # /attack's targets, in the order named
+CURRENT = "character"  # turn hooks: whose turn it is
+FIGHTERS = "fighters"  # combat start: the turn order as the GM gave it
+EVERYONE = "everyone"  # round, scene, session, time and campaign-turn hooks: every character of the campaign
+
+
+@dataclass(frozen=True)
+class Pool:
+    current: int
+    maximum: int | None
+    minimum: int = 0
+
+
+@dataclass(frozen=True)
+class CharacterSnapshot:
+    """A stored character as the rules see it, with the characters it is bound to (and bound by), by relation."""
+
+    id: int
+    name: str
+    kind: str
+    owner_id: int
+    sheet: Mapping[str, Any]
+    pools: Mapping[str, Pool]
+    state: Mapping[str, Any]
+    gm_run: bool = False
+    bound_to: Mapping[str, tuple[CharacterSnapshot, ...]] = field(default_factory=dict)
+    bound_by: Mapping[str, tuple[CharacterSnapshot, ...]] = field(default_factory=dict)
+
+    def partner(self, relation: str) -> CharacterSnapshot | None:
+        """The first character this one is bound to under `relation` (a Servant's Master)."""
+        partners = self.bound_to.get(relation, ())
+        return partners[0] if partners else None
+
+    def dependant(self, relation: str) -> CharacterSnapshot | None:
+        """The first character bound to this one under `relation` (a Master's Servant)."""
+        dependants = self.bound_by.get(relation, ())
+        return dependants[0] if dependants else None
+
+
+@dataclass(frozen=True)
+class SideSnapshot:
+    """A side (a camp) and its members, each with the place its ruleset gave it (main, sub, companion...)."""
+
+    id: int
+    name: str
+    members: tuple[tuple[CharacterSnapshot, str], ...]
+    state: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CommitmentSnapshot:
+    key: str
+    digest: str
+    secret: str
+    nonce: str
+    revealed: bool
+
+
+@dataclass(frozen=True)
+class Turn:
+    """Where the campaign stands: session, campaign turn, round, and whether a fight is on."""
+
+    round_number: int
+    in_combat: bool
+    session_number: int = 1
+    turn_number: int = 0
+
+
+@dataclass(frozen=True)
+class Scene:
+    """What a step sees: the exchange's characters by role, its sides, its commitments, the campaign's turn
+    and options, and the dice. Besides its roles, `roles` holds each participant's bound characters as
+    `role.relation` (`defender#1.master`) and each side's members as `side/N`, so effects can name them."""
+
+    campaign_id: int
+    roles: Mapping[str, tuple[CharacterSnapshot, ...]]
+    turn: Turn
+    options: CampaignOptions
+    dice: DiceSource
+    sides: Mapping[str, SideSnapshot] = field(default_factory=dict)
+    commitments: Mapping[str, CommitmentSnapshot] = field(default_factory=dict)
+    exchange_id: int | None = None
+
+    def get(self, reference: str) -> CharacterSnapshot | None:
+        if reference in self.roles:  # a role, or a bound role such as "defender#1.master"
+            return self.roles[reference][0] if self.roles[reference] else None
+        if "." in reference or "/" in reference:  # a bound role or side member that is not there
+            return None
+        role, position = parse_member(reference)
+        members = self.roles.get(role, ())
+        return members[position] if position < len(members) else None
+
+    def one(self, reference: str) -> CharacterSnapshot:
+        character = self.get(reference)
+        if character is None:
+            raise KeyError(f"the scene has no character {reference!r}")
+        return character
+
+    def members(self, role: str) -> tuple[CharacterSnapshot, ...]:
+        return self.roles.get(role, ())
+
+    def side(self, role: str) -> SideSnapshot:
+        return self.sides[role]
+
+
+@dataclass(frozen=True)
+class CharacterDraft:
+    """A validated character with its rolled values, ready to store."""
+
+    name: str
+    kind: str
+    sheet: dict[str, Any]
+    pools: dict[str, Pool]
+    rolls: tuple[Roll, ...]
+
+
+@dataclass(frozen=True)
+class Binding:
+    """A kind of character bound to another one, which its file names in `field`: a Servant to its Master.
+
+    The other one must be of `target_kind` and its player's (or the creator a GM); at most `per_target`
+    characters are bound to one target (None: no limit).
+    """
+
+    relation: str
+    field: str
+    target_kind: str
+    per_target: int | None = 1
+
+
+@dataclass(frozen=True)
+class SheetLine:
+    """One line of a rendered sheet: a catalog key for the label and the value (neutral text, or a Text)."""
+
+    label_key: str
+    value: str | Text
+    inline: bool = True
+
+
+@dataclass(frozen=True)
+class Choice:
+    """An autocomplete entry: the value sent back, and its label."""
+
+    value: str
+    label: Text
+
+
+@dataclass(frozen=True)
+class Report:
+    """A ruleset's rendering of a step's outcomes. With a `title`, the bot posts an embed (the rolls as its
+    description, then `fields`, then `notes`); without one, plain lines."""
+
+    title: Text | None = None
+    fields: tuple[tuple[Text, Text | str], ...] = ()
+    notes: tuple[Text, ...] = ()
+    # Whether the changed pools follow (a report that already says what changed leaves them out).
+    pools: bool = True
+
+    @property
+    def empty(self) -> bool:
+        return self.title is None and not self.fields and not self.notes
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A wait whose answer a GM may give in advance for a character the GMs run (a defence for every attack)."""
+
+    wait: str
+    label: Text
+    options: tuple[Choice, ...]
+
+
+class CommandInput(BaseModel):
+    """What a shared command passes a ruleset; a ruleset's subclass adds fields that players give in the
+    command's `details` option as `name:value` words. Each added field's `description` is the catalog key
+    of its help text."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CheckInput(CommandInput):
+    stat: str | None = None
+    target: int | None = None
+    modifier: int = 0
+
+
+class AttackInput(CommandInput):
+    targets: tuple[str, ...] = Field(min_length=1)
+    action: str
+
+
+Handler = Callable[[Scene, Mapping[str, Any], Answer], Step]
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """A rule system a campaign can be bound to. `catalogs` is the folder of its `en.json`, `zh-CN.json` and
+    `ja.json`; `extension` the module of its own commands; `play` None until its mechanics are built."""
+
+    id: str
+    options_model: type[CampaignOptions]
+    catalogs: Traversable
+    play: Play | None = None
+    extension: str | None = None
+    # Catalog values rightly the same in every language (names, notation).
+    proper_noun_keys: frozenset[str] = frozenset()
+
+    @property
+    def name_key(self) -> str:
+        return f"ruleset.{self.id}"
+
+
+class Play:
+    """What a ruleset implements for characters, checks, attacks, exchanges and the campaign's clock."""
+
+    kinds: tuple[str, ...] = ()
+    pool_names: tuple[str, ...] = ()
+    check_stats: tuple[str, ...] = ()
+    # The catalog key of the note at the top of a character template.
+    template_note_key: str = ""
+    check_input: type[CheckInput] = CheckInput
+    attack_input: type[AttackInput] = AttackInput
+    presets: tuple[Preset, ...] = ()
+
+    @property
+    def handlers(self) -> Mapping[str, Handler]:
+        """The steps that resume a paused exchange, by the name its `Pause.handler` gives."""
+        return {}
+
+    def template(self, kind: str) -> dict[str, Any]:
+        return {}
+
+    def binding(self, kind: str) -> Binding | None:
+        return None
+
+    def build(
+        self, kind: str, data: Mapping[str, Any], bound: Mapping[str, CharacterSnapshot], dice: DiceSource,
+        options: CampaignOptions,
+    ) -> CharacterDraft:  # fmt: skip
+        raise NotImplementedError
+
+    def sheet_lines(self, character: CharacterSnapshot, options: CampaignOptions, *, full: bool) -> list[SheetLine]:
+        """The sheet; `full` is False for a player looking at a character the GMs run (what the fiction shows)."""
+        return []
+
+    def check(self, scene: Scene, params: CheckInput) -> Step:
+        raise RuleError("no_checks")
+
+    def attack_actions(self, attacker: CharacterSnapshot) -> list[Choice]:
+        return []
+
+    def attack(self, scene: Scene, params: AttackInput) -> Step:
+        raise RuleError("no_attacks")
+
+    def report(self, outcomes: Sequence[Outcome]) -> Report:
+        return Report()
+
+    def out_of_play(self, character: CharacterSnapshot) -> str | None:
+        """Why a character can no longer act ("dead", "down"...), or None."""
+        return None
+
+    def actions_left(self, character: CharacterSnapshot, turn: Turn) -> tuple[Text, ...] | None:
+        """The actions a fighter still has this round, for /combat status; None if the ruleset counts none."""
+        return None
+
+    def log_text(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
+        """A log line for one of the ruleset's events, where the generic `event.<kind>` line would not do."""
+        return None
+
+    # The campaign's clock. Each hook returns a step like any other: applied, logged, and able to wait.
+    def combat_started(self, scene: Scene) -> Opening | None:
+        return None
+
+    def round_started(self, scene: Scene) -> Step | None:
+        return None
+
+    def turn_started(self, scene: Scene) -> Step | None:
+        return None
+
+    def turn_ended(self, scene: Scene) -> Step | None:
+        return None
+
+    def combat_ended(self, scene: Scene) -> Step | None:
+        return None
+
+    def session_started(self, scene: Scene) -> Step | None:
+        return None
+
+    def time_passed(self, scene: Scene, hours: int, days: int) -> Step | None:
+        return None
+
+    def campaign_turn_ended(self, scene: Scene) -> Step | None:
+        return None

@@ -1,0 +1,140 @@
+"""What each Fate/Points step reports: typed, rendered by `FatePointsPlay.report`, logged by their `event`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules.exchange import Outcome
+from rules.fate_points.outcomes import (
+    ActivationResult,
+    DefenceResult,
+    DrawResult,
+    RegenResult,
+    ReplenishResult,
+    RestResult,
+    TransferResult,
+)
+
+
+class CheckRolled(Outcome):
+    event = "check"
+    name: str
+    stat: str
+    modifier: int
+    target: int | None
+    score: int
+    success: bool | None
+    boosted: bool
+
+
+class AttackDeclared(Outcome):
+    event = "attack.declared"
+    attacker: str
+    defender: str
+    action: str
+    score: int
+    crit: bool
+    mana_cost: int
+    auto_hit: bool
+    round: int
+
+
+class AttackResolved(Outcome):
+    event = "attack.resolved"
+    attacker: str
+    defender: str
+    forced: bool
+    result: DefenceResult
+
+
+class FateRequested(Outcome):
+    event = "fate.requested"
+    name: str
+    use: str
+    stat: str | None
+
+
+class FateSpent(Outcome):
+    """A Fate/Point spent; `approved_by` is the GM whose approval granted it (their decision already said so)."""
+
+    event = "fate.spent"
+    name: str
+    use: str
+    stat: str | None
+    effect: dict[str, Any]
+    approved_by: int | None = None
+
+
+class FateDenied(Outcome):
+    event = "fate.denied"
+    name: str
+    use: str
+    stat: str | None
+
+
+class Transferred(Outcome):
+    event = "fate.transfer"
+    name: str
+    result: TransferResult
+
+
+class Regenerated(Outcome):
+    event = "fate.regen"
+    name: str
+    result: RegenResult
+
+
+class Activated(Outcome):
+    event = "fate.activate"
+    name: str
+    result: ActivationResult
+
+
+class Moved(Outcome):
+    event = "fate.move"
+    name: str
+
+
+class Rested(Outcome):
+    event = "fate.rest"
+    name: str
+    result: RestResult
+
+
+class Replenished(Outcome):
+    event = "fate.replenish"
+    name: str
+    result: ReplenishResult
+
+
+class MadDraw(Outcome):
+    event = "fate.mad_enchantment"
+    name: str
+    result: DrawResult
+
+
+class PresenceSet(Outcome):
+    event = "fate.presence"
+    name: str
+    present: bool
+
+
+class PassiveSet(Outcome):
+    event = "fate.passive"
+    name: str
+    enabled: bool
+
+
+class PhantasmRuled(Outcome):
+    event = "fate.np_ruling"
+    name: str
+    phantasm: str
+    defences: str
+    damage: int | None
+    ruling: dict[str, Any]
+
+
+class GodHandSet(Outcome):
+    event = "fate.god_hand"
+    name: str
+    rank: str | None

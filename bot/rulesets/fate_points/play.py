@@ -1,0 +1,789 @@
+"""Fate/Points plugged into the shared commands: sheets, creation, checks, attacks and defences, the hooks.
+
+A character's stored sheet is `{"file": <the validated import file>, "derived": <what the bot rolled>}`;
+its state holds `combat` (CombatState), `actions` (ActionState), `fate` (a Fate/Point effect),
+`servant_present`, `passive_off`, `np_rulings`, `min_np_rank` and, on a Master, `transfer_round`.
+A Servant is bound to its Master under the relation "master".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from fractions import Fraction
+from typing import Any, Literal, cast
+
+from pydantic import Field, field_validator
+
+from bot.rulesets.base import (
+    ACTOR,
+    ATTACKER,
+    CURRENT,
+    DEFENDER,
+    EVERYONE,
+    AttackInput,
+    Binding,
+    CharacterDraft,
+    CharacterSnapshot,
+    CheckInput,
+    Choice,
+    Handler,
+    Play,
+    Pool,
+    Preset,
+    Report,
+    Scene,
+    SheetLine,
+    Turn,
+)
+from bot.rulesets.fate_points.outcomes import (
+    Activated,
+    AttackDeclared,
+    AttackResolved,
+    CheckRolled,
+    FateDenied,
+    FateRequested,
+    FateSpent,
+    GodHandSet,
+    MadDraw,
+    Moved,
+    PassiveSet,
+    PhantasmRuled,
+    PresenceSet,
+    Regenerated,
+    Replenished,
+    Rested,
+    Transferred,
+)
+from rules.dice import DiceSource
+from rules.exchange import (
+    Answer,
+    Audience,
+    Effect,
+    Modifier,
+    Option,
+    OptionGroup,
+    Outcome,
+    Pause,
+    PoolDelta,
+    Resolution,
+    RuleError,
+    StatePatch,
+    Step,
+    Text,
+    Wait,
+    member,
+)
+from rules.fate_points import (
+    ATTACK_TYPES,
+    DEFENCE_CHOICES,
+    STATS,
+    TAKE,
+    Ability,
+    AttackOutcome,
+    AttackSpec,
+    AttackType,
+    Combatant,
+    CombatState,
+    FatePointsOptions,
+    MasterSheet,
+    NoblePhantasm,
+    ServantSheet,
+    Stat,
+    attack,
+    check,
+    create_master,
+    create_servant,
+    defend,
+    fate,
+    is_np_rank,
+    np_cost,
+    odds,
+    parse_master,
+    parse_servant,
+    rank_letter,
+)
+from rules.fate_points.actions import ActionState, actions_in_round, use_action
+from rules.fate_points.fate_points import fate_effect_expired, spend_fate_point
+from rules.fate_points.phantasms import (
+    NoblePhantasmRuling,
+    ability_activation_cost,
+    np_activation_cost,
+    np_defence_options,
+)
+from rules.fate_points.prana import (
+    activate,
+    mad_enchantment_draw,
+    passive_replenishment,
+    regenerate,
+    rest,
+    transfer_mana,
+)
+from rules.options import CampaignOptions
+
+MASTER: Literal["master"] = "master"
+SERVANT: Literal["servant"] = "servant"
+# A Servant is bound to its Master; the pair's operations name them by these roles.
+CONTRACT = "master"
+PAIR_MASTER = "master"
+PAIR_SERVANT = "servant"
+# GM-awarded extra Servant points (R2) may be negative ("award or deduct"), but not without bound.
+SERVANT_POINTS_FLOOR = -10
+ACTION_SEPARATOR = "|"
+NP_ACTION = "np"
+# A24: a stat boosted by a Fate/Point with no opposing Servant rises to rank A.
+SERVANT_LEVEL_WITHOUT_TARGET = 5
+# Which attack types a weapon offers in the /attack list.
+RANGED_WEAPONS = frozenset({"bow", "dagger"})
+HOURS_PER_DAY = 24
+DEFENCE_WAIT = "defence"
+APPROVAL_WAIT = "approval"
+PARRY = "parry"
+# Outcome flags worth a line of their own, in display order.
+OUTCOME_FLAGS = ("auto_hit", "staggered", "repeat_penalty", "crit_bonus", "null_damage", "np_no_effect",
+                 "parry_bonus_round")  # fmt: skip
+
+ONE_LINERS: dict[type[Outcome], str] = {
+    Transferred: "fate.transferred",
+    Regenerated: "fate.regenerated",
+    Activated: "fate.activated",
+    Rested: "fate.rested",
+    Replenished: "fate.replenished",
+    MadDraw: "turn.mad_enchantment",
+}
+
+MASTER_TEMPLATE: dict[str, Any] = {
+    "name": "Rin Tohsaka",
+    "STR": 2,
+    "END": 3,
+    "AGI": 3,
+    "MAG": 4,
+    "LUK": 3,
+    "weapons": [{"name": "Gandr", "type": "magic"}, {"name": "Azoth Dagger", "type": "dagger"}],
+    "magecraft": [{"name": "Jewel Magecraft", "roll_mods": {"attack:magical": -1}, "mana_cost": 5}],
+}
+SERVANT_TEMPLATE: dict[str, Any] = {
+    "name": "Saber",
+    "servant_class": "Saber",
+    "master": "Rin Tohsaka",
+    "rank_steps": {"MAG": 1},
+    "weapons": [{"name": "Invisible Air", "type": "sword"}],
+    "skills": [{"name": "Mana Burst", "roll_mods": {"attack:melee": -1}, "mana_cost": 3}],
+    "noble_phantasms": [{"name": "Excalibur", "rank": "A++"}],
+    "mad_enchantment": False,
+}
+
+
+class FateAttackInput(AttackInput):
+    attacks: int = Field(1, ge=1, le=10, description="param.attacks")
+    rank: Literal["A", "B", "C", "D", "E"] | None = Field(None, description="param.rank")
+    confirm: bool = Field(False, description="param.confirm")
+
+    @field_validator("rank", mode="before")
+    @classmethod
+    def _upper(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
+
+
+def _options(options: CampaignOptions) -> FatePointsOptions:
+    return cast(FatePointsOptions, options)
+
+
+def _master_sheet(character: CharacterSnapshot) -> MasterSheet:
+    return MasterSheet.model_validate(character.sheet["file"])
+
+
+def _stats(character: CharacterSnapshot) -> dict[Stat, int]:
+    if character.kind == MASTER:
+        file = character.sheet["file"]
+        return {stat: int(file[stat]) for stat in STATS}
+    return {cast(Stat, stat): int(value) for stat, value in character.sheet["derived"]["stats"].items()}
+
+
+def combatant(character: CharacterSnapshot, fate_effects: Mapping[str, Any] | None = None) -> Combatant:
+    """The rules' view of a stored character: sheet, current pools, combat state and Fate/Point effect.
+
+    `fate_effects` overrides the stored effect: an attack keeps the one it was declared with until it resolves.
+    """
+    file = character.sheet["file"]
+    state = character.state
+    if fate_effects is None:
+        fate_effects = state.get("fate") or {}
+    common: dict[str, Any] = {
+        "name": character.name,
+        "stats": _stats(character),
+        "hp": character.pools["hp"].current,
+        "mana": character.pools["prana"].current,
+        "state": CombatState.model_validate(state.get("combat", {})),
+        "fp_roll_vs_servant": bool(fate_effects.get("roll_vs_servant")),
+        "fp_boost": fate_effects.get("boost"),
+        "min_np_rank": state.get("min_np_rank"),
+    }
+    if character.kind == MASTER:
+        sheet = MasterSheet.model_validate(file)
+        return Combatant(
+            kind=MASTER, weapons=sheet.weapons, abilities=sheet.magecraft,
+            servant_present=bool(state.get("servant_present", True)), **common,
+        )  # fmt: skip
+    servant = ServantSheet.model_validate(file)
+    return Combatant(
+        kind=SERVANT, servant_class=servant.servant_class, weapons=servant.weapons, abilities=servant.skills,
+        noble_phantasms=servant.noble_phantasms, roll_mod=int(character.sheet["derived"].get("roll_mod", 0)),
+        **common,
+    )  # fmt: skip
+
+
+def _fate_ended(character: CharacterSnapshot, options: FatePointsOptions, *, round_number: int, used: bool,
+                scene_ended: bool = False) -> bool:  # fmt: skip
+    effect = character.state.get("fate") or {}
+    return bool(effect) and fate_effect_expired(
+        effect, used_in_roll=used, round_number=round_number, scene_ended=scene_ended, options=options
+    )
+
+
+def _spent_fate(who: str, character: CharacterSnapshot, options: FatePointsOptions, round_number: int) -> list[Effect]:
+    """The Fate/Point effect a roll used up, if that roll ended it."""
+    return [StatePatch(who, "fate", None)] if _fate_ended(character, options, round_number=round_number,
+                                                          used=True) else []  # fmt: skip
+
+
+def _recast(effects: Sequence[Effect], roles: Mapping[str, str]) -> tuple[Effect, ...]:
+    """The pure rules name a pair "master" and "servant": here they are roles of the scene."""
+    return tuple(
+        replace(effect, who=roles[effect.who])
+        if isinstance(effect, PoolDelta | StatePatch) and effect.who in roles
+        else effect
+        for effect in effects
+    )
+
+
+def stored_actions(character: CharacterSnapshot) -> ActionState | None:
+    stored = character.state.get("actions")
+    return ActionState.model_validate(stored) if stored else None
+
+
+def spend_action(who: str, character: CharacterSnapshot, kind: str, turn: Turn) -> list[Effect]:
+    """The `actions` state after spending one action of `kind`; nothing is counted outside a fight."""
+    if not turn.in_combat:
+        return []
+    actions, _ = use_action(stored_actions(character), kind, turn.round_number)
+    return [StatePatch(who, "actions", actions.model_dump(mode="json"))]
+
+
+def parse_defences(text: str | None) -> list[str] | None:
+    """A GM's list of allowed defences: empty or "normal" for all, "none" for none, else names like "block, dodge"."""
+    if text is None or text.strip().lower() in ("", "normal", "all"):
+        return None
+    if text.strip().lower() == "none":
+        return []
+    return [part.strip().lower() for part in text.replace(" ", ",").split(",") if part.strip()]
+
+
+def parse_action(action: str) -> tuple[str, str | None]:
+    kind, _, name = action.partition(ACTION_SEPARATOR)
+    return kind, name or None
+
+
+def _use_text(use: str, stat: str | None) -> dict[str, str | Text]:
+    return {"use": Text(f"fate.use.{use}"), "stat": stat or ""}
+
+
+def defence_wait(attacker: str, defender: str, allowed: Sequence[str]) -> Wait:
+    """The defender's choice: block, dodge, parry (AGI or LUK, asked privately) or take the hit."""
+    parries = [choice for choice in allowed if choice.startswith(f"{PARRY}_")]
+    grouped = len(parries) > 1
+    options = tuple(
+        Option(choice, Text(f"choice.{choice}"), group=PARRY if grouped and choice in parries else None,
+               tone="secondary" if choice == TAKE else "primary")
+        for choice in allowed
+    )  # fmt: skip
+    groups = (OptionGroup(PARRY, Text("choice.parry"), Text("choice.parry.question")),) if grouped else ()
+    prompt = Text("attack.prompt", {"defender": defender, "attacker": attacker})
+    return Wait(DEFENCE_WAIT, Audience.character(DEFENDER), prompt, options, groups)
+
+
+class FatePointsPlay(Play):
+    kinds: tuple[str, ...] = (MASTER, SERVANT)
+    pool_names: tuple[str, ...] = ("hp", "prana", "fate_points", "servant_points")
+    check_stats: tuple[str, ...] = STATS
+    template_note_key = "fate_points.template_note"
+    attack_input = FateAttackInput
+    presets = (
+        Preset(DEFENCE_WAIT, Text("preset.defence"),
+               tuple(Choice(choice, Text(f"choice.{choice}")) for choice in (*DEFENCE_CHOICES, TAKE))),
+    )  # fmt: skip
+
+    @property
+    def handlers(self) -> Mapping[str, Handler]:
+        return {DEFENCE_WAIT: self.defence, APPROVAL_WAIT: self.approval}
+
+    def template(self, kind: str) -> dict[str, Any]:
+        return dict(MASTER_TEMPLATE if kind == MASTER else SERVANT_TEMPLATE)
+
+    def binding(self, kind: str) -> Binding | None:
+        return Binding(CONTRACT, "master", MASTER) if kind == SERVANT else None
+
+    def build(
+        self, kind: str, data: Mapping[str, Any], bound: Mapping[str, CharacterSnapshot], dice: DiceSource,
+        options: CampaignOptions,
+    ) -> CharacterDraft:  # fmt: skip
+        rules_options = _options(options)
+        if kind == MASTER:
+            return self._build_master(data, dice, rules_options)
+        return self._build_servant(data, bound[CONTRACT], dice, rules_options)
+
+    def _build_master(self, data: Mapping[str, Any], dice: DiceSource, options: FatePointsOptions) -> CharacterDraft:
+        sheet = parse_master(data, options)
+        created = create_master(sheet, dice, options)
+        derived = {"compatibility": created.compatibility, "servant_points": created.servant_points}
+        pools = {
+            "hp": Pool(created.hp_max, created.hp_max),
+            "prana": Pool(created.prana_max, created.prana_max),
+            "fate_points": Pool(created.fate_points, None),
+            "servant_points": Pool(0, None, SERVANT_POINTS_FLOOR),
+        }
+        return CharacterDraft(
+            sheet.name, MASTER, {"file": sheet.model_dump(mode="json"), "derived": derived}, pools, created.rolls
+        )
+
+    def _build_servant(
+        self, data: Mapping[str, Any], master: CharacterSnapshot, dice: DiceSource, options: FatePointsOptions
+    ) -> CharacterDraft:
+        master_sheet = _master_sheet(master)
+        extra = master.pools["servant_points"].current if "servant_points" in master.pools else 0
+        sheet = parse_servant(data, master_sheet, extra, options)
+        created = create_servant(sheet, master_sheet, extra, dice, options)
+        derived = {"stats": created.stats, "ranks": created.ranks, "points": created.points,
+                   "roll_mod": created.roll_mod}  # fmt: skip
+        pools = {"hp": Pool(created.hp_max, created.hp_max), "prana": Pool(created.prana_max, created.prana_max)}
+        return CharacterDraft(
+            sheet.name, SERVANT, {"file": sheet.model_dump(mode="json"), "derived": derived}, pools, created.rolls
+        )
+
+    def sheet_lines(self, character: CharacterSnapshot, options: CampaignOptions, *, full: bool) -> list[SheetLine]:
+        if not full:  # what a player sees of a character the GMs run: its kind, in the title
+            return []
+        file = character.sheet["file"]
+        derived = character.sheet["derived"]
+        stats = " · ".join(f"{stat} {rank_letter(value)} ({value})" for stat, value in _stats(character).items())
+        lines = [SheetLine("sheet.stats", stats, inline=False)]
+        if character.kind == SERVANT:
+            lines += [SheetLine("sheet.class", file["servant_class"]), SheetLine("sheet.master", file["master"])]
+        else:
+            lines.append(SheetLine("sheet.compatibility", str(derived["compatibility"])))
+        weapons = ", ".join(f"{weapon['name']} ({weapon['type']})" for weapon in file.get("weapons", []))
+        lines.append(SheetLine("sheet.weapons", weapons, inline=False))
+        abilities = file.get("skills") or file.get("magecraft") or []
+        lines.append(SheetLine("sheet.skills", ", ".join(self._ability_text(ability) for ability in abilities), False))
+        if character.kind == SERVANT:
+            phantasms = ", ".join(self._phantasm_text(np) for np in file.get("noble_phantasms", []))
+            lines.append(SheetLine("sheet.noble_phantasms", phantasms, inline=False))
+        return lines
+
+    @staticmethod
+    def _ability_text(ability: Mapping[str, Any]) -> str:
+        mods = " ".join(f"{kind} {value:+d}" for kind, value in ability.get("roll_mods", {}).items())
+        cost = f" ({ability['mana_cost']})" if ability.get("mana_cost") is not None else ""
+        return f"{ability['name']} [{mods}]{cost}" if mods else f"{ability['name']}{cost}"
+
+    @staticmethod
+    def _phantasm_text(phantasm: Mapping[str, Any]) -> str:
+        rank = str(phantasm["rank"])
+        try:
+            cost = str(np_cost(rank, int(phantasm.get("gm_cost_adjust", 0)), phantasm.get("ex_cost")))
+        except RuleError:  # an EX rank waiting for the GM's cost
+            cost = "?"
+        return f"{phantasm['name']} ({rank}, {cost})"
+
+    def check(self, scene: Scene, params: CheckInput) -> Step:
+        character = scene.one(ACTOR)
+        stat = cast(Stat, params.stat)
+        rules_options = _options(scene.options)
+        modifiers = (Modifier("gm", params.modifier),) if params.modifier else ()
+        value = _stats(character)[stat]
+        boosted = (character.state.get("fate") or {}).get("boost") == stat
+        if boosted:
+            # A24 with no opposing Servant: the stat rises to a Servant's A.
+            value = max(value, SERVANT_LEVEL_WITHOUT_TARGET)
+        result = check(value, modifiers, params.target, scene.dice, rules_options)
+        rolled = CheckRolled(
+            name=character.name, stat=stat, modifier=params.modifier, target=params.target, score=result.score,
+            success=result.success, boosted=boosted,
+        )  # fmt: skip
+        effects = _spent_fate(ACTOR, character, rules_options, 0) if boosted else []
+        return Step(rolls=(result.roll,), effects=tuple(effects), outcomes=(rolled,))
+
+    def attack_actions(self, attacker: CharacterSnapshot) -> list[Choice]:
+        file = attacker.sheet["file"]
+        actions: list[Choice] = []
+        for weapon in file.get("weapons", []):
+            types: tuple[AttackType, ...]
+            if weapon["type"] == "magic":
+                types = ("magical",)
+            elif weapon["type"] in RANGED_WEAPONS:
+                types = ("melee", "ranged") if weapon["type"] == "dagger" else ("ranged",)
+            else:
+                types = ("melee",)
+            actions += [
+                Choice(f"{kind}{ACTION_SEPARATOR}{weapon['name']}",
+                       Text(f"attack_choice.{kind}", {"weapon": weapon["name"], "type": weapon["type"]}))
+                for kind in types
+            ]  # fmt: skip
+        actions.append(Choice(f"melee{ACTION_SEPARATOR}", Text("attack_choice.unarmed")))
+        actions.append(Choice(f"magical{ACTION_SEPARATOR}", Text("attack_choice.sorcery")))
+        actions += [
+            Choice(f"{NP_ACTION}{ACTION_SEPARATOR}{np['name']}",
+                   Text("attack_choice.np", {"name": np["name"], "rank": np["rank"]}))
+            for np in file.get("noble_phantasms", [])
+        ]  # fmt: skip
+        return actions
+
+    def _spec(
+        self, attacker: CharacterSnapshot, action: str, attacks: int, rank: str | None, confirm: bool
+    ) -> AttackSpec:
+        kind, name = parse_action(action)
+        if kind != NP_ACTION and kind not in ATTACK_TYPES:
+            raise RuleError("unknown_action", action=action)
+        if kind == NP_ACTION:
+            weapons = attacker.sheet["file"].get("weapons", [])
+            weapon = weapons[0]["name"] if weapons else None
+            ruling = attacker.state.get("np_rulings", {}).get(name or "")
+            return AttackSpec.from_dict({
+                "attack_type": "melee", "weapon": weapon, "noble_phantasm": name, "attacks_declared": attacks,
+                "rank_used": rank, "confirm_zero_mana": confirm, "np_ruling": ruling,
+            })  # fmt: skip
+        return AttackSpec.from_dict({
+            "attack_type": kind, "weapon": name, "attacks_declared": attacks, "rank_used": rank,
+            "confirm_zero_mana": confirm,
+        })  # fmt: skip
+
+    def attack(self, scene: Scene, params: AttackInput) -> Step:
+        """R5: the attack is rolled and paid now; the defender answers later (or at once when it cannot be
+        defended, R11)."""
+        given = cast(FateAttackInput, params)
+        if len(scene.members(DEFENDER)) != 1:
+            raise RuleError("one_target")
+        attacker, defender = scene.one(ATTACKER), scene.one(DEFENDER)
+        rules_options = _options(scene.options)
+        turn = scene.turn
+        spec = self._spec(attacker, given.action, given.attacks, given.rank, given.confirm)
+        fighter = combatant(attacker)
+        # The round's declared attacks all share its Attack action (R4/R5): only the first one spends it.
+        # A Noble Phantasm is "activated via the general or free moves" instead.
+        first_of_round = fighter.state.attack_round != turn.round_number
+        kind = "general" if spec.noble_phantasm else "attack"
+        actions = spend_action(ATTACKER, attacker, kind, turn) if first_of_round or spec.noble_phantasm else []
+        outcome = attack(fighter, combatant(defender), spec, turn.round_number, scene.dice, rules_options)
+        declared = AttackDeclared(
+            attacker=attacker.name, defender=defender.name, action=given.action, score=outcome.score,
+            crit=outcome.crit, mana_cost=outcome.mana_cost, auto_hit=outcome.auto_hit, round=turn.round_number,
+        )  # fmt: skip
+        effects = (*outcome.effects, *actions, *_spent_fate(ATTACKER, attacker, rules_options, turn.round_number))
+        state = {"attack": outcome.to_dict(), "spec": spec.to_dict(), "attacker_fate": attacker.state.get("fate") or {}}
+        rolled = Step(rolls=(outcome.roll,), effects=effects, outcomes=(declared,))
+        if not outcome.auto_hit:
+            wait = defence_wait(attacker.name, defender.name, outcome.defence_options)
+            return Step.of(rolled, pause=Pause(DEFENCE_WAIT, (wait,), state))
+        # R11: nothing to choose, so the hit lands at once.
+        return rolled.then(self._land(attacker, defender, state, Answer(DEFENCE_WAIT, option=TAKE), scene))
+
+    def defence(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+        attacker, defender = scene.get(ATTACKER), scene.get(DEFENDER)
+        if attacker is None or defender is None:
+            raise RuleError("fighter_gone")
+        return self._land(attacker, defender, state, answer, scene)
+
+    def _land(
+        self, attacker: CharacterSnapshot, defender: CharacterSnapshot, state: Mapping[str, Any], answer: Answer,
+        scene: Scene,
+    ) -> Step:  # fmt: skip
+        rules_options = _options(scene.options)
+        round_number = scene.turn.round_number
+        outcome = AttackOutcome.from_dict(state["attack"])
+        spec = AttackSpec.from_dict(state["spec"])
+        resolution = defend(
+            combatant(attacker, state.get("attacker_fate", {})), combatant(defender), outcome, spec,
+            answer.option or TAKE, round_number, scene.dice, rules_options,
+        )  # fmt: skip
+        rolled = resolution.outcome.defence_score is not None
+        # A defender taking the hit keeps a Fate/Point it has not used.
+        spent = _spent_fate(DEFENDER, defender, rules_options, round_number) if rolled else []
+        resolved = AttackResolved(
+            attacker=attacker.name, defender=defender.name, forced=answer.forced, result=resolution.outcome
+        )
+        return Step(resolution.rolls, (*resolution.effects, *spent), (resolved,))
+
+    def approval(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+        """A GM's decision on a Fate/Point request: approved, it is spent as if the Master had spent it now."""
+        master = scene.one(ACTOR)
+        use, stat = str(state["use"]), state.get("stat")
+        if answer.option != "approve":
+            return Step(outcomes=(FateDenied(name=master.name, use=use, stat=stat),))
+        return self.spend_fate_point(scene, use, stat, approved_by=answer.by)
+
+    def report(self, outcomes: Sequence[Outcome]) -> Report:
+        declared = next((o for o in outcomes if isinstance(o, AttackDeclared)), None)
+        resolved = next((o for o in outcomes if isinstance(o, AttackResolved)), None)
+        if declared is not None:
+            fields: list[tuple[Text, Text | str]] = []
+            if declared.mana_cost:
+                fields.append((Text("attack.mana_cost"), str(declared.mana_cost)))
+            fields.append((Text("attack.round"), str(declared.round)))
+            notes = (self._hit_line(resolved), *self._flags(resolved)) if resolved else ()
+            title = Text("attack.declared", {"attacker": declared.attacker, "defender": declared.defender})
+            return Report(title, tuple(fields), notes)
+        if resolved is not None:
+            return Report(self._hit_line(resolved), notes=self._flags(resolved))
+        lines: list[Text] = []
+        for outcome in outcomes:
+            if isinstance(outcome, CheckRolled):
+                title = Text("check.title", {"name": outcome.name, "stat": outcome.stat, "score": outcome.score})
+                if outcome.success is None:
+                    return Report(title)
+                verdict = Text("check.success" if outcome.success else "check.failure")
+                return Report(title, ((Text("check.target", {"target": str(outcome.target)}), verdict),))
+            lines += self._lines(outcome)
+        replenishing = any(isinstance(outcome, Replenished) for outcome in outcomes)
+        return Report(notes=tuple(lines), pools=not replenishing)
+
+    def _lines(self, outcome: Outcome) -> list[Text]:
+        """The one-line outcomes of the prana economy, Fate/Points and the GM's rulings."""
+        if isinstance(outcome, FateSpent):
+            # Approved by a GM, the decision on the request already said it.
+            return [] if outcome.approved_by else [
+                Text("fate.spent", {"name": outcome.name, **_use_text(outcome.use, outcome.stat)})]  # fmt: skip
+        if isinstance(outcome, Transferred | Regenerated | Activated | Rested | Replenished | MadDraw):
+            key = ONE_LINERS[type(outcome)]
+            values = {name: value for name, value in outcome.result.model_dump().items()
+                      if isinstance(value, str | int) and not isinstance(value, bool)}  # fmt: skip
+            return [Text(key, {**values, "who": outcome.name, "name": values.get("name", outcome.name)})]
+        if isinstance(outcome, Moved):
+            return [Text("fate.moved", {"who": outcome.name})]
+        if isinstance(outcome, PresenceSet):
+            return [Text("fate.servant_present" if outcome.present else "fate.servant_absent", {"name": outcome.name})]
+        if isinstance(outcome, PassiveSet):
+            return [Text("fate.passive_on" if outcome.enabled else "fate.passive_off", {"name": outcome.name})]
+        if isinstance(outcome, PhantasmRuled):
+            damage = "—" if outcome.damage is None else str(outcome.damage)
+            return [Text("fate.np_ruled", {"name": outcome.name, "phantasm": outcome.phantasm,
+                                           "defences": outcome.defences, "damage": damage})]  # fmt: skip
+        if isinstance(outcome, GodHandSet):
+            return [Text("fate.god_hand_set", {"name": outcome.name, "rank": outcome.rank or "—"})]
+        return []
+
+    @staticmethod
+    def _hit_line(resolved: AttackResolved) -> Text:
+        key = "attack.hit" if resolved.result.hit else "attack.avoided"
+        return Text(key, {"attacker": resolved.attacker, "defender": resolved.defender,
+                          "damage": resolved.result.damage})  # fmt: skip
+
+    @staticmethod
+    def _flags(resolved: AttackResolved) -> tuple[Text, ...]:
+        result = resolved.result
+        params = {"crit_bonus": result.crit_bonus, "parry_bonus_round": result.parry_bonus_round or 0}
+        flags = [Text(f"outcome.{flag}", params) for flag in OUTCOME_FLAGS if getattr(result, flag)]
+        if resolved.forced:
+            flags.append(Text("outcome.forced"))
+        return tuple(flags)
+
+    def log_text(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
+        if kind.startswith("fate.") and "use" in payload:
+            return Text(f"event.{kind}", {"use": Text(f"fate.use.{payload['use']}")})
+        return None
+
+    def out_of_play(self, character: CharacterSnapshot) -> str | None:
+        return fate(cast(Any, character.kind), character.pools["hp"].current, character.pools["prana"].current)
+
+    def actions_left(self, character: CharacterSnapshot, turn: Turn) -> tuple[Text, ...]:
+        left = actions_in_round(stored_actions(character), turn.round_number).left
+        return tuple(Text(f"action.{action}") for action in left)
+
+    def turn_started(self, scene: Scene) -> Step | None:
+        """R13: a Servant under Mad Enchantment draws its Master's full allowance at each of its turns."""
+        character = scene.one(CURRENT)
+        master_role = f"{CURRENT}.{CONTRACT}"
+        master = scene.get(master_role)
+        if character.kind != SERVANT or master is None or not character.sheet["file"].get("mad_enchantment"):
+            return None
+        drawn = mad_enchantment_draw(
+            master.sheet["derived"]["compatibility"], master.pools["prana"].current,
+            character.pools["prana"].current, character.pools["prana"].maximum or 0,
+        )  # fmt: skip
+        # The draw is the pair's one transfer of the round (A19).
+        effects = _recast(drawn.effects, {PAIR_MASTER: master_role, PAIR_SERVANT: CURRENT})
+        used = StatePatch(master_role, "transfer_round", scene.turn.round_number)
+        return Step(effects=(*effects, used), outcomes=(MadDraw(name=character.name, result=drawn.outcome),))
+
+    def _expire_fate(self, scene: Scene, *, scene_ended: bool) -> Step | None:
+        options = _options(scene.options)
+        ended = tuple(
+            StatePatch(member(EVERYONE, position), "fate", None)
+            for position, character in enumerate(scene.members(EVERYONE))
+            if _fate_ended(character, options, round_number=scene.turn.round_number, used=False,
+                           scene_ended=scene_ended)
+        )  # fmt: skip
+        return Step(effects=ended) if ended else None
+
+    def round_started(self, scene: Scene) -> Step | None:
+        return self._expire_fate(scene, scene_ended=False)
+
+    def combat_ended(self, scene: Scene) -> Step | None:
+        return self._expire_fate(scene, scene_ended=True)
+
+    def session_started(self, scene: Scene) -> Step | None:
+        return self._expire_fate(scene, scene_ended=True)
+
+    def time_passed(self, scene: Scene, hours: int, days: int) -> Step | None:
+        """R14: every contracted Servant replenishes from its Master, hour by hour, out of combat."""
+        if scene.turn.in_combat:
+            raise RuleError("time_in_combat")
+        total = hours + HOURS_PER_DAY * days
+        steps = []
+        for position, servant in enumerate(scene.members(EVERYONE)):
+            reference = member(EVERYONE, position)
+            master = scene.get(f"{reference}.{CONTRACT}")
+            if master is None or self.out_of_play(servant) is not None or not self.replenishes(servant):
+                continue
+            replenished = passive_replenishment(
+                total, master.sheet["derived"]["compatibility"], master.pools["prana"].current,
+                servant.pools["prana"].current, servant.pools["prana"].maximum or 0, _options(scene.options),
+            )  # fmt: skip
+            effects = _recast(replenished.effects, {PAIR_MASTER: f"{reference}.{CONTRACT}", PAIR_SERVANT: reference})
+            steps.append(Step(effects=effects, outcomes=(Replenished(name=servant.name, result=replenished.outcome),)))
+        return Step.of(*steps)
+
+    def replenishes(self, servant: CharacterSnapshot) -> bool:
+        """R14 "unless the player specifies otherwise": a player may turn passive replenishment off."""
+        return servant.kind == SERVANT and not servant.state.get("passive_off", False)
+
+    # What only Fate/Points has, for its own commands (bot.rulesets.fate_points.cog).
+    def odds(
+        self, attacker: CharacterSnapshot, defender: CharacterSnapshot, action: str, attacks: int, rank: str | None,
+        round_number: int, options: CampaignOptions,
+    ) -> dict[str, Fraction]:  # fmt: skip
+        """The exact chance that this attack hits, for each defence the defender could choose.
+
+        A GM's ruling on a Noble Phantasm may allow only some defences: the others are not offered, so not shown.
+        """
+        spec = self._spec(attacker, action, attacks, rank, confirm=True)
+        chances = odds(combatant(attacker), combatant(defender), spec, round_number, _options(options))
+        allowed = np_defence_options(spec.np_ruling)
+        return {choice: chance for choice, chance in chances.items() if chance == 1 or choice in allowed}
+
+    def transfer(self, scene: Scene, amount: int) -> Step:
+        """R12: the pair's one transfer of the round, as the acting one's General action."""
+        actor, master, servant = scene.one(ACTOR), scene.one(PAIR_MASTER), scene.one(PAIR_SERVANT)
+        moved = transfer_mana(
+            master.sheet["derived"]["compatibility"], master.pools["prana"].current, servant.pools["prana"].current,
+            servant.pools["prana"].maximum or 0, amount, master.state.get("transfer_round"), scene.turn.round_number,
+        )  # fmt: skip
+        effects = (*moved.effects, *spend_action(ACTOR, actor, "general", scene.turn),
+                   StatePatch(PAIR_MASTER, "transfer_round", scene.turn.round_number))  # fmt: skip
+        return Step(effects=effects, outcomes=(Transferred(name=actor.name, result=moved.outcome),))
+
+    def regenerate(self, scene: Scene, hp_points: int, confirm: bool) -> Step:
+        """R17: HP for mana, a General action in a fight and free outside one."""
+        servant = scene.one(ACTOR)
+        if servant.kind != SERVANT:
+            raise RuleError("servants_only")
+        hp, prana = servant.pools["hp"], servant.pools["prana"]
+        healed = regenerate(hp_points, hp.current, hp.maximum or 0, prana.current, _options(scene.options), confirm)
+        return self._own(scene, healed, Regenerated(name=servant.name, result=healed.outcome), "general")
+
+    def activate(self, scene: Scene, name: str, use_extra: bool, confirm: bool) -> Step:
+        """R16: a Noble Phantasm or a skill with a cost, as a General (or the Extra) action."""
+        actor = scene.one(ACTOR)
+        file = actor.sheet["file"]
+        phantasm = next((np for np in file.get("noble_phantasms", []) if np["name"] == name), None)
+        ability = next((a for a in file.get("skills") or file.get("magecraft") or [] if a["name"] == name), None)
+        if phantasm is not None:
+            cost = np_activation_cost(NoblePhantasm.model_validate(phantasm))
+        elif ability is not None:
+            cost = ability_activation_cost(Ability.model_validate(ability))
+        else:
+            raise RuleError("unknown_ability", name=name)
+        paid = activate(cost, actor.pools["prana"].current, confirm, name, kind=cast(Any, actor.kind))
+        return self._own(
+            scene, paid, Activated(name=actor.name, result=paid.outcome), "extra" if use_extra else "general"
+        )
+
+    def move(self, scene: Scene) -> Step:
+        actor = scene.one(ACTOR)
+        return Step(effects=tuple(spend_action(ACTOR, actor, "move", scene.turn)), outcomes=(Moved(name=actor.name),))
+
+    def _own(self, scene: Scene, resolution: Resolution[Any], outcome: Outcome, action: str) -> Step:
+        """A character's own spend, as one of its actions."""
+        effects = _recast(resolution.effects, {"actor": ACTOR})
+        actions = spend_action(ACTOR, scene.one(ACTOR), action, scene.turn)
+        return Step(effects=(*effects, *actions), outcomes=(outcome,))
+
+    def rest(self, scene: Scene) -> Step:
+        master = scene.one(PAIR_MASTER)
+        if master.kind != MASTER:
+            raise RuleError("masters_only")
+        rested = rest(master.pools["prana"].current, master.pools["prana"].maximum or 0)
+        return Step(effects=rested.effects, outcomes=(Rested(name=master.name, result=rested.outcome),))
+
+    def rule_phantasm(self, scene: Scene, name: str, defences: str | None, damage: int | None) -> Step:
+        """The GM's ruling on one NP: which defences it allows and its damage."""
+        servant = scene.one(ACTOR)
+        if all(np["name"] != name for np in servant.sheet["file"].get("noble_phantasms", [])):
+            raise RuleError("unknown_noble_phantasm", name=name)
+        try:
+            ruling = NoblePhantasmRuling.from_dict({"defences": parse_defences(defences), "damage": damage})
+        except ValueError as error:
+            raise RuleError("bad_ruling", phantasm=name) from error
+        rulings = {**servant.state.get("np_rulings", {}), name: ruling.to_dict()}
+        ruled = PhantasmRuled(name=servant.name, phantasm=name, defences=defences or "normal", damage=damage,
+                              ruling=ruling.to_dict())  # fmt: skip
+        return Step(effects=(StatePatch(ACTOR, "np_rulings", rulings),), outcomes=(ruled,))
+
+    def god_hand(self, scene: Scene, minimum: str | None) -> Step:
+        character = scene.one(ACTOR)
+        if minimum is not None and not is_np_rank(minimum):
+            raise RuleError("invalid_rank", rank=minimum)
+        return Step(effects=(StatePatch(ACTOR, "min_np_rank", minimum),),
+                    outcomes=(GodHandSet(name=character.name, rank=minimum),))  # fmt: skip
+
+    def set_presence(self, scene: Scene, present: bool) -> Step:
+        master = scene.one(ACTOR)
+        if master.kind != MASTER:
+            raise RuleError("masters_only")
+        return Step(effects=(StatePatch(ACTOR, "servant_present", present),),
+                    outcomes=(PresenceSet(name=master.name, present=present),))  # fmt: skip
+
+    def set_passive(self, scene: Scene, enabled: bool) -> Step:
+        servant = scene.one(PAIR_SERVANT)
+        return Step(effects=(StatePatch(PAIR_SERVANT, "passive_off", not enabled),),
+                    outcomes=(PassiveSet(name=servant.name, enabled=enabled),))  # fmt: skip
+
+    def spend_fate_point(self, scene: Scene, use: str, stat: str | None, *, approved_by: int | None = None) -> Step:
+        """R19. A round-long effect needs a fight's round; outside one the rules make it last a roll.
+        One effect at a time: a second point would silently replace the first."""
+        master = scene.one(ACTOR)
+        if master.state.get("fate"):
+            raise RuleError("fate_already_active", name=master.name)
+        round_number = scene.turn.round_number if scene.turn.in_combat else None
+        pool = master.pools.get("fate_points")
+        spent = spend_fate_point(
+            master.kind, pool.current if pool else 0, use, stat, round_number=round_number,
+            options=_options(scene.options),
+        )  # fmt: skip
+        effects = (*_recast(spent.effects, {PAIR_MASTER: ACTOR}), StatePatch(ACTOR, "fate", spent.outcome.effect))
+        granted = FateSpent(name=master.name, use=use, stat=stat, effect=spent.outcome.effect, approved_by=approved_by)
+        return Step(effects=effects, outcomes=(granted,))
+
+    def request_fate_point(self, scene: Scene, use: str, stat: str | None, requester: str) -> Step:
+        """A Fate/Point that waits for a GM's approval; refused at once if no GM could approve it."""
+        master = scene.one(ACTOR)
+        self.spend_fate_point(scene, use, stat)
+        labels = _use_text(use, stat)
+        decided = {"name": master.name, **labels}
+        options = (
+            Option("approve", Text("fate.approve"), tone="success", summary=Text("fate.approved", decided)),
+            Option("deny", Text("fate.deny"), tone="secondary", summary=Text("fate.denied", decided)),
+        )
+        prompt = Text("fate.requested", {**decided, "user": requester})
+        wait = Wait(APPROVAL_WAIT, Audience.gms(), prompt, options)
+        requested = FateRequested(name=master.name, use=use, stat=stat)
+        return Step(outcomes=(requested,), pause=Pause(APPROVAL_WAIT, (wait,), {"use": use, "stat": stat}))

@@ -1,0 +1,13 @@
+"""The rule systems a campaign can be bound to, by their fixed ids: the one shared place that names them.
+
+Adding a ruleset is a package in `rules/`, one in `bot/rulesets/` defining its `RULESET`, and a line here.
+"""
+
+from __future__ import annotations
+
+from bot.rulesets import crest_magia, fate_points, grail_anka, grail_zh
+from bot.rulesets.base import Ruleset
+
+RULESETS: dict[str, Ruleset] = {
+    ruleset.id: ruleset for ruleset in (fate_points.RULESET, grail_zh.RULESET, crest_magia.RULESET, grail_anka.RULESET)
+}

@@ -1,0 +1,810 @@
+"""The exchange engine: every ruleset's steps applied, logged, paused and resumed in one place.
+
+A service that starts an exchange (an attack, a check, a GM approval, a hook of the campaign's clock)
+calls `ExchangeEngine.run` inside its transaction, with the campaign locked. The engine builds the
+`Scene`, asks the ruleset for the first step, applies its effects as atomic updates, logs an event per
+outcome, and, when the step pauses, stores the exchange, its roles and its waits. Answers come back
+through `ExchangeService` (buttons, commands with a number, GMs forcing or cancelling, deadlines): each
+wait leaves 'pending' exactly once (`atomic.resolve_wait`), its siblings of the same step are
+superseded, and the ruleset's handler gives the next step. Waits of characters the GMs run are answered
+at once when a GM gave the answer in advance.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.atomic import (
+    apply_pool_delta,
+    lock_campaign,
+    resolve_wait,
+    set_pool,
+    set_pool_maximum,
+)
+from bot.db.engine import Database
+from bot.db.models import (
+    ANSWERED,
+    CANCELLED,
+    EXCHANGE_CANCELLED,
+    EXCHANGE_CLOSED,
+    EXPIRED,
+    PENDING,
+    SUPERSEDED,
+    Campaign,
+    Character,
+    Commitment,
+    Exchange,
+    ExchangeRole,
+    ResourcePool,
+    Side,
+    SideMember,
+    WaitAnswer,
+    WaitRow,
+)
+from bot.errors import UserError
+from bot.render import mention
+from bot.rulesets.base import CharacterSnapshot, CommitmentSnapshot, Play, Scene, SideSnapshot, Turn
+from bot.rulesets.registry import RULESETS
+from bot.services.campaigns import campaign_options
+from bot.services.characters import play_of, snapshot
+from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, record_event, require_gm
+from rules.dice import DiceSource
+from rules.exchange import (
+    Answer,
+    Commit,
+    Effect,
+    Note,
+    Outcome,
+    PoolDelta,
+    PoolMaximum,
+    PoolSet,
+    Reveal,
+    Roll,
+    RuleError,
+    StatePatch,
+    StateUpdate,
+    Step,
+    Text,
+    Wait,
+    effect_to_dict,
+    member,
+    parse_member,
+)
+
+log = logging.getLogger(__name__)
+
+# A GM's answers given in advance may chain (an NPC defends, then withstands...); a ruleset that keeps
+# asking the same preset question forever is a bug, not a fight.
+MAX_AUTO_ANSWERS = 32
+
+
+class EngineError(Exception):
+    """A ruleset returned something the engine cannot apply (an unknown role, pool or handler): a bug."""
+
+
+def rule_refused(error: RuleError) -> UserError:
+    """The one place where a ruleset's refusal becomes a reply in the player's language."""
+    # An action's name is a word to translate, so each action has its own message.
+    if error.code == "action_used":
+        return UserError(f"rule.action_used.{error.params['action']}")
+    return UserError(f"rule.{error.code}", **dict(error.params))
+
+
+def turn_of(campaign: Campaign) -> Turn:
+    return Turn(
+        campaign.round_number, bool(campaign.combat.get("order")), campaign.session_number, campaign.turn_number
+    )
+
+
+@dataclass(frozen=True)
+class Fallen:
+    """A character the last change put out of play ("dead", "down"...)."""
+
+    name: str
+    owner_id: int
+    fate: str
+
+
+@dataclass(frozen=True)
+class Applied:
+    """One step as applied: its rolls and outcomes, each changed character's pools now, and who fell."""
+
+    rolls: tuple[Roll, ...]
+    outcomes: tuple[Outcome, ...]
+    pools: dict[str, dict[str, tuple[int, int | None]]]
+    fallen: tuple[Fallen, ...]
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A wait just opened, to post: its id (for its buttons), who may answer (empty: the GMs), and the
+    character it is for."""
+
+    wait_id: int
+    wait: Wait
+    channel_id: int
+    audience_ids: tuple[int, ...]
+    subject: str | None
+    title: Text
+    deadline: datetime | None
+
+
+@dataclass(frozen=True)
+class Closed:
+    """A wait that ended, and the line its prompt now shows."""
+
+    wait_id: int
+    channel_id: int
+    message_id: int | None
+    summary: Text
+    kind: str
+
+
+@dataclass
+class Progress:
+    """What one engine call did, for the cog to show: steps applied, waits opened and closed."""
+
+    ruleset: str
+    campaign_id: int
+    channel_id: int
+    exchange_id: int | None = None
+    steps: list[Applied] = field(default_factory=list)
+    opened: list[Prompt] = field(default_factory=list)
+    closed: list[Closed] = field(default_factory=list)
+    # The wait this call answered (its prompt is the message that was clicked), and whether a GM forced it.
+    answered: Closed | None = None
+    forced: bool = False
+    recorded: bool = False  # a `needs_all` answer stored while others are still awaited
+
+    @property
+    def play(self) -> Play:
+        play = RULESETS[self.ruleset].play
+        assert play is not None
+        return play
+
+
+@dataclass
+class Cast:
+    """The characters and sides of an exchange by role, as stored objects."""
+
+    roles: dict[str, list[Character]] = field(default_factory=dict)
+    sides: dict[str, Side] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class WaitView:
+    """A pending wait as /gm pending and the sub-choice buttons show it."""
+
+    wait_id: int
+    wait: Wait
+    title: Text
+    subject: str | None
+    created_at: datetime
+
+
+StepOf = Callable[[Scene], Step]
+
+
+def _answer_record(answer: Answer) -> dict[str, Any]:
+    return {
+        "option": answer.option, "value": answer.value, "by": answer.by, "forced": answer.forced,
+        "expired": answer.expired, "each": {str(user): text for user, text in answer.each.items()},
+    }  # fmt: skip
+
+
+class ExchangeEngine:
+    """Runs steps inside a caller's transaction; the campaign row is already locked."""
+
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+
+    async def run(
+        self, session: AsyncSession, campaign: Campaign, *, kind: str, title: Text, cast: Cast, step_of: StepOf,
+        dice: DiceSource, actor_id: int | None, channel_id: int, payload: Mapping[str, Any] | None = None,
+    ) -> Progress:  # fmt: skip
+        """Start an exchange: its first step, applied; stored only if it pauses."""
+        play = play_of(campaign)
+        progress = Progress(campaign.ruleset, campaign.id, channel_id)
+        scene, refs = await self._scene(session, campaign, cast, dice, None)
+        try:
+            step = step_of(scene)
+        except RuleError as error:
+            raise rule_refused(error) from error
+        exchange = None
+        if step.pause is not None or any(isinstance(effect, Commit) for effect in step.effects):
+            exchange = await self._store_exchange(session, campaign, kind, title, cast, channel_id, actor_id)
+            progress.exchange_id = exchange.id
+        await self._settle(
+            session, campaign, play, exchange, kind, title, cast, refs, step, dice, actor_id, progress, payload
+        )
+        return progress
+
+    async def answer(
+        self, session: AsyncSession, campaign: Campaign, wait: WaitRow, answer: Answer, dice: DiceSource,
+        *, status: str = ANSWERED,
+    ) -> Progress:  # fmt: skip
+        """Resolve a wait with this answer (exactly once) and resume its exchange."""
+        exchange = await session.get(Exchange, wait.exchange_id)
+        assert exchange is not None
+        play = play_of(campaign)
+        progress = Progress(campaign.ruleset, campaign.id, exchange.channel_id, exchange.id)
+        await self._resume(session, campaign, play, exchange, wait, answer, dice, status, progress, depth=0)
+        return progress
+
+    async def cancel(self, session: AsyncSession, campaign: Campaign, exchange: Exchange, actor_id: int) -> Progress:
+        progress = Progress(campaign.ruleset, campaign.id, exchange.channel_id, exchange.id)
+        waits = await session.scalars(
+            select(WaitRow).where(WaitRow.exchange_id == exchange.id, WaitRow.status == PENDING).order_by(WaitRow.id)
+        )
+        for wait in list(waits):
+            if await resolve_wait(session, wait.id, CANCELLED, {"by": actor_id}, self.clock()):
+                summary = Text("wait.cancelled", {"user": mention(actor_id)})
+                progress.closed.append(Closed(wait.id, wait.channel_id, wait.message_id, summary, exchange.kind))
+        exchange.status = EXCHANGE_CANCELLED
+        exchange.closed_at = self.clock()
+        record_event(
+            session, campaign.id, "exchange.cancelled", actor_id=actor_id,
+            payload={"exchange": exchange.id, "kind": exchange.kind, "title": exchange.title},
+            created_at=self.clock(),
+        )  # fmt: skip
+        return progress
+
+    async def _resume(
+        self, session: AsyncSession, campaign: Campaign, play: Play, exchange: Exchange, wait: WaitRow,
+        answer: Answer, dice: DiceSource, status: str, progress: Progress, *, depth: int,
+    ) -> None:  # fmt: skip
+        if not await resolve_wait(session, wait.id, status, _answer_record(answer), self.clock()):
+            raise UserError.worded_for(exchange.kind, "wait.already_answered")
+        spec = Wait.from_dict(wait.spec)
+        closed = Closed(wait.id, wait.channel_id, wait.message_id, self._summary(spec, wait, answer), exchange.kind)
+        progress.closed.append(closed)
+        if progress.answered is None:
+            progress.answered = closed
+            progress.forced = answer.forced
+        siblings = await session.scalars(
+            select(WaitRow).where(
+                WaitRow.exchange_id == exchange.id, WaitRow.step == wait.step, WaitRow.status == PENDING
+            )
+        )
+        for sibling in list(siblings):
+            if await resolve_wait(session, sibling.id, SUPERSEDED, None, self.clock()):
+                progress.closed.append(
+                    Closed(sibling.id, sibling.channel_id, sibling.message_id, Text("wait.superseded"), exchange.kind)
+                )
+        record_event(
+            session, campaign.id, "wait.answered" if status == ANSWERED else "wait.expired", actor_id=answer.by,
+            payload={"exchange": exchange.id, "wait": spec.key, "title": exchange.title, "subject": wait.subject,
+                     "choice": self._choice_label(spec, answer).to_dict(), "forced": answer.forced},
+            created_at=self.clock(),
+        )  # fmt: skip
+        handler = play.handlers.get(exchange.handler or "")
+        if handler is None:
+            raise EngineError(f"{campaign.ruleset} has no handler {exchange.handler!r}")
+        cast = await self._cast(session, exchange)
+        scene, refs = await self._scene(session, campaign, cast, dice, exchange)
+        try:
+            step = handler(scene, exchange.state, answer)
+        except RuleError as error:
+            raise rule_refused(error) from error
+        title = Text.from_dict(exchange.title)
+        await self._settle(
+            session, campaign, play, exchange, exchange.kind, title, cast, refs, step, dice, answer.by, progress,
+            None, depth=depth,
+        )  # fmt: skip
+
+    def _choice_label(self, spec: Wait, answer: Answer) -> Text:
+        option = spec.option(answer.option) if answer.option else None
+        if option is not None:
+            return option.label
+        return Text("wait.value", {"value": answer.value if answer.value is not None else "—"})
+
+    def _summary(self, spec: Wait, wait: WaitRow, answer: Answer) -> Text:
+        choice = self._choice_label(spec, answer)
+        if answer.expired:
+            return Text("wait.expired", {"choice": choice})
+        who: str = wait.subject or mention(answer.by)
+        option = spec.option(answer.option) if answer.option else None
+        if option is not None and option.summary is not None:
+            return Text(option.summary.key, {**option.summary.params, "who": who, "user": mention(answer.by)})
+        key = "wait.forced" if answer.forced else "wait.answered"
+        return Text(key, {"who": who, "user": mention(answer.by), "choice": choice})
+
+    async def _settle(
+        self, session: AsyncSession, campaign: Campaign, play: Play, exchange: Exchange | None, kind: str,
+        title: Text, cast: Cast, refs: dict[str, Character], step: Step, dice: DiceSource, actor_id: int | None,
+        progress: Progress, payload: Mapping[str, Any] | None, *, depth: int = 0,
+    ) -> None:  # fmt: skip
+        """Apply one step, log it, and pause or close its exchange; then run any answers given in advance."""
+        now = self.clock()
+        pools, fallen = await self._apply(session, campaign, play, refs, step.effects, exchange, now)
+        self._log(session, campaign, kind, step, actor_id, exchange, payload, now)
+        progress.steps.append(Applied(step.rolls, step.outcomes, pools, tuple(fallen)))
+        if step.cast:
+            if exchange is None:
+                raise EngineError("only a paused exchange can change who plays a role")
+            await self._recast(session, exchange, cast, step.cast)
+        if exchange is None:
+            return
+        if step.pause is None:
+            exchange.status = EXCHANGE_CLOSED
+            exchange.closed_at = now
+            exchange.handler = None
+            return
+        if step.pause.handler not in play.handlers:
+            raise EngineError(f"{campaign.ruleset} has no handler {step.pause.handler!r}")
+        exchange.handler = step.pause.handler
+        exchange.state = dict(step.pause.state)
+        exchange.step += 1
+        scene, _ = await self._scene(session, campaign, cast, dice, exchange)
+        opened = [await self._open(session, campaign, exchange, scene, wait, now) for wait in step.pause.waits]
+        await session.flush()
+        for row, prompt in opened:
+            progress.opened.append(
+                Prompt(row.id, prompt.wait, row.channel_id, prompt.audience_ids, row.subject, title, row.deadline_at)
+            )
+        for row, _ in opened:
+            preset = await self._preset(session, row)
+            if preset is None:
+                continue
+            if depth >= MAX_AUTO_ANSWERS:
+                raise EngineError(f"answers given in advance chain more than {MAX_AUTO_ANSWERS} times")
+            progress.opened = [prompt for prompt in progress.opened if prompt.wait_id != row.id]
+            await self._resume(
+                session, campaign, play, exchange, row, preset, dice, ANSWERED, progress, depth=depth + 1
+            )
+            return  # the first preset answer resumed the step; its siblings are superseded
+
+    async def _preset(self, session: AsyncSession, row: WaitRow) -> Answer | None:
+        """A GM's answer given in advance for the character this wait is for, if it is one the GMs run."""
+        spec = Wait.from_dict(row.spec)
+        if spec.audience.kind != "character" or row.status != PENDING:
+            return None
+        role_row = await self._role_of(session, row.exchange_id, spec.audience.role)
+        character = await session.get(Character, role_row) if role_row is not None else None
+        if character is None or not character.gm_run:
+            return None
+        option = character.auto_answers.get(spec.key)
+        if not isinstance(option, str) or spec.option(option) is None:
+            return None
+        return Answer(spec.key, option=option, forced=True)
+
+    async def _role_of(self, session: AsyncSession, exchange_id: int, reference: str) -> int | None:
+        role, position = parse_member(reference)
+        return await session.scalar(
+            select(ExchangeRole.character_id).where(
+                ExchangeRole.exchange_id == exchange_id, ExchangeRole.role == role, ExchangeRole.position == position
+            )
+        )
+
+    async def _open(
+        self, session: AsyncSession, campaign: Campaign, exchange: Exchange, scene: Scene, wait: Wait, now: datetime
+    ) -> tuple[WaitRow, _Opened]:
+        audience, subject = self._audience(scene, wait)
+        deadline = now + timedelta(seconds=wait.deadline_seconds) if wait.deadline_seconds is not None else None
+        row = WaitRow(
+            exchange_id=exchange.id, campaign_id=campaign.id, step=exchange.step, key=wait.key, spec=wait.to_dict(),
+            audience_ids=list(audience), subject=subject, deadline_at=deadline, channel_id=exchange.channel_id,
+            created_at=now,
+        )  # fmt: skip
+        session.add(row)
+        return row, _Opened(wait, audience)
+
+    def _audience(self, scene: Scene, wait: Wait) -> tuple[tuple[int, ...], str | None]:
+        """Who may answer (empty: the GMs) and the character the wait is for."""
+        if wait.audience.kind == "gms":
+            return (), None
+        if wait.audience.kind == "character":
+            if "." in wait.audience.role or "/" in wait.audience.role:
+                raise EngineError(f"wait {wait.key!r} is for a role of the exchange, not {wait.audience.role!r}")
+            character = scene.get(wait.audience.role)
+            if character is None:
+                raise EngineError(f"wait {wait.key!r} is for {wait.audience.role!r}, who is not in the exchange")
+            return (() if character.gm_run else (character.owner_id,)), character.name
+        side = scene.sides.get(wait.audience.role)
+        if side is None:
+            raise EngineError(f"wait {wait.key!r} is for side {wait.audience.role!r}, which is not in the exchange")
+        players = dict.fromkeys(character.owner_id for character, _ in side.members if not character.gm_run)
+        return tuple(players), side.name
+
+    async def _apply(
+        self, session: AsyncSession, campaign: Campaign, play: Play, refs: Mapping[str, Character],
+        effects: Sequence[Effect], exchange: Exchange | None, now: datetime,
+    ) -> tuple[dict[str, dict[str, tuple[int, int | None]]], list[Fallen]]:  # fmt: skip
+        """Pool changes as atomic updates, states replaced or patched, commitments stored; report who fell."""
+        pools: dict[str, dict[str, tuple[int, int | None]]] = {}
+        touched: dict[int, Character] = {}
+        for effect in effects:
+            if isinstance(effect, Note):
+                record_event(session, campaign.id, effect.kind, actor_id=None, payload=dict(effect.payload),
+                             created_at=now)  # fmt: skip
+                continue
+            if isinstance(effect, Commit | Reveal):
+                await self._commitment(session, campaign, exchange, effect, now)
+                continue
+            character = self._who(refs, effect.who)
+            if isinstance(effect, StateUpdate):
+                character.state = dict(effect.state)
+                continue
+            if isinstance(effect, StatePatch):
+                state = {**character.state, effect.key: effect.value}
+                if effect.value is None:
+                    del state[effect.key]
+                character.state = state
+                continue
+            pool_id = await session.scalar(
+                select(ResourcePool.id).where(
+                    ResourcePool.character_id == character.id, ResourcePool.name == effect.pool
+                )
+            )
+            if pool_id is None:
+                raise EngineError(f"{character.name} has no pool {effect.pool!r}")
+            if isinstance(effect, PoolDelta):
+                # The rules checked every spend under the campaign lock; clamping only stops damage below zero.
+                change = await apply_pool_delta(session, pool_id, effect.delta, clamp=True)
+            elif isinstance(effect, PoolSet):
+                change = await set_pool(session, pool_id, effect.value)
+            else:
+                assert isinstance(effect, PoolMaximum)
+                change = await set_pool_maximum(session, pool_id, effect.maximum)
+            pools.setdefault(character.name, {})[effect.pool] = (change.current, change.maximum)
+            touched[character.id] = character
+        fallen = []
+        for character in touched.values():
+            fate = play.out_of_play(await snapshot(session, character))
+            if fate is not None:
+                fallen.append(Fallen(character.name, character.owner_id, fate))
+                record_event(
+                    session, campaign.id, f"character.{fate}", actor_id=None, payload={"name": character.name},
+                    created_at=now,
+                )  # fmt: skip
+        return pools, fallen
+
+    def _who(self, refs: Mapping[str, Character], reference: str) -> Character:
+        character = refs.get(reference)
+        if character is None:
+            raise EngineError(f"no character plays {reference!r} in this exchange")
+        return character
+
+    async def _commitment(
+        self, session: AsyncSession, campaign: Campaign, exchange: Exchange | None, effect: Commit | Reveal,
+        now: datetime,
+    ) -> None:  # fmt: skip
+        if exchange is None:
+            raise EngineError("a commitment belongs to a stored exchange")
+        if isinstance(effect, Commit):
+            session.add(Commitment(
+                campaign_id=campaign.id, exchange_id=exchange.id, key=effect.key, digest=effect.digest,
+                secret=effect.secret, nonce=effect.nonce, created_at=now,
+            ))  # fmt: skip
+            await session.flush()
+            return
+        stored = await session.scalar(
+            select(Commitment).where(Commitment.exchange_id == exchange.id, Commitment.key == effect.key)
+        )
+        if stored is None:
+            raise EngineError(f"nothing was committed under {effect.key!r}")
+        stored.revealed_at = now
+
+    def _log(
+        self, session: AsyncSession, campaign: Campaign, kind: str, step: Step, actor_id: int | None,
+        exchange: Exchange | None, payload: Mapping[str, Any] | None, now: datetime,
+    ) -> None:  # fmt: skip
+        """One event per outcome, the first carrying the step's rolls and changes; a step without outcomes
+        is logged under the exchange's kind, so every change leaves an event."""
+        rolls = [roll.to_dict() for roll in step.rolls]
+        effects = [effect_to_dict(effect, public=True) for effect in step.effects if not isinstance(effect, Note)]
+        extra = {**(payload or {}), **({"exchange": exchange.id} if exchange is not None else {})}
+        if not step.outcomes:
+            if rolls or effects or payload is not None:
+                record_event(session, campaign.id, kind, actor_id=actor_id,
+                             payload={**extra, "rolls": rolls, "effects": effects}, created_at=now)  # fmt: skip
+            return
+        for index, outcome in enumerate(step.outcomes):
+            details = {**extra, **outcome.model_dump(mode="json")}
+            if index == 0:
+                details.update(rolls=rolls, effects=effects)
+            record_event(session, campaign.id, outcome.event, actor_id=actor_id, payload=details, created_at=now)
+
+    async def _store_exchange(
+        self, session: AsyncSession, campaign: Campaign, kind: str, title: Text, cast: Cast, channel_id: int,
+        actor_id: int | None,
+    ) -> Exchange:  # fmt: skip
+        exchange = Exchange(
+            campaign_id=campaign.id, kind=kind, title=title.to_dict(), state={}, channel_id=channel_id,
+            created_by=actor_id, created_at=self.clock(),
+        )  # fmt: skip
+        session.add(exchange)
+        await session.flush()
+        for role, characters in cast.roles.items():
+            for position, character in enumerate(characters):
+                session.add(ExchangeRole(exchange_id=exchange.id, role=role, position=position,
+                                         character_id=character.id))  # fmt: skip
+        for role, side in cast.sides.items():
+            session.add(ExchangeRole(exchange_id=exchange.id, role=role, position=0, side_id=side.id))
+        return exchange
+
+    async def _recast(
+        self, session: AsyncSession, exchange: Exchange, cast: Cast, changes: Mapping[str, tuple[int, ...]]
+    ) -> None:
+        for role, character_ids in changes.items():
+            characters = [await session.get(Character, character_id) for character_id in character_ids]
+            if any(character is None or character.campaign_id != exchange.campaign_id for character in characters):
+                raise EngineError(f"role {role!r} given a character outside the campaign")
+            rows = await session.scalars(
+                select(ExchangeRole).where(ExchangeRole.exchange_id == exchange.id, ExchangeRole.role == role)
+            )
+            for row in list(rows):
+                await session.delete(row)
+            await session.flush()
+            for position, character_id in enumerate(character_ids):
+                session.add(ExchangeRole(exchange_id=exchange.id, role=role, position=position,
+                                         character_id=character_id))  # fmt: skip
+            cast.roles[role] = [character for character in characters if character is not None]
+
+    async def _cast(self, session: AsyncSession, exchange: Exchange) -> Cast:
+        cast = Cast()
+        rows = await session.scalars(
+            select(ExchangeRole)
+            .where(ExchangeRole.exchange_id == exchange.id)
+            .order_by(ExchangeRole.role, ExchangeRole.position)
+        )
+        for row in rows:
+            if row.side_id is not None:
+                side = await session.get(Side, row.side_id)
+                if side is not None:
+                    cast.sides[row.role] = side
+            elif row.character_id is not None:
+                character = await session.get(Character, row.character_id)
+                if character is not None:
+                    cast.roles.setdefault(row.role, []).append(character)
+                else:  # deleted meanwhile: the exchange goes on without it, and the ruleset decides
+                    cast.roles.setdefault(row.role, [])
+        return cast
+
+    async def _scene(
+        self, session: AsyncSession, campaign: Campaign, cast: Cast, dice: DiceSource, exchange: Exchange | None
+    ) -> tuple[Scene, dict[str, Character]]:
+        refs: dict[str, Character] = {}
+        roles: dict[str, tuple[CharacterSnapshot, ...]] = {}
+        for role, characters in cast.roles.items():
+            snapshots = []
+            for position, character in enumerate(characters):
+                current = await snapshot(session, character)
+                snapshots.append(current)
+                reference = member(role, position)
+                refs[reference] = character
+                for relation, partners in current.bound_to.items():
+                    roles[f"{reference}.{relation}"] = partners
+                    refs[f"{reference}.{relation}"] = await self._character(session, partners[0].id)
+            roles[role] = tuple(snapshots)
+        sides = {role: await self._side(session, side) for role, side in cast.sides.items()}
+        for role, side in sides.items():
+            for position, (side_member, _) in enumerate(side.members):
+                roles[f"{role}/{position}"] = (side_member,)
+                refs[f"{role}/{position}"] = await self._character(session, side_member.id)
+        commitments: dict[str, CommitmentSnapshot] = {}
+        if exchange is not None:
+            for stored in await session.scalars(select(Commitment).where(Commitment.exchange_id == exchange.id)):
+                commitments[stored.key] = CommitmentSnapshot(
+                    stored.key, stored.digest, stored.secret, stored.nonce, stored.revealed_at is not None
+                )
+        scene = Scene(
+            campaign.id, roles, turn_of(campaign), campaign_options(campaign), dice, sides, commitments,
+            exchange.id if exchange is not None else None,
+        )  # fmt: skip
+        return scene, refs
+
+    async def _character(self, session: AsyncSession, character_id: int) -> Character:
+        character = await session.get(Character, character_id)
+        assert character is not None
+        return character
+
+    async def _side(self, session: AsyncSession, side: Side) -> SideSnapshot:
+        rows = await session.execute(
+            select(Character, SideMember.place)
+            .join(SideMember, SideMember.character_id == Character.id)
+            .where(SideMember.side_id == side.id)
+            .order_by(SideMember.id)
+        )
+        members = tuple([(await snapshot(session, character), place) for character, place in rows.all()])
+        return SideSnapshot(side.id, side.name, members, dict(side.state))
+
+
+@dataclass(frozen=True)
+class _Opened:
+    wait: Wait
+    audience_ids: tuple[int, ...]
+
+
+class ExchangeService:
+    """Answers to waits, from buttons, commands and deadlines; GMs forcing, cancelling and listing them."""
+
+    def __init__(self, database: Database, clock: Clock) -> None:
+        self.database = database
+        self.clock = clock
+        self.engine = ExchangeEngine(clock)
+
+    async def _pending(
+        self, session: AsyncSession, guild_id: int, wait_id: int, *, lock: bool
+    ) -> tuple[Campaign, WaitRow, Exchange]:
+        """A wait of this guild's active campaigns (its campaign locked when it will change)."""
+        wait = await session.get(WaitRow, wait_id)
+        if wait is None:
+            raise UserError("wait.unknown")
+        campaign = (
+            await lock_campaign(session, wait.campaign_id) if lock else await session.get(Campaign, wait.campaign_id)
+        )
+        if campaign is None or campaign.guild_id != guild_id or not campaign.is_active:
+            raise UserError("wait.unknown")
+        if lock:
+            await session.refresh(wait)
+        exchange = await session.get(Exchange, wait.exchange_id)
+        assert exchange is not None
+        if wait.status != PENDING:
+            raise UserError.worded_for(exchange.kind, "wait.already_answered")
+        return campaign, wait, exchange
+
+    async def _may_answer(
+        self, session: AsyncSession, campaign: Campaign, wait: WaitRow, exchange: Exchange, actor: Actor
+    ) -> bool:
+        """Whether the actor answers as themselves (False: a GM answering for a player); refused otherwise."""
+        if actor.user_id in wait.audience_ids:
+            return True
+        if await is_gm(session, campaign.id, actor):
+            return not wait.audience_ids  # the GMs' own wait (an approval, a character they run), or forcing
+        if not wait.audience_ids:
+            raise UserError("error.gm_only")
+        raise UserError.worded_for(exchange.kind, "wait.not_yours")
+
+    async def view(self, guild_id: int, wait_id: int, actor: Actor) -> WaitView:
+        """A wait for whoever may answer it (the options behind a group button)."""
+        async with self.database.read() as session:
+            campaign, wait, exchange = await self._pending(session, guild_id, wait_id, lock=False)
+            await self._may_answer(session, campaign, wait, exchange, actor)
+            return WaitView(wait.id, Wait.from_dict(wait.spec), Text.from_dict(exchange.title), wait.subject,
+                            wait.created_at)  # fmt: skip
+
+    async def answer(self, guild_id: int, wait_id: int, actor: Actor, option: str, dice: DiceSource) -> Progress:
+        async with self.database.write() as session:
+            campaign, wait, exchange = await self._pending(session, guild_id, wait_id, lock=True)
+            own = await self._may_answer(session, campaign, wait, exchange, actor)
+            spec = Wait.from_dict(wait.spec)
+            if spec.option(option) is None:
+                raise UserError("wait.unknown_choice", choice=option)
+            return await self._answer(session, campaign, wait, spec, actor, option, None, own, dice)
+
+    async def answer_value(
+        self, place: Place, actor: Actor, value: int, dice: DiceSource, *, key: str | None = None,
+        wait_id: int | None = None,
+    ) -> Progress:  # fmt: skip
+        """A number for a wait that takes one (an anchor...): the given wait, or the only one open to the actor in
+        this channel's campaign (`key` narrows it down to one kind of wait)."""
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, place, lock=True)
+            if wait_id is None:
+                wait_id = await self._only_value_wait(session, campaign, actor, key)
+            campaign, wait, exchange = await self._pending(session, place.guild_id, wait_id, lock=False)
+            if wait.campaign_id != campaign.id:
+                raise UserError("wait.unknown")
+            own = await self._may_answer(session, campaign, wait, exchange, actor)
+            spec = Wait.from_dict(wait.spec)
+            if spec.value is None:
+                raise UserError("wait.no_number")
+            if not spec.accepts_value(str(value)):
+                raise UserError("wait.number_out_of_range", value=value, minimum=spec.value.minimum,
+                                maximum=spec.value.maximum)  # fmt: skip
+            return await self._answer(session, campaign, wait, spec, actor, None, value, own, dice)
+
+    async def _only_value_wait(self, session: AsyncSession, campaign: Campaign, actor: Actor, key: str | None) -> int:
+        gm = await is_gm(session, campaign.id, actor)
+        candidates = []
+        for wait in await session.scalars(
+            select(WaitRow).where(WaitRow.campaign_id == campaign.id, WaitRow.status == PENDING).order_by(WaitRow.id)
+        ):
+            spec = Wait.from_dict(wait.spec)
+            if spec.value is None or (key is not None and spec.key != key):
+                continue
+            if actor.user_id in wait.audience_ids or (gm and not wait.audience_ids):
+                candidates.append(wait.id)
+        if not candidates:
+            raise UserError("wait.no_number_waiting")
+        if len(candidates) > 1:
+            raise UserError("wait.several_numbers_waiting", ids=", ".join(f"#{wait_id}" for wait_id in candidates))
+        return candidates[0]
+
+    async def _answer(
+        self, session: AsyncSession, campaign: Campaign, wait: WaitRow, spec: Wait, actor: Actor,
+        option: str | None, value: int | None, own: bool, dice: DiceSource,
+    ) -> Progress:  # fmt: skip
+        text = option if option is not None else str(value)
+        each: dict[int, str] = {}
+        if spec.needs_all and own:
+            session.add(WaitAnswer(wait_id=wait.id, user_id=actor.user_id, answer=text, created_at=self.clock()))
+            await session.flush()
+            stored = await session.scalars(select(WaitAnswer).where(WaitAnswer.wait_id == wait.id))
+            each = {row.user_id: row.answer for row in stored}
+            if set(wait.audience_ids) - each.keys():
+                record_event(
+                    session, campaign.id, "wait.answer_recorded", actor_id=actor.user_id,
+                    payload={"exchange": wait.exchange_id, "wait": spec.key, "subject": wait.subject},
+                    created_at=self.clock(),
+                )  # fmt: skip
+                return Progress(campaign.ruleset, campaign.id, wait.channel_id, wait.exchange_id, recorded=True)
+        answer = Answer(spec.key, option=option, value=value, by=actor.user_id, forced=not own, each=each)
+        return await self.engine.answer(session, campaign, wait, answer, dice)
+
+    async def cancel(self, guild_id: int, wait_id: int, actor: Actor) -> Progress:
+        async with self.database.write() as session:
+            campaign, _, exchange = await self._pending(session, guild_id, wait_id, lock=True)
+            await require_gm(session, campaign.id, actor)
+            return await self.engine.cancel(session, campaign, exchange, actor.user_id)
+
+    async def attach_message(self, wait_id: int, message_id: int) -> None:
+        async with self.database.write() as session:
+            wait = await session.get(WaitRow, wait_id)
+            if wait is not None:
+                wait.message_id = message_id
+
+    async def pending(self, place: Place, actor: Actor, limit: int) -> tuple[int, list[WaitView]]:
+        """Every wait of the campaign still open, oldest first (how many, and the first `limit`): for its GMs."""
+        async with self.database.read() as session:
+            campaign = await active_campaign(session, place)
+            await require_gm(session, campaign.id, actor)
+            rows = list(
+                await session.scalars(
+                    select(WaitRow)
+                    .where(WaitRow.campaign_id == campaign.id, WaitRow.status == PENDING)
+                    .order_by(WaitRow.id)
+                )
+            )
+            views = []
+            for wait in rows[:limit]:
+                exchange = await session.get(Exchange, wait.exchange_id)
+                assert exchange is not None
+                views.append(WaitView(wait.id, Wait.from_dict(wait.spec), Text.from_dict(exchange.title),
+                                      wait.subject, wait.created_at))  # fmt: skip
+            return len(rows), views
+
+    async def expire_due(self, dice: DiceSource) -> list[Progress]:
+        """Answer every wait whose deadline passed with its default; each in its own transaction."""
+        async with self.database.read() as session:
+            due = list(
+                await session.scalars(
+                    select(WaitRow.id)
+                    .where(WaitRow.status == PENDING, WaitRow.deadline_at.is_not(None),
+                           WaitRow.deadline_at <= self.clock())
+                    .order_by(WaitRow.deadline_at, WaitRow.id)
+                )
+            )  # fmt: skip
+        done = []
+        for wait_id in due:
+            try:
+                done.append(await self._expire(wait_id, dice))
+            except UserError:  # answered, cancelled or superseded meanwhile: nothing is due any more
+                continue
+        return done
+
+    async def _expire(self, wait_id: int, dice: DiceSource) -> Progress:
+        async with self.database.write() as session:
+            wait = await session.get(WaitRow, wait_id)
+            if wait is None:
+                raise UserError("wait.unknown")
+            campaign = await lock_campaign(session, wait.campaign_id)
+            await session.refresh(wait)
+            if campaign is None or not campaign.is_active or wait.status != PENDING:
+                raise UserError("wait.unknown")
+            spec = Wait.from_dict(wait.spec)
+            assert spec.default is not None
+            is_option = spec.option(spec.default) is not None
+            answer = Answer(
+                spec.key, option=spec.default if is_option else None,
+                value=None if is_option else int(spec.default), expired=True,
+            )  # fmt: skip
+            return await self.engine.answer(session, campaign, wait, answer, dice, status=EXPIRED)
