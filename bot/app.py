@@ -12,7 +12,7 @@ from discord.ext import commands
 
 from bot.db.engine import Database
 from bot.db.migrate import upgrade
-from bot.errors import UserError
+from bot.errors import SheetRefused, UserError
 from bot.i18n import CommandTranslator, Translator
 from bot.rulesets.registry import RULESETS
 from bot.services.campaigns import CampaignService
@@ -23,9 +23,9 @@ from bot.services.exchanges import ExchangeService
 from bot.services.log import LogService
 from bot.services.play import PlayService
 from bot.services.rolls import RollService
+from bot.services.sides import SideService
 from rules.dice import DiceError, DiceSource
 from rules.exchange import Text
-from rules.sheets import SheetError
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +91,7 @@ class Fatebot(commands.Bot):
         self.play = PlayService(database, clock)
         self.combat = CombatService(database, clock)
         self.exchanges = ExchangeService(database, clock)
+        self.sides = SideService(database, clock)
         self.deadline_poll_seconds = deadline_poll_seconds
         # Each user's Discord language as last seen, for messages addressed to someone who did not invoke them.
         self.user_locales: dict[int, discord.Locale] = {}
@@ -105,8 +106,8 @@ class Fatebot(commands.Bot):
     async def on_interaction(self, interaction: discord.Interaction[Fatebot]) -> None:
         self.user_locales[interaction.user.id] = interaction.locale
 
-    def translator_for(self, user_id: int, fallback: discord.Locale | None) -> Translator:
-        return Translator.for_locale(self.user_locales.get(user_id, fallback))
+    def translator_for(self, user_id: int, fallback: discord.Locale | None, ruleset: str | None = None) -> Translator:
+        return Translator.for_locale(self.user_locales.get(user_id, fallback), ruleset)
 
     async def sync_commands(self) -> None:
         if not self.command_guild_ids:
@@ -136,14 +137,21 @@ def actor_of(interaction: Interaction) -> Actor:
     return Actor(interaction.user.id, manages_guild=interaction.permissions.manage_guild)
 
 
-def translator(interaction: Interaction) -> Translator:
-    return Translator.for_locale(interaction.locale)
+def translator(interaction: Interaction, ruleset: str | None = None) -> Translator:
+    """The reader's language; with a ruleset, its words too."""
+    return Translator.for_locale(interaction.locale, ruleset)
 
 
 async def report_error(interaction: Interaction, error: Exception) -> None:
     """Answer an expected error in the user's language, privately; log anything unexpected."""
-    tr = translator(interaction)
-    if isinstance(error, UserError):
+    tr = translator(interaction, error.ruleset if isinstance(error, UserError) else None)
+    if isinstance(error, SheetRefused):
+        problems = (
+            tr("sheet.problem_line", field=problem.field, problem=tr(f"sheet.problem.{problem.code}", **problem.params))
+            for problem in error.problems
+        )
+        text = "\n".join((tr(error.key), *problems))[:MESSAGE_LIMIT]
+    elif isinstance(error, UserError):
         key = error.key if error.fallback is None or tr.has(error.key) else error.fallback
         shown = {name: tr.text(value) if isinstance(value, Text) else value for name, value in error.params.items()}
         text = tr(key, **shown)
@@ -152,12 +160,6 @@ async def report_error(interaction: Interaction, error: Exception) -> None:
         if "position" in params:  # people count characters from one
             params["position"] = int(params["position"]) + 1
         text = tr(f"dice.error.{error.code}", **params)
-    elif isinstance(error, SheetError):
-        problems = (
-            tr("sheet.problem_line", field=problem.field, problem=tr(f"sheet.problem.{problem.code}", **problem.params))
-            for problem in error.problems
-        )
-        text = "\n".join((tr("sheet.rejected"), *problems))[:MESSAGE_LIMIT]
     elif isinstance(error, app_commands.NoPrivateMessage):
         text = tr("error.guild_only")
     else:

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from rules.exchange import RuleError
+from rules.sheets import SheetProblem
+
 
 class UserError(Exception):
     """Bad input or a refused action: answered ephemerally, and nothing was changed.
 
-    `fallback` is the key to use where the catalogs have no `key` (see `worded_for`).
+    `fallback` is the key to use where the catalogs have no `key` (see `worded_for`); `ruleset` is the ruleset
+    whose catalog words the message, when it is not a shared one (see `within`).
     """
 
     def __init__(self, key: str, /, **params: object) -> None:
@@ -14,6 +20,12 @@ class UserError(Exception):
         self.key = key
         self.params = params
         self.fallback: str | None = None
+        self.ruleset: str | None = None
+
+    def within(self, ruleset: str) -> UserError:
+        """The same error, worded by this ruleset's catalog where it has the key."""
+        self.ruleset = ruleset
+        return self
 
     @classmethod
     def worded_for(cls, kind: str, key: str, /, **params: object) -> UserError:
@@ -21,3 +33,19 @@ class UserError(Exception):
         error = cls(f"{key}.{kind}", **params)
         error.fallback = key
         return error
+
+
+class SheetRefused(UserError):
+    """A character file or a command's details refused field by field: `key` heads the list of problems."""
+
+    def __init__(self, key: str, problems: Sequence[SheetProblem]) -> None:
+        super().__init__(key)
+        self.problems = tuple(problems)
+
+
+def rule_refused(error: RuleError, ruleset: str) -> UserError:
+    """The one place where a ruleset's refusal becomes a reply in the player's language, in its own words."""
+    # An action's name is a word to translate, so each action has its own message.
+    if error.code == "action_used":
+        return UserError(f"rule.action_used.{error.params['action']}").within(ruleset)
+    return UserError(f"rule.{error.code}", **dict(error.params)).within(ruleset)

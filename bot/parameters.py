@@ -14,8 +14,9 @@ from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
+from bot.errors import SheetRefused
 from bot.rulesets.base import CommandInput
-from rules.sheets import SheetError, SheetProblem, validation_problems
+from rules.sheets import SheetProblem, validation_problems
 
 InputT = TypeVar("InputT", bound=CommandInput)
 TRUE_WORDS = frozenset({"true", "yes", "on"})
@@ -44,11 +45,11 @@ def command_input(
     fields = own_fields(model, base)
     problems = [SheetProblem(name, "unknown_field") for name in extra if name not in fields]
     if problems:
-        raise SheetError(problems)
+        raise SheetRefused("error.bad_details", problems)
     try:
         return model.model_validate({**given, **extra})
     except ValidationError as error:
-        raise SheetError(validation_problems(error)) from error
+        raise SheetRefused("error.bad_details", validation_problems(error)) from error
 
 
 def _choices(annotation: Any) -> list[str]:

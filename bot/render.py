@@ -38,7 +38,7 @@ def roll_embed(tr: Translator, user: str, result: RollResult, label: str | None,
 def campaign_embed(tr: Translator, summary: CampaignSummary) -> discord.Embed:
     campaign = summary.campaign
     embed = discord.Embed(title=campaign.name, colour=CAMPAIGN_COLOUR)
-    embed.add_field(name=tr("campaign.field.ruleset"), value=tr(f"ruleset.{campaign.ruleset}"), inline=True)
+    embed.add_field(name=tr("campaign.field.ruleset"), value=ruleset_name(tr, campaign.ruleset), inline=True)
     embed.add_field(name=tr("campaign.field.channel"), value=f"<#{campaign.channel_id}>", inline=True)
     embed.add_field(
         name=tr("campaign.field.session"),
@@ -51,6 +51,12 @@ def campaign_embed(tr: Translator, summary: CampaignSummary) -> discord.Embed:
     options = "\n".join(f"`{name} = {option_text(value)}`" for name, value in sorted(summary.changed_options.items()))
     embed.add_field(name=tr("campaign.field.options"), value=options or tr("campaign.options_default"), inline=False)
     return embed
+
+
+def ruleset_name(tr: Translator, ruleset: str) -> str:
+    """A ruleset's name from its own catalog; its id if it is no longer registered."""
+    key = f"{ruleset}:ruleset.{ruleset}"
+    return tr(key) if tr.has(key) else ruleset
 
 
 def option_text(value: Any) -> str:
@@ -87,7 +93,7 @@ def log_line(tr: Translator, entry: LogEntry, play: Play | None = None) -> str:
     if "user" in params:
         params["user"] = mention(params["user"])
     if "ruleset" in params:
-        params["ruleset"] = tr(f"ruleset.{params['ruleset']}")
+        params["ruleset"] = ruleset_name(tr, str(params["ruleset"]))
     for key in ("old", "new"):
         if key in params:
             params[key] = option_text(params[key])

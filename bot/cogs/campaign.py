@@ -13,7 +13,7 @@ from bot.app import Fatebot, Interaction, actor_of, place_of, translator
 from bot.cogs.exchanges import close_prompts, post_prompts, step_messages
 from bot.errors import UserError
 from bot.i18n import ENGLISH, catalog
-from bot.render import campaign_embed, mention, option_text
+from bot.render import campaign_embed, mention, option_text, ruleset_name
 from bot.rulesets.registry import RULESETS
 from bot.services.combat import Moment
 from bot.views import PersistentButton
@@ -70,7 +70,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
             tr(
                 "campaign.started",
                 name=campaign.name,
-                ruleset=tr(f"ruleset.{campaign.ruleset}"),
+                ruleset=ruleset_name(tr, campaign.ruleset),
                 user=mention(interaction.user.id),
             )
         )
@@ -140,7 +140,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
 
     async def _announce(self, interaction: Interaction, moment: Moment, headline: str) -> None:
         """The moment in one message: its headline, then what the ruleset did (one line per change)."""
-        tr = translator(interaction)
+        tr = translator(interaction, moment.ruleset)
         lines = [headline]
         embeds = []
         for content, embed in step_messages(tr, moment.progress):

@@ -98,10 +98,10 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
     async def create_and_announce(
         self, interaction: Interaction, kind: str, data: dict[str, Any], *, gm_run: bool
     ) -> None:
-        tr = translator(interaction)
         created: Created = await self.bot.characters.create(
             place_of(interaction), actor_of(interaction), kind, data, self.bot.dice, gm_run=gm_run
         )
+        tr = translator(interaction, created.campaign.ruleset)
         if gm_run:
             # What the GMs' characters hide stays with the GMs: the channel learns only that one arrived.
             await interaction.response.send_message(
@@ -125,17 +125,16 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
             embed.set_footer(text=tr("character.now_active", name=created.draft.name))
         await interaction.response.send_message(embed=embed)
 
-    async def _play_with_kind(self, interaction: Interaction, kind: str) -> Play:
-        play = await self.bot.characters.play(place_of(interaction))
+    async def _play_with_kind(self, interaction: Interaction, kind: str) -> tuple[Translator, Play]:
+        ruleset, play = await self.bot.characters.ruleset(place_of(interaction))
         if kind not in play.kinds:
             raise UserError("error.unknown_kind", kind=kind, kinds=", ".join(play.kinds))
-        return play
+        return translator(interaction, ruleset.id), play
 
     @app_commands.command(name="template", description="Get an example character file to fill in")
     @app_commands.describe(kind="What kind of character")
     async def template(self, interaction: Interaction, kind: str) -> None:
-        tr = translator(interaction)
-        play = await self._play_with_kind(interaction, kind)
+        tr, play = await self._play_with_kind(interaction, kind)
         text = sheet_text(tr, play, kind, play.template(kind))
         await interaction.response.send_message(
             tr("character.template_ready", kind=tr(f"kind.{kind}")),
@@ -158,26 +157,25 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
     @app_commands.command(name="create", description="Create a character by filling in a form")
     @app_commands.describe(kind="What kind of character", npc="Run by the GMs: an NPC, a creature, an enemy (GM only)")
     async def create(self, interaction: Interaction, kind: str, npc: bool = False) -> None:
-        tr = translator(interaction)
-        play = await self._play_with_kind(interaction, kind)
+        tr, play = await self._play_with_kind(interaction, kind)
         body = yaml.safe_dump({"kind": kind, **play.template(kind)}, allow_unicode=True, sort_keys=False)
         await interaction.response.send_modal(SheetModal(self, tr, kind, body, gm_run=npc))
 
     @template.autocomplete("kind")
     @create.autocomplete("kind")
     async def kind_choices(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        tr = translator(interaction)
         try:
-            play = await self.bot.characters.play(place_of(interaction))
+            ruleset, play = await self.bot.characters.ruleset(place_of(interaction))
         except UserError:
             return []
+        tr = translator(interaction, ruleset.id)
         return [app_commands.Choice(name=tr(f"kind.{kind}"), value=kind) for kind in play.kinds if current in kind]
 
     @app_commands.command(name="show", description="Show a character sheet (default: your active character)")
     @app_commands.describe(name="Whose sheet")
     async def show(self, interaction: Interaction, name: str | None = None) -> None:
-        tr = translator(interaction)
         shown = await self.bot.characters.show(place_of(interaction), actor_of(interaction), name)
+        tr = translator(interaction, shown.campaign.ruleset)
         lines = shown.play.sheet_lines(shown.character, shown.options, full=shown.full)
         embed = sheet_embed(tr, shown.character, lines, full=shown.full)
         # A GM's look at a character the GMs run stays between the GMs.
@@ -185,8 +183,8 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
 
     @app_commands.command(name="list", description="List the characters of this campaign")
     async def list_characters(self, interaction: Interaction) -> None:
-        tr = translator(interaction)
         campaign, roster, gm = await self.bot.characters.roster(place_of(interaction), actor_of(interaction))
+        tr = translator(interaction, campaign.ruleset)
         lines = [
             tr("character.roster_line", name=c.name, kind=tr(f"kind.{c.kind}"),
                user=tr("character.run_by_gms") if c.gm_run else mention(c.owner_id),

@@ -75,13 +75,13 @@ class CombatCog(commands.GroupCog, group_name="combat", group_description="Fight
     async def status(self, interaction: Interaction) -> None:
         report = await self.bot.combat.status(place_of(interaction))
         await interaction.response.send_message(
-            embed=report_embed(translator(interaction), report, "combat.round"), ephemeral=True
+            embed=report_embed(translator(interaction, report.ruleset), report, "combat.round"), ephemeral=True
         )
 
     @app_commands.command(name="end", description="End the fight and the scene (GM only)")
     async def end(self, interaction: Interaction) -> None:
-        tr = translator(interaction)
         round_number, progress = await self.bot.combat.end(place_of(interaction), actor_of(interaction), self.bot.dice)
+        tr = translator(interaction, progress.ruleset)
         lines = [tr("combat.ended", round=round_number)]
         lines += [content for applied in progress.steps if (content := step_message(tr, progress.play, applied)[0])]
         await interaction.response.send_message("\n".join(lines))
@@ -90,7 +90,7 @@ class CombatCog(commands.GroupCog, group_name="combat", group_description="Fight
 
     async def _show(self, interaction: Interaction, report: CombatReport, title_key: str) -> None:
         """The fight as it stands, then any prompt a hook opened (a reaction at the start of a turn...)."""
-        tr = translator(interaction)
+        tr = translator(interaction, report.ruleset)
         await interaction.response.send_message(embed=report_embed(tr, report, title_key))
         for progress in report.progress:
             await close_prompts(self.bot, tr, progress.closed, skip=None)

@@ -109,6 +109,7 @@ class WaitGroupButton(PersistentButton, template=r"waitgroup:(?P<wait_id>[0-9]+)
         view = await interaction.client.exchanges.view(
             interaction.guild_id or 0, int(self.fields["wait_id"]), actor_of(interaction)
         )
+        tr = tr.scoped(view.ruleset)
         group = next((group for group in view.wait.groups if group.key == self.fields["group"]), None)
         if group is None:
             await interaction.response.send_message(tr("wait.unknown_choice", choice=self.fields["group"]),
@@ -172,7 +173,11 @@ async def post_prompts(bot: Fatebot, progress: Progress, guild_locale: discord.L
         if prompt.wait_id in ended:
             continue
         reader = prompt.audience_ids[0] if len(prompt.audience_ids) == 1 else None
-        tr = bot.translator_for(reader, guild_locale) if reader is not None else Translator.for_locale(guild_locale)
+        tr = (
+            bot.translator_for(reader, guild_locale, progress.ruleset)
+            if reader is not None
+            else Translator.for_locale(guild_locale, progress.ruleset)
+        )
         channel = bot.get_partial_messageable(prompt.channel_id)
         message = await channel.send(
             prompt_text(tr, prompt), view=wait_view(tr, prompt.wait_id, prompt.wait, with_cancel=True),
@@ -190,7 +195,7 @@ async def respond(interaction: Interaction, progress: Progress) -> None:
     """A command's reply: its steps, then its prompts. A step that shows nothing but one wait is answered by
     the prompt itself (a request for a GM's approval), in the command's reply."""
     bot = interaction.client
-    tr = translator(interaction)
+    tr = translator(interaction, progress.ruleset)
     messages = step_messages(tr, progress)
     ended = {closed.wait_id for closed in progress.closed}
     opened = [prompt for prompt in progress.opened if prompt.wait_id not in ended]
@@ -218,7 +223,7 @@ async def show_answer(interaction: Interaction, progress: Progress) -> None:
     """After a click: the clicked message says how its wait ended, the new steps are posted for all to see,
     other prompts of the exchange close, and the next waits are posted."""
     bot = interaction.client
-    tr = translator(interaction)
+    tr = translator(interaction, progress.ruleset)
     if progress.recorded:
         await interaction.response.send_message(tr("wait.answer_recorded"), ephemeral=True)
         return
@@ -239,7 +244,7 @@ async def publish(bot: Fatebot, progress: Progress) -> None:
     channel = bot.get_channel(progress.channel_id)
     guild = getattr(channel, "guild", None)
     locale = guild.preferred_locale if guild is not None else None
-    tr = Translator.for_locale(locale)
+    tr = Translator.for_locale(locale, progress.ruleset)
     messageable = bot.get_partial_messageable(progress.channel_id)
     for content, embed in step_messages(tr, progress):
         await messageable.send(content or discord.utils.MISSING, embed=embed or discord.utils.MISSING)

@@ -28,9 +28,10 @@ class LogCog(commands.GroupCog, group_name="log", group_description="The campaig
 
     @app_commands.command(name="show", description="Show the latest events of this channel's campaign")
     async def show(self, interaction: Interaction) -> None:
-        tr = translator(interaction)
         campaign_log = await self.bot.logs.recent(place_of(interaction), actor_of(interaction), RECENT_EVENTS)
-        play = RULESETS[campaign_log.campaign.ruleset].play
+        tr = translator(interaction, campaign_log.campaign.ruleset)
+        ruleset = RULESETS.get(campaign_log.campaign.ruleset)
+        play = ruleset.play if ruleset else None
         lines = [log_line(tr, entry, play) for entry in campaign_log.entries]
         # The newest lines matter most: drop the oldest until the embed fits.
         while len("\n".join(lines)) > EMBED_DESCRIPTION_LIMIT:

@@ -23,11 +23,13 @@ def choice_name(text: str) -> str:
     return text if len(text) <= CHOICE_NAME_LIMIT else f"{text[: CHOICE_NAME_LIMIT - 1]}…"
 
 
-async def channel_play(bot: Fatebot, interaction: Interaction) -> Play | None:
+async def channel_play(bot: Fatebot, interaction: Interaction) -> tuple[Translator, Play] | None:
+    """The channel's ruleset's mechanics, and the reader's translator with its words; None without them."""
     try:
-        return await bot.characters.play(place_of(interaction))
+        ruleset, play = await bot.characters.ruleset(place_of(interaction))
     except UserError:
         return None
+    return translator(interaction, ruleset.id), play
 
 
 def details_choices(
@@ -48,7 +50,7 @@ async def action_choices(
         shown = await bot.characters.show(place_of(interaction), actor_of(interaction), attacker)
     except UserError:
         return []
-    tr = translator(interaction)
+    tr = translator(interaction, shown.campaign.ruleset)
     labelled = [(tr.text(choice.label), choice.value) for choice in shown.play.attack_actions(shown.character)]
     return [
         app_commands.Choice(name=choice_name(label), value=value)
@@ -84,15 +86,15 @@ class PlayCog(commands.Cog):
 
     @check.autocomplete("stat")
     async def stat_choices(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        play = await channel_play(self.bot, interaction)
-        if play is None:
+        found = await channel_play(self.bot, interaction)
+        if found is None:
             return []
-        return [app_commands.Choice(name=stat, value=stat) for stat in play.check_stats if current.upper() in stat]
+        return [app_commands.Choice(name=stat, value=stat) for stat in found[1].check_stats if current.upper() in stat]
 
     @check.autocomplete("details")
     async def check_details(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        play = await channel_play(self.bot, interaction)
-        return [] if play is None else details_choices(translator(interaction), play.check_input, CheckInput, current)
+        found = await channel_play(self.bot, interaction)
+        return [] if found is None else details_choices(found[0], found[1].check_input, CheckInput, current)
 
     @app_commands.command(name="attack", description="Attack with your active character; the defender answers later")
     @app_commands.describe(
@@ -130,8 +132,8 @@ class PlayCog(commands.Cog):
 
     @attack.autocomplete("details")
     async def attack_details(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        play = await channel_play(self.bot, interaction)
-        return [] if play is None else details_choices(translator(interaction), play.attack_input, AttackInput, current)
+        found = await channel_play(self.bot, interaction)
+        return [] if found is None else details_choices(found[0], found[1].attack_input, AttackInput, current)
 
 
 @app_commands.guild_only()
@@ -148,11 +150,11 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
         self, interaction: Interaction, character: str, resource: str, amount: app_commands.Range[int, -1000, 1000],
         reason: app_commands.Range[str, 1, 200] | None = None,
     ) -> None:  # fmt: skip
-        tr = translator(interaction)
         award = await self.bot.play.award(
             place_of(interaction), actor_of(interaction), name=character, resource=resource, amount=amount,
             reason=reason,
         )  # fmt: skip
+        tr = translator(interaction, award.ruleset)
         total = f"{award.current}/{award.maximum}" if award.maximum is not None else str(award.current)
         lines = [tr("gm.awarded", name=award.character, resource=tr(f"pool.{award.resource}"), amount=f"{amount:+d}",
                     total=total)]  # fmt: skip
@@ -171,6 +173,7 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
         await interaction.response.send_message(tr("gm.pending_count", count=count, shown=len(waiting)),
                                                 ephemeral=True)  # fmt: skip
         for view in waiting:
+            tr = tr.scoped(view.ruleset)
             who = view.subject or tr("wait.the_gms")
             since = f"<t:{int(view.created_at.timestamp())}:R>"
             line = tr("gm.pending_line", id=view.wait_id, title=tr.text(view.title), who=who, since=since)
@@ -183,11 +186,11 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
         character="A character the GMs run", wait="What it is asked", answer="Its answer from now on (none: ask)"
     )
     async def auto(self, interaction: Interaction, character: str, wait: str, answer: str) -> None:
-        tr = translator(interaction)
         chosen = None if answer == NO_PRESET else answer
-        name, label, option = await self.bot.characters.set_auto_answer(
+        name, label, option, ruleset = await self.bot.characters.set_auto_answer(
             place_of(interaction), actor_of(interaction), character, wait, chosen
         )
+        tr = translator(interaction, ruleset)
         if option is None:
             await interaction.response.send_message(tr("gm.auto_cleared", name=name, wait=tr.text(label)))
             return
@@ -202,27 +205,29 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
 
     @award.autocomplete("resource")
     async def award_resources(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        tr = translator(interaction)
-        play = await channel_play(self.bot, interaction)
-        if play is None:
+        found = await channel_play(self.bot, interaction)
+        if found is None:
             return []
+        tr, play = found
         return [app_commands.Choice(name=tr(f"pool.{name}"), value=name) for name in play.pool_names if current in name]
 
     @auto.autocomplete("wait")
     async def preset_waits(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        tr = translator(interaction)
-        play = await channel_play(self.bot, interaction)
-        if play is None:
+        found = await channel_play(self.bot, interaction)
+        if found is None:
             return []
+        tr, play = found
         labelled = [(tr.text(preset.label), preset.wait) for preset in play.presets]
         return [app_commands.Choice(name=choice_name(label), value=key) for label, key in labelled
                 if current.lower() in label.lower()][:AUTOCOMPLETE_LIMIT]  # fmt: skip
 
     @auto.autocomplete("answer")
     async def preset_answers(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        tr = translator(interaction)
-        play = await channel_play(self.bot, interaction)
-        preset = next((p for p in play.presets if p.wait == interaction.namespace.wait), None) if play else None
+        found = await channel_play(self.bot, interaction)
+        if found is None:
+            return []
+        tr, play = found
+        preset = next((p for p in play.presets if p.wait == interaction.namespace.wait), None)
         if preset is None:
             return []
         labelled = [(tr.text(choice.label), choice.value) for choice in preset.options]

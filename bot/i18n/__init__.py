@@ -1,9 +1,11 @@
 """Message catalogs in English, Simplified Chinese and Japanese, chosen by the interaction's locale.
 
 Every user-facing string is a catalog key; `Translator` formats it for one language. The shared catalogs
-sit beside this module and each ruleset's in its own package (`bot/rulesets/<id>/i18n`); they are merged,
-and a key defined twice is an error. The command tree's names and descriptions come from the same
-catalogs through `CommandTranslator`.
+sit beside this module and each ruleset's in its own package (`bot/rulesets/<id>/i18n`). They are merged
+with each ruleset's keys under its id (`fate_points:pool.hp`), so two rulesets may both say what `pool.hp`
+is; a translator scoped to a ruleset reads its keys first, then the shared ones, and a ruleset key that
+shadows a shared one is an error. The command tree's names and descriptions come from the same catalogs
+through `CommandTranslator`.
 """
 
 from __future__ import annotations
@@ -72,24 +74,32 @@ def _read(folder: str, language: str) -> dict[str, str]:
     return entries
 
 
+def scoped(ruleset: str, key: str) -> str:
+    return f"{ruleset}:{key}"
+
+
 @cache
 def _merged(language: str, sources: tuple[CatalogSource, ...]) -> Mapping[str, str]:
-    merged: dict[str, str] = {}
-    for source in sources:
+    shared, *rulesets = sources
+    merged = dict(shared.entries(language))
+    for source in rulesets:
         entries = source.entries(language)
-        if clashes := merged.keys() & entries.keys():
-            raise ValueError(f"catalog keys of {source.name} are defined elsewhere too: {sorted(clashes)}")
-        merged.update(entries)
+        if clashes := shared.entries(language).keys() & entries.keys():
+            raise ValueError(f"catalog keys of {source.name} shadow shared ones: {sorted(clashes)}")
+        merged.update({scoped(source.name, key): text for key, text in entries.items()})
     return merged
 
 
 def catalog(language: str) -> Mapping[str, str]:
-    """Every catalog of the registered rulesets and the shared one, merged."""
+    """The shared catalog and every registered ruleset's (under its id), merged."""
     return _merged(language, catalog_sources())
 
 
 def proper_noun_keys() -> frozenset[str]:
-    return frozenset().union(*(source.proper_noun_keys for source in catalog_sources()))
+    """The untranslated keys of every catalog, as the merged catalogs name them."""
+    shared, *rulesets = catalog_sources()
+    scoped_keys = {scoped(source.name, key) for source in rulesets for key in source.proper_noun_keys}
+    return shared.proper_noun_keys | scoped_keys
 
 
 def placeholders(template: str) -> frozenset[str]:
@@ -97,21 +107,34 @@ def placeholders(template: str) -> frozenset[str]:
 
 
 class Translator:
-    """Formats catalog entries for one language; a key missing there falls back to English."""
+    """Formats catalog entries for one language; a key missing there falls back to English.
 
-    def __init__(self, language: str) -> None:
+    Scoped to a ruleset, it reads that ruleset's keys before the shared ones.
+    """
+
+    def __init__(self, language: str, ruleset: str | None = None) -> None:
         self.language = language
+        self.ruleset = ruleset
 
     @classmethod
-    def for_locale(cls, locale: discord.Locale | str | None) -> Translator:
-        return cls(language_of(locale))
+    def for_locale(cls, locale: discord.Locale | str | None, ruleset: str | None = None) -> Translator:
+        return cls(language_of(locale), ruleset)
+
+    def scoped(self, ruleset: str | None) -> Translator:
+        return Translator(self.language, ruleset)
+
+    def _key(self, key: str) -> str:
+        if self.ruleset is not None and scoped(self.ruleset, key) in catalog(ENGLISH):
+            return scoped(self.ruleset, key)
+        return key
 
     def __call__(self, key: str, /, **params: object) -> str:
-        template = catalog(self.language).get(key) or catalog(ENGLISH)[key]
+        found = self._key(key)
+        template = catalog(self.language).get(found) or catalog(ENGLISH)[found]
         return template.format(**params)
 
     def has(self, key: str) -> bool:
-        return key in catalog(ENGLISH)
+        return self._key(key) in catalog(ENGLISH)
 
     def text(self, text: Text) -> str:
         """A catalog text with its parameters, those that are texts themselves translated first."""
@@ -148,4 +171,8 @@ class CommandTranslator(app_commands.Translator):
         key = string.extras.get("key") or command_key(context)
         if key is None:
             return None
-        return catalog(language).get(key)
+        entries = catalog(language)
+        if key in entries:
+            return entries[key]
+        # A ruleset's own commands: their keys are under its id (command names are unique, so one matches).
+        return next((entries[found] for r in RULESETS if (found := scoped(r, key)) in entries), None)

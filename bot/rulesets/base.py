@@ -231,7 +231,8 @@ class Ruleset:
 
     @property
     def name_key(self) -> str:
-        return f"ruleset.{self.id}"
+        """Its name's key in the merged catalogs (its own catalog's `ruleset.<id>`)."""
+        return f"{self.id}:ruleset.{self.id}"
 
 
 class Play:

@@ -9,14 +9,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models import ROLE_PLAYER, Campaign, Character, CharacterLink, Membership, ResourcePool
-from bot.errors import UserError
-from bot.rulesets.base import Binding, CharacterDraft, CharacterSnapshot, Play, Pool
+from bot.errors import SheetRefused, UserError, rule_refused
+from bot.rulesets.base import Binding, CharacterDraft, CharacterSnapshot, Play, Pool, Ruleset
 from bot.rulesets.registry import RULESETS
 from bot.services.campaigns import campaign_options
 from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, record_event, require_gm
 from rules.dice import DiceSource
-from rules.exchange import Text
+from rules.exchange import RuleError, Text
 from rules.options import CampaignOptions
+from rules.sheets import SheetError
 
 
 def play_of(campaign: Campaign) -> Play:
@@ -128,9 +129,11 @@ class CharacterService:
         self.database = database
         self.clock = clock
 
-    async def play(self, place: Place) -> Play:
+    async def ruleset(self, place: Place) -> tuple[Ruleset, Play]:
+        """The channel's ruleset and its mechanics (refused if it has none yet)."""
         async with self.database.read() as session:
-            return play_of(await active_campaign(session, place))
+            campaign = await active_campaign(session, place)
+            return RULESETS[campaign.ruleset], play_of(campaign)
 
     async def create(
         self, place: Place, actor: Actor, kind: str, data: dict[str, object], dice: DiceSource, *, gm_run: bool = False
@@ -148,7 +151,12 @@ class CharacterService:
                 target = await self._binding_target(session, campaign, actor, binding, data.get(binding.field))
             options = campaign_options(campaign)
             bound = {binding.relation: await snapshot(session, target)} if binding and target else {}
-            draft = play.build(kind, data, bound, dice, options)
+            try:
+                draft = play.build(kind, data, bound, dice, options)
+            except SheetError as error:
+                raise SheetRefused("sheet.rejected", error.problems).within(campaign.ruleset) from error
+            except RuleError as error:
+                raise rule_refused(error, campaign.ruleset) from error
             taken = await session.scalar(
                 select(Character.id).where(
                     Character.campaign_id == campaign.id, func.lower(Character.name) == draft.name.lower()
@@ -187,10 +195,10 @@ class CharacterService:
         a GM), and not already bound to as many as the ruleset allows."""
         kind = Text(f"kind.{binding.target_kind}")
         if not isinstance(name, str) or not name:
-            raise UserError("error.binding_required", field=binding.field, kind=kind)
+            raise UserError("error.binding_required", field=binding.field, kind=kind).within(campaign.ruleset)
         target = await find_character(session, campaign, name)
         if target.kind != binding.target_kind:
-            raise UserError("error.binding_wrong_kind", name=target.name, kind=kind)
+            raise UserError("error.binding_wrong_kind", name=target.name, kind=kind).within(campaign.ruleset)
         await owned_or_gm(session, campaign, target, actor)
         if binding.per_target is not None:
             taken = await linked(session, target, binding.relation, reverse=True)
@@ -299,7 +307,7 @@ class CharacterService:
 
     async def set_auto_answer(
         self, place: Place, actor: Actor, name: str, wait: str, option: str | None
-    ) -> tuple[str, Text, Text | None]:
+    ) -> tuple[str, Text, Text | None, str]:
         """A GM's answer given in advance to one kind of wait of a character the GMs run (None: ask again)."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, place, lock=True)
@@ -322,4 +330,4 @@ class CharacterService:
                 session, campaign.id, "character.auto_answer", actor_id=actor.user_id,
                 payload={"name": character.name, "wait": wait, "answer": option}, created_at=self.clock(),
             )  # fmt: skip
-            return character.name, preset.label, chosen.label if chosen else None
+            return character.name, preset.label, chosen.label if chosen else None, campaign.ruleset

@@ -186,6 +186,7 @@ class CombatService:
             return await self._report(session, campaign, [])
 
     async def end(self, place: Place, actor: Actor, dice: DiceSource) -> tuple[int, Progress]:
+        """Ends the fight: the round it ended in, and what the ruleset did then."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, place, lock=True)
             await require_gm(session, campaign.id, actor)

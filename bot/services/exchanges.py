@@ -48,7 +48,7 @@ from bot.db.models import (
     WaitAnswer,
     WaitRow,
 )
-from bot.errors import UserError
+from bot.errors import UserError, rule_refused
 from bot.render import mention
 from bot.rulesets.base import CharacterSnapshot, CommitmentSnapshot, Play, Scene, SideSnapshot, Turn
 from bot.rulesets.registry import RULESETS
@@ -87,14 +87,6 @@ MAX_AUTO_ANSWERS = 32
 
 class EngineError(Exception):
     """A ruleset returned something the engine cannot apply (an unknown role, pool or handler): a bug."""
-
-
-def rule_refused(error: RuleError) -> UserError:
-    """The one place where a ruleset's refusal becomes a reply in the player's language."""
-    # An action's name is a word to translate, so each action has its own message.
-    if error.code == "action_used":
-        return UserError(f"rule.action_used.{error.params['action']}")
-    return UserError(f"rule.{error.code}", **dict(error.params))
 
 
 def turn_of(campaign: Campaign) -> Turn:
@@ -182,6 +174,7 @@ class Cast:
 class WaitView:
     """A pending wait as /gm pending and the sub-choice buttons show it."""
 
+    ruleset: str
     wait_id: int
     wait: Wait
     title: Text
@@ -216,7 +209,7 @@ class ExchangeEngine:
         try:
             step = step_of(scene)
         except RuleError as error:
-            raise rule_refused(error) from error
+            raise rule_refused(error, campaign.ruleset) from error
         exchange = None
         if step.pause is not None or any(isinstance(effect, Commit) for effect in step.effects):
             exchange = await self._store_exchange(session, campaign, kind, title, cast, channel_id, actor_id)
@@ -261,7 +254,7 @@ class ExchangeEngine:
         answer: Answer, dice: DiceSource, status: str, progress: Progress, *, depth: int,
     ) -> None:  # fmt: skip
         if not await resolve_wait(session, wait.id, status, _answer_record(answer), self.clock()):
-            raise UserError.worded_for(exchange.kind, "wait.already_answered")
+            raise UserError.worded_for(exchange.kind, "wait.already_answered").within(campaign.ruleset)
         spec = Wait.from_dict(wait.spec)
         closed = Closed(wait.id, wait.channel_id, wait.message_id, self._summary(spec, wait, answer), exchange.kind)
         progress.closed.append(closed)
@@ -292,7 +285,7 @@ class ExchangeEngine:
         try:
             step = handler(scene, exchange.state, answer)
         except RuleError as error:
-            raise rule_refused(error) from error
+            raise rule_refused(error, campaign.ruleset) from error
         title = Text.from_dict(exchange.title)
         await self._settle(
             session, campaign, play, exchange, exchange.kind, title, cast, refs, step, dice, answer.by, progress,
@@ -648,7 +641,7 @@ class ExchangeService:
         exchange = await session.get(Exchange, wait.exchange_id)
         assert exchange is not None
         if wait.status != PENDING:
-            raise UserError.worded_for(exchange.kind, "wait.already_answered")
+            raise UserError.worded_for(exchange.kind, "wait.already_answered").within(campaign.ruleset)
         return campaign, wait, exchange
 
     async def _may_answer(
@@ -661,15 +654,15 @@ class ExchangeService:
             return not wait.audience_ids  # the GMs' own wait (an approval, a character they run), or forcing
         if not wait.audience_ids:
             raise UserError("error.gm_only")
-        raise UserError.worded_for(exchange.kind, "wait.not_yours")
+        raise UserError.worded_for(exchange.kind, "wait.not_yours").within(campaign.ruleset)
 
     async def view(self, guild_id: int, wait_id: int, actor: Actor) -> WaitView:
         """A wait for whoever may answer it (the options behind a group button)."""
         async with self.database.read() as session:
             campaign, wait, exchange = await self._pending(session, guild_id, wait_id, lock=False)
             await self._may_answer(session, campaign, wait, exchange, actor)
-            return WaitView(wait.id, Wait.from_dict(wait.spec), Text.from_dict(exchange.title), wait.subject,
-                            wait.created_at)  # fmt: skip
+            return WaitView(campaign.ruleset, wait.id, Wait.from_dict(wait.spec), Text.from_dict(exchange.title),
+                            wait.subject, wait.created_at)  # fmt: skip
 
     async def answer(self, guild_id: int, wait_id: int, actor: Actor, option: str, dice: DiceSource) -> Progress:
         async with self.database.write() as session:
@@ -768,8 +761,8 @@ class ExchangeService:
             for wait in rows[:limit]:
                 exchange = await session.get(Exchange, wait.exchange_id)
                 assert exchange is not None
-                views.append(WaitView(wait.id, Wait.from_dict(wait.spec), Text.from_dict(exchange.title),
-                                      wait.subject, wait.created_at))  # fmt: skip
+                views.append(WaitView(campaign.ruleset, wait.id, Wait.from_dict(wait.spec),
+                                      Text.from_dict(exchange.title), wait.subject, wait.created_at))  # fmt: skip
             return len(rows), views
 
     async def expire_due(self, dice: DiceSource) -> list[Progress]:

@@ -22,6 +22,7 @@ from rules.exchange import Text
 
 @dataclass(frozen=True)
 class Award:
+    ruleset: str
     character: str
     resource: str
     amount: int
@@ -30,9 +31,9 @@ class Award:
     fallen: tuple[Fallen, ...]
 
 
-def _refuse_fallen(play_out_of_play: str | None, name: str) -> None:
-    if play_out_of_play is not None:
-        raise UserError(f"error.out_of_play.{play_out_of_play}", name=name)
+def _refuse_fallen(fate: str | None, name: str, ruleset: str) -> None:
+    if fate is not None:
+        raise UserError(f"error.out_of_play.{fate}", name=name).within(ruleset)
 
 
 class PlayService:
@@ -76,7 +77,7 @@ class PlayService:
                     raise UserError("error.target_twice", name=defender.name)
                 defenders.append(defender)
             for fighter in (attacker, *defenders):
-                _refuse_fallen(play.out_of_play(await snapshot(session, fighter)), fighter.name)
+                _refuse_fallen(play.out_of_play(await snapshot(session, fighter)), fighter.name, campaign.ruleset)
             title = Text("exchange.attack", {"attacker": attacker.name,
                                              "defenders": ", ".join(d.name for d in defenders)})  # fmt: skip
             return await self.engine.run(
@@ -104,7 +105,7 @@ class PlayService:
             except PoolLimitError as error:
                 raise UserError(
                     "error.pool_limit", resource=Text(f"pool.{resource}"), name=character.name, amount=amount
-                ) from error
+                ).within(campaign.ruleset) from error
             record_event(
                 session, campaign.id, "gm.award", actor_id=actor.user_id,
                 payload={"name": character.name, "resource": resource, "amount": amount, "reason": reason,
@@ -113,4 +114,4 @@ class PlayService:
             )  # fmt: skip
             fate = play.out_of_play(await snapshot(session, character))
             fallen = (Fallen(character.name, character.owner_id, fate),) if fate else ()
-            return Award(character.name, resource, amount, change.current, change.maximum, fallen)
+            return Award(campaign.ruleset, character.name, resource, amount, change.current, change.maximum, fallen)

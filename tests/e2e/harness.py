@@ -15,6 +15,8 @@ from bot.emulator.models import BotOutput, Channel, Guild, InteractionRecord, Me
 from rules.dice import SeededDice
 
 EVENTUALLY_SECONDS = 5
+# Tests move the clock past a deadline and expect the bot to notice soon after.
+DEADLINE_POLL_SECONDS = 0.05
 
 
 class QueuedDice:
@@ -45,7 +47,11 @@ class Harness:
 
     async def start_bot(self) -> Fatebot:
         database = Database.from_url(self.database_url)
-        bot = Fatebot(database, self.dice, guild_ready_timeout=0.05)
+        # The bot keeps the emulator's time, so a test that moves the clock moves the bot's deadlines too.
+        bot = Fatebot(
+            database, self.dice, clock=self.emulator.clock.now, guild_ready_timeout=0.05,
+            deadline_poll_seconds=DEADLINE_POLL_SECONDS,
+        )  # fmt: skip
         self._task = asyncio.create_task(bot.start(self.emulator.bot_token))
         self.bot = bot
         await self.emulator.wait_ready()

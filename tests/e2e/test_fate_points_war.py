@@ -1,16 +1,19 @@
-"""Fate/Points part 2 through the emulator: a two-round fight between two Master/Servant pairs."""
+"""Fate/Points part 2 through the emulator: a two-round fight between two Master/Servant pairs.
+
+Each test has a campaign of its own, so the tests pass in any order and one at a time.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
 import yaml
 
-from bot.emulator.models import EVERYONE, Channel, Message, User
+from bot.emulator.models import EVERYONE, Channel, Guild, Message, User
 from tests.databases import BACKENDS, fresh_database_url
 from tests.e2e.harness import Harness, running_harness
 
@@ -18,6 +21,7 @@ from tests.e2e.harness import Harness, running_harness
 @dataclass(frozen=True)
 class Field:
     harness: Harness
+    guild: Guild
     channel: Channel
     gm: User
     mei: User
@@ -34,7 +38,7 @@ async def _import(harness: Harness, channel: Channel, user: User, kind: str, **f
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-async def field(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Field]:
+async def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Field]:
     async with (
         fresh_database_url(request.param, tmp_path_factory.mktemp("war")) as url,
         running_harness(url) as harness,
@@ -48,17 +52,24 @@ async def field(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         guild = emulator.add_guild("Fuyuki", owner=gm)
         for player in (mei, ken):
             emulator.add_member(guild, player)
-        channel = emulator.add_channel(guild, "einzbern-forest")
         await harness.start_bot()
-        await harness.slash(gm, channel, "campaign start", ruleset="fate_points", name="Fourth War")
-        await _import(harness, channel, mei, "master", name="Sakura")
-        await _import(harness, channel, mei, "servant", name="Heracles", master="Sakura", servant_class="Berserker",
-                      rank_steps={"STR": 1}, mad_enchantment=True)  # fmt: skip
-        await _import(harness, channel, ken, "master", name="Kiritsugu")
-        await _import(harness, channel, ken, "servant", name="Saber", master="Kiritsugu")
-        for player, servant in ((mei, "Heracles"), (ken, "Saber")):
-            await harness.slash(player, channel, "character use", name=servant)
-        yield Field(harness, channel, gm, mei, ken)
+        yield Field(harness, guild, emulator.add_channel(guild, "lobby"), gm, mei, ken)
+
+
+@pytest.fixture
+async def field(server: Field) -> Field:
+    """A campaign of its own for each test, with the two pairs: Sakura and Heracles, Kiritsugu and Saber."""
+    harness, gm, mei, ken = server.harness, server.gm, server.mei, server.ken
+    channel = harness.new_channel(server.guild)
+    await harness.slash(gm, channel, "campaign start", ruleset="fate_points", name="Fourth War")
+    await _import(harness, channel, mei, "master", name="Sakura")
+    await _import(harness, channel, mei, "servant", name="Heracles", master="Sakura", servant_class="Berserker",
+                  rank_steps={"STR": 1}, mad_enchantment=True)  # fmt: skip
+    await _import(harness, channel, ken, "master", name="Kiritsugu")
+    await _import(harness, channel, ken, "servant", name="Saber", master="Kiritsugu")
+    for player, servant in ((mei, "Heracles"), (ken, "Saber")):
+        await harness.slash(player, channel, "character use", name=servant)
+    return replace(server, channel=channel)
 
 
 async def _pools(field: Field) -> dict[str, dict[str, int]]:
@@ -156,7 +167,7 @@ async def test_a_two_round_fight(field: Field) -> None:
 
 async def test_an_action_cannot_be_used_twice_in_a_round(field: Field) -> None:
     harness, channel, gm, ken = field.harness, field.channel, field.gm, field.ken
-    await harness.slash(gm, channel, "combat round")
+    await harness.slash(gm, channel, "combat start", order="Saber, Heracles")
     first = (await harness.slash(ken, channel, "fate move")).reply
     assert first.content == "Saber は移動した。"
     second = (await harness.slash(ken, channel, "fate move")).reply  # the Extra action pays
@@ -169,12 +180,17 @@ async def test_an_action_cannot_be_used_twice_in_a_round(field: Field) -> None:
     await _set_prana(field, "Saber", 10)
     passed = (await harness.slash(gm, channel, "campaign time", hours=2)).reply
     gained = (await _pools(field))["Saber"]["prana"] - 10
-    assert passed.content == f"2 hours pass.\nSaber: +{gained} prana ({gained} from the Master)."
+    # Heracles is full: it gains nothing, and says so.
+    assert passed.content.splitlines() == [
+        "2 hours pass.",
+        "Heracles: +0 prana (0 from the Master).",
+        f"Saber: +{gained} prana ({gained} from the Master).",
+    ]
     assert gained > 0
     opted_out = (await harness.slash(ken, channel, "fate passive", enabled=False)).reply
     assert opted_out.content == "Saber は時間の経過で魔力を補充しなくなった。"
     quiet = (await harness.slash(gm, channel, "campaign time", hours=1)).reply
-    assert quiet.content == "1 hours pass."
+    assert quiet.content.splitlines() == ["1 hours pass.", "Heracles: +0 prana (0 from the Master)."]
 
 
 async def test_gm_rulings_for_noble_phantasms_and_god_hand(field: Field) -> None:

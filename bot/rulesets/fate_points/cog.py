@@ -12,7 +12,7 @@ from bot.cogs.characters import AUTOCOMPLETE_LIMIT, character_choices
 from bot.cogs.exchanges import respond
 from bot.cogs.play import action_choices
 from bot.errors import UserError
-from bot.rulesets.fate_points.service import FateService
+from bot.rulesets.fate_points.service import RULESET_ID, FateService
 from rules.fate_points import DEFENCE_CHOICES, STATS
 from rules.fate_points.fate_points import FATE_USES
 
@@ -176,7 +176,7 @@ class OddsCog(commands.Cog):
         self, interaction: Interaction, attacker: str, defender: str, action: str,
         attacks: app_commands.Range[int, 1, 10] = 1, rank: str | None = None,
     ) -> None:  # fmt: skip
-        tr = translator(interaction)
+        tr = translator(interaction, RULESET_ID)
         attacking, defending, chances = await self.fate.odds(
             place_of(interaction), attacker, defender, action, attacks, rank
         )

@@ -13,23 +13,25 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models import Campaign, Character
-from bot.errors import UserError
+from bot.errors import UserError, rule_refused
 from bot.render import mention
 from bot.rulesets.base import ACTOR, CharacterSnapshot, Scene
 from bot.rulesets.fate_points.play import CONTRACT, MASTER, PAIR_MASTER, PAIR_SERVANT, FatePointsPlay
 from bot.services.campaigns import campaign_options
 from bot.services.characters import active_character, find_character, linked, play_of, snapshot
 from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, require_gm
-from bot.services.exchanges import Cast, ExchangeEngine, Progress, StepOf, rule_refused, turn_of
+from bot.services.exchanges import Cast, ExchangeEngine, Progress, StepOf, turn_of
 from rules.dice import DiceSource
 from rules.exchange import RuleError, Step, Text
 from rules.fate_points import FatePointsOptions
+
+RULESET_ID = "fate_points"
 
 
 def fate_play(campaign: Campaign) -> FatePointsPlay:
     play = play_of(campaign)
     if not isinstance(play, FatePointsPlay):
-        raise UserError("error.fate_points_only")
+        raise UserError("error.fate_points_only").within(RULESET_ID)
     return play
 
 
@@ -191,5 +193,5 @@ class FateService:
                     attacking, defending, action, attacks, rank, campaign.round_number, campaign_options(campaign)
                 )
             except RuleError as error:
-                raise rule_refused(error) from error
+                raise rule_refused(error, campaign.ruleset) from error
             return attacking, defending, chances

@@ -1,0 +1,108 @@
+"""The test ruleset's own commands: /engine start, strike, duel, side, draft and number."""
+
+from __future__ import annotations
+
+from discord import app_commands
+from discord.ext import commands
+
+from bot.app import Fatebot, Interaction, actor_of, place_of
+from bot.cogs.exchanges import respond
+from bot.db.engine import Database
+from bot.rulesets.base import ATTACKER, DEFENDER
+from bot.services.characters import active_character, find_character, play_of
+from bot.services.common import Actor, Clock, Place, active_campaign
+from bot.services.exchanges import Cast, ExchangeEngine, Progress, StepOf
+from rules.dice import DiceSource
+from rules.exchange import Text
+from tests.e2e.engine_ruleset.play import ALLY, FIRST, SECOND, EnginePlay
+
+
+class EngineService:
+    def __init__(self, database: Database, clock: Clock) -> None:
+        self.database = database
+        self.engine = ExchangeEngine(clock)
+
+    async def run(
+        self, place: Place, actor: Actor, kind: str, roles: dict[str, str], sides: dict[str, str],
+        step_of: StepOf, dice: DiceSource, channel_id: int,
+    ) -> Progress:  # fmt: skip
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, place, lock=True)
+            cast = Cast()
+            if kind in ("strike", "duel"):
+                cast.roles[ATTACKER] = [await active_character(session, campaign, actor)]
+            for role, name in roles.items():
+                cast.roles[role] = [await find_character(session, campaign, name)]
+            for role, name in sides.items():
+                from sqlalchemy import select
+
+                from bot.db.models import Side
+
+                side = await session.scalar(select(Side).where(Side.campaign_id == campaign.id, Side.name == name))
+                assert side is not None
+                cast.sides[role] = side
+            assert isinstance(play_of(campaign), EnginePlay)
+            return await self.engine.run(
+                session, campaign, kind=f"engine.{kind}", title=Text("engine.title", {"kind": kind}), cast=cast,
+                step_of=step_of, dice=dice, actor_id=actor.user_id, channel_id=channel_id,
+            )  # fmt: skip
+
+
+@app_commands.guild_only()
+class EngineCog(commands.GroupCog, group_name="engine", group_description="Exchanges that test the engine"):
+    def __init__(self, bot: Fatebot) -> None:
+        self.bot = bot
+        self.service = EngineService(bot.database, bot.clock)
+        super().__init__()
+
+    @property
+    def play(self) -> EnginePlay:
+        from bot.rulesets.registry import RULESETS
+
+        play = RULESETS["engine_test"].play
+        assert isinstance(play, EnginePlay)
+        return play
+
+    async def _run(
+        self, interaction: Interaction, kind: str, step_of: StepOf, roles: dict[str, str] | None = None,
+        sides: dict[str, str] | None = None,
+    ) -> None:  # fmt: skip
+        progress = await self.service.run(
+            place_of(interaction), actor_of(interaction), kind, roles or {}, sides or {}, step_of, self.bot.dice,
+            interaction.channel_id or 0,
+        )  # fmt: skip
+        await respond(interaction, progress)
+
+    @app_commands.command(name="start", description="Start an engine-test campaign here")
+    async def start(self, interaction: Interaction) -> None:
+        campaign = await self.bot.campaigns.start(place_of(interaction), actor_of(interaction), "engine_test", "Arena")
+        await interaction.response.send_message(str(campaign.id))
+
+    @app_commands.command(name="strike", description="Shape 1: resolves at once, an ally may react in time")
+    async def strike(self, interaction: Interaction, target: str, ally: str) -> None:
+        await self._run(interaction, "strike", self.play.strike, {DEFENDER: target, ALLY: ally})
+
+    @app_commands.command(name="duel", description="Shape 2: attack, defence, withstand, overflow")
+    async def duel(self, interaction: Interaction, target: str) -> None:
+        await self._run(interaction, "duel", self.play.duel, {DEFENDER: target})
+
+    @app_commands.command(name="side", description="Form a side of characters")
+    async def side(self, interaction: Interaction, name: str, members: str) -> None:
+        names = [(member.strip(), "member") for member in members.split(",") if member.strip()]
+        await self.bot.sides.create(place_of(interaction), actor_of(interaction), name, names)
+        await interaction.response.send_message(name)
+
+    @app_commands.command(name="draft", description="Shape 3: sides pick in turn, a number, a commitment")
+    async def draft(self, interaction: Interaction, first: str, second: str) -> None:
+        await self._run(interaction, "draft", self.play.draft, sides={FIRST: first, SECOND: second})
+
+    @app_commands.command(name="number", description="Answer the wait that asks for a number")
+    async def number(self, interaction: Interaction, value: int) -> None:
+        progress = await self.bot.exchanges.answer_value(
+            place_of(interaction), actor_of(interaction), value, self.bot.dice, key="number"
+        )
+        await respond(interaction, progress)
+
+
+async def setup(bot: Fatebot) -> None:
+    await bot.add_cog(EngineCog(bot))
