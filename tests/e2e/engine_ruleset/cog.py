@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from discord import app_commands
 from discord.ext import commands
+from sqlalchemy import select
 
 from bot.app import Fatebot, Interaction, actor_of, place_of
 from bot.cogs.exchanges import respond
 from bot.db.engine import Database
+from bot.db.models import Side
 from bot.rulesets.base import ATTACKER, DEFENDER
+from bot.rulesets.registry import RULESETS
 from bot.services.characters import active_character, find_character, play_of
 from bot.services.common import Actor, Clock, Place, active_campaign
 from bot.services.exchanges import Cast, ExchangeEngine, Progress, StepOf
@@ -34,10 +37,6 @@ class EngineService:
             for role, name in roles.items():
                 cast.roles[role] = [await find_character(session, campaign, name)]
             for role, name in sides.items():
-                from sqlalchemy import select
-
-                from bot.db.models import Side
-
                 side = await session.scalar(select(Side).where(Side.campaign_id == campaign.id, Side.name == name))
                 assert side is not None
                 cast.sides[role] = side
@@ -57,8 +56,6 @@ class EngineCog(commands.GroupCog, group_name="engine", group_description="Excha
 
     @property
     def play(self) -> EnginePlay:
-        from bot.rulesets.registry import RULESETS
-
         play = RULESETS["engine_test"].play
         assert isinstance(play, EnginePlay)
         return play

@@ -116,12 +116,14 @@ class EnginePlay(Play):
     def strike(self, scene: Scene) -> Step:
         attacker, target, ally = scene.one(ATTACKER), scene.one(DEFENDER), scene.one(ALLY)
         damage = _roll("damage", 6, scene.dice)
+        prompt = Text("engine.shield_prompt", {"ally": ally.name, "target": target.name})
+        options = (
+            Option("shield", Text("engine.choice.shield")),
+            Option("let_be", Text("engine.choice.let_be"), tone="secondary"),
+        )
         wait = Wait(
-            "shield", Audience.character(ALLY), Text("engine.shield_prompt", {"ally": ally.name, "target": target.name}),
-            (Option("shield", Text("engine.choice.shield")),
-             Option("let_be", Text("engine.choice.let_be"), tone="secondary")),
-            deadline_seconds=REACTION_SECONDS, default="let_be",
-        )  # fmt: skip
+            "shield", Audience.character(ALLY), prompt, options, deadline_seconds=REACTION_SECONDS, default="let_be"
+        )
         struck = said("engine.struck", attacker=attacker.name, target=target.name, damage=damage.total)
         return Step(
             (damage,), (PoolDelta(DEFENDER, "hp", -damage.total),), (struck,),
@@ -154,8 +156,8 @@ class EnginePlay(Play):
         defence = _roll("defence", 20, scene.dice)
         if defence.total >= int(state["attack"]):
             return Step((defence,), outcomes=(said("engine.missed", defender=defender.name, defence=defence.total),))
-        wait = Wait("withstand", Audience.character(DEFENDER), Text("engine.withstand_prompt", {"defender": defender.name}),
-                    _options(("armor", "endure")))  # fmt: skip
+        prompt = Text("engine.withstand_prompt", {"defender": defender.name})
+        wait = Wait("withstand", Audience.character(DEFENDER), prompt, _options(("armor", "endure")))
         hit = said("engine.hit", defender=defender.name, defence=defence.total)
         return Step((defence,), outcomes=(hit,), pause=Pause("withstand", (wait,), {**state, "defence": answer.option}))
 
