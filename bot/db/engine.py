@@ -24,21 +24,22 @@ def is_sqlite(engine: AsyncEngine) -> bool:
     return engine.dialect.name == "sqlite"
 
 
-def create_engine(url: str, **kwargs: Any) -> AsyncEngine:
+def create_engine(url: str, *, foreign_keys: bool = True, **kwargs: Any) -> AsyncEngine:
+    """An engine for `url`; on SQLite, `foreign_keys` False is for migrations only (see `migrate.upgrade`)."""
     engine = create_async_engine(url, **kwargs)
     if is_sqlite(engine):
-        _configure_sqlite(engine)
+        _configure_sqlite(engine, foreign_keys)
     return engine
 
 
-def _configure_sqlite(engine: AsyncEngine) -> None:
+def _configure_sqlite(engine: AsyncEngine, foreign_keys: bool) -> None:
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Take transaction control from the driver so that BEGIN is ours to emit (IMMEDIATE for writes).
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA foreign_keys={'ON' if foreign_keys else 'OFF'}")
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()

@@ -10,6 +10,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import migrations
+from bot.db.engine import create_engine, is_sqlite
 
 
 def alembic_config(connection: Connection | None = None) -> Config:
@@ -24,5 +25,22 @@ def _upgrade(connection: Connection, revision: str) -> None:
 
 
 async def upgrade(engine: AsyncEngine, revision: str = "head") -> None:
-    async with engine.begin() as connection:
-        await connection.run_sync(_upgrade, revision)
+    """Migrate the database to `revision`.
+
+    SQLite alters a table by copying it, dropping the original and renaming the copy; with foreign keys
+    enforced, dropping the original would cascade to every row that points at it (a character's pools,
+    its links). So SQLite migrates on a connection of its own with foreign keys off, then checks them.
+    """
+    if not is_sqlite(engine):
+        async with engine.begin() as connection:
+            await connection.run_sync(_upgrade, revision)
+        return
+    migrating = create_engine(engine.url.render_as_string(hide_password=False), foreign_keys=False)
+    try:
+        async with migrating.begin() as connection:
+            await connection.run_sync(_upgrade, revision)
+            broken = (await connection.exec_driver_sql("PRAGMA foreign_key_check")).all()
+            if broken:
+                raise RuntimeError(f"the migration left rows pointing nowhere: {broken[:5]}")
+    finally:
+        await migrating.dispose()

@@ -366,7 +366,7 @@ class ExchangeEngine:
         option = character.auto_answers.get(spec.key)
         if not isinstance(option, str) or spec.option(option) is None:
             return None
-        return Answer(spec.key, option=option, forced=True)
+        return Answer(spec.key, option=option)
 
     async def _role_of(self, session: AsyncSession, exchange_id: int, reference: str) -> int | None:
         role, position = parse_member(reference)

@@ -370,3 +370,94 @@ async def test_a_gm_finds_and_cancels_a_waiting_attack_privately(war: War) -> No
     assert harness.current(prompt).content == f"The attack was cancelled by {war.gm.mention}."
     refused = (await harness.slash(war.bob, war.channel, "gm pending")).reply
     assert refused.content == "Only a GM of this campaign can do that."
+
+
+async def _import_npc(war: War, kind: str, **fields: Any) -> Message:
+    data = await _template(war, war.gm, kind)
+    data.update(fields)
+    text = yaml.safe_dump(data, allow_unicode=True).encode()
+    return (await war.harness.slash(war.gm, war.channel, "character import", file=("npc.yaml", text), npc=True)).reply
+
+
+async def test_the_gms_run_an_npc_whose_sheet_stays_hidden_and_who_answers_by_itself(war: War) -> None:
+    harness = war.harness
+    await _enlist(war, war.bob, "Rin", "Archer", "Archer")
+    announced = await _import_npc(war, "master", name="Kayneth")
+    assert announced.visible_to is EVERYONE
+    assert announced.content == "A character run by the GMs joins the campaign: Kayneth (Master)."
+    await _import_npc(war, "servant", name="Lancer", master="Kayneth", servant_class="Lancer")
+    data = await _template(war, war.bob, "master")
+    data["name"] = "Sneaky"
+    text = yaml.safe_dump(data).encode()
+    refused = (await harness.slash(war.bob, war.channel, "character import", file=("s.yaml", text), npc=True)).reply
+    assert refused.content == "Only a GM of this campaign can do that."
+
+    seen = (await harness.slash(war.bob, war.channel, "character show", name="Lancer")).reply
+    assert seen.embeds[0]["description"] == "Run by the GMs"
+    assert seen.embeds[0].get("fields", []) == []
+    roster = (await harness.slash(war.bob, war.channel, "character list")).reply.text()
+    assert "**Lancer** (Servant, Run by the GMs): hidden" in roster
+    gm_view = (await harness.slash(war.gm, war.channel, "character show", name="Lancer")).reply
+    assert gm_view.ephemeral
+    assert any(field["name"] == "Pools" for field in gm_view.embeds[0]["fields"])
+
+    harness.dice.queue([12])
+    await harness.slash(war.bob, war.channel, "attack", target="Lancer", action="melee|Invisible Air")
+    prompt = harness.last(war.channel, war.gm)
+    assert prompt.content.startswith("the GMs, Archer attacks Lancer.")
+    assert prompt.notified == frozenset()
+    not_bobs = await harness.emulator.click(war.bob, prompt, "Dodge")
+    assert not_bobs.reply.content == "Only a GM of this campaign can do that."
+    harness.dice.queue([20])
+    answered = await harness.emulator.click(war.gm, prompt, "Dodge")
+    assert "A GM chose this defence." not in answered.replies[-1].text()  # the GMs answer for their own
+
+    preset = (await harness.slash(war.gm, war.channel, "gm auto", character="Lancer", wait="defence",
+                                  answer="dodge")).reply  # fmt: skip
+    assert preset.content == "Lancer now answers “Defence against every attack” with Dodge, without asking."
+    not_npc = (await harness.slash(war.gm, war.channel, "gm auto", character="Archer", wait="defence",
+                                   answer="dodge")).reply  # fmt: skip
+    assert not_npc.ephemeral
+    await harness.slash(war.gm, war.channel, "combat round")
+    harness.dice.queue([12, 20])
+    attacked = await harness.slash(war.bob, war.channel, "attack", target="Lancer", action="melee|Invisible Air")
+    titles = [reply.embeds[0]["title"] for reply in attacked.replies]
+    assert titles[0] == "Archer attacks Lancer"
+    assert titles[1].startswith("Lancer is hit by Archer") or titles[1] == "Lancer avoids the attack of Archer"
+    assert harness.last(war.channel, war.gm).buttons() == []
+    nothing = (await harness.slash(war.gm, war.channel, "gm pending")).reply
+    assert nothing.content == "Nothing is waiting for an answer."
+
+
+async def test_sessions_turns_and_time_move_the_campaign_and_run_its_hooks(war: War) -> None:
+    harness = war.harness
+    await _enlist(war, war.bob, "Rin", "Archer", "Archer")
+    info = (await harness.slash(war.bob, war.channel, "campaign info")).reply
+    assert "Session 1, turn 0" in info.text()
+    await harness.slash(war.gm, war.channel, "campaign set", option="fp_needs_gm_ok", value="false")
+    await harness.slash(war.gm, war.channel, "campaign set", option="fp_duration", value="scene")
+    await _award_fate_points(war, "Rin", 1)
+    await harness.slash(war.bob, war.channel, "character use", name="Rin")
+    spent = (await harness.slash(war.bob, war.channel, "fate spend", use="boost_stat", stat="AGI")).reply
+    assert spent.content.startswith("Rin spends a Fate/Point")
+
+    refused = (await harness.slash(war.bob, war.channel, "campaign session")).reply
+    assert refused.content == "Only a GM of this campaign can do that."
+    session = (await harness.slash(war.gm, war.channel, "campaign session")).reply
+    assert session.content == "Session 2 begins."
+    # A scene-long boost ends with the session: Rin's AGI 3 is back (10 - 3 = 7).
+    harness.dice.queue([10])
+    plain = (await harness.slash(war.bob, war.channel, "check", stat="AGI")).reply
+    assert plain.embeds[0]["title"] == "Rin checks AGI: 7"
+
+    turn = (await harness.slash(war.gm, war.channel, "campaign turn")).reply
+    assert turn.content == "Turn 0 ends; turn 1 begins."
+    info = (await harness.slash(war.bob, war.channel, "campaign info")).reply
+    assert "Session 2, turn 1" in info.text()
+    days = (await harness.slash(war.gm, war.channel, "campaign time", days=1)).reply
+    assert days.content.startswith("1 days pass.")
+    nothing = (await harness.slash(war.gm, war.channel, "campaign time")).reply
+    assert nothing.ephemeral
+    log = (await harness.slash(war.gm, war.channel, "log show")).reply.text()
+    assert f"{war.gm.mention} started session 2" in log
+    assert f"{war.gm.mention} ended campaign turn 0" in log
