@@ -18,7 +18,7 @@ from bot.rulesets.registry import RULESETS
 from bot.services.campaigns import CampaignService
 from bot.services.characters import CharacterService
 from bot.services.combat import CombatService
-from bot.services.common import Actor, Clock, Place, system_clock
+from bot.services.common import Actor, Call, Clock, Place, system_clock
 from bot.services.exchanges import ExchangeService
 from bot.services.log import LogService
 from bot.services.play import PlayService
@@ -135,6 +135,10 @@ def place_of(interaction: Interaction) -> Place:
 
 def actor_of(interaction: Interaction) -> Actor:
     return Actor(interaction.user.id, manages_guild=interaction.permissions.manage_guild)
+
+
+def call_of(interaction: Interaction) -> Call:
+    return Call(place_of(interaction), actor_of(interaction), interaction.client.dice, interaction.channel_id or 0)
 
 
 def translator(interaction: Interaction, ruleset: str | None = None) -> Translator:

@@ -9,7 +9,7 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
-from bot.app import Fatebot, Interaction, actor_of, place_of, translator
+from bot.app import Fatebot, Interaction, actor_of, call_of, place_of, translator
 from bot.cogs.exchanges import close_prompts, post_prompts, step_messages
 from bot.errors import UserError
 from bot.i18n import ENGLISH, catalog
@@ -114,13 +114,13 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
 
     @app_commands.command(name="session", description="Start the next session of play (GM only)")
     async def session(self, interaction: Interaction) -> None:
-        moment = await self.bot.combat.new_session(place_of(interaction), actor_of(interaction), self.bot.dice)
+        moment = await self.bot.combat.new_session(call_of(interaction))
         headline = translator(interaction)("campaign.session_started", session=moment.session_number)
         await self._announce(interaction, moment, headline)
 
     @app_commands.command(name="turn", description="End the campaign's turn and begin the next (GM only)")
     async def turn(self, interaction: Interaction) -> None:
-        moment = await self.bot.combat.end_campaign_turn(place_of(interaction), actor_of(interaction), self.bot.dice)
+        moment = await self.bot.combat.end_campaign_turn(call_of(interaction))
         tr = translator(interaction)
         await self._announce(interaction, moment, tr("campaign.turn_ended", ended=moment.turn_number - 1,
                                                      turn=moment.turn_number))  # fmt: skip
@@ -131,8 +131,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
         self, interaction: Interaction, hours: app_commands.Range[int, 0, 240] = 0,
         days: app_commands.Range[int, 0, 365] = 0,
     ) -> None:  # fmt: skip
-        moment = await self.bot.combat.pass_time(place_of(interaction), actor_of(interaction), hours, days,
-                                                 self.bot.dice)  # fmt: skip
+        moment = await self.bot.combat.pass_time(call_of(interaction), hours, days)
         tr = translator(interaction)
         key = "campaign.time_passed_days" if days and not hours else (
             "campaign.time_passed_both" if days else "campaign.time_passed")  # fmt: skip

@@ -6,7 +6,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import Fatebot, Interaction, actor_of, place_of, translator
+from bot.app import Fatebot, Interaction, call_of, place_of, translator
 from bot.cogs.characters import pools_text
 from bot.cogs.exchanges import close_prompts, post_prompts, step_message
 from bot.i18n import Translator
@@ -56,19 +56,17 @@ class CombatCog(commands.GroupCog, group_name="combat", group_description="Fight
     @app_commands.describe(order="Character names in turn order, separated by commas")
     async def start(self, interaction: Interaction, order: app_commands.Range[str, 1, 1000]) -> None:
         names = [name.strip() for name in order.split(",") if name.strip()]
-        report = await self.bot.combat.start(place_of(interaction), actor_of(interaction), names, self.bot.dice)
+        report = await self.bot.combat.start(call_of(interaction), names)
         await self._show(interaction, report, "combat.started")
 
     @app_commands.command(name="next", description="Pass to the next character's turn (GM only)")
     async def next_turn(self, interaction: Interaction) -> None:
-        report = await self.bot.combat.next_turn(place_of(interaction), actor_of(interaction), self.bot.dice)
+        report = await self.bot.combat.next_turn(call_of(interaction))
         await self._show(interaction, report, "combat.round")
 
     @app_commands.command(name="round", description="Start the next round (GM only)")
     async def next_round(self, interaction: Interaction) -> None:
-        report = await self.bot.combat.next_turn(
-            place_of(interaction), actor_of(interaction), self.bot.dice, whole_round=True
-        )
+        report = await self.bot.combat.next_turn(call_of(interaction), whole_round=True)
         await self._show(interaction, report, "combat.round")
 
     @app_commands.command(name="status", description="The turn order and the actions each character has left")
@@ -80,7 +78,7 @@ class CombatCog(commands.GroupCog, group_name="combat", group_description="Fight
 
     @app_commands.command(name="end", description="End the fight and the scene (GM only)")
     async def end(self, interaction: Interaction) -> None:
-        round_number, progress = await self.bot.combat.end(place_of(interaction), actor_of(interaction), self.bot.dice)
+        round_number, progress = await self.bot.combat.end(call_of(interaction))
         tr = translator(interaction, progress.ruleset)
         lines = [tr("combat.ended", round=round_number)]
         lines += [content for applied in progress.steps if (content := step_message(tr, progress.play, applied)[0])]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import Fatebot, Interaction, actor_of, place_of, translator
+from bot.app import Fatebot, Interaction, actor_of, call_of, place_of, translator
 from bot.cogs.characters import AUTOCOMPLETE_LIMIT, character_choices
 from bot.cogs.exchanges import fallen_lines, respond, wait_view
 from bot.errors import UserError
@@ -78,10 +78,8 @@ class PlayCog(commands.Cog):
         target: app_commands.Range[int, -100, 100] | None = None, modifier: app_commands.Range[int, -20, 20] = 0,
         details: app_commands.Range[str, 1, 200] | None = None,
     ) -> None:  # fmt: skip
-        progress = await self.bot.play.check(
-            place_of(interaction), actor_of(interaction), {"stat": stat, "target": target, "modifier": modifier},
-            details, self.bot.dice, interaction.channel_id or 0,
-        )  # fmt: skip
+        given = {"stat": stat, "target": target, "modifier": modifier}
+        progress = await self.bot.play.check(call_of(interaction), given, details)
         await respond(interaction, progress)
 
     @check.autocomplete("stat")
@@ -107,10 +105,8 @@ class PlayCog(commands.Cog):
         self, interaction: Interaction, target: app_commands.Range[str, 1, 500],
         action: app_commands.Range[str, 1, 100], details: app_commands.Range[str, 1, 200] | None = None,
     ) -> None:  # fmt: skip
-        progress = await self.bot.play.attack(
-            place_of(interaction), actor_of(interaction), {"targets": tuple(split_names(target)), "action": action},
-            details, self.bot.dice, interaction.channel_id or 0,
-        )  # fmt: skip
+        given = {"targets": tuple(split_names(target)), "action": action}
+        progress = await self.bot.play.attack(call_of(interaction), given, details)
         await respond(interaction, progress)
 
     @attack.autocomplete("target")

@@ -17,9 +17,8 @@ from bot.db.models import Campaign, Character
 from bot.errors import UserError
 from bot.rulesets.base import CURRENT, EVERYONE, FIGHTERS, CharacterSnapshot, Play, Scene
 from bot.services.characters import find_character, play_of, snapshot
-from bot.services.common import Actor, Clock, Place, active_campaign, require_gm
+from bot.services.common import Call, Clock, Place, active_campaign, require_gm
 from bot.services.exchanges import Applied, Cast, EngineError, ExchangeEngine, Progress, turn_of
-from rules.dice import DiceSource
 from rules.exchange import Opening, Step, Text
 
 
@@ -74,18 +73,17 @@ class CombatService:
 
     async def _hook(
         self, session: AsyncSession, campaign: Campaign, kind: str, roles: dict[str, list[Character]],
-        hook: Callable[[Scene], Step | None], dice: DiceSource, actor_id: int | None, channel_id: int,
-        payload: dict[str, str | int],
+        hook: Callable[[Scene], Step | None], call: Call, payload: dict[str, str | int], *, by_gm: bool = True,
     ) -> Progress:  # fmt: skip
+        """One hook of the ruleset, run as an exchange's step; `by_gm` False when no one in particular moved the
+        clock (a turn that began because the last one ended)."""
         return await self.engine.run(
             session, campaign, kind=kind, title=Text(f"exchange.{kind}", dict(payload)), cast=Cast(roles),
-            step_of=lambda scene: hook(scene) or Step(), dice=dice, actor_id=actor_id, channel_id=channel_id,
-            payload=payload,
+            step_of=lambda scene: hook(scene) or Step(), dice=call.dice,
+            actor_id=call.actor.user_id if by_gm else None, channel_id=call.channel_id, payload=payload,
         )  # fmt: skip
 
-    async def _start_turn(
-        self, session: AsyncSession, campaign: Campaign, play: Play, actor: Actor, dice: DiceSource, channel_id: int
-    ) -> list[Progress]:
+    async def _start_turn(self, session: AsyncSession, campaign: Campaign, play: Play, call: Call) -> list[Progress]:
         """Skip fighters out of play (past the last one, a new round begins), then run the turn hook."""
         order = await self._order(session, campaign)
         done: list[Progress] = []
@@ -96,42 +94,41 @@ class CombatService:
             following = campaign.combat["turn"] + 1
             if following >= len(order):
                 following = 0
-                done.append(await self._advance_round(session, campaign, play, actor, dice, channel_id))
+                done.append(await self._advance_round(session, campaign, play, call))
             campaign.combat = {**campaign.combat, "turn": following}
         else:
             return done
         done.append(await self._hook(
-            session, campaign, "combat.turn", {CURRENT: [current]}, play.turn_started, dice, None, channel_id,
-            {"name": current.name},
+            session, campaign, "combat.turn", {CURRENT: [current]}, play.turn_started, call, {"name": current.name},
+            by_gm=False,
         ))  # fmt: skip
         return done
 
-    async def _end_turn(
-        self, session: AsyncSession, campaign: Campaign, play: Play, dice: DiceSource, channel_id: int
-    ) -> Progress | None:
+    async def _end_turn(self, session: AsyncSession, campaign: Campaign, play: Play, call: Call) -> Progress | None:
         order = await self._order(session, campaign)
         if not order:
             return None
         current = order[min(campaign.combat.get("turn", 0), len(order) - 1)]
         return await self._hook(
-            session, campaign, "combat.turn_end", {CURRENT: [current]}, play.turn_ended, dice, None, channel_id,
-            {"name": current.name},
+            session, campaign, "combat.turn_end", {CURRENT: [current]}, play.turn_ended, call, {"name": current.name},
+            by_gm=False,
         )  # fmt: skip
 
-    async def _advance_round(
-        self, session: AsyncSession, campaign: Campaign, play: Play, actor: Actor, dice: DiceSource, channel_id: int
-    ) -> Progress:
+    async def _advance_round(self, session: AsyncSession, campaign: Campaign, play: Play, call: Call) -> Progress:
         campaign.round_number += 1
+        everyone = {EVERYONE: await self._everyone(session, campaign)}
         return await self._hook(
-            session, campaign, "round.started", {EVERYONE: await self._everyone(session, campaign)},
-            play.round_started, dice, actor.user_id, channel_id, {"round": campaign.round_number},
-        )  # fmt: skip
+            session, campaign, "round.started", everyone, play.round_started, call, {"round": campaign.round_number}
+        )
 
-    async def start(self, place: Place, actor: Actor, names: list[str], dice: DiceSource) -> CombatReport:
+    async def _gm_campaign(self, session: AsyncSession, call: Call) -> tuple[Campaign, Play]:
+        campaign = await active_campaign(session, call.place, lock=True)
+        await require_gm(session, campaign.id, call.actor)
+        return campaign, play_of(campaign)
+
+    async def start(self, call: Call, names: list[str]) -> CombatReport:
         async with self.database.write() as session:
-            campaign = await active_campaign(session, place, lock=True)
-            await require_gm(session, campaign.id, actor)
-            play = play_of(campaign)
+            campaign, play = await self._gm_campaign(session, call)
             fighters = [await find_character(session, campaign, name) for name in names]
             if not fighters or len({fighter.id for fighter in fighters}) != len(fighters):
                 raise UserError("error.bad_turn_order")
@@ -145,39 +142,35 @@ class CombatService:
 
             progress = [await self.engine.run(
                 session, campaign, kind="combat.started", title=Text("exchange.combat.started"),
-                cast=Cast({FIGHTERS: fighters}), step_of=started, dice=dice, actor_id=actor.user_id,
-                channel_id=place.channel_id, payload={"order": ", ".join(fighter.name for fighter in fighters)},
+                cast=Cast({FIGHTERS: fighters}), step_of=started, dice=call.dice, actor_id=call.actor.user_id,
+                channel_id=call.channel_id, payload={"order": ", ".join(fighter.name for fighter in fighters)},
             )]  # fmt: skip
             if opening is not None and opening.order is not None:
                 if sorted(opening.order) != sorted(campaign.combat["order"]):
                     raise EngineError("a ruleset's turn order must hold every fighter once")
                 campaign.combat = {**campaign.combat, "order": list(opening.order)}
-            progress.append(await self._advance_round(session, campaign, play, actor, dice, place.channel_id))
-            progress += await self._start_turn(session, campaign, play, actor, dice, place.channel_id)
+            progress.append(await self._advance_round(session, campaign, play, call))
+            progress += await self._start_turn(session, campaign, play, call)
             return await self._report(session, campaign, progress)
 
-    async def next_turn(
-        self, place: Place, actor: Actor, dice: DiceSource, *, whole_round: bool = False
-    ) -> CombatReport:
+    async def next_turn(self, call: Call, *, whole_round: bool = False) -> CombatReport:
         """The next fighter's turn (a new round after the last one); or, with `whole_round`, the next round."""
         async with self.database.write() as session:
-            campaign = await active_campaign(session, place, lock=True)
-            await require_gm(session, campaign.id, actor)
-            play = play_of(campaign)
+            campaign, play = await self._gm_campaign(session, call)
             order = campaign.combat.get("order", [])
             if not order and not whole_round:
                 raise UserError("error.no_combat")
             progress: list[Progress] = []
-            if order and (ended := await self._end_turn(session, campaign, play, dice, place.channel_id)):
+            if order and (ended := await self._end_turn(session, campaign, play, call)):
                 progress.append(ended)
             turn = 0 if whole_round or not order else campaign.combat["turn"] + 1
             if whole_round or turn >= len(order):
                 turn = 0
-                progress.append(await self._advance_round(session, campaign, play, actor, dice, place.channel_id))
+                progress.append(await self._advance_round(session, campaign, play, call))
             if not order:  # outside a fight, a round is only the campaign's clock
                 return await self._report(session, campaign, progress)
             campaign.combat = {**campaign.combat, "turn": turn}
-            progress += await self._start_turn(session, campaign, play, actor, dice, place.channel_id)
+            progress += await self._start_turn(session, campaign, play, call)
             return await self._report(session, campaign, progress)
 
     async def status(self, place: Place) -> CombatReport:
@@ -185,56 +178,50 @@ class CombatService:
             campaign = await active_campaign(session, place)
             return await self._report(session, campaign, [])
 
-    async def end(self, place: Place, actor: Actor, dice: DiceSource) -> tuple[int, Progress]:
+    async def end(self, call: Call) -> tuple[int, Progress]:
         """Ends the fight: the round it ended in, and what the ruleset did then."""
         async with self.database.write() as session:
-            campaign = await active_campaign(session, place, lock=True)
-            await require_gm(session, campaign.id, actor)
-            play = play_of(campaign)
+            campaign, play = await self._gm_campaign(session, call)
             if not campaign.combat.get("order"):
                 raise UserError("error.no_combat")
             campaign.combat = {}
+            everyone = {EVERYONE: await self._everyone(session, campaign)}
             progress = await self._hook(
-                session, campaign, "combat.ended", {EVERYONE: await self._everyone(session, campaign)},
-                play.combat_ended, dice, actor.user_id, place.channel_id, {"round": campaign.round_number},
-            )  # fmt: skip
+                session, campaign, "combat.ended", everyone, play.combat_ended, call, {"round": campaign.round_number}
+            )
             return campaign.round_number, progress
 
-    async def new_session(self, place: Place, actor: Actor, dice: DiceSource) -> Moment:
+    async def _moment(
+        self, call: Call, kind: str, hook: Callable[[Play], Callable[[Scene], Step | None]],
+        payload: Callable[[Campaign], dict[str, str | int]], *, sessions: int = 0, turns_after: int = 0,
+    ) -> Moment:  # fmt: skip
+        """A moment of the campaign (a session begins, a turn ends, time passes) and the ruleset's hook for it.
+        `sessions` move the session number before the hook runs; `turns_after` move the turn number after it,
+        so a turn's end is processed on the turn that ends."""
         async with self.database.write() as session:
-            campaign = await active_campaign(session, place, lock=True)
-            await require_gm(session, campaign.id, actor)
-            play = play_of(campaign)
-            campaign.session_number += 1
-            progress = await self._hook(
-                session, campaign, "campaign.session", {EVERYONE: await self._everyone(session, campaign)},
-                play.session_started, dice, actor.user_id, place.channel_id, {"session": campaign.session_number},
-            )  # fmt: skip
+            campaign, play = await self._gm_campaign(session, call)
+            campaign.session_number += sessions
+            everyone = {EVERYONE: await self._everyone(session, campaign)}
+            progress = await self._hook(session, campaign, kind, everyone, hook(play), call, payload(campaign))
+            campaign.turn_number += turns_after
             return Moment(campaign.ruleset, campaign.session_number, campaign.turn_number, progress)
 
-    async def end_campaign_turn(self, place: Place, actor: Actor, dice: DiceSource) -> Moment:
-        """The ruleset's end-of-turn processing runs on the turn that ends; then the turn number moves on."""
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, place, lock=True)
-            await require_gm(session, campaign.id, actor)
-            play = play_of(campaign)
-            progress = await self._hook(
-                session, campaign, "campaign.turn", {EVERYONE: await self._everyone(session, campaign)},
-                play.campaign_turn_ended, dice, actor.user_id, place.channel_id, {"turn": campaign.turn_number},
-            )  # fmt: skip
-            campaign.turn_number += 1
-            return Moment(campaign.ruleset, campaign.session_number, campaign.turn_number, progress)
+    async def new_session(self, call: Call) -> Moment:
+        return await self._moment(
+            call, "campaign.session", lambda play: play.session_started,
+            lambda campaign: {"session": campaign.session_number}, sessions=1,
+        )  # fmt: skip
 
-    async def pass_time(self, place: Place, actor: Actor, hours: int, days: int, dice: DiceSource) -> Moment:
+    async def end_campaign_turn(self, call: Call) -> Moment:
+        return await self._moment(
+            call, "campaign.turn", lambda play: play.campaign_turn_ended,
+            lambda campaign: {"turn": campaign.turn_number}, turns_after=1,
+        )  # fmt: skip
+
+    async def pass_time(self, call: Call, hours: int, days: int) -> Moment:
         if hours < 0 or days < 0 or hours + days == 0:
             raise UserError("error.no_time")
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, place, lock=True)
-            await require_gm(session, campaign.id, actor)
-            play = play_of(campaign)
-            progress = await self._hook(
-                session, campaign, "campaign.time", {EVERYONE: await self._everyone(session, campaign)},
-                lambda scene: play.time_passed(scene, hours, days), dice, actor.user_id, place.channel_id,
-                {"hours": hours, "days": days},
-            )  # fmt: skip
-            return Moment(campaign.ruleset, campaign.session_number, campaign.turn_number, progress)
+        return await self._moment(
+            call, "campaign.time", lambda play: lambda scene: play.time_passed(scene, hours, days),
+            lambda _: {"hours": hours, "days": days},
+        )  # fmt: skip

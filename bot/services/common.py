@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.atomic import lock_campaign
 from bot.db.models import CAMPAIGN_ACTIVE, ROLE_GM, Campaign, Event, Membership
 from bot.errors import UserError
+from rules.dice import DiceSource
 
 Clock = Callable[[], datetime]
 
@@ -34,6 +35,17 @@ class Place:
     """Where a command was used: threads count as their parent channel."""
 
     guild_id: int
+    channel_id: int
+
+
+@dataclass(frozen=True)
+class Call:
+    """One command as a service sees it: where, by whom, with which dice, and the channel its replies go to
+    (a thread's own id, where `place` names its parent's campaign)."""
+
+    place: Place
+    actor: Actor
+    dice: DiceSource
     channel_id: int
 
 

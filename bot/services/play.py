@@ -14,9 +14,8 @@ from bot.errors import UserError
 from bot.parameters import command_input
 from bot.rulesets.base import ACTOR, ATTACKER, DEFENDER, AttackInput, CheckInput
 from bot.services.characters import active_character, find_character, play_of, snapshot
-from bot.services.common import Actor, Clock, Place, active_campaign, record_event, require_gm
+from bot.services.common import Actor, Call, Clock, Place, active_campaign, record_event, require_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Fallen, Progress
-from rules.dice import DiceSource
 from rules.exchange import Text
 
 
@@ -42,31 +41,25 @@ class PlayService:
         self.clock = clock
         self.engine = ExchangeEngine(clock)
 
-    async def check(
-        self, place: Place, actor: Actor, options: Mapping[str, object], details: str | None, dice: DiceSource,
-        channel_id: int,
-    ) -> Progress:  # fmt: skip
+    async def check(self, call: Call, options: Mapping[str, object], details: str | None) -> Progress:
         async with self.database.write() as session:
-            campaign = await active_campaign(session, place, lock=True)
+            campaign = await active_campaign(session, call.place, lock=True)
             play = play_of(campaign)
-            character = await active_character(session, campaign, actor)
+            character = await active_character(session, campaign, call.actor)
             params = command_input(play.check_input, CheckInput, options, details)
             if play.check_stats and params.stat not in play.check_stats:
                 raise UserError("error.unknown_stat", stat=params.stat or "—", stats=", ".join(play.check_stats))
             return await self.engine.run(
                 session, campaign, kind="check", title=Text("exchange.check", {"name": character.name}),
-                cast=Cast({ACTOR: [character]}), step_of=lambda scene: play.check(scene, params), dice=dice,
-                actor_id=actor.user_id, channel_id=channel_id,
+                cast=Cast({ACTOR: [character]}), step_of=lambda scene: play.check(scene, params), dice=call.dice,
+                actor_id=call.actor.user_id, channel_id=call.channel_id,
             )  # fmt: skip
 
-    async def attack(
-        self, place: Place, actor: Actor, options: Mapping[str, object], details: str | None, dice: DiceSource,
-        channel_id: int,
-    ) -> Progress:  # fmt: skip
+    async def attack(self, call: Call, options: Mapping[str, object], details: str | None) -> Progress:
         async with self.database.write() as session:
-            campaign = await active_campaign(session, place, lock=True)
+            campaign = await active_campaign(session, call.place, lock=True)
             play = play_of(campaign)
-            attacker = await active_character(session, campaign, actor)
+            attacker = await active_character(session, campaign, call.actor)
             params = command_input(play.attack_input, AttackInput, options, details)
             defenders: list[Character] = []
             for name in params.targets:
@@ -82,8 +75,8 @@ class PlayService:
                                              "defenders": ", ".join(d.name for d in defenders)})  # fmt: skip
             return await self.engine.run(
                 session, campaign, kind="attack", title=title, cast=Cast({ATTACKER: [attacker], DEFENDER: defenders}),
-                step_of=lambda scene: play.attack(scene, params), dice=dice, actor_id=actor.user_id,
-                channel_id=channel_id,
+                step_of=lambda scene: play.attack(scene, params), dice=call.dice, actor_id=call.actor.user_id,
+                channel_id=call.channel_id,
             )  # fmt: skip
 
     async def award(

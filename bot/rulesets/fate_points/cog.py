@@ -7,7 +7,7 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
-from bot.app import Fatebot, Interaction, actor_of, place_of, translator
+from bot.app import Fatebot, Interaction, actor_of, call_of, place_of, translator
 from bot.cogs.characters import AUTOCOMPLETE_LIMIT, character_choices
 from bot.cogs.exchanges import respond
 from bot.cogs.play import action_choices
@@ -43,26 +43,19 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
     async def spend(
         self, interaction: Interaction, use: app_commands.Choice[str], stat: app_commands.Choice[str] | None = None
     ) -> None:
-        progress = await self.fate.spend(
-            place_of(interaction), actor_of(interaction), use.value, stat.value if stat else None, self.bot.dice,
-            interaction.channel_id or 0,
-        )  # fmt: skip
+        progress = await self.fate.spend(call_of(interaction), use.value, stat.value if stat else None)
         await respond(interaction, progress)
 
     @app_commands.command(name="presence", description="Say whether a Master's Servant is at their side (GM only)")
     @app_commands.describe(master="The Master", present="Is the Servant with them?")
     async def presence(self, interaction: Interaction, master: str, present: bool) -> None:
-        progress = await self.fate.set_presence(
-            place_of(interaction), actor_of(interaction), master, present, self.bot.dice, interaction.channel_id or 0
-        )
+        progress = await self.fate.set_presence(call_of(interaction), master, present)
         await respond(interaction, progress)
 
     @app_commands.command(name="transfer", description="Move prana from a Master to their Servant (General action)")
     @app_commands.describe(amount="How much prana (capped by compatibility, the Master's prana and the Servant's room)")
     async def transfer(self, interaction: Interaction, amount: app_commands.Range[int, 1, 1000]) -> None:
-        progress = await self.fate.transfer(
-            place_of(interaction), actor_of(interaction), amount, self.bot.dice, interaction.channel_id or 0
-        )
+        progress = await self.fate.transfer(call_of(interaction), amount)
         await respond(interaction, progress)
 
     @app_commands.command(name="regen", description="Your Servant turns prana into HP (General action in a fight)")
@@ -70,9 +63,7 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
     async def regen(
         self, interaction: Interaction, hp: app_commands.Range[int, 1, 1000], confirm: bool = False
     ) -> None:
-        progress = await self.fate.regenerate(
-            place_of(interaction), actor_of(interaction), hp, confirm, self.bot.dice, interaction.channel_id or 0
-        )
+        progress = await self.fate.regenerate(call_of(interaction), hp, confirm)
         await respond(interaction, progress)
 
     @app_commands.command(name="activate", description="Activate a Noble Phantasm or skill (General or Extra action)")
@@ -81,24 +72,18 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
         confirm="Confirm spending the last prana (a Servant dies)",
     )  # fmt: skip
     async def activate(self, interaction: Interaction, name: str, extra: bool = False, confirm: bool = False) -> None:
-        progress = await self.fate.activate(
-            place_of(interaction), actor_of(interaction), name, extra, confirm, self.bot.dice,
-            interaction.channel_id or 0,
-        )  # fmt: skip
+        progress = await self.fate.activate(call_of(interaction), name, extra, confirm)
         await respond(interaction, progress)
 
     @app_commands.command(name="move", description="Spend your Move action in a fight")
     async def move(self, interaction: Interaction) -> None:
-        progress = await self.fate.move(place_of(interaction), actor_of(interaction), self.bot.dice,
-                                        interaction.channel_id or 0)  # fmt: skip
+        progress = await self.fate.move(call_of(interaction))
         await respond(interaction, progress)
 
     @app_commands.command(name="rest", description="A Master rests or eats: prana refills (GM only)")
     @app_commands.describe(master="The Master")
     async def rest(self, interaction: Interaction, master: str) -> None:
-        progress = await self.fate.rest(
-            place_of(interaction), actor_of(interaction), master, self.bot.dice, interaction.channel_id or 0
-        )
+        progress = await self.fate.rest(call_of(interaction), master)
         await respond(interaction, progress)
 
     @app_commands.command(
@@ -106,9 +91,7 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
     )
     @app_commands.describe(enabled="On (the default) or off")
     async def passive(self, interaction: Interaction, enabled: bool) -> None:
-        progress = await self.fate.set_passive(
-            place_of(interaction), actor_of(interaction), enabled, self.bot.dice, interaction.channel_id or 0
-        )
+        progress = await self.fate.set_passive(call_of(interaction), enabled)
         await respond(interaction, progress)
 
     @app_commands.command(name="np-rule", description="Rule how a Noble Phantasm is defended and its damage (GM only)")
@@ -120,20 +103,14 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
         self, interaction: Interaction, servant: str, phantasm: str, defences: str = "normal",
         damage: app_commands.Range[int, 0, 1000] | None = None,
     ) -> None:  # fmt: skip
-        progress = await self.fate.rule_phantasm(
-            place_of(interaction), actor_of(interaction), servant, phantasm, defences, damage, self.bot.dice,
-            interaction.channel_id or 0,
-        )  # fmt: skip
+        progress = await self.fate.rule_phantasm(call_of(interaction), servant, phantasm, defences, damage)
         await respond(interaction, progress)
 
     @app_commands.command(name="god-hand", description="NPs below this rank have no effect on a character (GM only)")
     @app_commands.describe(character="Who is protected", rank="The minimum rank (none removes it)")
     async def god_hand(self, interaction: Interaction, character: str, rank: str) -> None:
         minimum = None if rank.strip().lower() in ("none", "-", "") else rank.strip().upper()
-        progress = await self.fate.god_hand(
-            place_of(interaction), actor_of(interaction), character, minimum, self.bot.dice,
-            interaction.channel_id or 0,
-        )  # fmt: skip
+        progress = await self.fate.god_hand(call_of(interaction), character, minimum)
         await respond(interaction, progress)
 
     @activate.autocomplete("name")

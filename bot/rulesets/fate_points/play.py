@@ -718,11 +718,12 @@ class FatePointsPlay(Play):
         return Step(effects=(*effects, *actions), outcomes=(outcome,))
 
     def rest(self, scene: Scene) -> Step:
-        master = scene.one(PAIR_MASTER)
+        master = scene.one(ACTOR)
         if master.kind != MASTER:
             raise RuleError("masters_only")
         rested = rest(master.pools["prana"].current, master.pools["prana"].maximum or 0)
-        return Step(effects=rested.effects, outcomes=(Rested(name=master.name, result=rested.outcome),))
+        effects = _recast(rested.effects, {PAIR_MASTER: ACTOR})
+        return Step(effects=effects, outcomes=(Rested(name=master.name, result=rested.outcome),))
 
     def rule_phantasm(self, scene: Scene, name: str, defences: str | None, damage: int | None) -> Step:
         """The GM's ruling on one NP: which defences it allows and its damage."""

@@ -7,7 +7,9 @@ waited for like any other.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
+from typing import Concatenate, ParamSpec
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -19,13 +21,13 @@ from bot.rulesets.base import ACTOR, CharacterSnapshot, Scene
 from bot.rulesets.fate_points.play import CONTRACT, MASTER, PAIR_MASTER, PAIR_SERVANT, FatePointsPlay
 from bot.services.campaigns import campaign_options
 from bot.services.characters import active_character, find_character, linked, play_of, snapshot
-from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, require_gm
+from bot.services.common import Call, Clock, Place, active_campaign, is_gm, require_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Progress, StepOf, turn_of
-from rules.dice import DiceSource
 from rules.exchange import RuleError, Step, Text
 from rules.fate_points import FatePointsOptions
 
 RULESET_ID = "fate_points"
+P = ParamSpec("P")
 
 
 def fate_play(campaign: Campaign) -> FatePointsPlay:
@@ -42,30 +44,45 @@ class FateService:
         self.engine = ExchangeEngine(clock)
 
     async def _run(
-        self, session: AsyncSession, campaign: Campaign, kind: str, cast: dict[str, list[Character]],
-        step_of: StepOf, dice: DiceSource, actor: Actor, channel_id: int,
+        self, session: AsyncSession, campaign: Campaign, kind: str, cast: dict[str, list[Character]], step_of: StepOf,
+        call: Call,
     ) -> Progress:  # fmt: skip
+        title = Text(f"exchange.{kind}", {"name": next(iter(cast.values()))[0].name})
         return await self.engine.run(
-            session, campaign, kind=kind, title=Text(f"exchange.{kind}", {"name": next(iter(cast.values()))[0].name}),
-            cast=Cast(cast), step_of=step_of, dice=dice, actor_id=actor.user_id, channel_id=channel_id,
+            session, campaign, kind=kind, title=title, cast=Cast(cast), step_of=step_of, dice=call.dice,
+            actor_id=call.actor.user_id, channel_id=call.channel_id,
         )  # fmt: skip
 
-    async def _own(
-        self, session: AsyncSession, place: Place, actor: Actor
-    ) -> tuple[Campaign, FatePointsPlay, Character]:
+    async def _own(self, session: AsyncSession, call: Call) -> tuple[Campaign, FatePointsPlay, Character]:
         """The channel's Fate/Points campaign, locked, and the actor's active character."""
-        campaign = await active_campaign(session, place, lock=True)
+        campaign = await active_campaign(session, call.place, lock=True)
         play = fate_play(campaign)
-        return campaign, play, await active_character(session, campaign, actor)
+        return campaign, play, await active_character(session, campaign, call.actor)
 
-    async def _gm(
-        self, session: AsyncSession, place: Place, actor: Actor, name: str
-    ) -> tuple[Campaign, FatePointsPlay, Character]:
-        """The channel's Fate/Points campaign, locked, for a GM-only change to the named character."""
-        campaign = await active_campaign(session, place, lock=True)
-        play = fate_play(campaign)
-        await require_gm(session, campaign.id, actor)
-        return campaign, play, await find_character(session, campaign, name)
+    async def _own_step(
+        self, call: Call, kind: str, method: Callable[Concatenate[FatePointsPlay, Scene, P], Step],
+        *args: P.args, **kwargs: P.kwargs,
+    ) -> Progress:  # fmt: skip
+        """A step of the actor's active character."""
+        async with self.database.write() as session:
+            campaign, play, character = await self._own(session, call)
+            return await self._run(
+                session, campaign, kind, {ACTOR: [character]}, lambda scene: method(play, scene, *args, **kwargs), call
+            )
+
+    async def _gm_step(
+        self, call: Call, name: str, kind: str, method: Callable[Concatenate[FatePointsPlay, Scene, P], Step],
+        *args: P.args, **kwargs: P.kwargs,
+    ) -> Progress:  # fmt: skip
+        """A GM's ruling on the named character."""
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, call.place, lock=True)
+            play = fate_play(campaign)
+            await require_gm(session, campaign.id, call.actor)
+            character = await find_character(session, campaign, name)
+            return await self._run(
+                session, campaign, kind, {ACTOR: [character]}, lambda scene: method(play, scene, *args, **kwargs), call
+            )
 
     async def _pair(self, session: AsyncSession, character: Character) -> tuple[Character, Character]:
         """The Master and Servant of a contract, from either of them."""
@@ -74,111 +91,70 @@ class FateService:
             raise UserError("error.no_pair", name=character.name)
         return (character, mine[0]) if character.kind == MASTER else (mine[0], character)
 
-    async def transfer(self, place: Place, actor: Actor, amount: int, dice: DiceSource, channel_id: int) -> Progress:
+    async def transfer(self, call: Call, amount: int) -> Progress:
         async with self.database.write() as session:
-            campaign, play, character = await self._own(session, place, actor)
+            campaign, play, character = await self._own(session, call)
             master, servant = await self._pair(session, character)
             cast = {ACTOR: [character], PAIR_MASTER: [master], PAIR_SERVANT: [servant]}
-            return await self._run(session, campaign, "fate.transfer", cast, lambda scene: play.transfer(scene, amount),
-                                   dice, actor, channel_id)  # fmt: skip
-
-    async def regenerate(
-        self, place: Place, actor: Actor, hp_points: int, confirm: bool, dice: DiceSource, channel_id: int
-    ) -> Progress:
-        async with self.database.write() as session:
-            campaign, play, character = await self._own(session, place, actor)
             return await self._run(
-                session, campaign, "fate.regen", {ACTOR: [character]},
-                lambda scene: play.regenerate(scene, hp_points, confirm), dice, actor, channel_id,
-            )  # fmt: skip
+                session, campaign, "fate.transfer", cast, lambda scene: play.transfer(scene, amount), call
+            )
 
-    async def activate(
-        self, place: Place, actor: Actor, name: str, use_extra: bool, confirm: bool, dice: DiceSource, channel_id: int
-    ) -> Progress:
-        async with self.database.write() as session:
-            campaign, play, character = await self._own(session, place, actor)
-            return await self._run(
-                session, campaign, "fate.activate", {ACTOR: [character]},
-                lambda scene: play.activate(scene, name, use_extra, confirm), dice, actor, channel_id,
-            )  # fmt: skip
+    async def regenerate(self, call: Call, hp_points: int, confirm: bool) -> Progress:
+        return await self._own_step(call, "fate.regen", FatePointsPlay.regenerate, hp_points, confirm)
 
-    async def move(self, place: Place, actor: Actor, dice: DiceSource, channel_id: int) -> Progress:
-        async with self.database.write() as session:
-            campaign, play, character = await self._own(session, place, actor)
-            if not turn_of(campaign).in_combat:
+    async def activate(self, call: Call, name: str, use_extra: bool, confirm: bool) -> Progress:
+        return await self._own_step(call, "fate.activate", FatePointsPlay.activate, name, use_extra, confirm)
+
+    async def move(self, call: Call) -> Progress:
+        async with self.database.read() as session:
+            if not turn_of(await active_campaign(session, call.place)).in_combat:
                 raise UserError("error.no_combat")
-            return await self._run(session, campaign, "fate.move", {ACTOR: [character]}, play.move, dice, actor,
-                                   channel_id)  # fmt: skip
+        return await self._own_step(call, "fate.move", FatePointsPlay.move)
 
-    async def rest(self, place: Place, actor: Actor, name: str, dice: DiceSource, channel_id: int) -> Progress:
-        async with self.database.write() as session:
-            campaign, play, master = await self._gm(session, place, actor, name)
-            return await self._run(session, campaign, "fate.rest", {PAIR_MASTER: [master]}, play.rest, dice, actor,
-                                   channel_id)  # fmt: skip
-
-    async def set_passive(
-        self, place: Place, actor: Actor, enabled: bool, dice: DiceSource, channel_id: int
-    ) -> Progress:
+    async def set_passive(self, call: Call, enabled: bool) -> Progress:
         """The player's choice for their Servant: replenish passively from the Master over time, or not."""
         async with self.database.write() as session:
-            campaign, play, character = await self._own(session, place, actor)
+            campaign, play, character = await self._own(session, call)
             _, servant = await self._pair(session, character)
             return await self._run(
                 session, campaign, "fate.passive", {PAIR_SERVANT: [servant]},
-                lambda scene: play.set_passive(scene, enabled), dice, actor, channel_id,
+                lambda scene: play.set_passive(scene, enabled), call,
             )  # fmt: skip
+
+    async def rest(self, call: Call, name: str) -> Progress:
+        return await self._gm_step(call, name, "fate.rest", FatePointsPlay.rest)
 
     async def rule_phantasm(
-        self, place: Place, actor: Actor, servant_name: str, phantasm: str, defences: str | None, damage: int | None,
-        dice: DiceSource, channel_id: int,
-    ) -> Progress:  # fmt: skip
-        async with self.database.write() as session:
-            campaign, play, servant = await self._gm(session, place, actor, servant_name)
-            return await self._run(
-                session, campaign, "fate.np_ruling", {ACTOR: [servant]},
-                lambda scene: play.rule_phantasm(scene, phantasm, defences, damage), dice, actor, channel_id,
-            )  # fmt: skip
-
-    async def god_hand(
-        self, place: Place, actor: Actor, name: str, minimum: str | None, dice: DiceSource, channel_id: int
+        self, call: Call, servant: str, phantasm: str, defences: str | None, damage: int | None
     ) -> Progress:
-        async with self.database.write() as session:
-            campaign, play, character = await self._gm(session, place, actor, name)
-            return await self._run(
-                session, campaign, "fate.god_hand", {ACTOR: [character]},
-                lambda scene: play.god_hand(scene, minimum), dice, actor, channel_id,
-            )  # fmt: skip
+        return await self._gm_step(call, servant, "fate.np_ruling", FatePointsPlay.rule_phantasm, phantasm, defences,
+                                   damage)  # fmt: skip
 
-    async def set_presence(
-        self, place: Place, actor: Actor, name: str, present: bool, dice: DiceSource, channel_id: int
-    ) -> Progress:
-        async with self.database.write() as session:
-            campaign, play, master = await self._gm(session, place, actor, name)
-            return await self._run(
-                session, campaign, "fate.presence", {ACTOR: [master]},
-                lambda scene: play.set_presence(scene, present), dice, actor, channel_id,
-            )  # fmt: skip
+    async def god_hand(self, call: Call, name: str, minimum: str | None) -> Progress:
+        return await self._gm_step(call, name, "fate.god_hand", FatePointsPlay.god_hand, minimum)
 
-    async def spend(
-        self, place: Place, actor: Actor, use: str, stat: str | None, dice: DiceSource, channel_id: int
-    ) -> Progress:
+    async def set_presence(self, call: Call, name: str, present: bool) -> Progress:
+        return await self._gm_step(call, name, "fate.presence", FatePointsPlay.set_presence, present)
+
+    async def spend(self, call: Call, use: str, stat: str | None) -> Progress:
         """A Fate/Point of the actor's Master: spent at once, or a request that waits for a GM's approval."""
         async with self.database.write() as session:
-            campaign, play, character = await self._own(session, place, actor)
+            campaign, play, character = await self._own(session, call)
             masters = [character] if character.kind == MASTER else await linked(session, character, CONTRACT)
             master = masters[0] if masters else None
-            if master is None or master.owner_id != actor.user_id:
+            if master is None or master.owner_id != call.actor.user_id:
                 raise UserError("error.no_master_of_yours")
             options = campaign_options(campaign)
             assert isinstance(options, FatePointsOptions)
-            needs_gm = options.fp_needs_gm_ok and not await is_gm(session, campaign.id, actor)
+            needs_gm = options.fp_needs_gm_ok and not await is_gm(session, campaign.id, call.actor)
 
             def spent(scene: Scene) -> Step:
                 if needs_gm:
-                    return play.request_fate_point(scene, use, stat, mention(actor.user_id))
+                    return play.request_fate_point(scene, use, stat, mention(call.actor.user_id))
                 return play.spend_fate_point(scene, use, stat)
 
-            return await self._run(session, campaign, "fate.spend", {ACTOR: [master]}, spent, dice, actor, channel_id)
+            return await self._run(session, campaign, "fate.spend", {ACTOR: [master]}, spent, call)
 
     async def odds(
         self, place: Place, attacker: str, defender: str, action: str, attacks: int, rank: str | None

@@ -6,16 +6,15 @@ from discord import app_commands
 from discord.ext import commands
 from sqlalchemy import select
 
-from bot.app import Fatebot, Interaction, actor_of, place_of
+from bot.app import Fatebot, Interaction, actor_of, call_of, place_of
 from bot.cogs.exchanges import respond
 from bot.db.engine import Database
 from bot.db.models import Side
 from bot.rulesets.base import ATTACKER, DEFENDER
 from bot.rulesets.registry import RULESETS
 from bot.services.characters import active_character, find_character, play_of
-from bot.services.common import Actor, Clock, Place, active_campaign
+from bot.services.common import Call, Clock, active_campaign
 from bot.services.exchanges import Cast, ExchangeEngine, Progress, StepOf
-from rules.dice import DiceSource
 from rules.exchange import Text
 from tests.e2e.engine_ruleset.play import ALLY, FIRST, SECOND, EnginePlay
 
@@ -26,14 +25,13 @@ class EngineService:
         self.engine = ExchangeEngine(clock)
 
     async def run(
-        self, place: Place, actor: Actor, kind: str, roles: dict[str, str], sides: dict[str, str],
-        step_of: StepOf, dice: DiceSource, channel_id: int,
-    ) -> Progress:  # fmt: skip
+        self, call: Call, kind: str, roles: dict[str, str], sides: dict[str, str], step_of: StepOf
+    ) -> Progress:
         async with self.database.write() as session:
-            campaign = await active_campaign(session, place, lock=True)
+            campaign = await active_campaign(session, call.place, lock=True)
             cast = Cast()
             if kind in ("strike", "duel"):
-                cast.roles[ATTACKER] = [await active_character(session, campaign, actor)]
+                cast.roles[ATTACKER] = [await active_character(session, campaign, call.actor)]
             for role, name in roles.items():
                 cast.roles[role] = [await find_character(session, campaign, name)]
             for role, name in sides.items():
@@ -43,7 +41,7 @@ class EngineService:
             assert isinstance(play_of(campaign), EnginePlay)
             return await self.engine.run(
                 session, campaign, kind=f"engine.{kind}", title=Text("engine.title", {"kind": kind}), cast=cast,
-                step_of=step_of, dice=dice, actor_id=actor.user_id, channel_id=channel_id,
+                step_of=step_of, dice=call.dice, actor_id=call.actor.user_id, channel_id=call.channel_id,
             )  # fmt: skip
 
 
@@ -64,10 +62,7 @@ class EngineCog(commands.GroupCog, group_name="engine", group_description="Excha
         self, interaction: Interaction, kind: str, step_of: StepOf, roles: dict[str, str] | None = None,
         sides: dict[str, str] | None = None,
     ) -> None:  # fmt: skip
-        progress = await self.service.run(
-            place_of(interaction), actor_of(interaction), kind, roles or {}, sides or {}, step_of, self.bot.dice,
-            interaction.channel_id or 0,
-        )  # fmt: skip
+        progress = await self.service.run(call_of(interaction), kind, roles or {}, sides or {}, step_of)
         await respond(interaction, progress)
 
     @app_commands.command(name="start", description="Start an engine-test campaign here")

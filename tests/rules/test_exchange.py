@@ -1,0 +1,129 @@
+"""The exchange language: waits that cannot be answered are refused, and everything round-trips through JSON."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rules.exchange import (
+    Audience,
+    Commit,
+    Note,
+    Option,
+    OptionGroup,
+    Pause,
+    PoolDelta,
+    PoolMaximum,
+    PoolSet,
+    Reveal,
+    Roll,
+    StatePatch,
+    StateUpdate,
+    Step,
+    Text,
+    ValueRange,
+    Wait,
+    effect_from_dict,
+    effect_to_dict,
+    member,
+    parse_member,
+)
+
+PROMPT = Text("prompt", {"who": "Saber"})
+YES, NO = Option("yes", Text("choice.yes")), Option("no", Text("choice.no"))
+
+
+def _json(data: object) -> object:
+    return json.loads(json.dumps(data))
+
+
+def test_a_full_wait_round_trips_through_json() -> None:
+    wait = Wait(
+        "defence", Audience.character("defender"), Text("attack.prompt", {"attacker": "A", "n": 3}),
+        (Option("block", Text("choice.block")), Option("parry_agi", Text("choice.parry_agi"), group="parry"),
+         Option("parry_luk", Text("choice.parry_luk"), group="parry", summary=Text("done", {"x": Text("y")})),
+         Option("take", Text("choice.take"), tone="secondary")),
+        (OptionGroup("parry", Text("choice.parry"), Text("choice.parry.question")),),
+        needs_all=True, value=ValueRange(1, 100), deadline_seconds=600, default="take",
+    )  # fmt: skip
+    assert Wait.from_dict(_json(wait.to_dict())) == wait  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("build", "problem"),
+    [
+        (lambda: Wait("w", Audience.gms(), PROMPT), "offers nothing"),
+        (lambda: Wait("w", Audience.gms(), PROMPT, (YES, YES)), "twice"),
+        (lambda: Wait("w", Audience.gms(), PROMPT, (Option("x", PROMPT, group="g"),)), "unknown group"),
+        (lambda: Wait("w", Audience.gms(), PROMPT, (YES, NO), deadline_seconds=60), "needs a default"),
+        (lambda: Wait("w", Audience.gms(), PROMPT, (YES, NO), default="yes"), "only a deadline"),
+        (lambda: Wait("w", Audience.gms(), PROMPT, (YES, NO), deadline_seconds=60, default="maybe"), "not one of"),
+        (lambda: Wait("w", Audience.gms(), PROMPT, value=ValueRange(1, 6), deadline_seconds=9, default="7"), "not one"),
+        (lambda: Wait("Not a key", Audience.gms(), PROMPT, (YES,)), "short lowercase"),
+        (lambda: Option("x:y", PROMPT), "short lowercase"),
+        (lambda: Pause("h", ()), "waits for something"),
+        (lambda: Pause("h", (Wait("w", Audience.gms(), PROMPT, (YES,)),) * 2), "its own key"),
+    ],
+)
+def test_a_wait_that_cannot_be_answered_is_refused(build: object, problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        build()  # type: ignore[operator]
+
+
+def test_a_number_wait_takes_its_range_and_its_default() -> None:
+    wait = Wait("anchor", Audience.side("second"), PROMPT, value=ValueRange(1, 100), deadline_seconds=60, default="7")
+    assert wait.accepts_value("100") and wait.accepts_value("1")
+    assert not wait.accepts_value("0") and not wait.accepts_value("101") and not wait.accepts_value("ten")
+
+
+who = st.sampled_from(["attacker", "defender#2", "everyone#3.master", "first/0"])
+words = st.text(alphabet="abcdefgh_", min_size=1, max_size=8)
+effects = st.one_of(
+    st.builds(PoolDelta, who, words, st.integers(-99, 99)),
+    st.builds(PoolSet, who, words, st.integers(0, 99)),
+    st.builds(PoolMaximum, who, words, st.none() | st.integers(0, 99)),
+    st.builds(StatePatch, who, words, st.none() | st.integers() | st.dictionaries(words, st.integers(), max_size=3)),
+    st.builds(StateUpdate, who, st.dictionaries(words, st.integers(), max_size=3)),
+    st.builds(Note, words, st.dictionaries(words, st.integers(), max_size=3)),
+    st.builds(Commit, words, st.text(alphabet="0123456789abcdef", min_size=64, max_size=64), words, words),
+    st.builds(Reveal, words),
+)
+
+
+@given(effects)
+def test_every_effect_round_trips_through_json(effect: object) -> None:
+    assert effect_from_dict(_json(effect_to_dict(effect))) == effect  # type: ignore[arg-type]
+
+
+def test_the_log_never_sees_a_commitments_secret() -> None:
+    public = effect_to_dict(Commit("secret", "ab" * 32, "42", "nonce"), public=True)
+    assert public == {"type": "commit", "key": "secret", "digest": "ab" * 32}
+
+
+def test_rolls_and_texts_round_trip() -> None:
+    roll = Roll("attack", 20, (12,), (12,), (), 9)
+    assert Roll.from_dict(_json(roll.to_dict())) == roll  # type: ignore[arg-type]
+    text = Text("a", {"b": 1, "c": Text("d", {"e": "f"})})
+    assert Text.from_dict(_json(text.to_dict())) == text  # type: ignore[arg-type]
+
+
+def test_role_references() -> None:
+    assert member("defender", 0) == "defender"
+    assert member("defender", 2) == "defender#2"
+    assert parse_member("defender#2") == ("defender", 2)
+    assert parse_member("defender") == ("defender", 0)
+    with pytest.raises(ValueError):
+        parse_member("defender#x")
+
+
+def test_steps_combine_in_order_and_keep_the_last_pause() -> None:
+    pause = Pause("h", (Wait("w", Audience.gms(), PROMPT, (YES,)),))
+    first = Step(effects=(PoolDelta("a", "hp", -1),))
+    second = Step(effects=(PoolDelta("b", "hp", -2),), pause=pause, cast={"defender": (3,)})
+    combined = first.then(second)
+    assert combined.effects == (PoolDelta("a", "hp", -1), PoolDelta("b", "hp", -2))
+    assert combined.pause is pause
+    assert combined.cast == {"defender": (3,)}
