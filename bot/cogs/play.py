@@ -166,8 +166,10 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
         if not waiting:
             await interaction.response.send_message(tr("gm.nothing_pending"), ephemeral=True)
             return
-        await interaction.response.send_message(tr("gm.pending_count", count=count, shown=len(waiting)),
-                                                ephemeral=True)  # fmt: skip
+        lines = [tr("gm.pending_count", count=count)]
+        if count > len(waiting):
+            lines.append(tr("gm.pending_more", shown=len(waiting)))
+        await interaction.response.send_message("\n".join(lines), ephemeral=True)
         for view in waiting:
             tr = tr.scoped(view.ruleset)
             who = view.subject or tr("wait.the_gms")

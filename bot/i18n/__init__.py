@@ -2,7 +2,7 @@
 
 Every user-facing string is a catalog key; `Translator` formats it for one language. The shared catalogs
 sit beside this module and each ruleset's in its own package (`bot/rulesets/<id>/i18n`). They are merged
-with each ruleset's keys under its id (`fate_points:pool.hp`), so two rulesets may both say what `pool.hp`
+with each ruleset's keys under its id (`<id>:pool.hp`), so two rulesets may both say what `pool.hp`
 is; a translator scoped to a ruleset reads its keys first, then the shared ones, and a ruleset key that
 shadows a shared one is an error. The command tree's names and descriptions come from the same catalogs
 through `CommandTranslator`.

@@ -262,7 +262,7 @@ class Play:
         self, kind: str, data: Mapping[str, Any], bound: Mapping[str, CharacterSnapshot], dice: DiceSource,
         options: CampaignOptions,
     ) -> CharacterDraft:  # fmt: skip
-        raise NotImplementedError
+        raise RuleError("no_characters")
 
     def sheet_lines(self, character: CharacterSnapshot, options: CampaignOptions, *, full: bool) -> list[SheetLine]:
         """The sheet; `full` is False for a player looking at a character the GMs run (what the fiction shows)."""

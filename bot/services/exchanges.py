@@ -75,7 +75,6 @@ from rules.exchange import (
     Wait,
     effect_to_dict,
     member,
-    parse_member,
 )
 
 log = logging.getLogger(__name__)
@@ -185,6 +184,21 @@ class WaitView:
 StepOf = Callable[[Scene], Step]
 
 
+@dataclass(frozen=True)
+class _Running:
+    """An exchange while the engine works on it: what its steps are applied to."""
+
+    campaign: Campaign
+    play: Play
+    exchange: Exchange | None
+    kind: str
+    title: Text
+    cast: Cast
+    scene: Scene
+    refs: dict[str, Character]
+    dice: DiceSource
+
+
 def _answer_record(answer: Answer) -> dict[str, Any]:
     return {
         "option": answer.option, "value": answer.value, "by": answer.by, "forced": answer.forced,
@@ -203,7 +217,6 @@ class ExchangeEngine:
         dice: DiceSource, actor_id: int | None, channel_id: int, payload: Mapping[str, Any] | None = None,
     ) -> Progress:  # fmt: skip
         """Start an exchange: its first step, applied; stored only if it pauses."""
-        play = play_of(campaign)
         progress = Progress(campaign.ruleset, campaign.id, channel_id)
         scene, refs = await self._scene(session, campaign, cast, dice, None)
         try:
@@ -214,9 +227,8 @@ class ExchangeEngine:
         if step.pause is not None or any(isinstance(effect, Commit) for effect in step.effects):
             exchange = await self._store_exchange(session, campaign, kind, title, cast, channel_id, actor_id)
             progress.exchange_id = exchange.id
-        await self._settle(
-            session, campaign, play, exchange, kind, title, cast, refs, step, dice, actor_id, progress, payload
-        )
+        running = _Running(campaign, play_of(campaign), exchange, kind, title, cast, scene, refs, dice)
+        await self._settle(session, running, step, actor_id, progress, payload)
         return progress
 
     async def answer(
@@ -226,9 +238,8 @@ class ExchangeEngine:
         """Resolve a wait with this answer (exactly once) and resume its exchange."""
         exchange = await session.get(Exchange, wait.exchange_id)
         assert exchange is not None
-        play = play_of(campaign)
         progress = Progress(campaign.ruleset, campaign.id, exchange.channel_id, exchange.id)
-        await self._resume(session, campaign, play, exchange, wait, answer, dice, status, progress, depth=0)
+        await self._resume(session, campaign, exchange, wait, answer, dice, status, progress, depth=0)
         return progress
 
     async def cancel(self, session: AsyncSession, campaign: Campaign, exchange: Exchange, actor_id: int) -> Progress:
@@ -250,8 +261,8 @@ class ExchangeEngine:
         return progress
 
     async def _resume(
-        self, session: AsyncSession, campaign: Campaign, play: Play, exchange: Exchange, wait: WaitRow,
-        answer: Answer, dice: DiceSource, status: str, progress: Progress, *, depth: int,
+        self, session: AsyncSession, campaign: Campaign, exchange: Exchange, wait: WaitRow, answer: Answer,
+        dice: DiceSource, status: str, progress: Progress, *, depth: int,
     ) -> None:  # fmt: skip
         if not await resolve_wait(session, wait.id, status, _answer_record(answer), self.clock()):
             raise UserError.worded_for(exchange.kind, "wait.already_answered").within(campaign.ruleset)
@@ -277,6 +288,7 @@ class ExchangeEngine:
                      "choice": self._choice_label(spec, answer).to_dict(), "forced": answer.forced},
             created_at=self.clock(),
         )  # fmt: skip
+        play = play_of(campaign)
         handler = play.handlers.get(exchange.handler or "")
         if handler is None:
             raise EngineError(f"{campaign.ruleset} has no handler {exchange.handler!r}")
@@ -287,10 +299,8 @@ class ExchangeEngine:
         except RuleError as error:
             raise rule_refused(error, campaign.ruleset) from error
         title = Text.from_dict(exchange.title)
-        await self._settle(
-            session, campaign, play, exchange, exchange.kind, title, cast, refs, step, dice, answer.by, progress,
-            None, depth=depth,
-        )  # fmt: skip
+        running = _Running(campaign, play, exchange, exchange.kind, title, cast, scene, refs, dice)
+        await self._settle(session, running, step, answer.by, progress, None, depth=depth)
 
     def _choice_label(self, spec: Wait, answer: Answer) -> Text:
         option = spec.option(answer.option) if answer.option else None
@@ -310,57 +320,55 @@ class ExchangeEngine:
         return Text(key, {"who": who, "user": mention(answer.by), "choice": choice})
 
     async def _settle(
-        self, session: AsyncSession, campaign: Campaign, play: Play, exchange: Exchange | None, kind: str,
-        title: Text, cast: Cast, refs: dict[str, Character], step: Step, dice: DiceSource, actor_id: int | None,
-        progress: Progress, payload: Mapping[str, Any] | None, *, depth: int = 0,
+        self, session: AsyncSession, running: _Running, step: Step, actor_id: int | None, progress: Progress,
+        payload: Mapping[str, Any] | None, *, depth: int = 0,
     ) -> None:  # fmt: skip
         """Apply one step, log it, and pause or close its exchange; then run any answers given in advance."""
         now = self.clock()
-        pools, fallen = await self._apply(session, campaign, play, refs, step.effects, exchange, now)
-        self._log(session, campaign, kind, step, actor_id, exchange, payload, now)
+        campaign, exchange = running.campaign, running.exchange
+        pools, fallen = await self._apply(session, campaign, running.play, running.refs, step.effects, exchange, now)
+        self._log(session, campaign, running.kind, step, actor_id, exchange, payload, now)
         progress.steps.append(Applied(step.rolls, step.outcomes, pools, tuple(fallen)))
-        if step.cast:
-            if exchange is None:
-                raise EngineError("only a paused exchange can change who plays a role")
-            await self._recast(session, exchange, cast, step.cast)
         if exchange is None:
+            if step.cast:
+                raise EngineError("only a paused exchange can change who plays a role")
             return
         if step.pause is None:
             exchange.status = EXCHANGE_CLOSED
             exchange.closed_at = now
             exchange.handler = None
             return
-        if step.pause.handler not in play.handlers:
+        if step.pause.handler not in running.play.handlers:
             raise EngineError(f"{campaign.ruleset} has no handler {step.pause.handler!r}")
         exchange.handler = step.pause.handler
         exchange.state = dict(step.pause.state)
         exchange.step += 1
-        scene, _ = await self._scene(session, campaign, cast, dice, exchange)
+        scene, refs = running.scene, running.refs
+        if step.cast:  # the waits are for the new cast
+            await self._recast(session, exchange, running.cast, step.cast)
+            scene, refs = await self._scene(session, campaign, running.cast, running.dice, exchange)
         opened = [await self._open(session, campaign, exchange, scene, wait, now) for wait in step.pause.waits]
         await session.flush()
-        for row, prompt in opened:
+        for (row, audience), wait in zip(opened, step.pause.waits, strict=True):
             progress.opened.append(
-                Prompt(row.id, prompt.wait, row.channel_id, prompt.audience_ids, row.subject, title, row.deadline_at)
+                Prompt(row.id, wait, row.channel_id, audience, row.subject, running.title, row.deadline_at)
             )
         for row, _ in opened:
-            preset = await self._preset(session, row)
+            preset = self._preset(refs, row)
             if preset is None:
                 continue
             if depth >= MAX_AUTO_ANSWERS:
                 raise EngineError(f"answers given in advance chain more than {MAX_AUTO_ANSWERS} times")
             progress.opened = [prompt for prompt in progress.opened if prompt.wait_id != row.id]
             await self._resume(
-                session, campaign, play, exchange, row, preset, dice, ANSWERED, progress, depth=depth + 1
+                session, campaign, exchange, row, preset, running.dice, ANSWERED, progress, depth=depth + 1
             )
             return  # the first preset answer resumed the step; its siblings are superseded
 
-    async def _preset(self, session: AsyncSession, row: WaitRow) -> Answer | None:
+    def _preset(self, refs: Mapping[str, Character], row: WaitRow) -> Answer | None:
         """A GM's answer given in advance for the character this wait is for, if it is one the GMs run."""
         spec = Wait.from_dict(row.spec)
-        if spec.audience.kind != "character" or row.status != PENDING:
-            return None
-        role_row = await self._role_of(session, row.exchange_id, spec.audience.role)
-        character = await session.get(Character, role_row) if role_row is not None else None
+        character = refs.get(spec.audience.role) if spec.audience.kind == "character" else None
         if character is None or not character.gm_run:
             return None
         option = character.auto_answers.get(spec.key)
@@ -368,17 +376,9 @@ class ExchangeEngine:
             return None
         return Answer(spec.key, option=option)
 
-    async def _role_of(self, session: AsyncSession, exchange_id: int, reference: str) -> int | None:
-        role, position = parse_member(reference)
-        return await session.scalar(
-            select(ExchangeRole.character_id).where(
-                ExchangeRole.exchange_id == exchange_id, ExchangeRole.role == role, ExchangeRole.position == position
-            )
-        )
-
     async def _open(
         self, session: AsyncSession, campaign: Campaign, exchange: Exchange, scene: Scene, wait: Wait, now: datetime
-    ) -> tuple[WaitRow, _Opened]:
+    ) -> tuple[WaitRow, tuple[int, ...]]:
         audience, subject = self._audience(scene, wait)
         deadline = now + timedelta(seconds=wait.deadline_seconds) if wait.deadline_seconds is not None else None
         row = WaitRow(
@@ -387,7 +387,7 @@ class ExchangeEngine:
             created_at=now,
         )  # fmt: skip
         session.add(row)
-        return row, _Opened(wait, audience)
+        return row, audience
 
     def _audience(self, scene: Scene, wait: Wait) -> tuple[tuple[int, ...], str | None]:
         """Who may answer (empty: the GMs) and the character the wait is for."""
@@ -608,12 +608,6 @@ class ExchangeEngine:
         )
         members = tuple([(await snapshot(session, character), place) for character, place in rows.all()])
         return SideSnapshot(side.id, side.name, members, dict(side.state))
-
-
-@dataclass(frozen=True)
-class _Opened:
-    wait: Wait
-    audience_ids: tuple[int, ...]
 
 
 class ExchangeService:
