@@ -146,28 +146,39 @@ def translator(interaction: Interaction, ruleset: str | None = None) -> Translat
     return Translator.for_locale(interaction.locale, ruleset)
 
 
-async def report_error(interaction: Interaction, error: Exception) -> None:
-    """Answer an expected error in the user's language, privately; log anything unexpected."""
-    tr = translator(interaction, error.ruleset if isinstance(error, UserError) else None)
+def error_text(tr: Translator, error: Exception) -> str | None:
+    """The reply to an expected error in the reader's language; None for anything unexpected."""
     if isinstance(error, SheetRefused):
         problems = (
             tr("sheet.problem_line", field=problem.field, problem=tr(f"sheet.problem.{problem.code}", **problem.params))
             for problem in error.problems
         )
-        text = "\n".join((tr(error.key), *problems))[:MESSAGE_LIMIT]
-    elif isinstance(error, UserError):
+        return "\n".join((tr(error.key), *problems))[:MESSAGE_LIMIT]
+    if isinstance(error, UserError):
         key = error.key if error.fallback is None or tr.has(error.key) else error.fallback
         shown = {name: tr.text(value) if isinstance(value, Text) else value for name, value in error.params.items()}
-        text = tr(key, **shown)
-    elif isinstance(error, DiceError):
+        return tr(key, **shown)
+    if isinstance(error, DiceError):
         params = dict(error.params)
         if "position" in params:  # people count characters from one
             params["position"] = int(params["position"]) + 1
-        text = tr(f"dice.error.{error.code}", **params)
-    elif isinstance(error, app_commands.NoPrivateMessage):
-        text = tr("error.guild_only")
-    else:
-        log.error("command failed", exc_info=error)
+        return tr(f"dice.error.{error.code}", **params)
+    if isinstance(error, app_commands.NoPrivateMessage):
+        return tr("error.guild_only")
+    return None
+
+
+async def report_error(interaction: Interaction, error: Exception) -> None:
+    """Answer an expected error in the user's language, privately; log anything unexpected."""
+    tr = translator(interaction, error.ruleset if isinstance(error, UserError) else None)
+    try:
+        text = error_text(tr, error)
+    except (KeyError, IndexError):  # a message the catalogs lack, or a parameter it lacks: a bug to fix
+        log.exception("no catalog message for %r", error)
+        text = None
+    if text is None:
+        if not isinstance(error, UserError | DiceError):
+            log.error("command failed", exc_info=error)
         text = tr("error.unexpected")
     if interaction.response.is_done():
         await interaction.followup.send(text, ephemeral=True)

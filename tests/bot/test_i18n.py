@@ -171,3 +171,37 @@ def test_replies_and_embeds_never_pass_literal_text() -> None:
 
 def test_languages_are_the_three_supported() -> None:
     assert LANGUAGES == (ENGLISH, CHINESE, JAPANESE)
+
+
+def _user_errors(source: str) -> list[tuple[int, str, bool]]:
+    """Each `UserError("key", ...)` with a literal key: its line, key, and whether `.within(ruleset)` scopes it."""
+    tree = ast.parse(source)
+    scoped = {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr == "within" and isinstance(node.value, ast.Call)
+    }
+    found = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and _call_name(node) == "UserError"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            found.append((node.lineno, node.args[0].value, id(node) in scoped))
+    return found
+
+
+def test_every_error_a_module_raises_has_its_message() -> None:
+    """A shared message is in the shared catalog; a ruleset's is in its own, and the error says whose it is."""
+    shared = SOURCES["shared"].entries(ENGLISH)
+    missing = []
+    for path in BOT_PACKAGE.rglob("*.py"):
+        ruleset = next((name for name in SOURCES if name != "shared" and name in path.parts), None)
+        own = SOURCES[ruleset].entries(ENGLISH) if ruleset else {}
+        for line, key, scoped in _user_errors(path.read_text(encoding="utf-8")):
+            if key not in shared and not (scoped and key in own):
+                missing.append(f"{path.relative_to(BOT_PACKAGE)}:{line}: {key}")
+    assert missing == []

@@ -20,7 +20,7 @@ from bot.render import mention
 from bot.rulesets.base import ACTOR, CharacterSnapshot, Scene
 from bot.rulesets.fate_points.play import CONTRACT, MASTER, PAIR_MASTER, PAIR_SERVANT, FatePointsPlay
 from bot.services.campaigns import campaign_options
-from bot.services.characters import active_character, find_character, linked, play_of, snapshot
+from bot.services.characters import active_character, controls, find_character, linked, play_of, snapshot
 from bot.services.common import Call, Clock, Place, active_campaign, is_gm, require_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Progress, StepOf, turn_of
 from rules.exchange import RuleError, Step, Text
@@ -88,7 +88,7 @@ class FateService:
         """The Master and Servant of a contract, from either of them."""
         mine = await linked(session, character, CONTRACT, reverse=character.kind == MASTER)
         if not mine:
-            raise UserError("error.no_pair", name=character.name)
+            raise UserError("error.no_pair", name=character.name).within(RULESET_ID)
         return (character, mine[0]) if character.kind == MASTER else (mine[0], character)
 
     async def transfer(self, call: Call, amount: int) -> Progress:
@@ -143,8 +143,8 @@ class FateService:
             campaign, play, character = await self._own(session, call)
             masters = [character] if character.kind == MASTER else await linked(session, character, CONTRACT)
             master = masters[0] if masters else None
-            if master is None or master.owner_id != call.actor.user_id:
-                raise UserError("error.no_master_of_yours")
+            if master is None or not await controls(session, campaign, master, call.actor):
+                raise UserError("error.no_master_of_yours").within(RULESET_ID)
             options = campaign_options(campaign)
             assert isinstance(options, FatePointsOptions)
             needs_gm = options.fp_needs_gm_ok and not await is_gm(session, campaign.id, call.actor)
