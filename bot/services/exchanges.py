@@ -242,20 +242,27 @@ class ExchangeEngine:
         await self._resume(session, campaign, exchange, wait, answer, dice, status, progress, depth=0)
         return progress
 
-    async def cancel(self, session: AsyncSession, campaign: Campaign, exchange: Exchange, actor_id: int) -> Progress:
+    async def cancel(
+        self, session: AsyncSession, campaign: Campaign, exchange: Exchange, actor_id: int | None,
+        *, reason: Text | None = None,
+    ) -> Progress:  # fmt: skip
+        """End an exchange and its waits: a GM's cancel, or (with `reason` and no actor) one the rules cannot go
+        on with."""
         progress = Progress(campaign.ruleset, campaign.id, exchange.channel_id, exchange.id)
+        summary = Text("wait.cancelled", {"user": mention(actor_id)}) if reason is None else Text(
+            "wait.abandoned", {"reason": reason})  # fmt: skip
         waits = await session.scalars(
             select(WaitRow).where(WaitRow.exchange_id == exchange.id, WaitRow.status == PENDING).order_by(WaitRow.id)
         )
         for wait in list(waits):
             if await resolve_wait(session, wait.id, CANCELLED, {"by": actor_id}, self.clock()):
-                summary = Text("wait.cancelled", {"user": mention(actor_id)})
                 progress.closed.append(Closed(wait.id, wait.channel_id, wait.message_id, summary, exchange.kind))
         exchange.status = EXCHANGE_CANCELLED
         exchange.closed_at = self.clock()
         record_event(
             session, campaign.id, "exchange.cancelled", actor_id=actor_id,
-            payload={"exchange": exchange.id, "kind": exchange.kind, "title": exchange.title},
+            payload={"exchange": exchange.id, "kind": exchange.kind, "title": exchange.title,
+                     **({"reason": reason.to_dict()} if reason else {})},
             created_at=self.clock(),
         )  # fmt: skip
         return progress
@@ -713,6 +720,11 @@ class ExchangeService:
         text = option if option is not None else str(value)
         each: dict[int, str] = {}
         if spec.needs_all and own:
+            mine = await session.scalar(
+                select(WaitAnswer.id).where(WaitAnswer.wait_id == wait.id, WaitAnswer.user_id == actor.user_id)
+            )
+            if mine is not None:
+                raise UserError("wait.already_yours")
             session.add(WaitAnswer(wait_id=wait.id, user_id=actor.user_id, answer=text, created_at=self.clock()))
             await session.flush()
             stored = await session.scalars(select(WaitAnswer).where(WaitAnswer.wait_id == wait.id))
@@ -773,20 +785,32 @@ class ExchangeService:
         done = []
         for wait_id in due:
             try:
-                done.append(await self._expire(wait_id, dice))
-            except UserError:  # answered, cancelled or superseded meanwhile: nothing is due any more
-                continue
+                expired = await self._expire(wait_id, dice)
+            except UserError as refusal:
+                # The rules refuse the default now (a character of the exchange is gone...): waiting on would
+                # only fail again at every look, so the exchange ends, saying why.
+                expired = await self._abandon(wait_id, refusal)
+            if expired is not None:
+                done.append(expired)
         return done
 
-    async def _expire(self, wait_id: int, dice: DiceSource) -> Progress:
+    async def _due(self, session: AsyncSession, wait_id: int) -> tuple[Campaign, WaitRow] | None:
+        """The wait and its campaign, locked, if the wait is still pending in an active campaign."""
+        wait = await session.get(WaitRow, wait_id)
+        if wait is None:
+            return None
+        campaign = await lock_campaign(session, wait.campaign_id)
+        await session.refresh(wait)
+        if campaign is None or not campaign.is_active or wait.status != PENDING:
+            return None  # answered, cancelled or superseded meanwhile: nothing is due any more
+        return campaign, wait
+
+    async def _expire(self, wait_id: int, dice: DiceSource) -> Progress | None:
         async with self.database.write() as session:
-            wait = await session.get(WaitRow, wait_id)
-            if wait is None:
-                raise UserError("wait.unknown")
-            campaign = await lock_campaign(session, wait.campaign_id)
-            await session.refresh(wait)
-            if campaign is None or not campaign.is_active or wait.status != PENDING:
-                raise UserError("wait.unknown")
+            due = await self._due(session, wait_id)
+            if due is None:
+                return None
+            campaign, wait = due
             spec = Wait.from_dict(wait.spec)
             assert spec.default is not None
             is_option = spec.option(spec.default) is not None
@@ -795,3 +819,16 @@ class ExchangeService:
                 value=None if is_option else int(spec.default), expired=True,
             )  # fmt: skip
             return await self.engine.answer(session, campaign, wait, answer, dice, status=EXPIRED)
+
+    async def _abandon(self, wait_id: int, refusal: UserError) -> Progress | None:
+        async with self.database.write() as session:
+            due = await self._due(session, wait_id)
+            if due is None:
+                return None
+            campaign, wait = due
+            exchange = await session.get(Exchange, wait.exchange_id)
+            assert exchange is not None
+            params = {name: value if isinstance(value, str | int | Text) else str(value)
+                      for name, value in refusal.params.items()}  # fmt: skip
+            reason = Text(refusal.key if refusal.fallback is None else refusal.fallback, params)
+            return await self.engine.cancel(session, campaign, exchange, None, reason=reason)

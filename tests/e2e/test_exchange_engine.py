@@ -141,6 +141,20 @@ async def test_a_reaction_left_to_expire_takes_its_default(arena: Arena) -> None
     assert late is None or late.reply.ephemeral
 
 
+async def test_a_reaction_that_can_no_longer_go_on_ends_at_its_deadline(arena: Arena) -> None:
+    harness = arena.harness
+    await _hero(arena, arena.ann, "Ann")
+    bea, cid = await _hero(arena, arena.bea, "Bea"), await _hero(arena, arena.cid, "Cid")
+    await harness.slash(arena.ann, arena.channel, "engine strike", target=bea, ally=cid)
+    prompt = _prompt(arena, arena.cid)
+    await harness.slash(arena.gm, arena.channel, "character delete", name=cid)
+    harness.emulator.clock.advance(REACTION_SECONDS + 1)
+    await harness.eventually(lambda: harness.current(prompt).buttons() == [])
+    assert harness.current(prompt).content == "Time is up, but this cannot go on: A hero of this exchange is gone."
+    nothing = (await harness.slash(arena.gm, arena.channel, "gm pending")).reply
+    assert f"waiting for {cid}" not in nothing.text()
+
+
 async def test_a_chain_of_four_waits_survives_a_restart(arena: Arena) -> None:
     harness = arena.harness
     await _hero(arena, arena.ann, "Ann")
@@ -216,6 +230,8 @@ async def test_sides_pick_in_turn_and_the_commitment_checks_out(arena: Arena) ->
     assert seal.buttons() == ["Ready", "Cancel (GM)"]
     recorded = await harness.emulator.click(arena.ann, seal, "Ready")
     assert recorded.reply.content == "Your answer is recorded; the others' are still awaited."
+    again = await harness.emulator.click(arena.ann, seal, "Ready")
+    assert again.reply.content == "You have already answered; the others' answers are still awaited."
     assert harness.current(seal).buttons() == ["Ready", "Cancel (GM)"]
     await harness.emulator.click(arena.bea, seal, "Ready")
     revealed = _last_with(harness, arena, "Revealed:")

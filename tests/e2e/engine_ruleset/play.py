@@ -131,7 +131,9 @@ class EnginePlay(Play):
         )  # fmt: skip
 
     def shield(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
-        target, ally = scene.one(DEFENDER), scene.one(ALLY)
+        target, ally = scene.get(DEFENDER), scene.get(ALLY)
+        if target is None or ally is None:
+            raise RuleError("hero_gone")
         if answer.option != "shield":
             key = "engine.too_late" if answer.expired else "engine.unshielded"
             return Step(outcomes=(said(key, ally=ally.name, target=target.name),))
