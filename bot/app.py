@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import secrets
 from collections.abc import Callable
 
 import discord
@@ -10,7 +11,7 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
-from bot.db.engine import Database
+from bot.db.engine import COMMITTED, Busy, Database
 from bot.db.migrate import upgrade
 from bot.errors import SheetRefused, UserError
 from bot.i18n import CommandTranslator, Translator
@@ -165,11 +166,14 @@ def error_text(tr: Translator, error: Exception) -> str | None:
         return tr(f"dice.error.{error.code}", **params)
     if isinstance(error, app_commands.NoPrivateMessage):
         return tr("error.guild_only")
+    if isinstance(error, Busy):
+        return tr("error.busy")
     return None
 
 
 async def report_error(interaction: Interaction, error: Exception) -> None:
-    """Answer an expected error in the user's language, privately; log anything unexpected."""
+    """Answer an expected error in the user's language, privately; log anything unexpected with an id the
+    reply gives too. After a commit, say that the change was saved: a retry would apply it twice."""
     tr = translator(interaction, error.ruleset if isinstance(error, UserError) else None)
     try:
         text = error_text(tr, error)
@@ -177,9 +181,9 @@ async def report_error(interaction: Interaction, error: Exception) -> None:
         log.exception("no catalog message for %r", error)
         text = None
     if text is None:
-        if not isinstance(error, UserError | DiceError):
-            log.error("command failed", exc_info=error)
-        text = tr("error.unexpected")
+        error_id = secrets.token_hex(4)
+        log.error("command failed [error %s]", error_id, exc_info=error)
+        text = tr("error.after_commit" if COMMITTED.get() else "error.unexpected", id=error_id)
     if interaction.response.is_done():
         await interaction.followup.send(text, ephemeral=True)
     else:

@@ -8,6 +8,10 @@ from typing import Any, ClassVar, Self
 import discord
 
 from bot.app import Interaction, report_error
+from bot.errors import UserError
+
+# Ids are BIGINT: a larger number in a button's id was never one of ours.
+ID_LIMIT = 2**63 - 1
 
 ButtonItem = discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]]
 
@@ -37,6 +41,8 @@ class PersistentButton(ButtonItem, template=r"(?!)"):
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         # A view's own error hook only logs: the clicker would see "interaction failed" and nothing else.
         try:
+            if any(value.isdigit() and int(value) > ID_LIMIT for value in self.fields.values()):
+                raise UserError("error.unknown_button")  # no row has such an id: a forged or mangled button
             await self.clicked(interaction)
         except Exception as error:
             await report_error(interaction, error)

@@ -26,7 +26,8 @@ async def fresh_database_url(backend: str, directory: Path) -> AsyncIterator[str
         return
     assert POSTGRES_ADMIN_URL is not None
     name = f"fatebot_test_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    # Creating and dropping databases is not a command: no timeouts.
+    admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT", connect_args={"server_settings": {}})
     try:
         async with admin.connect() as connection:
             await connection.execute(text(f'CREATE DATABASE "{name}"'))

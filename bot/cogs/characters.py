@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 from collections.abc import Mapping
 from typing import Any
@@ -13,13 +14,13 @@ from discord.ext import commands
 
 from bot.app import Fatebot, Interaction, actor_of, place_of, report_error, translator
 from bot.errors import UserError
+from bot.files import MAX_FILE_BYTES, parse_sheet
 from bot.i18n import Translator
 from bot.render import mention, pool_text, rolls_text
 from bot.rulesets.base import CharacterSnapshot, Play, Pool, SheetLine
 from bot.services.characters import Created
 from rules.exchange import Text
 
-MAX_FILE_BYTES = 64 * 1024
 AUTOCOMPLETE_LIMIT = 25
 SHEET_COLOUR = discord.Colour.dark_teal()
 
@@ -29,21 +30,6 @@ def sheet_text(tr: Translator, play: Play, kind: str, data: dict[str, Any]) -> s
     header = "\n".join(f"# {line}" for line in note.splitlines())
     body = yaml.safe_dump({"kind": kind, **data}, allow_unicode=True, sort_keys=False)
     return f"{header}\n{body}"
-
-
-def parse_sheet(text: str) -> tuple[str, dict[str, Any]]:
-    """A character file's kind and fields; YAML (JSON is YAML too), loaded safely."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        raise UserError("error.file_unreadable", line=(mark.line + 1) if mark else 1) from error
-    if not isinstance(data, dict):
-        raise UserError("error.file_not_mapping")
-    kind = data.pop("kind", None)
-    if not isinstance(kind, str):
-        raise UserError("error.file_without_kind")
-    return kind, data
 
 
 def pools_text(tr: Translator, pools: Mapping[str, Pool]) -> str:
@@ -82,7 +68,7 @@ class SheetModal(discord.ui.Modal):
         self.add_item(self.sheet)
 
     async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
-        kind, data = parse_sheet(self.sheet.value)
+        kind, data = await asyncio.to_thread(parse_sheet, self.sheet.value)
         await self.cog.create_and_announce(interaction, kind, data, gm_run=self.gm_run)
 
     async def on_error(self, interaction: discord.Interaction[Any], error: Exception, /) -> None:  # type: ignore[override]
@@ -151,7 +137,8 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
             text = (await file.read()).decode("utf-8")
         except UnicodeDecodeError as error:
             raise UserError("error.file_not_text") from error
-        kind, data = parse_sheet(text)
+        # Reading the file is bounded work, but never on the event loop that answers everyone else.
+        kind, data = await asyncio.to_thread(parse_sheet, text)
         await self.create_and_announce(interaction, kind, data, gm_run=npc)
 
     @app_commands.command(name="create", description="Create a character by filling in a form")

@@ -33,6 +33,9 @@ async def upgrade(engine: AsyncEngine, revision: str = "head") -> None:
     """
     if not is_sqlite(engine):
         async with engine.begin() as connection:
+            # A migration may rewrite a large table: the timeouts that keep commands quick do not apply.
+            await connection.exec_driver_sql("SET LOCAL lock_timeout = 0")
+            await connection.exec_driver_sql("SET LOCAL statement_timeout = 0")
             await connection.run_sync(_upgrade, revision)
         return
     migrating = create_engine(engine.url.render_as_string(hide_password=False), foreign_keys=False)

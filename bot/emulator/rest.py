@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, Final
 
 from aiohttp import BodyPartReader, hdrs, web
@@ -90,11 +92,30 @@ def _int(request: web.Request, key: str) -> int:
     return int(value)
 
 
+@dataclass
+class Fault:
+    """The next `count` requests whose method and path match are refused with `status` (a test's switch)."""
+
+    method: str
+    path: re.Pattern[str]
+    status: int
+    code: int
+    count: int = 1
+
+
 class RestApi:
     def __init__(self, world: World, activity: Activity, gateway_url: Callable[[], str]) -> None:
         self.world = world
         self.activity = activity
         self._gateway_url = gateway_url
+        self.faults: list[Fault] = []
+
+    def _fault(self, request: web.Request) -> Fault | None:
+        for fault in self.faults:
+            if fault.count > 0 and fault.method == request.method and fault.path.search(request.path):
+                fault.count -= 1
+                return fault
+        return None
 
     def routes(self) -> list[web.RouteDef]:
         p = API_PREFIX
@@ -138,6 +159,8 @@ class RestApi:
                 request.headers.get(hdrs.AUTHORIZATION) != f"Bot {self.world.bot_token}"
             ):
                 return error_response(401, 0, "401: Unauthorized")
+            if (fault := self._fault(request)) is not None:
+                return error_response(fault.status, fault.code, f"{fault.status}: refused by the test")
             try:
                 return await handler(request)
             except ApiError as exc:

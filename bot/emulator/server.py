@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import socket
 from collections.abc import Callable, Iterable, Mapping
 from types import TracebackType
@@ -30,7 +31,7 @@ from bot.emulator.models import (
     User,
     iter_components,
 )
-from bot.emulator.rest import API_PREFIX, Activity, RestApi
+from bot.emulator.rest import API_PREFIX, Activity, Fault, RestApi
 from bot.emulator.world import (
     CALLBACK_DEFERRED_MESSAGE,
     INTERACTION_APPLICATION_COMMAND,
@@ -352,6 +353,26 @@ class Emulator:
         if button.get("style") == _LINK_STYLE or "custom_id" not in button:
             raise EmulatorError(f"button {label!r} is a link button; clicking it opens {button.get('url')}")
         data: JSON = {"custom_id": button["custom_id"], "component_type": _BUTTON}
+        record, payload = self.world.new_interaction(
+            interaction_type=INTERACTION_COMPONENT, user=user, channel=channel, data=data, locale=None, message=message
+        )
+        await self._deliver(record, payload, wait=wait, timeout=timeout)
+        return record
+
+    def refuse_next(self, method: str, path: str, *, status: int = 400, code: int = 50035, count: int = 1) -> None:
+        """Refuse the next `count` REST requests matching `method` and the `path` pattern (as Discord refuses a
+        message over its limits), to see what the bot does after a failed reply."""
+        self._rest.faults.append(Fault(method, re.compile(path), status, code, count))
+
+    async def press(
+        self, user: User, message: Message, custom_id: str, *, wait: bool = True, timeout: float = 10
+    ) -> InteractionRecord:
+        """Click a button with any `custom_id` on `message`, as if the message carried it (an old or mangled
+        button): the bot must not trust what a button's id says."""
+        channel = self._component_interaction(user, message)
+        forged: JSON = {"type": _BUTTON, "style": 1, "label": "?", "custom_id": custom_id}
+        message.components = [*message.components, {"type": 1, "components": [forged]}]
+        data: JSON = {"custom_id": custom_id, "component_type": _BUTTON}
         record, payload = self.world.new_interaction(
             interaction_type=INTERACTION_COMPONENT, user=user, channel=channel, data=data, locale=None, message=message
         )

@@ -17,7 +17,8 @@ from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, rec
 from rules.dice import DiceSource
 from rules.exchange import RuleError, Text
 from rules.options import CampaignOptions
-from rules.sheets import SheetError
+from rules.sheets import SheetError, SheetProblem
+from rules.text import NAME_LIMIT
 
 
 def play_of(campaign: Campaign) -> Play:
@@ -157,6 +158,8 @@ class CharacterService:
                 raise SheetRefused("sheet.rejected", error.problems).within(campaign.ruleset) from error
             except RuleError as error:
                 raise rule_refused(error, campaign.ruleset) from error
+            if len(draft.name) > NAME_LIMIT:  # every ruleset's names fit the same column, on every backend
+                raise SheetRefused("sheet.rejected", [SheetProblem("name", "too_long", {"max": str(NAME_LIMIT)})])
             taken = await session.scalar(
                 select(Character.id).where(
                     Character.campaign_id == campaign.id, func.lower(Character.name) == draft.name.lower()

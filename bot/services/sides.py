@@ -12,6 +12,7 @@ from bot.db.models import Side, SideMember
 from bot.errors import UserError
 from bot.services.characters import find_character
 from bot.services.common import Actor, Clock, Place, active_campaign, record_event, require_gm
+from rules.text import NAME_LIMIT
 
 
 class SideService:
@@ -21,6 +22,8 @@ class SideService:
 
     async def create(self, place: Place, actor: Actor, name: str, members: Sequence[tuple[str, str]]) -> Side:
         """A side of the channel's campaign with these (character name, place) members; GM only."""
+        if not name.strip() or len(name) > NAME_LIMIT:
+            raise UserError("error.name_length", limit=NAME_LIMIT)
         if len({member.lower() for member, _ in members}) != len(members):
             raise UserError("error.side_member_twice")
         try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, TypeGuard
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
 from rules.fate_points.model import (
@@ -26,6 +26,7 @@ from rules.fate_points.model import (
 )
 from rules.fate_points.options import FatePointsOptions
 from rules.sheets import SheetError, SheetProblem, validation_problems
+from rules.text import Name
 
 # Rolled or computed values a player may not type into a sheet (compared case-insensitively).
 DERIVED_FIELDS = frozenset(
@@ -53,7 +54,6 @@ def _np_rank(value: str) -> str:
     return value
 
 
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 StatScore = Annotated[int, _bounded(MIN_STAT, MAX_STAT)]
 NPRank = Annotated[str, AfterValidator(_np_rank)]
 RollMod = Annotated[int, _bounded(-20, 20)]
@@ -153,7 +153,7 @@ def servant_problems(
         )
     servant_class = data.get("servant_class")
     steps = data.get("rank_steps", {})
-    if servant_class not in CLASS_BASE or not isinstance(steps, Mapping):
+    if not isinstance(servant_class, str) or servant_class not in CLASS_BASE or not isinstance(steps, Mapping):
         return problems
     if not all(key in STATS and _is_int(value) for key, value in steps.items()):
         return problems  # already reported field by field; a sum over bad entries would only confuse

@@ -1,0 +1,98 @@
+"""Character files read safely: YAML (JSON is YAML too) with nothing but text, numbers, true/false, lists
+and mappings, bounded in size, depth and count, and no aliases.
+
+PyYAML's safe loader still expands aliases (a few hundred bytes of nested aliases become gigabytes) and
+builds dates, sets and binary blobs; this loader refuses aliases and anchors as it composes the document,
+before anything is expanded, and keeps every scalar a plain value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from bot.errors import UserError
+
+MAX_FILE_BYTES = 64 * 1024
+# A character file is a few levels deep (weapons -> a weapon -> its roll modifiers) and a few hundred values.
+MAX_DEPTH = 12
+MAX_NODES = 5_000
+_PLAIN_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "seq", "map"))
+
+
+class _PlainLoader(yaml.SafeLoader):
+    """Composes only plain documents; the first alias, anchor, foreign tag or excess stops it."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._nodes = 0
+
+    def compose_node(self, parent: Node | None, index: int) -> Node | None:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        mark = event.start_mark
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise UserError("error.file_alias", line=mark.line + 1)
+        self._nodes += 1
+        if self._nodes > MAX_NODES:
+            raise UserError("error.file_too_many_values", limit=MAX_NODES)
+        self._depth += 1
+        if self._depth > MAX_DEPTH:
+            raise UserError("error.file_too_deep", line=mark.line + 1, limit=MAX_DEPTH)
+        try:
+            node = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+        if node is not None and node.tag not in _PLAIN_TAGS:
+            raise UserError("error.file_tag", line=mark.line + 1, tag=node.tag.rsplit(":", 1)[-1])
+        return node
+
+
+# Dates and times stay text: a name such as 2001-01-01 is a name.
+_PlainLoader.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _keys_are_text(node: Node) -> bool:
+    if isinstance(node, MappingNode):
+        return all(
+            isinstance(key, ScalarNode) and key.tag == "tag:yaml.org,2002:str" and _keys_are_text(value)
+            for key, value in node.value
+        )
+    if isinstance(node, SequenceNode):
+        return all(_keys_are_text(item) for item in node.value)
+    return True
+
+
+def load_document(text: str) -> Any:
+    """The file's content as plain Python values; a `UserError` naming the first problem otherwise."""
+    if len(text.encode()) > MAX_FILE_BYTES:
+        raise UserError("error.file_too_large", limit=MAX_FILE_BYTES // 1024)
+    loader = _PlainLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if not _keys_are_text(node):
+            raise UserError("error.file_keys")
+        return loader.construct_document(node)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        raise UserError("error.file_unreadable", line=(mark.line + 1) if mark else 1) from error
+    finally:
+        loader.dispose()
+
+
+def parse_sheet(text: str) -> tuple[str, dict[str, Any]]:
+    """A character file's kind and fields."""
+    data = load_document(text)
+    if not isinstance(data, dict):
+        raise UserError("error.file_not_mapping")
+    kind = data.pop("kind", None)
+    if not isinstance(kind, str):
+        raise UserError("error.file_without_kind")
+    return kind, data

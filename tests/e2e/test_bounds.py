@@ -1,0 +1,165 @@
+"""Hostile input at the boundary: files that would stall the bot, names past their limit, forged buttons."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import asyncpg
+import pytest
+import yaml
+from sqlalchemy.engine import make_url
+
+from bot.emulator.models import EVERYONE, Channel, User
+from tests.databases import BACKENDS, fresh_database_url
+from tests.e2e.harness import Harness, running_harness
+
+ALIAS_BOMB = (
+    'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
+    + "".join(
+        f"{name}: &{name} [{', '.join([f'*{prev}'] * 9)}]\n" for prev, name in zip("abcdefgh", "bcdefghi", strict=True)
+    )
+    + "kind: master\nname: Bomb\n"
+)
+
+
+@dataclass(frozen=True)
+class Gate:
+    harness: Harness
+    channel: Channel
+    gm: User
+    bob: User
+    mei: User
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+async def gate(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Gate]:
+    async with (
+        fresh_database_url(request.param, tmp_path_factory.mktemp("bounds")) as url,
+        running_harness(url) as harness,
+    ):
+        emulator = harness.emulator
+        gm, bob, mei = emulator.add_user("kirei"), emulator.add_user("bob"), emulator.add_user("mei", locale="zh-CN")
+        guild = emulator.add_guild("Fuyuki", owner=gm)
+        for player in (bob, mei):
+            emulator.add_member(guild, player)
+        channel = emulator.add_channel(guild, "gate")
+        await harness.start_bot()
+        await harness.slash(gm, channel, "campaign start", ruleset="fate_points", name="Gate")
+        yield Gate(harness, channel, gm, bob, mei)
+
+
+async def _import(gate: Gate, user: User, text: str) -> str:
+    record = await gate.harness.slash(user, gate.channel, "character import", file=("sheet.yaml", text.encode()))
+    assert record.error is None, record.error
+    return record.reply.content
+
+
+async def _master(gate: Gate, **fields: object) -> str:
+    template = (await gate.harness.slash(gate.bob, gate.channel, "character template", kind="master")).reply
+    data = yaml.safe_load(template.attachments[0].data) | fields
+    return await _import(gate, gate.bob, yaml.safe_dump(data, allow_unicode=True))
+
+
+async def test_an_alias_bomb_is_refused_while_others_are_answered(gate: Gate) -> None:
+    assert len(ALIAS_BOMB.encode()) < 1024
+    refused, rolled = await asyncio.gather(
+        _import(gate, gate.bob, ALIAS_BOMB),
+        gate.harness.slash(gate.mei, gate.channel, "roll", dice="1d20"),
+    )
+    assert refused == "The file uses a YAML alias or anchor (line 1): write each value out instead."
+    assert rolled.error is None and rolled.reply.visible_to is EVERYONE
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("kind: master\nname: " + "[" * 400 + "]" * 400, "The file nests too deeply (line 2): at most 12 levels."),
+        ("kind: master\nname: !!binary aGVsbG8=\n", "The file uses a YAML type the bot does not read (`binary`"),
+        ("kind: master\n? [1, 2]\n: x\n", "Every field name in the file must be text."),
+        ("kind: servant\nname: Saber\nmaster: Rin\nservant_class: [Saber]\n", "`servant_class`"),
+    ],
+)
+async def test_malformed_files_get_a_clear_refusal(gate: Gate, text: str, expected: str) -> None:
+    if "servant" in text:
+        await _master(gate, name="Rin")
+    assert expected in await _import(gate, gate.bob, text)
+
+
+@pytest.mark.parametrize("length", [101, 10_000])
+async def test_a_name_past_its_limit_is_refused_the_same_on_every_backend(gate: Gate, length: int) -> None:
+    refused = await _master(gate, name="N" * length)
+    assert (
+        refused
+        == "The character was not created. Fix these fields and try again:\n• `name`: too long: at most 100 characters"
+    )
+    roster = (await gate.harness.slash(gate.gm, gate.channel, "character list")).reply
+    assert "N" * 100 not in roster.text()
+
+
+async def test_a_forged_button_gets_a_clear_answer(gate: Gate) -> None:
+    anything = (await gate.harness.slash(gate.gm, gate.channel, "campaign info")).reply
+    for custom_id in ("wait:" + "9" * 40 + ":dodge", "waitcancel:" + "9" * 40, "wait:123456:dodge"):
+        pressed = await gate.harness.emulator.press(gate.bob, anything, custom_id)
+        assert pressed.reply.ephemeral
+        assert pressed.reply.content in ("That button no longer leads anywhere.", "That no longer waits for an answer.")
+
+
+async def test_a_reply_that_fails_after_the_change_says_the_change_was_saved(gate: Gate) -> None:
+    harness = gate.harness
+    await _master(gate, name="Sola")
+    harness.emulator.refuse_next("POST", r"/interactions/\d+/[^/]+/callback$")
+    record = await harness.slash(gate.gm, gate.channel, "gm award", character="Sola", resource="fate_points", amount=2)
+    assert record.reply.ephemeral
+    assert record.reply.content.startswith("The change was saved, but its reply failed (error ")
+    assert "Do not repeat the command." in record.reply.content
+    roster = (await harness.slash(gate.gm, gate.channel, "character list")).reply.text()
+    assert "Fate/Points 2" in roster.split("**Sola**")[1].splitlines()[0]
+
+
+async def test_a_failure_before_any_change_says_nothing_changed_and_gives_an_id(gate: Gate) -> None:
+    harness = gate.harness
+    harness.emulator.refuse_next("POST", r"/interactions/\d+/[^/]+/callback$")
+    record = await harness.slash(gate.gm, gate.channel, "campaign info")
+    assert record.reply.content.startswith("Something went wrong and nothing was changed (error ")
+
+
+@contextlib.asynccontextmanager
+async def _campaigns_locked_elsewhere(url: str) -> AsyncIterator[None]:
+    """Another process holds the campaigns' lock (SQLite: the write lock; PostgreSQL: the rows)."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        connection = sqlite3.connect(str(parsed.database), isolation_level=None)
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        finally:
+            connection.execute("ROLLBACK")
+            connection.close()
+        return
+    other = await asyncpg.connect(parsed.set(drivername="postgresql").render_as_string(hide_password=False))
+    try:
+        transaction = other.transaction()
+        await transaction.start()
+        await other.execute("SELECT id FROM campaigns FOR UPDATE")
+        yield
+        await transaction.rollback()
+    finally:
+        await other.close()
+
+
+async def test_a_lock_held_elsewhere_gives_busy_in_time_and_changes_nothing(gate: Gate) -> None:
+    harness = gate.harness
+    await _master(gate, name="Waver")
+    async with _campaigns_locked_elsewhere(harness.database_url):
+        record = await harness.slash(gate.gm, gate.channel, "gm award", character="Waver", resource="hp", amount=-1)
+    assert record.error is None  # answered within Discord's deadline
+    assert record.reply.ephemeral
+    assert (
+        record.reply.content == "The campaign is busy with another change: nothing was changed, try again in a moment."
+    )
+    log = (await harness.slash(gate.gm, gate.channel, "log show")).reply.text()
+    assert "Waver's hp" not in log
