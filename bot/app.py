@@ -11,6 +11,7 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
+from bot import output
 from bot.db.engine import COMMITTED, Busy, Database
 from bot.db.migrate import upgrade
 from bot.errors import SheetRefused, UserError
@@ -184,10 +185,7 @@ async def report_error(interaction: Interaction, error: Exception) -> None:
         error_id = secrets.token_hex(4)
         log.error("command failed [error %s]", error_id, exc_info=error)
         text = tr("error.after_commit" if COMMITTED.get() else "error.unexpected", id=error_id)
-    if interaction.response.is_done():
-        await interaction.followup.send(text, ephemeral=True)
-    else:
-        await interaction.response.send_message(text, ephemeral=True)
+    await output.reply(interaction, text, ephemeral=True)
 
 
 class FatebotTree(app_commands.CommandTree[Fatebot]):

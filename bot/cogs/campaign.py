@@ -9,6 +9,7 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
+from bot import output
 from bot.app import Fatebot, Interaction, actor_of, call_of, place_of, translator
 from bot.cogs.exchanges import close_prompts, post_prompts, step_messages
 from bot.errors import UserError
@@ -36,13 +37,13 @@ class EndCampaignButton(
     async def clicked(self, interaction: Interaction) -> None:
         tr = translator(interaction)
         if self.fields["decision"] == "cancel":
-            await interaction.response.edit_message(content=tr("campaign.end_cancelled"), view=None)
+            await output.update(interaction, tr("campaign.end_cancelled"))
             return
         campaign = await interaction.client.campaigns.end(
             interaction.guild_id or 0, int(self.fields["campaign_id"]), actor_of(interaction)
         )
-        await interaction.response.edit_message(content=tr("campaign.end_done"), view=None)
-        await interaction.followup.send(tr("campaign.ended", name=campaign.name, user=mention(interaction.user.id)))
+        await output.update(interaction, tr("campaign.end_done"))
+        await output.reply(interaction, tr("campaign.ended", name=campaign.name, user=mention(interaction.user.id)))
 
 
 @app_commands.guild_only()
@@ -66,19 +67,20 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
         campaign = await self.bot.campaigns.start(
             place, actor_of(interaction), ruleset.value, name or channel_name or str(place.channel_id)
         )
-        await interaction.response.send_message(
+        await output.reply(
+            interaction,
             tr(
                 "campaign.started",
                 name=campaign.name,
                 ruleset=ruleset_name(tr, campaign.ruleset),
                 user=mention(interaction.user.id),
-            )
+            ),
         )
 
     @app_commands.command(name="info", description="Show this channel's campaign")
     async def info(self, interaction: Interaction) -> None:
         summary = await self.bot.campaigns.summary(place_of(interaction))
-        await interaction.response.send_message(embed=campaign_embed(translator(interaction), summary))
+        await output.reply(interaction, embed=campaign_embed(translator(interaction), summary))
 
     @app_commands.command(name="end", description="End this channel's campaign (GM only; asks for confirmation)")
     async def end(self, interaction: Interaction) -> None:
@@ -89,9 +91,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
             view.add_item(
                 EndCampaignButton(tr(f"campaign.end_{decision}"), style, decision=decision, campaign_id=campaign.id)
             )
-        await interaction.response.send_message(
-            tr("campaign.end_question", name=campaign.name), view=view, ephemeral=True
-        )
+        await output.reply(interaction, tr("campaign.end_question", name=campaign.name), view=view, ephemeral=True)
 
     @app_commands.command(name="gm", description="Make someone a GM of this campaign, or remove them (GM only)")
     @app_commands.describe(user="Who", remove="Remove this GM instead of adding")
@@ -99,7 +99,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
         tr = translator(interaction)
         campaign = await self.bot.campaigns.set_gm(place_of(interaction), actor_of(interaction), user.id, remove=remove)
         key = "campaign.gm_removed" if remove else "campaign.gm_added"
-        await interaction.response.send_message(tr(key, user=mention(user.id), name=campaign.name))
+        await output.reply(interaction, tr(key, user=mention(user.id), name=campaign.name))
 
     @app_commands.command(name="set", description="Change one of the ruleset's options for this campaign (GM only)")
     @app_commands.describe(option="The option to change", value="Its new value (none clears an optional setting)")
@@ -108,8 +108,9 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
     ) -> None:
         tr = translator(interaction)
         change = await self.bot.campaigns.set_option(place_of(interaction), actor_of(interaction), option, value)
-        await interaction.response.send_message(
-            tr("campaign.option_set", option=change.option, old=option_text(change.old), new=option_text(change.new))
+        await output.reply(
+            interaction,
+            tr("campaign.option_set", option=change.option, old=option_text(change.old), new=option_text(change.new)),
         )
 
     @app_commands.command(name="session", description="Start the next session of play (GM only)")
@@ -147,7 +148,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
                 lines.append(content)
             if embed is not None:
                 embeds.append(embed)
-        await interaction.response.send_message("\n".join(lines), embeds=embeds)
+        await output.reply(interaction, "\n".join(lines), embeds=embeds)
         await close_prompts(self.bot, tr, moment.progress.closed, skip=None)
         await post_prompts(self.bot, moment.progress, interaction.guild_locale)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import io
 from collections.abc import Mapping
 from typing import Any
 
@@ -12,6 +11,7 @@ import yaml
 from discord import app_commands
 from discord.ext import commands
 
+from bot import output
 from bot.app import Fatebot, Interaction, actor_of, place_of, report_error, translator
 from bot.errors import UserError
 from bot.files import MAX_FILE_BYTES, parse_sheet
@@ -90,8 +90,8 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
         tr = translator(interaction, created.campaign.ruleset)
         if gm_run:
             # What the GMs' characters hide stays with the GMs: the channel learns only that one arrived.
-            await interaction.response.send_message(
-                tr("character.created_for_gms", name=created.draft.name, kind=tr(f"kind.{kind}"))
+            await output.reply(
+                interaction, tr("character.created_for_gms", name=created.draft.name, kind=tr(f"kind.{kind}"))
             )
             embed = discord.Embed(
                 title=tr("character.created", name=created.draft.name, kind=tr(f"kind.{kind}")),
@@ -99,7 +99,7 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
                 colour=SHEET_COLOUR,
             )
             embed.add_field(name=tr("character.pools"), value=pools_text(tr, created.draft.pools))
-            await interaction.followup.send(embed=embed, ephemeral=True)
+            await output.reply(interaction, embed=embed, ephemeral=True)
             return
         embed = discord.Embed(
             title=tr("character.created", name=created.draft.name, kind=tr(f"kind.{kind}")),
@@ -109,7 +109,7 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
         embed.add_field(name=tr("character.pools"), value=pools_text(tr, created.draft.pools))
         if created.active:
             embed.set_footer(text=tr("character.now_active", name=created.draft.name))
-        await interaction.response.send_message(embed=embed)
+        await output.reply(interaction, embed=embed)
 
     async def _play_with_kind(self, interaction: Interaction, kind: str) -> tuple[Translator, Play]:
         ruleset, play = await self.bot.characters.ruleset(place_of(interaction))
@@ -122,9 +122,10 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
     async def template(self, interaction: Interaction, kind: str) -> None:
         tr, play = await self._play_with_kind(interaction, kind)
         text = sheet_text(tr, play, kind, play.template(kind))
-        await interaction.response.send_message(
+        await output.reply(
+            interaction,
             tr("character.template_ready", kind=tr(f"kind.{kind}")),
-            file=discord.File(io.BytesIO(text.encode()), filename=f"{kind}.yaml"),
+            files=[(f"{kind}.yaml", text.encode())],
             ephemeral=True,
         )
 
@@ -166,7 +167,7 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
         lines = shown.play.sheet_lines(shown.character, shown.options, full=shown.full)
         embed = sheet_embed(tr, shown.character, lines, full=shown.full)
         # A GM's look at a character the GMs run stays between the GMs.
-        await interaction.response.send_message(embed=embed, ephemeral=shown.character.gm_run)
+        await output.reply(interaction, embed=embed, ephemeral=shown.character.gm_run)
 
     @app_commands.command(name="list", description="List the characters of this campaign")
     async def list_characters(self, interaction: Interaction) -> None:
@@ -183,22 +184,23 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
             description="\n".join(lines) or tr("character.roster_empty"),
             colour=SHEET_COLOUR,
         )
-        await interaction.response.send_message(embed=embed, ephemeral=True)
+        await output.reply(interaction, embed=embed, ephemeral=True)
 
     @app_commands.command(name="use", description="Choose which of your characters acts")
     @app_commands.describe(name="Your character")
     async def use(self, interaction: Interaction, name: str) -> None:
         character = await self.bot.characters.use(place_of(interaction), actor_of(interaction), name)
-        await interaction.response.send_message(
-            translator(interaction)("character.now_active", name=character.name), ephemeral=True
+        await output.reply(
+            interaction, translator(interaction)("character.now_active", name=character.name), ephemeral=True
         )
 
     @app_commands.command(name="delete", description="Delete a character (its owner or a GM)")
     @app_commands.describe(name="The character")
     async def delete(self, interaction: Interaction, name: str) -> None:
         character = await self.bot.characters.delete(place_of(interaction), actor_of(interaction), name)
-        await interaction.response.send_message(
-            translator(interaction)("character.deleted", name=character.name, user=mention(interaction.user.id))
+        await output.reply(
+            interaction,
+            translator(interaction)("character.deleted", name=character.name, user=mention(interaction.user.id)),
         )
 
     @show.autocomplete("name")

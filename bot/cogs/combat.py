@@ -6,6 +6,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import output
 from bot.app import Fatebot, Interaction, call_of, place_of, translator
 from bot.cogs.characters import pools_text
 from bot.cogs.exchanges import close_prompts, post_prompts, step_message
@@ -72,8 +73,10 @@ class CombatCog(commands.GroupCog, group_name="combat", group_description="Fight
     @app_commands.command(name="status", description="The turn order and the actions each character has left")
     async def status(self, interaction: Interaction) -> None:
         report = await self.bot.combat.status(place_of(interaction))
-        await interaction.response.send_message(
-            embed=report_embed(translator(interaction, report.ruleset), report, "combat.round"), ephemeral=True
+        await output.reply(
+            interaction,
+            embed=report_embed(translator(interaction, report.ruleset), report, "combat.round"),
+            ephemeral=True,
         )
 
     @app_commands.command(name="end", description="End the fight and the scene (GM only)")
@@ -82,14 +85,14 @@ class CombatCog(commands.GroupCog, group_name="combat", group_description="Fight
         tr = translator(interaction, progress.ruleset)
         lines = [tr("combat.ended", round=round_number)]
         lines += [content for applied in progress.steps if (content := step_message(tr, progress.play, applied)[0])]
-        await interaction.response.send_message("\n".join(lines))
+        await output.reply(interaction, "\n".join(lines))
         await close_prompts(self.bot, tr, progress.closed, skip=None)
         await post_prompts(self.bot, progress, interaction.guild_locale)
 
     async def _show(self, interaction: Interaction, report: CombatReport, title_key: str) -> None:
         """The fight as it stands, then any prompt a hook opened (a reaction at the start of a turn...)."""
         tr = translator(interaction, report.ruleset)
-        await interaction.response.send_message(embed=report_embed(tr, report, title_key))
+        await output.reply(interaction, embed=report_embed(tr, report, title_key))
         for progress in report.progress:
             await close_prompts(self.bot, tr, progress.closed, skip=None)
             await post_prompts(self.bot, progress, interaction.guild_locale)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import discord
 from discord.ext import commands, tasks
 
+from bot import output
 from bot.app import Fatebot, Interaction, actor_of, translator
 from bot.i18n import Translator
 from bot.render import changed_pools, mention, rolls_text
@@ -112,12 +113,12 @@ class WaitGroupButton(PersistentButton, template=r"waitgroup:(?P<wait_id>[0-9]+)
         tr = tr.scoped(view.ruleset)
         group = next((group for group in view.wait.groups if group.key == self.fields["group"]), None)
         if group is None:
-            await interaction.response.send_message(tr("wait.unknown_choice", choice=self.fields["group"]),
-                                                    ephemeral=True)  # fmt: skip
+            await output.reply(interaction, tr("wait.unknown_choice", choice=self.fields["group"]), ephemeral=True)
             return
-        await interaction.response.send_message(
-            tr.text(group.question), view=wait_view(tr, view.wait_id, view.wait, group=group.key), ephemeral=True
-        )
+        await output.reply(
+            interaction, tr.text(group.question), view=wait_view(tr, view.wait_id, view.wait, group=group.key),
+            ephemeral=True,
+        )  # fmt: skip
 
 
 class WaitCancelButton(PersistentButton, template=r"waitcancel:(?P<wait_id>[0-9]+)"):
@@ -163,7 +164,7 @@ async def close_prompts(bot: Fatebot, tr: Translator, closed: Sequence[Closed], 
             continue
         message = bot.get_partial_messageable(ended.channel_id).get_partial_message(ended.message_id)
         with contextlib.suppress(discord.HTTPException):
-            await message.edit(content=summary_text(tr, ended), view=None)
+            await output.rewrite(message, summary_text(tr, ended))
 
 
 async def post_prompts(bot: Fatebot, progress: Progress, guild_locale: discord.Locale | None) -> None:
@@ -179,16 +180,27 @@ async def post_prompts(bot: Fatebot, progress: Progress, guild_locale: discord.L
             else Translator.for_locale(guild_locale, progress.ruleset)
         )
         channel = bot.get_partial_messageable(prompt.channel_id)
-        message = await channel.send(
-            prompt_text(tr, prompt), view=wait_view(tr, prompt.wait_id, prompt.wait, with_cancel=True),
-            allowed_mentions=discord.AllowedMentions(users=[discord.Object(user) for user in prompt.audience_ids]),
+        message = await output.post(
+            channel, prompt_text(tr, prompt), view=wait_view(tr, prompt.wait_id, prompt.wait, with_cancel=True),
+            mentions=pinging(prompt.audience_ids),
         )  # fmt: skip
         await bot.exchanges.attach_message(prompt.wait_id, message.id)
+
+
+def pinging(user_ids: Sequence[int]) -> discord.AllowedMentions:
+    """Mentions that notify these users and no one else."""
+    return discord.AllowedMentions(users=[discord.Object(user) for user in user_ids])
 
 
 def step_messages(tr: Translator, progress: Progress) -> list[tuple[str | None, discord.Embed | None]]:
     shown = [step_message(tr, progress.play, applied) for applied in progress.steps]
     return [(content, embed) for content, embed in shown if content is not None or embed is not None]
+
+
+def joined(messages: Sequence[tuple[str | None, discord.Embed | None]]) -> tuple[str | None, list[discord.Embed]]:
+    """Several steps' messages as one reply: their lines together, then their embeds."""
+    lines = [content for content, _ in messages if content]
+    return ("\n".join(lines) or None), [embed for _, embed in messages if embed is not None]
 
 
 async def respond(interaction: Interaction, progress: Progress) -> None:
@@ -201,20 +213,15 @@ async def respond(interaction: Interaction, progress: Progress) -> None:
     opened = [prompt for prompt in progress.opened if prompt.wait_id not in ended]
     if not messages and len(opened) == 1:
         prompt = opened[0]
-        await interaction.response.send_message(
-            prompt_text(tr, prompt), view=wait_view(tr, prompt.wait_id, prompt.wait, with_cancel=True),
-            allowed_mentions=discord.AllowedMentions(users=[discord.Object(user) for user in prompt.audience_ids]),
+        await output.reply(
+            interaction, prompt_text(tr, prompt), view=wait_view(tr, prompt.wait_id, prompt.wait, with_cancel=True),
+            mentions=pinging(prompt.audience_ids),
         )  # fmt: skip
         reply = await interaction.original_response()
         await bot.exchanges.attach_message(prompt.wait_id, reply.id)
         return
-    if not messages:
-        messages = [(tr("step.nothing_happened"), None)]
-    for index, (content, embed) in enumerate(messages):
-        if index == 0:
-            await interaction.response.send_message(content, embed=embed or discord.utils.MISSING)
-        else:
-            await interaction.followup.send(content or discord.utils.MISSING, embed=embed or discord.utils.MISSING)
+    content, embeds = joined(messages) if messages else (tr("step.nothing_happened"), [])
+    await output.reply(interaction, content, embeds=embeds)
     await close_prompts(bot, tr, progress.closed, skip=None)
     await post_prompts(bot, progress, interaction.guild_locale)
 
@@ -225,16 +232,17 @@ async def show_answer(interaction: Interaction, progress: Progress) -> None:
     bot = interaction.client
     tr = translator(interaction, progress.ruleset)
     if progress.recorded:
-        await interaction.response.send_message(tr("wait.answer_recorded"), ephemeral=True)
+        await output.reply(interaction, tr("wait.answer_recorded"), ephemeral=True)
         return
     clicked = interaction.message.id if interaction.message else None
     summary = progress.answered or (progress.closed[0] if progress.closed else None)
     if summary is not None:
-        await interaction.response.edit_message(content=summary_text(tr, summary), view=None)
+        await output.update(interaction, summary_text(tr, summary))
     else:
         await interaction.response.defer()
-    for content, embed in step_messages(tr, progress):
-        await interaction.followup.send(content or discord.utils.MISSING, embed=embed or discord.utils.MISSING)
+    if messages := step_messages(tr, progress):
+        content, embeds = joined(messages)
+        await output.reply(interaction, content, embeds=embeds)
     await close_prompts(bot, tr, progress.closed, skip=clicked)
     await post_prompts(bot, progress, interaction.guild_locale)
 
@@ -245,9 +253,9 @@ async def publish(bot: Fatebot, progress: Progress) -> None:
     guild = getattr(channel, "guild", None)
     locale = guild.preferred_locale if guild is not None else None
     tr = Translator.for_locale(locale, progress.ruleset)
-    messageable = bot.get_partial_messageable(progress.channel_id)
-    for content, embed in step_messages(tr, progress):
-        await messageable.send(content or discord.utils.MISSING, embed=embed or discord.utils.MISSING)
+    if messages := step_messages(tr, progress):
+        content, embeds = joined(messages)
+        await output.post(bot.get_partial_messageable(progress.channel_id), content, embeds=embeds)
     await close_prompts(bot, tr, progress.closed, skip=None)
     await post_prompts(bot, progress, locale)
 

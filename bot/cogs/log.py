@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import io
-
 import discord
 from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
+from bot import output
 from bot.app import Fatebot, Interaction, actor_of, place_of, translator
 from bot.errors import UserError
 from bot.export import FORMATS, export_log
@@ -40,7 +39,7 @@ class LogCog(commands.GroupCog, group_name="log", group_description="The campaig
             title=tr("log.title", name=campaign_log.campaign.name),
             description="\n".join(lines) or tr("log.empty"),
         )
-        await interaction.response.send_message(embed=embed, ephemeral=True)
+        await output.reply(interaction, embed=embed, ephemeral=True)
 
     @app_commands.command(name="export", description="Download the whole log of a campaign as a file")
     @app_commands.rename(file_format="format")
@@ -64,9 +63,10 @@ class LogCog(commands.GroupCog, group_name="log", group_description="The campaig
         campaign_log = await self.bot.logs.export(place_of(interaction), actor_of(interaction), campaign_id)
         data = export_log(campaign_log, file_format.value)
         filename = f"campaign-{campaign_log.campaign.id}-log.{file_format.value}"
-        await interaction.followup.send(
+        await output.reply(
+            interaction,
             tr("log.exported", name=campaign_log.campaign.name, count=len(campaign_log.entries)),
-            file=discord.File(io.BytesIO(data), filename=filename),
+            files=[(filename, data)],
             ephemeral=True,
         )
 

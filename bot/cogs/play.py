@@ -5,6 +5,7 @@ from __future__ import annotations
 from discord import app_commands
 from discord.ext import commands
 
+from bot import output
 from bot.app import Fatebot, Interaction, actor_of, call_of, place_of, translator
 from bot.cogs.characters import AUTOCOMPLETE_LIMIT, character_choices
 from bot.cogs.exchanges import fallen_lines, respond, wait_view
@@ -157,26 +158,26 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
         if reason:
             lines.append(tr("gm.reason", reason=reason))
         lines.extend(fallen_lines(tr, award.fallen))
-        await interaction.response.send_message("\n".join(lines))
+        await output.reply(interaction, "\n".join(lines))
 
     @app_commands.command(name="pending", description="Everything still waiting for an answer: force or cancel it (GM)")
     async def pending(self, interaction: Interaction) -> None:
         tr = translator(interaction)
         count, waiting = await self.bot.exchanges.pending(place_of(interaction), actor_of(interaction), PENDING_SHOWN)
         if not waiting:
-            await interaction.response.send_message(tr("gm.nothing_pending"), ephemeral=True)
+            await output.reply(interaction, tr("gm.nothing_pending"), ephemeral=True)
             return
         lines = [tr("gm.pending_count", count=count)]
         if count > len(waiting):
             lines.append(tr("gm.pending_more", shown=len(waiting)))
-        await interaction.response.send_message("\n".join(lines), ephemeral=True)
+        await output.reply(interaction, "\n".join(lines), ephemeral=True)
         for view in waiting:
             tr = tr.scoped(view.ruleset)
             who = view.subject or tr("wait.the_gms")
             since = f"<t:{int(view.created_at.timestamp())}:R>"
             line = tr("gm.pending_line", id=view.wait_id, title=tr.text(view.title), who=who, since=since)
-            await interaction.followup.send(
-                line, view=wait_view(tr, view.wait_id, view.wait, with_cancel=True), ephemeral=True
+            await output.reply(
+                interaction, line, view=wait_view(tr, view.wait_id, view.wait, with_cancel=True), ephemeral=True
             )
 
     @app_commands.command(name="auto", description="Answer a wait in advance for a character the GMs run (GM only)")
@@ -190,11 +191,9 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
         )
         tr = translator(interaction, ruleset)
         if option is None:
-            await interaction.response.send_message(tr("gm.auto_cleared", name=name, wait=tr.text(label)))
+            await output.reply(interaction, tr("gm.auto_cleared", name=name, wait=tr.text(label)))
             return
-        await interaction.response.send_message(
-            tr("gm.auto_set", name=name, wait=tr.text(label), answer=tr.text(option))
-        )
+        await output.reply(interaction, tr("gm.auto_set", name=name, wait=tr.text(label), answer=tr.text(option)))
 
     @award.autocomplete("character")
     @auto.autocomplete("character")

@@ -8,6 +8,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import output
 from bot.app import Fatebot, Interaction, actor_of, place_of, translator
 from bot.render import mention, roll_embed
 from rules.dice import RollResult
@@ -40,11 +41,11 @@ class RollCog(commands.Cog):
         )
         embed = roll_embed(tr, name, outcome.result, label, secret=secret)
         if not secret:
-            await interaction.response.send_message(embed=embed)
+            await output.reply(interaction, embed=embed)
             return
-        await interaction.response.send_message(embed=embed, ephemeral=True)
-        await interaction.followup.send(
-            tr("roll.secret_public", user=mention(interaction.user.id), label=label or tr("roll.no_label"))
+        await output.reply(interaction, embed=embed, ephemeral=True)
+        await output.reply(
+            interaction, tr("roll.secret_public", user=mention(interaction.user.id), label=label or tr("roll.no_label"))
         )
         recipients = [gm_id for gm_id in outcome.gm_ids if gm_id != interaction.user.id]
         undelivered = [
@@ -53,8 +54,10 @@ class RollCog(commands.Cog):
             if not await self._send_dm(gm_id, self._gm_embed(gm_id, interaction, outcome.result, label))
         ]
         if undelivered:
-            await interaction.followup.send(
-                tr("roll.secret_dm_failed", users=" ".join(mention(gm) for gm in undelivered)), ephemeral=True
+            await output.reply(
+                interaction,
+                tr("roll.secret_dm_failed", users=" ".join(mention(gm) for gm in undelivered)),
+                ephemeral=True,
             )
 
     def _gm_embed(self, gm_id: int, interaction: Interaction, result: RollResult, label: str | None) -> discord.Embed:
@@ -67,7 +70,7 @@ class RollCog(commands.Cog):
     async def _send_dm(self, user_id: int, embed: discord.Embed) -> bool:
         try:
             user = self.bot.get_user(user_id) or await self.bot.fetch_user(user_id)
-            await user.send(embed=embed)
+            await output.post(user, embeds=[embed])
         except discord.HTTPException:
             log.warning("could not DM user %s", user_id, exc_info=True)
             return False

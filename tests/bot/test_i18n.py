@@ -39,6 +39,11 @@ REPLY_CALLS: dict[str, set[str | int]] = {
     "set_footer": {"text"},
     "set_author": {"name"},
     "Button": {"label"},
+    # bot.output, which every reply goes through: (where, content, ...)
+    "reply": {"content", 1},
+    "post": {"content", 1},
+    "update": {"content", 1},
+    "rewrite": {"content", 1},
 }
 
 
@@ -158,6 +163,8 @@ def test_the_literal_check_catches_literals() -> None:
     assert hard_coded_texts('discord.Embed(title=f"Log of {name}")') == [1]
     assert hard_coded_texts('await i.response.send_message(tr("roll.title", user=u))') == []
     assert hard_coded_texts('embed.add_field(name=tr("x"), value=f"<#{channel}>")') == []
+    assert hard_coded_texts('await output.reply(interaction, "Done")') == [1]
+    assert hard_coded_texts('await output.reply(interaction, tr("done"), ephemeral=True)') == []
 
 
 def test_replies_and_embeds_never_pass_literal_text() -> None:

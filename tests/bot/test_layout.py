@@ -82,3 +82,30 @@ def test_every_ruleset_has_its_two_packages() -> None:
         assert (ROOT / "bot" / "rulesets" / ruleset_id / "__init__.py").exists(), ruleset_id
         for language in ("en", "zh-CN", "ja"):
             assert ruleset.catalogs.joinpath(f"{language}.json").is_file(), (ruleset_id, language)
+
+
+# Calls that put something in front of a Discord user; only bot/output.py makes them.
+SENDING = frozenset({"send_message", "edit_message", "send", "edit", "edit_original_response"})
+OUTPUT = ROOT / "bot" / "output.py"
+
+
+def _sending_calls(source: str) -> list[int]:
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SENDING
+    ]
+
+
+def test_every_reply_goes_through_the_output_layer() -> None:
+    senders = {
+        str(path.relative_to(ROOT)): lines
+        for path in [*(ROOT / "bot").rglob("*.py"), *(ROOT / "tests" / "e2e" / "engine_ruleset").rglob("*.py")]
+        if path != OUTPUT and "emulator" not in path.parts and (lines := _sending_calls(path.read_text("utf-8")))
+    }
+    assert senders == {}
+
+
+def test_the_sending_check_finds_a_direct_send() -> None:
+    assert _sending_calls("await interaction.response.send_message('x')") == [1]
+    assert _sending_calls("await output.reply(interaction, text)") == []

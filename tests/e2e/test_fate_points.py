@@ -421,7 +421,7 @@ async def test_the_gms_run_an_npc_whose_sheet_stays_hidden_and_who_answers_by_it
     await harness.slash(war.gm, war.channel, "combat round")
     harness.dice.queue([12, 20])
     attacked = await harness.slash(war.bob, war.channel, "attack", target="Lancer", action="melee|Invisible Air")
-    titles = [reply.embeds[0]["title"] for reply in attacked.replies]
+    titles = [embed["title"] for reply in attacked.replies for embed in reply.embeds]
     assert titles[0] == "Archer attacks Lancer"
     assert titles[1].startswith("Lancer is hit by Archer") or titles[1] == "Lancer avoids the attack of Archer"
     assert harness.last(war.channel, war.gm).buttons() == []

@@ -7,6 +7,7 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
+from bot import output
 from bot.app import Fatebot, Interaction, actor_of, call_of, place_of, translator
 from bot.cogs.characters import AUTOCOMPLETE_LIMIT, character_choices
 from bot.cogs.exchanges import respond
@@ -169,7 +170,7 @@ class OddsCog(commands.Cog):
             colour=FATE_COLOUR,
         )
         embed.set_footer(text=tr("odds.footer"))
-        await interaction.response.send_message(embed=embed, ephemeral=True)
+        await output.reply(interaction, embed=embed, ephemeral=True)
 
     @odds.autocomplete("attacker")
     @odds.autocomplete("defender")

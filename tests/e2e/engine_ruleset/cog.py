@@ -6,6 +6,7 @@ from discord import app_commands
 from discord.ext import commands
 from sqlalchemy import select
 
+from bot import output
 from bot.app import Fatebot, Interaction, actor_of, call_of, place_of
 from bot.cogs.exchanges import respond
 from bot.db.engine import Database
@@ -68,7 +69,7 @@ class EngineCog(commands.GroupCog, group_name="engine", group_description="Excha
     @app_commands.command(name="start", description="Start an engine-test campaign here")
     async def start(self, interaction: Interaction) -> None:
         campaign = await self.bot.campaigns.start(place_of(interaction), actor_of(interaction), "engine_test", "Arena")
-        await interaction.response.send_message(str(campaign.id))
+        await output.reply(interaction, str(campaign.id))
 
     @app_commands.command(name="strike", description="Shape 1: resolves at once, an ally may react in time")
     async def strike(self, interaction: Interaction, target: str, ally: str) -> None:
@@ -82,7 +83,7 @@ class EngineCog(commands.GroupCog, group_name="engine", group_description="Excha
     async def side(self, interaction: Interaction, name: str, members: str) -> None:
         names = [(member.strip(), "member") for member in members.split(",") if member.strip()]
         await self.bot.sides.create(place_of(interaction), actor_of(interaction), name, names)
-        await interaction.response.send_message(name)
+        await output.reply(interaction, name)
 
     @app_commands.command(name="draft", description="Shape 3: sides pick in turn, a number, a commitment")
     async def draft(self, interaction: Interaction, first: str, second: str) -> None:

@@ -1,0 +1,215 @@
+"""Everything the bot sends goes through here and stays within Discord's limits.
+
+Long content is split at line ends into several messages; a long description or field value continues in
+more embeds or fields; titles, names and labels are shortened with an ellipsis; embeds are packed so no
+message holds more than ten of them or 6,000 characters; a file over the attachment limit is compressed,
+then split. Nothing here decides what to say: it only makes what the cogs say fit.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import discord
+from discord.utils import MISSING
+
+CONTENT_LIMIT = 2000
+TITLE_LIMIT = 256
+DESCRIPTION_LIMIT = 4096
+FIELD_NAME_LIMIT = 256
+FIELD_VALUE_LIMIT = 1024
+FOOTER_LIMIT = 2048
+FIELDS_PER_EMBED = 25
+EMBED_TOTAL_LIMIT = 6000
+EMBEDS_PER_MESSAGE = 10
+BUTTON_LABEL_LIMIT = 80
+# Discord's upload limit for a server without boosts.
+FILE_LIMIT = 10 * 1024 * 1024
+ELLIPSIS = "…"
+
+
+def shorten(text: str, limit: int) -> str:
+    """The text, cut to `limit` characters with an ellipsis if it is longer."""
+    return text if len(text) <= limit else f"{text[: limit - 1]}{ELLIPSIS}"
+
+
+def chunks(text: str, limit: int) -> list[str]:
+    """The text in pieces of at most `limit` characters, cut at line ends where a line fits."""
+    pieces: list[str] = []
+    current = ""
+    for whole in text.split("\n"):
+        line = whole
+        while len(line) > limit:  # a single line longer than a piece: cut it where it must be cut
+            if current:
+                pieces.append(current)
+                current = ""
+            pieces.append(line[:limit])
+            line = line[limit:]
+        candidate = f"{current}\n{line}" if current else line
+        if len(candidate) > limit:
+            pieces.append(current)
+            candidate = line
+        current = candidate
+    if current or not pieces:
+        pieces.append(current)
+    return [piece for piece in pieces if piece] or [""]
+
+
+def _size(embed: discord.Embed) -> int:
+    size = len(embed.title or "") + len(embed.description or "") + len(embed.footer.text or "")
+    size += len(embed.author.name or "")
+    return size + sum(len(field.name or "") + len(field.value or "") for field in embed.fields)
+
+
+def _continuation(embed: discord.Embed) -> discord.Embed:
+    return discord.Embed(colour=embed.colour)
+
+
+def fit_embed(embed: discord.Embed) -> list[discord.Embed]:
+    """One embed as one or more that each fit: a long description or field goes on in the next ones."""
+    footer = shorten(embed.footer.text, FOOTER_LIMIT) if embed.footer.text else None
+    first = discord.Embed(
+        title=shorten(embed.title, TITLE_LIMIT) if embed.title else None, colour=embed.colour, url=embed.url
+    )
+    if embed.author.name:
+        first.set_author(name=shorten(embed.author.name, TITLE_LIMIT), url=embed.author.url)
+    parts = [first]
+    descriptions = chunks(embed.description, DESCRIPTION_LIMIT) if embed.description else []
+    for index, piece in enumerate(descriptions):
+        if index:
+            parts.append(_continuation(embed))
+        parts[-1].description = piece
+    reserve = len(footer or "")
+    for field in embed.fields:
+        name = shorten(field.name or "\u200b", FIELD_NAME_LIMIT)
+        for value in chunks(field.value or "\u200b", FIELD_VALUE_LIMIT):
+            current = parts[-1]
+            full = len(current.fields) >= FIELDS_PER_EMBED
+            if full or _size(current) + len(name) + len(value) + reserve > EMBED_TOTAL_LIMIT:
+                current = _continuation(embed)
+                parts.append(current)
+            current.add_field(name=name, value=value or "\u200b", inline=bool(field.inline))
+    if footer:
+        parts[-1].set_footer(text=footer)
+    return parts
+
+
+@dataclass(frozen=True)
+class Part:
+    """What one message carries."""
+
+    content: str | None
+    embeds: tuple[discord.Embed, ...]
+
+
+def pack(content: str | None, embeds: Sequence[discord.Embed]) -> list[Part]:
+    """Content and embeds as messages that each fit: content first, split at line ends, the embeds after it,
+    ten at most and 6,000 characters at most in each message."""
+    texts = chunks(content, CONTENT_LIMIT) if content else []
+    fitted = [part for embed in embeds for part in fit_embed(embed)]
+    groups: list[list[discord.Embed]] = []
+    for embed in fitted:
+        size = _size(embed)
+        crowded = bool(groups) and (
+            len(groups[-1]) >= EMBEDS_PER_MESSAGE or sum(map(_size, groups[-1])) + size > EMBED_TOTAL_LIMIT
+        )
+        if not groups or crowded:
+            groups.append([])
+        groups[-1].append(embed)
+    parts = [Part(text, ()) for text in texts]
+    if parts and groups:  # the last piece of text and the first embeds share a message
+        last = parts.pop()
+        parts.append(Part(last.content, tuple(groups.pop(0))))
+    parts += [Part(None, tuple(group)) for group in groups]
+    return parts or [Part(None, ())]
+
+
+def fit_files(files: Sequence[tuple[str, bytes]]) -> list[discord.File]:
+    """Files within the upload limit: a large one gzipped, and a still larger one cut into numbered parts."""
+    fitted: list[discord.File] = []
+    for given_name, given_data in files:
+        name, data = given_name, given_data
+        if len(data) > FILE_LIMIT:
+            name, data = f"{name}.gz", gzip.compress(data, mtime=0)
+        if len(data) <= FILE_LIMIT:
+            fitted.append(discord.File(io.BytesIO(data), filename=name))
+            continue
+        pieces = range(0, len(data), FILE_LIMIT)
+        fitted += [
+            discord.File(io.BytesIO(data[start : start + FILE_LIMIT]), filename=f"{name}.part{index + 1}")
+            for index, start in enumerate(pieces)
+        ]
+    return fitted
+
+
+Mentions = discord.AllowedMentions
+
+
+def _release(view: discord.ui.View | None) -> None:
+    """Our buttons are dynamic items, answered from the message's own components whenever they are clicked; a
+    view kept in discord.py's store would only hold memory for every prompt ever posted (and, on an ephemeral
+    message, a timer for 15 minutes)."""
+    if view is not None:
+        view.stop()
+
+
+async def reply(
+    interaction: discord.Interaction[discord.Client], content: str | None = None, *,
+    embed: discord.Embed | None = None, embeds: Sequence[discord.Embed] = (), view: discord.ui.View | None = None,
+    files: Sequence[tuple[str, bytes]] = (), ephemeral: bool = False, mentions: Mentions | None = None,
+) -> None:  # fmt: skip
+    """The interaction's reply (or its followups, once it has answered or deferred), in as many messages as it
+    takes. The view and the files go with the last message."""
+    parts = pack(content, [*([embed] if embed else []), *embeds])
+    attached = fit_files(files)
+    for index, part in enumerate(parts):
+        last = index == len(parts) - 1
+        text, shown = part.content or MISSING, list(part.embeds) or MISSING
+        buttons = view if last and view is not None else MISSING
+        carried = attached if last and attached else MISSING
+        if interaction.response.is_done():
+            await interaction.followup.send(
+                text, embeds=shown, view=buttons, files=carried, ephemeral=ephemeral,
+                allowed_mentions=mentions or MISSING,
+            )  # fmt: skip
+        else:
+            await interaction.response.send_message(
+                text, embeds=shown, view=buttons, files=carried, ephemeral=ephemeral,
+                allowed_mentions=mentions or MISSING,
+            )  # fmt: skip
+    _release(view)
+
+
+async def update(
+    interaction: discord.Interaction[discord.Client], content: str, *, view: discord.ui.View | None = None
+) -> None:
+    """The clicked message, rewritten (one message: shortened if it must be)."""
+    await interaction.response.edit_message(content=shorten(content, CONTENT_LIMIT), view=view)
+    _release(view)
+
+
+async def post(
+    channel: discord.abc.Messageable, content: str | None = None, *, embeds: Sequence[discord.Embed] = (),
+    view: discord.ui.View | None = None, mentions: Mentions | None = None,
+) -> discord.Message:  # fmt: skip
+    """A message of the bot's own (a prompt, what a deadline did, a DM), in as many messages as it takes;
+    the view goes with the last, which is returned."""
+    parts = pack(content, embeds)
+    sent: discord.Message | None = None
+    for index, part in enumerate(parts):
+        last = index == len(parts) - 1
+        sent = await channel.send(
+            content=part.content, embeds=list(part.embeds) or MISSING,
+            view=view if last and view is not None else MISSING, allowed_mentions=mentions or MISSING,
+        )  # fmt: skip
+    _release(view)
+    assert sent is not None
+    return sent
+
+
+async def rewrite(message: discord.PartialMessage | discord.Message, content: str) -> None:
+    """Another message of the bot's, rewritten without its buttons (shortened if it must be)."""
+    await message.edit(content=shorten(content, CONTENT_LIMIT), view=None)
