@@ -28,6 +28,7 @@ from bot.services.rolls import RollService
 from bot.services.sides import SideService
 from rules.dice import DiceError, DiceSource
 from rules.exchange import Text
+from rules.text import NAME_LIMIT
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +50,13 @@ def extensions() -> tuple[str, ...]:
     """The shared commands, then each ruleset's own."""
     own = tuple(ruleset.extension for ruleset in RULESETS.values() if ruleset.extension)
     return SHARED_EXTENSIONS + own
+
+
+# A name typed into a command: as long as the names the bot stores (`rules.text`), so whatever is typed
+# fits every message that repeats it.
+NameText = app_commands.Range[str, 1, NAME_LIMIT]
+# A word that picks among a few (a kind, a stat, an option key, a rank).
+WordText = app_commands.Range[str, 1, 40]
 
 
 def point_at(api_base: str, gateway_url: str) -> Callable[[], None]:

@@ -108,7 +108,7 @@ class Part:
 def pack(content: str | None, embeds: Sequence[discord.Embed]) -> list[Part]:
     """Content and embeds as messages that each fit: content first, split at line ends, the embeds after it,
     ten at most and 6,000 characters at most in each message."""
-    texts = chunks(content, CONTENT_LIMIT) if content else []
+    texts = [text for text in chunks(content, CONTENT_LIMIT) if text.strip()] if content else []
     fitted = [part for embed in embeds for part in fit_embed(embed)]
     groups: list[list[discord.Embed]] = []
     for embed in fitted:
@@ -184,10 +184,15 @@ async def reply(
 
 
 async def update(
-    interaction: discord.Interaction[discord.Client], content: str, *, view: discord.ui.View | None = None
-) -> None:
-    """The clicked message, rewritten (one message: shortened if it must be)."""
-    await interaction.response.edit_message(content=shorten(content, CONTENT_LIMIT), view=view)
+    interaction: discord.Interaction[discord.Client], content: str | None = None, *,
+    embed: discord.Embed | None = None, view: discord.ui.View | None = None,
+) -> None:  # fmt: skip
+    """The clicked message, rewritten: one message, so a long content is shortened and an embed keeps what
+    fits in one (a page of a list is built to fit)."""
+    await interaction.response.edit_message(
+        content=shorten(content, CONTENT_LIMIT) if content is not None else MISSING,
+        embed=fit_embed(embed)[0] if embed is not None else MISSING, view=view,
+    )  # fmt: skip
     _release(view)
 
 

@@ -11,8 +11,8 @@ import yaml
 from discord import app_commands
 from discord.ext import commands
 
-from bot import output
-from bot.app import Fatebot, Interaction, actor_of, place_of, report_error, translator
+from bot import output, pages
+from bot.app import Fatebot, Interaction, NameText, WordText, actor_of, place_of, report_error, translator
 from bot.errors import UserError
 from bot.files import MAX_FILE_BYTES, parse_sheet
 from bot.i18n import Translator
@@ -22,6 +22,8 @@ from bot.services.characters import Created
 from rules.exchange import Text
 
 AUTOCOMPLETE_LIMIT = 25
+ROSTER_PAGES = "roster"
+ROSTER_LINES_PER_PAGE = 20
 SHEET_COLOUR = discord.Colour.dark_teal()
 
 
@@ -119,7 +121,7 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
 
     @app_commands.command(name="template", description="Get an example character file to fill in")
     @app_commands.describe(kind="What kind of character")
-    async def template(self, interaction: Interaction, kind: str) -> None:
+    async def template(self, interaction: Interaction, kind: WordText) -> None:
         tr, play = await self._play_with_kind(interaction, kind)
         text = sheet_text(tr, play, kind, play.template(kind))
         await output.reply(
@@ -144,7 +146,7 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
 
     @app_commands.command(name="create", description="Create a character by filling in a form")
     @app_commands.describe(kind="What kind of character", npc="Run by the GMs: an NPC, a creature, an enemy (GM only)")
-    async def create(self, interaction: Interaction, kind: str, npc: bool = False) -> None:
+    async def create(self, interaction: Interaction, kind: WordText, npc: bool = False) -> None:
         tr, play = await self._play_with_kind(interaction, kind)
         body = yaml.safe_dump({"kind": kind, **play.template(kind)}, allow_unicode=True, sort_keys=False)
         await interaction.response.send_modal(SheetModal(self, tr, kind, body, gm_run=npc))
@@ -161,7 +163,7 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
 
     @app_commands.command(name="show", description="Show a character sheet (default: your active character)")
     @app_commands.describe(name="Whose sheet")
-    async def show(self, interaction: Interaction, name: str | None = None) -> None:
+    async def show(self, interaction: Interaction, name: NameText | None = None) -> None:
         shown = await self.bot.characters.show(place_of(interaction), actor_of(interaction), name)
         tr = translator(interaction, shown.campaign.ruleset)
         lines = shown.play.sheet_lines(shown.character, shown.options, full=shown.full)
@@ -171,24 +173,11 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
 
     @app_commands.command(name="list", description="List the characters of this campaign")
     async def list_characters(self, interaction: Interaction) -> None:
-        campaign, roster, gm = await self.bot.characters.roster(place_of(interaction), actor_of(interaction))
-        tr = translator(interaction, campaign.ruleset)
-        lines = [
-            tr("character.roster_line", name=c.name, kind=tr(f"kind.{c.kind}"),
-               user=tr("character.run_by_gms") if c.gm_run else mention(c.owner_id),
-               pools=pools_text(tr, c.pools) if gm or not c.gm_run else tr("character.hidden"))
-            for c in roster
-        ]  # fmt: skip
-        embed = discord.Embed(
-            title=tr("character.roster_title", name=campaign.name),
-            description="\n".join(lines) or tr("character.roster_empty"),
-            colour=SHEET_COLOUR,
-        )
-        await output.reply(interaction, embed=embed, ephemeral=True)
+        await pages.show(interaction, ROSTER_PAGES)
 
     @app_commands.command(name="use", description="Choose which of your characters acts")
     @app_commands.describe(name="Your character")
-    async def use(self, interaction: Interaction, name: str) -> None:
+    async def use(self, interaction: Interaction, name: NameText) -> None:
         character = await self.bot.characters.use(place_of(interaction), actor_of(interaction), name)
         await output.reply(
             interaction, translator(interaction)("character.now_active", name=character.name), ephemeral=True
@@ -196,7 +185,7 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
 
     @app_commands.command(name="delete", description="Delete a character (its owner or a GM)")
     @app_commands.describe(name="The character")
-    async def delete(self, interaction: Interaction, name: str) -> None:
+    async def delete(self, interaction: Interaction, name: NameText) -> None:
         character = await self.bot.characters.delete(place_of(interaction), actor_of(interaction), name)
         await output.reply(
             interaction,
@@ -208,6 +197,27 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
     @delete.autocomplete("name")
     async def character_names(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         return await character_choices(self.bot, interaction, current)
+
+
+@pages.source(ROSTER_PAGES)
+async def roster_page(interaction: Interaction, number: int) -> pages.Page:
+    """A page of the campaign's characters with their pools (hidden for the GMs' characters from players)."""
+    campaign, roster, gm = await interaction.client.characters.roster(place_of(interaction), actor_of(interaction))
+    tr = translator(interaction, campaign.ruleset)
+    lines = [
+        tr("character.roster_line", name=c.name, kind=tr(f"kind.{c.kind}"),
+           user=tr("character.run_by_gms") if c.gm_run else mention(c.owner_id),
+           pools=pools_text(tr, c.pools) if gm or not c.gm_run else tr("character.hidden"))
+        for c in roster
+    ]  # fmt: skip
+    split = pages.split_lines(lines, ROSTER_LINES_PER_PAGE)
+    shown = pages.clamp(number, len(split))
+    embed = discord.Embed(
+        title=tr("character.roster_title", name=campaign.name),
+        description="\n".join(split[shown]) or tr("character.roster_empty"),
+        colour=SHEET_COLOUR,
+    )
+    return pages.Page(embed, shown, len(split), tr)
 
 
 async def character_choices(bot: Fatebot, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:

@@ -7,15 +7,15 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
-from bot import output
+from bot import output, pages
 from bot.app import Fatebot, Interaction, actor_of, place_of, translator
 from bot.errors import UserError
 from bot.export import FORMATS, export_log
 from bot.render import log_line
 from bot.rulesets.registry import RULESETS
 
-RECENT_EVENTS = 15
-EMBED_DESCRIPTION_LIMIT = 4096
+EVENTS_PER_PAGE = 15
+LOG_PAGES = "log"
 AUTOCOMPLETE_LIMIT = 25
 
 
@@ -25,21 +25,9 @@ class LogCog(commands.GroupCog, group_name="log", group_description="The campaig
         self.bot = bot
         super().__init__()
 
-    @app_commands.command(name="show", description="Show the latest events of this channel's campaign")
+    @app_commands.command(name="show", description="Show the campaign's log, newest first, a page at a time")
     async def show(self, interaction: Interaction) -> None:
-        campaign_log = await self.bot.logs.recent(place_of(interaction), actor_of(interaction), RECENT_EVENTS)
-        tr = translator(interaction, campaign_log.campaign.ruleset)
-        ruleset = RULESETS.get(campaign_log.campaign.ruleset)
-        play = ruleset.play if ruleset else None
-        lines = [log_line(tr, entry, play) for entry in campaign_log.entries]
-        # The newest lines matter most: drop the oldest until the embed fits.
-        while len("\n".join(lines)) > EMBED_DESCRIPTION_LIMIT:
-            lines.pop(0)
-        embed = discord.Embed(
-            title=tr("log.title", name=campaign_log.campaign.name),
-            description="\n".join(lines) or tr("log.empty"),
-        )
-        await output.reply(interaction, embed=embed, ephemeral=True)
+        await pages.show(interaction, LOG_PAGES)
 
     @app_commands.command(name="export", description="Download the whole log of a campaign as a file")
     @app_commands.rename(file_format="format")
@@ -85,5 +73,23 @@ class LogCog(commands.GroupCog, group_name="log", group_description="The campaig
         return choices[:AUTOCOMPLETE_LIMIT]
 
 
+@pages.source(LOG_PAGES)
+async def log_page(interaction: Interaction, number: int) -> pages.Page:
+    """A page of the log: its events oldest to newest, the first page holding the newest."""
+    campaign_log, count = await interaction.client.logs.page(
+        place_of(interaction), actor_of(interaction), number, EVENTS_PER_PAGE
+    )
+    tr = translator(interaction, campaign_log.campaign.ruleset)
+    ruleset = RULESETS.get(campaign_log.campaign.ruleset)
+    play = ruleset.play if ruleset else None
+    lines = [log_line(tr, entry, play) for entry in campaign_log.entries]
+    embed = discord.Embed(
+        title=tr("log.title", name=campaign_log.campaign.name), description="\n".join(
+            output.shorten(line, pages.LINE_LIMIT) for line in lines) or tr("log.empty"),
+    )  # fmt: skip
+    return pages.Page(embed, pages.clamp(number, count), count, tr)
+
+
 async def setup(bot: Fatebot) -> None:
+    bot.add_dynamic_items(pages.PageButton)
     await bot.add_cog(LogCog(bot))

@@ -6,7 +6,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import output
-from bot.app import Fatebot, Interaction, actor_of, call_of, place_of, translator
+from bot.app import Fatebot, Interaction, NameText, WordText, actor_of, call_of, place_of, translator
 from bot.cogs.characters import AUTOCOMPLETE_LIMIT, character_choices
 from bot.cogs.exchanges import fallen_lines, respond, wait_view
 from bot.errors import UserError
@@ -144,7 +144,8 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
         character="Whose", resource="What to change", amount="How much (negative takes away)", reason="Why"
     )
     async def award(
-        self, interaction: Interaction, character: str, resource: str, amount: app_commands.Range[int, -1000, 1000],
+        self, interaction: Interaction, character: NameText, resource: WordText,
+        amount: app_commands.Range[int, -1000, 1000],
         reason: app_commands.Range[str, 1, 200] | None = None,
     ) -> None:  # fmt: skip
         award = await self.bot.play.award(
@@ -184,7 +185,7 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
     @app_commands.describe(
         character="A character the GMs run", wait="What it is asked", answer="Its answer from now on (none: ask)"
     )
-    async def auto(self, interaction: Interaction, character: str, wait: str, answer: str) -> None:
+    async def auto(self, interaction: Interaction, character: NameText, wait: WordText, answer: WordText) -> None:
         chosen = None if answer == NO_PRESET else answer
         name, label, option, ruleset = await self.bot.characters.set_auto_answer(
             place_of(interaction), actor_of(interaction), character, wait, chosen

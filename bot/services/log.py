@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
@@ -45,16 +45,26 @@ class LogService:
     def __init__(self, database: Database) -> None:
         self.database = database
 
-    async def recent(self, place: Place, actor: Actor, limit: int) -> CampaignLog:
+    async def page(self, place: Place, actor: Actor, number: int, size: int) -> tuple[CampaignLog, int]:
+        """Page `number` of the log, newest first (each page oldest to newest), and how many pages there are."""
         async with self.database.read() as session:
             campaign = await latest_campaign(session, place)
+            total = await session.scalar(
+                select(func.count()).select_from(Event).where(Event.campaign_id == campaign.id)
+            )
+            count = max(1, -(-(total or 0) // size))
+            number = max(0, min(number, count - 1))
             events = list(
                 await session.scalars(
-                    select(Event).where(Event.campaign_id == campaign.id).order_by(Event.id.desc()).limit(limit)
+                    select(Event)
+                    .where(Event.campaign_id == campaign.id)
+                    .order_by(Event.id.desc())
+                    .offset(number * size)
+                    .limit(size)
                 )
             )
             events.reverse()
-            return CampaignLog(campaign, await _entries(session, campaign, actor, events))
+            return CampaignLog(campaign, await _entries(session, campaign, actor, events)), count
 
     async def export(self, place: Place, actor: Actor, campaign_id: int | None) -> CampaignLog:
         async with self.database.read() as session:

@@ -163,3 +163,41 @@ async def test_a_lock_held_elsewhere_gives_busy_in_time_and_changes_nothing(gate
     )
     log = (await harness.slash(gate.gm, gate.channel, "log show")).reply.text()
     assert "Waver's hp" not in log
+
+
+async def test_long_lists_and_sheets_fit_in_every_message(gate: Gate) -> None:
+    """Many characters with the longest names, a sheet with forty weapons, a fight of all of them, time passing
+    for twenty pairs: every message fits, and every list pages."""
+    harness = gate.harness
+    guild = harness.emulator.world.guild_of(gate.channel)
+    assert guild is not None
+    channel = harness.new_channel(guild)
+    await harness.slash(gate.gm, channel, "campaign start", ruleset="fate_points", name="L" * 100)
+    sweep = Gate(harness, channel, gate.gm, gate.bob, gate.mei)
+    rejected = len(harness.emulator.rejections)
+    masters = [f"{index:02d}" + "M" * 98 for index in range(20)]
+    weapons = [{"name": f"{index:02d}" + "W" * 98, "type": "sword"} for index in range(40)]
+    for index, name in enumerate(masters):
+        await _master(sweep, name=name, **({"weapons": weapons} if index == 0 else {}))
+        template = (await harness.slash(gate.bob, channel, "character template", kind="servant")).reply
+        servant = yaml.safe_load(template.attachments[0].data) | {"name": f"{index:02d}" + "S" * 98, "master": name}
+        joined = await harness.slash(
+            gate.bob, channel, "character import", file=("s.yaml", yaml.safe_dump(servant).encode())
+        )
+        assert joined.reply.visible_to is EVERYONE, joined.reply.content
+    sheet = (await harness.slash(gate.bob, channel, "character show", name=masters[0])).reply
+    assert masters[0] in sheet.text()
+    first = (await harness.slash(gate.gm, channel, "character list")).reply
+    assert first.buttons() == ["◀", "▶"]
+    turned = await harness.emulator.click(gate.gm, first, "▶")
+    assert turned.error is None
+    assert "Page 2 of" in harness.current(first).text()
+    order = ", ".join(masters[:9])
+    assert (await harness.slash(gate.gm, channel, "combat start", order=order)).error is None
+    assert (await harness.slash(gate.gm, channel, "combat status")).error is None
+    await harness.slash(gate.gm, channel, "combat end")
+    passed = await harness.slash(gate.gm, channel, "campaign time", hours=3)
+    assert passed.error is None and len(passed.replies) >= 1
+    log = (await harness.slash(gate.gm, channel, "log show")).reply
+    assert log.buttons() == ["◀", "▶"]
+    assert harness.emulator.rejections[rejected:] == []

@@ -8,7 +8,7 @@ from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot import output
-from bot.app import Fatebot, Interaction, actor_of, call_of, place_of, translator
+from bot.app import Fatebot, Interaction, NameText, WordText, actor_of, call_of, place_of, translator
 from bot.cogs.characters import AUTOCOMPLETE_LIMIT, character_choices
 from bot.cogs.exchanges import respond
 from bot.cogs.play import action_choices
@@ -49,7 +49,7 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
 
     @app_commands.command(name="presence", description="Say whether a Master's Servant is at their side (GM only)")
     @app_commands.describe(master="The Master", present="Is the Servant with them?")
-    async def presence(self, interaction: Interaction, master: str, present: bool) -> None:
+    async def presence(self, interaction: Interaction, master: NameText, present: bool) -> None:
         progress = await self.fate.set_presence(call_of(interaction), master, present)
         await respond(interaction, progress)
 
@@ -72,7 +72,9 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
         name="The Noble Phantasm or skill", extra="Use the Extra action instead of the General one",
         confirm="Confirm spending the last prana (a Servant dies)",
     )  # fmt: skip
-    async def activate(self, interaction: Interaction, name: str, extra: bool = False, confirm: bool = False) -> None:
+    async def activate(
+        self, interaction: Interaction, name: NameText, extra: bool = False, confirm: bool = False
+    ) -> None:
         progress = await self.fate.activate(call_of(interaction), name, extra, confirm)
         await respond(interaction, progress)
 
@@ -83,7 +85,7 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
 
     @app_commands.command(name="rest", description="A Master rests or eats: prana refills (GM only)")
     @app_commands.describe(master="The Master")
-    async def rest(self, interaction: Interaction, master: str) -> None:
+    async def rest(self, interaction: Interaction, master: NameText) -> None:
         progress = await self.fate.rest(call_of(interaction), master)
         await respond(interaction, progress)
 
@@ -101,7 +103,8 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
         defences="Allowed defences: normal, none, or a list such as block, dodge", damage="Damage of a hit (optional)",
     )  # fmt: skip
     async def rule_phantasm(
-        self, interaction: Interaction, servant: str, phantasm: str, defences: str = "normal",
+        self, interaction: Interaction, servant: NameText, phantasm: NameText,
+        defences: app_commands.Range[str, 1, 200] = "normal",
         damage: app_commands.Range[int, 0, 1000] | None = None,
     ) -> None:  # fmt: skip
         progress = await self.fate.rule_phantasm(call_of(interaction), servant, phantasm, defences, damage)
@@ -109,7 +112,7 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
 
     @app_commands.command(name="god-hand", description="NPs below this rank have no effect on a character (GM only)")
     @app_commands.describe(character="Who is protected", rank="The minimum rank (none removes it)")
-    async def god_hand(self, interaction: Interaction, character: str, rank: str) -> None:
+    async def god_hand(self, interaction: Interaction, character: NameText, rank: WordText) -> None:
         minimum = None if rank.strip().lower() in ("none", "-", "") else rank.strip().upper()
         progress = await self.fate.god_hand(call_of(interaction), character, minimum)
         await respond(interaction, progress)
@@ -151,7 +154,7 @@ class OddsCog(commands.Cog):
     )  # fmt: skip
     @app_commands.guild_only()
     async def odds(
-        self, interaction: Interaction, attacker: str, defender: str, action: str,
+        self, interaction: Interaction, attacker: NameText, defender: NameText, action: app_commands.Range[str, 1, 100],
         attacks: app_commands.Range[int, 1, 10] = 1, rank: str | None = None,
     ) -> None:  # fmt: skip
         tr = translator(interaction, RULESET_ID)
