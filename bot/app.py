@@ -197,6 +197,11 @@ async def report_error(interaction: Interaction, error: Exception) -> None:
 
 
 class FatebotTree(app_commands.CommandTree[Fatebot]):
+    async def interaction_check(self, interaction: Interaction, /) -> bool:
+        if interaction.type is discord.InteractionType.application_command:
+            output.guard(interaction)
+        return True
+
     async def on_error(self, interaction: Interaction, error: app_commands.AppCommandError) -> None:
         original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
         await report_error(interaction, original)

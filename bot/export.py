@@ -1,50 +1,100 @@
-"""A campaign's log as a JSON or CSV file."""
+"""A campaign's log as a JSON or CSV file, written a page at a time into a temporary file.
+
+Each page is serialized in a worker thread, so the event loop answers everyone else meanwhile, and memory
+holds one page, however long the log.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
+import tempfile
+from collections.abc import AsyncIterator
+from datetime import UTC
+from pathlib import Path
 from typing import Any
 
-from bot.services.log import CampaignLog, LogEntry
+from bot.db.models import Campaign
+from bot.services.log import Exportable, ExportRow
 
 FORMATS = ("json", "csv")
 CSV_COLUMNS = ("id", "created_at", "kind", "actor_id", "secret", "redacted", "payload")
+_JSON_BOOL = {True: "true", False: "false"}
+_JSON_NULL = "null"
 
 
-def _row(entry: LogEntry) -> dict[str, Any]:
-    event = entry.event
-    return {
-        "id": event.id,
-        "created_at": event.created_at.isoformat(),
-        "kind": event.kind,
-        "actor_id": str(event.actor_id) if event.actor_id is not None else None,
-        "secret": event.secret,
-        "redacted": entry.redacted,
-        "payload": entry.payload,
-    }
+def _header(campaign: Campaign, file_format: str) -> str:
+    if file_format == "csv":
+        buffer = io.StringIO()
+        csv.writer(buffer).writerow(CSV_COLUMNS)
+        return buffer.getvalue()
+    about = {
+        "id": campaign.id, "name": campaign.name, "ruleset": campaign.ruleset, "guild_id": str(campaign.guild_id),
+        "channel_id": str(campaign.channel_id), "status": campaign.status,
+    }  # fmt: skip
+    return f'{{"campaign": {json.dumps(about, ensure_ascii=False)}, "events": [\n'
 
 
-def export_log(log: CampaignLog, file_format: str) -> bytes:
-    rows = [_row(entry) for entry in log.entries]
-    if file_format == "json":
-        campaign = log.campaign
-        document = {
-            "campaign": {
-                "id": campaign.id,
-                "name": campaign.name,
-                "ruleset": campaign.ruleset,
-                "guild_id": str(campaign.guild_id),
-                "channel_id": str(campaign.channel_id),
-                "status": campaign.status,
-            },
-            "events": rows,
-        }
-        return json.dumps(document, ensure_ascii=False, indent=2).encode()
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS)
-    writer.writeheader()
+def _fields(row: ExportRow, exportable: Exportable) -> tuple[list[Any], str]:
+    """An event's columns as the file shows them, and its payload as JSON text (only a label once redacted:
+    a secret result stays between the roller and the GMs until the campaign ends)."""
+    event_id, created_at, kind, actor_id, secret, payload = row
+    redacted = bool(secret) and not exportable.sees_secrets and actor_id != exportable.actor_id
+    if redacted:
+        payload = json.dumps({"label": json.loads(payload).get("label")}, ensure_ascii=False)
+    moment = (created_at if created_at.tzinfo else created_at.replace(tzinfo=UTC)).isoformat()
+    actor = str(actor_id) if actor_id is not None else None
+    return [event_id, moment, kind, actor, bool(secret), redacted], payload
+
+
+def _page(rows: list[ExportRow], exportable: Exportable, file_format: str, first: bool) -> str:
+    """One page of the file; runs in a worker thread."""
+    if file_format == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        for row in rows:
+            fields, payload = _fields(row, exportable)
+            writer.writerow([*fields, payload])
+        return buffer.getvalue()
+    lines = []
     for row in rows:
-        writer.writerow({**row, "payload": json.dumps(row["payload"], ensure_ascii=False)})
-    return buffer.getvalue().encode()
+        (event_id, moment, kind, actor, secret, redacted), payload = _fields(row, exportable)
+        # The payload is JSON already: it goes in as it is.
+        # Kinds are the bot's own dotted names and ids are digits: nothing in them needs escaping.
+        actor_text = _JSON_NULL if actor is None else f'"{actor}"'
+        lines.append(
+            f'{{"id": {event_id}, "created_at": "{moment}", "kind": "{kind}", "actor_id": {actor_text}, '
+            f'"secret": {_JSON_BOOL[secret]}, "redacted": {_JSON_BOOL[redacted]}, "payload": {payload}}}'
+        )
+    text = ",\n".join(lines)
+    return text if first else f",\n{text}"
+
+
+async def write_export(
+    exportable: Exportable, pages: AsyncIterator[list[ExportRow]], file_format: str, folder: Path
+) -> tuple[Path, int]:
+    """The log written to a file in `folder`, and how many events it holds."""
+    campaign = exportable.campaign
+    path = folder / f"campaign-{campaign.id}-log.{file_format}"
+    count = 0
+    with path.open("w", encoding="utf-8", newline="") as sink:
+        sink.write(_header(campaign, file_format))
+        # While a worker thread writes one page, the next is read from the database.
+        writing: asyncio.Future[str] | None = None
+        async for rows in pages:
+            following = asyncio.ensure_future(asyncio.to_thread(_page, rows, exportable, file_format, count == 0))
+            count += len(rows)
+            if writing is not None:
+                sink.write(await writing)
+            writing = following
+        if writing is not None:
+            sink.write(await writing)
+        if file_format == "json":
+            sink.write("\n]}\n")
+    return path, count
+
+
+def scratch_folder() -> tempfile.TemporaryDirectory[str]:
+    return tempfile.TemporaryDirectory(prefix="fatebot-export-")

@@ -8,10 +8,13 @@ then split. Nothing here decides what to say: it only makes what the cogs say fi
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import io
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import discord
 from discord.utils import MISSING
@@ -29,6 +32,12 @@ BUTTON_LABEL_LIMIT = 80
 # Discord's upload limit for a server without boosts.
 FILE_LIMIT = 10 * 1024 * 1024
 ELLIPSIS = "…"
+# Discord drops an interaction not answered within 3 seconds: a command still working after this long says
+# it is thinking, and answers in a followup when it is done.
+DEFER_AFTER_SECONDS = 1.5
+_LOCK = "fatebot.reply_lock"
+_DEFERRED = "fatebot.deferred"
+_WATCH = "fatebot.deadline"
 
 
 def shorten(text: str, limit: int) -> str:
@@ -134,15 +143,32 @@ def fit_files(files: Sequence[tuple[str, bytes]]) -> list[discord.File]:
         name, data = given_name, given_data
         if len(data) > FILE_LIMIT:
             name, data = f"{name}.gz", gzip.compress(data, mtime=0)
-        if len(data) <= FILE_LIMIT:
-            fitted.append(discord.File(io.BytesIO(data), filename=name))
-            continue
-        pieces = range(0, len(data), FILE_LIMIT)
+        pieces = range(0, len(data), FILE_LIMIT) if len(data) > FILE_LIMIT else [0]
+        names = [name] if len(pieces) == 1 else [f"{name}.part{index + 1}" for index in range(len(pieces))]
         fitted += [
-            discord.File(io.BytesIO(data[start : start + FILE_LIMIT]), filename=f"{name}.part{index + 1}")
-            for index, start in enumerate(pieces)
+            discord.File(io.BytesIO(data[start : start + FILE_LIMIT]), filename=part)
+            for part, start in zip(names, pieces, strict=True)
         ]
     return fitted
+
+
+def fit_path(path: Path) -> list[Path]:
+    """A file on disk within the upload limit, the same way: gzipped beside it if too large, then cut into
+    numbered parts. Streams, so a large log never sits in memory; blocking, so run it in a thread."""
+    if path.stat().st_size <= FILE_LIMIT:
+        return [path]
+    packed = path.with_name(f"{path.name}.gz")
+    with path.open("rb") as source, gzip.GzipFile(packed, "wb", mtime=0) as sink:
+        shutil.copyfileobj(source, sink)
+    if packed.stat().st_size <= FILE_LIMIT:
+        return [packed]
+    parts: list[Path] = []
+    with packed.open("rb") as source:
+        while piece := source.read(FILE_LIMIT):
+            part = packed.with_name(f"{packed.name}.part{len(parts) + 1}")
+            part.write_bytes(piece)
+            parts.append(part)
+    return parts
 
 
 Mentions = discord.AllowedMentions
@@ -156,15 +182,62 @@ def _release(view: discord.ui.View | None) -> None:
         view.stop()
 
 
+def _lock(interaction: discord.Interaction[discord.Client]) -> asyncio.Lock:
+    lock = interaction.extras.get(_LOCK)
+    if not isinstance(lock, asyncio.Lock):
+        lock = interaction.extras[_LOCK] = asyncio.Lock()
+    return lock
+
+
+def guard(interaction: discord.Interaction[discord.Client]) -> None:
+    """Answer Discord in time whatever the command waits for (a lock, a download, a long batch): if it has
+    not replied after `DEFER_AFTER_SECONDS`, defer; its reply then comes as a followup."""
+
+    async def defer_if_slow() -> None:
+        await asyncio.sleep(DEFER_AFTER_SECONDS)
+        async with _lock(interaction):
+            if not interaction.response.is_done():
+                await interaction.response.defer(thinking=True)
+                interaction.extras[_DEFERRED] = True
+
+    interaction.extras[_WATCH] = asyncio.create_task(defer_if_slow())
+
+
+async def defer(interaction: discord.Interaction[discord.Client], *, ephemeral: bool) -> None:
+    """Say at once that the answer will take a while (an export): the reply follows when it is ready."""
+    async with _lock(interaction):
+        if not interaction.response.is_done():
+            await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+
+
+async def _unthink(interaction: discord.Interaction[discord.Client], ephemeral: bool) -> None:
+    """After a public "thinking..." the first reply replaces it; a private one cannot, so it goes away."""
+    if interaction.extras.pop(_DEFERRED, False) and ephemeral:
+        await interaction.delete_original_response()
+
+
 async def reply(
     interaction: discord.Interaction[discord.Client], content: str | None = None, *,
     embed: discord.Embed | None = None, embeds: Sequence[discord.Embed] = (), view: discord.ui.View | None = None,
-    files: Sequence[tuple[str, bytes]] = (), ephemeral: bool = False, mentions: Mentions | None = None,
+    files: Sequence[tuple[str, bytes]] = (), paths: Sequence[Path] = (), ephemeral: bool = False,
+    mentions: Mentions | None = None,
 ) -> None:  # fmt: skip
     """The interaction's reply (or its followups, once it has answered or deferred), in as many messages as it
-    takes. The view and the files go with the last message."""
+    takes. The view and the files (in memory, or on disk for large ones) go with the last message."""
     parts = pack(content, [*([embed] if embed else []), *embeds])
     attached = fit_files(files)
+    for path in paths:
+        attached += [discord.File(fitted) for fitted in await asyncio.to_thread(fit_path, path)]
+    async with _lock(interaction):
+        await _unthink(interaction, ephemeral)
+        await _send(interaction, parts, attached, view, ephemeral, mentions)
+    _release(view)
+
+
+async def _send(
+    interaction: discord.Interaction[discord.Client], parts: Sequence[Part], attached: Sequence[discord.File],
+    view: discord.ui.View | None, ephemeral: bool, mentions: Mentions | None,
+) -> None:  # fmt: skip
     for index, part in enumerate(parts):
         last = index == len(parts) - 1
         text, shown = part.content or MISSING, list(part.embeds) or MISSING
@@ -180,7 +253,6 @@ async def reply(
                 text, embeds=shown, view=buttons, files=carried, ephemeral=ephemeral,
                 allowed_mentions=mentions or MISSING,
             )  # fmt: skip
-    _release(view)
 
 
 async def update(
@@ -189,10 +261,11 @@ async def update(
 ) -> None:  # fmt: skip
     """The clicked message, rewritten: one message, so a long content is shortened and an embed keeps what
     fits in one (a page of a list is built to fit)."""
-    await interaction.response.edit_message(
-        content=shorten(content, CONTENT_LIMIT) if content is not None else MISSING,
-        embed=fit_embed(embed)[0] if embed is not None else MISSING, view=view,
-    )  # fmt: skip
+    async with _lock(interaction):
+        await interaction.response.edit_message(
+            content=shorten(content, CONTENT_LIMIT) if content is not None else MISSING,
+            embed=fit_embed(embed)[0] if embed is not None else MISSING, view=view,
+        )  # fmt: skip
     _release(view)
 
 

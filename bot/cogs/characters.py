@@ -70,6 +70,7 @@ class SheetModal(discord.ui.Modal):
         self.add_item(self.sheet)
 
     async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
+        output.guard(interaction)
         kind, data = await asyncio.to_thread(parse_sheet, self.sheet.value)
         await self.cog.create_and_announce(interaction, kind, data, gm_run=self.gm_run)
 

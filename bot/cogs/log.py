@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import discord
 from discord import app_commands
 from discord.app_commands import locale_str
@@ -10,11 +12,13 @@ from discord.ext import commands
 from bot import output, pages
 from bot.app import Fatebot, Interaction, actor_of, place_of, translator
 from bot.errors import UserError
-from bot.export import FORMATS, export_log
+from bot.export import FORMATS, scratch_folder, write_export
 from bot.render import log_line
 from bot.rulesets.registry import RULESETS
 
 EVENTS_PER_PAGE = 15
+# Events read and written at a time by an export.
+EXPORT_PAGE = 2000
 LOG_PAGES = "log"
 AUTOCOMPLETE_LIMIT = 25
 
@@ -47,16 +51,13 @@ class LogCog(commands.GroupCog, group_name="log", group_description="The campaig
             if not campaign.isdigit():
                 raise UserError("error.unknown_campaign")
             campaign_id = int(campaign)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        campaign_log = await self.bot.logs.export(place_of(interaction), actor_of(interaction), campaign_id)
-        data = export_log(campaign_log, file_format.value)
-        filename = f"campaign-{campaign_log.campaign.id}-log.{file_format.value}"
-        await output.reply(
-            interaction,
-            tr("log.exported", name=campaign_log.campaign.name, count=len(campaign_log.entries)),
-            files=[(filename, data)],
-            ephemeral=True,
-        )
+        await output.defer(interaction, ephemeral=True)
+        exportable = await self.bot.logs.exportable(place_of(interaction), actor_of(interaction), campaign_id)
+        with scratch_folder() as folder:
+            pages_of = self.bot.logs.rows(exportable, EXPORT_PAGE)
+            path, count = await write_export(exportable, pages_of, file_format.value, Path(folder))
+            text = tr("log.exported", name=exportable.campaign.name, count=count)
+            await output.reply(interaction, text, paths=[path], ephemeral=True)
 
     @export.autocomplete("campaign")
     async def campaign_choices(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:

@@ -255,10 +255,12 @@ class InteractionRecord:
 
     @property
     def reply(self) -> Message:
-        """The first visible reply (the original response, or the first followup)."""
-        if not self.replies:
+        """The first reply still there (the original response, or the first followup; a deleted "thinking"
+        placeholder does not count)."""
+        shown = [message for message in self.replies if not message.deleted]
+        if not shown:
             raise EmulatorError(f"interaction {self.id} has no reply (errors: {self.errors})")
-        return self.replies[0]
+        return shown[0]
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,10 @@ class Activity:
         self.last = asyncio.get_running_loop().time()
 
 
+# Discord's upload limit per file for a server without boosts.
+ATTACHMENT_LIMIT: Final = 10 * 1024 * 1024
+
+
 async def _read_body(request: web.Request) -> tuple[JSON, list[UploadedFile]]:
     files: list[UploadedFile] = []
     if request.content_type == "multipart/form-data":
@@ -57,6 +61,8 @@ async def _read_body(request: web.Request) -> tuple[JSON, list[UploadedFile]]:
             elif name.startswith("files[") and name.endswith("]") and name[6:-1].isdigit():
                 index = int(name[6:-1])
                 data = bytes(await part.read(decode=False))
+                if len(data) > ATTACHMENT_LIMIT:
+                    raise ApiError(413, 40005, "Request entity too large")
                 files.append(
                     UploadedFile(index, part.filename or f"file{index}", data, part.headers.get("Content-Type"))
                 )

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Text, func, select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
@@ -24,6 +26,19 @@ class LogEntry:
         if self.redacted:
             return {"label": self.event.payload.get("label")}
         return self.event.payload
+
+
+# id, created_at, kind, actor_id, secret, payload (the stored JSON text)
+ExportRow = tuple[int, datetime, str, int | None, bool, str]
+
+
+@dataclass(frozen=True)
+class Exportable:
+    """A campaign whose log is being exported, for whom, and whether they see its secret results."""
+
+    campaign: Campaign
+    actor_id: int
+    sees_secrets: bool
 
 
 @dataclass(frozen=True)
@@ -66,19 +81,42 @@ class LogService:
             events.reverse()
             return CampaignLog(campaign, await _entries(session, campaign, actor, events)), count
 
-    async def export(self, place: Place, actor: Actor, campaign_id: int | None) -> CampaignLog:
+    async def exportable(self, place: Place, actor: Actor, campaign_id: int | None) -> Exportable:
+        """The campaign whose whole log the actor may export: this channel's, or another of the server's for its
+        GMs, so a log never leaks into a channel that cannot see it."""
         async with self.database.read() as session:
             if campaign_id is None:
                 campaign = await latest_campaign(session, place)
             else:
                 found = await session.get(Campaign, campaign_id)
-                # Another channel's campaign: only its GMs, so a log never leaks into a channel that cannot see it.
                 if found is None or found.guild_id != place.guild_id:
                     raise UserError("error.unknown_campaign")
                 if found.channel_id != place.channel_id and not await is_gm(session, found.id, actor):
                     raise UserError("error.export_gm_only")
                 campaign = found
-            events = list(
-                await session.scalars(select(Event).where(Event.campaign_id == campaign.id).order_by(Event.id))
-            )
-            return CampaignLog(campaign, await _entries(session, campaign, actor, events))
+            sees_secrets = not campaign.is_active or await is_gm(session, campaign.id, actor)
+            return Exportable(campaign, actor.user_id, sees_secrets)
+
+    async def rows(self, exportable: Exportable, page_size: int) -> AsyncIterator[list[ExportRow]]:
+        """The whole log in pages of plain rows, oldest first, each page read in a short transaction of its own
+        with Core (an export of a long log must not build an object per event): memory holds one page, and no
+        transaction stays open while the file is written."""
+        table = Event.__table__
+        # The payload as the stored JSON text: decoding it only to encode it again is most of an export's time.
+        payload = type_coerce(table.c.payload, Text).label("payload")
+        columns = (table.c.id, table.c.created_at, table.c.kind, table.c.actor_id, table.c.secret, payload)
+        last_id = 0
+        while True:
+            async with self.database.read() as session:
+                found = (
+                    await session.execute(
+                        select(*columns)
+                        .where(table.c.campaign_id == exportable.campaign.id, table.c.id > last_id)
+                        .order_by(table.c.id)
+                        .limit(page_size)
+                    )
+                ).all()
+            if not found:
+                return
+            last_id = found[-1][0]
+            yield [tuple(row) for row in found]

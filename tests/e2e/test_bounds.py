@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gzip
+import json
 import sqlite3
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import asyncpg
 import pytest
 import yaml
+from sqlalchemy import insert, select
 from sqlalchemy.engine import make_url
 
+from bot.db.engine import Database
+from bot.db.models import Campaign, Event
 from bot.emulator.models import EVERYONE, Channel, User
 from tests.databases import BACKENDS, fresh_database_url
 from tests.e2e.harness import Harness, running_harness
@@ -201,3 +207,38 @@ async def test_long_lists_and_sheets_fit_in_every_message(gate: Gate) -> None:
     log = (await harness.slash(gate.gm, channel, "log show")).reply
     assert log.buttons() == ["◀", "▶"]
     assert harness.emulator.rejections[rejected:] == []
+
+
+async def test_an_export_of_a_hundred_thousand_events_arrives_while_others_are_answered(gate: Gate) -> None:
+    harness = gate.harness
+    guild = harness.emulator.world.guild_of(gate.channel)
+    assert guild is not None
+    channel = harness.new_channel(guild)
+    await harness.slash(gate.gm, channel, "campaign start", ruleset="fate_points", name="Archive")
+    database = Database.from_url(harness.database_url)
+    try:
+        async with database.write() as session:
+            campaign_id = await session.scalar(select(Campaign.id).where(Campaign.channel_id == channel.id))
+            now = datetime.now(UTC)
+            rows = [
+                {"campaign_id": campaign_id, "created_at": now, "actor_id": gate.bob.id, "kind": "roll",
+                 "payload": {"expression": "1d20", "label": f"roll {index}", "total": index % 20 + 1},
+                 "secret": False}
+                for index in range(100_000)
+            ]  # fmt: skip
+            await session.execute(insert(Event), rows)
+    finally:
+        await database.dispose()
+    exported, rolled = await asyncio.gather(
+        harness.slash(gate.gm, channel, "log export", format="json"),
+        harness.slash(gate.mei, gate.channel, "roll", dice="1d20"),
+    )
+    assert rolled.error is None and rolled.reply.visible_to is EVERYONE
+    assert exported.error is None
+    reply = exported.replies[-1]
+    assert reply.ephemeral
+    (attachment,) = reply.attachments
+    assert attachment.filename.endswith(".json.gz")
+    document = json.loads(gzip.decompress(attachment.data))
+    assert len(document["events"]) == 100_001  # the campaign's start, and the rolls
+    assert harness.emulator.rejections == [] or all(r.status != 413 for r in harness.emulator.rejections)
