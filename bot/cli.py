@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
+import signal
 import sys
 from pathlib import Path
 
@@ -74,6 +76,7 @@ async def _run(settings: Settings) -> int:
     database = Database.from_url(settings.database_url)
     try:
         async with Fatebot(database, SystemDice(), command_guild_ids=settings.command_guild_ids) as bot:
+            _close_on_signals(bot)
             await bot.start(settings.discord_token)
     except discord.LoginFailure:
         print("Discord refused the token: check DISCORD_TOKEN.", file=sys.stderr)
@@ -85,3 +88,13 @@ async def _run(settings: Settings) -> int:
         await database.dispose()
         restore_endpoints()
     return 0
+
+
+def _close_on_signals(bot: Fatebot) -> None:
+    """Ctrl-C and SIGTERM (a container stopping) close the bot the way `close` does: gateway first, then
+    the rolls still being written, then the database. Cancelling the main task instead, as asyncio.run does,
+    can be swallowed by a gateway read finishing at that moment, and the bot would keep running."""
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):  # no signal handlers in Windows' event loops
+            loop.add_signal_handler(signum, lambda: loop.create_task(bot.close()))
