@@ -16,7 +16,7 @@ from rules.dice.results import (
     RollResult,
 )
 from rules.dice.source import DiceSource
-from rules.dice.syntax import DiceNode, ExpressionNode, GroupNode, NegationNode, NumberNode
+from rules.dice.syntax import BinaryNode, DiceNode, ExpressionNode, GroupNode, NegationNode, NumberNode
 
 
 @dataclass(frozen=True)
@@ -37,15 +37,22 @@ class ParsedRoll:
         physical dice past `limits.max_dice`; nothing partial is returned in that case.
         """
         roller = _Roller(dice, self.limits.max_dice)
-        rolls = tuple(roller.roll_expression(self.expression) for _ in range(self.repeats or 1))
+        if self.repeats is None:
+            tree = roller.evaluate(self.expression)
+            rolls: tuple[ExpressionRoll, ...] = (ExpressionRoll(tree, tree.value),)
+            total = tree.value
+        else:
+            rolls = tuple([roller.roll_expression(self.expression) for _ in range(self.repeats)])
+            total = sum([expression_roll.total for expression_roll in rolls])
+        # Positional, as keywords cost a third more; the fields' order is RollResult's.
         return RollResult(
-            expression=self.notation,
-            comment=self.comment,
-            total=sum(expression_roll.total for expression_roll in rolls),
-            is_success_count=self.is_success_count,
-            repeated=self.repeats is not None,
-            rolls=rolls,
-            dice_rolled=roller.dice_rolled,
+            self.notation,
+            self.comment,
+            total,
+            self.is_success_count,
+            self.repeats is not None,
+            rolls,
+            roller.dice_rolled,
         )
 
 
@@ -57,28 +64,31 @@ class _Roller:
 
     def roll_expression(self, expression: ExpressionNode) -> ExpressionRoll:
         tree = self.evaluate(expression)
-        return ExpressionRoll(tree=tree, total=tree.value)
+        return ExpressionRoll(tree, tree.value)
 
     def evaluate(self, node: ExpressionNode) -> ResultNode:
-        if isinstance(node, NumberNode):
-            return NumberResult(node.value)
-        if isinstance(node, DiceNode):
+        # Ordered by how often each kind occurs in everyday rolls: dice, then sums, then numbers.
+        if type(node) is DiceNode:
             return self.roll_dice(node)
-        if isinstance(node, GroupNode):
+        if type(node) is BinaryNode:
+            left = self.evaluate(node.left)
+            right = self.evaluate(node.right)
+            operator = node.operator
+            if operator == "+":
+                value = left.value + right.value
+            elif operator == "-":
+                value = left.value - right.value
+            else:
+                value = left.value * right.value
+            return BinaryResult(operator, left, right, value)
+        if type(node) is NumberNode:
+            return NumberResult(node.value)
+        if type(node) is GroupNode:
             inner = self.evaluate(node.inner)
             return GroupResult(inner, inner.value)
-        if isinstance(node, NegationNode):
-            operand = self.evaluate(node.operand)
-            return NegationResult(operand, -operand.value)
-        left = self.evaluate(node.left)
-        right = self.evaluate(node.right)
-        if node.operator == "+":
-            value = left.value + right.value
-        elif node.operator == "-":
-            value = left.value - right.value
-        else:
-            value = left.value * right.value
-        return BinaryResult(node.operator, left, right, value)
+        assert type(node) is NegationNode
+        operand = self.evaluate(node.operand)
+        return NegationResult(operand, -operand.value)
 
     def draw(self, count: int, sides: int) -> list[int]:
         if self.dice_rolled + count > self.max_dice:
@@ -87,55 +97,81 @@ class _Roller:
         return self.dice.roll(count, sides)
 
     def roll_dice(self, node: DiceNode) -> DiceResult:
-        # Dice are rolled in waves: every die that is rerolled or explodes spawns exactly one die in the next
-        # wave, and each wave is one call to the source. The recorded order is therefore the order of rolling,
-        # which is also the order a FixedDice script must follow.
         faces = self.draw(node.count, node.sides)
-        may_reroll = [True] * node.count
-        rerolled = [False] * node.count
-        exploded = [False] * node.count
+        unmarked = [False] * len(faces)
+        if node.reroll_faces is None and node.explode_faces is None:
+            exploded = rerolled = unmarked
+            if node.selection is None and node.success_faces is None:
+                # The everyday plain sum (`1d20`, `8d6`): every die kept, nothing to select or count.
+                dice = tuple(map(Die, faces, [True] * len(faces), unmarked, unmarked, unmarked))
+                return DiceResult(node.written, node.sides, dice, sum(faces), False)
+        else:
+            exploded, rerolled = self._roll_waves(node, faces)
+            unmarked = [False] * len(faces)
+        kept = _select(node, faces, rerolled)
+        success_faces = node.success_faces
+        if success_faces is None:
+            value = sum([face for face, keep in zip(faces, kept, strict=True) if keep])
+            success = unmarked
+        else:
+            success = [keep and face in success_faces for face, keep in zip(faces, kept, strict=True)]
+            value = sum(success)
+        dice = tuple(map(Die, faces, kept, exploded, rerolled, success))
+        return DiceResult(node.written, node.sides, dice, value, success_faces is not None)
+
+    def _roll_waves(self, node: DiceNode, faces: list[int]) -> tuple[list[bool], list[bool]]:
+        """Reroll and explode `faces` in place; returns which dice exploded and which were rerolled away.
+
+        Dice are rolled in waves: every die that is rerolled or explodes spawns exactly one die in the next
+        wave, and each wave is one call to the source. The recorded order is therefore the order of rolling,
+        which is also the order a FixedDice script must follow.
+        """
+        reroll_faces = node.reroll_faces or range(0)
+        explode_faces = node.explode_faces or range(0)
+        reroll_once = node.reroll is not None and node.reroll.once
+        may_reroll = [True] * len(faces)
+        rerolled = [False] * len(faces)
+        exploded = [False] * len(faces)
         wave_start = 0
         while wave_start < len(faces):
             spawned_may_reroll: list[bool] = []
             for index in range(wave_start, len(faces)):
-                if node.reroll is not None and may_reroll[index] and node.reroll.comparison.matches(faces[index]):
+                face = faces[index]
+                if may_reroll[index] and face in reroll_faces:
                     rerolled[index] = True
-                    spawned_may_reroll.append(not node.reroll.once)
-                elif node.explode is not None and node.explode.matches(faces[index]):
+                    spawned_may_reroll.append(not reroll_once)
+                elif face in explode_faces:
                     exploded[index] = True
                     spawned_may_reroll.append(True)
             wave_start = len(faces)
             if spawned_may_reroll:
-                faces.extend(self.draw(len(spawned_may_reroll), node.sides))
+                spawned = len(spawned_may_reroll)
+                faces.extend(self.draw(spawned, node.sides))
                 may_reroll.extend(spawned_may_reroll)
-                rerolled.extend([False] * len(spawned_may_reroll))
-                exploded.extend([False] * len(spawned_may_reroll))
-
-        kept = _select(node, faces, rerolled)
-        target = node.success
-        success = [keep and target is not None and target.matches(face) for face, keep in zip(faces, kept, strict=True)]
-        kept_sum = sum(face for face, keep in zip(faces, kept, strict=True) if keep)
-        value = kept_sum if target is None else sum(success)
-        dice = tuple(map(Die, faces, kept, exploded, rerolled, success))
-        return DiceResult(
-            notation=node.notation(),
-            sides=node.sides,
-            dice=dice,
-            value=value,
-            counts_successes=node.success is not None,
-        )
+                rerolled.extend([False] * spawned)
+                exploded.extend([False] * spawned)
+        return exploded, rerolled
 
 
 def _select(node: DiceNode, faces: list[int], rerolled: list[bool]) -> list[bool]:
     """Which dice count towards the value; among equal faces the earlier-rolled die is kept or dropped first."""
-    pool = [index for index in range(len(faces)) if not rerolled[index]]
     kept = [not away for away in rerolled]
-    if node.selection is None:
+    selection = node.selection
+    if selection is None:
         return kept
-    highest_first = node.selection.mode in ("kh", "dh")
-    ranked = sorted(pool, key=lambda index: -faces[index] if highest_first else faces[index])
-    chosen = set(ranked[: node.selection.count])
-    keeping = node.selection.mode in ("kh", "kl")
-    for index in pool:
-        kept[index] = (index in chosen) == keeping
+    pool = [index for index in range(len(faces)) if kept[index]]
+    # sorted() is stable, so equal faces stay in rolling order whichever end is chosen.
+    if selection.mode in ("kh", "dh"):
+        ranked = sorted(pool, key=lambda index: -faces[index])
+    else:
+        ranked = sorted(pool, key=faces.__getitem__)
+    keeping = selection.mode in ("kh", "kl")
+    chosen = ranked[: selection.count]
+    if keeping:
+        kept = [False] * len(faces)
+        for index in chosen:
+            kept[index] = True
+    else:
+        for index in chosen:
+            kept[index] = False
     return kept

@@ -1,6 +1,7 @@
 """Scannerless recursive-descent parser: text in, validated `ParsedRoll` out, no dice touched."""
 
 import re
+from functools import lru_cache
 from typing import Final, cast
 
 from rules.dice.errors import DiceError
@@ -50,8 +51,21 @@ _NOTATION_KEYWORDS: Final = frozenset({"d", *_SELECTION_KEYWORDS, *_REROLL_KEYWO
 _SNIPPET_LENGTH: Final = 12
 
 
+# Players roll the same few expressions again and again; a parsed roll is immutable, so it can be shared.
+# Refusals raise and are never cached; long texts (whose comments make them unlikely to recur) are not kept.
+_CACHED_PARSES: Final = 1024
+_CACHED_LENGTH: Final = 256
+
+
 def parse(expression: str, limits: DiceLimits = DEFAULT_LIMITS) -> ParsedRoll:
     """Parse and validate `expression`; raises `DiceError` for anything that must not be rolled."""
+    if len(expression) > _CACHED_LENGTH:
+        return _Parser(expression, limits).parse_roll()
+    return _parse_cached(expression, limits)
+
+
+@lru_cache(maxsize=_CACHED_PARSES)
+def _parse_cached(expression: str, limits: DiceLimits) -> ParsedRoll:
     return _Parser(expression, limits).parse_roll()
 
 

@@ -1,8 +1,7 @@
 """Compact, language-neutral Discord-markdown rendering of a roll."""
 
-from dataclasses import dataclass
-
 from rules.dice.results import (
+    BinaryResult,
     DiceResult,
     Die,
     GroupResult,
@@ -24,21 +23,16 @@ def render(result: RollResult, max_length: int = DEFAULT_RENDER_LENGTH) -> str:
     left out entirely: one `expression = total` line, or `i: total` lines for repeats. The comment is not
     rendered; it is user text the caller must escape in its own way.
     """
-    die_texts = {
-        id(term): [_render_die(die) for die in term.dice]
-        for expression_roll in result.rolls
-        for term in _dice_terms(expression_roll.tree)
-    }
-    full = _render_lines(result, _DiceShown(die_texts, per_term=None))
+    full = _render_lines(result, None)
     if len(full) <= max_length:
         return full
-    most_dice = max(map(len, die_texts.values()), default=0)
+    most_dice = max((len(term.dice) for roll in result.rolls for term in _dice_terms(roll.tree)), default=0)
     # Longest rendering that fits: the length only grows with the number of dice shown per term.
     fewest, most = 0, most_dice
     best: str | None = None
     while fewest <= most:
         shown = (fewest + most) // 2
-        candidate = _render_lines(result, _DiceShown(die_texts, per_term=shown))
+        candidate = _render_lines(result, shown)
         if len(candidate) <= max_length:
             best = candidate
             fewest = shown + 1
@@ -47,20 +41,12 @@ def render(result: RollResult, max_length: int = DEFAULT_RENDER_LENGTH) -> str:
     return best if best is not None else _render_totals(result)
 
 
-@dataclass(frozen=True)
-class _DiceShown:
-    """Each term's rendered dice (keyed by the term's id, computed once) and how many of them to show."""
-
-    die_texts: dict[int, list[str]]
-    per_term: int | None
-
-
-def _render_lines(result: RollResult, shown: "_DiceShown") -> str:
+def _render_lines(result: RollResult, per_term: int | None) -> str:
     if not result.repeated:
         roll = result.rolls[0]
-        return f"{_render_node(roll.tree, shown)} = {roll.total}"
+        return f"{_render_node(roll.tree, per_term)} = {roll.total}"
     lines = [
-        f"{number}: {_render_node(roll.tree, shown)} = {roll.total}"
+        f"{number}: {_render_node(roll.tree, per_term)} = {roll.total}"
         for number, roll in enumerate(result.rolls, start=1)
     ]
     lines.append(f"Σ = {result.total}")
@@ -75,33 +61,37 @@ def _render_totals(result: RollResult) -> str:
     return "\n".join(lines)
 
 
-def _render_node(node: ResultNode, shown: "_DiceShown") -> str:
-    if isinstance(node, NumberResult):
+def _render_node(node: ResultNode, per_term: int | None) -> str:
+    if type(node) is DiceResult:
+        return _render_dice(node, per_term)
+    if type(node) is BinaryResult:
+        left = _render_node(node.left, per_term)
+        right = _render_node(node.right, per_term)
+        return f"{left} {_OPERATOR_SYMBOLS[node.operator]} {right}"
+    if type(node) is NumberResult:
         return str(node.value)
-    if isinstance(node, DiceResult):
-        return _render_dice(node, shown)
-    if isinstance(node, GroupResult):
-        return f"({_render_node(node.inner, shown)})"
-    if isinstance(node, NegationResult):
-        return f"-{_render_node(node.operand, shown)}"
-    left = _render_node(node.left, shown)
-    right = _render_node(node.right, shown)
-    return f"{left} {_OPERATOR_SYMBOLS[node.operator]} {right}"
+    if type(node) is GroupResult:
+        return f"({_render_node(node.inner, per_term)})"
+    assert type(node) is NegationResult
+    return f"-{_render_node(node.operand, per_term)}"
 
 
-def _render_dice(term: DiceResult, shown: "_DiceShown") -> str:
-    texts = shown.die_texts[id(term)]
-    visible = texts if shown.per_term is None else texts[: shown.per_term]
-    hidden = len(texts) - len(visible)
-    summary = [f"…+{hidden}"] if hidden else []
-    return f"{term.notation} [{', '.join([*visible, *summary])}]"
+def _render_dice(term: DiceResult, per_term: int | None) -> str:
+    visible = term.dice if per_term is None else term.dice[:per_term]
+    texts = [_render_die(die) for die in visible]
+    if len(visible) < len(term.dice):
+        texts.append(f"…+{len(term.dice) - len(visible)}")
+    return f"{term.notation} [{', '.join(texts)}]"
 
 
 def _render_die(die: Die) -> str:
-    text = f"{die.face}!" if die.exploded else str(die.face)
-    if die.success:
+    face, kept, exploded, _rerolled, success = die
+    if not exploded and kept and not success:
+        return str(face)
+    text = f"{face}!" if exploded else str(face)
+    if success:
         return f"**{text}**"
-    if not die.kept:
+    if not kept:
         return f"~~{text}~~"
     return text
 

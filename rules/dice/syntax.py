@@ -13,17 +13,6 @@ class Comparison:
     operator: ComparisonOperator
     target: int
 
-    def matches(self, face: int) -> bool:
-        if self.operator == "=":
-            return face == self.target
-        if self.operator == ">":
-            return face > self.target
-        if self.operator == ">=":
-            return face >= self.target
-        if self.operator == "<":
-            return face < self.target
-        return face <= self.target
-
     def face_range(self, sides: int) -> range:
         """The faces of a `sides`-sided die this comparison matches (possibly empty)."""
         if self.operator == "=":
@@ -73,8 +62,25 @@ class DiceNode:
     success: Comparison | None
     # Where the term was written, for error messages; two terms differing only here are the same term.
     position: int = field(compare=False)
+    # Worked out once when parsed, since a parsed roll is cached and rolled many times: the canonical notation,
+    # and the faces each modifier applies to, as ranges so that a membership test is one C-level comparison.
+    written: str = field(init=False, compare=False, repr=False)
+    reroll_faces: range | None = field(init=False, compare=False, repr=False)
+    explode_faces: range | None = field(init=False, compare=False, repr=False)
+    success_faces: range | None = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # The dataclass is frozen; these derived fields are set once, here, and never again.
+        object.__setattr__(self, "written", self._notation())
+        reroll = None if self.reroll is None else self.reroll.comparison
+        derived = (("reroll_faces", reroll), ("explode_faces", self.explode), ("success_faces", self.success))
+        for name, comparison in derived:
+            object.__setattr__(self, name, None if comparison is None else comparison.face_range(self.sides))
 
     def notation(self) -> str:
+        return self.written
+
+    def _notation(self) -> str:
         parts = [f"{self.count}d{'%' if self.percentile else self.sides}"]
         if self.reroll is not None:
             parts.append(self.reroll.notation())

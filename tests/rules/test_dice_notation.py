@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from rules.dice import DiceResult, Die, FixedDice, RollResult, SeededDice, parse, render, roll
+from rules.dice import DiceError, DiceLimits, DiceResult, Die, FixedDice, RollResult, SeededDice, parse, render, roll
 
 
 def roll_fixed(expression: str, *faces: int) -> RollResult:
@@ -291,3 +291,12 @@ def test_render_falls_back_to_totals_when_even_counts_do_not_fit() -> None:
 
     assert render(single, max_length=10) == "2d6×3 = 21"
     assert render(repeated, max_length=10) == "1: 2\n2: 5\nΣ = 7"
+
+
+def test_a_parse_remembered_for_one_set_of_limits_is_not_reused_for_another() -> None:
+    assert parse("30d6").notation == "30d6"
+    assert parse("30d6") is parse("30d6")
+
+    with pytest.raises(DiceError) as refused:
+        parse("30d6", DiceLimits(max_dice=20))
+    assert refused.value.code == "too_many_dice"
