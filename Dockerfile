@@ -3,7 +3,7 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
-    DATABASE_URL=sqlite+aiosqlite:////data/fatebot.sqlite3
+    DATABASE_URL=sqlite:////data/fatebot.sqlite3
 
 WORKDIR /app
 COPY pyproject.toml README.md ./

@@ -85,7 +85,10 @@ class Fatebot(commands.Bot):
         super().__init__(
             command_prefix=commands.when_mentioned,
             help_command=None,
-            intents=discord.Intents.default(),
+            # Everything the bot does starts from an interaction: it asks for no message events (in a busy server
+            # they would be most of its traffic) and keeps no message cache.
+            intents=discord.Intents(guilds=True),
+            max_messages=None,
             allowed_mentions=discord.AllowedMentions.none(),
             tree_cls=FatebotTree,
             guild_ready_timeout=guild_ready_timeout,
@@ -113,8 +116,10 @@ class Fatebot(commands.Bot):
             await self.load_extension(extension)
         await self.sync_commands()
 
-    async def on_interaction(self, interaction: discord.Interaction[Fatebot]) -> None:
-        self.user_locales[interaction.user.id] = interaction.locale
+    async def close(self) -> None:
+        await super().close()
+        # Rolls still being written finish before the database closes.
+        await self.rolls.journal.drain()
 
     def translator_for(self, user_id: int, fallback: discord.Locale | None, ruleset: str | None = None) -> Translator:
         return Translator.for_locale(self.user_locales.get(user_id, fallback), ruleset)
@@ -196,10 +201,17 @@ async def report_error(interaction: Interaction, error: Exception) -> None:
     await output.reply(interaction, text, ephemeral=True)
 
 
+def begin(interaction: Interaction) -> None:
+    """Where every command, click and form the bot answers starts: the user's language is remembered (for what
+    the bot sends them later, outside an interaction), and the reply's deadline is watched."""
+    interaction.client.user_locales[interaction.user.id] = interaction.locale
+    output.guard(interaction)
+
+
 class FatebotTree(app_commands.CommandTree[Fatebot]):
     async def interaction_check(self, interaction: Interaction, /) -> bool:
         if interaction.type is discord.InteractionType.application_command:
-            output.guard(interaction)
+            begin(interaction)
         return True
 
     async def on_error(self, interaction: Interaction, error: app_commands.AppCommandError) -> None:

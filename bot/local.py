@@ -249,7 +249,7 @@ async def run_local(settings: Settings, *, script: Path | None, seed: int | None
         print(f"cannot read the script: {error}", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as directory:
-        url = database_url or f"sqlite+aiosqlite:///{Path(directory) / 'local.sqlite3'}"
+        url = database_url or f"sqlite:///{Path(directory) / 'local.sqlite3'}"
         try:
             await play_script(lines, url, seed, sys.stdout)
         except ScriptError as error:

@@ -77,14 +77,40 @@ def _continuation(embed: discord.Embed) -> discord.Embed:
     return discord.Embed(colour=embed.colour)
 
 
+def _fits(embed: discord.Embed) -> bool:
+    """Whether Discord takes the embed as it is: almost every embed the bot builds, checked in one pass."""
+    return (
+        len(embed.title or "") <= TITLE_LIMIT
+        and len(embed.description or "") <= DESCRIPTION_LIMIT
+        and len(embed.footer.text or "") <= FOOTER_LIMIT
+        and len(embed.author.name or "") <= TITLE_LIMIT
+        and len(embed.fields) <= FIELDS_PER_EMBED
+        and all(
+            0 < len(field.name or "") <= FIELD_NAME_LIMIT and 0 < len(field.value or "") <= FIELD_VALUE_LIMIT
+            for field in embed.fields
+        )
+        and _size(embed) <= EMBED_TOTAL_LIMIT
+    )
+
+
 def fit_embed(embed: discord.Embed) -> list[discord.Embed]:
     """One embed as one or more that each fit: a long description or field goes on in the next ones."""
+    if _fits(embed):
+        return [embed]
     footer = shorten(embed.footer.text, FOOTER_LIMIT) if embed.footer.text else None
+    # The first part keeps what is not text (colour, link, time, pictures); the text is laid out again below.
     first = discord.Embed(
-        title=shorten(embed.title, TITLE_LIMIT) if embed.title else None, colour=embed.colour, url=embed.url
-    )
+        title=shorten(embed.title, TITLE_LIMIT) if embed.title else None, colour=embed.colour, url=embed.url,
+        timestamp=embed.timestamp,
+    )  # fmt: skip
+    if embed.image.url:
+        first.set_image(url=embed.image.url)
+    if embed.thumbnail.url:
+        first.set_thumbnail(url=embed.thumbnail.url)
     if embed.author.name:
-        first.set_author(name=shorten(embed.author.name, TITLE_LIMIT), url=embed.author.url)
+        first.set_author(
+            name=shorten(embed.author.name, TITLE_LIMIT), url=embed.author.url, icon_url=embed.author.icon_url
+        )
     parts = [first]
     descriptions = chunks(embed.description, DESCRIPTION_LIMIT) if embed.description else []
     for index, piece in enumerate(descriptions):
@@ -194,13 +220,22 @@ def guard(interaction: discord.Interaction[discord.Client]) -> None:
     not replied after `DEFER_AFTER_SECONDS`, defer; its reply then comes as a followup."""
 
     async def defer_if_slow() -> None:
-        await asyncio.sleep(DEFER_AFTER_SECONDS)
         async with _lock(interaction):
-            if not interaction.response.is_done():
+            if interaction.response.is_done():
+                return
+            if interaction.type is discord.InteractionType.component:
+                # A click: its message is edited (or followed up) once the answer is ready.
+                await interaction.response.defer()
+            else:
                 await interaction.response.defer(thinking=True)
                 interaction.extras[_DEFERRED] = True
 
-    interaction.extras[_WATCH] = asyncio.create_task(defer_if_slow())
+    def on_deadline() -> None:
+        # Almost every command has answered by now: the task is only made for those that have not.
+        if not interaction.response.is_done():
+            interaction.extras[_WATCH] = asyncio.create_task(defer_if_slow())
+
+    asyncio.get_running_loop().call_later(DEFER_AFTER_SECONDS, on_deadline)
 
 
 async def defer(interaction: discord.Interaction[discord.Client], *, ephemeral: bool) -> None:
@@ -261,12 +296,21 @@ async def update(
 ) -> None:  # fmt: skip
     """The clicked message, rewritten: one message, so a long content is shortened and an embed keeps what
     fits in one (a page of a list is built to fit)."""
+    shown = shorten(content, CONTENT_LIMIT) if content is not None else MISSING
+    fitted = fit_embed(embed)[0] if embed is not None else MISSING
     async with _lock(interaction):
-        await interaction.response.edit_message(
-            content=shorten(content, CONTENT_LIMIT) if content is not None else MISSING,
-            embed=fit_embed(embed)[0] if embed is not None else MISSING, view=view,
-        )  # fmt: skip
+        if interaction.response.is_done():  # deferred by `guard`: the clicked message is the original one
+            await interaction.edit_original_response(content=shown, embed=fitted, view=view)
+        else:
+            await interaction.response.edit_message(content=shown, embed=fitted, view=view)
     _release(view)
+
+
+async def acknowledge(interaction: discord.Interaction[discord.Client]) -> None:
+    """A click that changes nothing on its message: Discord is told so, unless that was done already."""
+    async with _lock(interaction):
+        if not interaction.response.is_done():
+            await interaction.response.defer()
 
 
 async def post(

@@ -8,7 +8,7 @@ from typing import Annotated
 from pydantic import field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///fatebot.sqlite3"
+DEFAULT_DATABASE_URL = "sqlite:///fatebot.sqlite3"
 
 
 class Settings(BaseSettings):

@@ -7,7 +7,7 @@ from typing import Any, ClassVar, Self
 
 import discord
 
-from bot.app import Interaction, report_error
+from bot.app import Interaction, begin, report_error
 from bot.errors import UserError
 
 # Ids are BIGINT: a larger number in a button's id was never one of ours.
@@ -39,6 +39,7 @@ class PersistentButton(ButtonItem, template=r"(?!)"):
         return cls(getattr(item, "label", None) or "", style, **match.groupdict())
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        begin(interaction)
         # A view's own error hook only logs: the clicker would see "interaction failed" and nothing else.
         try:
             if any(value.isdigit() and int(value) > ID_LIMIT for value in self.fields.values()):

@@ -22,7 +22,7 @@ BACKENDS = ["sqlite", "postgresql"] if POSTGRES_ADMIN_URL else ["sqlite"]
 async def fresh_database_url(backend: str, directory: Path) -> AsyncIterator[str]:
     """A URL of an empty database that is dropped afterwards."""
     if backend == "sqlite":
-        yield f"sqlite+aiosqlite:///{directory / f'{uuid.uuid4().hex}.sqlite3'}"
+        yield f"sqlite:///{directory / f'{uuid.uuid4().hex}.sqlite3'}"
         return
     assert POSTGRES_ADMIN_URL is not None
     name = f"fatebot_test_{uuid.uuid4().hex[:12]}"

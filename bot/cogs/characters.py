@@ -12,7 +12,17 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import output, pages
-from bot.app import Fatebot, Interaction, NameText, WordText, actor_of, place_of, report_error, translator
+from bot.app import (
+    Fatebot,
+    Interaction,
+    NameText,
+    WordText,
+    actor_of,
+    begin,
+    place_of,
+    report_error,
+    translator,
+)
 from bot.errors import UserError
 from bot.files import MAX_FILE_BYTES, parse_sheet
 from bot.i18n import Translator
@@ -70,7 +80,7 @@ class SheetModal(discord.ui.Modal):
         self.add_item(self.sheet)
 
     async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
-        output.guard(interaction)
+        begin(interaction)
         kind, data = await asyncio.to_thread(parse_sheet, self.sheet.value)
         await self.cog.create_and_announce(interaction, kind, data, gm_run=self.gm_run)
 

@@ -239,7 +239,7 @@ async def show_answer(interaction: Interaction, progress: Progress) -> None:
     if summary is not None:
         await output.update(interaction, summary_text(tr, summary))
     else:
-        await interaction.response.defer()
+        await output.acknowledge(interaction)
     if messages := step_messages(tr, progress):
         content, embeds = joined(messages)
         await output.reply(interaction, content, embeds=embeds)

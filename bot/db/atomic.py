@@ -31,11 +31,15 @@ class PoolChange:
 async def lock_campaign(session: AsyncSession, campaign_id: int) -> Campaign | None:
     """Serialize the campaign's changes for the rest of the transaction.
 
-    PostgreSQL locks the row; SQLite renders no FOR UPDATE, but its write transactions already
-    began IMMEDIATE and hold the database's write lock.
+    PostgreSQL locks the row (FOR NO KEY UPDATE: writers of the campaign queue, while rows that merely refer
+    to it, such as a roll's event, go in without waiting); SQLite renders no FOR UPDATE, but its write
+    transactions already began IMMEDIATE and hold the database's write lock.
     """
     result = await session.execute(
-        select(Campaign).where(Campaign.id == campaign_id).with_for_update().execution_options(populate_existing=True)
+        select(Campaign)
+        .where(Campaign.id == campaign_id)
+        .with_for_update(key_share=True)
+        .execution_options(populate_existing=True)
     )
     return result.scalar_one_or_none()
 

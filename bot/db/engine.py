@@ -1,25 +1,36 @@
 """The engine factory and units of work.
 
-SQLite serializes writers itself: a write transaction begins IMMEDIATE, so two commands never
-read the same state and both write. PostgreSQL serializes a campaign's changes with
-`SELECT ... FOR UPDATE` on the campaign row (see `atomic.lock_campaign`).
+SQLite runs through `inline_sqlite`, on the event loop's own thread. SQLite serializes writers itself: a
+write transaction begins IMMEDIATE, so two commands never read the same state and both write. Within the
+process, writers also queue for their turn on an asyncio lock, first come first served, so they never find
+the database locked by each other. PostgreSQL serializes a campaign's changes with `SELECT ... FOR UPDATE`
+on the campaign row (see `atomic.lock_campaign`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from sqlalchemy import event
-from sqlalchemy.engine import Connection, make_url
+from sqlalchemy import Table, event, insert
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.pool import PoolProxiedConnection, StaticPool
+
+from bot.db import inline_sqlite
+from bot.db.directory import CampaignDirectory
 
 # Well under Discord's 3-second limit for answering an interaction: a command that waits this long for a
 # lock, or runs a statement this long, gives up, changes nothing and says the campaign is busy.
 SQLITE_BUSY_TIMEOUT_MS = 2000
+# Waiting in this process's queue for a turn to write: a command waiting this long has deferred its answer
+# long before (see `output.guard`), so it may wait for a burst to drain rather than fail.
+SQLITE_WRITE_QUEUE_SECONDS = 10.0
 POSTGRES_LOCK_TIMEOUT_MS = 2000
 POSTGRES_STATEMENT_TIMEOUT_MS = 2500
 # PostgreSQL's codes for "lock not available" and "statement timeout".
@@ -28,6 +39,10 @@ _BEGIN_MODE = "fatebot_begin"
 # Set once a write transaction of the current command has committed: an error after it must not say that
 # nothing changed. Each interaction runs in a task of its own, with its own copy of this.
 COMMITTED: ContextVar[bool] = ContextVar("committed", default=False)
+# Where a session finds its database's campaign directory (`session.info`).
+DIRECTORY_KEY = "campaign_directory"
+
+inline_sqlite.register()
 
 
 class Busy(Exception):
@@ -46,35 +61,48 @@ def is_sqlite(engine: AsyncEngine) -> bool:
 
 
 def create_engine(url: str, *, foreign_keys: bool = True, **kwargs: Any) -> AsyncEngine:
-    """An engine for `url`; on SQLite, `foreign_keys` False is for migrations only (see `migrate.upgrade`)."""
-    if make_url(url).get_backend_name() == "postgresql":
+    """An engine for `url`; on SQLite, `foreign_keys` False is for migrations only (see `migrate.upgrade`).
+
+    Any SQLite URL (`sqlite://`, and `sqlite+aiosqlite://` as earlier versions wrote it) is served by the
+    inline driver."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "postgresql":
         settings = {
             "lock_timeout": str(POSTGRES_LOCK_TIMEOUT_MS),
             "statement_timeout": str(POSTGRES_STATEMENT_TIMEOUT_MS),
         }
         kwargs.setdefault("connect_args", {}).setdefault("server_settings", settings)
-    engine = create_async_engine(url, **kwargs)
+    if parsed.get_backend_name() == "sqlite":
+        parsed = parsed.set(drivername=f"sqlite+{inline_sqlite.DRIVER}")
+    engine = create_async_engine(parsed, **kwargs)
     if is_sqlite(engine):
-        _configure_sqlite(engine, foreign_keys)
+        _configure_sqlite(engine.sync_engine, foreign_keys)
     return engine
 
 
-def _configure_sqlite(engine: AsyncEngine, foreign_keys: bool) -> None:
-    @event.listens_for(engine.sync_engine, "connect")
+def _configure_sqlite(engine: Engine, foreign_keys: bool) -> None:
+    @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        connection = inline_sqlite.driver_connection(dbapi_connection)
         # Take transaction control from the driver so that BEGIN is ours to emit (IMMEDIATE for writes).
-        dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute(f"PRAGMA foreign_keys={'ON' if foreign_keys else 'OFF'}")
-        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.close()
+        connection.isolation_level = None
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute(f"PRAGMA foreign_keys={'ON' if foreign_keys else 'OFF'}")
+        # Never wait inside SQLite, on the loop's thread: `begin_waiting` waits without blocking it.
+        connection.execute("PRAGMA busy_timeout=0")
+        connection.execute("PRAGMA synchronous=NORMAL")
 
-    @event.listens_for(engine.sync_engine, "begin")
+    @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
         mode = connection.get_execution_options().get(_BEGIN_MODE, "DEFERRED")
-        connection.exec_driver_sql(f"BEGIN {mode}")
+        driver = inline_sqlite.driver_connection(connection.connection.dbapi_connection)
+        try:
+            inline_sqlite.begin_waiting(driver, f"BEGIN {mode}", SQLITE_BUSY_TIMEOUT_MS / 1000)
+        except sqlite3.OperationalError as error:
+            # Raised from a listener, so SQLAlchemy does not wrap it as it does a statement's errors.
+            if inline_sqlite.is_locked(error):
+                raise Busy from error
+            raise
 
 
 class Database:
@@ -82,10 +110,24 @@ class Database:
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
-        self._reader = async_sessionmaker(engine, expire_on_commit=False)
+        self.directory = CampaignDirectory()
+        info = {DIRECTORY_KEY: self.directory}
+        self._reader = async_sessionmaker(engine, expire_on_commit=False, info=info)
         self._writer = async_sessionmaker(
-            engine.execution_options(**{_BEGIN_MODE: "IMMEDIATE"}), expire_on_commit=False
+            engine.execution_options(**{_BEGIN_MODE: "IMMEDIATE"}), expire_on_commit=False, info=info
         )
+        self._write_turn = asyncio.Lock() if is_sqlite(engine) else None
+        self._queued_writers = 0
+        # PostgreSQL: one INSERT is atomic by itself, so a batch of rows goes in one round trip, without
+        # BEGIN and COMMIT around it.
+        self._row_writer = engine.execution_options(
+            **({_BEGIN_MODE: "IMMEDIATE"} if is_sqlite(engine) else {"isolation_level": "AUTOCOMMIT"})
+        )
+        # A file database's rows are inserted on a connection of their own, kept for that (see `insert_rows`);
+        # an in-memory one has a single connection that everyone shares.
+        self._prepares_inserts = is_sqlite(engine) and not isinstance(engine.pool, StaticPool)
+        self._inserts: dict[str, inline_sqlite.PreparedInsert] = {}
+        self._insert_connection: PoolProxiedConnection | None = None
 
     @classmethod
     def from_url(cls, url: str) -> Database:
@@ -95,14 +137,66 @@ class Database:
     async def write(self) -> AsyncIterator[AsyncSession]:
         """One transaction that changes state: commits on success, rolls back on any error (`Busy` when the
         database stayed locked)."""
+        async with self._turn():
+            try:
+                async with self._writer() as session, session.begin():
+                    yield session
+            except DBAPIError as error:
+                if is_busy(error):
+                    raise Busy from error
+                raise
+        COMMITTED.set(True)
+
+    async def insert_rows(self, table: Table, rows: list[dict[str, Any]]) -> None:
+        """Insert many rows in one transaction of their own, with Core: for rows that are all a transaction
+        does (a batch of events), without a session's cost. Raises `Busy` like `write`."""
+        async with self._turn():
+            if self._prepares_inserts:
+                await self._insert_prepared(table, rows)
+            else:
+                try:
+                    async with self._row_writer.begin() as connection:
+                        await connection.execute(insert(table), rows)
+                except DBAPIError as error:
+                    if is_busy(error):
+                        raise Busy from error
+                    raise
+        COMMITTED.set(True)
+
+    async def _insert_prepared(self, table: Table, rows: list[dict[str, Any]]) -> None:
+        prepared = self._inserts.get(table.name)
+        if prepared is None:
+            prepared = self._inserts[table.name] = inline_sqlite.PreparedInsert(table, self.engine.dialect)
+        if self._insert_connection is None:
+            self._insert_connection = await self.engine.raw_connection()
+        driver = inline_sqlite.driver_connection(self._insert_connection.driver_connection)
         try:
-            async with self._writer() as session, session.begin():
-                yield session
-        except DBAPIError as error:
-            if is_busy(error):
+            await prepared.run(driver, rows, SQLITE_BUSY_TIMEOUT_MS / 1000)
+        except sqlite3.OperationalError as error:
+            if inline_sqlite.is_locked(error):
                 raise Busy from error
             raise
-        COMMITTED.set(True)
+
+    @asynccontextmanager
+    async def _turn(self) -> AsyncIterator[None]:
+        if self._write_turn is None:
+            yield
+            return
+        if self._write_turn.locked() or self._queued_writers:
+            self._queued_writers += 1
+            try:
+                async with asyncio.timeout(SQLITE_WRITE_QUEUE_SECONDS):
+                    await self._write_turn.acquire()
+            except TimeoutError as error:
+                raise Busy from error
+            finally:
+                self._queued_writers -= 1
+        else:  # free, with nobody queued before: asyncio's lock is taken at once then, so no timer is needed
+            await self._write_turn.acquire()
+        try:
+            yield
+        finally:
+            self._write_turn.release()
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
@@ -115,4 +209,7 @@ class Database:
             raise
 
     async def dispose(self) -> None:
+        if self._insert_connection is not None:
+            self._insert_connection.close()  # back to the pool, which closes it
+            self._insert_connection = None
         await self.engine.dispose()

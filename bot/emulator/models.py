@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import re
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Final, Literal
@@ -244,6 +246,24 @@ class InteractionRecord:
     modal: JSON | None = None
     choices: list[JSON] | None = None
     original_message_id: int | None = None
+    # perf_counter() readings, for benchmarks: when the bot was sent the interaction, and when the user first
+    # saw an answer (a reply, an edited message, choices or a modal; "thinking..." is not an answer).
+    dispatched_at: float | None = None
+    answered_at: float | None = None
+    # Set at every change, so a waiter wakes exactly when there is something new to look at.
+    changed: asyncio.Event = field(default_factory=asyncio.Event, repr=False, compare=False)
+
+    def note_change(self, *, answered: bool) -> None:
+        if answered and self.answered_at is None:
+            self.answered_at = time.perf_counter()
+        self.changed.set()
+
+    async def until(self, condition: Callable[[], bool], seconds: float) -> None:
+        """Wait until `condition()` holds after some change to this record; TimeoutError after `seconds`."""
+        async with asyncio.timeout(seconds):
+            while not condition():
+                self.changed.clear()
+                await self.changed.wait()
 
     @property
     def error(self) -> ApiFailure | None:

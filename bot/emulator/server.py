@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import re
 import socket
+import time
 from collections.abc import Callable, Iterable, Mapping
 from types import TracebackType
 from typing import Final, Self
@@ -258,25 +259,23 @@ class Emulator:
                 raise TimeoutError(f"the bot did not go quiet within {timeout}s")
             await asyncio.sleep(min(max(quiet_for - (now - quiet_since), _POLL), deadline - now))
 
-    async def _deliver(self, record: InteractionRecord, payload: JSON, *, wait: bool, timeout: float) -> None:
+    async def _deliver(
+        self, record: InteractionRecord, payload: JSON, *, wait: bool, timeout: float, settle: bool = True
+    ) -> None:
+        record.dispatched_at = time.perf_counter()
         self.world.dispatch("INTERACTION_CREATE", payload)
         if wait:
             # A bot that never answers is not an emulator error: the test sees an unanswered record.
             with contextlib.suppress(TimeoutError):
-                await _wait_until(
-                    lambda: record.acknowledged or bool(record.errors),
-                    min(RESPONSE_WINDOW, timeout),
-                    "the interaction response",
-                )
+                await record.until(lambda: record.acknowledged or bool(record.errors), min(RESPONSE_WINDOW, timeout))
             if record.response_type == CALLBACK_DEFERRED_MESSAGE:
                 # "Thinking..." is not an answer yet: the bot may pause (a database query) before it follows up.
                 with contextlib.suppress(TimeoutError):
-                    await _wait_until(
-                        lambda: bool(record.errors) or any(not reply.loading for reply in record.replies),
-                        timeout,
-                        "the deferred reply",
+                    await record.until(
+                        lambda: bool(record.errors) or any(not reply.loading for reply in record.replies), timeout
                     )
-        await self.settle(timeout=timeout)
+        if settle:
+            await self.settle(timeout=timeout)
 
     def _check_access(self, user: User, channel: Channel) -> None:
         if not self.gateway.live:
@@ -299,9 +298,11 @@ class Emulator:
         locale: str | None = None,
         wait: bool = True,
         timeout: float = 10,
+        settle: bool = True,
     ) -> InteractionRecord:
         """Run a chat-input command. With `wait` (the default) it returns once the bot answered
-        (or 3 s passed) and then went quiet; `wait=False` only waits for quiet."""
+        (or 3 s passed) and then went quiet; `wait=False` only waits for quiet. `settle=False` skips the wait
+        for quiet, for a benchmark that sends the next command as soon as this one is answered."""
         self._check_access(user, channel)
         if not command.split():
             raise EmulatorError("empty command path")
@@ -310,7 +311,7 @@ class Emulator:
         record, payload = self.world.new_interaction(
             interaction_type=INTERACTION_APPLICATION_COMMAND, user=user, channel=channel, data=data, locale=locale
         )
-        await self._deliver(record, payload, wait=wait, timeout=timeout)
+        await self._deliver(record, payload, wait=wait, timeout=timeout, settle=settle)
         return record
 
     async def autocomplete(
@@ -343,9 +344,9 @@ class Emulator:
         return channel
 
     async def click(
-        self, user: User, message: Message, label: str, *, wait: bool = True, timeout: float = 10
+        self, user: User, message: Message, label: str, *, wait: bool = True, timeout: float = 10, settle: bool = True
     ) -> InteractionRecord:
-        """Press the button labelled `label` on `message`."""
+        """Press the button labelled `label` on `message` (`wait` and `settle` as for `slash`)."""
         channel = self._component_interaction(user, message)
         button = message.button(label)
         if button.get("disabled"):
@@ -356,7 +357,7 @@ class Emulator:
         record, payload = self.world.new_interaction(
             interaction_type=INTERACTION_COMPONENT, user=user, channel=channel, data=data, locale=None, message=message
         )
-        await self._deliver(record, payload, wait=wait, timeout=timeout)
+        await self._deliver(record, payload, wait=wait, timeout=timeout, settle=settle)
         return record
 
     def refuse_next(self, method: str, path: str, *, status: int = 400, code: int = 50035, count: int = 1) -> None:

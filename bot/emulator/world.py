@@ -111,6 +111,8 @@ _ALLOWED_CALLBACKS: Final = {
 }
 
 _MESSAGE_CONTENT_INTENT: Final = 1 << 15
+_GUILD_MESSAGES_INTENT: Final = 1 << 9
+_DIRECT_MESSAGES_INTENT: Final = 1 << 12
 
 
 @dataclass(frozen=True)
@@ -190,7 +192,7 @@ class World:
         return EVERYONE_PERMISSIONS
 
     def _emit(self, kind: Literal["create", "edit", "delete"], message: Message) -> None:
-        if message.author.id != self.bot_user.id:
+        if message.author.id != self.bot_user.id or not self.listeners:
             return
         output = BotOutput(kind, message.snapshot())
         for listener in list(self.listeners):
@@ -559,9 +561,17 @@ class World:
         self.messages.append(message)
         self._messages_by_id[message.id] = message
         self._emit("create", message)
-        if not message.ephemeral:
+        if self._bot_receives(message):
             self.dispatch("MESSAGE_CREATE", self._message_event(message))
         return message
+
+    def _bot_receives(self, message: Message) -> bool:
+        """Whether the bot hears of the message: never of an ephemeral one, and of others only with the intent
+        for messages of servers or of DMs."""
+        if message.ephemeral:
+            return False
+        wanted = _GUILD_MESSAGES_INTENT if message.guild_id is not None else _DIRECT_MESSAGES_INTENT
+        return bool(self.intents & wanted)
 
     def _message_event(self, message: Message) -> JSON:
         payload = self.message_payload(message, gateway=True)
@@ -598,13 +608,13 @@ class World:
             message.edited += 1
             message.edited_at = self.clock.now()
         self._emit("edit", message)
-        if not message.ephemeral:
+        if self._bot_receives(message):
             self.dispatch("MESSAGE_UPDATE", self._message_event(message))
 
     def _delete_message(self, message: Message) -> None:
         message.deleted = True
         self._emit("delete", message)
-        if not message.ephemeral:
+        if self._bot_receives(message):
             event: JSON = {"id": str(message.id), "channel_id": str(message.channel_id)}
             if message.guild_id is not None:
                 event["guild_id"] = str(message.guild_id)
@@ -821,6 +831,7 @@ class World:
         self.rejections.append(failure)
         if record is not None:
             record.errors.append(failure)
+            record.note_change(answered=False)
         log.info("emulator rejected %s %s: %s %s", failure.method, failure.path, failure.code, failure.message)
 
     def interaction_by_id(self, interaction_id: int) -> InteractionRecord | None:
@@ -863,6 +874,7 @@ class World:
         else:
             record.modal = validate_modal(data)
         record.response_type = int(callback_type)
+        record.note_change(answered=callback_type not in (CALLBACK_DEFERRED_MESSAGE, CALLBACK_DEFERRED_UPDATE))
         interaction: JSON = {
             "id": str(record.id),
             "type": record.type,
@@ -929,8 +941,10 @@ class World:
         if pending is not None:
             # Discord turns the first followup after a deferred reply into that reply.
             self._edit_message(pending, payload, files, fill=True)
+            record.note_change(answered=True)
             return self.message_payload(pending)
         message = self._reply(record, payload, files, flags=int(payload.get("flags") or 0) & EPHEMERAL_FLAG)
+        record.note_change(answered=True)
         return self.message_payload(message)
 
     def get_webhook_message(self, application_id: int, token: str, message_ref: str) -> JSON:
@@ -943,6 +957,7 @@ class World:
         record = self._webhook(application_id, token)
         message = self._webhook_message(record, message_ref)
         self._edit_message(message, payload, files, fill=message.loading)
+        record.note_change(answered=True)
         return self.message_payload(message)
 
     def delete_webhook_message(self, application_id: int, token: str, message_ref: str) -> None:

@@ -64,8 +64,16 @@ class CatalogSource:
 
 
 def catalog_sources() -> tuple[CatalogSource, ...]:
+    return _sources(tuple(RULESETS))
+
+
+# Keyed by the registered rulesets' ids, so that every translation does not rebuild the sources (a test may
+# register a ruleset of its own, which gives a new key).
+@cache
+def _sources(ruleset_ids: tuple[str, ...]) -> tuple[CatalogSource, ...]:
     shared = CatalogSource("shared", resources.files(__package__), SHARED_PROPER_NOUN_KEYS)
-    return (shared, *(CatalogSource(r.id, r.catalogs, r.proper_noun_keys) for r in RULESETS.values()))
+    rulesets = [RULESETS[ruleset_id] for ruleset_id in ruleset_ids]
+    return (shared, *(CatalogSource(r.id, r.catalogs, r.proper_noun_keys) for r in rulesets))
 
 
 @cache
@@ -79,8 +87,8 @@ def scoped(ruleset: str, key: str) -> str:
 
 
 @cache
-def _merged(language: str, sources: tuple[CatalogSource, ...]) -> Mapping[str, str]:
-    shared, *rulesets = sources
+def _merged(language: str, ruleset_ids: tuple[str, ...]) -> Mapping[str, str]:
+    shared, *rulesets = _sources(ruleset_ids)
     merged = dict(shared.entries(language))
     for source in rulesets:
         entries = source.entries(language)
@@ -92,7 +100,7 @@ def _merged(language: str, sources: tuple[CatalogSource, ...]) -> Mapping[str, s
 
 def catalog(language: str) -> Mapping[str, str]:
     """The shared catalog and every registered ruleset's (under its id), merged."""
-    return _merged(language, catalog_sources())
+    return _merged(language, tuple(RULESETS))
 
 
 def proper_noun_keys() -> frozenset[str]:

@@ -69,6 +69,8 @@ class CampaignService:
                 )
         except IntegrityError as error:
             raise UserError("error.campaign_exists") from error
+        finally:
+            self.database.directory.forget(place.guild_id, place.channel_id)
         return campaign
 
     async def summary(self, place: Place) -> CampaignSummary:
@@ -103,7 +105,8 @@ class CampaignService:
             campaign.status = CAMPAIGN_ENDED
             campaign.ended_at = now
             record_event(session, campaign.id, "campaign.ended", actor_id=actor.user_id, payload={}, created_at=now)
-            return campaign
+        self.database.directory.forget(campaign.guild_id, campaign.channel_id)
+        return campaign
 
     async def set_gm(self, place: Place, actor: Actor, user_id: int, *, remove: bool) -> Campaign:
         async with self.database.write() as session:

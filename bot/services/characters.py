@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import delete, func, select
@@ -28,35 +29,66 @@ def play_of(campaign: Campaign) -> Play:
     return play
 
 
-async def snapshot(session: AsyncSession, character: Character, *, with_links: bool = True) -> CharacterSnapshot:
-    """The character as the rules see it: fresh pools, and (one level deep) the characters it is bound to and
-    bound by."""
-    pools = {
-        pool.name: Pool(pool.current, pool.maximum, pool.minimum)
+async def snapshots(
+    session: AsyncSession, characters: Sequence[Character], *, with_links: bool = True
+) -> list[CharacterSnapshot]:
+    """The characters as the rules see them: fresh pools, and (one level deep) the characters each is bound to
+    and bound by. Three queries however many characters there are: a fight builds its scene at every step."""
+    ids = [character.id for character in characters]
+    involved = {character.id: character for character in characters}
+    links: list[CharacterLink] = []
+    if with_links and ids:
+        links = list(
+            await session.scalars(
+                select(CharacterLink)
+                .where(CharacterLink.character_id.in_(ids) | CharacterLink.target_id.in_(ids))
+                .order_by(CharacterLink.id)
+            )
+        )
+        partners = {end for link in links for end in (link.character_id, link.target_id)} - involved.keys()
+        if partners:
+            for partner in await session.scalars(select(Character).where(Character.id.in_(partners))):
+                involved[partner.id] = partner
+    pools: dict[int, dict[str, Pool]] = {character_id: {} for character_id in involved}
+    if involved:
         for pool in await session.scalars(
             # Pools change through UPDATE ... RETURNING, which the session's cached objects do not see.
             select(ResourcePool)
-            .where(ResourcePool.character_id == character.id)
+            .where(ResourcePool.character_id.in_(involved))
+            .order_by(ResourcePool.id)
             .execution_options(populate_existing=True)
-        )
-    }
-    bound_to: dict[str, tuple[CharacterSnapshot, ...]] = {}
-    bound_by: dict[str, tuple[CharacterSnapshot, ...]] = {}
-    if with_links:
-        for link in await session.scalars(
-            select(CharacterLink)
-            .where((CharacterLink.character_id == character.id) | (CharacterLink.target_id == character.id))
-            .order_by(CharacterLink.id)
         ):
-            outgoing = link.character_id == character.id
-            other = await session.get(Character, link.target_id if outgoing else link.character_id)
-            if other is None:
-                continue
-            found = bound_to if outgoing else bound_by
-            found[link.relation] = (*found.get(link.relation, ()), await snapshot(session, other, with_links=False))
+            pools[pool.character_id][pool.name] = Pool(pool.current, pool.maximum, pool.minimum)
+    alone = {character_id: _snapshot(character, pools[character_id]) for character_id, character in involved.items()}
+    if not with_links:
+        return [alone[character_id] for character_id in ids]
+    found = []
+    for character_id in ids:
+        bound_to: dict[str, tuple[CharacterSnapshot, ...]] = {}
+        bound_by: dict[str, tuple[CharacterSnapshot, ...]] = {}
+        for link in links:
+            if link.character_id == character_id and link.target_id in alone:
+                bound_to[link.relation] = (*bound_to.get(link.relation, ()), alone[link.target_id])
+            if link.target_id == character_id and link.character_id in alone:
+                bound_by[link.relation] = (*bound_by.get(link.relation, ()), alone[link.character_id])
+        found.append(_snapshot(involved[character_id], pools[character_id], bound_to, bound_by))
+    return found
+
+
+async def snapshot(session: AsyncSession, character: Character, *, with_links: bool = True) -> CharacterSnapshot:
+    """One character as the rules see it (see `snapshots`)."""
+    (found,) = await snapshots(session, [character], with_links=with_links)
+    return found
+
+
+def _snapshot(
+    character: Character, pools: dict[str, Pool],
+    bound_to: dict[str, tuple[CharacterSnapshot, ...]] | None = None,
+    bound_by: dict[str, tuple[CharacterSnapshot, ...]] | None = None,
+) -> CharacterSnapshot:  # fmt: skip
     return CharacterSnapshot(
         character.id, character.name, character.kind, character.owner_id, character.sheet, pools, character.state,
-        character.gm_run, bound_to, bound_by,
+        character.gm_run, bound_to or {}, bound_by or {},
     )  # fmt: skip
 
 
@@ -271,8 +303,8 @@ class CharacterService:
             characters = await session.scalars(
                 select(Character).where(Character.campaign_id == campaign.id).order_by(Character.id)
             )
-            snapshots = [await snapshot(session, character, with_links=False) for character in characters]
-            return campaign, snapshots, await is_gm(session, campaign.id, actor)
+            shown = await snapshots(session, list(characters), with_links=False)
+            return campaign, shown, await is_gm(session, campaign.id, actor)
 
     async def names(self, place: Place) -> list[str]:
         async with self.database.read() as session:

@@ -16,7 +16,7 @@ from bot.db.engine import Database
 from bot.db.models import Campaign, Character
 from bot.errors import UserError
 from bot.rulesets.base import CURRENT, EVERYONE, FIGHTERS, CharacterSnapshot, Play, Scene
-from bot.services.characters import find_character, play_of, snapshot
+from bot.services.characters import find_character, play_of, snapshot, snapshots
 from bot.services.common import Call, Clock, Place, active_campaign, require_gm
 from bot.services.exchanges import Applied, Cast, EngineError, ExchangeEngine, Progress, turn_of
 from rules.exchange import Opening, Step, Text
@@ -65,7 +65,7 @@ class CombatService:
 
     async def _report(self, session: AsyncSession, campaign: Campaign, progress: list[Progress]) -> CombatReport:
         play = play_of(campaign)
-        order = [await snapshot(session, character) for character in await self._order(session, campaign)]
+        order = await snapshots(session, await self._order(session, campaign))
         turn = min(campaign.combat.get("turn", 0), len(order) - 1) if order else 0
         current = order[turn] if order else None
         actions = {c.id: play.actions_left(c, turn_of(campaign)) for c in order}

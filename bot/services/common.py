@@ -11,6 +11,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.atomic import lock_campaign
+from bot.db.directory import CampaignDirectory
+from bot.db.engine import DIRECTORY_KEY, Database
 from bot.db.models import CAMPAIGN_ACTIVE, ROLE_GM, Campaign, Event, Membership
 from bot.errors import UserError
 from rules.dice import DiceSource
@@ -49,7 +51,13 @@ class Call:
     channel_id: int
 
 
-async def active_campaign(session: AsyncSession, place: Place, *, lock: bool = False) -> Campaign:
+async def active_campaign_id(session: AsyncSession, place: Place) -> int | None:
+    """The id of the channel's active campaign, from the database's directory when it knows."""
+    directory: CampaignDirectory | None = session.info.get(DIRECTORY_KEY)
+    known = directory.get(place.guild_id, place.channel_id) if directory is not None else None
+    if known is not None:
+        return known.campaign_id
+    generation = directory.generation if directory is not None else 0
     campaign_id = await session.scalar(
         select(Campaign.id).where(
             Campaign.guild_id == place.guild_id,
@@ -57,11 +65,34 @@ async def active_campaign(session: AsyncSession, place: Place, *, lock: bool = F
             Campaign.status == CAMPAIGN_ACTIVE,
         )
     )
-    if campaign_id is None:
-        raise UserError("error.no_campaign")
-    campaign = await lock_campaign(session, campaign_id) if lock else await session.get(Campaign, campaign_id)
-    assert campaign is not None
-    return campaign
+    if directory is not None:
+        directory.remember(place.guild_id, place.channel_id, campaign_id, generation)
+    return campaign_id
+
+
+async def campaign_id_at(database: Database, place: Place) -> int | None:
+    """`active_campaign_id` for a command that may need no transaction at all when the directory knows."""
+    known = database.directory.get(place.guild_id, place.channel_id)
+    if known is not None:
+        return known.campaign_id
+    async with database.read() as session:
+        return await active_campaign_id(session, place)
+
+
+async def active_campaign(session: AsyncSession, place: Place, *, lock: bool = False) -> Campaign:
+    for remembered in (True, False):
+        campaign_id = await active_campaign_id(session, place)
+        if campaign_id is None:
+            break
+        campaign = await lock_campaign(session, campaign_id) if lock else await session.get(Campaign, campaign_id)
+        if campaign is not None and campaign.is_active:
+            return campaign
+        directory: CampaignDirectory | None = session.info.get(DIRECTORY_KEY)
+        if not remembered or directory is None:
+            break
+        # Ended by a writer this process did not see: ask the database itself once.
+        directory.forget(place.guild_id, place.channel_id)
+    raise UserError("error.no_campaign")
 
 
 async def latest_campaign(session: AsyncSession, place: Place) -> Campaign:

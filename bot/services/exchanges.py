@@ -53,7 +53,7 @@ from bot.render import mention
 from bot.rulesets.base import CharacterSnapshot, CommitmentSnapshot, Play, Scene, SideSnapshot, Turn
 from bot.rulesets.registry import RULESETS
 from bot.services.campaigns import campaign_options
-from bot.services.characters import play_of, snapshot
+from bot.services.characters import play_of, snapshots
 from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, record_event, require_gm
 from rules.dice import DiceSource
 from rules.exchange import (
@@ -420,6 +420,7 @@ class ExchangeEngine:
         """Pool changes as atomic updates, states replaced or patched, commitments stored; report who fell."""
         pools: dict[str, dict[str, tuple[int, int | None]]] = {}
         touched: dict[int, Character] = {}
+        pool_ids = await self._pool_ids(session, refs, effects)
         for effect in effects:
             if isinstance(effect, Note):
                 record_event(session, campaign.id, effect.kind, actor_id=None, payload=dict(effect.payload),
@@ -438,11 +439,7 @@ class ExchangeEngine:
                     del state[effect.key]
                 character.state = state
                 continue
-            pool_id = await session.scalar(
-                select(ResourcePool.id).where(
-                    ResourcePool.character_id == character.id, ResourcePool.name == effect.pool
-                )
-            )
+            pool_id = pool_ids.get((character.id, effect.pool))
             if pool_id is None:
                 raise EngineError(f"{character.name} has no pool {effect.pool!r}")
             if isinstance(effect, PoolDelta):
@@ -456,8 +453,9 @@ class ExchangeEngine:
             pools.setdefault(character.name, {})[effect.pool] = (change.current, change.maximum)
             touched[character.id] = character
         fallen = []
-        for character in touched.values():
-            fate = play.out_of_play(await snapshot(session, character))
+        changed = list(touched.values())
+        for character, shown in zip(changed, await snapshots(session, changed), strict=True):
+            fate = play.out_of_play(shown)
             if fate is not None:
                 fallen.append(Fallen(character.name, character.owner_id, fate))
                 record_event(
@@ -465,6 +463,24 @@ class ExchangeEngine:
                     created_at=now,
                 )  # fmt: skip
         return pools, fallen
+
+    async def _pool_ids(
+        self, session: AsyncSession, refs: Mapping[str, Character], effects: Sequence[Effect]
+    ) -> dict[tuple[int, str], int]:
+        """The pools the effects change, by character and name, in one query."""
+        characters = {
+            self._who(refs, effect.who).id
+            for effect in effects
+            if isinstance(effect, PoolDelta | PoolSet | PoolMaximum)
+        }
+        if not characters:
+            return {}
+        rows = await session.execute(
+            select(ResourcePool.character_id, ResourcePool.name, ResourcePool.id).where(
+                ResourcePool.character_id.in_(characters)
+            )
+        )
+        return {(character_id, name): pool_id for character_id, name, pool_id in rows.all()}
 
     def _who(self, refs: Mapping[str, Character], reference: str) -> Character:
         character = refs.get(reference)
@@ -550,18 +566,23 @@ class ExchangeEngine:
 
     async def _cast(self, session: AsyncSession, exchange: Exchange) -> Cast:
         cast = Cast()
-        rows = await session.scalars(
-            select(ExchangeRole)
-            .where(ExchangeRole.exchange_id == exchange.id)
-            .order_by(ExchangeRole.role, ExchangeRole.position)
+        rows = list(
+            await session.scalars(
+                select(ExchangeRole)
+                .where(ExchangeRole.exchange_id == exchange.id)
+                .order_by(ExchangeRole.role, ExchangeRole.position)
+            )
         )
+        # Every character of the exchange in one query, rather than one each.
+        wanted = [row.character_id for row in rows if row.character_id is not None]
+        characters = {c.id: c for c in await session.scalars(select(Character).where(Character.id.in_(wanted)))}
         for row in rows:
             if row.side_id is not None:
                 side = await session.get(Side, row.side_id)
                 if side is not None:
                     cast.sides[row.role] = side
             elif row.character_id is not None:
-                character = await session.get(Character, row.character_id)
+                character = characters.get(row.character_id)
                 if character is not None:
                     cast.roles.setdefault(row.role, []).append(character)
                 else:  # deleted meanwhile: the exchange goes on without it, and the ruleset decides
@@ -573,17 +594,19 @@ class ExchangeEngine:
     ) -> tuple[Scene, dict[str, Character]]:
         refs: dict[str, Character] = {}
         roles: dict[str, tuple[CharacterSnapshot, ...]] = {}
+        everyone = [character for characters in cast.roles.values() for character in characters]
+        seen = iter(await snapshots(session, everyone))
         for role, characters in cast.roles.items():
-            snapshots = []
+            shown = []
             for position, character in enumerate(characters):
-                current = await snapshot(session, character)
-                snapshots.append(current)
+                current = next(seen)
+                shown.append(current)
                 reference = member(role, position)
                 refs[reference] = character
                 for relation, partners in current.bound_to.items():
                     roles[f"{reference}.{relation}"] = partners
                     refs[f"{reference}.{relation}"] = await self._character(session, partners[0].id)
-            roles[role] = tuple(snapshots)
+            roles[role] = tuple(shown)
         sides = {role: await self._side(session, side) for role, side in cast.sides.items()}
         for role, side in sides.items():
             for position, (side_member, _) in enumerate(side.members):
@@ -613,7 +636,9 @@ class ExchangeEngine:
             .where(SideMember.side_id == side.id)
             .order_by(SideMember.id)
         )
-        members = tuple([(await snapshot(session, character), place) for character, place in rows.all()])
+        found = rows.all()
+        shown = await snapshots(session, [character for character, _ in found])
+        members = tuple(zip(shown, (place for _, place in found), strict=True))
         return SideSnapshot(side.id, side.name, members, dict(side.state))
 
 

@@ -12,11 +12,11 @@ from bot.db.engine import Database
 from bot.db.models import Character, ResourcePool
 from bot.errors import UserError
 from bot.parameters import command_input
-from bot.rulesets.base import ACTOR, ATTACKER, DEFENDER, AttackInput, CheckInput
+from bot.rulesets.base import ACTOR, ATTACKER, DEFENDER, AttackInput, CheckInput, Scene
 from bot.services.characters import active_character, find_character, play_of, snapshot
 from bot.services.common import Actor, Call, Clock, Place, active_campaign, record_event, require_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Fallen, Progress
-from rules.exchange import Text
+from rules.exchange import Step, Text
 
 
 @dataclass(frozen=True)
@@ -69,13 +69,17 @@ class PlayService:
                 if defender.id in {other.id for other in defenders}:
                     raise UserError("error.target_twice", name=defender.name)
                 defenders.append(defender)
-            for fighter in (attacker, *defenders):
-                _refuse_fallen(play.out_of_play(await snapshot(session, fighter)), fighter.name, campaign.ruleset)
+
+            def attack_step(scene: Scene) -> Step:
+                for fighter in (*scene.roles[ATTACKER], *scene.roles[DEFENDER]):
+                    _refuse_fallen(play.out_of_play(fighter), fighter.name, campaign.ruleset)
+                return play.attack(scene, params)
+
             title = Text("exchange.attack", {"attacker": attacker.name,
                                              "defenders": ", ".join(d.name for d in defenders)})  # fmt: skip
             return await self.engine.run(
                 session, campaign, kind="attack", title=title, cast=Cast({ATTACKER: [attacker], DEFENDER: defenders}),
-                step_of=lambda scene: play.attack(scene, params), dice=call.dice, actor_id=call.actor.user_id,
+                step_of=attack_step, dice=call.dice, actor_id=call.actor.user_id,
                 channel_id=call.channel_id,
             )  # fmt: skip
 

@@ -1,16 +1,18 @@
-"""/roll: dice rolled, shown and logged in the channel's campaign."""
+"""/roll: dice rolled, shown and logged in the channel's campaign.
+
+The hottest command, so it does no more than it must: the campaign comes from the directory, and the event
+is the only write, appended through the journal (one transaction for all the rolls that arrive together).
+"""
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
 
-from sqlalchemy import select
-
 from bot.db.engine import Database
-from bot.db.models import CAMPAIGN_ACTIVE, Campaign
+from bot.db.journal import EventJournal, NewEvent
 from bot.errors import UserError
-from bot.services.common import Actor, Clock, Place, gm_ids, record_event
+from bot.services.common import Actor, Clock, Place, campaign_id_at, gm_ids
 from rules.dice import DiceSource, RollResult, parse
 
 log = logging.getLogger(__name__)
@@ -19,7 +21,7 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class RollOutcome:
     result: RollResult
-    campaign: Campaign | None
+    campaign_id: int | None
     gm_ids: list[int]
 
 
@@ -27,39 +29,26 @@ class RollService:
     def __init__(self, database: Database, clock: Clock) -> None:
         self.database = database
         self.clock = clock
+        self.journal = EventJournal(database)
 
     async def roll(
         self, place: Place, actor: Actor, expression: str, dice: DiceSource, *, label: str | None, secret: bool
     ) -> RollOutcome:
         parsed = parse(expression)
-        async with self.database.write() as session:
-            campaign = await session.scalar(
-                select(Campaign).where(
-                    Campaign.guild_id == place.guild_id,
-                    Campaign.channel_id == place.channel_id,
-                    Campaign.status == CAMPAIGN_ACTIVE,
-                )
-            )
-            if secret and campaign is None:
-                raise UserError("error.secret_needs_campaign")
-            result = parsed.evaluate(dice)
-            log.info(
-                "roll guild=%s channel=%s user=%s secret=%s %s",
-                place.guild_id,
-                place.channel_id,
-                actor.user_id,
-                secret,
-                result.to_dict(),
-            )
-            if campaign is None:
-                return RollOutcome(result, None, [])
-            record_event(
-                session,
-                campaign.id,
-                "roll",
-                actor_id=actor.user_id,
-                payload={"expression": expression, "label": label, "total": result.total, "roll": result.to_dict()},
-                created_at=self.clock(),
-                secret=secret,
-            )
-            return RollOutcome(result, campaign, await gm_ids(session, campaign.id) if secret else [])
+        campaign_id = await campaign_id_at(self.database, place)
+        if secret and campaign_id is None:
+            raise UserError("error.secret_needs_campaign")
+        result = parsed.evaluate(dice)
+        record = result.to_dict()
+        log.info(
+            "roll guild=%s channel=%s user=%s secret=%s %s", place.guild_id, place.channel_id, actor.user_id, secret,
+            record,
+        )  # fmt: skip
+        if campaign_id is None:
+            return RollOutcome(result, None, [])
+        payload = {"expression": expression, "label": label, "total": result.total, "roll": record}
+        await self.journal.append(NewEvent(campaign_id, "roll", actor.user_id, payload, self.clock(), secret))
+        if not secret:
+            return RollOutcome(result, campaign_id, [])
+        async with self.database.read() as session:
+            return RollOutcome(result, campaign_id, await gm_ids(session, campaign_id))

@@ -30,7 +30,7 @@ bob: /log export format:csv
 
 def _clean_environment(tmp_path: Path) -> dict[str, str]:
     environment = {key: value for key, value in os.environ.items() if not key.startswith(("DISCORD_", "DATABASE_"))}
-    environment["DATABASE_URL"] = f"sqlite+aiosqlite:///{tmp_path / 'cli.sqlite3'}"
+    environment["DATABASE_URL"] = f"sqlite:///{tmp_path / 'cli.sqlite3'}"
     return environment
 
 
@@ -116,7 +116,7 @@ def test_run_says_when_discord_cannot_be_reached(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DISCORD_TOKEN", "any")
-    monkeypatch.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path / 'run.sqlite3'}")
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'run.sqlite3'}")
     # Port 9 (discard) on loopback: nothing listens there, so the connection is refused at once.
     monkeypatch.setenv("DISCORD_API_BASE", "http://127.0.0.1:9/api/v10")
     assert main(["run"]) == 1
@@ -125,7 +125,7 @@ def test_run_says_when_discord_cannot_be_reached(
 
 def test_db_upgrade_creates_the_schema(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path / 'upgraded.sqlite3'}")
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'upgraded.sqlite3'}")
     assert main(["db", "upgrade"]) == 0
     assert (tmp_path / "upgraded.sqlite3").stat().st_size > 0
 

@@ -98,7 +98,7 @@ def test_no_key_is_defined_in_two_catalogs() -> None:
 
 
 async def test_every_command_option_and_choice_is_localized(tmp_path: Path) -> None:
-    bot = Fatebot(Database.from_url(f"sqlite+aiosqlite:///{tmp_path / 'tree.sqlite3'}"), FixedDice([]))
+    bot = Fatebot(Database.from_url(f"sqlite:///{tmp_path / 'tree.sqlite3'}"), FixedDice([]))
     for extension in extensions():
         await bot.load_extension(extension)
     translator = CommandTranslator()

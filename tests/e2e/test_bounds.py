@@ -19,7 +19,8 @@ from sqlalchemy.engine import make_url
 
 from bot.db.engine import Database
 from bot.db.models import Campaign, Event
-from bot.emulator.models import EVERYONE, Channel, User
+from bot.emulator.models import EVERYONE, Channel, Message, User
+from bot.emulator.world import CALLBACK_DEFERRED_UPDATE
 from tests.databases import BACKENDS, fresh_database_url
 from tests.e2e.harness import Harness, running_harness
 
@@ -64,10 +65,14 @@ async def _import(gate: Gate, user: User, text: str) -> str:
     return record.reply.content
 
 
-async def _master(gate: Gate, **fields: object) -> str:
-    template = (await gate.harness.slash(gate.bob, gate.channel, "character template", kind="master")).reply
+async def _sheet(gate: Gate, player: User, kind: str, **fields: object) -> str:
+    template = (await gate.harness.slash(player, gate.channel, "character template", kind=kind)).reply
     data = yaml.safe_load(template.attachments[0].data) | fields
-    return await _import(gate, gate.bob, yaml.safe_dump(data, allow_unicode=True))
+    return await _import(gate, player, yaml.safe_dump(data, allow_unicode=True))
+
+
+async def _master(gate: Gate, **fields: object) -> str:
+    return await _sheet(gate, gate.bob, "master", **fields)
 
 
 async def test_an_alias_bomb_is_refused_while_others_are_answered(gate: Gate) -> None:
@@ -169,6 +174,58 @@ async def test_a_lock_held_elsewhere_gives_busy_in_time_and_changes_nothing(gate
     )
     log = (await harness.slash(gate.gm, gate.channel, "log show")).reply.text()
     assert "Waver's hp" not in log
+
+
+async def test_a_command_waiting_for_a_lock_leaves_the_bot_free_for_others(gate: Gate) -> None:
+    harness = gate.harness
+    await _master(gate, name="Kayneth")
+    async with _campaigns_locked_elsewhere(harness.database_url):
+        award = asyncio.ensure_future(
+            harness.slash(gate.gm, gate.channel, "gm award", character="Kayneth", resource="hp", amount=-1)
+        )
+        looked = await harness.slash(gate.mei, gate.channel, "campaign info")
+        assert not award.done()
+        await award
+    assert looked.answered_at is not None and looked.dispatched_at is not None
+    assert looked.answered_at - looked.dispatched_at < 0.5
+    assert "Gate" in looked.reply.text()
+
+
+async def _in_a_fight(gate: Gate) -> tuple[Channel, Message]:
+    """A new campaign where mei's Archer has attacked bob's Rider: the channel and bob's defence prompt."""
+    harness = gate.harness
+    guild = harness.emulator.world.guild_of(gate.channel)
+    assert guild is not None
+    channel = harness.new_channel(guild)
+    await harness.slash(gate.gm, channel, "campaign start", ruleset="fate_points", name="Locked Fight")
+    fight = Gate(harness, channel, gate.gm, gate.bob, gate.mei)
+    for player, master, servant in ((gate.mei, "Rin", "Archer"), (gate.bob, "Sakura", "Rider")):
+        await _sheet(fight, player, "master", name=master)
+        await _sheet(fight, player, "servant", name=servant, master=master, servant_class=servant)
+        await harness.slash(player, channel, "character use", name=servant)
+    attacked = await harness.slash(gate.mei, channel, "attack", target="Rider", action="melee|Invisible Air")
+    assert attacked.error is None, attacked.replies
+    prompt = next(m for m in reversed(harness.emulator.visible_to(gate.bob, channel)) if "Dodge" in m.buttons())
+    return channel, prompt
+
+
+async def test_a_click_that_waits_for_a_lock_is_deferred_then_refused_and_can_be_clicked_again(gate: Gate) -> None:
+    harness = gate.harness
+    _, prompt = await _in_a_fight(gate)
+    async with _campaigns_locked_elsewhere(harness.database_url):
+        waited = await harness.emulator.click(gate.bob, prompt, "Dodge")
+        # A deferred click shows nothing while it waits: the refusal comes as a followup.
+        await waited.until(lambda: bool(waited.replies), seconds=5)
+    assert waited.error is None  # acknowledged within Discord's deadline
+    assert waited.response_type == CALLBACK_DEFERRED_UPDATE
+    refusal = waited.replies[-1]
+    assert refusal.ephemeral
+    assert refusal.content == "The campaign is busy with another change: nothing was changed, try again in a moment."
+    assert "Dodge" in harness.current(prompt).buttons()
+
+    answered = await harness.emulator.click(gate.bob, harness.current(prompt), "Dodge")
+    assert answered.error is None
+    assert "Dodge" not in harness.current(prompt).buttons()
 
 
 async def test_long_lists_and_sheets_fit_in_every_message(gate: Gate) -> None:

@@ -7,6 +7,10 @@ import io
 import json
 from functools import partial
 
+from sqlalchemy import update
+
+from bot.db.engine import Database
+from bot.db.models import CAMPAIGN_ENDED, Campaign
 from bot.emulator.models import EVERYONE, Channel, User
 from tests.e2e.conftest import Table
 from tests.e2e.harness import Harness
@@ -210,3 +214,46 @@ async def test_end_confirmation_survives_a_restart_and_campaigns_persist(table: 
     assert "no active campaign" in after.content
     info = (await harness.slash(table.bob, kept, "campaign info")).reply
     assert info.embeds[0]["title"] == "Kept War"
+
+
+async def _end(table: Table, channel: Channel) -> None:
+    question = (await table.harness.slash(table.alice, channel, "campaign end")).reply
+    assert (await table.harness.emulator.click(table.alice, question, "End the campaign")).error is None
+
+
+async def _labels_in_export(table: Table, channel: Channel) -> list[str]:
+    exported = (await table.harness.slash(table.alice, channel, "log export", format="json")).reply
+    events = json.loads(exported.attachments[0].data)["events"]
+    return [event["payload"]["label"] for event in events if event["kind"] == "roll"]
+
+
+async def test_each_roll_goes_to_the_campaign_running_in_the_channel_at_that_moment(table: Table) -> None:
+    """The bot remembers which campaign each channel runs; starting and ending one must change that at once."""
+    harness = table.harness
+    channel = harness.new_channel(table.guild)
+    await harness.slash(table.bob, channel, "roll", dice="1d1", label="before")
+    await harness.slash(table.alice, channel, "campaign start", ruleset="fate_points", name="First")
+    await harness.slash(table.bob, channel, "roll", dice="1d1", label="first")
+    await _end(table, channel)
+    between = (await harness.slash(table.bob, channel, "roll", dice="1d1", label="between")).reply
+    assert between.visible_to is EVERYONE
+    assert (await _labels_in_export(table, channel)) == ["first"]
+    await harness.slash(table.alice, channel, "campaign start", ruleset="fate_points", name="Second")
+    await harness.slash(table.bob, channel, "roll", dice="1d1", label="second")
+    assert (await _labels_in_export(table, channel)) == ["second"]
+
+
+async def test_a_campaign_ended_behind_the_bot_is_no_longer_played(table: Table) -> None:
+    harness = table.harness
+    channel = await _start(table, "Vanishing War")
+    assert (await harness.slash(table.bob, channel, "campaign info")).reply.embeds[0]["title"] == "Vanishing War"
+    database = Database.from_url(harness.database_url)
+    try:
+        async with database.write() as session:
+            await session.execute(
+                update(Campaign).where(Campaign.channel_id == channel.id).values(status=CAMPAIGN_ENDED)
+            )
+    finally:
+        await database.dispose()
+    after = (await harness.slash(table.bob, channel, "campaign info")).reply
+    assert "no active campaign" in after.content
