@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from typing import Any
 
@@ -56,6 +56,21 @@ def is_busy(error: DBAPIError) -> bool:
     return bool(codes & _BUSY_SQLSTATES) or "database is locked" in str(original)
 
 
+@contextmanager
+def _locked_means_busy() -> Iterator[None]:
+    """A database that stayed locked, or a statement out of time, as `Busy`; any other error as it is."""
+    try:
+        yield
+    except DBAPIError as error:
+        if is_busy(error):
+            raise Busy from error
+        raise
+    except sqlite3.OperationalError as error:  # from the driver itself, not wrapped by SQLAlchemy
+        if inline_sqlite.is_locked(error):
+            raise Busy from error
+        raise
+
+
 def is_sqlite(engine: AsyncEngine) -> bool:
     return engine.dialect.name == "sqlite"
 
@@ -96,13 +111,8 @@ def _configure_sqlite(engine: Engine, foreign_keys: bool) -> None:
     def _on_begin(connection: Connection) -> None:
         mode = connection.get_execution_options().get(_BEGIN_MODE, "DEFERRED")
         driver = inline_sqlite.driver_connection(connection.connection.dbapi_connection)
-        try:
-            inline_sqlite.begin_waiting(driver, f"BEGIN {mode}", SQLITE_BUSY_TIMEOUT_MS / 1000)
-        except sqlite3.OperationalError as error:
-            # Raised from a listener, so SQLAlchemy does not wrap it as it does a statement's errors.
-            if inline_sqlite.is_locked(error):
-                raise Busy from error
-            raise
+        # Raised from a listener, a locked error is not wrapped by SQLAlchemy: `_locked_means_busy` knows it.
+        inline_sqlite.begin_waiting(driver, f"BEGIN {mode}", SQLITE_BUSY_TIMEOUT_MS / 1000)
 
 
 class Database:
@@ -138,29 +148,21 @@ class Database:
         """One transaction that changes state: commits on success, rolls back on any error (`Busy` when the
         database stayed locked)."""
         async with self._turn():
-            try:
+            with _locked_means_busy():
                 async with self._writer() as session, session.begin():
                     yield session
-            except DBAPIError as error:
-                if is_busy(error):
-                    raise Busy from error
-                raise
         COMMITTED.set(True)
 
     async def insert_rows(self, table: Table, rows: list[dict[str, Any]]) -> None:
         """Insert many rows in one transaction of their own, with Core: for rows that are all a transaction
         does (a batch of events), without a session's cost. Raises `Busy` like `write`."""
         async with self._turn():
-            if self._prepares_inserts:
-                await self._insert_prepared(table, rows)
-            else:
-                try:
+            with _locked_means_busy():
+                if self._prepares_inserts:
+                    await self._insert_prepared(table, rows)
+                else:
                     async with self._row_writer.begin() as connection:
                         await connection.execute(insert(table), rows)
-                except DBAPIError as error:
-                    if is_busy(error):
-                        raise Busy from error
-                    raise
         COMMITTED.set(True)
 
     async def _insert_prepared(self, table: Table, rows: list[dict[str, Any]]) -> None:
@@ -170,12 +172,7 @@ class Database:
         if self._insert_connection is None:
             self._insert_connection = await self.engine.raw_connection()
         driver = inline_sqlite.driver_connection(self._insert_connection.driver_connection)
-        try:
-            await prepared.run(driver, rows, SQLITE_BUSY_TIMEOUT_MS / 1000)
-        except sqlite3.OperationalError as error:
-            if inline_sqlite.is_locked(error):
-                raise Busy from error
-            raise
+        await prepared.run(driver, rows, SQLITE_BUSY_TIMEOUT_MS / 1000)
 
     @asynccontextmanager
     async def _turn(self) -> AsyncIterator[None]:
@@ -200,13 +197,9 @@ class Database:
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
-        try:
+        with _locked_means_busy():
             async with self._reader() as session, session.begin():
                 yield session
-        except DBAPIError as error:
-            if is_busy(error):
-                raise Busy from error
-            raise
 
     async def dispose(self) -> None:
         if self._insert_connection is not None:

@@ -120,13 +120,10 @@ class PreparedInsert:
         names = ", ".join(dialect.identifier_preparer.quote(column.name) for column in self.columns)
         marks = ", ".join("?" for _ in self.columns)
         self.statement = f"INSERT INTO {dialect.identifier_preparer.format_table(table)} ({names}) VALUES ({marks})"
-        self.converters = [column.type.bind_processor(dialect) for column in self.columns]
+        self.converters = [(column.name, column.type.bind_processor(dialect)) for column in self.columns]
 
     def parameters(self, row: dict[str, Any]) -> tuple[Any, ...]:
-        return tuple(
-            value if convert is None else convert(value)
-            for value, convert in zip((row[column.name] for column in self.columns), self.converters, strict=True)
-        )
+        return tuple([row[name] if convert is None else convert(row[name]) for name, convert in self.converters])
 
     async def run(self, connection: sqlite3.Connection, rows: list[dict[str, Any]], patience_seconds: float) -> None:
         """Insert the rows in one IMMEDIATE transaction; the locked error once patience runs out."""
