@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
 import signal
 import sys
@@ -94,7 +93,8 @@ def _close_on_signals(bot: Fatebot) -> None:
     """Ctrl-C and SIGTERM (a container stopping) close the bot the way `close` does: gateway first, then
     the rolls still being written, then the database. Cancelling the main task instead, as asyncio.run does,
     can be swallowed by a gateway read finishing at that moment, and the bot would keep running."""
+    if sys.platform == "win32":  # Windows' event loops take no signal handlers: Ctrl-C stops asyncio.run there
+        return
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError):  # no signal handlers in Windows' event loops
-            loop.add_signal_handler(signum, lambda: loop.create_task(bot.close()))
+        loop.add_signal_handler(signum, lambda: loop.create_task(bot.close()))

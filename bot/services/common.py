@@ -80,17 +80,18 @@ async def campaign_id_at(database: Database, place: Place) -> int | None:
 
 
 async def active_campaign(session: AsyncSession, place: Place, *, lock: bool = False) -> Campaign:
-    for remembered in (True, False):
+    directory: CampaignDirectory | None = session.info.get(DIRECTORY_KEY)
+    for first_try in (True, False):
         campaign_id = await active_campaign_id(session, place)
         if campaign_id is None:
             break
         campaign = await lock_campaign(session, campaign_id) if lock else await session.get(Campaign, campaign_id)
         if campaign is not None and campaign.is_active:
             return campaign
-        directory: CampaignDirectory | None = session.info.get(DIRECTORY_KEY)
-        if not remembered or directory is None:
+        if not first_try or directory is None:
             break
-        # Ended by a writer this process did not see: ask the database itself once.
+        # Ended by a writer this process did not see, or while this command waited for the lock: the channel
+        # may have a new campaign already, so the database is asked once more.
         directory.forget(place.guild_id, place.channel_id)
     raise UserError("error.no_campaign")
 
