@@ -33,6 +33,7 @@ def _parser() -> argparse.ArgumentParser:
     local.add_argument("--script", type=Path, help="play a script and print one JSON object per bot message")
     local.add_argument("--seed", type=int, help="seed the dice and ids so that the output repeats exactly")
     local.add_argument("--database", help="database URL (default: DATABASE_URL, or a temporary one with --script)")
+    local.add_argument("--verbose", action="store_true", help="show the bot's logs (on stderr)")
     database = commands.add_parser("db", help="database maintenance")
     database_commands = database.add_subparsers(dest="db_command", required=True)
     database_commands.add_parser("upgrade", help="apply every pending migration")
@@ -42,7 +43,10 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     settings = Settings()
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # Logs go to stderr; `fatebot local` keeps them to warnings unless asked, so they do not drown the replies.
+    quiet = arguments.command == "local" and not arguments.verbose
+    level = max(logging.WARNING, logging.getLevelName(settings.log_level)) if quiet else settings.log_level
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     # The bot has no voice features, so discord.py's warnings about missing voice libraries are noise.
     logging.getLogger("discord.client").setLevel(max(logging.ERROR, logging.getLogger().level))
     if arguments.command == "run":

@@ -1,8 +1,12 @@
 """`fatebot local`: the real bot against the built-in Discord emulator, interactively or from a script.
 
-A script line is `USER[@LOCALE] [#CHANNEL[/THREAD]]: /command [subcommand] option:value option:"two words"`
-or `USER [#CHANNEL[/THREAD]]: click LABEL`. Users and channels are created on first use, the first user
-owns the server, `@name` in a value names a user already seen, and `#` starts a comment line.
+A line is `USER[@LOCALE] [#CHANNEL[/THREAD]]: ACTION`, where ACTION is one of
+  /command [subcommand] option:value option:"two words"   run a command (`option:<sheet.yaml` attaches a file)
+  click LABEL                                             press a button on the newest message showing it
+  submit [FIELD:]"text" ...                               fill in and send the newest form shown to USER
+  complete /command [subcommand] option:partial           show what the bot offers for that option
+Users and channels are created on first use, the first user owns the server, `@name` in a value names a
+user already seen, `\n` in a submitted text is a line break, and `#` starts a comment line.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from typing import Any, TextIO
 from bot.app import Fatebot, point_at
 from bot.db.engine import Database
 from bot.emulator import Emulator, EmulatorError
-from bot.emulator.models import EVERYONE, BotOutput, Channel, Guild, Message, User
+from bot.emulator.models import EVERYONE, BotOutput, Channel, Guild, InteractionRecord, Message, User
 from bot.settings import Settings
 from rules.dice import DiceSource, SeededDice, SystemDice
 
@@ -31,6 +35,12 @@ GUILD_NAME = "Local server"
 DEFAULT_CHANNEL = "general"
 # With --seed the bot's clock starts here and moves one minute per script line, so logs repeat exactly.
 SCRIPT_EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
+_MENTION = re.compile(r"<(@!?|@&|#)(\d+)>|<t:(-?\d+)(?::([tTdDfFR]))?>")
+# Discord's component types: a text input, and a label around one (newer forms).
+_TEXT_INPUT = 4
+_LABEL = 18
+_FIELD = re.compile(r"([\w-]+):(?! )(.*)", re.DOTALL)
+_TIME_STYLES = {"t": "%H:%M", "T": "%H:%M:%S", "d": "%Y-%m-%d", "D": "%Y-%m-%d"}
 _LINE = re.compile(
     r"^(?P<user>[^\s@#:]+)(?:@(?P<locale>[A-Za-z]{2,3}(?:-[A-Za-z]{2})?))?"
     r"(?:\s+#(?P<channel>[^\s/:]+)(?:/(?P<thread>[^\s:]+))?)?\s*:\s*(?P<action>.+)$"
@@ -52,6 +62,10 @@ class Step:
     command: str | None = None
     options: dict[str, str] = field(default_factory=dict)
     click: str | None = None
+    # `submit`: the form's fields by name, "" for the one left unnamed.
+    submit: dict[str, str] | None = None
+    # `complete`: the option being typed (the last one given).
+    complete: str | None = None
 
 
 def parse_line(number: int, text: str) -> Step | None:
@@ -65,33 +79,64 @@ def parse_line(number: int, text: str) -> Step | None:
             number, f"cannot read {stripped!r}: expected 'USER [#CHANNEL]: /command ...' or 'click LABEL'"
         )
     action = match["action"].strip()
-    channel: str = match["channel"] or DEFAULT_CHANNEL
-    thread: str | None = match["thread"]
-    if action.startswith("click "):
-        label = action.removeprefix("click ").strip()
-        return Step(number, match["user"], match["locale"], channel, thread, click=label)
-    if not action.startswith("/"):
-        raise ScriptError(number, f"expected a /command or 'click LABEL', got {action!r}")
+    where = (number, match["user"], match["locale"], match["channel"] or DEFAULT_CHANNEL, match["thread"])
+    word, _, rest = action.partition(" ")
+    if word == "click":
+        return Step(*where, click=rest.strip())
+    if word == "submit":
+        return Step(*where, submit=_form_values(number, rest))
+    if word == "complete":
+        command, options = _command(number, rest.strip())
+        if not options:
+            raise ScriptError(number, "complete needs the option being typed, as option:partial")
+        return Step(*where, command=command, options=options, complete=list(options)[-1])
+    command, options = _command(number, action)
+    return Step(*where, command=command, options=options)
+
+
+def _tokens(number: int, text: str) -> list[str]:
     try:
-        tokens = shlex.split(action[1:])
+        return shlex.split(text)
     except ValueError as error:
         raise ScriptError(number, str(error)) from error
+
+
+def _command(number: int, action: str) -> tuple[str, dict[str, str]]:
+    if not action.startswith("/"):
+        raise ScriptError(number, f"expected a /command, 'click', 'submit' or 'complete', got {action!r}")
+    tokens = _tokens(number, action[1:])
     path = [token for token in tokens if ":" not in token]
     options = dict(token.split(":", 1) for token in tokens if ":" in token)
     if not path or tokens[: len(path)] != path:
         raise ScriptError(number, "the command and subcommand come before the options")
-    return Step(number, match["user"], match["locale"], channel, thread, command=" ".join(path), options=options)
+    return " ".join(path), options
+
+
+def _form_values(number: int, text: str) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for token in _tokens(number, text):
+        named = _FIELD.match(token)
+        # `sheet:text` names a field; text of its own with a colon ("kind: master") does not.
+        name, value = (named[1], named[2]) if named else ("", token)
+        if name in values:
+            raise ScriptError(number, "only one field may go unnamed" if not name else f"field {name!r} twice")
+        values[name] = value.replace("\\n", "\n")
+    return values
 
 
 class LocalWorld:
     """The emulated server: users and channels appear as the script first names them."""
 
-    def __init__(self, emulator: Emulator) -> None:
+    def __init__(self, emulator: Emulator, files_from: Path) -> None:
         self.emulator = emulator
+        # Where `option:<PATH` finds its file: the script's folder, or the current one interactively.
+        self.files_from = files_from
         self.guild: Guild | None = None
         self.users: dict[str, User] = {}
         self.locales: dict[str, str] = {}
         self.channels: dict[str, Channel] = {}
+        # The newest form the bot opened for each user, until it is submitted.
+        self.forms: dict[str, InteractionRecord] = {}
 
     def user(self, name: str, locale: str | None) -> User:
         if name not in self.users:
@@ -125,6 +170,24 @@ class LocalWorld:
     def user_name(self, user_id: int) -> str:
         return next((name for name, user in self.users.items() if user.id == user_id), str(user_id))
 
+    def readable(self, text: str | None) -> str | None:
+        """Mentions, channels and times as a reader sees them in Discord: `@alice`, `#general`, a UTC time."""
+        if not text:
+            return text
+
+        def replace(found: re.Match[str]) -> str:
+            kind, target, stamp, style = found.groups()
+            if stamp is not None:
+                moment = datetime.fromtimestamp(int(stamp), UTC)
+                return moment.strftime(_TIME_STYLES.get(style or "f", "%Y-%m-%d %H:%M")) + " UTC"
+            if kind == "#":
+                return f"#{self.channel_label(int(target))}"
+            if kind == "@&":
+                return "@role"
+            return f"@{self.user_name(int(target))}"
+
+        return _MENTION.sub(replace, text)
+
 
 def output_record(world: LocalWorld, step: int, output: BotOutput) -> list[dict[str, Any]]:
     """The JSON objects for one bot output: one per user who sees a private message, one `*` for a public one."""
@@ -133,12 +196,16 @@ def output_record(world: LocalWorld, step: int, output: BotOutput) -> list[dict[
         viewers = ["*"]
     else:
         viewers = sorted(world.user_name(user_id) for user_id in message.visible_to)
+    readable = world.readable
     embeds = [
         {
-            "title": embed.get("title"),
-            "description": embed.get("description"),
-            "fields": [{"name": item.get("name"), "value": item.get("value")} for item in embed.get("fields") or []],
-            "footer": (embed.get("footer") or {}).get("text"),
+            "title": readable(embed.get("title")),
+            "description": readable(embed.get("description")),
+            "fields": [
+                {"name": readable(item.get("name")), "value": readable(item.get("value"))}
+                for item in embed.get("fields") or []
+            ],
+            "footer": readable((embed.get("footer") or {}).get("text")),
         }
         for embed in message.embeds
     ]
@@ -149,7 +216,7 @@ def output_record(world: LocalWorld, step: int, output: BotOutput) -> list[dict[
             "channel": world.channel_label(message.channel_id),
             "ephemeral": message.ephemeral,
             "edit": output.kind == "edit",
-            "content": message.content,
+            "content": readable(message.content),
             "embeds": embeds,
             "buttons": message.buttons(),
             "files": [attachment.filename for attachment in message.attachments],
@@ -158,7 +225,36 @@ def output_record(world: LocalWorld, step: int, output: BotOutput) -> list[dict[
     ]
 
 
-async def perform(world: LocalWorld, step: Step) -> None:
+@dataclass(frozen=True)
+class FormField:
+    """A text input of a form: `name` (from its label) is what `submit NAME:"text"` calls it."""
+
+    name: str
+    custom_id: str
+    label: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Form:
+    """A form the bot opened for `user`."""
+
+    user: str
+    title: str
+    fields: list[FormField]
+
+
+@dataclass(frozen=True)
+class Choices:
+    """What the bot offers while `user` types `option`: (shown name, value sent) pairs."""
+
+    user: str
+    option: str
+    offered: list[tuple[str, str]]
+
+
+async def perform(world: LocalWorld, step: Step) -> Form | Choices | None:
+    """Run one step; a form it opened or the choices it asked for, to be shown."""
     user = world.user(step.user, step.locale)
     channel = world.channel(step.channel, step.thread)
     if step.click is not None:
@@ -167,18 +263,75 @@ async def perform(world: LocalWorld, step: Step) -> None:
             raise ScriptError(
                 step.number, f"no message in #{step.channel} that {step.user} sees has a button {step.click!r}"
             )
-        await world.emulator.click(user, message, step.click)
-        return
+        return _opened(world, step.user, await world.emulator.click(user, message, step.click))
+    if step.submit is not None:
+        return _opened(world, step.user, await _submit(world, step, user))
     assert step.command is not None
-    options: dict[str, object] = {}
-    for name, value in step.options.items():
-        if value.startswith("@") and len(value) > 1:
-            if value[1:] not in world.users:
-                raise ScriptError(step.number, f"unknown user {value}")
-            options[name] = world.users[value[1:]]
-        else:
-            options[name] = value
-    await world.emulator.slash(user, channel, step.command, options, locale=world.locales.get(step.user))
+    options = {name: _option_value(world, step, value) for name, value in step.options.items()}
+    locale = world.locales.get(step.user)
+    if step.complete is not None:
+        offered = await world.emulator.autocomplete(user, channel, step.command, options, step.complete, locale=locale)
+        return Choices(step.user, step.complete, [(str(choice["name"]), str(choice["value"])) for choice in offered])
+    return _opened(world, step.user, await world.emulator.slash(user, channel, step.command, options, locale=locale))
+
+
+def _option_value(world: LocalWorld, step: Step, value: str) -> object:
+    if value.startswith("@") and len(value) > 1:
+        if value[1:] not in world.users:
+            raise ScriptError(step.number, f"unknown user {value}")
+        return world.users[value[1:]]
+    if value.startswith("<") and len(value) > 1:
+        path = world.files_from / value[1:]
+        try:
+            return (path.name, path.read_bytes())
+        except OSError as error:
+            raise ScriptError(step.number, f"cannot attach {value[1:]}: {error.strerror or error}") from error
+    return value
+
+
+def _opened(world: LocalWorld, user_name: str, record: InteractionRecord) -> Form | None:
+    if record.modal is None:
+        return None
+    world.forms[user_name] = record
+    return Form(user_name, str(record.modal.get("title") or ""), _form_fields(record.modal))
+
+
+def _form_fields(modal: dict[str, Any]) -> list[FormField]:
+    inputs = []
+    for component in modal.get("components") or []:
+        if component.get("type") == _LABEL:
+            inputs.append((str(component.get("label") or ""), component.get("component") or {}))
+        inputs += [(str(child.get("label") or ""), child) for child in component.get("components") or []]
+    fields = []
+    for label, item in inputs:
+        if item.get("type") == _TEXT_INPUT:
+            custom_id = str(item.get("custom_id") or "")
+            name = re.sub(r"\W+", "-", label.lower()).strip("-") or custom_id
+            fields.append(FormField(name, custom_id, label, str(item.get("value") or "")))
+    return fields
+
+
+async def _submit(world: LocalWorld, step: Step, user: User) -> InteractionRecord:
+    assert step.submit is not None
+    form = world.forms.pop(step.user, None)
+    if form is None or form.modal is None:
+        raise ScriptError(step.number, f"no form is open for {step.user}")
+    fields = _form_fields(form.modal)
+    values: dict[str, str] = {}
+    for name, value in step.submit.items():
+        if not name:
+            continue
+        found = next((field for field in fields if name.lower() in (field.name, field.custom_id.lower())), None)
+        if found is None:
+            known = ", ".join(field.name for field in fields)
+            raise ScriptError(step.number, f"the form has no field {name!r} (it has: {known})")
+        values[found.custom_id] = value
+    if "" in step.submit:
+        left = [field.custom_id for field in fields if field.custom_id not in values]
+        if len(left) != 1:
+            raise ScriptError(step.number, "name the field the text is for: the form has several")
+        values[left[0]] = step.submit[""]
+    return await world.emulator.submit_modal(user, form, values)
 
 
 def _newest_with_button(messages: list[Message], label: str) -> Message | None:
@@ -187,7 +340,7 @@ def _newest_with_button(messages: list[Message], label: str) -> Message | None:
 
 @contextlib.asynccontextmanager
 async def running_bot(
-    database_url: str, dice: DiceSource, clock: Callable[[], datetime], seed: int | None
+    database_url: str, dice: DiceSource, clock: Callable[[], datetime], seed: int | None, files_from: Path
 ) -> AsyncIterator[LocalWorld]:
     """The emulator and the real bot connected to it, for as long as the block runs."""
     async with Emulator(seed=seed) as emulator:
@@ -197,7 +350,7 @@ async def running_bot(
         task = asyncio.create_task(bot.start(emulator.bot_token))
         try:
             await emulator.wait_ready()
-            yield LocalWorld(emulator)
+            yield LocalWorld(emulator, files_from)
         finally:
             await bot.close()
             with contextlib.suppress(asyncio.CancelledError):
@@ -206,7 +359,7 @@ async def running_bot(
             restore()
 
 
-async def play_script(lines: list[str], database_url: str, seed: int | None, out: TextIO) -> None:
+async def play_script(lines: list[str], database_url: str, seed: int | None, out: TextIO, files_from: Path) -> None:
     steps = [step for number, text in enumerate(lines, start=1) if (step := parse_line(number, text))]
     current = 0
 
@@ -214,20 +367,44 @@ async def play_script(lines: list[str], database_url: str, seed: int | None, out
         return SCRIPT_EPOCH + timedelta(minutes=current)
 
     dice: DiceSource = SeededDice(seed) if seed is not None else SystemDice()
-    async with running_bot(database_url, dice, clock if seed is not None else _utcnow, seed) as world:
+    async with running_bot(database_url, dice, clock if seed is not None else _utcnow, seed, files_from) as world:
+
+        def emit(record: dict[str, Any]) -> None:
+            print(json.dumps(record, ensure_ascii=False), file=out, flush=True)
 
         def show(output: BotOutput) -> None:
             if _is_shown(world, output):
                 for record in output_record(world, current, output):
-                    print(json.dumps(record, ensure_ascii=False), file=out, flush=True)
+                    emit(record)
 
         world.emulator.add_listener(show)
         for step in steps:
             current = step.number
             try:
-                await perform(world, step)
+                shown = await perform(world, step)
             except EmulatorError as error:
                 raise ScriptError(step.number, str(error)) from error
+            if shown is not None:
+                emit({"step": step.number, **_shown_record(shown)})
+
+
+def _shown_record(shown: Form | Choices) -> dict[str, Any]:
+    if isinstance(shown, Form):
+        fields = [{"name": field.name, "label": field.label, "text": field.text} for field in shown.fields]
+        return {"user": shown.user, "form": {"title": shown.title, "fields": fields}}
+    choices = [{"name": name, "value": value} for name, value in shown.offered]
+    return {"user": shown.user, "complete": shown.option, "choices": choices}
+
+
+def _describe_shown(shown: Form | Choices) -> str:
+    if isinstance(shown, Form):
+        lines = [f"(a form for {shown.user}) {shown.title}"]
+        for field in shown.fields:
+            lines.append(f'{field.label} (submit {field.name}:"..."), now:')
+            lines += [f"  {line}" for line in field.text.splitlines()]
+        return "\n  ".join(lines)
+    offered = [name if name == value else f"{name} (send {value})" for name, value in shown.offered]
+    return f"(choices for {shown.user}, {shown.option}) " + (", ".join(offered) or "none")
 
 
 def _is_shown(world: LocalWorld, output: BotOutput) -> bool:
@@ -251,7 +428,7 @@ async def run_local(settings: Settings, *, script: Path | None, seed: int | None
     with tempfile.TemporaryDirectory() as directory:
         url = database_url or f"sqlite:///{Path(directory) / 'local.sqlite3'}"
         try:
-            await play_script(lines, url, seed, sys.stdout)
+            await play_script(lines, url, seed, sys.stdout, script.parent)
         except ScriptError as error:
             print(f"script error: {error}", file=sys.stderr)
             return 1
@@ -281,7 +458,7 @@ async def _interactive(database_url: str, seed: int | None) -> int:
     dice: DiceSource = SeededDice(seed) if seed is not None else SystemDice()
     print(__doc__)
     print("Example:  alice: /campaign start ruleset:fate_points name:Fuyuki    (Ctrl-D to quit)\n")
-    async with running_bot(database_url, dice, _utcnow, seed) as world:
+    async with running_bot(database_url, dice, _utcnow, seed, Path.cwd()) as world:
         world.emulator.add_listener(
             lambda output: print(_describe(world, output)) if _is_shown(world, output) else None
         )
@@ -290,8 +467,9 @@ async def _interactive(database_url: str, seed: int | None) -> int:
             number += 1
             try:
                 step = parse_line(number, line)
-                if step is not None:
-                    await perform(world, step)
+                shown = await perform(world, step) if step is not None else None
+                if shown is not None:
+                    print(_describe_shown(shown))
             except (ScriptError, EmulatorError) as error:
                 print(f"error: {error}")
     return 0

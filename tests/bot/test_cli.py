@@ -93,13 +93,20 @@ async def test_interactive_local_session(tmp_path: Path) -> None:
         env=_clean_environment(tmp_path), cwd=tmp_path,
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
     )  # fmt: skip
-    session = "alice: /campaign start ruleset:grail_zh name:Chaldea\nbob: /campaign sett\nbob: /roll dice:1d1\n"
+    session = (
+        "alice: /campaign start ruleset:grail_zh name:Chaldea\nbob: /campaign sett\nbob: /roll dice:1d1\n"
+        "alice #table: /campaign start ruleset:fate_points name:Fuyuki\nbob #table: /character create kind:master\n"
+        "alice #table: complete /campaign set option:fp\n"
+    )
     output, _ = await asyncio.wait_for(process.communicate(session.encode()), timeout=60)
     text = output.decode()
     assert process.returncode == 0
     assert "[general] (everyone)\n  Campaign **Chaldea**" in text
     assert "error: /campaign has no subcommand 'sett'" in text
     assert "1d1 [1] = 1" in text
+    assert "Campaign **Fuyuki** (Fate/Points (d20 roll-under)) starts in this channel. GM: @alice." in text
+    assert '(a form for bob) New Master\n  Character sheet (YAML) (submit character-sheet-yaml:"..."), now:' in text
+    assert "fp_duration = roll (send fp_duration)" in text
 
 
 def test_run_without_a_token_says_so_and_exits_2(

@@ -1,0 +1,117 @@
+"""`fatebot local` as a newcomer uses it: files, forms, autocomplete, readable mentions, quiet logs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.cli import main
+
+PROJECT = Path(__file__).resolve().parents[2]
+EXAMPLE = PROJECT / "examples" / "fifth-war" / "script.txt"
+
+
+def _run(script: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, list[dict[str, Any]], str]:
+    code = main(["local", "--script", str(script), *extra])
+    captured = capsys.readouterr()
+    return code, [json.loads(line) for line in captured.out.splitlines()], captured.err
+
+
+def _texts(records: list[dict[str, Any]]) -> str:
+    return json.dumps(records, ensure_ascii=False)
+
+
+def test_the_readme_example_campaign_runs_as_written(capsys: pytest.CaptureFixture[str]) -> None:
+    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
+    assert EXAMPLE.read_text(encoding="utf-8") in readme
+    code, records, err = _run(EXAMPLE, capsys, "--seed", "1")
+    assert code == 0, err
+    titles = [embed["title"] for record in records for embed in record.get("embeds", [])]
+    for name in ("Rin Tohsaka", "Archer", "Sakura Matou", "Rider"):
+        assert any(title.startswith(f"{name} joins the campaign") for title in titles), name
+    form = next(record["form"] for record in records if "form" in record)
+    assert form["fields"][0]["name"] == "character-sheet-yaml"
+    assert form["fields"][0]["text"].startswith("kind: master")
+    choices = next(record["choices"] for record in records if "choices" in record)
+    assert {"name": "melee · Kanshou and Bakuya (sword)", "value": "melee|Kanshou and Bakuya"} in choices
+    contents = [record.get("content") or "" for record in records]
+    assert "Rider answered: Dodge." in contents
+    assert any(content.startswith("@alice approved: Rin Tohsaka spends a Fate/Point") for content in contents)
+    assert titles[-1] == "Log of Fifth War"
+    # Mentions and times read as people see them in Discord.
+    shown = _texts(records)
+    assert "GM: @alice." in shown
+    assert "<@" not in shown and "<t:" not in shown and "<#" not in shown
+
+
+def _script(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "script.txt"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+START = 'alice: /campaign start ruleset:fate_points name:"Forms"\n'
+
+
+def test_a_named_field_is_submitted_and_the_form_is_gone_after(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sheet = "kind: master\\nname: Waver Velvet\\nSTR: 2\\nEND: 3\\nAGI: 3\\nMAG: 4\\nLUK: 3"
+    script = START + f'bob: /character create kind:master\nbob: submit character-sheet-yaml:"{sheet}"\n'
+    code, records, err = _run(_script(tmp_path, script), capsys)
+    assert code == 0, err
+    assert any(embed["title"].startswith("Waver Velvet joins") for r in records for embed in r.get("embeds", []))
+    code, _, err = _run(_script(tmp_path, script + 'bob: submit "kind: master"\n'), capsys)
+    assert code == 1
+    assert "line 4: no form is open for bob" in err
+
+
+@pytest.mark.parametrize(
+    ("line", "complaint"),
+    [
+        ('bob: submit sheet:"x"', "the form has no field 'sheet' (it has: character-sheet-yaml)"),
+        ('mei: submit "kind: master"', "no form is open for mei"),
+        ("bob: /character import file:<missing.yaml", "cannot attach missing.yaml"),
+        ("bob: complete /attack", "complete needs the option being typed"),
+    ],
+)
+def test_forms_files_and_completion_say_what_is_wrong(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, complaint: str
+) -> None:
+    script = START + "bob: /character create kind:master\n" + line + "\n"
+    code, _, err = _run(_script(tmp_path, script), capsys)
+    assert code == 1
+    assert f"line 3: {complaint}" in err
+
+
+def test_a_file_is_found_beside_the_script(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "sheets").mkdir()
+    sheet = "kind: master\nname: Kiritsugu\nSTR: 3\nEND: 3\nAGI: 3\nMAG: 3\nLUK: 3\n"
+    (tmp_path / "sheets" / "kiritsugu.yaml").write_text(sheet, encoding="utf-8")
+    code, records, err = _run(_script(tmp_path, START + "bob: /character import file:<sheets/kiritsugu.yaml\n"), capsys)
+    assert code == 0, err
+    assert records[-1]["embeds"][0]["title"] == "Kiritsugu joins the campaign (Master)"
+
+
+async def _local(tmp_path: Path, *extra: str) -> str:
+    environment = {key: value for key, value in os.environ.items() if not key.startswith(("DISCORD_", "DATABASE_"))}
+    environment["LOG_LEVEL"] = "INFO"
+    script = _script(tmp_path, START + "bob: /roll dice:1d20\n")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "local", "--script", str(script), *extra,
+        env=environment, cwd=tmp_path, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    _, err = await asyncio.wait_for(process.communicate(), timeout=60)
+    assert process.returncode == 0
+    return err.decode()
+
+
+async def test_logs_stay_quiet_unless_asked(tmp_path: Path) -> None:
+    assert " INFO " not in await _local(tmp_path)
+    assert " INFO bot.services.rolls: roll " in await _local(tmp_path, "--verbose")
