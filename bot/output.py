@@ -68,9 +68,8 @@ def chunks(text: str, limit: int) -> list[str]:
 
 
 def _size(embed: discord.Embed) -> int:
-    size = len(embed.title or "") + len(embed.description or "") + len(embed.footer.text or "")
-    size += len(embed.author.name or "")
-    return size + sum(len(field.name or "") + len(field.value or "") for field in embed.fields)
+    """What counts towards the 6,000 characters of an embed: discord.py counts the same parts."""
+    return len(embed)
 
 
 def _continuation(embed: discord.Embed) -> discord.Embed:
@@ -79,18 +78,21 @@ def _continuation(embed: discord.Embed) -> discord.Embed:
 
 def _fits(embed: discord.Embed) -> bool:
     """Whether Discord takes the embed as it is: almost every embed the bot builds, checked in one pass."""
+    fields = embed.fields
+    if len(fields) > FIELDS_PER_EMBED or any(not field.name or not field.value for field in fields):
+        return False
+    size = _size(embed)
+    if size <= TITLE_LIMIT:  # the smallest limit of any part: none can be over its own
+        return True
     return (
-        len(embed.title or "") <= TITLE_LIMIT
+        size <= EMBED_TOTAL_LIMIT
+        and len(embed.title or "") <= TITLE_LIMIT
         and len(embed.description or "") <= DESCRIPTION_LIMIT
         and len(embed.footer.text or "") <= FOOTER_LIMIT
         and len(embed.author.name or "") <= TITLE_LIMIT
-        and len(embed.fields) <= FIELDS_PER_EMBED
-        and all(
-            0 < len(field.name or "") <= FIELD_NAME_LIMIT and 0 < len(field.value or "") <= FIELD_VALUE_LIMIT
-            for field in embed.fields
-        )
-        and _size(embed) <= EMBED_TOTAL_LIMIT
-    )
+        and all(len(field.name or "") <= FIELD_NAME_LIMIT and len(field.value or "") <= FIELD_VALUE_LIMIT
+                for field in fields)
+    )  # fmt: skip
 
 
 def fit_embed(embed: discord.Embed) -> list[discord.Embed]:
