@@ -154,8 +154,12 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
         )  # fmt: skip
         tr = translator(interaction, award.ruleset)
         total = f"{award.current}/{award.maximum}" if award.maximum is not None else str(award.current)
-        lines = [tr("gm.awarded", name=award.character, resource=tr(f"pool.{award.resource}"), amount=f"{amount:+d}",
-                    total=total)]  # fmt: skip
+        said = {"name": award.character, "resource": tr(f"pool.{award.resource}"), "amount": f"{amount:+d}",
+                "total": total}  # fmt: skip
+        if award.applied == amount:
+            lines = [tr("gm.awarded", **said)]
+        else:
+            lines = [tr("gm.awarded_held", applied=f"{award.applied:+d}", **said)]
         if reason:
             lines.append(tr("gm.reason", reason=reason))
         lines.extend(fallen_lines(tr, award.fallen))

@@ -157,6 +157,8 @@ class CampaignService:
                     f"error.option_{error.code}", option=error.option, value=raw_value, expected=error.expected
                 ) from error
             old, new = getattr(current, option), getattr(updated, option)
+            if old == new:
+                raise UserError("error.option_unchanged", option=option, value=raw_value)
             # Replaced, never mutated in place, so the change is always written; defaults stay implicit.
             campaign.options = updated.model_dump(mode="json", exclude_defaults=True)
             record_event(

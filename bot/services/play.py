@@ -25,6 +25,8 @@ class Award:
     character: str
     resource: str
     amount: int
+    # What the pool really moved by: less than `amount` where it stops at its maximum or minimum.
+    applied: int
     current: int
     maximum: int | None
     fallen: tuple[Fallen, ...]
@@ -47,8 +49,12 @@ class PlayService:
             play = play_of(campaign)
             character = await active_character(session, campaign, call.actor)
             params = command_input(play.check_input, CheckInput, options, details)
-            if play.check_stats and params.stat not in play.check_stats:
-                raise UserError("error.unknown_stat", stat=params.stat or "—", stats=", ".join(play.check_stats))
+            if play.check_stats:
+                # Stats are named as the rules write them, whatever case the player types.
+                stat = {name.casefold(): name for name in play.check_stats}.get((params.stat or "").casefold())
+                if stat is None:
+                    raise UserError("error.unknown_stat", stat=params.stat or "—", stats=", ".join(play.check_stats))
+                params = params.model_copy(update={"stat": stat})
             return await self.engine.run(
                 session, campaign, kind="check", title=Text("exchange.check", {"name": character.name}),
                 cast=Cast({ACTOR: [character]}), step_of=lambda scene: play.check(scene, params), dice=call.dice,
@@ -103,12 +109,16 @@ class PlayService:
                 raise UserError(
                     "error.pool_limit", resource=Text(f"pool.{resource}"), name=character.name, amount=amount
                 ).within(campaign.ruleset) from error
+            applied = change.current - pool.current
             record_event(
                 session, campaign.id, "gm.award", actor_id=actor.user_id,
-                payload={"name": character.name, "resource": resource, "amount": amount, "reason": reason,
-                         "current": change.current},
+                payload={"name": character.name, "resource": resource, "amount": amount,
+                         "applied": applied, "reason": reason, "current": change.current},
                 created_at=self.clock(),
             )  # fmt: skip
             fate = play.out_of_play(await snapshot(session, character))
             fallen = (Fallen(character.name, character.owner_id, fate),) if fate else ()
-            return Award(campaign.ruleset, character.name, resource, amount, change.current, change.maximum, fallen)
+            return Award(
+                campaign.ruleset, character.name, resource, amount, applied, change.current,
+                change.maximum, fallen,
+            )  # fmt: skip

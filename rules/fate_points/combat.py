@@ -227,6 +227,7 @@ def fate(kind: Kind, hp: int, mana: int) -> Literal["dead", "down"] | None:
 
 
 def check(
+    stat: str,
     stat_value: int,
     modifiers: Sequence[Modifier],
     target: int | None,
@@ -235,7 +236,7 @@ def check(
     label: str = "check",
 ) -> CheckResult:
     """A plain stat check; roll-under, so it succeeds when the score is at most the target."""
-    roll = roll_d20(label, (Modifier("stat", -stat_value), *modifiers), dice, options)
+    roll = roll_d20(label, (stat_modifier(stat, stat_value), *modifiers), dice, options)
     return CheckResult(roll, roll.total, None if target is None else roll.total <= target)
 
 

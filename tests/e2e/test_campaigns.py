@@ -138,6 +138,9 @@ async def test_options_are_offered_validated_and_logged(table: Table) -> None:
     assert [choice["value"] for choice in values] == ["natural", "final"]
     changed = (await harness.slash(table.alice, channel, "campaign set", option="crit_on", value="final")).reply
     assert changed.content == "Option `crit_on` changed: `natural` → `final`."
+    again = (await harness.slash(table.alice, channel, "campaign set", option="crit_on", value="final")).reply
+    assert again.ephemeral
+    assert again.content == "Option `crit_on` is already `final`: nothing was changed."
     bad = (await harness.slash(table.alice, channel, "campaign set", option="score_floor", value="99")).reply
     assert bad.ephemeral
     assert "1..20 | none" in bad.content
@@ -146,7 +149,8 @@ async def test_options_are_offered_validated_and_logged(table: Table) -> None:
     info = (await harness.slash(table.alice, channel, "campaign info")).reply
     assert "crit_on = final" in info.text()
     log = (await harness.slash(table.alice, channel, "log show")).reply
-    assert "`crit_on`: `natural` → `final`" in log.text()
+    assert log.text().count("`crit_on`: `natural` → `final`") == 1
+    assert "`final` → `final`" not in log.text()
 
 
 async def test_guilds_never_see_each_others_campaigns(table: Table) -> None:

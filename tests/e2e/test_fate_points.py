@@ -218,6 +218,33 @@ async def test_gm_award_and_refusal(war: War) -> None:
     assert "below zero" in too_many.content
 
 
+async def test_an_award_past_a_limit_says_what_really_changed(war: War) -> None:
+    harness = war.harness
+    await _enlist(war, war.bob, "Rin", "Archer", "Archer")
+    current, maximum = await _hp(war, war.gm, "Rin")
+    assert current == maximum
+    healed = (await harness.slash(war.gm, war.channel, "gm award", character="Rin", resource="hp", amount=1000)).reply
+    assert healed.content == f"Rin: HP +1000 asked, +0 applied: it stops at its limit (now {maximum}/{maximum})."
+    hurt = (await harness.slash(war.gm, war.channel, "gm award", character="Rin", resource="hp", amount=-3)).reply
+    assert hurt.content == f"Rin: HP -3 (now {maximum - 3}/{maximum})."
+    log = (await harness.slash(war.gm, war.channel, "log export", format="json")).reply
+    awards = [
+        event["payload"] for event in json.loads(log.attachments[0].data)["events"] if event["kind"] == "gm.award"
+    ]
+    assert [(award["amount"], award["applied"]) for award in awards] == [(1000, 0), (-3, -3)]
+
+
+async def test_a_check_names_its_stat_and_takes_it_in_any_case(war: War) -> None:
+    harness = war.harness
+    await _enlist(war, war.bob, "Rin", "Archer", "Archer")
+    harness.dice.queue([7])
+    checked = (await harness.slash(war.bob, war.channel, "check", stat="agi")).reply
+    assert checked.visible_to is EVERYONE
+    assert checked.embeds[0]["title"].startswith("Archer checks AGI")
+    assert "(AGI)" in checked.embeds[0]["description"]
+    assert "()" not in checked.embeds[0]["description"]
+
+
 async def test_a_gm_can_force_a_defence(war: War) -> None:
     harness = war.harness
     await _pairs(war)

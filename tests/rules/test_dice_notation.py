@@ -300,3 +300,8 @@ def test_a_parse_remembered_for_one_set_of_limits_is_not_reused_for_another() ->
     with pytest.raises(DiceError) as refused:
         parse("30d6", DiceLimits(max_dice=20))
     assert refused.value.code == "too_many_dice"
+
+
+@pytest.mark.parametrize(("text", "written"), [("1d20 kh", "1d20kh1"), ("2d20 kl", "2d20kl1"), ("4d6 dl", "4d6dl1")])
+def test_a_keep_or_drop_without_a_count_takes_one_die_even_after_a_space(text: str, written: str) -> None:
+    assert parse(text).evaluate(FixedDice([5, 5, 5, 5])).to_dict()["expression"] == written

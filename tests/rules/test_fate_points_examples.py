@@ -300,8 +300,8 @@ def test_f18_death_by_mana() -> None:
 
 
 def test_check_succeeds_at_or_under_the_target() -> None:
-    assert check(3, [Modifier("gm", 1)], 5, FixedDice([7]), DEFAULTS).success is True
-    assert check(3, [], 3, FixedDice([7]), DEFAULTS).success is False
-    result = check(5, [Modifier("gm", -4)], None, FixedDice([2]), DEFAULTS)
+    assert check("STR", 3, [Modifier("gm", 1)], 5, FixedDice([7]), DEFAULTS).success is True
+    assert check("STR", 3, [], 3, FixedDice([7]), DEFAULTS).success is False
+    result = check("STR", 5, [Modifier("gm", -4)], None, FixedDice([2]), DEFAULTS)
     assert (result.score, result.success) == (1, None)
     assert CombatState().pending_def_mod == 0

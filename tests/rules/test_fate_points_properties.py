@@ -133,7 +133,7 @@ def test_scores_never_go_below_the_floor(exchange: Exchange) -> None:
 
 @given(st.integers(-5, 10), st.lists(st.integers(-20, 20), max_size=4), faces)
 def test_checks_never_go_below_the_floor(stat: int, mods: list[int], face: int) -> None:
-    result = check(stat, [Modifier("gm", mod) for mod in mods], None, FixedDice([face]), DEFAULTS)
+    result = check("STR", stat, [Modifier("gm", mod) for mod in mods], None, FixedDice([face]), DEFAULTS)
     assert result.score == max(1, face - stat + sum(mods))
 
 

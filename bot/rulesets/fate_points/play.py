@@ -405,7 +405,7 @@ class FatePointsPlay(Play):
         if boosted:
             # A24 with no opposing Servant: the stat rises to a Servant's A.
             value = max(value, SERVANT_LEVEL_WITHOUT_TARGET)
-        result = check(value, modifiers, params.target, scene.dice, rules_options)
+        result = check(stat, value, modifiers, params.target, scene.dice, rules_options)
         rolled = CheckRolled(
             name=character.name, stat=stat, modifier=params.modifier, target=params.target, score=result.score,
             success=result.success, boosted=boosted,
