@@ -58,6 +58,23 @@ class CombatService:
         characters = {c.id: c for c in await session.scalars(select(Character).where(Character.id.in_(ids)))}
         return [characters[character_id] for character_id in ids if character_id in characters]
 
+    async def _drop_deleted_fighters(self, session: AsyncSession, campaign: Campaign) -> bool:
+        """Take characters deleted during the fight out of its order, the turn staying with whoever has it;
+        True when that was a deleted one (whose turn then cannot end: the next fighter's begins)."""
+        ids: list[int] = list(campaign.combat.get("order", []))
+        remaining = {character.id for character in await self._order(session, campaign)}
+        if remaining.issuperset(ids):
+            return False
+        turn = campaign.combat.get("turn", 0)
+        kept_before = sum(character_id in remaining for character_id in ids[:turn])
+        current_gone = turn >= len(ids) or ids[turn] not in remaining
+        kept = [character_id for character_id in ids if character_id in remaining]
+        # With its fighter gone, the turn points just before the next one, so that moving on reaches it.
+        campaign.combat = (
+            {**campaign.combat, "order": kept, "turn": kept_before - 1 if current_gone else kept_before} if kept else {}
+        )
+        return current_gone
+
     async def _everyone(self, session: AsyncSession, campaign: Campaign) -> list[Character]:
         return list(
             await session.scalars(select(Character).where(Character.campaign_id == campaign.id).order_by(Character.id))
@@ -129,6 +146,8 @@ class CombatService:
     async def start(self, call: Call, names: list[str]) -> CombatReport:
         async with self.database.write() as session:
             campaign, play = await self._gm_campaign(session, call)
+            if campaign.combat.get("order"):
+                raise UserError("error.combat_running")
             fighters = [await find_character(session, campaign, name) for name in names]
             if not fighters or len({fighter.id for fighter in fighters}) != len(fighters):
                 raise UserError("error.bad_turn_order")
@@ -157,11 +176,12 @@ class CombatService:
         """The next fighter's turn (a new round after the last one); or, with `whole_round`, the next round."""
         async with self.database.write() as session:
             campaign, play = await self._gm_campaign(session, call)
+            current_gone = await self._drop_deleted_fighters(session, campaign)
             order = campaign.combat.get("order", [])
             if not order and not whole_round:
                 raise UserError("error.no_combat")
             progress: list[Progress] = []
-            if order and (ended := await self._end_turn(session, campaign, play, call)):
+            if order and not current_gone and (ended := await self._end_turn(session, campaign, play, call)):
                 progress.append(ended)
             turn = 0 if whole_round or not order else campaign.combat["turn"] + 1
             if whole_round or turn >= len(order):

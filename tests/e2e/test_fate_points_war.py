@@ -215,3 +215,30 @@ async def test_gm_rulings_for_noble_phantasms_and_god_hand(field: Field) -> None
     hit = (await harness.slash(ken, channel, "attack", target="Sakura", action="np|Excalibur")).reply
     assert "Sakura は Saber の攻撃を受けた：50 ダメージ" in hit.text()
     assert "Sakura は倒れた。" in hit.text()
+
+
+async def test_a_second_fight_cannot_start_over_the_first(field: Field) -> None:
+    harness, channel, gm = field.harness, field.channel, field.gm
+    started = (await harness.slash(gm, channel, "combat start", order="Saber, Heracles")).reply
+    first_round = started.embeds[0]["title"]
+    again = (await harness.slash(gm, channel, "combat start", order="Heracles, Saber")).reply
+    assert again.ephemeral
+    assert again.content == "A fight is already on in this campaign: /combat end ends it before a new one starts."
+    status = (await harness.slash(gm, channel, "combat status")).reply
+    assert status.embeds[0]["footer"]["text"] == "Turn: Saber"
+    assert first_round.rsplit(" ", 1)[1] in status.embeds[0]["title"]
+    await harness.slash(gm, channel, "combat end")
+
+
+async def test_a_fighter_deleted_mid_fight_leaves_the_order_and_the_turns_go_on(field: Field) -> None:
+    harness, channel, gm = field.harness, field.channel, field.gm
+    await harness.slash(gm, channel, "combat start", order="Kiritsugu, Saber, Sakura")
+    await harness.slash(gm, channel, "combat next")  # Saber's turn
+    await harness.slash(gm, channel, "character delete", name="Saber")
+    moved = await harness.slash(gm, channel, "combat next")
+    assert moved.error is None and moved.reply.visible_to is EVERYONE
+    assert moved.reply.embeds[0]["footer"]["text"] == "Turn: Sakura"
+    assert "Saber" not in moved.reply.embeds[0]["description"]
+    again = (await harness.slash(gm, channel, "combat next")).reply
+    assert again.embeds[0]["footer"]["text"] == "Turn: Kiritsugu"
+    await harness.slash(gm, channel, "combat end")
