@@ -32,7 +32,8 @@ Rule errors (`RuleError.code` -> params):
   transfer_used {round} (the pair already transferred, or Mad Enchantment drew, this round),
   nothing_to_transfer {} (every cap is 0), invalid_hours {hours}, nothing_to_heal {} (at full HP),
   too_much_healing {requested, missing}, passive_ability {name} (a skill without a mana cost);
-  Fate/Points: fate_masters_only {}, unknown_fate_use {use}, boost_needs_stat {}, no_fate_points {}.
+  Fate/Points: fate_masters_only {}, unknown_fate_use {use}, boost_needs_stat {}, stat_not_needed {use},
+  no_fate_points {}.
 
 Roll labels: creation "hp", "compatibility", "prana_d50", "prana_mag" (Master); "prana_mag", "prana_end",
 "prana_luk", "prana_d50", "hp_end" (Servant); combat "attack", "defence", "crit"; `check` "check" (or its label).

@@ -36,6 +36,8 @@ def spend_fate_point(
         raise RuleError("unknown_fate_use", use=use)
     if use == "boost_stat" and stat not in STATS:
         raise RuleError("boost_needs_stat")
+    if use != "boost_stat" and stat is not None:
+        raise RuleError("stat_not_needed", use=use)
     if fate_points < 1:
         raise RuleError("no_fate_points")
     effect: dict[str, object] = {"roll_vs_servant": True} if use == "roll_vs_servant" else {"boost": stat}

@@ -370,6 +370,28 @@ async def test_a_boost_lasts_one_check_and_points_do_not_stack(war: War) -> None
     assert plain.embeds[0]["title"] == "Rin checks AGI: 7"
 
 
+async def test_a_fate_point_request_reads_as_a_sentence_and_takes_a_stat_only_to_boost(war: War) -> None:
+    harness = war.harness
+    await _enlist(war, war.bob, "Rin", "Archer", "Archer")
+    await _award_fate_points(war, "Rin", 2)
+    await harness.slash(war.bob, war.channel, "character use", name="Rin")
+    refused = (await harness.slash(war.bob, war.channel, "fate spend", use="roll_vs_servant", stat="STR")).reply
+    assert refused.ephemeral
+    assert refused.content == "A Fate/Point spent this way takes no stat: leave `stat` out."
+    boost = (await harness.slash(war.bob, war.channel, "fate spend", use="boost_stat", stat="MAG")).reply
+    assert (
+        boost.content == f"{war.bob.mention} asks to spend a Fate/Point of Rin: Boost MAG to a Servant's. A GM decides."
+    )
+    await harness.emulator.click(war.gm, boost, "Deny")
+    assert harness.current(boost).content.endswith("denied the Fate/Point of Rin (Boost MAG to a Servant's).")
+    request = (await harness.slash(war.bob, war.channel, "fate spend", use="roll_vs_servant")).reply
+    assert request.content.endswith("Fate/Point of Rin: Roll against a Servant. A GM decides.")
+    await harness.emulator.click(war.gm, request, "Approve")
+    assert harness.current(request).content.endswith(
+        "approved: Rin spends a Fate/Point (Roll against a Servant). It applies to their next roll."
+    )
+
+
 async def test_an_award_that_empties_a_servant_kills_it(war: War) -> None:
     await _enlist(war, war.ken, "Kiritsugu", "Assassin", "Assassin")
     reply = (

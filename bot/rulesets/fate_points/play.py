@@ -285,7 +285,7 @@ def parse_action(action: str) -> tuple[str, str | None]:
 
 
 def _use_text(use: str, stat: str | None) -> dict[str, str | Text]:
-    return {"use": Text(f"fate.use.{use}"), "stat": stat or ""}
+    return {"use": Text(f"fate.use_stat.{use}", {"stat": stat}) if stat else Text(f"fate.use.{use}")}
 
 
 def defence_wait(attacker: str, defender: str, allowed: Sequence[str]) -> Wait:
