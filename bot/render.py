@@ -97,6 +97,8 @@ def log_line(tr: Translator, entry: LogEntry, play: Play | None = None) -> str:
     for key in ("old", "new"):
         if key in params:
             params[key] = option_text(params[key])
+    if event.kind == "campaign.time":
+        params["duration"] = tr.duration(days=int(params.get("days") or 0), hours=int(params.get("hours") or 0))
     if event.kind == "roll":
         params["label"] = params.get("label") or tr("roll.no_label")
         if event.secret and not entry.redacted:

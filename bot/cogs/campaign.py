@@ -134,9 +134,9 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
     ) -> None:  # fmt: skip
         moment = await self.bot.combat.pass_time(call_of(interaction), hours, days)
         tr = translator(interaction)
-        key = "campaign.time_passed_days" if days and not hours else (
-            "campaign.time_passed_both" if days else "campaign.time_passed")  # fmt: skip
-        await self._announce(interaction, moment, tr(key, hours=hours, days=days))
+        await self._announce(
+            interaction, moment, tr("campaign.time_passed", duration=tr.duration(days=days, hours=hours))
+        )
 
     async def _announce(self, interaction: Interaction, moment: Moment, headline: str) -> None:
         """The moment in one message: its headline, then what the ruleset did (one line per change)."""

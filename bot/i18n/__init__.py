@@ -20,6 +20,9 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import discord
+from babel import Locale
+from babel.lists import format_list
+from babel.units import format_unit
 from discord import app_commands
 
 from bot.rulesets.registry import RULESETS
@@ -49,6 +52,11 @@ def language_of(locale: discord.Locale | str | None) -> str:
         except ValueError:
             return ENGLISH
     return _LOCALE_LANGUAGES.get(locale, ENGLISH)
+
+
+@cache
+def _babel_locale(language: str) -> Locale:
+    return Locale.parse(language, sep="-")
 
 
 @dataclass(frozen=True)
@@ -140,6 +148,20 @@ class Translator:
         found = self._key(key)
         template = catalog(self.language).get(found) or catalog(ENGLISH)[found]
         return template.format(**params)
+
+    def duration(self, *, days: int = 0, hours: int = 0) -> str:
+        """A span of story time in words, with CLDR's plurals and list joining ("1 day and 3 hours")."""
+        locale = _babel_locale(self.language)
+        parts = [
+            format_unit(amount, unit, length="long", locale=locale)
+            for amount, unit in ((days, "duration-day"), (hours, "duration-hour"))
+            if amount
+        ]
+        return (
+            format_list(parts, locale=locale)
+            if parts
+            else format_unit(0, "duration-hour", length="long", locale=locale)
+        )
 
     def has(self, key: str) -> bool:
         return self._key(key) in catalog(ENGLISH)

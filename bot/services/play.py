@@ -101,7 +101,9 @@ class PlayService:
                 select(ResourcePool).where(ResourcePool.character_id == character.id, ResourcePool.name == resource)
             )
             if pool is None or resource not in play.pool_names:
-                raise UserError("error.unknown_resource", resource=resource, name=character.name)
+                # A pool of this ruleset by its name; anything else as it was typed.
+                named: Text | str = Text(f"pool.{resource}") if resource in play.pool_names else f"`{resource}`"
+                raise UserError("error.unknown_resource", resource=named, name=character.name).within(campaign.ruleset)
             # Points are never taken below zero; HP and prana stop at their bounds.
             try:
                 change = await apply_pool_delta(session, pool.id, amount, clamp=pool.maximum is not None)

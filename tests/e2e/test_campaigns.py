@@ -261,3 +261,21 @@ async def test_a_campaign_ended_behind_the_bot_is_no_longer_played(table: Table)
         await database.dispose()
     after = (await harness.slash(table.bob, channel, "campaign info")).reply
     assert "no active campaign" in after.content
+
+
+async def test_time_passing_reads_in_each_language_with_its_plurals(table: Table) -> None:
+    harness = table.harness
+    channel = await _start(table, "Clockwork")
+
+    async def passes(user: User, hours: int, days: int) -> str:
+        return (await harness.slash(user, channel, "campaign time", hours=hours, days=days)).reply.content
+
+    assert await passes(table.alice, 1, 0) == "Time passes: 1 hour."
+    assert await passes(table.alice, 3, 2) == "Time passes: 2 days and 3 hours."
+    log = (await harness.slash(table.alice, channel, "log show")).reply.text()
+    assert f"{table.alice.mention}: time passes (1 hour)" in log
+    assert f"{table.alice.mention}: time passes (2 days and 3 hours)" in log
+    for player in (table.mei, table.ken):
+        await harness.slash(table.alice, channel, "campaign gm", user=player)
+    assert await passes(table.mei, 1, 1) == "时间流逝：1天和1小时。"
+    assert await passes(table.ken, 5, 0) == "時間が経過した：5 時間。"

@@ -392,6 +392,30 @@ async def test_a_fate_point_request_reads_as_a_sentence_and_takes_a_stat_only_to
     )
 
 
+async def test_player_facing_text_never_shows_internal_names(war: War) -> None:
+    harness = war.harness
+    await _pairs(war)
+    lacking = (
+        await harness.slash(war.gm, war.channel, "gm award", character="Archer", resource="fate_points", amount=1)
+    ).reply
+    assert lacking.content == "Archer has no Fate/Points to change."
+    unknown = (
+        await harness.slash(war.gm, war.channel, "gm award", character="Archer", resource="mood", amount=1)
+    ).reply
+    assert unknown.content == "Archer has no `mood` to change."
+    removed = (await harness.slash(war.gm, war.channel, "fate god-hand", character="Rider", rank="none")).reply
+    assert removed.content == "Rider no longer has a minimum NP rank: every Noble Phantasm affects them."
+    await harness.slash(war.bob, war.channel, "fate passive", enabled=False)
+    harness.dice.queue([15])
+    await harness.slash(war.bob, war.channel, "attack", target="Rider", action="melee|Invisible Air")
+    log = (await harness.slash(war.gm, war.channel, "log show")).reply.text()
+    assert "removed Rider's minimum NP rank" in log
+    assert "Archer no longer replenishes prana as hours pass" in log
+    assert "Archer attacks Rider (melee with Invisible Air)" in log
+    for internal in ("None", "False", "True", "melee|", "fate_points"):
+        assert internal not in log, internal
+
+
 async def test_an_award_that_empties_a_servant_kills_it(war: War) -> None:
     await _enlist(war, war.ken, "Kiritsugu", "Assassin", "Assassin")
     reply = (
@@ -504,7 +528,7 @@ async def test_sessions_turns_and_time_move_the_campaign_and_run_its_hooks(war: 
     info = (await harness.slash(war.bob, war.channel, "campaign info")).reply
     assert "Session 2, turn 1" in info.text()
     days = (await harness.slash(war.gm, war.channel, "campaign time", days=1)).reply
-    assert days.content.startswith("1 days pass.")
+    assert days.content.startswith("Time passes: 1 day.")
     nothing = (await harness.slash(war.gm, war.channel, "campaign time")).reply
     assert nothing.ephemeral
     log = (await harness.slash(war.gm, war.channel, "log show")).reply.text()

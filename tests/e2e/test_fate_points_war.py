@@ -182,7 +182,7 @@ async def test_an_action_cannot_be_used_twice_in_a_round(field: Field) -> None:
     gained = (await _pools(field))["Saber"]["prana"] - 10
     # Heracles is full: it gains nothing, and says so.
     assert passed.content.splitlines() == [
-        "2 hours pass.",
+        "Time passes: 2 hours.",
         "Heracles: +0 prana (0 from the Master).",
         f"Saber: +{gained} prana ({gained} from the Master).",
     ]
@@ -190,7 +190,7 @@ async def test_an_action_cannot_be_used_twice_in_a_round(field: Field) -> None:
     opted_out = (await harness.slash(ken, channel, "fate passive", enabled=False)).reply
     assert opted_out.content == "Saber は時間の経過で魔力を補充しなくなった。"
     quiet = (await harness.slash(gm, channel, "campaign time", hours=1)).reply
-    assert quiet.content.splitlines() == ["1 hours pass.", "Heracles: +0 prana (0 from the Master)."]
+    assert quiet.content.splitlines() == ["Time passes: 1 hour.", "Heracles: +0 prana (0 from the Master)."]
 
 
 async def test_gm_rulings_for_noble_phantasms_and_god_hand(field: Field) -> None:

@@ -284,6 +284,14 @@ def parse_action(action: str) -> tuple[str, str | None]:
     return kind, name or None
 
 
+def _action_words(action: str) -> Text:
+    """An attack's action as the log tells it ("melee with Invisible Air"), not as the command sends it."""
+    kind, name = parse_action(action)
+    if name is None:
+        return Text("attack_logged.sorcery" if kind == "magical" else "attack_logged.unarmed")
+    return Text(f"attack_logged.{kind}", {"name": name})
+
+
 def _use_text(use: str, stat: str | None) -> dict[str, str | Text]:
     return {"use": Text(f"fate.use_stat.{use}", {"stat": stat}) if stat else Text(f"fate.use.{use}")}
 
@@ -568,7 +576,9 @@ class FatePointsPlay(Play):
             return [Text("fate.np_ruled", {"name": outcome.name, "phantasm": outcome.phantasm,
                                            "defences": outcome.defences, "damage": damage})]  # fmt: skip
         if isinstance(outcome, GodHandSet):
-            return [Text("fate.god_hand_set", {"name": outcome.name, "rank": outcome.rank or "—"})]
+            if outcome.rank is None:
+                return [Text("fate.god_hand_removed", {"name": outcome.name})]
+            return [Text("fate.god_hand_set", {"name": outcome.name, "rank": outcome.rank})]
         return []
 
     @staticmethod
@@ -589,6 +599,12 @@ class FatePointsPlay(Play):
     def log_text(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
         if kind.startswith("fate.") and "use" in payload:
             return Text(f"event.{kind}", {"use": Text(f"fate.use.{payload['use']}")})
+        if kind == "attack.declared" and isinstance(payload.get("action"), str):
+            return Text("event.attack.declared", {"action": _action_words(payload["action"])})
+        if kind == "fate.passive":
+            return Text("event.fate.passive_on" if payload.get("enabled") else "event.fate.passive_off")
+        if kind == "fate.god_hand" and payload.get("rank") is None:
+            return Text("event.fate.god_hand_removed")
         return None
 
     def out_of_play(self, character: CharacterSnapshot) -> str | None:
