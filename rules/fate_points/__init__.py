@@ -24,7 +24,8 @@ Rule errors (`RuleError.code` -> params):
   hold_back_above_rank {rank, max}, hold_back_servants_only {}, invalid_rank {rank},
   ex_attack_cost_missing {}, np_ex_cost_missing {rank}, not_enough_mana {cost, mana},
   confirm_zero_mana {cost, mana}, unknown_weapon {name}, unknown_ability {name},
-  unknown_noble_phantasm {name}, dead {name}, target_dead {name}, invalid_defence {choice}, auto_hit {choice},
+  unknown_noble_phantasm {name}, no_such_phantasm {servant, name} (a GM's ruling), dead {name},
+  target_dead {name}, invalid_defence {choice}, auto_hit {choice},
   defence_not_allowed {choice} (not among the attack's `defence_options`: the GM's NP ruling, or God Hand),
   np_ruling_without_np {} (an AttackSpec.np_ruling without a noble_phantasm);
   actions: unknown_action_kind {action}, action_used {action} (neither that action nor the Extra one is left);

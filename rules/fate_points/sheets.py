@@ -9,14 +9,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, TypeGuard
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
 from rules.fate_points.model import (
     CLASS_BASE,
+    EX,
     MASTER_MAG_POINTS,
     MAX_STAT,
     MIN_STAT,
+    RANK_LETTERS,
     STATS,
     RollKind,
     ServantClass,
@@ -54,7 +56,16 @@ def _np_rank(value: str) -> str:
     return value
 
 
-StatScore = Annotated[int, _bounded(MIN_STAT, MAX_STAT)]
+def _rank_as_number(value: object) -> object:
+    """A stat written as its rank letter (E..A, as the rulebook writes it) is that rank's number."""
+    if isinstance(value, str) and value.strip().upper() in RANK_LETTERS:
+        return RANK_LETTERS.index(value.strip().upper()) + 1
+    if isinstance(value, str) and value.strip().upper() == EX:
+        raise PydanticCustomError("ex_not_here", "EX is not a rank this stat can have")
+    return value
+
+
+StatScore = Annotated[int, BeforeValidator(_rank_as_number), _bounded(MIN_STAT, MAX_STAT)]
 NPRank = Annotated[str, AfterValidator(_np_rank)]
 RollMod = Annotated[int, _bounded(-20, 20)]
 ManaCost = Annotated[int, _bounded(0, 1000)]

@@ -102,6 +102,19 @@ async def test_a_refused_import_names_each_bad_field(war: War) -> None:
     assert "Shinji" not in roster.text()
 
 
+async def test_stats_may_be_written_as_rank_letters(war: War) -> None:
+    data = await _template(war, war.bob, "master")
+    data.update(name="Waver", STR="e", END="D", AGI="C", MAG="A", LUK=4)
+    created = await _import(war, war.bob, data)
+    assert created.visible_to is EVERYONE, created.content
+    sheet = (await war.harness.slash(war.bob, war.channel, "character show", name="Waver")).reply.text()
+    assert "STR E (1) · END D (2) · AGI C (3) · MAG A (5) · LUK B (4)" in sheet
+    data.update(name="Kayneth", STR="EX")
+    refused = await _import(war, war.bob, data)
+    assert refused.ephemeral
+    assert "`STR`: EX is not a rank this stat can have" in refused.content
+
+
 async def _hp(war: War, viewer: User, character: str) -> tuple[int, int]:
     sheet = (await war.harness.slash(viewer, war.channel, "character show", name=character)).reply
     pools = next(field["value"] for field in sheet.embeds[0]["fields"] if field["value"].startswith("HP "))
@@ -403,6 +416,11 @@ async def test_player_facing_text_never_shows_internal_names(war: War) -> None:
         await harness.slash(war.gm, war.channel, "gm award", character="Archer", resource="mood", amount=1)
     ).reply
     assert unknown.content == "Archer has no `mood` to change."
+    no_such = (
+        await harness.slash(war.gm, war.channel, "fate np-rule", servant="Rider", phantasm="Nope", defences="none")
+    ).reply
+    assert no_such.ephemeral
+    assert no_such.content == "Rider has no Noble Phantasm called Nope."
     removed = (await harness.slash(war.gm, war.channel, "fate god-hand", character="Rider", rank="none")).reply
     assert removed.content == "Rider no longer has a minimum NP rank: every Noble Phantasm affects them."
     await harness.slash(war.bob, war.channel, "fate passive", enabled=False)

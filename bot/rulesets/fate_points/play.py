@@ -745,7 +745,7 @@ class FatePointsPlay(Play):
         """The GM's ruling on one NP: which defences it allows and its damage."""
         servant = scene.one(ACTOR)
         if all(np["name"] != name for np in servant.sheet["file"].get("noble_phantasms", [])):
-            raise RuleError("unknown_noble_phantasm", name=name)
+            raise RuleError("no_such_phantasm", servant=servant.name, name=name)
         try:
             ruling = NoblePhantasmRuling.from_dict({"defences": parse_defences(defences), "damage": damage})
         except ValueError as error:
