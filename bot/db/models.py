@@ -86,7 +86,7 @@ class Campaign(Base):
     ruleset: Mapped[str] = mapped_column(String(32))
     options: Mapped[dict[str, Any]] = mapped_column(default=dict)
     session_number: Mapped[int] = mapped_column(Integer, default=1)
-    turn_number: Mapped[int] = mapped_column(Integer, default=0)
+    turn_number: Mapped[int] = mapped_column(Integer, default=1)
     round_number: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     # The fight in progress, if any: {"order": [character ids], "turn": index into order}.
     combat: Mapped[dict[str, Any]] = mapped_column(default=dict, server_default="{}")

@@ -84,10 +84,13 @@ class CommitmentSnapshot:
 class Turn:
     """Where the campaign stands: session, campaign turn, round, and whether a fight is on."""
 
+    # The campaign's round, which only moves forward: what a ruleset keys "once a round" on.
     round_number: int
     in_combat: bool
-    session_number: int = 1
-    turn_number: int = 0
+    session_number: int
+    turn_number: int
+    # The round as players count it: from 1 in each fight; outside a fight, the campaign's round.
+    shown_round: int
 
 
 @dataclass(frozen=True)

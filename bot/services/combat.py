@@ -18,7 +18,7 @@ from bot.errors import UserError
 from bot.rulesets.base import CURRENT, EVERYONE, FIGHTERS, CharacterSnapshot, Play, Scene
 from bot.services.characters import find_character, play_of, snapshot, snapshots
 from bot.services.common import Call, Clock, Place, active_campaign, require_gm
-from bot.services.exchanges import Applied, Cast, EngineError, ExchangeEngine, Progress, turn_of
+from bot.services.exchanges import Applied, Cast, EngineError, ExchangeEngine, Progress, shown_round, turn_of
 from rules.exchange import Opening, Step, Text
 
 
@@ -86,7 +86,7 @@ class CombatService:
         turn = min(campaign.combat.get("turn", 0), len(order) - 1) if order else 0
         current = order[turn] if order else None
         actions = {c.id: play.actions_left(c, turn_of(campaign)) for c in order}
-        return CombatReport(campaign.ruleset, campaign.round_number, bool(order), order, current, actions, progress)
+        return CombatReport(campaign.ruleset, shown_round(campaign), bool(order), order, current, actions, progress)
 
     async def _hook(
         self, session: AsyncSession, campaign: Campaign, kind: str, roles: dict[str, list[Character]],
@@ -135,7 +135,7 @@ class CombatService:
         campaign.round_number += 1
         everyone = {EVERYONE: await self._everyone(session, campaign)}
         return await self._hook(
-            session, campaign, "round.started", everyone, play.round_started, call, {"round": campaign.round_number}
+            session, campaign, "round.started", everyone, play.round_started, call, {"round": shown_round(campaign)}
         )
 
     async def _gm_campaign(self, session: AsyncSession, call: Call) -> tuple[Campaign, Play]:
@@ -151,7 +151,10 @@ class CombatService:
             fighters = [await find_character(session, campaign, name) for name in names]
             if not fighters or len({fighter.id for fighter in fighters}) != len(fighters):
                 raise UserError("error.bad_turn_order")
-            campaign.combat = {"order": [fighter.id for fighter in fighters], "turn": 0}
+            # The fight's first round is the next one of the campaign, which the fight calls round 1.
+            campaign.combat = {
+                "order": [fighter.id for fighter in fighters], "turn": 0, "first_round": campaign.round_number + 1,
+            }  # fmt: skip
             opening: Opening | None = None
 
             def started(scene: Scene) -> Step:
@@ -204,12 +207,13 @@ class CombatService:
             campaign, play = await self._gm_campaign(session, call)
             if not campaign.combat.get("order"):
                 raise UserError("error.no_combat")
+            ended_in = shown_round(campaign)
             campaign.combat = {}
             everyone = {EVERYONE: await self._everyone(session, campaign)}
             progress = await self._hook(
-                session, campaign, "combat.ended", everyone, play.combat_ended, call, {"round": campaign.round_number}
+                session, campaign, "combat.ended", everyone, play.combat_ended, call, {"round": ended_in}
             )
-            return campaign.round_number, progress
+            return ended_in, progress
 
     async def _moment(
         self, call: Call, kind: str, hook: Callable[[Play], Callable[[Scene], Step | None]],

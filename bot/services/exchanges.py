@@ -88,10 +88,17 @@ class EngineError(Exception):
     """A ruleset returned something the engine cannot apply (an unknown role, pool or handler): a bug."""
 
 
+def shown_round(campaign: Campaign) -> int:
+    """The round as players count it: a fight's rounds from 1 (its first round is stored when it starts)."""
+    first = campaign.combat.get("first_round")
+    return campaign.round_number - first + 1 if isinstance(first, int) else campaign.round_number
+
+
 def turn_of(campaign: Campaign) -> Turn:
     return Turn(
-        campaign.round_number, bool(campaign.combat.get("order")), campaign.session_number, campaign.turn_number
-    )
+        campaign.round_number, bool(campaign.combat.get("order")), campaign.session_number, campaign.turn_number,
+        shown_round(campaign),
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from sqlalchemy import select, text
 
 from bot.db.engine import Database
 from bot.db.migrate import upgrade
-from bot.db.models import CharacterLink, WaitRow
+from bot.db.models import Campaign, CharacterLink, WaitRow
 from bot.rulesets.base import CharacterSnapshot
 from bot.rulesets.fate_points.outcomes import AttackResolved, FateSpent
 from bot.rulesets.fate_points.play import MASTER_TEMPLATE, SERVANT_TEMPLATE, FatePointsPlay, combatant
@@ -27,7 +27,8 @@ NOW = datetime(2026, 11, 30, tzinfo=UTC)
 
 @pytest.fixture(scope="module", params=BACKENDS)
 async def previous(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Database]:
-    """A database at revision 0003 holding a Master, its Servant, a waiting attack and a waiting request."""
+    """A database filled at revision 0003 and upgraded: a campaign that ended no turn yet, a Master, its Servant,
+    a waiting attack and a waiting request."""
     async with fresh_database_url(request.param, tmp_path_factory.mktemp("migration")) as url:
         database = Database.from_url(url)
         try:
@@ -86,6 +87,13 @@ async def _fill(database: Database) -> None:
                   payload=json.dumps({"use": "boost_stat", "stat": "AGI"}), status="pending", now=NOW)  # fmt: skip
         await run(pending, kind="attack", awaiting=OWNER, actor=2, target=1, channel=CHANNEL, message=79,
                   payload=json.dumps(payload), status="resolved", now=NOW)  # fmt: skip
+
+
+async def test_a_campaign_that_ended_no_turn_is_in_turn_one(previous: Database) -> None:
+    async with previous.read() as session:
+        campaign = await session.get(Campaign, 1)
+    assert campaign is not None
+    assert campaign.turn_number == 1
 
 
 async def test_a_servants_master_becomes_a_link(previous: Database) -> None:

@@ -524,7 +524,7 @@ async def test_sessions_turns_and_time_move_the_campaign_and_run_its_hooks(war: 
     harness = war.harness
     await _enlist(war, war.bob, "Rin", "Archer", "Archer")
     info = (await harness.slash(war.bob, war.channel, "campaign info")).reply
-    assert "Session 1, turn 0" in info.text()
+    assert "Session 1, turn 1" in info.text()
     await harness.slash(war.gm, war.channel, "campaign set", option="fp_needs_gm_ok", value="false")
     await harness.slash(war.gm, war.channel, "campaign set", option="fp_duration", value="scene")
     await _award_fate_points(war, "Rin", 1)
@@ -542,13 +542,13 @@ async def test_sessions_turns_and_time_move_the_campaign_and_run_its_hooks(war: 
     assert plain.embeds[0]["title"] == "Rin checks AGI: 7"
 
     turn = (await harness.slash(war.gm, war.channel, "campaign turn")).reply
-    assert turn.content == "Turn 0 ends; turn 1 begins."
+    assert turn.content == "Turn 1 ends; turn 2 begins."
     info = (await harness.slash(war.bob, war.channel, "campaign info")).reply
-    assert "Session 2, turn 1" in info.text()
+    assert "Session 2, turn 2" in info.text()
     days = (await harness.slash(war.gm, war.channel, "campaign time", days=1)).reply
     assert days.content.startswith("Time passes: 1 day.")
     nothing = (await harness.slash(war.gm, war.channel, "campaign time")).reply
     assert nothing.ephemeral
     log = (await harness.slash(war.gm, war.channel, "log show")).reply.text()
     assert f"{war.gm.mention} started session 2" in log
-    assert f"{war.gm.mention} ended campaign turn 0" in log
+    assert f"{war.gm.mention} ended campaign turn 1" in log

@@ -117,7 +117,7 @@ async def test_a_two_round_fight(field: Field) -> None:
     await harness.slash(ken, channel, "character use", name="Kiritsugu")
     again = (await harness.slash(ken, channel, "fate transfer", amount=1)).reply
     assert again.ephemeral
-    assert again.content == f"このマスターとサーヴァントはラウンド {round_one} にすでに魔力を供給しています。"
+    assert again.content == "このマスターとサーヴァントはこのラウンドにすでに魔力を供給しています。"
     await harness.slash(ken, channel, "character use", name="Saber")
 
     # Saber activates Excalibur (A++ = 34 prana) with the Extra action; the General one is spent.
@@ -241,4 +241,26 @@ async def test_a_fighter_deleted_mid_fight_leaves_the_order_and_the_turns_go_on(
     assert "Saber" not in moved.reply.embeds[0]["description"]
     again = (await harness.slash(gm, channel, "combat next")).reply
     assert again.embeds[0]["footer"]["text"] == "Turn: Kiritsugu"
+    await harness.slash(gm, channel, "combat end")
+
+
+async def test_each_fight_counts_its_rounds_from_one(field: Field) -> None:
+    harness, channel, gm, ken = field.harness, field.channel, field.gm, field.ken
+    await _set_prana(field, "Saber", 60)
+    first = (await harness.slash(gm, channel, "combat start", order="Saber, Heracles")).reply
+    assert first.embeds[0]["title"] == "The fight begins: round 1"
+    await harness.slash(gm, channel, "combat next")
+    second = (await harness.slash(gm, channel, "combat next")).reply
+    assert second.embeds[0]["title"] == "Round 2"
+    moved = (await harness.slash(ken, channel, "fate transfer", amount=1)).reply
+    assert moved.visible_to is EVERYONE, moved.content
+    ended = (await harness.slash(gm, channel, "combat end")).reply
+    assert ended.content.startswith("The fight is over after round 2.")
+    again = (await harness.slash(gm, channel, "combat start", order="Heracles, Saber")).reply
+    assert again.embeds[0]["title"] == "The fight begins: round 1"
+    # A new fight is a new round for the once-a-round rules too: the pair may transfer again.
+    moved_again = (await harness.slash(ken, channel, "fate transfer", amount=1)).reply
+    assert moved_again.visible_to is EVERYONE, moved_again.content
+    log = (await harness.slash(gm, channel, "log show")).reply.text()
+    assert "started round 3" not in log
     await harness.slash(gm, channel, "combat end")

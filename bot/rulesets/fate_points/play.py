@@ -484,7 +484,7 @@ class FatePointsPlay(Play):
         outcome = attack(fighter, combatant(defender), spec, turn.round_number, scene.dice, rules_options)
         declared = AttackDeclared(
             attacker=attacker.name, defender=defender.name, action=given.action, score=outcome.score,
-            crit=outcome.crit, mana_cost=outcome.mana_cost, auto_hit=outcome.auto_hit, round=turn.round_number,
+            crit=outcome.crit, mana_cost=outcome.mana_cost, auto_hit=outcome.auto_hit, round=turn.shown_round,
         )  # fmt: skip
         effects = (*outcome.effects, *actions, *_spent_fate(ATTACKER, attacker, rules_options, turn.round_number))
         state = {"attack": outcome.to_dict(), "spec": spec.to_dict(), "attacker_fate": attacker.state.get("fate") or {}}
