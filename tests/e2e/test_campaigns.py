@@ -279,3 +279,16 @@ async def test_time_passing_reads_in_each_language_with_its_plurals(table: Table
         await harness.slash(table.alice, channel, "campaign gm", user=player)
     assert await passes(table.mei, 1, 1) == "时间流逝：1天和1小时。"
     assert await passes(table.ken, 5, 0) == "時間が経過した：5 時間。"
+
+
+async def test_a_ruleset_command_in_another_rulesets_campaign_says_whose_it_is(table: Table) -> None:
+    harness = table.harness
+    channel = await _start(table, "Holy Grail", ruleset="grail_zh")
+    for user, command, options in (
+        (table.bob, "fate transfer", {"amount": 1}),
+        (table.alice, "fate rest", {"master": "Nobody"}),
+        (table.bob, "fate spend", {"use": "roll_vs_servant"}),
+    ):
+        refused = (await harness.slash(user, channel, command, **options)).reply
+        assert refused.ephemeral
+        assert refused.content == "This command belongs to Fate/Points campaigns.", command

@@ -31,7 +31,8 @@ P = ParamSpec("P")
 
 
 def fate_play(campaign: Campaign) -> FatePointsPlay:
-    play = play_of(campaign)
+    """The campaign's rules, when they are Fate/Points: a /fate command anywhere else says whose it is."""
+    play = play_of(campaign) if campaign.ruleset == RULESET_ID else None
     if not isinstance(play, FatePointsPlay):
         raise UserError("error.fate_points_only").within(RULESET_ID)
     return play
