@@ -123,6 +123,8 @@ async def test_a_two_round_fight(field: Field) -> None:
     # Saber activates Excalibur (A++ = 34 prana) with the Extra action; the General one is spent.
     activated = (await harness.slash(ken, channel, "fate activate", name="Excalibur", extra=True)).reply
     assert activated.content.startswith("Saber は魔力 34 で Excalibur を発動した。")
+    logged = (await harness.slash(ken, channel, "log show")).reply.text()
+    assert "Saber が Excalibur を発動（魔力 34）" in logged
     spent = (await harness.slash(ken, channel, "fate activate", name="Mana Burst")).reply
     assert spent.content == "このラウンドの一般アクション（と追加アクション）は使用済みです。"
     status = (await harness.slash(ken, channel, "combat status")).reply
@@ -200,7 +202,16 @@ async def test_gm_rulings_for_noble_phantasms_and_god_hand(field: Field) -> None
         await harness.slash(gm, channel, "fate np-rule", servant="Saber", phantasm="Excalibur", defences="none",
                             damage=50)
     ).reply  # fmt: skip
-    assert ruled.content == "GM ruling for Excalibur of Saber: defences none, damage 50."
+    assert ruled.content == "GM ruling for Excalibur of Saber: no defence allowed, damage 50."
+    some = (
+        await harness.slash(gm, channel, "fate np-rule", servant="Saber", phantasm="Excalibur",
+                            defences="block, dodge, parry_agi")
+    ).reply  # fmt: skip
+    assert some.content == "GM ruling for Excalibur of Saber: Block, Dodge and Parry (AGI) allowed, damage —."
+    ruled = (
+        await harness.slash(gm, channel, "fate np-rule", servant="Saber", phantasm="Excalibur", defences="none",
+                            damage=50)
+    ).reply  # fmt: skip
     shielded = (await harness.slash(gm, channel, "fate god-hand", character="Sakura", rank="EX")).reply
     assert shielded.content == "Noble Phantasms below rank EX have no effect on Sakura."
 

@@ -284,6 +284,22 @@ def parse_action(action: str) -> tuple[str, str | None]:
     return kind, name or None
 
 
+def _defences_words(allowed: object) -> Text:
+    """The defences an NP ruling allows, as a phrase: all of them, none, or the ones it names."""
+    if not isinstance(allowed, list):
+        return Text("fate.defences_all")
+    names = [Text(f"choice.{choice}") for choice in allowed]
+    if not names:
+        return Text("fate.defences_none")
+    if len(names) == 1:
+        return names[0]
+    *first, last = names
+    pair = Text("fate.defences_pair", {"first": first[-1], "last": last})
+    for earlier in reversed(first[:-1]):
+        pair = Text("fate.defences_list", {"first": earlier, "rest": pair})
+    return pair
+
+
 def _action_words(action: str) -> Text:
     """An attack's action as the log tells it ("melee with Invisible Air"), not as the command sends it."""
     kind, name = parse_action(action)
@@ -573,8 +589,9 @@ class FatePointsPlay(Play):
             return [Text("fate.passive_on" if outcome.enabled else "fate.passive_off", {"name": outcome.name})]
         if isinstance(outcome, PhantasmRuled):
             damage = "—" if outcome.damage is None else str(outcome.damage)
+            defences = _defences_words(outcome.ruling.get("defences"))
             return [Text("fate.np_ruled", {"name": outcome.name, "phantasm": outcome.phantasm,
-                                           "defences": outcome.defences, "damage": damage})]  # fmt: skip
+                                           "defences": defences, "damage": damage})]  # fmt: skip
         if isinstance(outcome, GodHandSet):
             if outcome.rank is None:
                 return [Text("fate.god_hand_removed", {"name": outcome.name})]
@@ -601,6 +618,9 @@ class FatePointsPlay(Play):
             return Text(f"event.{kind}", {"use": Text(f"fate.use.{payload['use']}")})
         if kind == "attack.declared" and isinstance(payload.get("action"), str):
             return Text("event.attack.declared", {"action": _action_words(payload["action"])})
+        if kind == "fate.activate" and isinstance(payload.get("result"), dict):
+            used = payload["result"]
+            return Text("event.fate.activate", {"ability": used.get("name"), "cost": used.get("cost")})
         if kind == "fate.passive":
             return Text("event.fate.passive_on" if payload.get("enabled") else "event.fate.passive_off")
         if kind == "fate.god_hand" and payload.get("rank") is None:
