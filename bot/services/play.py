@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 
 from sqlalchemy import select
 
@@ -12,7 +12,7 @@ from bot.db.engine import Database
 from bot.db.models import Character, ResourcePool
 from bot.errors import UserError
 from bot.parameters import command_input
-from bot.rulesets.base import ACTOR, ATTACKER, DEFENDER, AttackInput, CheckInput, Scene
+from bot.rulesets.base import ACTOR, ATTACKER, DEFENDER, AttackInput, CharacterSnapshot, CheckInput, Play, Scene
 from bot.services.characters import active_character, find_character, play_of, snapshot
 from bot.services.common import Actor, Call, Clock, Place, active_campaign, record_event, require_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Fallen, Progress
@@ -32,9 +32,12 @@ class Award:
     fallen: tuple[Fallen, ...]
 
 
-def _refuse_fallen(fate: str | None, name: str, ruleset: str) -> None:
-    if fate is not None:
-        raise UserError(f"error.out_of_play.{fate}", name=name).within(ruleset)
+def refuse_fallen(play: Play, ruleset: str, characters: Iterable[CharacterSnapshot]) -> None:
+    """Nothing a dead or downed character does is accepted: the first one out of play refuses the command."""
+    for character in characters:
+        fate = play.out_of_play(character)
+        if fate is not None:
+            raise UserError(f"error.out_of_play.{fate}", name=character.name).within(ruleset)
 
 
 class PlayService:
@@ -55,9 +58,14 @@ class PlayService:
                 if stat is None:
                     raise UserError("error.unknown_stat", stat=params.stat or "—", stats=", ".join(play.check_stats))
                 params = params.model_copy(update={"stat": stat})
+
+            def check_step(scene: Scene) -> Step:
+                refuse_fallen(play, campaign.ruleset, scene.roles[ACTOR])
+                return play.check(scene, params)
+
             return await self.engine.run(
                 session, campaign, kind="check", title=Text("exchange.check", {"name": character.name}),
-                cast=Cast({ACTOR: [character]}), step_of=lambda scene: play.check(scene, params), dice=call.dice,
+                cast=Cast({ACTOR: [character]}), step_of=check_step, dice=call.dice,
                 actor_id=call.actor.user_id, channel_id=call.channel_id,
             )  # fmt: skip
 
@@ -77,8 +85,7 @@ class PlayService:
                 defenders.append(defender)
 
             def attack_step(scene: Scene) -> Step:
-                for fighter in (*scene.roles[ATTACKER], *scene.roles[DEFENDER]):
-                    _refuse_fallen(play.out_of_play(fighter), fighter.name, campaign.ruleset)
+                refuse_fallen(play, campaign.ruleset, (*scene.roles[ATTACKER], *scene.roles[DEFENDER]))
                 return play.attack(scene, params)
 
             title = Text("exchange.attack", {"attacker": attacker.name,
@@ -118,8 +125,15 @@ class PlayService:
                          "applied": applied, "reason": reason, "current": change.current},
                 created_at=self.clock(),
             )  # fmt: skip
-            fate = play.out_of_play(await snapshot(session, character))
+            after = await snapshot(session, character)
+            fate = play.out_of_play(after)
             fallen = (Fallen(character.name, character.owner_id, fate),) if fate else ()
+            # The same character with this pool as it was (the snapshot has just refreshed `pool` itself).
+            was = replace(after.pools[resource], current=change.current - applied)
+            before = replace(after, pools={**after.pools, resource: was})
+            if fate is not None and fate != play.out_of_play(before):  # fallen by this change, not already before it
+                record_event(session, campaign.id, f"character.{fate}", actor_id=None, payload={"name": character.name},
+                             created_at=self.clock())  # fmt: skip
             return Award(
                 campaign.ruleset, character.name, resource, amount, applied, change.current,
                 change.maximum, fallen,

@@ -442,6 +442,32 @@ async def test_an_award_that_empties_a_servant_kills_it(war: War) -> None:
     assert reply.content.endswith("Assassin has died and disappears.")
 
 
+async def test_nothing_a_fallen_character_does_is_accepted(war: War) -> None:
+    harness = war.harness
+    await _enlist(war, war.ken, "Kiritsugu", "Assassin", "Assassin")
+    await _enlist(war, war.bob, "Rin", "Archer", "Archer")
+    await harness.slash(war.gm, war.channel, "gm award", character="Assassin", resource="hp", amount=-999)
+    for command, options in (
+        ("fate activate", {"name": "Excalibur"}),
+        ("check", {"stat": "STR"}),
+        ("attack", {"target": "Archer", "action": "melee|Invisible Air"}),
+        ("fate passive", {"enabled": False}),
+    ):
+        refused = (await harness.slash(war.ken, war.channel, command, **options)).reply
+        assert refused.ephemeral, command
+        assert refused.content == "Assassin は消滅しており、参加できません。", command
+    await harness.slash(war.gm, war.channel, "gm award", character="Rin", resource="hp", amount=-999)
+    await harness.slash(war.bob, war.channel, "character use", name="Rin")
+    down = (await harness.slash(war.bob, war.channel, "fate transfer", amount=1)).reply
+    assert down.content == "Rin is down and cannot take part."
+    log = (await harness.slash(war.gm, war.channel, "log show")).reply.text()
+    assert log.count("Assassin died") == 1
+    assert log.count("Rin went down") == 1
+    # A GM's ruling still reaches a fallen character: a rest for the Master who is down.
+    rested = (await harness.slash(war.gm, war.channel, "fate rest", master="Rin")).reply
+    assert rested.visible_to is EVERYONE, rested.content
+
+
 async def test_a_gm_finds_and_cancels_a_waiting_attack_privately(war: War) -> None:
     harness = war.harness
     await _pairs(war)

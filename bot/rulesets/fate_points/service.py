@@ -23,6 +23,7 @@ from bot.services.campaigns import campaign_options
 from bot.services.characters import active_character, controls, find_character, linked, play_of, snapshot
 from bot.services.common import Call, Clock, Place, active_campaign, is_gm, require_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Progress, StepOf, turn_of
+from bot.services.play import refuse_fallen
 from rules.exchange import RuleError, Step, Text
 from rules.fate_points import FatePointsOptions
 
@@ -46,11 +47,19 @@ class FateService:
 
     async def _run(
         self, session: AsyncSession, campaign: Campaign, kind: str, cast: dict[str, list[Character]], step_of: StepOf,
-        call: Call,
+        call: Call, *, by_player: bool = True,
     ) -> Progress:  # fmt: skip
+        """A step of the cast; a player's (not a GM's ruling) is refused when someone in it is out of play."""
         title = Text(f"exchange.{kind}", {"name": next(iter(cast.values()))[0].name})
+        play = fate_play(campaign)
+
+        def step(scene: Scene) -> Step:
+            if by_player:
+                refuse_fallen(play, campaign.ruleset, [fighter for role in cast for fighter in scene.roles[role]])
+            return step_of(scene)
+
         return await self.engine.run(
-            session, campaign, kind=kind, title=title, cast=Cast(cast), step_of=step_of, dice=call.dice,
+            session, campaign, kind=kind, title=title, cast=Cast(cast), step_of=step, dice=call.dice,
             actor_id=call.actor.user_id, channel_id=call.channel_id,
         )  # fmt: skip
 
@@ -82,7 +91,13 @@ class FateService:
             await require_gm(session, campaign.id, call.actor)
             character = await find_character(session, campaign, name)
             return await self._run(
-                session, campaign, kind, {ACTOR: [character]}, lambda scene: method(play, scene, *args, **kwargs), call
+                session,
+                campaign,
+                kind,
+                {ACTOR: [character]},
+                lambda scene: method(play, scene, *args, **kwargs),
+                call,
+                by_player=False,
             )
 
     async def _pair(self, session: AsyncSession, character: Character) -> tuple[Character, Character]:
