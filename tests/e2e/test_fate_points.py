@@ -365,11 +365,16 @@ async def test_a_json_file_is_accepted_too(war: War) -> None:
     assert reply.embeds[0]["title"] == "Kariya がキャンペーンに参加しました（マスター）"
 
 
+async def _rin_with_fate_points(war: War, points: int) -> None:
+    """bob plays Rin (and her Archer), who holds this many Fate/Points."""
+    await _enlist(war, war.bob, "Rin", "Archer", "Archer")
+    await _award_fate_points(war, "Rin", points)
+    await war.harness.slash(war.bob, war.channel, "character use", name="Rin")
+
+
 async def test_a_boost_lasts_one_check_and_points_do_not_stack(war: War) -> None:
     harness = war.harness
-    await _enlist(war, war.bob, "Rin", "Archer", "Archer")
-    await _award_fate_points(war, "Rin", 2)
-    await harness.slash(war.bob, war.channel, "character use", name="Rin")
+    await _rin_with_fate_points(war, 2)
     request = (await harness.slash(war.bob, war.channel, "fate spend", use="boost_stat", stat="AGI")).reply
     await harness.emulator.click(war.gm, request, "Approve")
     second = (await harness.slash(war.bob, war.channel, "fate spend", use="roll_vs_servant")).reply
@@ -385,9 +390,7 @@ async def test_a_boost_lasts_one_check_and_points_do_not_stack(war: War) -> None
 
 async def test_a_fate_point_request_reads_as_a_sentence_and_takes_a_stat_only_to_boost(war: War) -> None:
     harness = war.harness
-    await _enlist(war, war.bob, "Rin", "Archer", "Archer")
-    await _award_fate_points(war, "Rin", 2)
-    await harness.slash(war.bob, war.channel, "character use", name="Rin")
+    await _rin_with_fate_points(war, 2)
     refused = (await harness.slash(war.bob, war.channel, "fate spend", use="roll_vs_servant", stat="STR")).reply
     assert refused.ephemeral
     assert refused.content == "A Fate/Point spent this way takes no stat: leave `stat` out."
