@@ -287,6 +287,10 @@ class Play:
         """Why a character can no longer act ("dead", "down"...), or None."""
         return None
 
+    def acts_on_own_turn(self, options: CampaignOptions) -> bool:
+        """Whether, in a fight, a player's character acts only on its own turn (its reactions aside)."""
+        return False
+
     def actions_left(self, character: CharacterSnapshot, turn: Turn) -> tuple[Text, ...] | None:
         """The actions a fighter still has this round, for /combat status; None if the ruleset counts none."""
         return None

@@ -6,15 +6,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.atomic import PoolLimitError, apply_pool_delta
 from bot.db.engine import Database
-from bot.db.models import Character, ResourcePool
+from bot.db.models import Campaign, Character, ResourcePool
 from bot.errors import UserError
 from bot.parameters import command_input
 from bot.rulesets.base import ACTOR, ATTACKER, DEFENDER, AttackInput, CharacterSnapshot, CheckInput, Play, Scene
+from bot.services.campaigns import campaign_options
 from bot.services.characters import active_character, find_character, play_of, snapshot
-from bot.services.common import Actor, Call, Clock, Place, active_campaign, record_event, require_gm
+from bot.services.common import Actor, Call, Clock, Place, active_campaign, is_gm, record_event, require_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Fallen, Progress
 from rules.exchange import Step, Text
 
@@ -38,6 +40,21 @@ def refuse_fallen(play: Play, ruleset: str, characters: Iterable[CharacterSnapsh
         fate = play.out_of_play(character)
         if fate is not None:
             raise UserError(f"error.out_of_play.{fate}", name=character.name).within(ruleset)
+
+
+async def refuse_out_of_turn(
+    session: AsyncSession, campaign: Campaign, play: Play, character: Character, actor: Actor
+) -> None:
+    """In a fight whose ruleset keeps turns, a fighter acts on its own turn (a GM acts for anyone; a character
+    outside the turn order, such as a Master at the back, is not held to it)."""
+    order = campaign.combat.get("order") or []
+    if character.id not in order or not play.acts_on_own_turn(campaign_options(campaign)):
+        return
+    current_id = order[min(campaign.combat.get("turn", 0), len(order) - 1)]
+    if character.id == current_id or await is_gm(session, campaign.id, actor):
+        return
+    current = await session.get(Character, current_id)
+    raise UserError("error.not_your_turn", name=character.name, current=current.name if current else "—")
 
 
 class PlayService:
@@ -74,6 +91,7 @@ class PlayService:
             campaign = await active_campaign(session, call.place, lock=True)
             play = play_of(campaign)
             attacker = await active_character(session, campaign, call.actor)
+            await refuse_out_of_turn(session, campaign, play, attacker, call.actor)
             params = command_input(play.attack_input, AttackInput, options, details)
             defenders: list[Character] = []
             for name in params.targets:

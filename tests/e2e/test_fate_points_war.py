@@ -95,6 +95,8 @@ def _text(message: Message) -> str:
 
 async def test_a_two_round_fight(field: Field) -> None:
     harness, channel, gm, mei, ken = field.harness, field.channel, field.gm, field.mei, field.ken
+    # Heracles heals on Saber's turn below: this table lets anyone act at any moment of the round.
+    await harness.slash(gm, channel, "campaign set", option="own_turn_only", value="false")
     await _set_prana(field, "Saber", 60)
     started = (await harness.slash(gm, channel, "combat start", order="Saber, Heracles")).reply
     assert started.embeds[0]["footer"]["text"] == "Turn: Saber"
@@ -269,6 +271,9 @@ async def test_each_fight_counts_its_rounds_from_one(field: Field) -> None:
     assert ended.content.startswith("The fight is over after round 2.")
     again = (await harness.slash(gm, channel, "combat start", order="Heracles, Saber")).reply
     assert again.embeds[0]["title"] == "The fight begins: round 1"
+    early = (await harness.slash(ken, channel, "fate transfer", amount=1)).reply
+    assert early.content == "この戦闘は今 Heracles の手番です。Saber は自分の手番に行動します。"
+    await harness.slash(gm, channel, "combat next")
     # A new fight is a new round for the once-a-round rules too: the pair may transfer again.
     moved_again = (await harness.slash(ken, channel, "fate transfer", amount=1)).reply
     assert moved_again.visible_to is EVERYONE, moved_again.content

@@ -627,6 +627,9 @@ class FatePointsPlay(Play):
             return Text("event.fate.god_hand_removed")
         return None
 
+    def acts_on_own_turn(self, options: CampaignOptions) -> bool:
+        return _options(options).own_turn_only
+
     def out_of_play(self, character: CharacterSnapshot) -> str | None:
         return fate(cast(Any, character.kind), character.pools["hp"].current, character.pools["prana"].current)
 

@@ -23,7 +23,7 @@ from bot.services.campaigns import campaign_options
 from bot.services.characters import active_character, controls, find_character, linked, play_of, snapshot
 from bot.services.common import Call, Clock, Place, active_campaign, is_gm, require_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Progress, StepOf, turn_of
-from bot.services.play import refuse_fallen
+from bot.services.play import refuse_fallen, refuse_out_of_turn
 from rules.exchange import RuleError, Step, Text
 from rules.fate_points import FatePointsOptions
 
@@ -76,6 +76,7 @@ class FateService:
         """A step of the actor's active character."""
         async with self.database.write() as session:
             campaign, play, character = await self._own(session, call)
+            await refuse_out_of_turn(session, campaign, play, character, call.actor)
             return await self._run(
                 session, campaign, kind, {ACTOR: [character]}, lambda scene: method(play, scene, *args, **kwargs), call
             )
@@ -110,6 +111,7 @@ class FateService:
     async def transfer(self, call: Call, amount: int) -> Progress:
         async with self.database.write() as session:
             campaign, play, character = await self._own(session, call)
+            await refuse_out_of_turn(session, campaign, play, character, call.actor)
             master, servant = await self._pair(session, character)
             cast = {ACTOR: [character], PAIR_MASTER: [master], PAIR_SERVANT: [servant]}
             return await self._run(
