@@ -35,6 +35,6 @@ class FatePointsOptions(CampaignOptions):
     fp_per_session: int | None = Field(None, ge=0, le=20)
     fp_duration: Literal["roll", "round", "scene"] = "roll"
     fp_needs_gm_ok: bool = True
-    # In a fight, a character attacks and takes its actions on its own turn (defences are reactions; GMs act
-    # for anyone). The source runs fights in turn order; off, anyone acts at any moment of the round.
+    # In a fight, a character attacks and takes its actions on its own turn in the order the GM set (A13);
+    # defences are reactions (A12) and GMs act for anyone. Off, anyone acts at any moment of the round.
     own_turn_only: bool = True
