@@ -163,6 +163,26 @@ async def test_characters_from_templates_attack_and_answer_later(war: War) -> No
     assert "Rider answered Archer's attack: dodge" in log.text()
 
 
+async def test_a_defender_with_several_weapons_chooses_the_one_it_blocks_with(war: War) -> None:
+    harness = war.harness
+    await _pairs(war)
+    harness.dice.queue([18])
+    await harness.slash(war.mei, war.channel, "attack", target="Rin", action="melee|Invisible Air")
+    prompt = harness.last(war.channel, war.bob)
+    await harness.emulator.click(war.bob, prompt, "Block")
+    question = harness.last(war.channel, war.bob)
+    assert question.content.endswith("Rin: Block with which weapon?")
+    assert question.buttons()[:2] == ["Gandr (magic)", "Azoth Dagger (dagger)"]
+    harness.dice.queue([5])
+    answered = await harness.emulator.click(war.bob, question, "Azoth Dagger (dagger)")
+    assert answered.error is None
+    assert "Block with which weapon?" not in harness.current(question).content  # the question is closed
+    exported = (await harness.slash(war.gm, war.channel, "log export", format="json")).reply
+    resolved = [e for e in json.loads(exported.attachments[0].data)["events"] if e["kind"] == "attack.resolved"]
+    # Without the choice Rin would have blocked with the first weapon on her sheet, the magic Gandr.
+    assert resolved[-1]["payload"]["result"]["weapon"] == "dagger"
+
+
 async def test_parry_asks_for_the_stat_privately(war: War) -> None:
     harness = war.harness
     await _pairs(war)

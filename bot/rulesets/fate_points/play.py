@@ -137,6 +137,8 @@ SERVANT_LEVEL_WITHOUT_TARGET = 5
 RANGED_WEAPONS = frozenset({"bow", "dagger"})
 HOURS_PER_DAY = 24
 DEFENCE_WAIT = "defence"
+# A block or parry by a player's character with several weapons: which one it defends with.
+WEAPON_WAIT = "defence_weapon"
 APPROVAL_WAIT = "approval"
 PARRY = "parry"
 # Outcome flags worth a line of their own, in display order.
@@ -339,7 +341,7 @@ class FatePointsPlay(Play):
 
     @property
     def handlers(self) -> Mapping[str, Handler]:
-        return {DEFENCE_WAIT: self.defence, APPROVAL_WAIT: self.approval}
+        return {DEFENCE_WAIT: self.defence, WEAPON_WAIT: self.defence_weapon, APPROVAL_WAIT: self.approval}
 
     def template(self, kind: str) -> dict[str, Any]:
         return dict(MASTER_TEMPLATE if kind == MASTER else SERVANT_TEMPLATE)
@@ -515,11 +517,33 @@ class FatePointsPlay(Play):
         attacker, defender = scene.get(ATTACKER), scene.get(DEFENDER)
         if attacker is None or defender is None:
             raise RuleError("fighter_gone")
+        weapons = defender.sheet["file"].get("weapons", [])
+        # The defender chooses what it blocks or parries with; a character the GMs run uses its first weapon.
+        if answer.option not in (TAKE, "dodge") and len(weapons) > 1 and not defender.gm_run:
+            prompt = Text(
+                "defence.which_weapon", {"defender": defender.name, "choice": Text(f"choice.{answer.option}")}
+            )
+            options = tuple(
+                Option(f"w{index}", Text("choice.weapon", {"name": weapon["name"], "type": weapon["type"]}))
+                for index, weapon in enumerate(weapons)
+            )
+            wait = Wait(WEAPON_WAIT, Audience.character(DEFENDER), prompt, options)
+            return Step(pause=Pause(WEAPON_WAIT, (wait,), {**state, "choice": answer.option}))
         return self._land(attacker, defender, state, answer, scene)
+
+    def defence_weapon(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+        attacker, defender = scene.get(ATTACKER), scene.get(DEFENDER)
+        if attacker is None or defender is None:
+            raise RuleError("fighter_gone")
+        weapons = defender.sheet["file"].get("weapons", [])
+        index = int((answer.option or "w0").removeprefix("w"))
+        weapon = weapons[index]["name"] if index < len(weapons) else None
+        chosen = Answer(DEFENCE_WAIT, option=str(state["choice"]), by=answer.by, forced=answer.forced)
+        return self._land(attacker, defender, state, chosen, scene, weapon=weapon)
 
     def _land(
         self, attacker: CharacterSnapshot, defender: CharacterSnapshot, state: Mapping[str, Any], answer: Answer,
-        scene: Scene,
+        scene: Scene, *, weapon: str | None = None,
     ) -> Step:  # fmt: skip
         rules_options = _options(scene.options)
         round_number = scene.turn.round_number
@@ -527,7 +551,7 @@ class FatePointsPlay(Play):
         spec = AttackSpec.from_dict(state["spec"])
         resolution = defend(
             combatant(attacker, state.get("attacker_fate", {})), combatant(defender), outcome, spec,
-            answer.option or TAKE, round_number, scene.dice, rules_options,
+            answer.option or TAKE, round_number, scene.dice, rules_options, weapon=weapon,
         )  # fmt: skip
         rolled = resolution.outcome.defence_score is not None
         # A defender taking the hit keeps a Fate/Point it has not used.
