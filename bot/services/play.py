@@ -48,10 +48,12 @@ async def refuse_out_of_turn(
     """In a fight whose ruleset keeps turns, a fighter acts on its own turn (a GM acts for anyone; a character
     outside the turn order, such as a Master at the back, is not held to it)."""
     order = campaign.combat.get("order") or []
-    if character.id not in order or not play.acts_on_own_turn(campaign_options(campaign)):
+    if character.id not in order:
         return
     current_id = order[min(campaign.combat.get("turn", 0), len(order) - 1)]
-    if character.id == current_id or await is_gm(session, campaign.id, actor):
+    if character.id == current_id or not play.acts_on_own_turn(campaign_options(campaign)):
+        return
+    if await is_gm(session, campaign.id, actor):
         return
     current = await session.get(Character, current_id)
     raise UserError("error.not_your_turn", name=character.name, current=current.name if current else "—")

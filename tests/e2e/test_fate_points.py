@@ -163,12 +163,17 @@ async def test_characters_from_templates_attack_and_answer_later(war: War) -> No
     assert "Rider answered Archer's attack: dodge" in log.text()
 
 
+async def _mei_attacks(war: War, target: str, face: int) -> Message:
+    """The two pairs; mei's Rider attacks bob's `target`, rolling `face`: bob's defence prompt."""
+    await _pairs(war)
+    war.harness.dice.queue([face])
+    await war.harness.slash(war.mei, war.channel, "attack", target=target, action="melee|Invisible Air")
+    return war.harness.last(war.channel, war.bob)
+
+
 async def test_a_defender_with_several_weapons_chooses_the_one_it_blocks_with(war: War) -> None:
     harness = war.harness
-    await _pairs(war)
-    harness.dice.queue([18])
-    await harness.slash(war.mei, war.channel, "attack", target="Rin", action="melee|Invisible Air")
-    prompt = harness.last(war.channel, war.bob)
+    prompt = await _mei_attacks(war, "Rin", 18)
     await harness.emulator.click(war.bob, prompt, "Block")
     question = harness.last(war.channel, war.bob)
     assert question.content.endswith("Rin: Block with which weapon?")
@@ -185,10 +190,7 @@ async def test_a_defender_with_several_weapons_chooses_the_one_it_blocks_with(wa
 
 async def test_parry_asks_for_the_stat_privately(war: War) -> None:
     harness = war.harness
-    await _pairs(war)
-    harness.dice.queue([12])
-    await harness.slash(war.mei, war.channel, "attack", target="Archer", action="melee|Invisible Air")
-    prompt = harness.last(war.channel, war.bob)
+    prompt = await _mei_attacks(war, "Archer", 12)
     assert prompt.buttons() == ["Block", "Dodge", "Parry", "Take the hit", "Cancel (GM)"]
     question = (await harness.emulator.click(war.bob, prompt, "Parry")).reply
     assert question.ephemeral
