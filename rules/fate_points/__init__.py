@@ -39,7 +39,8 @@ Rule errors (`RuleError.code` -> params):
 Roll labels: creation "hp", "compatibility", "prana_d50", "prana_mag" (Master); "prana_mag", "prana_end",
 "prana_luk", "prana_d50", "hp_end" (Servant); combat "attack", "defence", "crit"; `check` "check" (or its label).
 Modifier sources on d20 rolls: "stat:<STAT>" (or "fp_boost:<STAT>"), "class", "multi_attack", "weapon_penalty",
-"parry_bonus", "ability:<name>", "servant_points", "gm", "weapon:<type>", "carry", "repeat"; zero terms are left out.
+"parry_bonus", "ability:<name>", "servant_points", "gm", "weapon:<type>", "carry" (staggers),
+"repeat_carry" (the previous defence's repeat penalty), "repeat"; zero terms are left out.
 
 `defend` outcome keys: hit, damage, choice, attack_score, defence_score (None without a roll), staggered,
 repeat_penalty, carry, auto_hit, null_damage, crit_bonus, parry_bonus_round (None unless a parry succeeded),
@@ -63,6 +64,7 @@ from rules.fate_points.actions import ACTIONS, ActionState, actions_in_round, us
 from rules.fate_points.combat import (
     AttackOutcome,
     AttackSpec,
+    AttackVanished,
     CheckResult,
     Combatant,
     CombatState,
@@ -79,7 +81,9 @@ from rules.fate_points.model import (
     CLASS_BASE,
     CLASS_MANA_MOD,
     DEFENCE_CHOICES,
+    EX,
     MASTER_MAG_POINTS,
+    MAX_STAT,
     NP_BASE,
     ROLL_KINDS,
     SERVANT_CLASSES,
@@ -140,8 +144,10 @@ __all__ = [
     "CLASS_BASE",
     "CLASS_MANA_MOD",
     "DEFENCE_CHOICES",
+    "EX",
     "FATE_USES",
     "MASTER_MAG_POINTS",
+    "MAX_STAT",
     "NP_BASE",
     "ROLL_KINDS",
     "SERVANT_CLASSES",
@@ -153,6 +159,7 @@ __all__ = [
     "AttackOutcome",
     "AttackSpec",
     "AttackType",
+    "AttackVanished",
     "CheckResult",
     "CombatState",
     "Combatant",

@@ -78,6 +78,7 @@ class CombatState(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     pending_def_mod: int = 0  # staggers (+1 each) and the repeat carry-over, consumed by the next defence (R6)
+    repeat_carry: int = 0  # the part of `pending_def_mod` that is the repeat carry-over, shown apart from staggers
     last_def_type: Manoeuvre | None = None
     def_streak: int = 0  # consecutive identical manoeuvres, the current one included
     parry_bonus_rounds: tuple[int, ...] = ()  # rounds whose attack rolls get -1 (R9)
@@ -105,6 +106,7 @@ class Combatant:
     fp_boost: Stat | None = None  # a Fate/Point spent on boost_stat(stat) is active (R19/A24)
     roll_mod: int = 0  # ServantCreation.roll_mod (A40 roll_mods mode), added to every attack and defence
     min_np_rank: str | None = None  # God Hand (R16): NPs ranked below this GM-set rank have no effect on it
+    activated: tuple[str, ...] = ()  # skills and NPs activated and paid for beforehand (R16): they apply, free
 
 
 class AttackSpec(BaseModel):
@@ -155,7 +157,7 @@ class AttackOutcome:
     defence_options: tuple[str, ...]
     attack_type: AttackType
     weapon_type: WeaponType
-    attacker_fate: Literal["dead", "down"] | None  # a Servant paying its last mana dies after this attack (R18)
+    attacker_fate: Literal["dead", "down"] | None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -191,6 +193,14 @@ class AttackOutcome:
             weapon_type=data["weapon_type"],
             attacker_fate=data["attacker_fate"],
         )
+
+
+@dataclass(frozen=True)
+class AttackVanished:
+    """An attack whose cost was a Servant's last mana: paid (its `effects`), and never rolled (R18 decision)."""
+
+    mana_cost: int
+    effects: tuple[Effect, ...]
 
 
 @dataclass(frozen=True)
@@ -292,7 +302,7 @@ def attack(
     round_number: int,
     dice: DiceSource,
     options: FatePointsOptions,
-) -> AttackOutcome:
+) -> AttackOutcome | AttackVanished:
     """R5: pay the attack's mana first (R15), then roll it. The defender answers with `defend`."""
     if attacker.kind == "servant" and fate("servant", attacker.hp, attacker.mana):
         raise RuleError("dead", name=attacker.name)
@@ -311,13 +321,18 @@ def attack(
     new_state = state.model_copy(
         update={"attack_round": round_number, "attacks_declared": spec.attacks_declared, "attacks_made": made}
     )
-    roll = roll_d20("attack", plan.modifiers, dice, options)
-    natural = roll.dice[0]
-    crit = natural == 1 if options.crit_on == "natural" else roll.total <= 1
     effects: list[Effect] = []
     if plan.mana_cost:
         effects.append(PoolDelta("attacker", "prana", -plan.mana_cost))
     effects.append(StatePatch("attacker", "combat", new_state.model_dump(mode="json")))
+    attacker_fate = fate(attacker.kind, attacker.hp, attacker.mana - plan.mana_cost)
+    if attacker_fate == "dead":
+        # R15 pays before the roll and R18 makes a Servant at 0 prana "disappear from the world": it is gone
+        # before its blow, so nothing is rolled and nothing lands ("Servants cannot exist ... without mana").
+        return AttackVanished(plan.mana_cost, tuple(effects))
+    roll = roll_d20("attack", plan.modifiers, dice, options)
+    natural = roll.dice[0]
+    crit = natural == 1 if options.crit_on == "natural" else roll.total <= 1
     return AttackOutcome(
         roll=roll,
         score=roll.total,
@@ -331,7 +346,7 @@ def attack(
         defence_options=() if plan.auto_hit else (TAKE,) if plan.np_no_effect else np_defence_options(spec.np_ruling),
         attack_type=spec.attack_type,
         weapon_type=plan.weapon_type,
-        attacker_fate=fate(attacker.kind, attacker.hp, attacker.mana - plan.mana_cost),
+        attacker_fate=attacker_fate,
     )
 
 
@@ -363,7 +378,8 @@ def plan_defence(
         Modifier(
             f"weapon:{weapon_type}", _weapon_defence_mod(attacker, defender, attack_type, manoeuvre, used, options)
         ),
-        Modifier("carry", state.pending_def_mod),
+        Modifier("carry", state.pending_def_mod - state.repeat_carry),
+        Modifier("repeat_carry", state.repeat_carry),
         Modifier("repeat", repeat_now),
         *_ability_mods(defender, abilities, DEFENCE_ROLL_KIND[manoeuvre]),
         Modifier("servant_points", defender.roll_mod),
@@ -483,6 +499,7 @@ def _after_defence(
     new_state = state.model_copy(
         update={
             "pending_def_mod": plan.repeat_now + int(staggered),
+            "repeat_carry": plan.repeat_now,
             "last_def_type": plan.manoeuvre,
             "def_streak": plan.streak,
             "parry_bonus_rounds": tuple(sorted(rounds)),
@@ -586,7 +603,8 @@ def _np_attack_cost(attacker: Combatant, spec: AttackSpec, attack_cost: int, opt
     """R16/A22: an NP attack pays the NP cost instead of (or, per option, on top of) the R15 cost."""
     if spec.noble_phantasm is None:
         return attack_cost
-    cost = np_activation_cost(_find(attacker.noble_phantasms, spec.noble_phantasm, "unknown_noble_phantasm"))
+    phantasm = _find(attacker.noble_phantasms, spec.noble_phantasm, "unknown_noble_phantasm")
+    cost = 0 if phantasm.name in attacker.activated else np_activation_cost(phantasm)
     return cost if options.np_replaces_attack_cost else cost + attack_cost
 
 
@@ -599,8 +617,8 @@ def _np_no_effect(attacker: Combatant, defender: Combatant, spec: AttackSpec) ->
 
 
 def _applied_abilities(combatant: Combatant, names: Sequence[str]) -> list[Ability]:
-    """Passive abilities (no mana cost) always apply; abilities with a cost only when named."""
-    named = {_find(combatant.abilities, name, "unknown_ability").name for name in names}
+    """Passive abilities (no mana cost) always apply; abilities with a cost when named or activated beforehand."""
+    named = {_find(combatant.abilities, name, "unknown_ability").name for name in names} | set(combatant.activated)
     return [ability for ability in combatant.abilities if ability.mana_cost is None or ability.name in named]
 
 
@@ -613,7 +631,12 @@ def _ability_mods(combatant: Combatant, names: Sequence[str], kind: RollKind) ->
 
 
 def _ability_cost(combatant: Combatant, names: Sequence[str]) -> int:
-    return sum(ability.mana_cost or 0 for ability in _applied_abilities(combatant, names) if ability.name in names)
+    """What the named abilities cost now: one activated beforehand is paid already."""
+    return sum(
+        ability.mana_cost or 0
+        for ability in _applied_abilities(combatant, names)
+        if ability.name in names and ability.name not in combatant.activated
+    )
 
 
 def _find(items: Sequence[_Named], name: str, code: str) -> _Named:

@@ -18,7 +18,7 @@ from bot.rulesets.fate_points.play import MASTER_TEMPLATE, SERVANT_TEMPLATE, Fat
 from bot.services.common import Actor
 from bot.services.exchanges import ExchangeService
 from rules.dice import SeededDice
-from rules.fate_points import AttackSpec, FatePointsOptions, attack
+from rules.fate_points import AttackOutcome, AttackSpec, FatePointsOptions, attack
 from tests.databases import BACKENDS, fresh_database_url
 
 GUILD, CHANNEL, OWNER, GM = 10, 20, 30, 40
@@ -48,6 +48,7 @@ async def _fill(database: Database) -> None:
     servant_now = CharacterSnapshot(2, servant.name, "servant", OWNER, servant.sheet, servant.pools, {})
     spec = AttackSpec(attack_type="melee", weapon="Invisible Air")
     swing = attack(combatant(servant_now), combatant(master_now), spec, 1, dice, options)
+    assert isinstance(swing, AttackOutcome)
     payload = {"state": {"attack": swing.to_dict(), "spec": spec.to_dict(), "attacker_fate": {}},
                "options": list(swing.defence_options)}  # fmt: skip
     async with database.write() as session:

@@ -603,3 +603,57 @@ async def test_sessions_turns_and_time_move_the_campaign_and_run_its_hooks(war: 
     log = (await harness.slash(war.gm, war.channel, "log show")).reply.text()
     assert f"{war.gm.mention} started session 2" in log
     assert f"{war.gm.mention} ended campaign turn 1" in log
+
+
+def _sheet_value(sheet: Message, label: str) -> str:
+    assert sheet.embeds, sheet.content
+    return next(field["value"] for field in sheet.embeds[0]["fields"] if field["name"] == label)
+
+
+async def test_a_gm_prices_ex_ranks_and_adjusts_compatibility(war: War) -> None:
+    harness, gm = war.harness, war.gm
+    await _enlist(war, war.bob, "Rin", "Archer", "Archer")
+    await _import_npc(war, "master", name="Tokiomi")
+    await _import_npc(
+        war, "servant", name="Gilgamesh", master="Tokiomi", servant_class="Archer", ex_stats={"STR": None},
+        weapons=[{"name": "Gate", "type": "sword"}], noble_phantasms=[{"name": "Enuma Elish", "rank": "EX"},
+                                                                      {"name": "Gate of Babylon", "rank": "B"}],
+    )  # fmt: skip
+    await harness.slash(gm, war.channel, "character use", name="Gilgamesh")
+    unpriced = (await harness.slash(gm, war.channel, "attack", target="Archer", action="melee|Gate")).reply
+    assert unpriced.ephemeral
+    assert unpriced.content == "An attack at rank EX needs a mana cost from the GM (/fate ex-cost)."
+    not_gm = (await harness.slash(war.bob, war.channel, "fate ex-cost", servant="Gilgamesh", cost=8)).reply
+    assert not_gm.ephemeral
+    priced = (await harness.slash(gm, war.channel, "fate ex-cost", servant="Gilgamesh", cost=8)).reply
+    assert priced.content == "Attacks by Gilgamesh at an EX rank now cost 8 prana each."
+    harness.dice.queue([15])
+    attacked = (await harness.slash(gm, war.channel, "attack", target="Archer", action="melee|Gate")).reply
+    assert attacked.visible_to is EVERYONE, attacked.content
+    declared = [e for e in await _export_events(war) if e["kind"] == "attack.declared"]
+    assert declared[-1]["payload"]["mana_cost"] == 8
+
+    ranked = (
+        await harness.slash(gm, war.channel, "fate ex-cost", servant="Gilgamesh", cost=40, phantasm="Gate of Babylon")
+    ).reply
+    assert ranked.content == "Gate of Babylon is rank B: its cost comes from its rank, only an EX rank needs the GM's."
+    await harness.slash(gm, war.channel, "fate ex-cost", servant="Gilgamesh", cost=60, phantasm="enuma elish")
+    sheet = (await harness.slash(gm, war.channel, "character show", name="Gilgamesh")).reply
+    assert _sheet_value(sheet, "Noble Phantasms (rank, prana cost)") == "Enuma Elish (EX, 60), Gate of Babylon (B, 25)"
+
+    before = int(_sheet_value((await harness.slash(war.bob, war.channel, "character show", name="Rin")).reply,
+                              "Compatibility"))  # fmt: skip
+    refused = (await harness.slash(war.bob, war.channel, "fate compatibility", master="Rin", modifier=3)).reply
+    assert refused.ephemeral
+    raised = (await harness.slash(gm, war.channel, "fate compatibility", master="Rin", modifier=3)).reply
+    assert raised.content == f"Rin's compatibility is now {before + 3} (GM modifier +3)."
+    lowered = (await harness.slash(gm, war.channel, "fate compatibility", master="Rin", modifier=-2)).reply
+    assert lowered.content == f"Rin's compatibility is now {before - 2} (GM modifier -2)."
+    sheet = (await harness.slash(war.bob, war.channel, "character show", name="Rin")).reply
+    assert _sheet_value(sheet, "Compatibility") == str(before - 2)
+
+
+async def _export_events(war: War) -> list[dict[str, Any]]:
+    exported = (await war.harness.slash(war.gm, war.channel, "log export", format="json")).reply
+    events: list[dict[str, Any]] = json.loads(exported.attachments[0].data)["events"]
+    return events

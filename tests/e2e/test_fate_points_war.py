@@ -5,6 +5,7 @@ Each test has a campaign of its own, so the tests pass in any order and one at a
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
@@ -280,3 +281,126 @@ async def test_each_fight_counts_its_rounds_from_one(field: Field) -> None:
     log = (await harness.slash(gm, channel, "log show")).reply.text()
     assert "started round 3" not in log
     await harness.slash(gm, channel, "combat end")
+
+
+async def _events(field: Field, kind: str) -> list[dict[str, Any]]:
+    exported = (await field.harness.slash(field.gm, field.channel, "log export", format="json")).reply
+    return [event for event in json.loads(exported.attachments[0].data)["events"] if event["kind"] == kind]
+
+
+def _sources(event: dict[str, Any]) -> dict[str, int]:
+    """The modifiers of the event's one d20, by source."""
+    (roll,) = event["payload"]["rolls"]
+    return {modifier["source"]: modifier["value"] for modifier in roll["modifiers"]}
+
+
+async def test_the_extra_action_is_a_second_attack_for_a_one_weapon_servant(field: Field) -> None:
+    harness, channel, gm, mei, ken = field.harness, field.channel, field.gm, field.mei, field.ken
+    await harness.slash(gm, channel, "combat start", order="Saber, Heracles")
+    for _ in range(2):
+        harness.dice.queue([20])
+        declared = (
+            await harness.slash(ken, channel, "attack", target="Heracles", action="melee|Invisible Air",
+                                details="attacks:2")
+        ).reply  # fmt: skip
+        assert declared.visible_to is EVERYONE, declared.content
+        await harness.emulator.click(mei, harness.last(channel, mei), "承受攻击")
+    third = (
+        await harness.slash(ken, channel, "attack", target="Heracles", action="melee|Invisible Air",
+                            details="attacks:2")
+    ).reply  # fmt: skip
+    assert third.content == "このラウンドに宣言した 2 回の攻撃はすべて使いました。"
+    # Both attacks shared the Attack action and the Extra one; each carries the +1 of two attacks (A10).
+    attacks = await _events(field, "attack.declared")
+    assert [_sources(event)["multi_attack"] for event in attacks] == [1, 1]
+    status = (await harness.slash(gm, channel, "combat status")).reply
+    assert "**Saber**: move · general" in status.embeds[0]["description"]
+    await harness.slash(gm, channel, "combat round")
+    too_many = (
+        await harness.slash(ken, channel, "attack", target="Heracles", action="melee|Invisible Air",
+                            details="attacks:3")
+    ).reply  # fmt: skip
+    assert too_many.ephemeral
+    assert "3" in too_many.content and "2" in too_many.content
+    await harness.slash(gm, channel, "combat end")
+
+
+async def test_an_activated_skill_applies_to_the_rolls_it_was_paid_for(field: Field) -> None:
+    harness, channel, gm, mei, ken = field.harness, field.channel, field.gm, field.mei, field.ken
+    await harness.slash(gm, channel, "campaign set", option="own_turn_only", value="false")
+    await _set_prana(field, "Saber", 60)
+    await harness.slash(gm, channel, "combat start", order="Saber, Heracles")
+    activated = (await harness.slash(ken, channel, "fate activate", name="Mana Burst")).reply
+    assert "Mana Burst はこのラウンドの残りの間、その判定に適用されます。" in activated.content.splitlines()
+    again = (await harness.slash(ken, channel, "fate activate", name="Mana Burst", extra=True)).reply
+    assert again.content == "Mana Burst はすでに発動しています。"
+    # Mana Burst (attack:melee -1) was paid once, 3 prana; the rank-A attack pays its own 5.
+    harness.dice.queue([20])
+    await harness.slash(ken, channel, "attack", target="Heracles", action="melee|Invisible Air")
+    await harness.emulator.click(mei, harness.last(channel, mei), "承受攻击")
+    assert (await _pools(field))["Saber"]["prana"] == 60 - 3 - 5
+    await harness.slash(gm, channel, "combat round")
+    harness.dice.queue([20])
+    await harness.slash(ken, channel, "attack", target="Heracles", action="melee|Invisible Air")
+    await harness.emulator.click(mei, harness.last(channel, mei), "承受攻击")
+    first, second = await _events(field, "attack.declared")
+    assert _sources(first)["ability:Mana Burst"] == -1
+    assert "ability:Mana Burst" not in _sources(second)  # the round it was for is over
+    await harness.slash(gm, channel, "combat end")
+
+    # Outside a fight an activation lasts the next attack or defence roll.
+    activated = (await harness.slash(ken, channel, "fate activate", name="Mana Burst")).reply
+    assert "Mana Burst は次の攻撃または防御の判定に適用されます。" in activated.content.splitlines()
+    for _ in range(2):
+        await harness.slash(gm, channel, "combat round")
+        harness.dice.queue([20])
+        await harness.slash(ken, channel, "attack", target="Heracles", action="melee|Invisible Air")
+        await harness.emulator.click(mei, harness.last(channel, mei), "承受攻击")
+    *_, third, fourth = await _events(field, "attack.declared")
+    assert _sources(third)["ability:Mana Burst"] == -1
+    assert "ability:Mana Burst" not in _sources(fourth)
+
+
+async def test_a_servant_paying_its_last_prana_for_an_attack_vanishes_before_the_blow(field: Field) -> None:
+    harness, channel, mei, ken = field.harness, field.channel, field.mei, field.ken
+    await _set_prana(field, "Saber", 5)
+    hp_before = (await _pools(field))["Heracles"]["hp"]
+    refused = (await harness.slash(ken, channel, "attack", target="Heracles", action="melee|Invisible Air")).reply
+    assert refused.ephemeral and "confirm:true" in refused.content
+    prompts_before = len(harness.emulator.visible_to(mei, channel))
+    gone = (
+        await harness.slash(ken, channel, "attack", target="Heracles", action="melee|Invisible Air",
+                            details="confirm")
+    ).reply  # fmt: skip
+    assert gone.visible_to is EVERYONE
+    assert "Saber は最後の魔力 5 を使い果たし、Heracles に攻撃が届く前に消滅した" in gone.text()
+    assert "Saber は消滅した。" in gone.text()
+    # No die was rolled, no defence is asked for, and Heracles is untouched.
+    assert "1d20" not in gone.text()
+    assert len(harness.emulator.visible_to(mei, channel)) == prompts_before + 1  # the announcement only
+    assert (await _pools(field))["Heracles"]["hp"] == hp_before
+    assert (await _pools(field))["Saber"]["prana"] == 0
+    (vanished,) = await _events(field, "attack.vanished")
+    assert vanished["payload"]["mana_cost"] == 5
+    assert not await _events(field, "attack.declared")
+
+
+async def test_the_repeat_penalty_is_shown_apart_from_staggers(field: Field) -> None:
+    harness, channel, gm, mei, ken = field.harness, field.channel, field.gm, field.mei, field.ken
+    await _set_prana(field, "Saber", 60)
+    results = []
+    for _ in range(4):
+        # Saber's 20 scores 13; Heracles's dodge of 1 scores the floor, 1: always dodged, never staggered.
+        harness.dice.queue([20, 1])
+        await harness.slash(ken, channel, "attack", target="Heracles", action="melee|Invisible Air")
+        answered = await harness.emulator.click(mei, harness.last(channel, mei), "闪避")
+        results.append(answered.replies[-1])
+        await harness.slash(gm, channel, "combat round")
+    defences = await _events(field, "attack.resolved")
+    third, fourth = (_sources(event) for event in defences[2:])
+    assert third["repeat"] == 2 and "repeat_carry" not in third
+    assert (fourth["repeat_carry"], fourth["repeat"]) == (2, 2)
+    assert "carry" not in fourth  # no stagger
+    shown = results[3].embeds[0]["description"]
+    assert "+2 (上次重复防御)" in shown and "+2 (重复防御)" in shown
+    assert "踉跄" not in shown

@@ -10,10 +10,12 @@ from rules.dice.source import FixedDice
 from rules.exchange import Modifier, PoolDelta, RuleError
 from rules.fate_points import (
     AttackSpec,
+    AttackVanished,
     CombatState,
     MasterSheet,
     ServantSheet,
     SheetError,
+    attack,
     check,
     create_master,
     create_servant,
@@ -291,9 +293,12 @@ def test_f18_death_by_mana() -> None:
     with pytest.raises(RuleError) as error:
         swing(saber, lancer, rank_c, 12)
     assert (error.value.code, error.value.params) == ("confirm_zero_mana", {"cost": 3, "mana": 3})
-    confirmed = swing(saber, lancer, rank_c.model_copy(update={"confirm_zero_mana": True}), 12)
+    # It pays, and paying its last mana it disappears before the blow: nothing is rolled (the die stays unused).
+    dice = FixedDice([12])
+    confirmed = attack(saber, lancer, rank_c.model_copy(update={"confirm_zero_mana": True}), 1, dice, DEFAULTS)
+    assert isinstance(confirmed, AttackVanished)
     assert PoolDelta("attacker", "prana", -3) in confirmed.effects
-    assert confirmed.attacker_fate == "dead"
+    assert dice.remaining == 1
     with pytest.raises(RuleError) as error:
         swing(saber, lancer, AttackSpec(attack_type="melee", weapon="sword", rank_used="B", confirm_zero_mana=True), 12)
     assert (error.value.code, error.value.params) == ("not_enough_mana", {"cost": 4, "mana": 3})

@@ -9,8 +9,8 @@ from fractions import Fraction
 import pytest
 
 from rules.dice.source import FixedDice, SeededDice
-from rules.fate_points import AttackSpec, Combatant, CombatState, attack, defend, odds
-from tests.rules.test_fate_points_support import DEFAULTS, master, servant
+from rules.fate_points import AttackSpec, Combatant, CombatState, defend, odds
+from tests.rules.test_fate_points_support import DEFAULTS, master, servant, swing
 
 TRIALS = 200_000
 TOLERANCE = 0.005
@@ -120,7 +120,7 @@ def test_odds_match_a_seeded_simulation(matchup: Callable[[], Matchup]) -> None:
 def test_odds_equal_every_pair_of_dice_played_through_the_engine(matchup: Callable[[], Matchup]) -> None:
     attacker, defender, spec, round_number, _, oracle = matchup()
     exact = odds(attacker, defender, spec, round_number, DEFAULTS)
-    outcomes = [attack(attacker, defender, spec, round_number, FixedDice([n]), DEFAULTS) for n in range(1, 21)]
+    outcomes = [swing(attacker, defender, spec, n, round_number) for n in range(1, 21)]
     for choice in oracle:
         hits = sum(
             defend(attacker, defender, outcome, spec, choice, round_number, FixedDice([m, 1]), DEFAULTS).outcome.hit

@@ -20,6 +20,7 @@ from rules.fate_points import (
     TAKE,
     WEAPON_TYPES,
     AttackSpec,
+    AttackVanished,
     Combatant,
     CombatState,
     Kind,
@@ -115,6 +116,8 @@ def play(exchange: Exchange) -> tuple[int, int | None, DefenceResult, list[PoolD
     except RuleError as error:
         assert error.code in {"not_enough_mana", "target_dead", "dead"}
         return None
+    if isinstance(outcome, AttackVanished):
+        return None  # the attacker paid its last mana: no blow to defend
     choice = TAKE if outcome.auto_hit else exchange.choice
     dice = _DefenceDice(exchange.defence_face, exchange.crit_face)
     resolution = defend(exchange.attacker, exchange.defender, outcome, exchange.spec, choice, 1, dice, DEFAULTS)
@@ -183,7 +186,7 @@ def test_a_servant_never_spends_mana_it_does_not_have(mana: int, rank: str, conf
         }
         return
     assert cost < mana or (cost == mana and confirm)
-    assert outcome.attacker_fate == ("dead" if cost == mana else None)
+    assert isinstance(outcome, AttackVanished) == (cost == mana)
 
 
 def master_data(stats: tuple[int, ...]) -> dict[str, object]:

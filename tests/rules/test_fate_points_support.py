@@ -81,7 +81,9 @@ def swing(
     round_number: int = 1,
     options: FatePointsOptions = DEFAULTS,
 ) -> AttackOutcome:
-    return attack(attacker, defender, spec, round_number, FixedDice([natural]), options)
+    outcome = attack(attacker, defender, spec, round_number, FixedDice([natural]), options)
+    assert isinstance(outcome, AttackOutcome), outcome
+    return outcome
 
 
 def answer(

@@ -117,6 +117,26 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
         progress = await self.fate.god_hand(call_of(interaction), character, minimum)
         await respond(interaction, progress)
 
+    @app_commands.command(name="ex-cost", description="The mana cost of an EX rank: attacks, or one EX NP (GM only)")
+    @app_commands.describe(
+        servant="Whose EX rank", cost="Mana per attack at the EX stat, or the NP's activation cost",
+        phantasm="An EX Noble Phantasm (leave out for attacks at an EX stat)",
+    )  # fmt: skip
+    async def ex_cost(
+        self, interaction: Interaction, servant: NameText, cost: app_commands.Range[int, 0, 1000],
+        phantasm: NameText | None = None,
+    ) -> None:  # fmt: skip
+        progress = await self.fate.set_ex_cost(call_of(interaction), servant, cost, phantasm)
+        await respond(interaction, progress)
+
+    @app_commands.command(name="compatibility", description="The GM's modifier to a Master's compatibility (GM only)")
+    @app_commands.describe(master="The Master", modifier="Added to the rolled compatibility (0 removes it)")
+    async def compatibility(
+        self, interaction: Interaction, master: NameText, modifier: app_commands.Range[int, -50, 50]
+    ) -> None:
+        progress = await self.fate.set_compatibility(call_of(interaction), master, modifier)
+        await respond(interaction, progress)
+
     @activate.autocomplete("name")
     async def activatable(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         try:
@@ -133,6 +153,8 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
 
     @rest.autocomplete("master")
     @rule_phantasm.autocomplete("servant")
+    @ex_cost.autocomplete("servant")
+    @compatibility.autocomplete("master")
     @god_hand.autocomplete("character")
     async def any_character(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         return await character_choices(self.bot, interaction, current)

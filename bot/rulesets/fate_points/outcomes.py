@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from rules.exchange import Outcome
 from rules.fate_points.outcomes import (
@@ -37,6 +37,16 @@ class AttackDeclared(Outcome):
     mana_cost: int
     auto_hit: bool
     round: int
+
+
+class AttackFaded(Outcome):
+    """A Servant paid its last prana for an attack and vanished before the blow (R18): nothing was rolled."""
+
+    event = "attack.vanished"
+    attacker: str
+    defender: str
+    action: str
+    mana_cost: int
 
 
 class AttackResolved(Outcome):
@@ -88,6 +98,7 @@ class Activated(Outcome):
     event = "fate.activate"
     name: str
     result: ActivationResult
+    lasts: Literal["round", "next_roll"]  # a fight's round, or outside a fight the next attack or defence roll
 
 
 class Moved(Outcome):
@@ -138,3 +149,21 @@ class GodHandSet(Outcome):
     event = "fate.god_hand"
     name: str
     rank: str | None
+
+
+class ExCostSet(Outcome):
+    """The GM's mana cost for an EX rank (R16): of attacks at an EX stat, or of one EX Noble Phantasm."""
+
+    event = "fate.ex_cost"
+    name: str
+    phantasm: str | None
+    cost: int
+
+
+class CompatibilitySet(Outcome):
+    """The GM's modifier to a Master's compatibility (R1: "any modifiers the GM may have approved")."""
+
+    event = "fate.compatibility"
+    name: str
+    modifier: int
+    compatibility: int

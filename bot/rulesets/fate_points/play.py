@@ -39,8 +39,11 @@ from bot.rulesets.base import (
 from bot.rulesets.fate_points.outcomes import (
     Activated,
     AttackDeclared,
+    AttackFaded,
     AttackResolved,
     CheckRolled,
+    CompatibilitySet,
+    ExCostSet,
     FateDenied,
     FateRequested,
     FateSpent,
@@ -77,12 +80,15 @@ from rules.exchange import (
 from rules.fate_points import (
     ATTACK_TYPES,
     DEFENCE_CHOICES,
+    EX,
+    MAX_STAT,
     STATS,
     TAKE,
     Ability,
     AttackOutcome,
     AttackSpec,
     AttackType,
+    AttackVanished,
     Combatant,
     CombatState,
     FatePointsOptions,
@@ -97,7 +103,6 @@ from rules.fate_points import (
     defend,
     fate,
     is_np_rank,
-    np_cost,
     odds,
     parse_master,
     parse_servant,
@@ -202,10 +207,40 @@ def _stats(character: CharacterSnapshot) -> dict[Stat, int]:
     return {cast(Stat, stat): int(value) for stat, value in character.sheet["derived"]["stats"].items()}
 
 
-def combatant(character: CharacterSnapshot, fate_effects: Mapping[str, Any] | None = None) -> Combatant:
+def activated(character: CharacterSnapshot, turn: Turn) -> tuple[str, ...]:
+    """The skills and NPs paid for with `/fate activate` that still apply: for the rest of the round in a fight,
+    until the next attack or defence roll outside one."""
+    record = character.state.get("activated") or {}
+    current = turn.round_number if turn.in_combat else None
+    return tuple(record.get("names", ())) if record and record.get("round") == current else ()
+
+
+def _used_up_activation(who: str, character: CharacterSnapshot, turn: Turn) -> list[Effect]:
+    """Outside a fight an activation lasts one roll: the roll that used it ends it."""
+    return [] if turn.in_combat or not activated(character, turn) else [StatePatch(who, "activated", None)]
+
+
+def compatibility(master: CharacterSnapshot) -> int:
+    """The rolled compatibility with the GM's modifier (R1), set with /fate compatibility."""
+    return int(master.sheet["derived"]["compatibility"]) + int(master.state.get("compat_mod", 0))
+
+
+def phantasms(servant: CharacterSnapshot) -> list[NoblePhantasm]:
+    """The sheet's Noble Phantasms, each EX one with the cost the GM gave it (/fate ex-cost)."""
+    costs = servant.state.get("np_ex_costs", {})
+    return [
+        NoblePhantasm.model_validate({**np, "ex_cost": costs[np["name"]]} if np["name"] in costs else np)
+        for np in servant.sheet["file"].get("noble_phantasms", [])
+    ]
+
+
+def combatant(
+    character: CharacterSnapshot, fate_effects: Mapping[str, Any] | None = None, activated: Sequence[str] = ()
+) -> Combatant:
     """The rules' view of a stored character: sheet, current pools, combat state and Fate/Point effect.
 
-    `fate_effects` overrides the stored effect: an attack keeps the one it was declared with until it resolves.
+    `fate_effects` overrides the stored effect: an attack keeps the one it was declared with until it resolves,
+    and likewise the `activated` skills it was declared with.
     """
     file = character.sheet["file"]
     state = character.state
@@ -220,6 +255,7 @@ def combatant(character: CharacterSnapshot, fate_effects: Mapping[str, Any] | No
         "fp_roll_vs_servant": bool(fate_effects.get("roll_vs_servant")),
         "fp_boost": fate_effects.get("boost"),
         "min_np_rank": state.get("min_np_rank"),
+        "activated": tuple(activated),
     }
     if character.kind == MASTER:
         sheet = MasterSheet.model_validate(file)
@@ -230,7 +266,7 @@ def combatant(character: CharacterSnapshot, fate_effects: Mapping[str, Any] | No
     servant = ServantSheet.model_validate(file)
     return Combatant(
         kind=SERVANT, servant_class=servant.servant_class, weapons=servant.weapons, abilities=servant.skills,
-        noble_phantasms=servant.noble_phantasms, roll_mod=int(character.sheet["derived"].get("roll_mod", 0)),
+        noble_phantasms=phantasms(character), roll_mod=int(character.sheet["derived"].get("roll_mod", 0)),
         **common,
     )  # fmt: skip
 
@@ -264,11 +300,13 @@ def stored_actions(character: CharacterSnapshot) -> ActionState | None:
     return ActionState.model_validate(stored) if stored else None
 
 
-def spend_action(who: str, character: CharacterSnapshot, kind: str, turn: Turn) -> list[Effect]:
-    """The `actions` state after spending one action of `kind`; nothing is counted outside a fight."""
+def spend_action(who: str, character: CharacterSnapshot, *kinds: str, turn: Turn) -> list[Effect]:
+    """The `actions` state after spending one action of each of `kinds`; nothing is counted outside a fight."""
     if not turn.in_combat:
         return []
-    actions, _ = use_action(stored_actions(character), kind, turn.round_number)
+    actions = actions_in_round(stored_actions(character), turn.round_number)
+    for kind in kinds:
+        actions, _ = use_action(actions, kind, turn.round_number)
     return [StatePatch(who, "actions", actions.model_dump(mode="json"))]
 
 
@@ -390,20 +428,19 @@ class FatePointsPlay(Play):
         if not full:  # what a player sees of a character the GMs run: its kind, in the title
             return []
         file = character.sheet["file"]
-        derived = character.sheet["derived"]
         stats = " · ".join(f"{stat} {rank_letter(value)} ({value})" for stat, value in _stats(character).items())
         lines = [SheetLine("sheet.stats", stats, inline=False)]
         if character.kind == SERVANT:
             lines += [SheetLine("sheet.class", file["servant_class"]), SheetLine("sheet.master", file["master"])]
         else:
-            lines.append(SheetLine("sheet.compatibility", str(derived["compatibility"])))
+            lines.append(SheetLine("sheet.compatibility", str(compatibility(character))))
         weapons = ", ".join(f"{weapon['name']} ({weapon['type']})" for weapon in file.get("weapons", []))
         lines.append(SheetLine("sheet.weapons", weapons, inline=False))
         abilities = file.get("skills") or file.get("magecraft") or []
         lines.append(SheetLine("sheet.skills", ", ".join(self._ability_text(ability) for ability in abilities), False))
         if character.kind == SERVANT:
-            phantasms = ", ".join(self._phantasm_text(np) for np in file.get("noble_phantasms", []))
-            lines.append(SheetLine("sheet.noble_phantasms", phantasms, inline=False))
+            listed = ", ".join(self._phantasm_text(np) for np in phantasms(character))
+            lines.append(SheetLine("sheet.noble_phantasms", listed, inline=False))
         return lines
 
     @staticmethod
@@ -413,13 +450,12 @@ class FatePointsPlay(Play):
         return f"{ability['name']} [{mods}]{cost}" if mods else f"{ability['name']}{cost}"
 
     @staticmethod
-    def _phantasm_text(phantasm: Mapping[str, Any]) -> str:
-        rank = str(phantasm["rank"])
+    def _phantasm_text(phantasm: NoblePhantasm) -> str:
         try:
-            cost = str(np_cost(rank, int(phantasm.get("gm_cost_adjust", 0)), phantasm.get("ex_cost")))
+            cost = str(np_activation_cost(phantasm))
         except RuleError:  # an EX rank waiting for the GM's cost
             cost = "?"
-        return f"{phantasm['name']} ({rank}, {cost})"
+        return f"{phantasm.name} ({phantasm.rank}, {cost})"
 
     def check(self, scene: Scene, params: CheckInput) -> Step:
         character = scene.one(ACTOR)
@@ -470,17 +506,21 @@ class FatePointsPlay(Play):
         kind, name = parse_action(action)
         if kind != NP_ACTION and kind not in ATTACK_TYPES:
             raise RuleError("unknown_action", action=action)
+        weapons = attacker.sheet["file"].get("weapons", [])
+        # A10: one attack per weapon; one more is the Extra action spent as an attack (reusing a weapon).
+        uses_extra = attacks > max(1, len(weapons))
         if kind == NP_ACTION:
-            weapons = attacker.sheet["file"].get("weapons", [])
             weapon = weapons[0]["name"] if weapons else None
             ruling = attacker.state.get("np_rulings", {}).get(name or "")
             return AttackSpec.from_dict({
                 "attack_type": "melee", "weapon": weapon, "noble_phantasm": name, "attacks_declared": attacks,
-                "rank_used": rank, "confirm_zero_mana": confirm, "np_ruling": ruling,
+                "rank_used": rank, "confirm_zero_mana": confirm, "np_ruling": ruling, "uses_extra_action": uses_extra,
+                "ex_cost": attacker.state.get("ex_attack_cost"),
             })  # fmt: skip
         return AttackSpec.from_dict({
             "attack_type": kind, "weapon": name, "attacks_declared": attacks, "rank_used": rank,
-            "confirm_zero_mana": confirm,
+            "confirm_zero_mana": confirm, "uses_extra_action": uses_extra,
+            "ex_cost": attacker.state.get("ex_attack_cost"),
         })  # fmt: skip
 
     def attack(self, scene: Scene, params: AttackInput) -> Step:
@@ -493,19 +533,27 @@ class FatePointsPlay(Play):
         rules_options = _options(scene.options)
         turn = scene.turn
         spec = self._spec(attacker, given.action, given.attacks, given.rank, given.confirm)
-        fighter = combatant(attacker)
+        active = activated(attacker, turn)
+        fighter = combatant(attacker, activated=active)
         # The round's declared attacks all share its Attack action (R4/R5): only the first one spends it.
-        # A Noble Phantasm is "activated via the general or free moves" instead.
+        # A Noble Phantasm is "activated via the general or free moves" instead, unless it was activated already.
         first_of_round = fighter.state.attack_round != turn.round_number
-        kind = "general" if spec.noble_phantasm else "attack"
-        actions = spend_action(ATTACKER, attacker, kind, turn) if first_of_round or spec.noble_phantasm else []
+        kinds = ("general" if spec.noble_phantasm else "attack", *(("extra",) if spec.uses_extra_action else ()))
+        spends = first_of_round or (spec.noble_phantasm is not None and spec.noble_phantasm not in active)
+        actions = spend_action(ATTACKER, attacker, *kinds, turn=turn) if spends else []
         outcome = attack(fighter, combatant(defender), spec, turn.round_number, scene.dice, rules_options)
+        if isinstance(outcome, AttackVanished):
+            vanished = AttackFaded(attacker=attacker.name, defender=defender.name, action=given.action,
+                                      mana_cost=outcome.mana_cost)  # fmt: skip
+            return Step(effects=(*outcome.effects, *actions), outcomes=(vanished,))
         declared = AttackDeclared(
             attacker=attacker.name, defender=defender.name, action=given.action, score=outcome.score,
             crit=outcome.crit, mana_cost=outcome.mana_cost, auto_hit=outcome.auto_hit, round=turn.shown_round,
         )  # fmt: skip
-        effects = (*outcome.effects, *actions, *_spent_fate(ATTACKER, attacker, rules_options, turn.round_number))
-        state = {"attack": outcome.to_dict(), "spec": spec.to_dict(), "attacker_fate": attacker.state.get("fate") or {}}
+        effects = (*outcome.effects, *actions, *_spent_fate(ATTACKER, attacker, rules_options, turn.round_number),
+                   *_used_up_activation(ATTACKER, attacker, turn))  # fmt: skip
+        state = {"attack": outcome.to_dict(), "spec": spec.to_dict(), "attacker_fate": attacker.state.get("fate") or {},
+                 "attacker_activated": list(active)}  # fmt: skip
         rolled = Step(rolls=(outcome.roll,), effects=effects, outcomes=(declared,))
         if not outcome.auto_hit:
             wait = defence_wait(attacker.name, defender.name, outcome.defence_options)
@@ -550,12 +598,17 @@ class FatePointsPlay(Play):
         outcome = AttackOutcome.from_dict(state["attack"])
         spec = AttackSpec.from_dict(state["spec"])
         resolution = defend(
-            combatant(attacker, state.get("attacker_fate", {})), combatant(defender), outcome, spec,
+            combatant(attacker, state.get("attacker_fate", {}), state.get("attacker_activated", ())),
+            combatant(defender, activated=activated(defender, scene.turn)), outcome, spec,
             answer.option or TAKE, round_number, scene.dice, rules_options, weapon=weapon,
         )  # fmt: skip
         rolled = resolution.outcome.defence_score is not None
-        # A defender taking the hit keeps a Fate/Point it has not used.
-        spent = _spent_fate(DEFENDER, defender, rules_options, round_number) if rolled else []
+        # A defender taking the hit keeps a Fate/Point and an activation it has not used.
+        spent = (
+            [*_spent_fate(DEFENDER, defender, rules_options, round_number),
+             *_used_up_activation(DEFENDER, defender, scene.turn)]
+            if rolled else []
+        )  # fmt: skip
         resolved = AttackResolved(
             attacker=attacker.name, defender=defender.name, forced=answer.forced, result=resolution.outcome
         )
@@ -584,6 +637,10 @@ class FatePointsPlay(Play):
             return Report(self._hit_line(resolved), notes=self._flags(resolved))
         lines: list[Text] = []
         for outcome in outcomes:
+            if isinstance(outcome, AttackFaded):
+                return Report(
+                    Text("attack.vanished", outcome.model_dump(include={"attacker", "defender", "mana_cost"}))
+                )
             if isinstance(outcome, CheckRolled):
                 title = Text("check.title", {"name": outcome.name, "stat": outcome.stat, "score": outcome.score})
                 if outcome.success is None:
@@ -604,7 +661,10 @@ class FatePointsPlay(Play):
             key = ONE_LINERS[type(outcome)]
             values = {name: value for name, value in outcome.result.model_dump().items()
                       if isinstance(value, str | int) and not isinstance(value, bool)}  # fmt: skip
-            return [Text(key, {**values, "who": outcome.name, "name": values.get("name", outcome.name)})]
+            line = Text(key, {**values, "who": outcome.name, "name": values.get("name", outcome.name)})
+            if isinstance(outcome, Activated):
+                return [line, Text(f"fate.activation_lasts.{outcome.lasts}", {"name": outcome.result.name})]
+            return [line]
         if isinstance(outcome, Moved):
             return [Text("fate.moved", {"who": outcome.name})]
         if isinstance(outcome, PresenceSet):
@@ -616,6 +676,14 @@ class FatePointsPlay(Play):
             defences = _defences_words(outcome.ruling.get("defences"))
             return [Text("fate.np_ruled", {"name": outcome.name, "phantasm": outcome.phantasm,
                                            "defences": defences, "damage": damage})]  # fmt: skip
+        if isinstance(outcome, ExCostSet):
+            if outcome.phantasm is None:
+                return [Text("fate.ex_attack_cost_set", {"name": outcome.name, "cost": outcome.cost})]
+            return [Text("fate.ex_np_cost_set", {"name": outcome.name, "phantasm": outcome.phantasm,
+                                                 "cost": outcome.cost})]  # fmt: skip
+        if isinstance(outcome, CompatibilitySet):
+            return [Text("fate.compatibility_set", {"name": outcome.name, "modifier": f"{outcome.modifier:+d}",
+                                                    "compatibility": outcome.compatibility})]  # fmt: skip
         if isinstance(outcome, GodHandSet):
             if outcome.rank is None:
                 return [Text("fate.god_hand_removed", {"name": outcome.name})]
@@ -640,8 +708,8 @@ class FatePointsPlay(Play):
     def log_text(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
         if kind.startswith("fate.") and "use" in payload:
             return Text(f"event.{kind}", {"use": Text(f"fate.use.{payload['use']}")})
-        if kind == "attack.declared" and isinstance(payload.get("action"), str):
-            return Text("event.attack.declared", {"action": _action_words(payload["action"])})
+        if kind in ("attack.declared", "attack.vanished") and isinstance(payload.get("action"), str):
+            return Text(f"event.{kind}", {"action": _action_words(payload["action"])})
         if kind == "fate.activate" and isinstance(payload.get("result"), dict):
             used = payload["result"]
             return Text("event.fate.activate", {"ability": used.get("name"), "cost": used.get("cost")})
@@ -669,7 +737,7 @@ class FatePointsPlay(Play):
         if character.kind != SERVANT or master is None or not character.sheet["file"].get("mad_enchantment"):
             return None
         drawn = mad_enchantment_draw(
-            master.sheet["derived"]["compatibility"], master.pools["prana"].current,
+            compatibility(master), master.pools["prana"].current,
             character.pools["prana"].current, character.pools["prana"].maximum or 0,
         )  # fmt: skip
         # The draw is the pair's one transfer of the round (A19).
@@ -708,7 +776,7 @@ class FatePointsPlay(Play):
             if master is None or self.out_of_play(servant) is not None or not self.replenishes(servant):
                 continue
             replenished = passive_replenishment(
-                total, master.sheet["derived"]["compatibility"], master.pools["prana"].current,
+                total, compatibility(master), master.pools["prana"].current,
                 servant.pools["prana"].current, servant.pools["prana"].maximum or 0, _options(scene.options),
             )  # fmt: skip
             effects = _recast(replenished.effects, {PAIR_MASTER: f"{reference}.{CONTRACT}", PAIR_SERVANT: reference})
@@ -737,10 +805,10 @@ class FatePointsPlay(Play):
         """R12: the pair's one transfer of the round, as the acting one's General action."""
         actor, master, servant = scene.one(ACTOR), scene.one(PAIR_MASTER), scene.one(PAIR_SERVANT)
         moved = transfer_mana(
-            master.sheet["derived"]["compatibility"], master.pools["prana"].current, servant.pools["prana"].current,
+            compatibility(master), master.pools["prana"].current, servant.pools["prana"].current,
             servant.pools["prana"].maximum or 0, amount, master.state.get("transfer_round"), scene.turn.round_number,
         )  # fmt: skip
-        effects = (*moved.effects, *spend_action(ACTOR, actor, "general", scene.turn),
+        effects = (*moved.effects, *spend_action(ACTOR, actor, "general", turn=scene.turn),
                    StatePatch(PAIR_MASTER, "transfer_round", scene.turn.round_number))  # fmt: skip
         return Step(effects=effects, outcomes=(Transferred(name=actor.name, result=moved.outcome),))
 
@@ -757,28 +825,35 @@ class FatePointsPlay(Play):
         """R16: a Noble Phantasm or a skill with a cost, as a General (or the Extra) action."""
         actor = scene.one(ACTOR)
         file = actor.sheet["file"]
-        phantasm = next((np for np in file.get("noble_phantasms", []) if np["name"] == name), None)
+        phantasm = next((np for np in phantasms(actor) if np.name == name), None)
         ability = next((a for a in file.get("skills") or file.get("magecraft") or [] if a["name"] == name), None)
         if phantasm is not None:
-            cost = np_activation_cost(NoblePhantasm.model_validate(phantasm))
+            cost = np_activation_cost(phantasm)
         elif ability is not None:
             cost = ability_activation_cost(Ability.model_validate(ability))
         else:
             raise RuleError("unknown_ability", name=name)
+        turn = scene.turn
+        active = activated(actor, turn)
+        if name in active:
+            raise RuleError("already_active", name=name)
         paid = activate(cost, actor.pools["prana"].current, confirm, name, kind=cast(Any, actor.kind))
-        return self._own(
-            scene, paid, Activated(name=actor.name, result=paid.outcome), "extra" if use_extra else "general"
-        )
+        record = {"round": turn.round_number if turn.in_combat else None, "names": [*active, name]}
+        outcome = Activated(name=actor.name, result=paid.outcome, lasts="round" if turn.in_combat else "next_roll")
+        action = "extra" if use_extra else "general"
+        return self._own(scene, paid, outcome, action, StatePatch(ACTOR, "activated", record))
 
     def move(self, scene: Scene) -> Step:
         actor = scene.one(ACTOR)
-        return Step(effects=tuple(spend_action(ACTOR, actor, "move", scene.turn)), outcomes=(Moved(name=actor.name),))
+        return Step(
+            effects=tuple(spend_action(ACTOR, actor, "move", turn=scene.turn)), outcomes=(Moved(name=actor.name),)
+        )
 
-    def _own(self, scene: Scene, resolution: Resolution[Any], outcome: Outcome, action: str) -> Step:
+    def _own(self, scene: Scene, resolution: Resolution[Any], outcome: Outcome, action: str, *more: Effect) -> Step:
         """A character's own spend, as one of its actions."""
         effects = _recast(resolution.effects, {"actor": ACTOR})
-        actions = spend_action(ACTOR, scene.one(ACTOR), action, scene.turn)
-        return Step(effects=(*effects, *actions), outcomes=(outcome,))
+        actions = spend_action(ACTOR, scene.one(ACTOR), action, turn=scene.turn)
+        return Step(effects=(*effects, *actions, *more), outcomes=(outcome,))
 
     def rest(self, scene: Scene) -> Step:
         master = scene.one(ACTOR)
@@ -808,6 +883,36 @@ class FatePointsPlay(Play):
             raise RuleError("invalid_rank", rank=minimum)
         return Step(effects=(StatePatch(ACTOR, "min_np_rank", minimum),),
                     outcomes=(GodHandSet(name=character.name, rank=minimum),))  # fmt: skip
+
+    def set_ex_cost(self, scene: Scene, cost: int, phantasm: str | None) -> Step:
+        """R16: "the amount of mana points required ... will need to be discussed with the current GM": the GM's
+        cost of attacks at an EX stat (R15), or of one EX Noble Phantasm."""
+        servant = scene.one(ACTOR)
+        if servant.kind != SERVANT:
+            raise RuleError("servants_only")
+        if phantasm is None:
+            if all(value <= MAX_STAT for value in _stats(servant).values()):
+                raise RuleError("no_ex_stat", name=servant.name)
+            patch = StatePatch(ACTOR, "ex_attack_cost", cost)
+        else:
+            found = next((np for np in phantasms(servant) if np.name.lower() == phantasm.lower()), None)
+            if found is None:
+                raise RuleError("no_such_phantasm", servant=servant.name, name=phantasm)
+            if not found.rank.startswith(EX):
+                raise RuleError("not_an_ex_phantasm", name=found.name, rank=found.rank)
+            phantasm = found.name
+            patch = StatePatch(ACTOR, "np_ex_costs", {**servant.state.get("np_ex_costs", {}), found.name: cost})
+        return Step(effects=(patch,), outcomes=(ExCostSet(name=servant.name, phantasm=phantasm, cost=cost),))
+
+    def set_compatibility(self, scene: Scene, modifier: int) -> Step:
+        master = scene.one(ACTOR)
+        if master.kind != MASTER:
+            raise RuleError("masters_only")
+        value = int(master.sheet["derived"]["compatibility"]) + modifier
+        if value < 0:
+            raise RuleError("compatibility_below_zero", name=master.name, value=value)
+        outcome = CompatibilitySet(name=master.name, modifier=modifier, compatibility=value)
+        return Step(effects=(StatePatch(ACTOR, "compat_mod", modifier),), outcomes=(outcome,))
 
     def set_presence(self, scene: Scene, present: bool) -> Step:
         master = scene.one(ACTOR)

@@ -152,6 +152,12 @@ class FateService:
     async def god_hand(self, call: Call, name: str, minimum: str | None) -> Progress:
         return await self._gm_step(call, name, "fate.god_hand", FatePointsPlay.god_hand, minimum)
 
+    async def set_ex_cost(self, call: Call, name: str, cost: int, phantasm: str | None) -> Progress:
+        return await self._gm_step(call, name, "fate.ex_cost", FatePointsPlay.set_ex_cost, cost, phantasm)
+
+    async def set_compatibility(self, call: Call, name: str, modifier: int) -> Progress:
+        return await self._gm_step(call, name, "fate.compatibility", FatePointsPlay.set_compatibility, modifier)
+
     async def set_presence(self, call: Call, name: str, present: bool) -> Progress:
         return await self._gm_step(call, name, "fate.presence", FatePointsPlay.set_presence, present)
 
