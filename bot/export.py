@@ -16,16 +16,16 @@ from datetime import UTC
 from pathlib import Path
 from typing import Any
 
-from bot.db.models import Campaign
 from bot.services.log import Exportable, ExportRow
 
 FORMATS = ("json", "csv")
-CSV_COLUMNS = ("id", "created_at", "kind", "actor_id", "secret", "redacted", "payload")
+CSV_COLUMNS = ("id", "created_at", "kind", "actor_id", "actor", "secret", "redacted", "payload")
 _JSON_BOOL = {True: "true", False: "false"}
 _JSON_NULL = "null"
 
 
-def _header(campaign: Campaign, file_format: str) -> str:
+def _header(exportable: Exportable, file_format: str) -> str:
+    campaign = exportable.campaign
     if file_format == "csv":
         buffer = io.StringIO()
         csv.writer(buffer).writerow(CSV_COLUMNS)
@@ -34,7 +34,11 @@ def _header(campaign: Campaign, file_format: str) -> str:
         "id": campaign.id, "name": campaign.name, "ruleset": campaign.ruleset, "guild_id": str(campaign.guild_id),
         "channel_id": str(campaign.channel_id), "status": campaign.status,
     }  # fmt: skip
-    return f'{{"campaign": {json.dumps(about, ensure_ascii=False)}, "events": [\n'
+    users = {str(user_id): name for user_id, name in exportable.user_names.items()}
+    return (
+        f'{{"campaign": {json.dumps(about, ensure_ascii=False)}, "users": {json.dumps(users, ensure_ascii=False)}, '
+        f'"events": [\n'
+    )
 
 
 def _fields(row: ExportRow, exportable: Exportable) -> tuple[list[Any], str]:
@@ -46,7 +50,8 @@ def _fields(row: ExportRow, exportable: Exportable) -> tuple[list[Any], str]:
         payload = json.dumps({"label": json.loads(payload).get("label")}, ensure_ascii=False)
     moment = (created_at if created_at.tzinfo else created_at.replace(tzinfo=UTC)).isoformat()
     actor = str(actor_id) if actor_id is not None else None
-    return [event_id, moment, kind, actor, bool(secret), redacted], payload
+    name = exportable.user_names.get(actor_id) if actor_id is not None else None
+    return [event_id, moment, kind, actor, name, bool(secret), redacted], payload
 
 
 def _page(rows: list[ExportRow], exportable: Exportable, file_format: str, first: bool) -> str:
@@ -60,13 +65,15 @@ def _page(rows: list[ExportRow], exportable: Exportable, file_format: str, first
         return buffer.getvalue()
     lines = []
     for row in rows:
-        (event_id, moment, kind, actor, secret, redacted), payload = _fields(row, exportable)
+        (event_id, moment, kind, actor, name, secret, redacted), payload = _fields(row, exportable)
         # The payload is JSON already: it goes in as it is.
-        # Kinds are the bot's own dotted names and ids are digits: nothing in them needs escaping.
+        # Kinds are the bot's own dotted names and ids are digits: nothing in them needs escaping; names may.
         actor_text = _JSON_NULL if actor is None else f'"{actor}"'
+        name_text = _JSON_NULL if name is None else json.dumps(name, ensure_ascii=False)
         lines.append(
             f'{{"id": {event_id}, "created_at": "{moment}", "kind": "{kind}", "actor_id": {actor_text}, '
-            f'"secret": {_JSON_BOOL[secret]}, "redacted": {_JSON_BOOL[redacted]}, "payload": {payload}}}'
+            f'"actor": {name_text}, "secret": {_JSON_BOOL[secret]}, "redacted": {_JSON_BOOL[redacted]}, '
+            f'"payload": {payload}}}'
         )
     text = ",\n".join(lines)
     return text if first else f",\n{text}"
@@ -80,7 +87,7 @@ async def write_export(
     path = folder / f"campaign-{campaign.id}-log.{file_format}"
     count = 0
     with path.open("w", encoding="utf-8", newline="") as sink:
-        sink.write(_header(campaign, file_format))
+        sink.write(_header(exportable, file_format))
         # While a worker thread writes one page, the next is read from the database.
         writing: asyncio.Future[str] | None = None
         async for rows in pages:

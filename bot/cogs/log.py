@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import replace
 from pathlib import Path
 
 import discord
@@ -21,6 +23,8 @@ EVENTS_PER_PAGE = 15
 EXPORT_PAGE = 2000
 LOG_PAGES = "log"
 AUTOCOMPLETE_LIMIT = 25
+# An export names at most this many users (each may cost one request to Discord); the rest keep their ids.
+NAMED_USERS = 100
 
 
 @app_commands.guild_only()
@@ -53,11 +57,31 @@ class LogCog(commands.GroupCog, group_name="log", group_description="The campaig
             campaign_id = int(campaign)
         await output.defer(interaction, ephemeral=True)
         exportable = await self.bot.logs.exportable(place_of(interaction), actor_of(interaction), campaign_id)
+        actor_ids = await self.bot.logs.actor_ids(exportable, NAMED_USERS)
+        exportable = replace(exportable, user_names=await self._names(interaction.guild, actor_ids))
         with scratch_folder() as folder:
             pages_of = self.bot.logs.rows(exportable, EXPORT_PAGE)
             path, count = await write_export(exportable, pages_of, file_format.value, Path(folder))
             text = tr("log.exported", name=exportable.campaign.name, count=count)
             await output.reply(interaction, text, paths=[path], ephemeral=True)
+
+    async def _names(self, guild: discord.Guild | None, user_ids: list[int]) -> dict[int, str]:
+        """How the server shows each user (their nickname there, else their name); someone gone keeps only an id."""
+
+        async def name_of(user_id: int) -> str | None:
+            try:
+                if guild is not None:
+                    member = guild.get_member(user_id) or await guild.fetch_member(user_id)
+                    return member.display_name
+            except discord.HTTPException:
+                pass
+            try:
+                return (self.bot.get_user(user_id) or await self.bot.fetch_user(user_id)).name
+            except discord.HTTPException:
+                return None
+
+        names = await asyncio.gather(*(name_of(user_id) for user_id in user_ids))
+        return {user_id: name for user_id, name in zip(user_ids, names, strict=True) if name is not None}
 
     @export.autocomplete("campaign")
     async def campaign_choices(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:

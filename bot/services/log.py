@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -39,6 +39,7 @@ class Exportable:
     campaign: Campaign
     actor_id: int
     sees_secrets: bool
+    user_names: Mapping[int, str] = field(default_factory=dict)  # who each actor id is, as the server names them
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,18 @@ class LogService:
                 campaign = found
             sees_secrets = not campaign.is_active or await is_gm(session, campaign.id, actor)
             return Exportable(campaign, actor.user_id, sees_secrets)
+
+    async def actor_ids(self, exportable: Exportable, limit: int) -> list[int]:
+        """The users who acted in the campaign (at most `limit`), so an export can name them."""
+        table = Event.__table__
+        async with self.database.read() as session:
+            found = await session.scalars(
+                select(table.c.actor_id)
+                .where(table.c.campaign_id == exportable.campaign.id, table.c.actor_id.is_not(None))
+                .distinct()
+                .limit(limit)
+            )
+            return [int(actor_id) for actor_id in found]
 
     async def rows(self, exportable: Exportable, page_size: int) -> AsyncIterator[list[ExportRow]]:
         """The whole log in pages of plain rows, oldest first, each page read in a short transaction of its own

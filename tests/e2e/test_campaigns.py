@@ -178,9 +178,13 @@ async def test_log_export_as_json_and_csv(table: Table) -> None:
     assert document["campaign"]["name"] == "Export War"
     assert [event["kind"] for event in document["events"]] == ["campaign.started", "roll"]
     assert document["events"][1]["payload"]["total"] == 8
+    # Each user is named as well as identified, in the events and once for the whole file.
+    assert document["users"][str(table.bob.id)] == "bob"
+    assert document["events"][1]["actor_id"] == str(table.bob.id) and document["events"][1]["actor"] == "bob"
     csv_reply = (await harness.slash(table.bob, channel, "log export", format="csv")).reply
     rows = list(csv.DictReader(io.StringIO(csv_reply.attachments[0].data.decode())))
     assert [row["kind"] for row in rows] == ["campaign.started", "roll"]
+    assert rows[1]["actor"] == "bob"
     assert csv_reply.attachments[0].filename.endswith(".csv")
 
 

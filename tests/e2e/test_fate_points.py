@@ -607,7 +607,7 @@ async def test_sessions_turns_and_time_move_the_campaign_and_run_its_hooks(war: 
 
 def _sheet_value(sheet: Message, label: str) -> str:
     assert sheet.embeds, sheet.content
-    return next(field["value"] for field in sheet.embeds[0]["fields"] if field["name"] == label)
+    return str(next(field["value"] for field in sheet.embeds[0]["fields"] if field["name"] == label))
 
 
 async def test_a_gm_prices_ex_ranks_and_adjusts_compatibility(war: War) -> None:
