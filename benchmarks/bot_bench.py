@@ -133,6 +133,8 @@ async def enlist(table: Table, player: User, channel: Channel, master: str, serv
         text = yaml.safe_dump(data, allow_unicode=True).encode()
         created = await emulator.slash(player, channel, "character import", {"file": ("sheet.yaml", text)})
         assert not created.reply.ephemeral, created.reply.content
+        # The template's skills and Noble Phantasm are the GM's to set: the sheet waits for the GM's approval.
+        await emulator.click(table.gm, emulator.last_message(channel, visible_to=table.gm), "Approve")
     await emulator.slash(player, channel, "character use", {"name": servant})
 
 

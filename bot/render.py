@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import discord
@@ -64,6 +65,8 @@ def option_text(value: Any) -> str:
         return "none"
     if isinstance(value, bool):
         return str(value).lower()
+    if isinstance(value, list | dict):
+        return json.dumps(value, ensure_ascii=False)
     return str(value)
 
 

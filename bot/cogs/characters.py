@@ -23,12 +23,15 @@ from bot.app import (
     report_error,
     translator,
 )
+from bot.cogs.exchanges import post_prompts
 from bot.errors import UserError
-from bot.files import MAX_FILE_BYTES, parse_sheet
+from bot.files import MAX_FILE_BYTES, load_document, parse_sheet
 from bot.i18n import Translator
 from bot.render import mention, pool_text, rolls_text
 from bot.rulesets.base import CharacterSnapshot, Play, Pool, SheetLine
 from bot.services.characters import Created
+from bot.services.held import HELD, REJECTED
+from bot.sheet_paths import MAX_PATH, field_paths, shown_value
 from rules.exchange import Text
 
 AUTOCOMPLETE_LIMIT = 25
@@ -58,6 +61,10 @@ def sheet_embed(tr: Translator, character: CharacterSnapshot, lines: list[SheetL
         description=owner,
         colour=SHEET_COLOUR,
     )
+    held = character.state.get(HELD)
+    if held:
+        note = "character.rejected_note" if held == REJECTED else "character.held_note"
+        embed.add_field(name=tr("character.held"), value=tr(note, name=character.name), inline=False)
     if full:
         embed.add_field(name=tr("character.pools"), value=pools_text(tr, character.pools), inline=False)
     for line in lines:
@@ -120,9 +127,14 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
             colour=SHEET_COLOUR,
         )
         embed.add_field(name=tr("character.pools"), value=pools_text(tr, created.draft.pools))
+        if created.held:
+            embed.add_field(name=tr("character.held"), value=tr("character.held_note", name=created.draft.name),
+                            inline=False)  # fmt: skip
         if created.active:
             embed.set_footer(text=tr("character.now_active", name=created.draft.name))
         await output.reply(interaction, embed=embed)
+        if created.progress is not None:
+            await post_prompts(self.bot, created.progress, interaction.guild_locale)
 
     async def _play_with_kind(self, interaction: Interaction, kind: str) -> tuple[Translator, Play]:
         ruleset, play = await self.bot.characters.ruleset(place_of(interaction))
@@ -203,9 +215,39 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
             translator(interaction)("character.deleted", name=character.name, user=mention(interaction.user.id)),
         )
 
+    @app_commands.command(name="edit", description="Change one field of a character's file (GMs: any field)")
+    @app_commands.describe(
+        name="The character", field="The field, as the file writes it: STR, weapons.0.name...",
+        value="The new value, as a file would write it (null removes the field)",
+    )  # fmt: skip
+    async def edit(
+        self, interaction: Interaction, name: NameText, field: app_commands.Range[str, 1, MAX_PATH],
+        value: app_commands.Range[str, 1, 1000],
+    ) -> None:  # fmt: skip
+        edited = await self.bot.characters.edit_field(
+            place_of(interaction), actor_of(interaction), name, field.strip(), load_document(value)
+        )
+        tr = translator(interaction, edited.ruleset)
+        text = tr("character.edited", user=mention(interaction.user.id), name=edited.name, field=edited.field,
+                  old=shown_value(edited.old), new=shown_value(edited.new))  # fmt: skip
+        await output.reply(interaction, text)
+
+    @edit.autocomplete("field")
+    async def field_choices(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        try:
+            shown = await self.bot.characters.show(place_of(interaction), actor_of(interaction),
+                                                   interaction.namespace.name or None)  # fmt: skip
+        except UserError:
+            return []
+        if not shown.full:
+            return []
+        paths = [path for path in field_paths(shown.character.sheet["file"]) if current.lower() in path.lower()]
+        return [app_commands.Choice(name=path, value=path) for path in paths[:AUTOCOMPLETE_LIMIT]]
+
     @show.autocomplete("name")
     @use.autocomplete("name")
     @delete.autocomplete("name")
+    @edit.autocomplete("name")
     async def character_names(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         return await character_choices(self.bot, interaction, current)
 

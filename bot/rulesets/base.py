@@ -267,6 +267,21 @@ class Play:
     ) -> CharacterDraft:  # fmt: skip
         raise RuleError("no_characters")
 
+    def gm_only_fields(self, kind: str, sheet: Mapping[str, Any]) -> tuple[str, ...]:
+        """The values of a built sheet that the rules leave to the GM, each as "`field`: value": a player's file
+        setting any of them is held for a GM's approval."""
+        return ()
+
+    def editable(self, kind: str, field: str, *, by_gm: bool) -> bool:
+        """Whether `/character edit` may change this field of a file: a GM most of them, a player few or none."""
+        return False
+
+    def edited_sheet(
+        self, character: CharacterSnapshot, file: Mapping[str, Any], options: CampaignOptions, *, by_gm: bool
+    ) -> dict[str, Any]:
+        """The stored sheet with `file` as its new file, validated again (SheetError otherwise)."""
+        raise RuleError("no_characters")
+
     def sheet_lines(self, character: CharacterSnapshot, options: CampaignOptions, *, full: bool) -> list[SheetLine]:
         """The sheet; `full` is False for a player looking at a character the GMs run (what the fiction shows)."""
         return []

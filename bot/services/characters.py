@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -11,85 +11,19 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.engine import Database
 from bot.db.models import ROLE_PLAYER, Campaign, Character, CharacterLink, Membership, ResourcePool
 from bot.errors import SheetRefused, UserError, rule_refused
-from bot.rulesets.base import Binding, CharacterDraft, CharacterSnapshot, Play, Pool, Ruleset
+from bot.rulesets.base import Binding, CharacterDraft, CharacterSnapshot, Play, Ruleset
 from bot.rulesets.registry import RULESETS
 from bot.services.campaigns import campaign_options
 from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, record_event, require_gm
+from bot.services.exchanges import Cast, ExchangeEngine, Progress
+from bot.services.held import EXCHANGE_KIND, HELD, SUBJECT, approval_step
+from bot.services.snapshots import play_of, snapshot, snapshots
+from bot.sheet_paths import read_path, with_value
 from rules.dice import DiceSource
 from rules.exchange import RuleError, Text
 from rules.options import CampaignOptions
 from rules.sheets import SheetError, SheetProblem
 from rules.text import NAME_LIMIT
-
-
-def play_of(campaign: Campaign) -> Play:
-    play = RULESETS[campaign.ruleset].play
-    if play is None:
-        raise UserError("error.ruleset_not_playable")
-    return play
-
-
-async def snapshots(
-    session: AsyncSession, characters: Sequence[Character], *, with_links: bool = True
-) -> list[CharacterSnapshot]:
-    """The characters as the rules see them: fresh pools, and (one level deep) the characters each is bound to
-    and bound by. Three queries however many characters there are: a fight builds its scene at every step."""
-    ids = [character.id for character in characters]
-    involved = {character.id: character for character in characters}
-    links: list[CharacterLink] = []
-    if with_links and ids:
-        links = list(
-            await session.scalars(
-                select(CharacterLink)
-                .where(CharacterLink.character_id.in_(ids) | CharacterLink.target_id.in_(ids))
-                .order_by(CharacterLink.id)
-            )
-        )
-        partners = {end for link in links for end in (link.character_id, link.target_id)} - involved.keys()
-        if partners:
-            for partner in await session.scalars(select(Character).where(Character.id.in_(partners))):
-                involved[partner.id] = partner
-    pools: dict[int, dict[str, Pool]] = {character_id: {} for character_id in involved}
-    if involved:
-        for pool in await session.scalars(
-            # Pools change through UPDATE ... RETURNING, which the session's cached objects do not see.
-            select(ResourcePool)
-            .where(ResourcePool.character_id.in_(involved))
-            .order_by(ResourcePool.id)
-            .execution_options(populate_existing=True)
-        ):
-            pools[pool.character_id][pool.name] = Pool(pool.current, pool.maximum, pool.minimum)
-    alone = {character_id: _snapshot(character, pools[character_id]) for character_id, character in involved.items()}
-    if not with_links:
-        return [alone[character_id] for character_id in ids]
-    found = []
-    for character_id in ids:
-        bound_to: dict[str, tuple[CharacterSnapshot, ...]] = {}
-        bound_by: dict[str, tuple[CharacterSnapshot, ...]] = {}
-        for link in links:
-            if link.character_id == character_id and link.target_id in alone:
-                bound_to[link.relation] = (*bound_to.get(link.relation, ()), alone[link.target_id])
-            if link.target_id == character_id and link.character_id in alone:
-                bound_by[link.relation] = (*bound_by.get(link.relation, ()), alone[link.character_id])
-        found.append(_snapshot(involved[character_id], pools[character_id], bound_to, bound_by))
-    return found
-
-
-async def snapshot(session: AsyncSession, character: Character, *, with_links: bool = True) -> CharacterSnapshot:
-    """One character as the rules see it (see `snapshots`)."""
-    (found,) = await snapshots(session, [character], with_links=with_links)
-    return found
-
-
-def _snapshot(
-    character: Character, pools: dict[str, Pool],
-    bound_to: dict[str, tuple[CharacterSnapshot, ...]] | None = None,
-    bound_by: dict[str, tuple[CharacterSnapshot, ...]] | None = None,
-) -> CharacterSnapshot:  # fmt: skip
-    return CharacterSnapshot(
-        character.id, character.name, character.kind, character.owner_id, character.sheet, pools, character.state,
-        character.gm_run, bound_to or {}, bound_by or {},
-    )  # fmt: skip
 
 
 async def find_character(session: AsyncSession, campaign: Campaign, name: str) -> Character:
@@ -155,12 +89,24 @@ class Created:
     character: Character
     draft: CharacterDraft
     active: bool
+    held: tuple[str, ...] = ()  # values only a GM may set: the sheet waits for a GM's approval (`progress`)
+    progress: Progress | None = None
+
+
+@dataclass(frozen=True)
+class Edited:
+    ruleset: str
+    name: str
+    field: str
+    old: Any
+    new: Any
 
 
 class CharacterService:
     def __init__(self, database: Database, clock: Clock) -> None:
         self.database = database
         self.clock = clock
+        self.engine = ExchangeEngine(clock)
 
     async def ruleset(self, place: Place) -> tuple[Ruleset, Play]:
         """The channel's ruleset and its mechanics (refused if it has none yet)."""
@@ -199,7 +145,9 @@ class CharacterService:
             )
             if taken is not None:
                 raise UserError("error.character_exists", name=draft.name)
-            character = await self._store(session, campaign, actor, draft, gm_run)
+            trusted = gm_run or await is_gm(session, campaign.id, actor)
+            held = () if trusted else play.gm_only_fields(kind, draft.sheet)
+            character = await self._store(session, campaign, actor, draft, gm_run, {HELD: list(held)} if held else {})
             if binding is not None and target is not None:
                 session.add(CharacterLink(
                     campaign_id=campaign.id, character_id=character.id, target_id=target.id,
@@ -218,10 +166,18 @@ class CharacterService:
                     "sheet": draft.sheet,
                     "pools": {name: [pool.current, pool.maximum] for name, pool in draft.pools.items()},
                     "rolls": [roll.to_dict() for roll in draft.rolls],
+                    "held": list(held),
                 },
                 created_at=self.clock(),
             )
-            return Created(campaign, character, draft, active)
+            progress = None
+            if held:
+                progress = await self.engine.run(
+                    session, campaign, kind=EXCHANGE_KIND, title=Text("exchange.sheet_approval", {"name": draft.name}),
+                    cast=Cast({SUBJECT: [character]}), step_of=lambda _: approval_step(draft.name, held), dice=dice,
+                    actor_id=actor.user_id, channel_id=place.channel_id,
+                )  # fmt: skip
+            return Created(campaign, character, draft, active, held, progress)
 
     async def _binding_target(
         self, session: AsyncSession, campaign: Campaign, actor: Actor, binding: Binding, name: object
@@ -243,15 +199,16 @@ class CharacterService:
         return target
 
     async def _store(
-        self, session: AsyncSession, campaign: Campaign, actor: Actor, draft: CharacterDraft, gm_run: bool
-    ) -> Character:
+        self, session: AsyncSession, campaign: Campaign, actor: Actor, draft: CharacterDraft, gm_run: bool,
+        state: dict[str, object],
+    ) -> Character:  # fmt: skip
         character = Character(
             campaign_id=campaign.id,
             owner_id=actor.user_id,
             name=draft.name,
             kind=draft.kind,
             sheet=draft.sheet,
-            state={},
+            state=state,
             gm_run=gm_run,
             created_at=self.clock(),
         )
@@ -339,6 +296,38 @@ class CharacterService:
             )  # fmt: skip
             await session.execute(delete(Character).where(Character.id == character.id))
             return character
+
+    async def edit_field(self, place: Place, actor: Actor, name: str, field: str, value: Any) -> Edited:
+        """One field of a character's file: any field for a GM, the fields the ruleset leaves to players for the
+        character's owner. The ruleset validates the whole file again; what was rolled from it stays as rolled."""
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, place, lock=True)
+            play = play_of(campaign)
+            character = await find_character(session, campaign, name)
+            await owned_or_gm(session, campaign, character, actor)
+            by_gm = await is_gm(session, campaign.id, actor)
+            if not play.editable(character.kind, field, by_gm=by_gm):
+                key = "error.edit_gm_only" if not by_gm and play.editable(character.kind, field, by_gm=True) else (
+                    "error.edit_not_editable")  # fmt: skip
+                raise UserError(key, field=field, name=character.name).within(campaign.ruleset)
+            current = await snapshot(session, character)
+            old = read_path(current.sheet["file"], field)
+            if old == value:
+                raise UserError("error.edit_unchanged", field=field, name=character.name)
+            try:
+                file = with_value(current.sheet["file"], field, value)
+                sheet = play.edited_sheet(current, file, campaign_options(campaign), by_gm=by_gm)
+            except SheetError as error:
+                raise SheetRefused("sheet.edit_rejected", error.problems).within(campaign.ruleset) from error
+            except RuleError as error:
+                raise rule_refused(error, campaign.ruleset) from error
+            character.sheet = sheet
+            record_event(
+                session, campaign.id, "character.edited", actor_id=actor.user_id,
+                payload={"name": character.name, "field": field, "old": old, "new": value, "by_gm": by_gm},
+                created_at=self.clock(),
+            )  # fmt: skip
+            return Edited(campaign.ruleset, character.name, field, old, value)
 
     async def set_auto_answer(
         self, place: Place, actor: Actor, name: str, wait: str, option: str | None

@@ -16,9 +16,10 @@ from bot.db.engine import Database
 from bot.db.models import Campaign, Character
 from bot.errors import UserError
 from bot.rulesets.base import CURRENT, EVERYONE, FIGHTERS, CharacterSnapshot, Play, Scene
-from bot.services.characters import find_character, play_of, snapshot, snapshots
+from bot.services.characters import find_character
 from bot.services.common import Call, Clock, Place, active_campaign, require_gm
 from bot.services.exchanges import Applied, Cast, EngineError, ExchangeEngine, Progress, shown_round, turn_of
+from bot.services.snapshots import play_of, snapshot, snapshots
 from rules.exchange import Opening, Step, Text
 
 

@@ -50,11 +50,12 @@ from bot.db.models import (
 )
 from bot.errors import UserError, rule_refused
 from bot.render import mention
-from bot.rulesets.base import CharacterSnapshot, CommitmentSnapshot, Play, Scene, SideSnapshot, Turn
+from bot.rulesets.base import CharacterSnapshot, CommitmentSnapshot, Handler, Play, Scene, SideSnapshot, Turn
 from bot.rulesets.registry import RULESETS
 from bot.services.campaigns import campaign_options
-from bot.services.characters import play_of, snapshots
 from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, record_event, require_gm
+from bot.services.held import SHARED_HANDLERS
+from bot.services.snapshots import play_of, snapshots
 from rules.dice import DiceSource
 from rules.exchange import (
     Answer,
@@ -206,6 +207,11 @@ class _Running:
     dice: DiceSource
 
 
+def _handlers(play: Play) -> Mapping[str, Handler]:
+    """The steps that resume an exchange: the ruleset's own, and those every ruleset shares (a sheet's approval)."""
+    return {**play.handlers, **SHARED_HANDLERS}
+
+
 def _answer_record(answer: Answer) -> dict[str, Any]:
     return {
         "option": answer.option, "value": answer.value, "by": answer.by, "forced": answer.forced,
@@ -303,7 +309,7 @@ class ExchangeEngine:
             created_at=self.clock(),
         )  # fmt: skip
         play = play_of(campaign)
-        handler = play.handlers.get(exchange.handler or "")
+        handler = _handlers(play).get(exchange.handler or "")
         if handler is None:
             raise EngineError(f"{campaign.ruleset} has no handler {exchange.handler!r}")
         cast = await self._cast(session, exchange)
@@ -352,7 +358,7 @@ class ExchangeEngine:
             exchange.closed_at = now
             exchange.handler = None
             return
-        if step.pause.handler not in running.play.handlers:
+        if step.pause.handler not in _handlers(running.play):
             raise EngineError(f"{campaign.ruleset} has no handler {step.pause.handler!r}")
         exchange.handler = step.pause.handler
         exchange.state = dict(step.pause.state)

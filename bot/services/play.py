@@ -15,9 +15,11 @@ from bot.errors import UserError
 from bot.parameters import command_input
 from bot.rulesets.base import ACTOR, ATTACKER, DEFENDER, AttackInput, CharacterSnapshot, CheckInput, Play, Scene
 from bot.services.campaigns import campaign_options
-from bot.services.characters import active_character, find_character, play_of, snapshot
+from bot.services.characters import active_character, find_character
 from bot.services.common import Actor, Call, Clock, Place, active_campaign, is_gm, record_event, require_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Fallen, Progress
+from bot.services.held import refuse_held
+from bot.services.snapshots import play_of, snapshot
 from rules.exchange import Step, Text
 
 
@@ -35,8 +37,10 @@ class Award:
 
 
 def refuse_fallen(play: Play, ruleset: str, characters: Iterable[CharacterSnapshot]) -> None:
-    """Nothing a dead or downed character does is accepted: the first one out of play refuses the command."""
+    """Nothing a dead or downed character does is accepted, nor one whose sheet a GM has not approved: the first
+    one out of play refuses the command."""
     for character in characters:
+        refuse_held(character)
         fate = play.out_of_play(character)
         if fate is not None:
             raise UserError(f"error.out_of_play.{fate}", name=character.name).within(ruleset)

@@ -100,6 +100,13 @@ class Harness:
         finally:
             self.emulator.remove_listener(on_output)
 
+    async def approve_sheet(self, gm: User, channel: Channel, name: str) -> None:
+        """A GM approves the sheet of `name`, held because its file sets values only a GM may set."""
+        prompt = self.last(channel, gm)
+        assert name in prompt.content and "Approve" in prompt.buttons(), prompt.content
+        answered = await self.emulator.click(gm, prompt, "Approve")
+        assert answered.error is None, answered.error
+
     def current(self, message: Message) -> Message:
         """The message as it is now, after any edits."""
         return next(stored for stored in self.emulator.messages if stored.id == message.id)

@@ -201,7 +201,9 @@ async def _in_a_fight(gate: Gate) -> tuple[Channel, Message]:
     fight = Gate(harness, channel, gate.gm, gate.bob, gate.mei)
     for player, master, servant in ((gate.mei, "Rin", "Archer"), (gate.bob, "Sakura", "Rider")):
         await _sheet(fight, player, "master", name=master)
+        await harness.approve_sheet(gate.gm, channel, master)
         await _sheet(fight, player, "servant", name=servant, master=master, servant_class=servant)
+        await harness.approve_sheet(gate.gm, channel, servant)
         await harness.slash(player, channel, "character use", name=servant)
     attacked = await harness.slash(gate.mei, channel, "attack", target="Rider", action="melee|Invisible Air")
     assert attacked.error is None, attacked.replies

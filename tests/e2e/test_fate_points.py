@@ -84,10 +84,12 @@ async def _enlist(war: War, user: User, master: str, servant: str, servant_class
     master_data["name"] = master
     created = await _import(war, user, master_data)
     assert created.visible_to is EVERYONE, created.content
+    await war.harness.approve_sheet(war.gm, war.channel, master)  # the template's magecraft sets GM values
     servant_data = await _template(war, user, "servant")
     servant_data.update(name=servant, master=master, servant_class=servant_class)
     created = await _import(war, user, servant_data)
     assert created.visible_to is EVERYONE, created.content
+    await war.harness.approve_sheet(war.gm, war.channel, servant)
     await war.harness.slash(user, war.channel, "character use", name=servant)
 
 
@@ -657,3 +659,107 @@ async def _export_events(war: War) -> list[dict[str, Any]]:
     exported = (await war.harness.slash(war.gm, war.channel, "log export", format="json")).reply
     events: list[dict[str, Any]] = json.loads(exported.attachments[0].data)["events"]
     return events
+
+
+async def test_values_only_a_gm_may_set_hold_a_players_sheet_until_a_gm_approves_it(war: War) -> None:
+    harness, gm, bob = war.harness, war.gm, war.bob
+    await _enlist(war, bob, "Rin", "Archer", "Archer")
+    data = await _template(war, bob, "servant")
+    data.update(
+        name="Lancer", master="Rin", servant_class="Lancer", rank_steps={"STR": 1}, ex_stats={"AGI": None},
+        skills=[{"name": "Battle Continuation", "roll_mods": {"attack:melee": -10, "damage": 20}}],
+        noble_phantasms=[{"name": "Gae Bolg", "rank": "B", "gm_cost_adjust": -100}],
+    )  # fmt: skip
+    await harness.slash(gm, war.channel, "character delete", name="Archer")
+    created = await _import(war, bob, data)
+    assert created.visible_to is EVERYONE
+    assert _sheet_value(created, "Waiting for a GM").startswith("The sheet sets values only a GM may set")
+    prompt = harness.last(war.channel, gm)
+    for shown in ("`ex_stats`: AGI EX", "`skills.0.roll_mods`: attack:melee -10, damage +20",
+                  "`noble_phantasms.0`: Gae Bolg (B, 0)"):  # fmt: skip
+        assert shown in prompt.content, prompt.content
+    assert prompt.buttons() == ["Approve", "Reject"]
+
+    await harness.slash(bob, war.channel, "character use", name="Lancer")
+    waiting = (await harness.slash(bob, war.channel, "check", stat="STR")).reply
+    assert waiting.ephemeral
+    assert waiting.content == "Lancer's sheet is waiting for a GM's approval: Lancer cannot act yet."
+    not_gm = await harness.emulator.click(bob, prompt, "Approve")
+    assert not_gm.reply.ephemeral
+    pending = await harness.slash(gm, war.channel, "gm pending")
+    assert any("Lancer's sheet" in reply.text() for reply in pending.replies)
+
+    await harness.emulator.click(gm, prompt, "Approve")
+    assert harness.current(prompt).content == f"Lancer's sheet was approved by {gm.mention}: Lancer may act."
+    checked = (await harness.slash(bob, war.channel, "check", stat="STR")).reply
+    assert checked.visible_to is EVERYONE, checked.content
+
+    data.update(name="Caster", servant_class="Caster", rank_steps={"MAG": 0, "STR": 1})
+    await harness.slash(gm, war.channel, "character delete", name="Lancer")
+    await _import(war, bob, data)
+    await harness.emulator.click(gm, harness.last(war.channel, gm), "Reject")
+    await harness.slash(bob, war.channel, "character use", name="Caster")
+    rejected = (await harness.slash(bob, war.channel, "check", stat="MAG")).reply
+    assert rejected.content == (
+        "A GM rejected Caster's sheet: delete it with /character delete and import a corrected one."
+    )
+    sheet = (await harness.slash(bob, war.channel, "character show", name="Caster")).reply
+    assert _sheet_value(sheet, "Waiting for a GM").startswith("A GM rejected this sheet")
+    log = (await harness.slash(gm, war.channel, "log show")).reply.text()
+    assert f"{gm.mention} approved Lancer's sheet" in log and f"{gm.mention} rejected Caster's sheet" in log
+
+
+async def test_a_sheet_without_gm_values_or_a_gms_own_is_not_held(war: War) -> None:
+    harness = war.harness
+    data = {"kind": "master", "name": "Waver", "STR": 2, "END": 3, "AGI": 3, "MAG": 4, "LUK": 3,
+            "weapons": [{"name": "Gandr", "type": "magic"}]}  # fmt: skip
+    created = await _import(war, war.bob, data)
+    assert created.visible_to is EVERYONE
+    assert all(field["name"] != "Waiting for a GM" for field in created.embeds[0]["fields"])
+    by_gm = await _template(war, war.gm, "master")
+    by_gm["name"] = "Kirei"
+    created = await _import(war, war.gm, by_gm)
+    assert all(field["name"] != "Waiting for a GM" for field in created.embeds[0]["fields"])
+    await harness.slash(war.gm, war.channel, "character use", name="Kirei")
+    checked = (await harness.slash(war.gm, war.channel, "check", stat="STR")).reply
+    assert checked.visible_to is EVERYONE, checked.content
+
+
+async def test_character_edit_lets_a_gm_change_any_field_and_a_player_only_names(war: War) -> None:
+    harness, gm, bob = war.harness, war.gm, war.bob
+    await _enlist(war, bob, "Rin", "Archer", "Archer")
+    renamed = (
+        await harness.slash(bob, war.channel, "character edit", name="Rin", field="weapons.0.name", value="Gandr Shot")
+    ).reply
+    assert renamed.visible_to is EVERYONE
+    assert renamed.content == f'{bob.mention} changed `weapons.0.name` of Rin: "Gandr" → "Gandr Shot".'
+    refusals = {
+        ("bob", "STR", "5"): "Only a GM may change `STR` of Rin: it moves the rules' numbers. Ask your GM.",
+        ("bob", "name", "Tohsaka"): "`name` of Rin cannot be changed with /character edit.",
+        ("mei", "weapons.0.name", "Mine"): "Rin 不是你的角色。",
+        ("kirei", "STR", "9"): "Nothing was changed. The file would not be valid; fix these fields:\n"
+                               "• `STR`: 9 is outside 1..5",
+        ("kirei", "weapons.7.name", "X"): "The file has no field `weapons.7.name` to change.",
+        ("kirei", "weapons.0.name", "Gandr Shot"): "`weapons.0.name` of Rin already has that value: nothing was "
+                                                   "changed.",
+    }  # fmt: skip
+    users = {"bob": bob, "mei": war.mei, "kirei": gm}
+    for (who, field, value), expected in refusals.items():
+        refused = (await harness.slash(users[who], war.channel, "character edit", name="Rin", field=field,
+                                       value=value)).reply  # fmt: skip
+        assert refused.ephemeral, (field, refused.content)
+        assert refused.content == expected, (field, refused.content)
+
+    # A GM's edit is an advancement: STR rises past the 15-point budget of creation.
+    await harness.slash(gm, war.channel, "character edit", name="Rin", field="STR", value="A")
+    sheet = (await harness.slash(bob, war.channel, "character show", name="Rin")).reply
+    assert _sheet_value(sheet, "Stats").startswith("STR A (5)")
+    await harness.slash(gm, war.channel, "character edit", name="Archer", field="rank_steps.AGI", value="2")
+    await harness.slash(gm, war.channel, "character edit", name="Archer", field="skills.0.roll_mods",
+                        value='{"attack:melee": -2}')  # fmt: skip
+    sheet = (await harness.slash(bob, war.channel, "character show", name="Archer")).reply
+    assert "AGI A (5)" in _sheet_value(sheet, "Stats")
+    assert "Mana Burst [attack:melee -2]" in _sheet_value(sheet, "Skills (modifiers, prana cost)")
+    log = (await harness.slash(gm, war.channel, "log show")).reply.text()
+    assert f"{gm.mention} changed `STR` of Rin: 2 → A" in log
+    assert f"{bob.mention} changed `weapons.0.name` of Rin: Gandr → Gandr Shot" in log

@@ -29,13 +29,15 @@ class Field:
     ken: User
 
 
-async def _import(harness: Harness, channel: Channel, user: User, kind: str, **fields: Any) -> None:
+async def _import(harness: Harness, channel: Channel, user: User, gm: User, kind: str, **fields: Any) -> None:
+    """A player's character from the template, which sets values only a GM may set: `gm` approves it."""
     template = (await harness.slash(user, channel, "character template", kind=kind)).reply
     data = yaml.safe_load(template.attachments[0].data) | fields
     created = await harness.slash(
         user, channel, "character import", file=("sheet.yaml", yaml.safe_dump(data, allow_unicode=True).encode())
     )
     assert created.reply.visible_to is EVERYONE, created.reply.content
+    await harness.approve_sheet(gm, channel, data["name"])
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -63,11 +65,11 @@ async def field(server: Field) -> Field:
     harness, gm, mei, ken = server.harness, server.gm, server.mei, server.ken
     channel = harness.new_channel(server.guild)
     await harness.slash(gm, channel, "campaign start", ruleset="fate_points", name="Fourth War")
-    await _import(harness, channel, mei, "master", name="Sakura")
-    await _import(harness, channel, mei, "servant", name="Heracles", master="Sakura", servant_class="Berserker",
+    await _import(harness, channel, mei, gm, "master", name="Sakura")
+    await _import(harness, channel, mei, gm, "servant", name="Heracles", master="Sakura", servant_class="Berserker",
                   rank_steps={"STR": 1}, mad_enchantment=True)  # fmt: skip
-    await _import(harness, channel, ken, "master", name="Kiritsugu")
-    await _import(harness, channel, ken, "servant", name="Saber", master="Kiritsugu")
+    await _import(harness, channel, ken, gm, "master", name="Kiritsugu")
+    await _import(harness, channel, ken, gm, "servant", name="Saber", master="Kiritsugu")
     for player, servant in ((mei, "Heracles"), (ken, "Saber")):
         await harness.slash(player, channel, "character use", name=servant)
     return replace(server, channel=channel)

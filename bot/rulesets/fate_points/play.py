@@ -8,6 +8,7 @@ A Servant is bound to its Master under the relation "master".
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
@@ -95,6 +96,7 @@ from rules.fate_points import (
     MasterSheet,
     NoblePhantasm,
     ServantSheet,
+    SheetError,
     Stat,
     attack,
     check,
@@ -103,10 +105,13 @@ from rules.fate_points import (
     defend,
     fate,
     is_np_rank,
+    master_problems,
     odds,
     parse_master,
     parse_servant,
     rank_letter,
+    servant_problems,
+    servant_stats,
 )
 from rules.fate_points.actions import ActionState, actions_in_round, use_action
 from rules.fate_points.fate_points import fate_effect_expired, spend_fate_point
@@ -135,6 +140,10 @@ PAIR_SERVANT = "servant"
 # GM-awarded extra Servant points (R2) may be negative ("award or deduct"), but not without bound.
 SERVANT_POINTS_FLOOR = -10
 ACTION_SEPARATOR = "|"
+# What a player may change with /character edit: the names of their weapons and skills.
+PLAYER_EDITABLE = re.compile(r"^(weapons|skills|magecraft)\.\d+\.name$")
+# Creation rules that a GM's edit (an advancement) is not held to: the Master's 15 points, the Servant's steps.
+CREATION_BUDGETS = frozenset({"budget", "step_sum", "step_sign"})
 NP_ACTION = "np"
 # A24: a stat boosted by a Fate/Point with no opposing Servant rises to rank A.
 SERVANT_LEVEL_WITHOUT_TARGET = 5
@@ -295,6 +304,11 @@ def _recast(effects: Sequence[Effect], roles: Mapping[str, str]) -> tuple[Effect
     )
 
 
+def _compact(mods: Mapping[str, int]) -> str:
+    """Roll modifiers as a GM reads them: `attack:melee -1, damage +2`."""
+    return ", ".join(f"{kind} {value:+d}" for kind, value in mods.items())
+
+
 def stored_actions(character: CharacterSnapshot) -> ActionState | None:
     stored = character.state.get("actions")
     return ActionState.model_validate(stored) if stored else None
@@ -423,6 +437,62 @@ class FatePointsPlay(Play):
         return CharacterDraft(
             sheet.name, SERVANT, {"file": sheet.model_dump(mode="json"), "derived": derived}, pools, created.rolls
         )
+
+    def editable(self, kind: str, field: str, *, by_gm: bool) -> bool:
+        """A GM edits any field but the name and the Master a Servant is bound to; a player only renames their
+        weapons and skills: every other field moves the rules' numbers, which the GM decides."""
+        if by_gm:
+            root = field.split(".", 1)[0]
+            model = MasterSheet if kind == MASTER else ServantSheet
+            return root in model.model_fields and root not in ("name", CONTRACT)
+        return PLAYER_EDITABLE.match(field) is not None
+
+    def edited_sheet(
+        self, character: CharacterSnapshot, file: Mapping[str, Any], options: CampaignOptions, *, by_gm: bool
+    ) -> dict[str, Any]:
+        """The file validated as at creation, but a GM's edit is an advancement that the creation budgets (R1,
+        R2) no longer bind. Nothing is rolled again; a Servant's stats follow its class, steps and EX ranks."""
+        rules_options = _options(options)
+        derived = dict(character.sheet["derived"])
+        if character.kind == MASTER:
+            problems = master_problems(file, rules_options)
+        else:
+            master = character.partner(CONTRACT)
+            if master is None:
+                raise RuleError("servant_without_master", name=character.name)
+            extra = master.pools["servant_points"].current if "servant_points" in master.pools else 0
+            problems = servant_problems(file, _master_sheet(master), extra, rules_options)
+        if by_gm:
+            problems = [problem for problem in problems if problem.code not in CREATION_BUDGETS]
+        if problems:
+            raise SheetError(problems)
+        if character.kind == MASTER:
+            return {"file": MasterSheet.model_validate(file).model_dump(mode="json"), "derived": derived}
+        sheet = ServantSheet.model_validate(file)
+        stats = servant_stats(sheet, rules_options)
+        derived.update(stats=stats, ranks={stat: rank_letter(value) for stat, value in stats.items()})
+        return {"file": sheet.model_dump(mode="json"), "derived": derived}
+
+    def gm_only_fields(self, kind: str, sheet: Mapping[str, Any]) -> tuple[str, ...]:
+        """What the specification leaves to the GM: EX ranks (A3), the per-weapon extra attack penalty (A10), every
+        skill's modifiers and cost (A35) and the Noble Phantasms themselves, with their cost adjustments (R16)."""
+        file = sheet["file"]
+        ex = ", ".join(
+            f"{stat} EX" + (f" ({value})" if value else "") for stat, value in file.get("ex_stats", {}).items()
+        )
+        fields = [f"`ex_stats`: {ex}"] if ex else []
+        for index, weapon in enumerate(file.get("weapons", [])):
+            if weapon.get("extra_attack_penalty"):
+                fields.append(f"`weapons.{index}.extra_attack_penalty`: {weapon['extra_attack_penalty']}")
+        for list_name in ("skills", "magecraft"):
+            for index, ability in enumerate(file.get(list_name, [])):
+                if ability.get("roll_mods"):
+                    fields.append(f"`{list_name}.{index}.roll_mods`: {_compact(ability['roll_mods'])}")
+                if ability.get("mana_cost") is not None:
+                    fields.append(f"`{list_name}.{index}.mana_cost`: {ability['mana_cost']}")
+        for index, phantasm in enumerate(file.get("noble_phantasms", [])):
+            fields.append(f"`noble_phantasms.{index}`: {self._phantasm_text(NoblePhantasm.model_validate(phantasm))}")
+        return tuple(fields)
 
     def sheet_lines(self, character: CharacterSnapshot, options: CampaignOptions, *, full: bool) -> list[SheetLine]:
         if not full:  # what a player sees of a character the GMs run: its kind, in the title

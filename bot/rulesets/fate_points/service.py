@@ -20,10 +20,11 @@ from bot.render import mention
 from bot.rulesets.base import ACTOR, CharacterSnapshot, Scene
 from bot.rulesets.fate_points.play import CONTRACT, MASTER, PAIR_MASTER, PAIR_SERVANT, FatePointsPlay
 from bot.services.campaigns import campaign_options
-from bot.services.characters import active_character, controls, find_character, linked, play_of, snapshot
+from bot.services.characters import active_character, controls, find_character, linked
 from bot.services.common import Call, Clock, Place, active_campaign, is_gm, require_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Progress, StepOf, turn_of
 from bot.services.play import refuse_fallen, refuse_out_of_turn
+from bot.services.snapshots import play_of, snapshot
 from rules.exchange import RuleError, Step, Text
 from rules.fate_points import FatePointsOptions
 

@@ -13,9 +13,10 @@ from bot.db.engine import Database
 from bot.db.models import Side
 from bot.rulesets.base import ATTACKER, DEFENDER
 from bot.rulesets.registry import RULESETS
-from bot.services.characters import active_character, find_character, play_of
+from bot.services.characters import active_character, find_character
 from bot.services.common import Call, Clock, active_campaign
 from bot.services.exchanges import Cast, ExchangeEngine, Progress, StepOf
+from bot.services.snapshots import play_of
 from rules.exchange import Text
 from tests.e2e.engine_ruleset.play import ALLY, FIRST, SECOND, EnginePlay
 

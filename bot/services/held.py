@@ -1,0 +1,65 @@
+"""Sheets held for a GM's approval, for every ruleset.
+
+A player's file that sets values the rules leave to the GM (each ruleset names them) creates the character
+at once, held: the GMs get a prompt to approve or reject it, and until they approve it the character cannot
+act. Approval is a wait for the GMs like any other, so `/gm pending` lists it and it survives restarts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from bot.errors import UserError
+from bot.rulesets.base import CharacterSnapshot, Handler, Scene
+from rules.exchange import Answer, Audience, Option, Outcome, Pause, StatePatch, Step, Text, Wait
+
+# The character state key: the fields waiting for approval, or REJECTED.
+HELD = "held_for_approval"
+REJECTED = "rejected"
+SHEET_APPROVAL = "sheet_approval"
+EXCHANGE_KIND = "character.approval"
+SUBJECT = "character"
+APPROVE = "approve"
+REJECT = "reject"
+
+
+class SheetApproved(Outcome):
+    event = "character.approved"
+    name: str
+
+
+class SheetRejected(Outcome):
+    event = "character.rejected"
+    name: str
+
+
+def approval_step(name: str, fields: Sequence[str]) -> Step:
+    """The first step of a held sheet: nothing changes yet, the GMs are asked."""
+    decided = {"name": name}
+    options = (
+        Option(APPROVE, Text("sheet.approve"), tone="success", summary=Text("sheet.approved", decided)),
+        Option(REJECT, Text("sheet.reject"), tone="danger", summary=Text("sheet.rejected_by_gm", decided)),
+    )
+    prompt = Text("sheet.held_prompt", {"name": name, "fields": "\n".join(f"- {field}" for field in fields)})
+    wait = Wait(SHEET_APPROVAL, Audience.gms(), prompt, options)
+    return Step(pause=Pause(SHEET_APPROVAL, (wait,)))
+
+
+def decide(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    character = scene.one(SUBJECT)
+    if answer.option == APPROVE:
+        return Step(effects=(StatePatch(SUBJECT, HELD, None),), outcomes=(SheetApproved(name=character.name),))
+    return Step(effects=(StatePatch(SUBJECT, HELD, REJECTED),), outcomes=(SheetRejected(name=character.name),))
+
+
+SHARED_HANDLERS: Mapping[str, Handler] = {SHEET_APPROVAL: decide}
+
+
+def refuse_held(character: CharacterSnapshot) -> None:
+    """A held sheet cannot act until a GM approves it; a rejected one never will."""
+    held = character.state.get(HELD)
+    if held == REJECTED:
+        raise UserError("error.sheet_rejected", name=character.name)
+    if held:
+        raise UserError("error.sheet_held", name=character.name)

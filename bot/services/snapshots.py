@@ -1,0 +1,83 @@
+"""Characters as the rules see them: stored rows with fresh pools and the characters they are bound to."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.models import Campaign, Character, CharacterLink, ResourcePool
+from bot.errors import UserError
+from bot.rulesets.base import CharacterSnapshot, Play, Pool
+from bot.rulesets.registry import RULESETS
+
+
+def play_of(campaign: Campaign) -> Play:
+    play = RULESETS[campaign.ruleset].play
+    if play is None:
+        raise UserError("error.ruleset_not_playable")
+    return play
+
+
+async def snapshots(
+    session: AsyncSession, characters: Sequence[Character], *, with_links: bool = True
+) -> list[CharacterSnapshot]:
+    """The characters as the rules see them: fresh pools, and (one level deep) the characters each is bound to
+    and bound by. Three queries however many characters there are: a fight builds its scene at every step."""
+    ids = [character.id for character in characters]
+    involved = {character.id: character for character in characters}
+    links: list[CharacterLink] = []
+    if with_links and ids:
+        links = list(
+            await session.scalars(
+                select(CharacterLink)
+                .where(CharacterLink.character_id.in_(ids) | CharacterLink.target_id.in_(ids))
+                .order_by(CharacterLink.id)
+            )
+        )
+        partners = {end for link in links for end in (link.character_id, link.target_id)} - involved.keys()
+        if partners:
+            for partner in await session.scalars(select(Character).where(Character.id.in_(partners))):
+                involved[partner.id] = partner
+    pools: dict[int, dict[str, Pool]] = {character_id: {} for character_id in involved}
+    if involved:
+        for pool in await session.scalars(
+            # Pools change through UPDATE ... RETURNING, which the session's cached objects do not see.
+            select(ResourcePool)
+            .where(ResourcePool.character_id.in_(involved))
+            .order_by(ResourcePool.id)
+            .execution_options(populate_existing=True)
+        ):
+            pools[pool.character_id][pool.name] = Pool(pool.current, pool.maximum, pool.minimum)
+    alone = {character_id: _snapshot(character, pools[character_id]) for character_id, character in involved.items()}
+    if not with_links:
+        return [alone[character_id] for character_id in ids]
+    found = []
+    for character_id in ids:
+        bound_to: dict[str, tuple[CharacterSnapshot, ...]] = {}
+        bound_by: dict[str, tuple[CharacterSnapshot, ...]] = {}
+        for link in links:
+            if link.character_id == character_id and link.target_id in alone:
+                bound_to[link.relation] = (*bound_to.get(link.relation, ()), alone[link.target_id])
+            if link.target_id == character_id and link.character_id in alone:
+                bound_by[link.relation] = (*bound_by.get(link.relation, ()), alone[link.character_id])
+        found.append(_snapshot(involved[character_id], pools[character_id], bound_to, bound_by))
+    return found
+
+
+async def snapshot(session: AsyncSession, character: Character, *, with_links: bool = True) -> CharacterSnapshot:
+    """One character as the rules see it (see `snapshots`)."""
+    (found,) = await snapshots(session, [character], with_links=with_links)
+    return found
+
+
+def _snapshot(
+    character: Character, pools: dict[str, Pool],
+    bound_to: dict[str, tuple[CharacterSnapshot, ...]] | None = None,
+    bound_by: dict[str, tuple[CharacterSnapshot, ...]] | None = None,
+) -> CharacterSnapshot:  # fmt: skip
+    return CharacterSnapshot(
+        character.id, character.name, character.kind, character.owner_id, character.sheet, pools, character.state,
+        character.gm_run, bound_to or {}, bound_by or {},
+    )  # fmt: skip
