@@ -157,8 +157,17 @@ def call_of(interaction: Interaction) -> Call:
 
 
 def translator(interaction: Interaction, ruleset: str | None = None) -> Translator:
-    """The reader's language; with a ruleset, its words too."""
+    """The reader's language, for what only they see; with a ruleset, its words too."""
     return Translator.for_locale(interaction.locale, ruleset)
+
+
+def public_translator(interaction: Interaction, language: str | None, ruleset: str | None = None) -> Translator:
+    """What everyone in a campaign's channel reads: the campaign's language, else the server's."""
+    return campaign_translator(language, interaction.guild_locale, ruleset)
+
+
+def campaign_translator(language: str | None, guild_locale: discord.Locale | None, ruleset: str | None) -> Translator:
+    return Translator.for_locale(language or guild_locale, ruleset)
 
 
 def error_text(tr: Translator, error: Exception) -> str | None:

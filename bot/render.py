@@ -46,6 +46,7 @@ def campaign_embed(tr: Translator, summary: CampaignSummary) -> discord.Embed:
         value=tr("campaign.session_turn", session=campaign.session_number, turn=campaign.turn_number),
         inline=True,
     )
+    embed.add_field(name=tr("campaign.field.language"), value=tr(f"campaign.language.{campaign.language or 'server'}"))
     embed.add_field(name=tr("campaign.field.gms"), value=" ".join(mention(gm) for gm in summary.gm_ids), inline=False)
     embed.add_field(name=tr("campaign.field.players"), value=str(summary.player_count), inline=True)
     embed.add_field(name=tr("campaign.field.started"), value=timestamp(campaign), inline=True)

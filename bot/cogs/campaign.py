@@ -10,10 +10,10 @@ from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot import output
-from bot.app import Fatebot, Interaction, actor_of, call_of, place_of, translator
+from bot.app import Fatebot, Interaction, actor_of, call_of, place_of, public_translator, translator
 from bot.cogs.exchanges import close_prompts, post_prompts, step_messages
 from bot.errors import UserError
-from bot.i18n import ENGLISH, catalog
+from bot.i18n import CHINESE, ENGLISH, JAPANESE, catalog
 from bot.render import campaign_embed, mention, option_text, ruleset_name
 from bot.rulesets.registry import RULESETS
 from bot.services.combat import Moment
@@ -25,6 +25,7 @@ RULESET_CHOICES = [
     for ruleset in RULESETS.values()
 ]
 AUTOCOMPLETE_LIMIT = 25
+SERVER_LANGUAGE = "server"
 
 
 class EndCampaignButton(
@@ -43,7 +44,8 @@ class EndCampaignButton(
             interaction.guild_id or 0, int(self.fields["campaign_id"]), actor_of(interaction)
         )
         await output.update(interaction, tr("campaign.end_done"))
-        await output.reply(interaction, tr("campaign.ended", name=campaign.name, user=mention(interaction.user.id)))
+        public = public_translator(interaction, campaign.language)
+        await output.reply(interaction, public("campaign.ended", name=campaign.name, user=mention(interaction.user.id)))
 
 
 @app_commands.guild_only()
@@ -61,12 +63,12 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
         ruleset: app_commands.Choice[str],
         name: app_commands.Range[str, 1, 100] | None = None,
     ) -> None:
-        tr = translator(interaction)
         place = place_of(interaction)
         channel_name = getattr(self.bot.get_channel(place.channel_id), "name", None)
         campaign = await self.bot.campaigns.start(
             place, actor_of(interaction), ruleset.value, name or channel_name or str(place.channel_id)
         )
+        tr = public_translator(interaction, campaign.language)
         await output.reply(
             interaction,
             tr(
@@ -80,7 +82,8 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
     @app_commands.command(name="info", description="Show this channel's campaign")
     async def info(self, interaction: Interaction) -> None:
         summary = await self.bot.campaigns.summary(place_of(interaction))
-        await output.reply(interaction, embed=campaign_embed(translator(interaction), summary))
+        # A lookup only its asker needs: privately, in their own language.
+        await output.reply(interaction, embed=campaign_embed(translator(interaction), summary), ephemeral=True)
 
     @app_commands.command(name="end", description="End this channel's campaign (GM only; asks for confirmation)")
     async def end(self, interaction: Interaction) -> None:
@@ -96,8 +99,8 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
     @app_commands.command(name="gm", description="Make someone a GM of this campaign, or remove them (GM only)")
     @app_commands.describe(user="Who", remove="Remove this GM instead of adding")
     async def gm(self, interaction: Interaction, user: discord.User, remove: bool = False) -> None:
-        tr = translator(interaction)
         campaign = await self.bot.campaigns.set_gm(place_of(interaction), actor_of(interaction), user.id, remove=remove)
+        tr = public_translator(interaction, campaign.language)
         key = "campaign.gm_removed" if remove else "campaign.gm_added"
         await output.reply(interaction, tr(key, user=mention(user.id), name=campaign.name))
 
@@ -106,8 +109,8 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
     async def set_option(
         self, interaction: Interaction, option: app_commands.Range[str, 1, 64], value: app_commands.Range[str, 1, 64]
     ) -> None:
-        tr = translator(interaction)
         change = await self.bot.campaigns.set_option(place_of(interaction), actor_of(interaction), option, value)
+        tr = public_translator(interaction, change.campaign.language)
         await output.reply(
             interaction,
             tr("campaign.option_set", option=change.option, old=option_text(change.old), new=option_text(change.new)),
@@ -116,13 +119,15 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
     @app_commands.command(name="session", description="Start the next session of play (GM only)")
     async def session(self, interaction: Interaction) -> None:
         moment = await self.bot.combat.new_session(call_of(interaction))
-        headline = translator(interaction)("campaign.session_started", session=moment.session_number)
+        headline = public_translator(interaction, moment.progress.language)(
+            "campaign.session_started", session=moment.session_number
+        )
         await self._announce(interaction, moment, headline)
 
     @app_commands.command(name="turn", description="End the campaign's turn and begin the next (GM only)")
     async def turn(self, interaction: Interaction) -> None:
         moment = await self.bot.combat.end_campaign_turn(call_of(interaction))
-        tr = translator(interaction)
+        tr = public_translator(interaction, moment.progress.language)
         await self._announce(interaction, moment, tr("campaign.turn_ended", ended=moment.turn_number - 1,
                                                      turn=moment.turn_number))  # fmt: skip
 
@@ -133,14 +138,14 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
         days: app_commands.Range[int, 0, 365] = 0,
     ) -> None:  # fmt: skip
         moment = await self.bot.combat.pass_time(call_of(interaction), hours, days)
-        tr = translator(interaction)
+        tr = public_translator(interaction, moment.progress.language)
         await self._announce(
             interaction, moment, tr("campaign.time_passed", duration=tr.duration(days=days, hours=hours))
         )
 
     async def _announce(self, interaction: Interaction, moment: Moment, headline: str) -> None:
         """The moment in one message: its headline, then what the ruleset did (one line per change)."""
-        tr = translator(interaction, moment.ruleset)
+        tr = public_translator(interaction, moment.progress.language, moment.ruleset)
         lines = [headline]
         embeds = []
         for content, embed in step_messages(tr, moment.progress):
@@ -151,6 +156,22 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
         await output.reply(interaction, "\n".join(lines), embeds=embeds)
         await close_prompts(self.bot, tr, moment.progress.closed, skip=None)
         await post_prompts(self.bot, moment.progress, interaction.guild_locale)
+
+    @app_commands.command(name="language", description="The language of the campaign's public messages (GM only)")
+    @app_commands.describe(language="A language, or the server's (the default)")
+    @app_commands.choices(
+        language=[
+            app_commands.Choice(name=locale_str(english, key=f"choice.language.{value}"), value=value)
+            for value, english in ((SERVER_LANGUAGE, "The server's language"), (ENGLISH, "English"),
+                                   (JAPANESE, "日本語"), (CHINESE, "简体中文"))
+        ]
+    )  # fmt: skip
+    async def language(self, interaction: Interaction, language: app_commands.Choice[str]) -> None:
+        chosen = None if language.value == SERVER_LANGUAGE else language.value
+        campaign, _ = await self.bot.campaigns.set_language(place_of(interaction), actor_of(interaction), chosen)
+        tr = public_translator(interaction, campaign.language)
+        shown = tr(f"campaign.language.{language.value}")
+        await output.reply(interaction, tr("campaign.language_set", name=campaign.name, language=shown))
 
     @set_option.autocomplete("option")
     async def option_names(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:

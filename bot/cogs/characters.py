@@ -20,6 +20,7 @@ from bot.app import (
     actor_of,
     begin,
     place_of,
+    public_translator,
     report_error,
     translator,
 )
@@ -108,10 +109,12 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
             place_of(interaction), actor_of(interaction), kind, data, self.bot.dice, gm_run=gm_run
         )
         tr = translator(interaction, created.campaign.ruleset)
+        public = public_translator(interaction, created.campaign.language, created.campaign.ruleset)
         if gm_run:
             # What the GMs' characters hide stays with the GMs: the channel learns only that one arrived.
             await output.reply(
-                interaction, tr("character.created_for_gms", name=created.draft.name, kind=tr(f"kind.{kind}"))
+                interaction,
+                public("character.created_for_gms", name=created.draft.name, kind=public(f"kind.{kind}")),
             )
             embed = discord.Embed(
                 title=tr("character.created", name=created.draft.name, kind=tr(f"kind.{kind}")),
@@ -121,6 +124,7 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
             embed.add_field(name=tr("character.pools"), value=pools_text(tr, created.draft.pools))
             await output.reply(interaction, embed=embed, ephemeral=True)
             return
+        tr = public
         embed = discord.Embed(
             title=tr("character.created", name=created.draft.name, kind=tr(f"kind.{kind}")),
             description=rolls_text(tr, created.draft.rolls),
@@ -188,10 +192,14 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
     @app_commands.describe(name="Whose sheet")
     async def show(self, interaction: Interaction, name: NameText | None = None) -> None:
         shown = await self.bot.characters.show(place_of(interaction), actor_of(interaction), name)
-        tr = translator(interaction, shown.campaign.ruleset)
+        # A GM's look at a character the GMs run is private, in their language; any other sheet is posted for all.
+        tr = (
+            translator(interaction, shown.campaign.ruleset)
+            if shown.character.gm_run
+            else public_translator(interaction, shown.campaign.language, shown.campaign.ruleset)
+        )
         lines = shown.play.sheet_lines(shown.character, shown.options, full=shown.full)
         embed = sheet_embed(tr, shown.character, lines, full=shown.full)
-        # A GM's look at a character the GMs run stays between the GMs.
         await output.reply(interaction, embed=embed, ephemeral=shown.character.gm_run)
 
     @app_commands.command(name="list", description="List the characters of this campaign")
@@ -209,10 +217,10 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
     @app_commands.command(name="delete", description="Delete a character (its owner or a GM)")
     @app_commands.describe(name="The character")
     async def delete(self, interaction: Interaction, name: NameText) -> None:
-        character = await self.bot.characters.delete(place_of(interaction), actor_of(interaction), name)
+        deleted = await self.bot.characters.delete(place_of(interaction), actor_of(interaction), name)
+        public = public_translator(interaction, deleted.language)
         await output.reply(
-            interaction,
-            translator(interaction)("character.deleted", name=character.name, user=mention(interaction.user.id)),
+            interaction, public("character.deleted", name=deleted.name, user=mention(interaction.user.id))
         )
 
     @app_commands.command(name="edit", description="Change one field of a character's file (GMs: any field)")
@@ -227,7 +235,7 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
         edited = await self.bot.characters.edit_field(
             place_of(interaction), actor_of(interaction), name, field.strip(), load_document(value)
         )
-        tr = translator(interaction, edited.ruleset)
+        tr = public_translator(interaction, edited.language, edited.ruleset)
         text = tr("character.edited", user=mention(interaction.user.id), name=edited.name, field=edited.field,
                   old=shown_value(edited.old), new=shown_value(edited.new))  # fmt: skip
         await output.reply(interaction, text)

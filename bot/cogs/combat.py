@@ -7,7 +7,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import output
-from bot.app import Fatebot, Interaction, call_of, place_of, translator
+from bot.app import Fatebot, Interaction, call_of, place_of, public_translator, translator
 from bot.cogs.characters import pools_text
 from bot.cogs.exchanges import close_prompts, post_prompts, step_message
 from bot.i18n import Translator
@@ -82,7 +82,7 @@ class CombatCog(commands.GroupCog, group_name="combat", group_description="Fight
     @app_commands.command(name="end", description="End the fight and the scene (GM only)")
     async def end(self, interaction: Interaction) -> None:
         round_number, progress = await self.bot.combat.end(call_of(interaction))
-        tr = translator(interaction, progress.ruleset)
+        tr = public_translator(interaction, progress.language, progress.ruleset)
         lines = [tr("combat.ended", round=round_number)]
         lines += [content for applied in progress.steps if (content := step_message(tr, progress.play, applied)[0])]
         await output.reply(interaction, "\n".join(lines))
@@ -91,7 +91,7 @@ class CombatCog(commands.GroupCog, group_name="combat", group_description="Fight
 
     async def _show(self, interaction: Interaction, report: CombatReport, title_key: str) -> None:
         """The fight as it stands, then any prompt a hook opened (a reaction at the start of a turn...)."""
-        tr = translator(interaction, report.ruleset)
+        tr = public_translator(interaction, report.language, report.ruleset)
         await output.reply(interaction, embed=report_embed(tr, report, title_key))
         for progress in report.progress:
             await close_prompts(self.bot, tr, progress.closed, skip=None)

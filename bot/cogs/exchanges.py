@@ -16,7 +16,7 @@ import discord
 from discord.ext import commands, tasks
 
 from bot import output
-from bot.app import Fatebot, Interaction, actor_of, translator
+from bot.app import Fatebot, Interaction, actor_of, campaign_translator, public_translator, translator
 from bot.i18n import Translator
 from bot.render import changed_pools, mention, rolls_text
 from bot.rulesets.base import Play
@@ -168,17 +168,13 @@ async def close_prompts(bot: Fatebot, tr: Translator, closed: Sequence[Closed], 
 
 
 async def post_prompts(bot: Fatebot, progress: Progress, guild_locale: discord.Locale | None) -> None:
-    """Each opened wait as a message of its own that pings whoever may answer it, in their language."""
+    """Each opened wait as a message of its own that pings whoever may answer it."""
     ended = {closed.wait_id for closed in progress.closed}
+    # A prompt is public like the rest of the campaign: in its language, whoever it pings.
+    tr = campaign_translator(progress.language, guild_locale, progress.ruleset)
     for prompt in progress.opened:
         if prompt.wait_id in ended:
             continue
-        reader = prompt.audience_ids[0] if len(prompt.audience_ids) == 1 else None
-        tr = (
-            bot.translator_for(reader, guild_locale, progress.ruleset)
-            if reader is not None
-            else Translator.for_locale(guild_locale, progress.ruleset)
-        )
         channel = bot.get_partial_messageable(prompt.channel_id)
         message = await output.post(
             channel, prompt_text(tr, prompt), view=wait_view(tr, prompt.wait_id, prompt.wait, with_cancel=True),
@@ -207,7 +203,7 @@ async def respond(interaction: Interaction, progress: Progress) -> None:
     """A command's reply: its steps, then its prompts. A step that shows nothing but one wait is answered by
     the prompt itself (a request for a GM's approval), in the command's reply."""
     bot = interaction.client
-    tr = translator(interaction, progress.ruleset)
+    tr = public_translator(interaction, progress.language, progress.ruleset)
     messages = step_messages(tr, progress)
     ended = {closed.wait_id for closed in progress.closed}
     opened = [prompt for prompt in progress.opened if prompt.wait_id not in ended]
@@ -230,10 +226,12 @@ async def show_answer(interaction: Interaction, progress: Progress) -> None:
     """After a click: the clicked message says how its wait ended, the new steps are posted for all to see,
     other prompts of the exchange close, and the next waits are posted."""
     bot = interaction.client
-    tr = translator(interaction, progress.ruleset)
     if progress.recorded:
-        await output.reply(interaction, tr("wait.answer_recorded"), ephemeral=True)
+        await output.reply(
+            interaction, translator(interaction, progress.ruleset)("wait.answer_recorded"), ephemeral=True
+        )
         return
+    tr = public_translator(interaction, progress.language, progress.ruleset)
     clicked = interaction.message.id if interaction.message else None
     summary = progress.answered or (progress.closed[0] if progress.closed else None)
     if summary is not None:
@@ -252,7 +250,7 @@ async def publish(bot: Fatebot, progress: Progress) -> None:
     channel = bot.get_channel(progress.channel_id)
     guild = getattr(channel, "guild", None)
     locale = guild.preferred_locale if guild is not None else None
-    tr = Translator.for_locale(locale, progress.ruleset)
+    tr = campaign_translator(progress.language, locale, progress.ruleset)
     if messages := step_messages(tr, progress):
         content, embeds = joined(messages)
         await output.post(bot.get_partial_messageable(progress.channel_id), content, embeds=embeds)

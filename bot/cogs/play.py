@@ -6,7 +6,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import output
-from bot.app import Fatebot, Interaction, NameText, WordText, actor_of, call_of, place_of, translator
+from bot.app import Fatebot, Interaction, NameText, WordText, actor_of, call_of, place_of, public_translator, translator
 from bot.cogs.characters import AUTOCOMPLETE_LIMIT, character_choices
 from bot.cogs.exchanges import fallen_lines, respond, wait_view
 from bot.errors import UserError
@@ -152,7 +152,7 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
             place_of(interaction), actor_of(interaction), name=character, resource=resource, amount=amount,
             reason=reason,
         )  # fmt: skip
-        tr = translator(interaction, award.ruleset)
+        tr = public_translator(interaction, award.language, award.ruleset)
         total = f"{award.current}/{award.maximum}" if award.maximum is not None else str(award.current)
         said = {"name": award.character, "resource": tr(f"pool.{award.resource}"), "amount": f"{amount:+d}",
                 "total": total}  # fmt: skip
@@ -195,10 +195,12 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
             place_of(interaction), actor_of(interaction), character, wait, chosen
         )
         tr = translator(interaction, ruleset)
+        # What the GMs' characters will do stays between the GMs.
         if option is None:
-            await output.reply(interaction, tr("gm.auto_cleared", name=name, wait=tr.text(label)))
+            await output.reply(interaction, tr("gm.auto_cleared", name=name, wait=tr.text(label)), ephemeral=True)
             return
-        await output.reply(interaction, tr("gm.auto_set", name=name, wait=tr.text(label), answer=tr.text(option)))
+        answered = tr("gm.auto_set", name=name, wait=tr.text(label), answer=tr.text(option))
+        await output.reply(interaction, answered, ephemeral=True)
 
     @award.autocomplete("character")
     @auto.autocomplete("character")

@@ -9,7 +9,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import output
-from bot.app import Fatebot, Interaction, actor_of, place_of, translator
+from bot.app import Fatebot, Interaction, actor_of, place_of, public_translator, translator
 from bot.render import mention, roll_embed
 from rules.dice import RollResult
 
@@ -39,13 +39,15 @@ class RollCog(commands.Cog):
         outcome = await self.bot.rolls.roll(
             place_of(interaction), actor_of(interaction), dice, self.bot.dice, label=label, secret=secret
         )
-        embed = roll_embed(tr, name, outcome.result, label, secret=secret)
+        # In a campaign's channel everyone reads its language; elsewhere the roller's.
+        public = public_translator(interaction, outcome.language) if outcome.campaign_id is not None else tr
         if not secret:
-            await output.reply(interaction, embed=embed)
+            await output.reply(interaction, embed=roll_embed(public, name, outcome.result, label, secret=False))
             return
-        await output.reply(interaction, embed=embed, ephemeral=True)
+        await output.reply(interaction, embed=roll_embed(tr, name, outcome.result, label, secret=True), ephemeral=True)
+        shown_label = label or public("roll.no_label")
         await output.reply(
-            interaction, tr("roll.secret_public", user=mention(interaction.user.id), label=label or tr("roll.no_label"))
+            interaction, public("roll.secret_public", user=mention(interaction.user.id), label=shown_label)
         )
         recipients = [gm_id for gm_id in outcome.gm_ids if gm_id != interaction.user.id]
         undelivered = [

@@ -23,9 +23,11 @@ DIRECTORY_LIFETIME_SECONDS: Final = 300.0
 
 @dataclass(frozen=True)
 class Known:
-    """A remembered answer: the active campaign's id, or None for a channel without one."""
+    """A remembered answer: the active campaign's id, or None for a channel without one, and the language of
+    its public messages (None: the server's)."""
 
     campaign_id: int | None
+    language: str | None = None
 
 
 class CampaignDirectory:
@@ -51,9 +53,11 @@ class CampaignDirectory:
         """What is remembered for the channel, or None when the database must be asked."""
         return self._entries.get((guild_id, channel_id))
 
-    def remember(self, guild_id: int, channel_id: int, campaign_id: int | None, generation: int) -> None:
+    def remember(
+        self, guild_id: int, channel_id: int, campaign_id: int | None, generation: int, language: str | None = None
+    ) -> None:
         if generation == self._generation:
-            self._entries[(guild_id, channel_id)] = Known(campaign_id)
+            self._entries[(guild_id, channel_id)] = Known(campaign_id, language)
 
     def forget(self, guild_id: int, channel_id: int) -> None:
         self._generation += 1

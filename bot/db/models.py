@@ -93,6 +93,8 @@ class Campaign(Base):
     status: Mapped[str] = mapped_column(String(16), default=CAMPAIGN_ACTIVE)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     ended_at: Mapped[datetime | None] = mapped_column(default=None)
+    # The language of the campaign's public messages (a Discord locale); None: the server's.
+    language: Mapped[str | None] = mapped_column(String(16), default=None)
 
     __table_args__ = (
         Index(

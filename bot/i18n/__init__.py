@@ -34,7 +34,10 @@ JAPANESE = "ja"
 LANGUAGES = (ENGLISH, CHINESE, JAPANESE)
 
 # Shared catalog values that are rightly the same in every language (names, notation).
-SHARED_PROPER_NOUN_KEYS = frozenset({"choice.format.json", "choice.format.csv", "log.choice_active", "wait.value"})
+SHARED_PROPER_NOUN_KEYS = frozenset(
+    {"choice.format.json", "choice.format.csv", "log.choice_active", "wait.value"}
+    | {f"{prefix}.{language}" for prefix in ("campaign.language", "choice.language") for language in LANGUAGES}
+)
 
 _LOCALE_LANGUAGES = {
     discord.Locale.chinese: CHINESE,

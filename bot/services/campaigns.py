@@ -171,6 +171,22 @@ class CampaignService:
             )
             return OptionChange(campaign, option, old, new)
 
+    async def set_language(self, place: Place, actor: Actor, language: str | None) -> tuple[Campaign, str | None]:
+        """The language of the campaign's public messages (None: the server's); returns the campaign and the old
+        one. Private replies stay in each reader's own language."""
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, place, lock=True)
+            await require_gm(session, campaign.id, actor)
+            old = campaign.language
+            if old == language:
+                raise UserError("error.language_unchanged")
+            campaign.language = language
+            record_event(session, campaign.id, "campaign.language", actor_id=actor.user_id,
+                         payload={"old": old, "new": language}, created_at=self.clock())  # fmt: skip
+        # The directory remembers each channel's language for the commands that skip loading the campaign.
+        self.database.directory.forget(campaign.guild_id, campaign.channel_id)
+        return campaign, old
+
     async def in_guild(self, guild_id: int) -> list[Campaign]:
         async with self.database.read() as session:
             result = await session.scalars(

@@ -100,6 +100,13 @@ class Edited:
     field: str
     old: Any
     new: Any
+    language: str | None  # the campaign's, for the announcement
+
+
+@dataclass(frozen=True)
+class Deleted:
+    name: str
+    language: str | None
 
 
 class CharacterService:
@@ -285,7 +292,7 @@ class CharacterService:
             )  # fmt: skip
             return character
 
-    async def delete(self, place: Place, actor: Actor, name: str) -> Character:
+    async def delete(self, place: Place, actor: Actor, name: str) -> Deleted:
         async with self.database.write() as session:
             campaign = await active_campaign(session, place, lock=True)
             character = await find_character(session, campaign, name)
@@ -295,7 +302,7 @@ class CharacterService:
                 payload={"name": character.name, "sheet": character.sheet}, created_at=self.clock(),
             )  # fmt: skip
             await session.execute(delete(Character).where(Character.id == character.id))
-            return character
+            return Deleted(character.name, campaign.language)
 
     async def edit_field(self, place: Place, actor: Actor, name: str, field: str, value: Any) -> Edited:
         """One field of a character's file: any field for a GM, the fields the ruleset leaves to players for the
@@ -327,7 +334,7 @@ class CharacterService:
                 payload={"name": character.name, "field": field, "old": old, "new": value, "by_gm": by_gm},
                 created_at=self.clock(),
             )  # fmt: skip
-            return Edited(campaign.ruleset, character.name, field, old, value)
+            return Edited(campaign.ruleset, character.name, field, old, value, campaign.language)
 
     async def set_auto_answer(
         self, place: Place, actor: Actor, name: str, wait: str, option: str | None

@@ -32,6 +32,7 @@ class CombatReport:
     current: CharacterSnapshot | None
     actions: dict[int, tuple[Text, ...] | None]
     progress: list[Progress] = field(default_factory=list)
+    language: str | None = None  # the campaign's language for its public messages
 
     @property
     def applied(self) -> list[Applied]:
@@ -87,7 +88,9 @@ class CombatService:
         turn = min(campaign.combat.get("turn", 0), len(order) - 1) if order else 0
         current = order[turn] if order else None
         actions = {c.id: play.actions_left(c, turn_of(campaign)) for c in order}
-        return CombatReport(campaign.ruleset, shown_round(campaign), bool(order), order, current, actions, progress)
+        return CombatReport(
+            campaign.ruleset, shown_round(campaign), bool(order), order, current, actions, progress, campaign.language
+        )
 
     async def _hook(
         self, session: AsyncSession, campaign: Campaign, kind: str, roles: dict[str, list[Character]],

@@ -11,7 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.atomic import lock_campaign
-from bot.db.directory import CampaignDirectory
+from bot.db.directory import CampaignDirectory, Known
 from bot.db.engine import DIRECTORY_KEY, Database
 from bot.db.models import CAMPAIGN_ACTIVE, ROLE_GM, Campaign, Event, Membership
 from bot.errors import UserError
@@ -51,38 +51,41 @@ class Call:
     channel_id: int
 
 
-async def active_campaign_id(session: AsyncSession, place: Place) -> int | None:
-    """The id of the channel's active campaign, from the database's directory when it knows."""
+async def channel_campaign(session: AsyncSession, place: Place) -> Known:
+    """The channel's active campaign (its id and language), from the database's directory when it knows."""
     directory: CampaignDirectory | None = session.info.get(DIRECTORY_KEY)
     known = directory.get(place.guild_id, place.channel_id) if directory is not None else None
     if known is not None:
-        return known.campaign_id
+        return known
     generation = directory.generation if directory is not None else 0
-    campaign_id = await session.scalar(
-        select(Campaign.id).where(
-            Campaign.guild_id == place.guild_id,
-            Campaign.channel_id == place.channel_id,
-            Campaign.status == CAMPAIGN_ACTIVE,
+    found = (
+        await session.execute(
+            select(Campaign.id, Campaign.language).where(
+                Campaign.guild_id == place.guild_id,
+                Campaign.channel_id == place.channel_id,
+                Campaign.status == CAMPAIGN_ACTIVE,
+            )
         )
-    )
+    ).first()
+    known = Known(found[0], found[1]) if found is not None else Known(None)
     if directory is not None:
-        directory.remember(place.guild_id, place.channel_id, campaign_id, generation)
-    return campaign_id
+        directory.remember(place.guild_id, place.channel_id, known.campaign_id, generation, known.language)
+    return known
 
 
-async def campaign_id_at(database: Database, place: Place) -> int | None:
-    """`active_campaign_id` for a command that may need no transaction at all when the directory knows."""
+async def campaign_at(database: Database, place: Place) -> Known:
+    """`channel_campaign` for a command that may need no transaction at all when the directory knows."""
     known = database.directory.get(place.guild_id, place.channel_id)
     if known is not None:
-        return known.campaign_id
+        return known
     async with database.read() as session:
-        return await active_campaign_id(session, place)
+        return await channel_campaign(session, place)
 
 
 async def active_campaign(session: AsyncSession, place: Place, *, lock: bool = False) -> Campaign:
     directory: CampaignDirectory | None = session.info.get(DIRECTORY_KEY)
     for first_try in (True, False):
-        campaign_id = await active_campaign_id(session, place)
+        campaign_id = (await channel_campaign(session, place)).campaign_id
         if campaign_id is None:
             break
         campaign = await lock_campaign(session, campaign_id) if lock else await session.get(Campaign, campaign_id)

@@ -161,6 +161,7 @@ class Progress:
     answered: Closed | None = None
     forced: bool = False
     recorded: bool = False  # a `needs_all` answer stored while others are still awaited
+    language: str | None = None  # the campaign's language for its public messages (None: the server's)
 
     @property
     def play(self) -> Play:
@@ -230,7 +231,7 @@ class ExchangeEngine:
         dice: DiceSource, actor_id: int | None, channel_id: int, payload: Mapping[str, Any] | None = None,
     ) -> Progress:  # fmt: skip
         """Start an exchange: its first step, applied; stored only if it pauses."""
-        progress = Progress(campaign.ruleset, campaign.id, channel_id)
+        progress = Progress(campaign.ruleset, campaign.id, channel_id, language=campaign.language)
         scene, refs = await self._scene(session, campaign, cast, dice, None)
         try:
             step = step_of(scene)
@@ -251,7 +252,7 @@ class ExchangeEngine:
         """Resolve a wait with this answer (exactly once) and resume its exchange."""
         exchange = await session.get(Exchange, wait.exchange_id)
         assert exchange is not None
-        progress = Progress(campaign.ruleset, campaign.id, exchange.channel_id, exchange.id)
+        progress = Progress(campaign.ruleset, campaign.id, exchange.channel_id, exchange.id, language=campaign.language)
         await self._resume(session, campaign, exchange, wait, answer, dice, status, progress, depth=0)
         return progress
 
@@ -261,7 +262,7 @@ class ExchangeEngine:
     ) -> Progress:  # fmt: skip
         """End an exchange and its waits: a GM's cancel, or (with `reason` and no actor) one the rules cannot go
         on with."""
-        progress = Progress(campaign.ruleset, campaign.id, exchange.channel_id, exchange.id)
+        progress = Progress(campaign.ruleset, campaign.id, exchange.channel_id, exchange.id, language=campaign.language)
         summary = Text("wait.cancelled", {"user": mention(actor_id)}) if reason is None else Text(
             "wait.abandoned", {"reason": reason})  # fmt: skip
         waits = await session.scalars(
@@ -773,7 +774,8 @@ class ExchangeService:
                     payload={"exchange": wait.exchange_id, "wait": spec.key, "subject": wait.subject},
                     created_at=self.clock(),
                 )  # fmt: skip
-                return Progress(campaign.ruleset, campaign.id, wait.channel_id, wait.exchange_id, recorded=True)
+                return Progress(campaign.ruleset, campaign.id, wait.channel_id, wait.exchange_id, recorded=True,
+                                language=campaign.language)  # fmt: skip
         answer = Answer(spec.key, option=option, value=value, by=actor.user_id, forced=not own, each=each)
         return await self.engine.answer(session, campaign, wait, answer, dice)
 

@@ -34,6 +34,7 @@ class Award:
     current: int
     maximum: int | None
     fallen: tuple[Fallen, ...]
+    language: str | None  # the campaign's, for the announcement
 
 
 def refuse_fallen(play: Play, ruleset: str, characters: Iterable[CharacterSnapshot]) -> None:
@@ -160,5 +161,5 @@ class PlayService:
                              created_at=self.clock())  # fmt: skip
             return Award(
                 campaign.ruleset, character.name, resource, amount, applied, change.current,
-                change.maximum, fallen,
+                change.maximum, fallen, campaign.language,
             )  # fmt: skip

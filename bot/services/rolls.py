@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from bot.db.engine import Database
 from bot.db.journal import EventJournal, NewEvent
 from bot.errors import UserError
-from bot.services.common import Actor, Clock, Place, campaign_id_at, gm_ids
+from bot.services.common import Actor, Clock, Place, campaign_at, gm_ids
 from rules.dice import DiceSource, RollResult, parse
 
 log = logging.getLogger(__name__)
@@ -23,6 +23,7 @@ class RollOutcome:
     result: RollResult
     campaign_id: int | None
     gm_ids: list[int]
+    language: str | None = None  # the campaign's language for public messages (None: the server's)
 
 
 class RollService:
@@ -35,7 +36,8 @@ class RollService:
         self, place: Place, actor: Actor, expression: str, dice: DiceSource, *, label: str | None, secret: bool
     ) -> RollOutcome:
         parsed = parse(expression)
-        campaign_id = await campaign_id_at(self.database, place)
+        known = await campaign_at(self.database, place)
+        campaign_id = known.campaign_id
         if secret and campaign_id is None:
             raise UserError("error.secret_needs_campaign")
         result = parsed.evaluate(dice)
@@ -49,6 +51,6 @@ class RollService:
         payload = {"expression": expression, "label": label, "total": result.total, "roll": record}
         await self.journal.append(NewEvent(campaign_id, "roll", actor.user_id, payload, self.clock(), secret))
         if not secret:
-            return RollOutcome(result, campaign_id, [])
+            return RollOutcome(result, campaign_id, [], known.language)
         async with self.database.read() as session:
-            return RollOutcome(result, campaign_id, await gm_ids(session, campaign_id))
+            return RollOutcome(result, campaign_id, await gm_ids(session, campaign_id), known.language)

@@ -103,8 +103,9 @@ class Harness:
     async def approve_sheet(self, gm: User, channel: Channel, name: str) -> None:
         """A GM approves the sheet of `name`, held because its file sets values only a GM may set."""
         prompt = self.last(channel, gm)
-        assert name in prompt.content and "Approve" in prompt.buttons(), prompt.content
-        answered = await self.emulator.click(gm, prompt, "Approve")
+        assert name in prompt.content and len(prompt.buttons()) == 2, prompt.content
+        approve = prompt.buttons()[0]  # Approve, in the campaign's language, then Reject
+        answered = await self.emulator.click(gm, prompt, approve)
         assert answered.error is None, answered.error
 
     def current(self, message: Message) -> Message:

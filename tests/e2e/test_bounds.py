@@ -112,7 +112,7 @@ async def test_a_name_past_its_limit_is_refused_the_same_on_every_backend(gate: 
 
 
 async def test_a_forged_button_gets_a_clear_answer(gate: Gate) -> None:
-    anything = (await gate.harness.slash(gate.gm, gate.channel, "campaign info")).reply
+    anything = (await gate.harness.slash(gate.gm, gate.channel, "roll", dice="1d20")).reply
     for custom_id in ("wait:" + "9" * 40 + ":dodge", "waitcancel:" + "9" * 40, "wait:123456:dodge"):
         pressed = await gate.harness.emulator.press(gate.bob, anything, custom_id)
         assert pressed.reply.ephemeral

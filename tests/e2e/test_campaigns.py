@@ -279,10 +279,12 @@ async def test_time_passing_reads_in_each_language_with_its_plurals(table: Table
     log = (await harness.slash(table.alice, channel, "log show")).reply.text()
     assert f"{table.alice.mention}: time passes (1 hour)" in log
     assert f"{table.alice.mention}: time passes (2 days and 3 hours)" in log
-    for player in (table.mei, table.ken):
-        await harness.slash(table.alice, channel, "campaign gm", user=player)
-    assert await passes(table.mei, 1, 1) == "时间流逝：1天和1小时。"
-    assert await passes(table.ken, 5, 0) == "時間が経過した：5 時間。"
+    # Public messages follow the campaign's language, whoever runs the command.
+    assert await passes(table.alice, 1, 1) == "Time passes: 1 day and 1 hour."
+    await harness.slash(table.alice, channel, "campaign language", language="zh-CN")
+    assert await passes(table.alice, 1, 1) == "时间流逝：1天和1小时。"
+    await harness.slash(table.alice, channel, "campaign language", language="ja")
+    assert await passes(table.alice, 5, 0) == "時間が経過した：5 時間。"
 
 
 async def test_a_ruleset_command_in_another_rulesets_campaign_says_whose_it_is(table: Table) -> None:

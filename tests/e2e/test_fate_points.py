@@ -129,7 +129,7 @@ async def test_characters_from_templates_attack_and_answer_later(war: War) -> No
     await _enlist(war, war.bob, "Rin", "Archer", "Archer")
     await _enlist(war, war.mei, "Sakura", "Rider", "Rider")
     sheet = (await harness.slash(war.mei, war.channel, "character show", name="Rider")).reply
-    assert sheet.embeds[0]["title"] == "Rider（从者）"
+    assert sheet.embeds[0]["title"] == "Rider (Servant)"  # posted for all: the campaign's language
     hp_before, hp_max = await _hp(war, war.bob, "Rider")
 
     actions = await harness.emulator.autocomplete(
@@ -144,9 +144,9 @@ async def test_characters_from_templates_attack_and_answer_later(war: War) -> No
     prompt = harness.last(war.channel, war.mei)
     assert war.mei.id in prompt.notified
     assert prompt.notified == frozenset({war.mei.id})
-    assert prompt.buttons() == ["格挡", "闪避", "招架", "承受攻击", "取消（GM）"]
+    assert prompt.buttons() == ["Block", "Dodge", "Parry", "Take the hit", "Cancel (GM)"]
 
-    refused = await harness.emulator.click(war.ken, prompt, "闪避")
+    refused = await harness.emulator.click(war.ken, prompt, "Dodge")
     assert refused.reply.ephemeral
     assert refused.reply.content == "この攻撃に対応できるのは、防御側のプレイヤーかGMだけです。"
 
@@ -154,11 +154,11 @@ async def test_characters_from_templates_attack_and_answer_later(war: War) -> No
     harness.emulator.clock.advance(16 * 60)
     # Rider dodges (AGI B=4, unarmed -3): natural 20 -> 13, not below 9: hit for 4 (sword) + 3 (STR) - 2 (END D).
     harness.dice.queue([20])
-    answered = await harness.emulator.click(war.mei, prompt, "闪避")
+    answered = await harness.emulator.click(war.mei, prompt, "Dodge")
     assert answered.error is None
     result = answered.replies[-1]
     assert result.visible_to is EVERYONE
-    assert result.embeds[0]["title"] == "Rider 被 Archer 击中：5 点伤害"
+    assert result.embeds[0]["title"] == "Rider is hit by Archer: 5 damage"
     assert harness.current(prompt).buttons() == []
     assert await _hp(war, war.bob, "Rider") == (hp_before - 5, hp_max)
     log = (await harness.slash(war.gm, war.channel, "log show")).reply
@@ -303,9 +303,9 @@ async def test_fate_points_lift_null_damage_with_gm_approval(war: War) -> None:
     harness.dice.queue([2])
     await harness.slash(war.bob, war.channel, "attack", target="Rider", action="melee|Azoth Dagger")
     prompt = harness.last(war.channel, war.mei)
-    taken = (await harness.emulator.click(war.mei, prompt, "承受攻击")).replies[-1]
-    assert "0 点伤害" in taken.embeds[0]["title"]
-    assert "御主的攻击无法伤害从者。" in taken.text()
+    taken = (await harness.emulator.click(war.mei, prompt, "Take the hit")).replies[-1]
+    assert "0 damage" in taken.embeds[0]["title"]
+    assert "A Master's attack cannot harm a Servant." in taken.text()
 
     request = (await harness.slash(war.bob, war.channel, "fate spend", use="roll_vs_servant")).reply
     assert request.visible_to is EVERYONE
@@ -321,9 +321,9 @@ async def test_fate_points_lift_null_damage_with_gm_approval(war: War) -> None:
     harness.dice.queue([2])
     await harness.slash(war.bob, war.channel, "attack", target="Rider", action="melee|Azoth Dagger")
     prompt = harness.last(war.channel, war.mei)
-    hit = (await harness.emulator.click(war.mei, prompt, "承受攻击")).replies[-1]
+    hit = (await harness.emulator.click(war.mei, prompt, "Take the hit")).replies[-1]
     # 3 (dagger) + 2 (STR) - 2 (Rider END D) = 3
-    assert hit.embeds[0]["title"] == "Rider 被 Rin 击中：3 点伤害"
+    assert hit.embeds[0]["title"] == "Rider is hit by Rin: 3 damage"
 
 
 async def test_a_servant_hits_a_lone_master_at_once_for_ten_times_the_base(war: War) -> None:
@@ -335,8 +335,8 @@ async def test_a_servant_hits_a_lone_master_at_once_for_ten_times_the_base(war: 
     harness.dice.queue([10])
     declared = (await harness.slash(war.mei, war.channel, "attack", target="Rin", action="melee|Invisible Air")).reply
     # Rider (STR D=2) with a sword on Rin (END 3): 4 x 10 + 2 - 3 = 39, more than any Master's HP.
-    assert "Rin 被 Rider 击中：39 点伤害" in declared.text()
-    assert "Rin 倒下了。" in declared.text()
+    assert "Rin is hit by Rider: 39 damage" in declared.text()
+    assert "Rin is down." in declared.text()
     assert harness.last(war.channel, war.bob).id == declared.id
 
 
@@ -367,7 +367,7 @@ async def test_the_form_path_creates_the_same_character(war: War) -> None:
     )
     assert created.reply.visible_to is EVERYONE
     assert "Illya" in created.reply.embeds[0]["title"]
-    assert "体力: 2d10 [" in created.reply.embeds[0]["description"]
+    assert "HP: 2d10 [" in created.reply.embeds[0]["description"]
     deleted = (await harness.slash(war.bob, war.channel, "character delete", name="Illya")).reply
     assert deleted.ephemeral
     assert deleted.content == "Illya is not your character."
@@ -386,7 +386,7 @@ async def test_a_json_file_is_accepted_too(war: War) -> None:
         )
     ).reply
     assert reply.visible_to is EVERYONE
-    assert reply.embeds[0]["title"] == "Kariya がキャンペーンに参加しました（マスター）"
+    assert reply.embeds[0]["title"] == "Kariya joins the campaign (Master)"
 
 
 async def _rin_with_fate_points(war: War, points: int) -> None:
@@ -763,3 +763,38 @@ async def test_character_edit_lets_a_gm_change_any_field_and_a_player_only_names
     log = (await harness.slash(gm, war.channel, "log show")).reply.text()
     assert f"{gm.mention} changed `STR` of Rin: 2 → A" in log
     assert f"{bob.mention} changed `weapons.0.name` of Rin: Gandr → Gandr Shot" in log
+
+
+async def test_a_campaign_speaks_one_language_in_public_and_each_reader_their_own_in_private(war: War) -> None:
+    harness, gm, bob, mei = war.harness, war.gm, war.bob, war.mei
+    await _pairs(war)
+    refused = (await harness.slash(bob, war.channel, "campaign language", language="ja")).reply
+    assert refused.ephemeral
+    chosen = (await harness.slash(gm, war.channel, "campaign language", language="ja")).reply
+    assert chosen.visible_to is EVERYONE
+    assert chosen.content.startswith("Fifth War の公開メッセージは 日本語 になりました。")
+    again = (await harness.slash(gm, war.channel, "campaign language", language="ja")).reply
+    assert again.content == "The campaign already uses that language: nothing was changed."
+
+    # bob writes in English and mei reads Chinese; the table reads Japanese.
+    harness.dice.queue([12])
+    declared = (await harness.slash(bob, war.channel, "attack", target="Rider", action="melee|Invisible Air")).reply
+    assert declared.embeds[0]["title"] == "Archer が Rider を攻撃"
+    prompt = harness.last(war.channel, mei)
+    assert prompt.buttons() == ["ブロック", "回避", "受け流し", "攻撃を受ける", "取り消し（GM）"]
+    wrong = await harness.emulator.click(bob, prompt, "回避")
+    assert wrong.reply.ephemeral
+    assert wrong.reply.content == "Only the defender's player or a GM can answer this attack."
+    private = (await harness.slash(mei, war.channel, "campaign info")).reply
+    assert private.ephemeral
+    assert any(field["name"] == "语言" and field["value"] == "日本語" for field in private.embeds[0]["fields"])
+    harness.dice.queue([20])
+    answered = await harness.emulator.click(mei, prompt, "回避")
+    assert answered.replies[-1].embeds[0]["title"].startswith("Rider は Archer の攻撃を受けた")
+
+    await harness.slash(gm, war.channel, "campaign language", language="server")
+    rolled = (await harness.slash(mei, war.channel, "roll", dice="1d6", label="luck")).reply
+    assert rolled.visible_to is EVERYONE
+    assert "luck" in rolled.text() and "掷骰" not in rolled.text()
+    log = (await harness.slash(gm, war.channel, "log show")).reply.text()
+    assert f"{gm.mention} set the language of public messages: none → ja" in log

@@ -109,13 +109,13 @@ async def test_a_two_round_fight(field: Field) -> None:
     harness.dice.queue([15])
     await harness.slash(ken, channel, "attack", target="Heracles", action="melee|Invisible Air")
     prompt = harness.last(channel, mei)
-    assert prompt.buttons()[-2:] == ["承受攻击", "取消（GM）"]
-    await harness.emulator.click(mei, prompt, "承受攻击")
+    assert prompt.buttons()[-2:] == ["Take the hit", "Cancel (GM)"]
+    await harness.emulator.click(mei, prompt, "Take the hit")
 
     # The pair's one transfer of the round, as Saber's General action.
     before = await _pools(field)
     moved = (await harness.slash(ken, channel, "fate transfer", amount=3)).reply
-    assert moved.content.startswith("Saber：マスターからサーヴァントへ魔力 3 が流れた")
+    assert moved.content.startswith("Saber: 3 prana flows from Master to Servant")
     after = await _pools(field)
     assert after["Saber"]["prana"] == before["Saber"]["prana"] + 3
     assert after["Kiritsugu"]["prana"] == before["Kiritsugu"]["prana"] - 3
@@ -127,7 +127,7 @@ async def test_a_two_round_fight(field: Field) -> None:
 
     # Saber activates Excalibur (A++ = 34 prana) with the Extra action; the General one is spent.
     activated = (await harness.slash(ken, channel, "fate activate", name="Excalibur", extra=True)).reply
-    assert activated.content.startswith("Saber は魔力 34 で Excalibur を発動した。")
+    assert activated.content.startswith("Saber activates Excalibur for 34 prana.")
     logged = (await harness.slash(ken, channel, "log show")).reply.text()
     assert "Saber が Excalibur を発動（魔力 34）" in logged
     spent = (await harness.slash(ken, channel, "fate activate", name="Mana Burst")).reply
@@ -150,7 +150,7 @@ async def test_a_two_round_fight(field: Field) -> None:
     assert "**Saber**: attack · move · general · extra" in second.embeds[0]["description"]
     before = await _pools(field)
     healed = (await harness.slash(mei, channel, "fate regen", hp=1)).reply
-    assert healed.content.startswith("Heracles 用 4 点魔力恢复了 1 点生命值。")
+    assert healed.content.startswith("Heracles heals 1 HP for 4 prana.")
     assert (await _pools(field))["Heracles"]["hp"] == before["Heracles"]["hp"] + 1
 
     # A Servant paying its last prana needs confirmation, and dies of it.
@@ -160,7 +160,7 @@ async def test_a_two_round_fight(field: Field) -> None:
     assert refused.ephemeral
     assert "confirm:true" in refused.content
     died = (await harness.slash(mei, channel, "fate regen", hp=1, confirm=True)).reply
-    assert "Heracles 死亡并消失了。" in died.content
+    assert "Heracles has died and disappears." in died.content
     turn = (await harness.slash(gm, channel, "combat next")).reply
     assert turn.embeds[0]["footer"]["text"] == "Turn: Saber"
     # The fallen Heracles is skipped: Saber's next turn opens a new round.
@@ -176,7 +176,7 @@ async def test_an_action_cannot_be_used_twice_in_a_round(field: Field) -> None:
     harness, channel, gm, ken = field.harness, field.channel, field.gm, field.ken
     await harness.slash(gm, channel, "combat start", order="Saber, Heracles")
     first = (await harness.slash(ken, channel, "fate move")).reply
-    assert first.content == "Saber は移動した。"
+    assert first.content == "Saber moves."
     second = (await harness.slash(ken, channel, "fate move")).reply  # the Extra action pays
     assert second.visible_to is EVERYONE
     third = (await harness.slash(ken, channel, "fate move")).reply
@@ -195,7 +195,7 @@ async def test_an_action_cannot_be_used_twice_in_a_round(field: Field) -> None:
     ]
     assert gained > 0
     opted_out = (await harness.slash(ken, channel, "fate passive", enabled=False)).reply
-    assert opted_out.content == "Saber は時間の経過で魔力を補充しなくなった。"
+    assert opted_out.content == "Saber no longer replenishes prana as hours pass."
     quiet = (await harness.slash(gm, channel, "campaign time", hours=1)).reply
     assert quiet.content.splitlines() == ["Time passes: 1 hour.", "Heracles: +0 prana (0 from the Master)."]
 
@@ -222,15 +222,15 @@ async def test_gm_rulings_for_noble_phantasms_and_god_hand(field: Field) -> None
 
     harness.dice.queue([10])
     blocked = (await harness.slash(ken, channel, "attack", target="Sakura", action="np|Excalibur")).reply
-    assert "Sakura は Saber の攻撃をかわした" in blocked.text()
-    assert "この宝具はこの相手に効果がない。" in blocked.text()
+    assert "Sakura avoids the attack of Saber" in blocked.text()
+    assert "This Noble Phantasm has no effect on this target." in blocked.text()
 
     await harness.slash(gm, channel, "fate god-hand", character="Sakura", rank="none")
     await harness.slash(gm, channel, "combat start", order="Saber, Sakura")
     harness.dice.queue([10])
     hit = (await harness.slash(ken, channel, "attack", target="Sakura", action="np|Excalibur")).reply
-    assert "Sakura は Saber の攻撃を受けた：50 ダメージ" in hit.text()
-    assert "Sakura は倒れた。" in hit.text()
+    assert "Sakura is hit by Saber: 50 damage" in hit.text()
+    assert "Sakura is down." in hit.text()
 
 
 async def test_a_second_fight_cannot_start_over_the_first(field: Field) -> None:
@@ -306,7 +306,7 @@ async def test_the_extra_action_is_a_second_attack_for_a_one_weapon_servant(fiel
                                 details="attacks:2")
         ).reply  # fmt: skip
         assert declared.visible_to is EVERYONE, declared.content
-        await harness.emulator.click(mei, harness.last(channel, mei), "承受攻击")
+        await harness.emulator.click(mei, harness.last(channel, mei), "Take the hit")
     third = (
         await harness.slash(ken, channel, "attack", target="Heracles", action="melee|Invisible Air",
                             details="attacks:2")
@@ -333,18 +333,18 @@ async def test_an_activated_skill_applies_to_the_rolls_it_was_paid_for(field: Fi
     await _set_prana(field, "Saber", 60)
     await harness.slash(gm, channel, "combat start", order="Saber, Heracles")
     activated = (await harness.slash(ken, channel, "fate activate", name="Mana Burst")).reply
-    assert "Mana Burst はこのラウンドの残りの間、その判定に適用されます。" in activated.content.splitlines()
+    assert "Mana Burst applies to their rolls for the rest of this round." in activated.content.splitlines()
     again = (await harness.slash(ken, channel, "fate activate", name="Mana Burst", extra=True)).reply
     assert again.content == "Mana Burst はすでに発動しています。"
     # Mana Burst (attack:melee -1) was paid once, 3 prana; the rank-A attack pays its own 5.
     harness.dice.queue([20])
     await harness.slash(ken, channel, "attack", target="Heracles", action="melee|Invisible Air")
-    await harness.emulator.click(mei, harness.last(channel, mei), "承受攻击")
+    await harness.emulator.click(mei, harness.last(channel, mei), "Take the hit")
     assert (await _pools(field))["Saber"]["prana"] == 60 - 3 - 5
     await harness.slash(gm, channel, "combat round")
     harness.dice.queue([20])
     await harness.slash(ken, channel, "attack", target="Heracles", action="melee|Invisible Air")
-    await harness.emulator.click(mei, harness.last(channel, mei), "承受攻击")
+    await harness.emulator.click(mei, harness.last(channel, mei), "Take the hit")
     first, second = await _events(field, "attack.declared")
     assert _sources(first)["ability:Mana Burst"] == -1
     assert "ability:Mana Burst" not in _sources(second)  # the round it was for is over
@@ -352,12 +352,12 @@ async def test_an_activated_skill_applies_to_the_rolls_it_was_paid_for(field: Fi
 
     # Outside a fight an activation lasts the next attack or defence roll.
     activated = (await harness.slash(ken, channel, "fate activate", name="Mana Burst")).reply
-    assert "Mana Burst は次の攻撃または防御の判定に適用されます。" in activated.content.splitlines()
+    assert "Mana Burst applies to their next attack or defence roll." in activated.content.splitlines()
     for _ in range(2):
         await harness.slash(gm, channel, "combat round")
         harness.dice.queue([20])
         await harness.slash(ken, channel, "attack", target="Heracles", action="melee|Invisible Air")
-        await harness.emulator.click(mei, harness.last(channel, mei), "承受攻击")
+        await harness.emulator.click(mei, harness.last(channel, mei), "Take the hit")
     *_, third, fourth = await _events(field, "attack.declared")
     assert _sources(third)["ability:Mana Burst"] == -1
     assert "ability:Mana Burst" not in _sources(fourth)
@@ -375,8 +375,8 @@ async def test_a_servant_paying_its_last_prana_for_an_attack_vanishes_before_the
                             details="confirm")
     ).reply  # fmt: skip
     assert gone.visible_to is EVERYONE
-    assert "Saber は最後の魔力 5 を使い果たし、Heracles に攻撃が届く前に消滅した" in gone.text()
-    assert "Saber は消滅した。" in gone.text()
+    assert "Saber pays its last 5 prana and vanishes before its blow reaches Heracles" in gone.text()
+    assert "Saber has died and disappears." in gone.text()
     # No die was rolled, no defence is asked for, and Heracles is untouched.
     assert "1d20" not in gone.text()
     assert len(harness.emulator.visible_to(mei, channel)) == prompts_before + 1  # the announcement only
@@ -395,7 +395,7 @@ async def test_the_repeat_penalty_is_shown_apart_from_staggers(field: Field) -> 
         # Saber's 20 scores 13; Heracles's dodge of 1 scores the floor, 1: always dodged, never staggered.
         harness.dice.queue([20, 1])
         await harness.slash(ken, channel, "attack", target="Heracles", action="melee|Invisible Air")
-        answered = await harness.emulator.click(mei, harness.last(channel, mei), "闪避")
+        answered = await harness.emulator.click(mei, harness.last(channel, mei), "Dodge")
         results.append(answered.replies[-1])
         await harness.slash(gm, channel, "combat round")
     defences = await _events(field, "attack.resolved")
@@ -404,5 +404,5 @@ async def test_the_repeat_penalty_is_shown_apart_from_staggers(field: Field) -> 
     assert (fourth["repeat_carry"], fourth["repeat"]) == (2, 2)
     assert "carry" not in fourth  # no stagger
     shown = results[3].embeds[0]["description"]
-    assert "+2 (上次重复防御)" in shown and "+2 (重复防御)" in shown
-    assert "踉跄" not in shown
+    assert "+2 (previous repeated defence)" in shown and "+2 (repeated defence)" in shown
+    assert "stagger" not in shown

@@ -1,0 +1,28 @@
+"""a campaign's language for its public messages
+
+Revision ID: 0006
+Revises: 0005
+Create Date: 2026-12-01
+
+Null means the server's language: what every campaign had before, so nothing needs filling in.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0006"
+down_revision = "0005"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("campaigns") as batch:
+        batch.add_column(sa.Column("language", sa.String(16), nullable=True))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("campaigns") as batch:
+        batch.drop_column("language")
