@@ -41,6 +41,7 @@ def test_the_readme_example_campaign_runs_as_written(capsys: pytest.CaptureFixtu
     choices = next(record["choices"] for record in records if "choices" in record)
     assert {"name": "melee · Kanshou and Bakuya (sword)", "value": "melee|Kanshou and Bakuya"} in choices
     contents = [record.get("content") or "" for record in records]
+    assert "Archer's sheet was approved by @alice: Archer may act." in contents
     assert "Rider answered: Dodge." in contents
     assert any(content.startswith("@alice approved: Rin Tohsaka spends a Fate/Point") for content in contents)
     assert titles[-1] == "Log of Fifth War"
