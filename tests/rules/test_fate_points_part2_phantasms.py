@@ -10,6 +10,7 @@ import pytest
 from rules.exchange import Modifier, PoolDelta
 from rules.fate_points import (
     TAKE,
+    Ability,
     AttackSpec,
     Combatant,
     FatePointsOptions,
@@ -108,6 +109,30 @@ def test_np_cost_replaces_the_attack_cost_per_option() -> None:
     assert swing(lancer_with("B"), saber, np_attack(), 12).mana_cost == 25
     both = swing(lancer_with("B"), saber, np_attack(), 12, options=FatePointsOptions(np_replaces_attack_cost=False))
     assert both.mana_cost == 25 + 4  # Lancer STR B
+
+
+def test_an_np_activated_beforehand_attacks_without_paying_again() -> None:
+    activated = replace(lancer_with("B"), activated=("Gae Bolg",))
+    saber = servant("Saber", "sword")
+    assert swing(activated, saber, np_attack(), 12).mana_cost == 0
+    both = swing(activated, saber, np_attack(), 12, options=FatePointsOptions(np_replaces_attack_cost=False))
+    assert both.mana_cost == 4  # only the attack's own rank cost (STR B) is left to pay
+
+
+def test_a_skill_activated_beforehand_applies_without_being_named_and_is_not_paid_twice() -> None:
+    burst = Ability(name="Mana Burst", roll_mods={"attack:melee": -2, "damage": 3}, mana_cost=6)
+    lancer = replace(servant("Lancer", "lance"), abilities=[burst])
+    sword = AttackSpec(attack_type="melee", weapon="lance")
+    plain = swing(lancer, servant("Saber"), sword, 12)
+    assert "ability:Mana Burst" not in {modifier.source for modifier in plain.roll.modifiers}
+    named = swing(lancer, servant("Saber"), sword.model_copy(update={"abilities": ("Mana Burst",)}), 12)
+    assert named.mana_cost == plain.mana_cost + 6
+    active = replace(lancer, activated=("Mana Burst",))
+    paid = swing(active, servant("Saber"), sword.model_copy(update={"abilities": ("Mana Burst",)}), 12)
+    assert paid.mana_cost == plain.mana_cost
+    assert Modifier("ability:Mana Burst", -2) in paid.roll.modifiers
+    hit = answer(active, servant("Saber"), paid, sword, TAKE)
+    assert hit.outcome.damage == answer(lancer, servant("Saber"), plain, sword, TAKE).outcome.damage + 3
 
 
 def test_np_attacks_confirm_a_last_mana_spend() -> None:

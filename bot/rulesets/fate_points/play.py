@@ -244,12 +244,12 @@ def phantasms(servant: CharacterSnapshot) -> list[NoblePhantasm]:
 
 
 def combatant(
-    character: CharacterSnapshot, fate_effects: Mapping[str, Any] | None = None, activated: Sequence[str] = ()
+    character: CharacterSnapshot, fate_effects: Mapping[str, Any] | None = None, paid: Sequence[str] = ()
 ) -> Combatant:
     """The rules' view of a stored character: sheet, current pools, combat state and Fate/Point effect.
 
-    `fate_effects` overrides the stored effect: an attack keeps the one it was declared with until it resolves,
-    and likewise the `activated` skills it was declared with.
+    `fate_effects` overrides the stored effect: an attack keeps the one it was declared with until it resolves.
+    `paid` names the skills and NPs activated beforehand that apply to this roll (see `activated`).
     """
     file = character.sheet["file"]
     state = character.state
@@ -264,7 +264,7 @@ def combatant(
         "fp_roll_vs_servant": bool(fate_effects.get("roll_vs_servant")),
         "fp_boost": fate_effects.get("boost"),
         "min_np_rank": state.get("min_np_rank"),
-        "activated": tuple(activated),
+        "activated": tuple(paid),
     }
     if character.kind == MASTER:
         sheet = MasterSheet.model_validate(file)
@@ -515,7 +515,7 @@ class FatePointsPlay(Play):
 
     @staticmethod
     def _ability_text(ability: Mapping[str, Any]) -> str:
-        mods = " ".join(f"{kind} {value:+d}" for kind, value in ability.get("roll_mods", {}).items())
+        mods = _compact(ability.get("roll_mods", {}))
         cost = f" ({ability['mana_cost']})" if ability.get("mana_cost") is not None else ""
         return f"{ability['name']} [{mods}]{cost}" if mods else f"{ability['name']}{cost}"
 
@@ -604,7 +604,7 @@ class FatePointsPlay(Play):
         turn = scene.turn
         spec = self._spec(attacker, given.action, given.attacks, given.rank, given.confirm)
         active = activated(attacker, turn)
-        fighter = combatant(attacker, activated=active)
+        fighter = combatant(attacker, paid=active)
         # The round's declared attacks all share its Attack action (R4/R5): only the first one spends it.
         # A Noble Phantasm is "activated via the general or free moves" instead, unless it was activated already.
         first_of_round = fighter.state.attack_round != turn.round_number
@@ -669,7 +669,7 @@ class FatePointsPlay(Play):
         spec = AttackSpec.from_dict(state["spec"])
         resolution = defend(
             combatant(attacker, state.get("attacker_fate", {}), state.get("attacker_activated", ())),
-            combatant(defender, activated=activated(defender, scene.turn)), outcome, spec,
+            combatant(defender, paid=activated(defender, scene.turn)), outcome, spec,
             answer.option or TAKE, round_number, scene.dice, rules_options, weapon=weapon,
         )  # fmt: skip
         rolled = resolution.outcome.defence_score is not None
