@@ -24,7 +24,7 @@ from bot.app import (
     report_error,
     translator,
 )
-from bot.cogs.exchanges import post_prompts
+from bot.cogs.exchanges import close_prompts, post_prompts
 from bot.errors import UserError
 from bot.files import MAX_FILE_BYTES, load_document, parse_sheet
 from bot.i18n import Translator
@@ -218,10 +218,11 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
     @app_commands.describe(name="The character")
     async def delete(self, interaction: Interaction, name: NameText) -> None:
         deleted = await self.bot.characters.delete(place_of(interaction), actor_of(interaction), name)
-        public = public_translator(interaction, deleted.language)
+        public = public_translator(interaction, deleted.language, deleted.ruleset)
         await output.reply(
             interaction, public("character.deleted", name=deleted.name, user=mention(interaction.user.id))
         )
+        await close_prompts(self.bot, public, deleted.closed, skip=None)
 
     @app_commands.command(name="edit", description="Change one field of a character's file (GMs: any field)")
     @app_commands.describe(

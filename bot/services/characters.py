@@ -9,13 +9,23 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
-from bot.db.models import ROLE_PLAYER, Campaign, Character, CharacterLink, Membership, ResourcePool
+from bot.db.models import (
+    EXCHANGE_OPEN,
+    ROLE_PLAYER,
+    Campaign,
+    Character,
+    CharacterLink,
+    Exchange,
+    ExchangeRole,
+    Membership,
+    ResourcePool,
+)
 from bot.errors import SheetRefused, UserError, rule_refused
 from bot.rulesets.base import Binding, CharacterDraft, CharacterSnapshot, Play, Ruleset
 from bot.rulesets.registry import RULESETS
 from bot.services.campaigns import campaign_options
 from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, record_event, require_gm
-from bot.services.exchanges import Cast, ExchangeEngine, Progress
+from bot.services.exchanges import Cast, Closed, ExchangeEngine, Progress
 from bot.services.held import EXCHANGE_KIND, HELD, SUBJECT, approval_step
 from bot.services.snapshots import play_of, snapshot, snapshots
 from bot.sheet_paths import read_path, with_value
@@ -107,6 +117,8 @@ class Edited:
 class Deleted:
     name: str
     language: str | None
+    ruleset: str
+    closed: tuple[Closed, ...]  # the prompt of its sheet's approval, if it was waiting for one
 
 
 class CharacterService:
@@ -301,8 +313,20 @@ class CharacterService:
                 session, campaign.id, "character.deleted", actor_id=actor.user_id,
                 payload={"name": character.name, "sheet": character.sheet}, created_at=self.clock(),
             )  # fmt: skip
+            # A sheet waiting for approval has nothing left to approve.
+            approvals = await session.scalars(
+                select(Exchange)
+                .join(ExchangeRole, ExchangeRole.exchange_id == Exchange.id)
+                .where(ExchangeRole.character_id == character.id, Exchange.kind == EXCHANGE_KIND,
+                       Exchange.status == EXCHANGE_OPEN)
+            )  # fmt: skip
+            closed = [
+                ended
+                for exchange in list(approvals)
+                for ended in (await self.engine.cancel(session, campaign, exchange, actor.user_id)).closed
+            ]
             await session.execute(delete(Character).where(Character.id == character.id))
-            return Deleted(character.name, campaign.language)
+            return Deleted(character.name, campaign.language, campaign.ruleset, tuple(closed))
 
     async def edit_field(self, place: Place, actor: Actor, name: str, field: str, value: Any) -> Edited:
         """One field of a character's file: any field for a GM, the fields the ruleset leaves to players for the

@@ -696,6 +696,14 @@ async def test_values_only_a_gm_may_set_hold_a_players_sheet_until_a_gm_approves
 
     data.update(name="Caster", servant_class="Caster", rank_steps={"MAG": 0, "STR": 1})
     await harness.slash(gm, war.channel, "character delete", name="Lancer")
+    # A held sheet deleted before any GM decided: its prompt closes.
+    await _import(war, bob, {**data, "name": "Assassin", "servant_class": "Assassin"})
+    unanswered = harness.last(war.channel, gm)
+    await harness.slash(bob, war.channel, "character delete", name="Assassin")
+    assert harness.current(unanswered).buttons() == []
+    assert harness.current(unanswered).content == (
+        f"The character was deleted by {bob.mention}: there is no sheet left to approve."
+    )
     await _import(war, bob, data)
     await harness.emulator.click(gm, harness.last(war.channel, gm), "Reject")
     await harness.slash(bob, war.channel, "character use", name="Caster")
