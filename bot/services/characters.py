@@ -343,8 +343,6 @@ class CharacterService:
                 raise UserError(key, field=field, name=character.name).within(campaign.ruleset)
             current = await snapshot(session, character)
             old = read_path(current.sheet["file"], field)
-            if old == value:
-                raise UserError("error.edit_unchanged", field=field, name=character.name)
             try:
                 file = with_value(current.sheet["file"], field, value)
                 sheet = play.edited_sheet(current, file, campaign_options(campaign), by_gm=by_gm)
@@ -352,6 +350,9 @@ class CharacterService:
                 raise SheetRefused("sheet.edit_rejected", error.problems).within(campaign.ruleset) from error
             except RuleError as error:
                 raise rule_refused(error, campaign.ruleset) from error
+            # Compared as stored: `A` for a stat of 5 changes nothing either.
+            if sheet == current.sheet:
+                raise UserError("error.edit_unchanged", field=field, name=character.name)
             character.sheet = sheet
             record_event(
                 session, campaign.id, "character.edited", actor_id=actor.user_id,

@@ -760,6 +760,8 @@ async def test_character_edit_lets_a_gm_change_any_field_and_a_player_only_names
 
     # A GM's edit is an advancement: STR rises past the 15-point budget of creation.
     await harness.slash(gm, war.channel, "character edit", name="Rin", field="STR", value="A")
+    same = (await harness.slash(gm, war.channel, "character edit", name="Rin", field="STR", value="5")).reply
+    assert same.content == "`STR` of Rin already has that value: nothing was changed."
     sheet = (await harness.slash(bob, war.channel, "character show", name="Rin")).reply
     assert _sheet_value(sheet, "Stats").startswith("STR A (5)")
     await harness.slash(gm, war.channel, "character edit", name="Archer", field="rank_steps.AGI", value="2")
