@@ -71,6 +71,6 @@ def _translate(detail: ErrorDetails) -> SheetProblem:
         return SheetProblem(path, "too_small", {"value": str(value), "min": str(context.get("ge"))})
     if kind == "less_than_equal":
         return SheetProblem(path, "too_large", {"value": str(value), "max": str(context.get("le"))})
-    if kind in {"out_of_range", "invalid_rank", "ex_not_here"}:  # raised by the rules themselves, with their words
+    if kind in {"out_of_range", "invalid_rank", "ex_not_here", "not_a_die"}:  # raised by the rules, with their words
         return SheetProblem(path, kind, {key: item for key, item in context.items() if isinstance(item, int | str)})
     return SheetProblem(path, "invalid", {"detail": kind})

@@ -1,0 +1,165 @@
+"""Character files and their validation: the models, and the creation rules of R12 field by field."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic_core import PydanticCustomError
+
+from rules.crest_magia.model import (
+    CREATION_CREST_RANK,
+    CREATION_DICE,
+    CREATION_SKILL_RANKS,
+    CREATION_SPECIALTIES,
+    DICE,
+    MAX_CREST,
+    MAX_SKILL,
+    MAX_SPECIALTY,
+    STATS,
+    CrestCategory,
+    Skill,
+    Stat,
+    WeaponKind,
+)
+from rules.crest_magia.options import CrestMagiaOptions
+from rules.sheets import SheetError, SheetProblem, validation_problems
+from rules.text import Name
+
+# Values the bot derives from the file: a player never types them (compared case-insensitively).
+DERIVED_FIELDS = frozenset({"hp", "hp_max", "consequence", "destiny_points", "effective_die"})
+
+
+def _die(value: object) -> object:
+    """A die written as `d8` or `8`."""
+    if isinstance(value, str) and value.strip().lower().startswith("d") and value.strip()[1:].isdigit():
+        return int(value.strip()[1:])
+    return value
+
+
+def _a_die(value: int) -> int:
+    if value not in DICE:
+        raise PydanticCustomError("not_a_die", "{value} is not one of the dice d4, d6, d8, d10, d12", {"value": value})
+    return value
+
+
+Die = Annotated[int, BeforeValidator(_die), AfterValidator(_a_die)]
+SkillRank = Annotated[int, Field(ge=0, le=MAX_SKILL)]
+SpecialtyRank = Annotated[int, Field(ge=1, le=MAX_SPECIALTY)]
+CrestRank = Annotated[int, Field(ge=1, le=MAX_CREST)]
+Rating = Annotated[int, Field(ge=0, le=20)]
+DamageType = Annotated[str, Field(min_length=1, max_length=40)]
+
+
+class _File(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class Specialty(_File):
+    name: Name
+    skill: Skill
+    rank: SpecialtyRank = 1
+
+
+class CrestSpecialty(_File):
+    name: Name
+    rank: SpecialtyRank = 1
+
+
+class Crest(_File):
+    name: Name
+    category: CrestCategory
+    damage_type: DamageType | None = None
+    rank: CrestRank = CREATION_CREST_RANK
+    specialties: list[CrestSpecialty] = Field(default_factory=list, max_length=10)
+    ladder: dict[int, Annotated[str, Field(max_length=200)]] = Field(default_factory=dict)
+
+
+class ItemCrest(Crest):
+    """C27: a crest in an item; it takes no slot, and the GM sets its uses (None: unlimited)."""
+
+    uses_left: int | None = Field(None, ge=0, le=100)
+
+
+class Weapon(_File):
+    name: Name
+    kind: WeaponKind
+    rating: Rating = 0  # GM-defined (C10)
+    damage_type: DamageType | None = None
+
+
+class Armor(_File):
+    name: Name
+    rating: Rating = 0  # GM-defined (C10)
+
+
+class CharacterFile(_File):
+    name: Name
+    dice: dict[Stat, Die]
+    skills: dict[Skill, SkillRank] = Field(default_factory=dict)
+    specialties: list[Specialty] = Field(default_factory=list, max_length=40)
+    crests: list[Crest] = Field(default_factory=list, max_length=3)
+    item_crests: list[ItemCrest] = Field(default_factory=list, max_length=10)
+    weapons: list[Weapon] = Field(default_factory=list, max_length=20)
+    armor: Armor | None = None
+    weaknesses: list[DamageType] = Field(default_factory=list, max_length=20)
+    resistances: list[DamageType] = Field(default_factory=list, max_length=20)
+
+    def skill(self, name: Skill) -> int:
+        return self.skills.get(name, 0)
+
+
+def character_problems(data: Mapping[str, object], options: CrestMagiaOptions) -> list[SheetProblem]:
+    """Every problem of a new character's file: the model's, then R12's creation budget (T6)."""
+    problems = [SheetProblem(key, "derived_field") for key in data if str(key).lower() in DERIVED_FIELDS]
+    clean = {key: value for key, value in data.items() if str(key).lower() not in DERIVED_FIELDS}
+    try:
+        sheet = CharacterFile.model_validate(clean)
+    except ValidationError as error:
+        return problems + validation_problems(error)
+    return problems + creation_problems(sheet, options)
+
+
+def creation_problems(sheet: CharacterFile, options: CrestMagiaOptions) -> list[SheetProblem]:
+    problems: list[SheetProblem] = []
+    missing = [stat for stat in STATS if stat not in sheet.dice]
+    if missing:
+        problems.append(SheetProblem("dice", "stats_missing", {"stats": ", ".join(missing)}))
+    elif sorted(sheet.dice.values()) != sorted(CREATION_DICE):
+        shown = ", ".join(f"d{die}" for die in sorted(sheet.dice.values()))
+        problems.append(SheetProblem("dice", "creation_dice", {"dice": shown}))
+    counts = Counter(rank for rank in sheet.skills.values() if rank)
+    if counts != Counter(CREATION_SKILL_RANKS):
+        shown = ", ".join(f"{counts.get(rank, 0)} at {rank}" for rank in sorted(CREATION_SKILL_RANKS, reverse=True))
+        problems.append(SheetProblem("skills", "creation_skills", {"ranks": shown}))
+    if len(sheet.specialties) != CREATION_SPECIALTIES:
+        problems.append(SheetProblem("specialties", "creation_specialties", {"count": len(sheet.specialties)}))
+    seen: set[tuple[str, str]] = set()
+    for index, specialty in enumerate(sheet.specialties):
+        if specialty.rank != 1:
+            problems.append(SheetProblem(f"specialties.{index}.rank", "creation_specialty_rank"))
+        if options.specialty_requires_rank1 and sheet.skill(specialty.skill) == 0:
+            problems.append(
+                SheetProblem(f"specialties.{index}.skill", "specialty_on_rank0", {"skill": specialty.skill})
+            )
+        key = (specialty.skill, specialty.name.casefold())
+        if key in seen:
+            problems.append(SheetProblem(f"specialties.{index}.name", "duplicate_name", {"name": specialty.name}))
+        seen.add(key)
+    if len(sheet.crests) != 1:
+        problems.append(SheetProblem("crests", "creation_crests", {"count": len(sheet.crests)}))
+    for index, crest in enumerate(sheet.crests):
+        if crest.rank != CREATION_CREST_RANK:
+            problems.append(SheetProblem(f"crests.{index}.rank", "creation_crest_rank", {"rank": crest.rank}))
+        if crest.specialties:
+            problems.append(SheetProblem(f"crests.{index}.specialties", "creation_crest_specialties"))
+    return problems
+
+
+def parse_character(data: Mapping[str, Any], options: CrestMagiaOptions) -> CharacterFile:
+    problems = character_problems(data, options)
+    if problems:
+        raise SheetError(problems)
+    return CharacterFile.model_validate(data)

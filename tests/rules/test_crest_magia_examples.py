@@ -1,0 +1,214 @@
+"""Crest Magia's worked scenarios M1-M14 with fixed dice, and the decisions they rest on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from rules.crest_magia.damage import choose_overflow, effective_die, take_damage
+from rules.crest_magia.destiny import consequence_removed, reallocated, restored, session_points
+from rules.crest_magia.model import DEAD, Stat
+from rules.crest_magia.options import CrestMagiaOptions
+from rules.crest_magia.rolls import (
+    ActionRoll,
+    action_roll,
+    boons_and_banes,
+    check_succeeds,
+    damage_roll,
+    resolve_attack,
+    withstand_roll,
+)
+from rules.crest_magia.sheets import character_problems
+from rules.dice.source import FixedDice
+from rules.exchange import Modifier, RuleError
+
+DEFAULTS = CrestMagiaOptions()
+
+
+def rolled(faces: list[int], sides: int, *modifiers: Modifier, boons: int = 0, banes: int = 0,
+           crits: bool = True, options: CrestMagiaOptions = DEFAULTS) -> ActionRoll:  # fmt: skip
+    dice = FixedDice(faces)
+    roll = action_roll("Dexterity", sides, modifiers, dice, options, boons=boons, banes=banes, crits=crits)
+    assert dice.remaining == 0
+    return roll
+
+
+def test_m1_a_hit_with_a_boon_then_damage_against_armour() -> None:
+    attack = rolled([4, 2, 7, 3], 8, Modifier("skill:Melee", 3), Modifier("specialty:Swords", 1), boons=1)
+    assert (attack.kept, attack.total) == (11, 18)
+    defence = rolled([5, 3, 6], 6, Modifier("skill:Agility", 2))
+    assert (defence.kept, defence.total) == (11, 13)
+    assert resolve_attack(attack, defence, DEFAULTS).hit
+    damage = damage_roll(2, weak=False, resistant=False, maxed=False, dice=FixedDice([3, 5]), options=DEFAULTS)
+    withstand = withstand_roll(1, FixedDice([2, 4]), DEFAULTS)
+    assert (damage.total, withstand.total, withstand.absorbed(damage)) == (10, 7, 3)
+    hurt = take_damage({"Physique": 8, "Dexterity": 6, "Intelligence": 4, "Wit": 6}, "Dexterity", 3, 0, DEFAULTS)
+    assert hurt.hp["Dexterity"] == 3
+
+
+def test_m2_a_tie_misses() -> None:
+    attack = rolled([4, 2, 6], 6, Modifier("gm", 3))
+    defence = rolled([5, 3, 6], 6, Modifier("gm", 2))
+    assert attack.total == defence.total == 13
+    assert not resolve_attack(attack, defence, DEFAULTS).hit
+
+
+def test_m3_boons_and_banes_cancel_and_the_highest_d4_counts() -> None:
+    assert boons_and_banes(1, 3, FixedDice([1, 4]), DEFAULTS).value == -4
+    even = boons_and_banes(2, 2, FixedDice([]), DEFAULTS)
+    assert (even.value, even.faces) == (0, ())
+    assert boons_and_banes(6, 0, FixedDice([2, 2, 3, 1, 1, 2]), DEFAULTS).value == 3
+    capped = FixedDice([2, 2, 3, 1, 1, 2])
+    assert boons_and_banes(6, 0, capped, CrestMagiaOptions(max_bb_dice=4)).faces == (2, 2, 3, 1)
+    assert capped.remaining == 2
+
+
+def test_m4_a_critical_attack_hits_for_the_maximum_with_its_weakness() -> None:
+    attack = rolled([6, 6, 2], 4, Modifier("skill:Magecraft", 2))
+    assert (attack.kept, attack.total, attack.crit) == (12, 14, "success")
+    defence = rolled([5, 5, 6], 6, Modifier("skill:Agility", 5))
+    assert defence.total == 16
+    result = resolve_attack(attack, defence, DEFAULTS)
+    assert (result.hit, result.maxed) == (True, True)
+    damage = damage_roll(2, weak=True, resistant=False, maxed=True, dice=FixedDice([]), options=DEFAULTS)
+    assert damage.total == 20
+    assert withstand_roll(2, FixedDice([5, 6]), DEFAULTS).absorbed(damage) == 7
+
+
+def test_m5_a_critical_failure_misses_whatever_the_defence() -> None:
+    attack = rolled([1, 1, 9], 10, Modifier("skill:Melee", 4))
+    assert (attack.total, attack.crit) == (14, "failure")
+    defence = rolled([1, 2, 5], 6)
+    assert defence.total == 7
+    assert not resolve_attack(attack, defence, DEFAULTS).hit
+
+
+def test_m6_a_critical_defence_beats_any_attack_but_a_critical_one() -> None:
+    attack = rolled([5, 4, 6], 6, Modifier("gm", 4))
+    assert attack.total == 15
+    defence = rolled([6, 6, 3], 6)
+    assert (defence.total, defence.crit) == (12, "success")
+    assert not resolve_attack(attack, defence, DEFAULTS).hit
+    assert resolve_attack(attack, defence, CrestMagiaOptions(crit_success_autopasses=False)).hit
+    critical = rolled([6, 6, 1], 6)
+    assert resolve_attack(critical, defence, DEFAULTS).hit
+
+
+def test_non_players_do_not_crit_unless_the_option_says() -> None:
+    assert rolled([6, 6, 1], 6, crits=False).crit is None
+
+
+POOLS: dict[Stat, int] = {"Physique": 8, "Dexterity": 2, "Intelligence": 4, "Wit": 6}
+
+
+def test_m7_overflow_goes_to_the_defenders_choice_and_the_empty_stat_rolls_a_d4() -> None:
+    hurt = take_damage(POOLS, "Dexterity", 5, 0, DEFAULTS)
+    assert (hurt.hp["Dexterity"], hurt.left, hurt.choices) == (0, 3, ("Physique", "Intelligence", "Wit"))
+    placed = choose_overflow(hurt, "Physique", DEFAULTS)
+    assert (placed.hp["Physique"], placed.left) == (5, 0)
+    assert effective_die(6, 0, 6, True, DEFAULTS) == 4
+    assert effective_die(6, 1, 6, True, DEFAULTS) == 6
+    assert effective_die(6, 1, 6, True, CrestMagiaOptions(d4_until="full_hp")) == 4
+    with pytest.raises(RuleError):
+        choose_overflow(hurt, "Dexterity", DEFAULTS)
+
+
+def test_m8_chained_overflow_is_discarded_then_each_damaging_hit_climbs_the_ladder() -> None:
+    pools: dict[Stat, int] = {"Physique": 1, "Dexterity": 1, "Intelligence": 0, "Wit": 0}
+    hurt = take_damage(pools, "Dexterity", 5, 0, DEFAULTS)
+    assert (hurt.hp, hurt.left, hurt.consequence) == ({"Physique": 0, "Dexterity": 0, "Intelligence": 0,
+                                                        "Wit": 0}, 0, 0)  # fmt: skip
+    mild = take_damage(hurt.hp, "Wit", 1, hurt.consequence, DEFAULTS)
+    assert (mild.consequence, mild.climbed) == (1, True)
+    moderate = take_damage(mild.hp, "Wit", 20, mild.consequence, DEFAULTS)
+    assert moderate.consequence == 2
+    withstood = take_damage(moderate.hp, "Wit", 0, moderate.consequence, DEFAULTS)
+    assert (withstood.consequence, withstood.climbed) == (2, False)
+    assert take_damage(pools, "Dexterity", 5, 0, CrestMagiaOptions(overflow_triggers_consequence=True)).consequence == 1
+    dead = take_damage(hurt.hp, "Wit", 3, DEAD, DEFAULTS)
+    assert (dead.consequence, dead.climbed) == (DEAD, False)
+
+
+def test_m9_a_resistance_die_and_a_crest_that_absorbs_the_blow() -> None:
+    damage = damage_roll(3, weak=False, resistant=True, maxed=False, dice=FixedDice([4, 4, 5]), options=DEFAULTS)
+    assert damage.total == 6
+    assert withstand_roll(2 + 1, FixedDice([3, 3]), DEFAULTS).absorbed(damage) == 0
+
+
+def test_m10_a_critical_against_a_resistance_subtracts_one() -> None:
+    damage = damage_roll(1, weak=False, resistant=True, maxed=True, dice=FixedDice([]), options=DEFAULTS)
+    assert damage.total == 12
+    rolled_die = damage_roll(1, weak=False, resistant=True, maxed=True, dice=FixedDice([4]),
+                             options=CrestMagiaOptions(crit_resist_die="rolled"))  # fmt: skip
+    assert rolled_die.total == 9
+
+
+def test_m11_a_depleted_stat_defends_with_a_d4() -> None:
+    die = effective_die(8, 0, 8, True, DEFAULTS)
+    assert rolled([2, 3, 4], die).kept == 7
+
+
+def aiko(**changes: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "name": "Aiko",
+        "dice": {"Physique": "d8", "Dexterity": 6, "Intelligence": "d4", "Wit": 6},
+        "skills": {"Melee": 3, "Athletics": 3, "Awareness": 3, "Agility": 2, "Determination": 2, "Medicine": 2,
+                   "Lore": 2, "Convince": 1, "Craft": 1, "Investigation": 1, "Ranged": 1, "Unarmed": 1},
+        "specialties": [{"name": "Swords", "skill": "Melee"}, {"name": "History", "skill": "Lore"},
+                        {"name": "Sight", "skill": "Awareness"}],
+        "crests": [{"name": "Crest of Flames", "category": "magical", "damage_type": "fire"}],
+    }  # fmt: skip
+    data.update(changes)
+    return data
+
+
+def codes(data: dict[str, Any]) -> set[tuple[str, str]]:
+    return {(problem.field, problem.code) for problem in character_problems(data, DEFAULTS)}
+
+
+def test_m12_creation_budget() -> None:
+    assert codes(aiko()) == set()
+    assert codes(aiko(dice={"Physique": 8, "Dexterity": 8, "Intelligence": 6, "Wit": 4})) == {("dice", "creation_dice")}
+    four_threes = {**aiko()["skills"], "Agility": 3}
+    assert codes(aiko(skills=four_threes)) == {("skills", "creation_skills")}
+    flames = aiko()["crests"][0]
+    assert codes(aiko(crests=[flames, {**flames, "name": "Crest of Tides"}])) == {("crests", "creation_crests")}
+    assert codes(aiko(crests=[{**flames, "rank": 1}])) == {("crests.0.rank", "creation_crest_rank")}
+    assert ("dice.Wit", "not_a_die") in codes(aiko(dice={**aiko()["dice"], "Wit": "d7"}))
+    assert ("hp", "derived_field") in codes(aiko(hp=24))
+    assert ("skills.Swimming", "invalid_choice") in codes(aiko(skills={**aiko()["skills"], "Swimming": 1}))
+
+
+def test_m13_destiny_points_reset_to_one_and_a_reroll_can_crit() -> None:
+    assert session_points(DEFAULTS) == 1
+    missed = rolled([1, 1, 9], 10, Modifier("skill:Melee", 4))
+    again = rolled([6, 6, 2], 10, *missed.modifiers)
+    assert (missed.crit, again.crit, again.total) == ("failure", "success", 16)
+
+
+def test_destiny_point_spends_on_pools_and_consequences() -> None:
+    assert restored(1, 8, DEFAULTS) == 8
+    assert restored(1, 8, CrestMagiaOptions(dp_restore="half_pool")) == 5
+    moved = reallocated(
+        {"Physique": 8, "Dexterity": 0, "Intelligence": 4, "Wit": 6},
+        {"Physique": 8, "Dexterity": 6, "Intelligence": 4, "Wit": 6},
+        "Physique",
+        "Dexterity",
+        3,
+    )
+    assert (moved["Physique"], moved["Dexterity"]) == (5, 3)  # fmt: skip
+    with pytest.raises(RuleError):
+        reallocated(moved, {"Physique": 8, "Dexterity": 6, "Intelligence": 4, "Wit": 6}, "Physique", "Dexterity", 4)
+    assert consequence_removed(2, DEAD) == 1
+    with pytest.raises(RuleError):
+        consequence_removed(DEAD, DEAD)
+
+
+def test_m14_an_unopposed_check_at_the_target_succeeds() -> None:
+    check = rolled([3, 5, 4], 6, Modifier("skill:Awareness", 1))
+    assert check.total == 10
+    assert check_succeeds(check, 10, DEFAULTS)
+    assert not check_succeeds(check, 11, DEFAULTS)
+    assert check_succeeds(rolled([6, 6, 1], 6), 30, DEFAULTS)
+    assert not check_succeeds(rolled([1, 1, 6], 6, Modifier("gm", 20)), 3, DEFAULTS)
