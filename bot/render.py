@@ -126,14 +126,25 @@ def roll_line(tr: Translator, roll: Roll) -> str:
             faces.append(f"**{face}**")
         else:
             faces.append(str(face))
-    text = f"{_known(tr, f'roll.label.{roll.label}', roll.label)}: {len(roll.dice)}d{roll.sides} [{', '.join(faces)}]"
+    text = f"{_named(tr, 'roll.label', roll.label)}: {len(roll.dice)}d{roll.sides} [{', '.join(faces)}]"
     if roll.multiplier != 1:
         text += f" ×{roll.multiplier}"
     for modifier in roll.modifiers:
-        head, _, detail = modifier.source.partition(":")
-        source = tr(f"roll.source.{head}", detail=detail) if tr.has(f"roll.source.{head}") else modifier.source
-        text += f" {modifier.value:+d} ({source})"
+        text += f" {modifier.value:+d} ({_named(tr, 'roll.source', modifier.source)})"
     return f"{text} = **{roll.total}**"
+
+
+def _named(tr: Translator, prefix: str, name: str) -> str:
+    """A roll's label or a modifier's source, `kind` or `kind:detail` (`skill:Melee`), in words: the catalogs'
+    words for the whole name (`prefix.skill.Melee`) where they have them, else for its kind with the detail as
+    written (`prefix.stat` with "STR"), else the name itself."""
+    head, _, detail = name.partition(":")
+    whole = f"{prefix}.{head}.{detail}" if detail else f"{prefix}.{head}"
+    if tr.has(whole):
+        return tr(whole)
+    if tr.has(f"{prefix}.{head}"):
+        return tr(f"{prefix}.{head}", detail=detail)
+    return name
 
 
 def _known(tr: Translator, key: str, fallback: str) -> str:

@@ -88,7 +88,8 @@ class PlayCog(commands.Cog):
         found = await channel_play(self.bot, interaction)
         if found is None:
             return []
-        return [app_commands.Choice(name=stat, value=stat) for stat in found[1].check_stats if current.upper() in stat]
+        stats = [stat for stat in found[1].check_stats if current.casefold() in stat.casefold()]
+        return [app_commands.Choice(name=stat, value=stat) for stat in stats]
 
     @check.autocomplete("details")
     async def check_details(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:

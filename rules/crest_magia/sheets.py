@@ -132,8 +132,9 @@ def creation_problems(sheet: CharacterFile, options: CrestMagiaOptions) -> list[
         problems.append(SheetProblem("dice", "creation_dice", {"dice": shown}))
     counts = Counter(rank for rank in sheet.skills.values() if rank)
     if counts != Counter(CREATION_SKILL_RANKS):
-        shown = ", ".join(f"{counts.get(rank, 0)} at {rank}" for rank in sorted(CREATION_SKILL_RANKS, reverse=True))
-        problems.append(SheetProblem("skills", "creation_skills", {"ranks": shown}))
+        extra = sum(count for rank, count in counts.items() if rank not in CREATION_SKILL_RANKS)
+        ranks: dict[str, int | str] = {"three": counts[3], "two": counts[2], "one": counts[1], "other": extra}
+        problems.append(SheetProblem("skills", "creation_skills", ranks))
     if len(sheet.specialties) != CREATION_SPECIALTIES:
         problems.append(SheetProblem("specialties", "creation_specialties", {"count": len(sheet.specialties)}))
     seen: set[tuple[str, str]] = set()

@@ -1,0 +1,248 @@
+"""Crest Magia on Discord: characters and their pools, action checks with boons and banes, and Destiny Points
+at each session's start (rules in `rules/crest_magia`).
+
+A character's stored sheet is `{"file": <the validated file>}`; its pools are one per stat (HP, up to the
+die), `consequence` (0 none .. 5 dead) and, for players, `destiny_points`. A stat that reached 0 HP is in
+the state's `depleted` list while the `d4_until` option keeps it on a d4.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from pydantic import Field, field_validator
+
+from bot.rulesets.base import (
+    ACTOR,
+    EVERYONE,
+    CharacterDraft,
+    CharacterSnapshot,
+    CheckInput,
+    Play,
+    Pool,
+    Report,
+    Scene,
+    SheetLine,
+)
+from rules.crest_magia.damage import effective_die
+from rules.crest_magia.destiny import session_points
+from rules.crest_magia.model import CONSEQUENCES, DEAD, SKILLS, STATS, Skill, Stat
+from rules.crest_magia.options import CrestMagiaOptions
+from rules.crest_magia.rolls import action_roll, check_succeeds
+from rules.crest_magia.sheets import CharacterFile, parse_character
+from rules.dice import DiceSource
+from rules.exchange import Effect, Modifier, Outcome, PoolDelta, PoolSet, RuleError, Step, Text, member
+from rules.options import CampaignOptions
+
+CHARACTER = "bearer"  # a crest bearer: player characters, NPCs and creatures alike
+CONSEQUENCE = "consequence"
+DESTINY = "destiny_points"
+# A consequence from "serious" on puts a character out of play (unconscious, dying), and "dead" for good.
+SERIOUS = CONSEQUENCES.index("serious")
+MAX_BOONS = 20
+
+TEMPLATE: dict[str, Any] = {
+    "name": "Aiko",
+    "dice": {"Physique": "d8", "Dexterity": "d6", "Intelligence": "d4", "Wit": "d6"},
+    "skills": {
+        "Melee": 3, "Athletics": 3, "Awareness": 3, "Agility": 2, "Determination": 2, "Medicine": 2, "Lore": 2,
+        "Convince": 1, "Craft": 1, "Investigation": 1, "Ranged": 1, "Unarmed": 1,
+    },
+    "specialties": [
+        {"name": "Swords", "skill": "Melee"}, {"name": "History", "skill": "Lore"},
+        {"name": "Sight", "skill": "Awareness"},
+    ],
+    "crests": [{"name": "Crest of Flames", "category": "magical", "damage_type": "fire"}],
+    "weapons": [{"name": "Sword", "kind": "melee", "damage_type": "slashing"}],
+    "armor": {"name": "Leather"},
+}  # fmt: skip
+
+
+def _options(options: CampaignOptions) -> CrestMagiaOptions:
+    return cast(CrestMagiaOptions, options)
+
+
+def _file(character: CharacterSnapshot) -> CharacterFile:
+    return CharacterFile.model_validate(character.sheet["file"])
+
+
+def _pool(stat: str) -> str:
+    return stat.lower()
+
+
+class CrestCheckInput(CheckInput):
+    skill: Skill | None = Field(None, description="param.skill")
+    specialty: str | None = Field(None, max_length=100, description="param.specialty")
+    boons: int = Field(0, ge=0, le=MAX_BOONS, description="param.boons")
+    banes: int = Field(0, ge=0, le=MAX_BOONS, description="param.banes")
+
+    @field_validator("skill", mode="before")
+    @classmethod
+    def _skill_name(cls, value: object) -> object:
+        # Skills are named as the rules write them, whatever case the player types.
+        if isinstance(value, str):
+            return {skill.casefold(): skill for skill in SKILLS}.get(value.strip().casefold(), value)
+        return value
+
+
+class CheckRolled(Outcome):
+    event = "check"
+    name: str
+    stat: str
+    skill: str | None
+    specialty: str | None
+    total: int
+    target: int | None
+    success: bool | None
+    crit: str | None
+    destiny_point: bool  # a player's critical success earns one (R3)
+
+
+class DestinyReset(Outcome):
+    event = "destiny.session"
+    names: list[str]
+    points: int
+
+
+class CrestMagiaPlay(Play):
+    kinds: tuple[str, ...] = (CHARACTER,)
+    pool_names: tuple[str, ...] = (*(_pool(stat) for stat in STATS), CONSEQUENCE, DESTINY)
+    check_stats: tuple[str, ...] = STATS
+    template_note_key = "crest_magia.template_note"
+    check_input = CrestCheckInput
+
+    def template(self, kind: str) -> dict[str, Any]:
+        return dict(TEMPLATE)
+
+    def build(
+        self, kind: str, data: Mapping[str, Any], bound: Mapping[str, CharacterSnapshot], dice: DiceSource,
+        options: CampaignOptions,
+    ) -> CharacterDraft:  # fmt: skip
+        """R12: nothing is rolled; each stat's pool is its die, full, and Destiny Points come with the session."""
+        sheet = parse_character(data, _options(options))
+        pools = {_pool(stat): Pool(sheet.dice[stat], sheet.dice[stat]) for stat in STATS}
+        pools[CONSEQUENCE] = Pool(0, DEAD)
+        pools[DESTINY] = Pool(0, None)
+        return CharacterDraft(sheet.name, CHARACTER, {"file": sheet.model_dump(mode="json")}, pools, ())
+
+    def gm_only_fields(self, kind: str, sheet: Mapping[str, Any]) -> tuple[str, ...]:
+        """C10, C27 and T8: weapon and armour ratings, item crests and crest ladders are the GM's to set."""
+        file = sheet["file"]
+        fields = [f"`weapons.{index}.rating`: {weapon['rating']}" for index, weapon in enumerate(file["weapons"])
+                  if weapon["rating"]]  # fmt: skip
+        if file.get("armor") and file["armor"]["rating"]:
+            fields.append(f"`armor.rating`: {file['armor']['rating']}")
+        fields += [f"`item_crests.{index}`: {crest['name']}" for index, crest in enumerate(file["item_crests"])]
+        fields += [f"`crests.{index}.ladder`" for index, crest in enumerate(file["crests"]) if crest["ladder"]]
+        return tuple(fields)
+
+    def sheet_lines(self, character: CharacterSnapshot, options: CampaignOptions, *, full: bool) -> list[SheetLine]:
+        consequence = character.pools[CONSEQUENCE].current
+        lines = [SheetLine("sheet.consequence", Text(f"consequence.{CONSEQUENCES[consequence]}"))]
+        if not full:  # what the fiction shows of a character the GMs run: its consequence
+            return lines
+        sheet = _file(character)
+        rules_options = _options(options)
+        depleted = set(character.state.get("depleted", ()))
+        dice = []
+        for stat in STATS:
+            pool = character.pools[_pool(stat)]
+            rolled = effective_die(sheet.dice[stat], pool.current, pool.maximum or 0, stat in depleted, rules_options)
+            shown = f"d{sheet.dice[stat]}" if rolled == sheet.dice[stat] else f"d{sheet.dice[stat]} → d{rolled}"
+            dice.append(Text("sheet.stat_die", {"stat": Text(f"stat.{stat}"), "die": shown}))
+        lines.append(SheetLine("sheet.dice", _joined(dice), inline=False))
+        ranked = sorted(sheet.skills.items(), key=lambda item: (-item[1], item[0]))
+        skills = [Text("sheet.skill_rank", {"skill": Text(f"skill.{skill}"), "rank": rank})
+                  for skill, rank in ranked if rank]  # fmt: skip
+        lines.append(SheetLine("sheet.skills", _joined(skills), inline=False))
+        specialties = [Text("sheet.specialty", {"name": s.name, "skill": Text(f"skill.{s.skill}"), "rank": s.rank})
+                       for s in sheet.specialties]  # fmt: skip
+        lines.append(SheetLine("sheet.specialties", _joined(specialties), inline=False))
+        crests = [f"{crest.name} ({crest.rank})" for crest in [*sheet.crests, *sheet.item_crests]]
+        lines.append(SheetLine("sheet.crests", ", ".join(crests), inline=False))
+        weapons = [f"{weapon.name} ({weapon.rating})" for weapon in sheet.weapons]
+        armor = f"{sheet.armor.name} ({sheet.armor.rating})" if sheet.armor else ""
+        lines.append(SheetLine("sheet.equipment", ", ".join([*weapons, armor] if armor else weapons), inline=False))
+        return lines
+
+    def check(self, scene: Scene, params: CheckInput) -> Step:
+        """R1/R4: the stat the GM called for, the skill and the best fitting specialty, boons and banes, and the GM's
+        target if there is one. Criticals for player characters (everyone with `npc_crits`, C4)."""
+        given = cast(CrestCheckInput, params)
+        character = scene.one(ACTOR)
+        sheet = _file(character)
+        options = _options(scene.options)
+        stat = cast(Stat, given.stat)
+        pool = character.pools[_pool(stat)]
+        depleted = stat in set(character.state.get("depleted", ()))
+        sides = effective_die(sheet.dice[stat], pool.current, pool.maximum or 0, depleted, options)
+        modifiers: list[Modifier] = []
+        if given.skill is not None:
+            modifiers.append(Modifier(f"skill:{given.skill}", sheet.skill(given.skill)))
+        specialty = None
+        if given.specialty is not None:
+            specialty = next((s for s in sheet.specialties if s.name.casefold() == given.specialty.strip().casefold()
+                              and s.skill == given.skill), None)  # fmt: skip
+            if specialty is None:
+                raise RuleError("no_such_specialty", name=given.specialty, skill=given.skill or "—")
+            modifiers.append(Modifier(f"specialty:{specialty.name}", specialty.rank))
+        if given.modifier:
+            modifiers.append(Modifier("gm", given.modifier))
+        player = not character.gm_run
+        roll = action_roll(stat, sides, tuple(modifiers), scene.dice, options, boons=given.boons,
+                           banes=given.banes, crits=player or options.npc_crits)  # fmt: skip
+        success = None if given.target is None else check_succeeds(roll, given.target, options)
+        earned = player and roll.crit == "success"
+        effects: tuple[Effect, ...] = (PoolDelta(ACTOR, DESTINY, 1),) if earned else ()
+        rolled = CheckRolled(
+            name=character.name, stat=stat, skill=given.skill, specialty=specialty.name if specialty else None,
+            total=roll.total, target=given.target, success=success, crit=roll.crit, destiny_point=earned,
+        )  # fmt: skip
+        return Step(rolls=roll.rolls(), effects=effects, outcomes=(rolled,))
+
+    def report(self, outcomes: Sequence[Outcome]) -> Report:
+        for outcome in outcomes:
+            if isinstance(outcome, CheckRolled):
+                stat = Text(f"stat.{outcome.stat}")
+                what = Text("check.with_skill", {"stat": stat, "skill": Text(f"skill.{outcome.skill}")}) if (
+                    outcome.skill) else stat  # fmt: skip
+                title = Text("check.title", {"name": outcome.name, "what": what, "total": outcome.total})
+                fields: list[tuple[Text, Text | str]] = []
+                if outcome.target is not None:
+                    verdict = Text("check.success" if outcome.success else "check.failure")
+                    fields.append((Text("check.target", {"target": outcome.target}), verdict))
+                notes = [Text(f"check.crit_{outcome.crit}")] if outcome.crit else []
+                if outcome.destiny_point:
+                    notes.append(Text("check.destiny_point", {"name": outcome.name}))
+                return Report(title, tuple(fields), tuple(notes))
+            if isinstance(outcome, DestinyReset):
+                return Report(notes=(Text("destiny.session", {"points": outcome.points}),), pools=False)
+        return Report()
+
+    def out_of_play(self, character: CharacterSnapshot) -> str | None:
+        consequence = character.pools[CONSEQUENCE].current
+        if consequence >= DEAD:
+            return "dead"
+        return "down" if consequence >= SERIOUS else None
+
+    def session_started(self, scene: Scene) -> Step | None:
+        """R11/C34: every player character starts the session with exactly `dp_session_start` points."""
+        points = session_points(_options(scene.options))
+        players = [(position, character) for position, character in enumerate(scene.members(EVERYONE))
+                   if not character.gm_run]  # fmt: skip
+        if not players:
+            return None
+        effects = tuple(PoolSet(member(EVERYONE, position), DESTINY, points) for position, _ in players)
+        reset = DestinyReset(names=[character.name for _, character in players], points=points)
+        return Step(effects=effects, outcomes=(reset,))
+
+
+def _joined(parts: list[Text]) -> Text | str:
+    """Localized parts as one line, separated the same way in every language."""
+    if not parts:
+        return ""
+    line = parts[0]
+    for part in parts[1:]:
+        line = Text("sheet.list", {"first": line, "next": part})
+    return line

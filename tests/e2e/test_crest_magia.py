@@ -1,0 +1,149 @@
+"""Crest Magia through the emulator: characters by the creation rules, checks with boons and criticals, and
+Destiny Points at each session's start. Each test has a campaign of its own."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pytest
+import yaml
+
+from bot.emulator.models import EVERYONE, Channel, Guild, Message, User
+from tests.databases import BACKENDS, fresh_database_url
+from tests.e2e.harness import Harness, running_harness
+
+
+@dataclass(frozen=True)
+class Table:
+    harness: Harness
+    guild: Guild
+    channel: Channel
+    gm: User
+    aiko: User
+    mei: User
+    ken: User
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+async def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Table]:
+    async with (
+        fresh_database_url(request.param, tmp_path_factory.mktemp("crest")) as url,
+        running_harness(url) as harness,
+    ):
+        emulator = harness.emulator
+        gm, aiko = emulator.add_user("gm"), emulator.add_user("aiko")
+        mei, ken = emulator.add_user("mei", locale="zh-CN"), emulator.add_user("ken", locale="ja")
+        guild = emulator.add_guild("Academy", owner=gm)
+        for player in (aiko, mei, ken):
+            emulator.add_member(guild, player)
+        await harness.start_bot()
+        yield Table(harness, guild, emulator.add_channel(guild, "lobby"), gm, aiko, mei, ken)
+
+
+@pytest.fixture
+async def table(server: Table) -> Table:
+    channel = server.harness.new_channel(server.guild)
+    await server.harness.slash(server.gm, channel, "campaign start", ruleset="crest_magia", name="Crests")
+    return replace(server, channel=channel)
+
+
+async def _template(table: Table, user: User) -> dict[str, Any]:
+    reply = (await table.harness.slash(user, table.channel, "character template", kind="bearer")).reply
+    assert reply.ephemeral
+    data: dict[str, Any] = yaml.safe_load(reply.attachments[0].data)
+    return data
+
+
+async def _import(table: Table, user: User, data: dict[str, Any]) -> Message:
+    text = yaml.safe_dump(data, allow_unicode=True).encode()
+    return (await table.harness.slash(user, table.channel, "character import", file=("sheet.yaml", text))).reply
+
+
+async def _pools(table: Table, name: str) -> str:
+    roster = (await table.harness.slash(table.gm, table.channel, "character list")).reply
+    lines: list[str] = roster.embeds[0]["description"].splitlines()
+    return next(line for line in lines if f"**{name}**" in line)
+
+
+async def test_a_character_by_the_creation_rules_and_refusals_field_by_field(table: Table) -> None:
+    data = await _template(table, table.aiko)
+    created = await _import(table, table.aiko, data)
+    assert created.visible_to is EVERYONE, created.content
+    assert created.embeds[0]["title"] == "Aiko joins the campaign (Crest bearer)"
+    assert "Physique HP 8/8 · Dexterity HP 6/6 · Intelligence HP 4/4 · Wit HP 6/6" in await _pools(table, "Aiko")
+    sheet = (await table.harness.slash(table.aiko, table.channel, "character show", name="Aiko")).reply
+    fields = {field["name"]: field["value"] for field in sheet.embeds[0]["fields"]}
+    assert fields["Stat dice"] == "Physique d8 · Dexterity d6 · Intelligence d4 · Wit d6"
+    assert fields["Skills"].startswith("Athletics 3 · Awareness 3 · Melee 3 · Agility 2")
+    assert fields["Consequence"] == "none"
+
+    data.update(name="Bram", dice={"Physique": "d8", "Dexterity": "d8", "Intelligence": "d6", "Wit": "d4"},
+                skills={**data["skills"], "Agility": 3})  # fmt: skip
+    refused = await _import(table, table.mei, data)
+    assert refused.ephemeral
+    assert refused.content.startswith("角色未创建。")
+    assert "`dice`：骰子为 d4, d6, d8, d8；新角色应有一个 d4、两个 d6 和一个 d8" in refused.content
+    assert "`skills`：技能中 3 级 4 个、2 级 3 个、1 级 5 个、更高 0 个" in refused.content
+    roster = (await table.harness.slash(table.gm, table.channel, "character list")).reply
+    assert "Bram" not in roster.text()
+
+
+async def test_a_check_shows_the_base_dice_apart_and_meets_the_target(table: Table) -> None:
+    await _import(table, table.aiko, await _template(table, table.aiko))
+    harness = table.harness
+    # Wit d6 with Awareness 3 and the Sight specialty, one boon: base 3, 5; d6 4; boon d4 2.
+    harness.dice.queue([3, 5, 4, 2])
+    checked = (
+        await harness.slash(table.aiko, table.channel, "check", stat="wit", target=14,
+                            details="skill:awareness specialty:sight boons:1")
+    ).reply  # fmt: skip
+    assert checked.visible_to is EVERYONE, checked.content
+    embed = checked.embeds[0]
+    assert embed["title"] == "Aiko: Wit + Awareness = 15"
+    assert embed["description"].splitlines() == [
+        "base dice: 2d6 [3, **5**] = **5**",
+        "Wit die: 1d6 [4] +3 (Awareness) +1 (Sight) = **15**",
+        "boons: 1d4 [2] = **2**",
+    ]
+    assert {"name": "Target 14", "value": "Success", "inline": True} in embed["fields"]
+    wrong = await harness.slash(table.aiko, table.channel, "check", stat="Wit", details="skill:Lore specialty:Sight")
+    assert wrong.reply.ephemeral
+    assert wrong.reply.content == "There is no specialty Sight on the skill Lore."
+
+
+async def test_a_critical_earns_a_destiny_point_and_a_session_sets_them_to_one(table: Table) -> None:
+    await _import(table, table.aiko, await _template(table, table.aiko))
+    harness = table.harness
+    harness.dice.queue([6, 6, 1])
+    crit = (await harness.slash(table.aiko, table.channel, "check", stat="Physique")).reply
+    assert "Critical success: double six on the base dice." in crit.text()
+    assert "Aiko earns a Destiny Point." in crit.text()
+    assert "Destiny Points 1" in await _pools(table, "Aiko")
+    await harness.slash(table.gm, table.channel, "gm award", character="Aiko", resource="destiny_points", amount=2)
+    started = (await harness.slash(table.gm, table.channel, "campaign session")).reply
+    assert "every player character has 1 Destiny Point(s) now; none carry over." in started.text()
+    assert "Destiny Points 1" in await _pools(table, "Aiko")
+    exported = (await harness.slash(table.gm, table.channel, "log export", format="json")).reply
+    kinds = [event["kind"] for event in json.loads(exported.attachments[0].data)["events"]]
+    assert "destiny.session" in kinds
+
+
+async def test_gm_values_are_held_and_a_serious_consequence_stops_a_character(table: Table) -> None:
+    harness = table.harness
+    data = await _template(table, table.ken)
+    data.update(name="Cleo", weapons=[{"name": "Staff", "kind": "melee", "rating": 4}])
+    held = await _import(table, table.ken, data)
+    assert held.visible_to is EVERYONE
+    prompt = harness.last(table.channel, table.gm)
+    assert "`weapons.0.rating`: 4" in prompt.content
+    refused = (await harness.slash(table.ken, table.channel, "check", stat="Wit")).reply
+    assert refused.content == "Cleo のシートはGMの承認待ちです。Cleo はまだ行動できません。"
+    await harness.approve_sheet(table.gm, table.channel, "Cleo")
+    await harness.slash(table.gm, table.channel, "gm award", character="Cleo", resource="consequence", amount=3)
+    down = (await harness.slash(table.ken, table.channel, "check", stat="Wit")).reply
+    assert down.content == "Cleo は重傷か瀕死で、行動できません。"
+    sheet = (await harness.slash(table.ken, table.channel, "character show", name="Cleo")).reply
+    assert {"name": "Consequence", "value": "serious (unconscious)", "inline": True} in sheet.embeds[0]["fields"]
