@@ -5,6 +5,7 @@ as `Roll` records, so a player sees each die and the log keeps them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from rules.crest_magia.model import BASE_SIDES, BOON_SIDES, DAMAGE_SIDES, Crit
 from rules.crest_magia.options import CrestMagiaOptions
@@ -115,13 +116,31 @@ def check_succeeds(roll: ActionRoll, target: int, options: CrestMagiaOptions) ->
     return roll.total >= target
 
 
+class Scored(Protocol):
+    """A roll as R6 compares it: its total and its critical."""
+
+    @property
+    def total(self) -> int: ...
+
+    @property
+    def crit(self) -> Crit | None: ...
+
+
+@dataclass(frozen=True)
+class Score:
+    """A roll's total and critical, kept between the steps of an exchange."""
+
+    total: int
+    crit: Crit | None
+
+
 @dataclass(frozen=True)
 class AttackResult:
     hit: bool
     maxed: bool  # a critical success: the Damage Roll counts as its maximum (R3)
 
 
-def resolve_attack(attack: ActionRoll, defence: ActionRoll | None, options: CrestMagiaOptions) -> AttackResult:
+def resolve_attack(attack: Scored, defence: Scored | None, options: CrestMagiaOptions) -> AttackResult:
     """R6: the attack must exceed the defence (a tie misses, C23). A critical attack wins whatever the defence
     (R3); then a critical defence decides (C2); with no defence roll (a helpless target) the attack hits."""
     if attack.crit == "failure":
@@ -137,7 +156,7 @@ def resolve_attack(attack: ActionRoll, defence: ActionRoll | None, options: Cres
     return AttackResult(attack.total > defence.total, False)
 
 
-def contest(active: ActionRoll, passive: ActionRoll, options: CrestMagiaOptions) -> bool:
+def contest(active: Scored, passive: Scored, options: CrestMagiaOptions) -> bool:
     """An opposed check outside combat (R4): the active side is the attacker, and a tie goes to the passive side."""
     return resolve_attack(active, passive, options).hit
 
@@ -208,14 +227,14 @@ class WithstandRoll:
     def total(self) -> int:
         return sum(self.faces) + self.rating
 
-    def absorbed(self, damage: DamageRoll) -> int:
-        """The damage taken: the difference when the Damage Roll exceeds the Withstand Roll (a tie takes none).
-        With `crit_on_withstand`, a double six takes none and a double one the whole Damage Roll."""
+    def absorbed(self, damage: int) -> int:
+        """The damage taken from a Damage Roll of `damage`: the difference when it exceeds the Withstand Roll (a
+        tie takes none). With `crit_on_withstand`, a double six takes none and a double one all of it."""
         if self.crit == "success":
             return 0
         if self.crit == "failure":
-            return max(0, damage.total)
-        return max(0, damage.total - self.total)
+            return max(0, damage)
+        return max(0, damage - self.total)
 
     def rolls(self) -> tuple[Roll, ...]:
         modifiers = (Modifier("rating", self.rating),) if self.rating else ()

@@ -147,3 +147,58 @@ async def test_gm_values_are_held_and_a_serious_consequence_stops_a_character(ta
     assert down.content == "Cleo は重傷か瀕死で、行動できません。"
     sheet = (await harness.slash(table.ken, table.channel, "character show", name="Cleo")).reply
     assert {"name": "Consequence", "value": "serious (unconscious)", "inline": True} in sheet.embeds[0]["fields"]
+
+
+async def test_an_attack_answered_a_day_later_with_a_stat_a_skill_a_withstand_and_an_overflow(table: Table) -> None:
+    harness, gm, aiko, mei = table.harness, table.gm, table.aiko, table.mei
+    await _import(table, aiko, await _template(table, aiko))
+    bram = await _template(table, mei)
+    bram["name"] = "Bram"
+    await _import(table, mei, bram)
+    # A rating is the GM's to set (C10).
+    await harness.slash(gm, table.channel, "character edit", name="Aiko", field="weapons.0.rating", value="2")
+    # Dexterity d6, Melee 3, one boon: base 4, 2; d6 5; boon 3 -> 5 + 4 + 3 + 3 = 15.
+    harness.dice.queue([4, 2, 5, 3])
+    declared = (
+        await harness.slash(aiko, table.channel, "attack", target="Bram", action="melee|Sword",
+                            details="stat:dexterity boons:1")
+    ).reply  # fmt: skip
+    assert declared.embeds[0]["title"] == "Aiko attacks Bram: 15"
+    prompt = harness.last(table.channel, mei)
+    assert prompt.buttons() == ["Physique", "Dexterity", "Intelligence", "Wit", "Cancel (GM)"]
+
+    await harness.restart()
+    harness.emulator.clock.advance(24 * 3600)
+    await harness.emulator.click(mei, prompt, "Dexterity")
+    question = harness.last(table.channel, mei)
+    assert question.content == "Bram: defend with Dexterity and which skill?"
+    assert question.buttons()[:3] == ["No skill", "Athletics 3", "Awareness 3"]
+    # Dexterity d6 + Agility 2: base 5, 3; d6 6 -> 13, below 15: a hit. Damage 3 + 5 + 2 = 10.
+    harness.dice.queue([5, 3, 6, 3, 5])
+    await harness.emulator.click(mei, question, "Agility 2")
+    withstand = harness.last(table.channel, mei)
+    assert withstand.content == "Bram: withstand 10 damage with what?"
+    assert withstand.buttons()[:2] == ["Leather (0)", "Crest of Flames (2)"]
+    harness.dice.queue([2, 4])
+    answered = await harness.emulator.click(mei, withstand, "Leather (0)")
+    assert "Damage 10 against withstand 6: Bram takes 4 on Dexterity." in answered.replies[-1].text()
+    assert "Dexterity HP 2/6" in await _pools(table, "Bram")
+
+    # A heavier blow empties Dexterity, and Bram chooses the pool the rest goes to.
+    await harness.slash(gm, table.channel, "character edit", name="Aiko", field="weapons.0.rating", value="10")
+    harness.dice.queue([6, 5, 5])
+    await harness.slash(aiko, table.channel, "attack", target="Bram", action="melee|Sword", details="stat:dexterity")
+    await harness.emulator.click(mei, harness.last(table.channel, mei), "Dexterity")
+    harness.dice.queue([1, 2, 1, 1, 1])  # the defence's 3 misses 14; the damage 1 + 1 + 10
+    await harness.emulator.click(mei, harness.last(table.channel, mei), "No skill")
+    harness.dice.queue([1, 1])  # withstand 2: 10 through, 2 of them on Dexterity
+    await harness.emulator.click(mei, harness.last(table.channel, mei), "Leather (0)")
+    overflow = harness.last(table.channel, mei)
+    assert overflow.content == "Bram: 8 damage overflows. On which stat?"
+    assert overflow.buttons() == ["Physique", "Intelligence", "Wit", "Cancel (GM)"]
+    placed = await harness.emulator.click(mei, overflow, "Physique")
+    assert "Bram takes 8 more on Physique." in placed.replies[-1].text()
+    pools = await _pools(table, "Bram")
+    assert "Physique HP 0/8 · Dexterity HP 0/6" in pools
+    sheet = (await harness.slash(mei, table.channel, "character show", name="Bram")).reply
+    assert "Dexterity d6 → d4" in next(f["value"] for f in sheet.embeds[0]["fields"] if f["name"] == "Stat dice")

@@ -42,7 +42,7 @@ def test_m1_a_hit_with_a_boon_then_damage_against_armour() -> None:
     assert resolve_attack(attack, defence, DEFAULTS).hit
     damage = damage_roll(2, weak=False, resistant=False, maxed=False, dice=FixedDice([3, 5]), options=DEFAULTS)
     withstand = withstand_roll(1, FixedDice([2, 4]), DEFAULTS)
-    assert (damage.total, withstand.total, withstand.absorbed(damage)) == (10, 7, 3)
+    assert (damage.total, withstand.total, withstand.absorbed(damage.total)) == (10, 7, 3)
     hurt = take_damage({"Physique": 8, "Dexterity": 6, "Intelligence": 4, "Wit": 6}, "Dexterity", 3, 0, DEFAULTS)
     assert hurt.hp["Dexterity"] == 3
 
@@ -73,7 +73,7 @@ def test_m4_a_critical_attack_hits_for_the_maximum_with_its_weakness() -> None:
     assert (result.hit, result.maxed) == (True, True)
     damage = damage_roll(2, weak=True, resistant=False, maxed=True, dice=FixedDice([]), options=DEFAULTS)
     assert damage.total == 20
-    assert withstand_roll(2, FixedDice([5, 6]), DEFAULTS).absorbed(damage) == 7
+    assert withstand_roll(2, FixedDice([5, 6]), DEFAULTS).absorbed(damage.total) == 7
 
 
 def test_m5_a_critical_failure_misses_whatever_the_defence() -> None:
@@ -133,7 +133,7 @@ def test_m8_chained_overflow_is_discarded_then_each_damaging_hit_climbs_the_ladd
 def test_m9_a_resistance_die_and_a_crest_that_absorbs_the_blow() -> None:
     damage = damage_roll(3, weak=False, resistant=True, maxed=False, dice=FixedDice([4, 4, 5]), options=DEFAULTS)
     assert damage.total == 6
-    assert withstand_roll(2 + 1, FixedDice([3, 3]), DEFAULTS).absorbed(damage) == 0
+    assert withstand_roll(2 + 1, FixedDice([3, 3]), DEFAULTS).absorbed(damage.total) == 0
 
 
 def test_m10_a_critical_against_a_resistance_subtracts_one() -> None:

@@ -8,23 +8,29 @@ the state's `depleted` list while the `d4_until` option keeps it on a d4.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError, field_validator
 
 from bot.rulesets.base import (
     ACTOR,
+    DEFENDER,
     EVERYONE,
+    AttackInput,
     CharacterDraft,
     CharacterSnapshot,
     CheckInput,
+    Choice,
+    Handler,
     Play,
     Pool,
     Report,
     Scene,
     SheetLine,
 )
+from bot.rulesets.crest_magia import fight
 from rules.crest_magia.damage import effective_die
 from rules.crest_magia.destiny import session_points
 from rules.crest_magia.model import CONSEQUENCES, DEAD, SKILLS, STATS, Skill, Stat
@@ -34,6 +40,7 @@ from rules.crest_magia.sheets import CharacterFile, parse_character
 from rules.dice import DiceSource
 from rules.exchange import Effect, Modifier, Outcome, PoolDelta, PoolSet, RuleError, Step, Text, member
 from rules.options import CampaignOptions
+from rules.sheets import SheetError, validation_problems
 
 CHARACTER = "bearer"  # a crest bearer: player characters, NPCs and creatures alike
 CONSEQUENCE = "consequence"
@@ -41,6 +48,8 @@ DESTINY = "destiny_points"
 # A consequence from "serious" on puts a character out of play (unconscious, dying), and "dead" for good.
 SERIOUS = CONSEQUENCES.index("serious")
 MAX_BOONS = 20
+# What a player may change with /character edit: the names of their weapons, crests and specialties.
+PLAYER_EDITABLE = re.compile(r"^(weapons|crests|specialties)\.\d+\.name$")
 
 TEMPLATE: dict[str, Any] = {
     "name": "Aiko",
@@ -86,6 +95,20 @@ class CrestCheckInput(CheckInput):
         return value
 
 
+class CrestAttackInput(AttackInput):
+    stat: Stat | None = Field(None, description="param.attack_stat")
+    boons: int = Field(0, ge=0, le=MAX_BOONS, description="param.boons")
+    banes: int = Field(0, ge=0, le=MAX_BOONS, description="param.banes")
+    modifier: int = Field(0, ge=-20, le=20, description="param.modifier")
+
+    @field_validator("stat", mode="before")
+    @classmethod
+    def _stat_name(cls, value: object) -> object:
+        if isinstance(value, str):
+            return {stat.casefold(): stat for stat in STATS}.get(value.strip().casefold(), value)
+        return value
+
+
 class CheckRolled(Outcome):
     event = "check"
     name: str
@@ -111,6 +134,19 @@ class CrestMagiaPlay(Play):
     check_stats: tuple[str, ...] = STATS
     template_note_key = "crest_magia.template_note"
     check_input = CrestCheckInput
+    attack_input = CrestAttackInput
+
+    @property
+    def handlers(self) -> Mapping[str, Handler]:
+        def with_options(step: Callable[..., Step]) -> Handler:
+            return lambda scene, state, answer: step(scene, state, answer, _options(scene.options))
+
+        return {
+            fight.STAT_WAIT: fight.defence_stat,
+            fight.SKILL_WAIT: with_options(fight.defence_skill),
+            fight.WITHSTAND_WAIT: with_options(fight.withstand_chosen),
+            fight.OVERFLOW_WAIT: with_options(fight.overflow_chosen),
+        }
 
     def template(self, kind: str) -> dict[str, Any]:
         return dict(TEMPLATE)
@@ -125,6 +161,24 @@ class CrestMagiaPlay(Play):
         pools[CONSEQUENCE] = Pool(0, DEAD)
         pools[DESTINY] = Pool(0, None)
         return CharacterDraft(sheet.name, CHARACTER, {"file": sheet.model_dump(mode="json")}, pools, ())
+
+    def editable(self, kind: str, field: str, *, by_gm: bool) -> bool:
+        """A GM edits any field but the name (advancement, C29); a player renames weapons, crests and specialties."""
+        if by_gm:
+            root = field.split(".", 1)[0]
+            return root in CharacterFile.model_fields and root != "name"
+        return PLAYER_EDITABLE.match(field) is not None
+
+    def edited_sheet(
+        self, character: CharacterSnapshot, file: Mapping[str, Any], options: CampaignOptions, *, by_gm: bool
+    ) -> dict[str, Any]:
+        """The file checked against the caps (T7) and the crest slots; not the creation budget, which an
+        advancement leaves behind."""
+        try:
+            sheet = CharacterFile.model_validate(file)
+        except ValidationError as error:
+            raise SheetError(validation_problems(error)) from error
+        return {"file": sheet.model_dump(mode="json")}
 
     def gm_only_fields(self, kind: str, sheet: Mapping[str, Any]) -> tuple[str, ...]:
         """C10, C27 and T8: weapon and armour ratings, item crests and crest ladders are the GM's to set."""
@@ -201,7 +255,22 @@ class CrestMagiaPlay(Play):
         )  # fmt: skip
         return Step(rolls=roll.rolls(), effects=effects, outcomes=(rolled,))
 
+    def attack_actions(self, attacker: CharacterSnapshot) -> list[Choice]:
+        return [
+            Choice(value, Text(f"attack_choice.{kind}", {"name": name}))
+            for value, kind, name in fight.attack_actions(_file(attacker))
+        ]
+
+    def attack(self, scene: Scene, params: AttackInput) -> Step:
+        given = cast(CrestAttackInput, params)
+        if len(scene.members(DEFENDER)) != 1:
+            raise RuleError("one_target")
+        return fight.attack(scene, given.action, given.stat, given.boons, given.banes, given.modifier,
+                            _options(scene.options))  # fmt: skip
+
     def report(self, outcomes: Sequence[Outcome]) -> Report:
+        if any(isinstance(outcome, FIGHT_OUTCOMES) for outcome in outcomes):
+            return _fight_report(outcomes)
         for outcome in outcomes:
             if isinstance(outcome, CheckRolled):
                 stat = Text(f"stat.{outcome.stat}")
@@ -219,6 +288,16 @@ class CrestMagiaPlay(Play):
             if isinstance(outcome, DestinyReset):
                 return Report(notes=(Text("destiny.session", {"points": outcome.points}),), pools=False)
         return Report()
+
+    def log_text(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
+        stat = Text(f"stat.{payload['stat']}") if payload.get("stat") in STATS else None
+        if kind == "attack.defended":
+            return Text("event.attack.hit" if payload.get("hit") else "event.attack.missed", {"stat": stat or "—"})
+        if kind in ("attack.damage", "attack.overflow") and stat is not None:
+            return Text(f"event.{kind}", {"stat": stat})
+        if kind == "attack.consequence" and isinstance(payload.get("level"), int):
+            return Text("event.attack.consequence", {"level": Text(f"consequence.{CONSEQUENCES[payload['level']]}")})
+        return None
 
     def out_of_play(self, character: CharacterSnapshot) -> str | None:
         consequence = character.pools[CONSEQUENCE].current
@@ -246,3 +325,42 @@ def _joined(parts: list[Text]) -> Text | str:
     for part in parts[1:]:
         line = Text("sheet.list", {"first": line, "next": part})
     return line
+
+
+FIGHT_OUTCOMES = (fight.Attacked, fight.Defended, fight.Wounded, fight.Overflowed, fight.Climbed, fight.Earned)
+
+
+def _fight_report(outcomes: Sequence[Outcome]) -> Report:
+    """An attack's step: its headline (declared, hit or missed, damage), then a line for everything else."""
+    title: Text | None = None
+    notes: list[Text] = []
+    for outcome in outcomes:
+        if isinstance(outcome, fight.Attacked):
+            title = Text("attack.declared", {"attacker": outcome.attacker, "defender": outcome.defender,
+                                             "total": outcome.total})  # fmt: skip
+            if outcome.crit:
+                notes.append(Text(f"attack.crit_{outcome.crit}"))
+        elif isinstance(outcome, fight.Defended):
+            key = "attack.hit" if outcome.hit else "attack.missed"
+            line = Text(key, {"attacker": outcome.attacker, "defender": outcome.defender})
+            if title is None:
+                title = line
+            else:
+                notes.append(line)
+            if outcome.crit:
+                notes.append(Text(f"defence.crit_{outcome.crit}"))
+            if outcome.maxed:
+                notes.append(Text("attack.maxed"))
+        elif isinstance(outcome, fight.Wounded):
+            notes.append(Text("attack.damage", {"defender": outcome.defender, "damage": outcome.damage,
+                                                "withstand": outcome.withstand, "taken": outcome.taken,
+                                                "stat": Text(f"stat.{outcome.stat}")}))  # fmt: skip
+        elif isinstance(outcome, fight.Overflowed):
+            notes.append(Text("attack.overflow", {"defender": outcome.defender, "taken": outcome.taken,
+                                                  "stat": Text(f"stat.{outcome.stat}")}))  # fmt: skip
+        elif isinstance(outcome, fight.Climbed):
+            level = Text(f"consequence.{CONSEQUENCES[outcome.level]}")
+            notes.append(Text("attack.consequence", {"defender": outcome.defender, "level": level}))
+        elif isinstance(outcome, fight.Earned):
+            notes.append(Text("check.destiny_point", {"name": outcome.name}))
+    return Report(title, notes=tuple(notes))
