@@ -202,3 +202,49 @@ async def test_an_attack_answered_a_day_later_with_a_stat_a_skill_a_withstand_an
     assert "Physique HP 0/8 · Dexterity HP 0/6" in pools
     sheet = (await harness.slash(mei, table.channel, "character show", name="Bram")).reply
     assert "Dexterity d6 → d4" in next(f["value"] for f in sheet.embeds[0]["fields"] if f["name"] == "Stat dice")
+
+
+async def test_destiny_points_restore_move_and_heal_and_a_gm_decides_the_narrative_ones(table: Table) -> None:
+    harness, gm, aiko = table.harness, table.gm, table.aiko
+    await _import(table, aiko, await _template(table, aiko))
+
+    async def award(resource: str, amount: int) -> None:
+        await harness.slash(gm, table.channel, "gm award", character="Aiko", resource=resource, amount=amount)
+
+    await award("destiny_points", 3)
+    await award("dexterity", -6)
+    restored = (await harness.slash(aiko, table.channel, "destiny spend", use="restore_hp", stat="Dexterity")).reply
+    assert restored.visible_to is EVERYONE, restored.content
+    assert restored.content.startswith("Aiko spends a Destiny Point: Restore an HP pool.")
+    await award("physique", -5)
+    moved = await harness.slash(aiko, table.channel, "destiny spend", use="reallocate_hp", stat="Wit",
+                                to="Physique", amount=3)  # fmt: skip
+    assert moved.reply.visible_to is EVERYONE, moved.reply.content
+    pools = await _pools(table, "Aiko")
+    assert "Physique HP 6/8 · Dexterity HP 6/6 · Intelligence HP 4/4 · Wit HP 3/6" in pools
+    too_much = (await harness.slash(aiko, table.channel, "destiny spend", use="reallocate_hp", stat="Wit",
+                                    to="Physique", amount=3)).reply  # fmt: skip
+    assert too_much.content == "Physique has room for 2 HP only."
+    await award("consequence", 2)
+    await harness.slash(aiko, table.channel, "destiny spend", use="remove_consequence")
+    pools = await _pools(table, "Aiko")
+    assert "consequence 1/5" in pools and "Destiny Points 0" in pools
+    empty = (await harness.slash(aiko, table.channel, "destiny spend", use="remove_consequence")).reply
+    assert empty.ephemeral and empty.content == "No Destiny Point left to spend."
+
+    await award("destiny_points", 1)
+    asked = (await harness.slash(aiko, table.channel, "destiny spend", use="act_out_of_turn",
+                                 note="I shout a warning before the trap springs")).reply  # fmt: skip
+    assert asked.buttons() == ["Approve", "Deny"]
+    assert "I shout a warning before the trap springs" in asked.content
+    refused = await harness.emulator.click(aiko, asked, "Approve")
+    assert refused.reply.ephemeral
+    await harness.emulator.click(gm, asked, "Approve")
+    assert harness.current(asked).content == f"{gm.mention} approved: Aiko spends a Destiny Point (Act out of turn)."
+    assert "Destiny Points 0" in await _pools(table, "Aiko")
+    log = (await harness.slash(gm, table.channel, "log show")).reply.text()
+    assert "Aiko spent a Destiny Point (Restore an HP pool)" in log
+    elsewhere = harness.new_channel(table.guild)
+    await harness.slash(gm, elsewhere, "campaign start", ruleset="fate_points", name="Other")
+    wrong = (await harness.slash(aiko, elsewhere, "destiny spend", use="other")).reply
+    assert wrong.content == "This command belongs to Crest Magia campaigns."

@@ -15,5 +15,6 @@ RULESET = Ruleset(
     CrestMagiaOptions,
     resources.files(__name__) / "i18n",
     play=CrestMagiaPlay(),
+    extension="bot.rulesets.crest_magia.cog",
     proper_noun_keys=frozenset({"sheet.stat_die", "sheet.skill_rank"}),
 )

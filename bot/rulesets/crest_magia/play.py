@@ -31,14 +31,38 @@ from bot.rulesets.base import (
     SheetLine,
 )
 from bot.rulesets.crest_magia import fight
-from rules.crest_magia.damage import effective_die
-from rules.crest_magia.destiny import session_points
+from rules.crest_magia.damage import effective_die, still_depleted
+from rules.crest_magia.destiny import (
+    NARRATIVE_USES,
+    SPEND_COST,
+    consequence_removed,
+    reallocated,
+    require_point,
+    restored,
+    session_points,
+)
 from rules.crest_magia.model import CONSEQUENCES, DEAD, SKILLS, STATS, Skill, Stat
 from rules.crest_magia.options import CrestMagiaOptions
 from rules.crest_magia.rolls import action_roll, check_succeeds
 from rules.crest_magia.sheets import CharacterFile, parse_character
 from rules.dice import DiceSource
-from rules.exchange import Effect, Modifier, Outcome, PoolDelta, PoolSet, RuleError, Step, Text, member
+from rules.exchange import (
+    Answer,
+    Audience,
+    Effect,
+    Modifier,
+    Option,
+    Outcome,
+    Pause,
+    PoolDelta,
+    PoolSet,
+    RuleError,
+    StatePatch,
+    Step,
+    Text,
+    Wait,
+    member,
+)
 from rules.options import CampaignOptions
 from rules.sheets import SheetError, validation_problems
 
@@ -48,6 +72,7 @@ DESTINY = "destiny_points"
 # A consequence from "serious" on puts a character out of play (unconscious, dying), and "dead" for good.
 SERIOUS = CONSEQUENCES.index("serious")
 MAX_BOONS = 20
+DESTINY_APPROVAL = "destiny_approval"
 # What a player may change with /character edit: the names of their weapons, crests and specialties.
 PLAYER_EDITABLE = re.compile(r"^(weapons|crests|specialties)\.\d+\.name$")
 
@@ -122,6 +147,30 @@ class CheckRolled(Outcome):
     destiny_point: bool  # a player's critical success earns one (R3)
 
 
+class DestinySpent(Outcome):
+    event = "destiny.spent"
+    name: str
+    use: str
+    stat: str | None
+    to: str | None
+    amount: int | None
+    note: str | None
+    approved_by: int | None
+
+
+class DestinyRequested(Outcome):
+    event = "destiny.requested"
+    name: str
+    use: str
+    note: str | None
+
+
+class DestinyDenied(Outcome):
+    event = "destiny.denied"
+    name: str
+    use: str
+
+
 class DestinyReset(Outcome):
     event = "destiny.session"
     names: list[str]
@@ -142,6 +191,7 @@ class CrestMagiaPlay(Play):
             return lambda scene, state, answer: step(scene, state, answer, _options(scene.options))
 
         return {
+            DESTINY_APPROVAL: self.destiny_approval,
             fight.STAT_WAIT: fight.defence_stat,
             fight.SKILL_WAIT: with_options(fight.defence_skill),
             fight.WITHSTAND_WAIT: with_options(fight.withstand_chosen),
@@ -285,11 +335,20 @@ class CrestMagiaPlay(Play):
                 if outcome.destiny_point:
                     notes.append(Text("check.destiny_point", {"name": outcome.name}))
                 return Report(title, tuple(fields), tuple(notes))
+            if isinstance(outcome, DestinySpent):
+                if outcome.approved_by is not None:  # the decision on the request said it already
+                    return Report(pools=True)
+                said: dict[str, str | int | Text] = {"name": outcome.name, "use": Text(f"destiny.use.{outcome.use}")}
+                return Report(notes=(Text("destiny.spent", said),))
+            if isinstance(outcome, DestinyDenied | DestinyRequested):
+                return Report()
             if isinstance(outcome, DestinyReset):
                 return Report(notes=(Text("destiny.session", {"points": outcome.points}),), pools=False)
         return Report()
 
     def log_text(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
+        if kind.startswith("destiny.") and isinstance(payload.get("use"), str):
+            return Text(f"event.{kind}", {"use": Text(f"destiny.use.{payload['use']}")})
         stat = Text(f"stat.{payload['stat']}") if payload.get("stat") in STATS else None
         if kind == "attack.defended":
             return Text("event.attack.hit" if payload.get("hit") else "event.attack.missed", {"stat": stat or "—"})
@@ -298,6 +357,61 @@ class CrestMagiaPlay(Play):
         if kind == "attack.consequence" and isinstance(payload.get("level"), int):
             return Text("event.attack.consequence", {"level": Text(f"consequence.{CONSEQUENCES[payload['level']]}")})
         return None
+
+    # What only Crest Magia has, for its own commands (bot.rulesets.crest_magia.cog).
+    def spend_destiny(
+        self, scene: Scene, use: str, stat: str | None, to: str | None, amount: int | None, note: str | None,
+        *, approved_by: int | None = None,
+    ) -> Step:  # fmt: skip
+        """R11: one Destiny Point (C21) for what the rules carry out at once, or for a narrative use the GM
+        adjudicates (spent when a GM approves it, `request_destiny`)."""
+        character = scene.one(ACTOR)
+        require_point(character.pools[DESTINY].current)
+        options = _options(scene.options)
+        effects: list[Effect] = [PoolDelta(ACTOR, DESTINY, -SPEND_COST)]
+        if use == "remove_consequence":
+            current = character.pools[CONSEQUENCE].current
+            effects.append(PoolDelta(ACTOR, CONSEQUENCE, consequence_removed(current, DEAD) - current))
+        elif use in ("restore_hp", "reallocate_hp"):
+            source = _stat_named(stat)
+            hp = {name: character.pools[_pool(name)].current for name in STATS}
+            maximum = {name: character.pools[_pool(name)].maximum or 0 for name in STATS}
+            if use == "restore_hp":
+                after = {**hp, source: restored(hp[source], maximum[source], options)}
+            else:
+                after = reallocated(hp, maximum, source, _stat_named(to), amount or 0)
+            effects += [
+                PoolDelta(ACTOR, _pool(name), after[name] - hp[name]) for name in STATS if after[name] != hp[name]
+            ]
+            was = set(character.state.get("depleted", ()))
+            depleted = [name for name in STATS if still_depleted(name in was, after[name], maximum[name], options)]
+            effects.append(StatePatch(ACTOR, "depleted", depleted or None))
+        elif use not in NARRATIVE_USES:
+            raise RuleError("unknown_destiny_use", use=use)
+        spent = DestinySpent(name=character.name, use=use, stat=stat, to=to, amount=amount, note=note,
+                             approved_by=approved_by)  # fmt: skip
+        return Step(effects=tuple(effects), outcomes=(spent,))
+
+    def request_destiny(self, scene: Scene, use: str, note: str | None, requester: str) -> Step:
+        """A narrative use (combining actions, acting out of turn, anything else): the GMs decide."""
+        character = scene.one(ACTOR)
+        require_point(character.pools[DESTINY].current)
+        decided: dict[str, str | int | Text] = {"name": character.name, "use": Text(f"destiny.use.{use}")}
+        options = (
+            Option("approve", Text("destiny.approve"), tone="success", summary=Text("destiny.approved", decided)),
+            Option("deny", Text("destiny.deny"), tone="secondary", summary=Text("destiny.denied", decided)),
+        )
+        prompt = Text("destiny.requested", {**decided, "user": requester, "note": note or "—"})
+        wait = Wait(DESTINY_APPROVAL, Audience.gms(), prompt, options)
+        requested = DestinyRequested(name=character.name, use=use, note=note)
+        return Step(outcomes=(requested,), pause=Pause(DESTINY_APPROVAL, (wait,), {"use": use, "note": note}))
+
+    def destiny_approval(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+        character = scene.one(ACTOR)
+        if answer.option != "approve":
+            return Step(outcomes=(DestinyDenied(name=character.name, use=str(state["use"])),))
+        return self.spend_destiny(scene, str(state["use"]), None, None, None, state.get("note"),
+                                  approved_by=answer.by)  # fmt: skip
 
     def out_of_play(self, character: CharacterSnapshot) -> str | None:
         consequence = character.pools[CONSEQUENCE].current
@@ -364,3 +478,10 @@ def _fight_report(outcomes: Sequence[Outcome]) -> Report:
         elif isinstance(outcome, fight.Earned):
             notes.append(Text("check.destiny_point", {"name": outcome.name}))
     return Report(title, notes=tuple(notes))
+
+
+def _stat_named(name: str | None) -> Stat:
+    found = {stat.casefold(): stat for stat in STATS}.get((name or "").strip().casefold())
+    if found is None:
+        raise RuleError("unknown_stat", stat=name or "—")
+    return found

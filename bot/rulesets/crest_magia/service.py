@@ -1,0 +1,64 @@
+"""What only Crest Magia has, applied to stored state: Destiny Point spends (a GM decides the narrative ones).
+
+Every spend is a step run by the shared exchange engine, so it is applied, logged and, for an approval,
+waited for like any other.
+"""
+
+from __future__ import annotations
+
+from bot.db.engine import Database
+from bot.db.models import Campaign
+from bot.errors import UserError
+from bot.render import mention
+from bot.rulesets.base import ACTOR, Scene
+from bot.rulesets.crest_magia.play import CrestMagiaPlay
+from bot.services.characters import active_character
+from bot.services.common import Call, Clock, active_campaign, is_gm
+from bot.services.exchanges import Cast, ExchangeEngine, Progress
+from bot.services.held import refuse_held
+from bot.services.snapshots import play_of
+from rules.crest_magia.destiny import NARRATIVE_USES
+from rules.exchange import Step, Text
+
+RULESET_ID = "crest_magia"
+
+
+def crest_play(campaign: Campaign) -> CrestMagiaPlay:
+    """The campaign's rules, when they are Crest Magia: a /destiny command anywhere else says whose it is."""
+    play = play_of(campaign) if campaign.ruleset == RULESET_ID else None
+    if not isinstance(play, CrestMagiaPlay):
+        raise UserError("error.crest_magia_only").within(RULESET_ID)
+    return play
+
+
+class CrestService:
+    def __init__(self, database: Database, clock: Clock) -> None:
+        self.database = database
+        self.clock = clock
+        self.engine = ExchangeEngine(clock)
+
+    async def spend(
+        self, call: Call, use: str, stat: str | None, to: str | None, amount: int | None, note: str | None
+    ) -> Progress:
+        """A Destiny Point of the actor's active character: spent at once, or (a narrative use by a player) a
+        request the GMs approve. A dead character spends nothing; a dying one may still pull itself back."""
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, call.place, lock=True)
+            play = crest_play(campaign)
+            character = await active_character(session, campaign, call.actor)
+            needs_gm = use in NARRATIVE_USES and not await is_gm(session, campaign.id, call.actor)
+
+            def spent(scene: Scene) -> Step:
+                spender = scene.one(ACTOR)
+                refuse_held(spender)
+                if play.out_of_play(spender) == "dead":
+                    raise UserError("error.out_of_play.dead", name=spender.name).within(RULESET_ID)
+                if needs_gm:
+                    return play.request_destiny(scene, use, note, mention(call.actor.user_id))
+                return play.spend_destiny(scene, use, stat, to, amount, note)
+
+            return await self.engine.run(
+                session, campaign, kind="destiny.spend", title=Text("exchange.destiny", {"name": character.name}),
+                cast=Cast({ACTOR: [character]}), step_of=spent, dice=call.dice, actor_id=call.actor.user_id,
+                channel_id=call.channel_id,
+            )  # fmt: skip
