@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import discord
 from discord import app_commands
 from discord.ext import commands
 
@@ -18,6 +19,7 @@ from bot.rulesets.base import AttackInput, CheckInput, CommandInput, Play
 PENDING_SHOWN = 5
 CHOICE_NAME_LIMIT = 100
 NO_PRESET = "none"
+ODDS_COLOUR = discord.Colour.purple()
 
 
 def choice_name(text: str) -> str:
@@ -128,10 +130,47 @@ class PlayCog(commands.Cog):
     async def attack_actions(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         return await action_choices(self.bot, interaction, current)
 
+    @app_commands.command(name="odds", description="The exact chance that an attack hits, for each defence")
+    @app_commands.describe(
+        attacker="Who attacks", defender="Who defends", action="The attack, as /attack takes it",
+        details="The attack's other options, as /attack takes them",
+    )  # fmt: skip
+    @app_commands.guild_only()
+    async def odds(
+        self, interaction: Interaction, attacker: NameText, defender: NameText, action: app_commands.Range[str, 1, 100],
+        details: app_commands.Range[str, 1, 200] | None = None,
+    ) -> None:  # fmt: skip
+        ruleset, attacking, defending, found = await self.bot.play.odds(
+            place_of(interaction), attacker, defender, action, details
+        )
+        tr = translator(interaction, ruleset)
+        lines = [
+            tr("odds.line", choice=tr.text(label), percent=tr.percent(chance),
+               fraction=f"{chance.numerator}/{chance.denominator}")
+            for label, chance in found.lines
+        ]  # fmt: skip
+        embed = discord.Embed(
+            title=tr("odds.title", attacker=attacking.name, defender=defending.name),
+            description="\n".join(lines),
+            colour=ODDS_COLOUR,
+        )
+        embed.set_footer(text=tr.text(found.footer))
+        await output.reply(interaction, embed=embed, ephemeral=True)
+
     @attack.autocomplete("details")
+    @odds.autocomplete("details")
     async def attack_details(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         found = await channel_play(self.bot, interaction)
         return [] if found is None else details_choices(found[0], found[1].attack_input, AttackInput, current)
+
+    @odds.autocomplete("attacker")
+    @odds.autocomplete("defender")
+    async def odds_fighters(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await character_choices(self.bot, interaction, current)
+
+    @odds.autocomplete("action")
+    async def odds_actions(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await action_choices(self.bot, interaction, current, attacker=interaction.namespace.attacker)
 
 
 @app_commands.guild_only()

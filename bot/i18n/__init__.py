@@ -14,6 +14,7 @@ import json
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -22,6 +23,7 @@ from pathlib import Path
 import discord
 from babel import Locale
 from babel.lists import format_list
+from babel.numbers import format_decimal
 from babel.units import format_unit
 from discord import app_commands
 
@@ -165,6 +167,10 @@ class Translator:
             if parts
             else format_unit(0, "duration-hour", length="long", locale=locale)
         )
+
+    def percent(self, chance: Fraction) -> str:
+        """A chance as a percentage with one decimal, written the reader's way ("12.5", "12,5")."""
+        return format_decimal(float(chance) * 100, format="0.0", locale=_babel_locale(self.language))
 
     def has(self, key: str) -> bool:
         return self._key(key) in catalog(ENGLISH)

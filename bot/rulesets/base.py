@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from importlib.resources.abc import Traversable
 from typing import Any
 
@@ -189,6 +190,14 @@ class Report:
 
 
 @dataclass(frozen=True)
+class Odds:
+    """Exact chances of an attack: one line per way the defender may answer it, and how they were counted."""
+
+    lines: tuple[tuple[Text, Fraction], ...]
+    footer: Text
+
+
+@dataclass(frozen=True)
 class Preset:
     """A wait whose answer a GM may give in advance for a character the GMs run (a defence for every attack)."""
 
@@ -297,6 +306,13 @@ class Play:
 
     def report(self, outcomes: Sequence[Outcome]) -> Report:
         return Report()
+
+    def odds(
+        self, attacker: CharacterSnapshot, defender: CharacterSnapshot, params: AttackInput, options: CampaignOptions,
+        turn: Turn,
+    ) -> Odds:  # fmt: skip
+        """The exact chances of an attack as `/attack` would declare it, for each answer the defender could give."""
+        raise RuleError("no_odds")
 
     def out_of_play(self, character: CharacterSnapshot) -> str | None:
         """Why a character can no longer act ("dead", "down"...), or None."""

@@ -11,16 +11,26 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.atomic import PoolLimitError, apply_pool_delta
 from bot.db.engine import Database
 from bot.db.models import Campaign, Character, ResourcePool
-from bot.errors import UserError
+from bot.errors import UserError, rule_refused
 from bot.parameters import command_input
-from bot.rulesets.base import ACTOR, ATTACKER, DEFENDER, AttackInput, CharacterSnapshot, CheckInput, Play, Scene
+from bot.rulesets.base import (
+    ACTOR,
+    ATTACKER,
+    DEFENDER,
+    AttackInput,
+    CharacterSnapshot,
+    CheckInput,
+    Odds,
+    Play,
+    Scene,
+)
 from bot.services.campaigns import campaign_options
 from bot.services.characters import active_character, find_character
 from bot.services.common import Actor, Call, Clock, Place, active_campaign, is_gm, record_event, require_gm
-from bot.services.exchanges import Cast, ExchangeEngine, Fallen, Progress
+from bot.services.exchanges import Cast, ExchangeEngine, Fallen, Progress, turn_of
 from bot.services.held import refuse_held
 from bot.services.snapshots import play_of, snapshot
-from rules.exchange import Step, Text
+from rules.exchange import RuleError, Step, Text
 
 
 @dataclass(frozen=True)
@@ -92,6 +102,23 @@ class PlayService:
                 cast=Cast({ACTOR: [character]}), step_of=check_step, dice=call.dice,
                 actor_id=call.actor.user_id, channel_id=call.channel_id,
             )  # fmt: skip
+
+    async def odds(
+        self, place: Place, attacker_name: str, defender_name: str, action: str, details: str | None
+    ) -> tuple[str, CharacterSnapshot, CharacterSnapshot, Odds]:
+        """The exact chances of an attack between two characters as they stand, computed, not rolled."""
+        async with self.database.read() as session:
+            campaign = await active_campaign(session, place)
+            play = play_of(campaign)
+            attacker = await snapshot(session, await find_character(session, campaign, attacker_name))
+            defender = await snapshot(session, await find_character(session, campaign, defender_name))
+            params = command_input(play.attack_input, AttackInput, {"targets": (defender.name,), "action": action},
+                                   details)  # fmt: skip
+            try:
+                found = play.odds(attacker, defender, params, campaign_options(campaign), turn_of(campaign))
+            except RuleError as error:
+                raise rule_refused(error, campaign.ruleset) from error
+            return campaign.ruleset, attacker, defender, found
 
     async def attack(self, call: Call, options: Mapping[str, object], details: str | None) -> Progress:
         async with self.database.write() as session:

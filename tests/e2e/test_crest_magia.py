@@ -248,3 +248,30 @@ async def test_destiny_points_restore_move_and_heal_and_a_gm_decides_the_narrati
     await harness.slash(gm, elsewhere, "campaign start", ruleset="fate_points", name="Other")
     wrong = (await harness.slash(aiko, elsewhere, "destiny spend", use="other")).reply
     assert wrong.content == "This command belongs to Crest Magia campaigns."
+
+
+async def test_odds_are_exact_for_each_defending_stat(table: Table) -> None:
+    harness = table.harness
+    await _import(table, table.aiko, await _template(table, table.aiko))
+    bram = await _template(table, table.mei)
+    bram["name"] = "Bram"
+    await _import(table, table.mei, bram)
+    reply = (
+        await harness.slash(table.ken, table.channel, "odds", attacker="Aiko", defender="Bram", action="melee|Sword",
+                            details="stat:dexterity boons:1")
+    ).reply  # fmt: skip
+    assert reply.ephemeral
+    lines = reply.embeds[0]["description"].splitlines()
+    assert [line.split("：")[0] for line in lines] == [
+        "体格＋近接（3）で防御",
+        "器用＋近接（3）で防御",
+        "知力＋近接（3）で防御",
+        "機知＋近接（3）で防御",
+    ]
+    for line in lines:
+        percent, fraction = line.split("**")[1].rstrip("%"), line.split("（")[-1].rstrip("）")
+        numerator, denominator = (int(part) for part in fraction.split("/"))
+        assert abs(float(percent) - 100 * numerator / denominator) <= 0.05 + 1e-9
+    # Intelligence is Bram's d4: the attack is likelier to beat it than his d8 Physique.
+    chances = [float(line.split("**")[1].rstrip("%")) for line in lines]
+    assert chances[2] > chances[0]

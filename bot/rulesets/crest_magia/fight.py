@@ -126,7 +126,7 @@ def attack_actions(sheet: CharacterFile) -> list[tuple[str, str, str]]:
     return found
 
 
-def _means(sheet: CharacterFile, action: str) -> dict[str, Any]:
+def means(sheet: CharacterFile, action: str) -> dict[str, Any]:
     """What the attack is made with: its skill (T4, R6), its damage rating (R7) and damage type."""
     kind, _, name = action.partition(SEPARATOR)
     if kind == UNARMED:
@@ -149,9 +149,9 @@ def attack(
 ) -> Step:
     """R6: the Attack Roll, with the skill of the weapon or crest; the defender is asked for its stat."""
     attacker, defender = scene.one(ATTACKER), scene.one(DEFENDER)
-    means = _means(sheet_of(attacker), action)
-    stat = stat or DEFAULT_ATTACK_STAT[means["kind"]]
-    modifiers = [Modifier(f"skill:{means['skill']}", sheet_of(attacker).skill(means["skill"]))]
+    made_with = means(sheet_of(attacker), action)
+    stat = stat or DEFAULT_ATTACK_STAT[made_with["kind"]]
+    modifiers = [Modifier(f"skill:{made_with['skill']}", sheet_of(attacker).skill(made_with["skill"]))]
     if gm_mod:
         modifiers.append(Modifier("gm", gm_mod))
     player = not attacker.gm_run
@@ -159,7 +159,7 @@ def attack(
                        boons=boons, banes=banes, crits=player or options.npc_crits)  # fmt: skip
     declared = Attacked(attacker=attacker.name, defender=defender.name, action=action, stat=stat, total=roll.total,
                         crit=roll.crit)  # fmt: skip
-    state = {"attack": {"total": roll.total, "crit": roll.crit, "player": player}, "means": means}
+    state = {"attack": {"total": roll.total, "crit": roll.crit, "player": player}, "means": made_with}
     step = Step(rolls=roll.rolls(), outcomes=(declared,)).then(_earned(ATTACKER, attacker, roll.crit))
     if roll.crit == "failure":  # R3: it misses whatever the defence
         missed = Defended(attacker=attacker.name, defender=defender.name, stat="", skill=None,
@@ -206,10 +206,10 @@ def defence_skill(scene: Scene, state: Mapping[str, Any], answer: Any, options: 
     step = Step(rolls=roll.rolls(), outcomes=(defended,)).then(_earned(DEFENDER, defender, roll.crit))
     if not result.hit:
         return step
-    means = state["means"]
-    weak = means["damage_type"] in sheet.weaknesses
-    resistant = means["damage_type"] in sheet.resistances
-    damage = damage_roll(means["rating"], weak=weak, resistant=resistant, maxed=result.maxed, dice=scene.dice,
+    made_with = state["means"]
+    weak = made_with["damage_type"] in sheet.weaknesses
+    resistant = made_with["damage_type"] in sheet.resistances
+    damage = damage_roll(made_with["rating"], weak=weak, resistant=resistant, maxed=result.maxed, dice=scene.dice,
                          options=options)  # fmt: skip
     carried = {**state, "damage": damage.total}
     rolled = Step.of(step, Step(rolls=damage.rolls()))

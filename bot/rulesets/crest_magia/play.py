@@ -24,11 +24,13 @@ from bot.rulesets.base import (
     CheckInput,
     Choice,
     Handler,
+    Odds,
     Play,
     Pool,
     Report,
     Scene,
     SheetLine,
+    Turn,
 )
 from bot.rulesets.crest_magia import fight
 from rules.crest_magia.damage import effective_die, still_depleted
@@ -42,6 +44,7 @@ from rules.crest_magia.destiny import (
     session_points,
 )
 from rules.crest_magia.model import CONSEQUENCES, DEAD, SKILLS, STATS, Skill, Stat
+from rules.crest_magia.odds import action_outcomes, hit_chance
 from rules.crest_magia.options import CrestMagiaOptions
 from rules.crest_magia.rolls import action_roll, check_succeeds
 from rules.crest_magia.sheets import CharacterFile, parse_character
@@ -317,6 +320,30 @@ class CrestMagiaPlay(Play):
             raise RuleError("one_target")
         return fight.attack(scene, given.action, given.stat, given.boons, given.banes, given.modifier,
                             _options(scene.options))  # fmt: skip
+
+    def odds(
+        self, attacker: CharacterSnapshot, defender: CharacterSnapshot, params: AttackInput, options: CampaignOptions,
+        turn: Turn,
+    ) -> Odds:  # fmt: skip
+        """The exact chance the attack hits, for each stat the defender could defend with (with its best skill),
+        from every face of every die, the boons' and banes' d4s included."""
+        given = cast(CrestAttackInput, params)
+        rules_options = _options(options)
+        made_with = fight.means(_file(attacker), given.action)
+        stat = given.stat or fight.DEFAULT_ATTACK_STAT[made_with["kind"]]
+        bonus = _file(attacker).skill(made_with["skill"]) + given.modifier
+        attacking = action_outcomes(fight.rolled_die(attacker, stat, rules_options), bonus, given.boons - given.banes,
+                                    rules_options, crits=not attacker.gm_run or rules_options.npc_crits)  # fmt: skip
+        sheet = _file(defender)
+        best = max(((rank, skill) for skill, rank in sheet.skills.items()), default=(0, None))
+        lines = []
+        for defending in STATS:
+            defence = action_outcomes(fight.rolled_die(defender, defending, rules_options), best[0], 0, rules_options,
+                                      crits=not defender.gm_run or rules_options.npc_crits)  # fmt: skip
+            skill: Text | str = Text(f"skill.{best[1]}") if best[1] else "—"
+            label = Text("odds.defence", {"stat": Text(f"stat.{defending}"), "skill": skill, "rank": best[0]})
+            lines.append((label, hit_chance(attacking, defence, rules_options)))
+        return Odds(tuple(lines), Text("odds.footer"))
 
     def report(self, outcomes: Sequence[Outcome]) -> Report:
         if any(isinstance(outcome, FIGHT_OUTCOMES) for outcome in outcomes):

@@ -1,28 +1,18 @@
-"""Commands only Fate/Points has: /fate (Fate/Points, prana, the GM's rulings) and /odds."""
+"""Commands only Fate/Points has: /fate (Fate/Points, prana, the GM's rulings)."""
 
 from __future__ import annotations
 
-import discord
 from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
-from bot import output
-from bot.app import Fatebot, Interaction, NameText, WordText, actor_of, call_of, place_of, translator
+from bot.app import Fatebot, Interaction, NameText, WordText, actor_of, call_of, place_of
 from bot.cogs.characters import AUTOCOMPLETE_LIMIT, character_choices
 from bot.cogs.exchanges import respond
-from bot.cogs.play import action_choices
 from bot.errors import UserError
-from bot.rulesets.fate_points.service import RULESET_ID, FateService
-from rules.fate_points import DEFENCE_CHOICES, STATS
+from bot.rulesets.fate_points.service import FateService
+from rules.fate_points import STATS
 from rules.fate_points.fate_points import FATE_USES
-
-FATE_COLOUR = discord.Colour.purple()
-RANKS = ("A", "B", "C", "D", "E")
-
-
-def rank_choices(current: str) -> list[app_commands.Choice[str]]:
-    return [app_commands.Choice(name=rank, value=rank) for rank in RANKS if current.upper() in rank]
 
 
 @app_commands.guild_only()
@@ -164,54 +154,6 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
         return await character_choices(self.bot, interaction, current)
 
 
-class OddsCog(commands.Cog):
-    def __init__(self, bot: Fatebot, service: FateService) -> None:
-        self.bot = bot
-        self.fate = service
-
-    @app_commands.command(name="odds", description="The exact chance that an attack hits, for each defence")
-    @app_commands.describe(
-        attacker="Who attacks", defender="Who defends", action="The attack and weapon",
-        attacks="Attacks declared this round", rank="Hold back to this rank",
-    )  # fmt: skip
-    @app_commands.guild_only()
-    async def odds(
-        self, interaction: Interaction, attacker: NameText, defender: NameText, action: app_commands.Range[str, 1, 100],
-        attacks: app_commands.Range[int, 1, 10] = 1, rank: str | None = None,
-    ) -> None:  # fmt: skip
-        tr = translator(interaction, RULESET_ID)
-        attacking, defending, chances = await self.fate.odds(
-            place_of(interaction), attacker, defender, action, attacks, rank
-        )
-        lines = [
-            tr("odds.line", choice=tr(f"choice.{choice}"), percent=f"{float(chance) * 100:.2f}",
-               fraction=f"{chance.numerator}/{chance.denominator}")
-            for choice, chance in chances.items()
-            if choice in DEFENCE_CHOICES
-        ]  # fmt: skip
-        embed = discord.Embed(
-            title=tr("odds.title", attacker=attacking.name, defender=defending.name),
-            description="\n".join(lines),
-            colour=FATE_COLOUR,
-        )
-        embed.set_footer(text=tr("odds.footer"))
-        await output.reply(interaction, embed=embed, ephemeral=True)
-
-    @odds.autocomplete("attacker")
-    @odds.autocomplete("defender")
-    async def fighter_names(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return await character_choices(self.bot, interaction, current)
-
-    @odds.autocomplete("action")
-    async def odds_actions(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return await action_choices(self.bot, interaction, current, attacker=interaction.namespace.attacker)
-
-    @odds.autocomplete("rank")
-    async def odds_ranks(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return rank_choices(current)
-
-
 async def setup(bot: Fatebot) -> None:
     service = FateService(bot.database, bot.clock)
     await bot.add_cog(FateCog(bot, service))
-    await bot.add_cog(OddsCog(bot, service))

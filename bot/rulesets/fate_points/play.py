@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from fractions import Fraction
 from typing import Any, Literal, cast
 
 from pydantic import Field, field_validator
@@ -29,6 +28,7 @@ from bot.rulesets.base import (
     CheckInput,
     Choice,
     Handler,
+    Odds,
     Play,
     Pool,
     Preset,
@@ -857,19 +857,25 @@ class FatePointsPlay(Play):
         """R14 "unless the player specifies otherwise": a player may turn passive replenishment off."""
         return servant.kind == SERVANT and not servant.state.get("passive_off", False)
 
-    # What only Fate/Points has, for its own commands (bot.rulesets.fate_points.cog).
     def odds(
-        self, attacker: CharacterSnapshot, defender: CharacterSnapshot, action: str, attacks: int, rank: str | None,
-        round_number: int, options: CampaignOptions,
-    ) -> dict[str, Fraction]:  # fmt: skip
-        """The exact chance that this attack hits, for each defence the defender could choose.
-
-        A GM's ruling on a Noble Phantasm may allow only some defences: the others are not offered, so not shown.
-        """
-        spec = self._spec(attacker, action, attacks, rank, confirm=True)
-        chances = odds(combatant(attacker), combatant(defender), spec, round_number, _options(options))
+        self, attacker: CharacterSnapshot, defender: CharacterSnapshot, params: AttackInput, options: CampaignOptions,
+        turn: Turn,
+    ) -> Odds:  # fmt: skip
+        """The exact chance that this attack hits, for each defence the defender could choose, from the defender's
+        current staggers and streak. A GM's ruling on a Noble Phantasm may allow only some defences: the others
+        are not offered, so not shown."""
+        given = cast(FateAttackInput, params)
+        spec = self._spec(attacker, given.action, given.attacks, given.rank, confirm=True)
+        chances = odds(combatant(attacker), combatant(defender), spec, turn.round_number, _options(options))
         allowed = np_defence_options(spec.np_ruling)
-        return {choice: chance for choice, chance in chances.items() if chance == 1 or choice in allowed}
+        lines = tuple(
+            (Text(f"choice.{choice}"), chance)
+            for choice, chance in chances.items()
+            if choice in DEFENCE_CHOICES and (chance == 1 or choice in allowed)
+        )
+        return Odds(lines, Text("odds.footer"))
+
+    # What only Fate/Points has, for its own commands (bot.rulesets.fate_points.cog).
 
     def transfer(self, scene: Scene, amount: int) -> Step:
         """R12: the pair's one transfer of the round, as the acting one's General action."""

@@ -1,5 +1,5 @@
 """What only Fate/Points has, applied to stored state: the prana economy, Fate/Point spends (approved by a GM
-when the option says so), the GM's rulings, a Servant's presence beside its Master, and exact attack odds.
+when the option says so), the GM's rulings, and a Servant's presence beside its Master.
 
 Every action is a step run by the shared exchange engine, so it is applied, logged and, for an approval,
 waited for like any other.
@@ -8,24 +8,23 @@ waited for like any other.
 from __future__ import annotations
 
 from collections.abc import Callable
-from fractions import Fraction
 from typing import Concatenate, ParamSpec
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models import Campaign, Character
-from bot.errors import UserError, rule_refused
+from bot.errors import UserError
 from bot.render import mention
-from bot.rulesets.base import ACTOR, CharacterSnapshot, Scene
+from bot.rulesets.base import ACTOR, Scene
 from bot.rulesets.fate_points.play import CONTRACT, MASTER, PAIR_MASTER, PAIR_SERVANT, FatePointsPlay
 from bot.services.campaigns import campaign_options
 from bot.services.characters import active_character, controls, find_character, linked
-from bot.services.common import Call, Clock, Place, active_campaign, is_gm, require_gm
+from bot.services.common import Call, Clock, active_campaign, is_gm, require_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Progress, StepOf, turn_of
 from bot.services.play import refuse_fallen, refuse_out_of_turn
-from bot.services.snapshots import play_of, snapshot
-from rules.exchange import RuleError, Step, Text
+from bot.services.snapshots import play_of
+from rules.exchange import Step, Text
 from rules.fate_points import FatePointsOptions
 
 RULESET_ID = "fate_points"
@@ -180,19 +179,3 @@ class FateService:
                 return play.spend_fate_point(scene, use, stat)
 
             return await self._run(session, campaign, "fate.spend", {ACTOR: [master]}, spent, call)
-
-    async def odds(
-        self, place: Place, attacker: str, defender: str, action: str, attacks: int, rank: str | None
-    ) -> tuple[CharacterSnapshot, CharacterSnapshot, dict[str, Fraction]]:
-        async with self.database.read() as session:
-            campaign = await active_campaign(session, place)
-            play = fate_play(campaign)
-            attacking = await snapshot(session, await find_character(session, campaign, attacker))
-            defending = await snapshot(session, await find_character(session, campaign, defender))
-            try:
-                chances = play.odds(
-                    attacking, defending, action, attacks, rank, campaign.round_number, campaign_options(campaign)
-                )
-            except RuleError as error:
-                raise rule_refused(error, campaign.ruleset) from error
-            return attacking, defending, chances
