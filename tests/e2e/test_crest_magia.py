@@ -173,6 +173,7 @@ async def test_an_attack_answered_a_day_later_with_a_stat_a_skill_a_withstand_an
     question = harness.last(table.channel, mei)
     assert question.content == "Bram: defend with Dexterity and which skill?"
     assert question.buttons()[:3] == ["No skill", "Athletics 3", "Awareness 3"]
+    assert "Awareness + Sight 4" in question.buttons()
     # Dexterity d6 + Agility 2: base 5, 3; d6 6 -> 13, below 15: a hit. Damage 3 + 5 + 2 = 10.
     harness.dice.queue([5, 3, 6, 3, 5])
     await harness.emulator.click(mei, question, "Agility 2")
@@ -189,8 +190,9 @@ async def test_an_attack_answered_a_day_later_with_a_stat_a_skill_a_withstand_an
     harness.dice.queue([6, 5, 5])
     await harness.slash(aiko, table.channel, "attack", target="Bram", action="melee|Sword", details="stat:dexterity")
     await harness.emulator.click(mei, harness.last(table.channel, mei), "Dexterity")
-    harness.dice.queue([1, 2, 1, 1, 1])  # the defence's 3 misses 14; the damage 1 + 1 + 10
-    await harness.emulator.click(mei, harness.last(table.channel, mei), "No skill")
+    harness.dice.queue([1, 2, 1, 1, 1])  # the defence's 3 + 4 misses 14; the damage 1 + 1 + 10
+    defended = await harness.emulator.click(mei, harness.last(table.channel, mei), "Awareness + Sight 4")
+    assert "+3 (Awareness) +1 (Sight) = **7**" in defended.replies[-1].text()
     harness.dice.queue([1, 1])  # withstand 2: 10 through, 2 of them on Dexterity
     await harness.emulator.click(mei, harness.last(table.channel, mei), "Leather (0)")
     overflow = harness.last(table.channel, mei)

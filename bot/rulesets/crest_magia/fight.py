@@ -10,7 +10,7 @@ from typing import Any, cast
 
 from bot.rulesets.base import ATTACKER, DEFENDER, CharacterSnapshot, Scene
 from rules.crest_magia.damage import Damaged, choose_overflow, effective_die, still_depleted, take_damage
-from rules.crest_magia.model import CREST_SKILL, STATS, WEAPON_SKILL, Stat
+from rules.crest_magia.model import CREST_SKILL, STATS, WEAPON_SKILL, Skill, Stat
 from rules.crest_magia.options import CrestMagiaOptions
 from rules.crest_magia.rolls import Score, action_roll, damage_roll, resolve_attack, withstand_roll
 from rules.crest_magia.sheets import CharacterFile
@@ -36,6 +36,8 @@ SKILL_WAIT = "defence_skill"
 WITHSTAND_WAIT = "withstand"
 OVERFLOW_WAIT = "overflow"
 NO_SKILL = "none"
+SPECIALTY = "specialty_"  # option keys of a skill with one of the defender's specialties, by its index
+MAX_CHOICES = 24  # the buttons of one prompt, the GM's cancel aside (Discord allows 25)
 ARMOR = "armor"
 CREST = "crest"
 UNARMED = "unarmed"
@@ -172,16 +174,24 @@ def attack(
 
 
 def defence_stat(scene: Scene, state: Mapping[str, Any], answer: Any) -> Step:
-    """The stat chosen; now the skill (any of the defender's, or none), asked the same way."""
+    """The stat chosen; now the skill (any of the defender's, alone or with one of its specialties, or none)."""
     defender = scene.one(DEFENDER)
+    sheet = sheet_of(defender)
     stat = next(name for name in STATS if pool(name) == answer.option)
-    skills = sorted(((rank, skill) for skill, rank in sheet_of(defender).skills.items() if rank),
+    skills = sorted(((rank, skill) for skill, rank in sheet.skills.items() if rank),
                     key=lambda ranked: (-ranked[0], ranked[1]))  # fmt: skip
+    with_specialty = [
+        Option(f"{SPECIALTY}{index}", Text("defend.specialty", {"skill": Text(f"skill.{specialty.skill}"),
+                                                               "specialty": specialty.name,
+                                                               "rank": sheet.skill(specialty.skill) + specialty.rank}))
+        for index, specialty in enumerate(sheet.specialties)
+    ]  # fmt: skip
     options = (
         Option(NO_SKILL, Text("defend.no_skill"), tone="secondary"),
         *(Option(skill.lower(), Text("defend.skill", {"skill": Text(f"skill.{skill}"), "rank": rank}))
           for rank, skill in skills),
-    )  # fmt: skip
+        *with_specialty,
+    )[:MAX_CHOICES]  # fmt: skip
     prompt = Text("defend.which_skill", {"defender": defender.name, "stat": Text(f"stat.{stat}")})
     wait = Wait(SKILL_WAIT, Audience.character(DEFENDER), prompt, options)
     return Step(pause=Pause(SKILL_WAIT, (wait,), {**state, "stat": stat}))
@@ -194,8 +204,15 @@ def defence_skill(scene: Scene, state: Mapping[str, Any], answer: Any, options: 
         raise RuleError("fighter_gone")
     sheet = sheet_of(defender)
     stat = cast(Stat, state["stat"])
-    skill = next((name for name in sheet.skills if name.lower() == answer.option), None)
-    modifiers = (Modifier(f"skill:{skill}", sheet.skill(skill)),) if skill else ()
+    specialty = None
+    if answer.option and answer.option.startswith(SPECIALTY):
+        specialty = sheet.specialties[int(answer.option.removeprefix(SPECIALTY))]
+        skill: str | None = specialty.skill
+    else:
+        skill = next((name for name in sheet.skills if name.lower() == answer.option), None)
+    modifiers: tuple[Modifier, ...] = (Modifier(f"skill:{skill}", sheet.skill(cast(Skill, skill))),) if skill else ()
+    if specialty is not None:
+        modifiers += (Modifier(f"specialty:{specialty.name}", specialty.rank),)
     player = not defender.gm_run
     roll = action_roll(stat, rolled_die(defender, stat, options), modifiers, scene.dice, options,
                        crits=player or options.npc_crits)  # fmt: skip
