@@ -25,6 +25,7 @@ from rules.crest_magia.model import (
     WeaponKind,
 )
 from rules.crest_magia.options import CrestMagiaOptions
+from rules.exchange import RuleError
 from rules.sheets import SheetError, SheetProblem, validation_problems
 from rules.text import Name
 
@@ -109,6 +110,14 @@ class CharacterFile(_File):
 
     def skill(self, name: Skill) -> int:
         return self.skills.get(name, 0)
+
+    def specialty(self, skill: Skill | None, name: str) -> Specialty:
+        """The specialty of that skill by name, in any case; a RuleError when there is none."""
+        wanted = name.strip().casefold()
+        found = next((s for s in self.specialties if s.skill == skill and s.name.casefold() == wanted), None)
+        if found is None:
+            raise RuleError("no_such_specialty", name=name, skill=skill or "—")
+        return found
 
 
 def character_problems(data: Mapping[str, object], options: CrestMagiaOptions) -> list[SheetProblem]:

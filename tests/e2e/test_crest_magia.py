@@ -157,13 +157,14 @@ async def test_an_attack_answered_a_day_later_with_a_stat_a_skill_a_withstand_an
     await _import(table, mei, bram)
     # A rating is the GM's to set (C10).
     await harness.slash(gm, table.channel, "character edit", name="Aiko", field="weapons.0.rating", value="2")
-    # Dexterity d6, Melee 3, one boon: base 4, 2; d6 5; boon 3 -> 5 + 4 + 3 + 3 = 15.
-    harness.dice.queue([4, 2, 5, 3])
+    # Dexterity d6, Melee 3 and Swords 1, one boon: base 4, 2; d6 5; boon 2 -> 5 + 4 + 3 + 1 + 2 = 15.
+    harness.dice.queue([4, 2, 5, 2])
     declared = (
         await harness.slash(aiko, table.channel, "attack", target="Bram", action="melee|Sword",
-                            details="stat:dexterity boons:1")
+                            details="stat:dexterity specialty:swords boons:1")
     ).reply  # fmt: skip
     assert declared.embeds[0]["title"] == "Aiko attacks Bram: 15"
+    assert "+3 (Melee) +1 (Swords)" in declared.embeds[0]["description"]
     prompt = harness.last(table.channel, mei)
     assert prompt.buttons() == ["Physique", "Dexterity", "Intelligence", "Wit", "Cancel (GM)"]
 

@@ -146,14 +146,24 @@ def means(sheet: CharacterFile, action: str) -> dict[str, Any]:
             "damage_type": weapon.damage_type}  # fmt: skip
 
 
+def attack_modifiers(sheet: CharacterFile, made_with: Mapping[str, Any], specialty: str | None) -> list[Modifier]:
+    """The attack's skill (T4, R6) and the specialty of that skill the attacker names, if any (C12: one)."""
+    modifiers = [Modifier(f"skill:{made_with['skill']}", sheet.skill(made_with["skill"]))]
+    if specialty is not None:
+        found = sheet.specialty(made_with["skill"], specialty)
+        modifiers.append(Modifier(f"specialty:{found.name}", found.rank))
+    return modifiers
+
+
 def attack(
-    scene: Scene, action: str, stat: Stat | None, boons: int, banes: int, gm_mod: int, options: CrestMagiaOptions
-) -> Step:
+    scene: Scene, action: str, stat: Stat | None, specialty: str | None, boons: int, banes: int, gm_mod: int,
+    options: CrestMagiaOptions,
+) -> Step:  # fmt: skip
     """R6: the Attack Roll, with the skill of the weapon or crest; the defender is asked for its stat."""
     attacker, defender = scene.one(ATTACKER), scene.one(DEFENDER)
     made_with = means(sheet_of(attacker), action)
     stat = stat or DEFAULT_ATTACK_STAT[made_with["kind"]]
-    modifiers = [Modifier(f"skill:{made_with['skill']}", sheet_of(attacker).skill(made_with["skill"]))]
+    modifiers = attack_modifiers(sheet_of(attacker), made_with, specialty)
     if gm_mod:
         modifiers.append(Modifier("gm", gm_mod))
     player = not attacker.gm_run

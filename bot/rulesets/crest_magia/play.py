@@ -125,6 +125,7 @@ class CrestCheckInput(CheckInput):
 
 class CrestAttackInput(AttackInput):
     stat: Stat | None = Field(None, description="param.attack_stat")
+    specialty: str | None = Field(None, max_length=100, description="param.specialty")
     boons: int = Field(0, ge=0, le=MAX_BOONS, description="param.boons")
     banes: int = Field(0, ge=0, le=MAX_BOONS, description="param.banes")
     modifier: int = Field(0, ge=-20, le=20, description="param.modifier")
@@ -289,10 +290,7 @@ class CrestMagiaPlay(Play):
             modifiers.append(Modifier(f"skill:{given.skill}", sheet.skill(given.skill)))
         specialty = None
         if given.specialty is not None:
-            specialty = next((s for s in sheet.specialties if s.name.casefold() == given.specialty.strip().casefold()
-                              and s.skill == given.skill), None)  # fmt: skip
-            if specialty is None:
-                raise RuleError("no_such_specialty", name=given.specialty, skill=given.skill or "—")
+            specialty = sheet.specialty(given.skill, given.specialty)
             modifiers.append(Modifier(f"specialty:{specialty.name}", specialty.rank))
         if given.modifier:
             modifiers.append(Modifier("gm", given.modifier))
@@ -318,8 +316,8 @@ class CrestMagiaPlay(Play):
         given = cast(CrestAttackInput, params)
         if len(scene.members(DEFENDER)) != 1:
             raise RuleError("one_target")
-        return fight.attack(scene, given.action, given.stat, given.boons, given.banes, given.modifier,
-                            _options(scene.options))  # fmt: skip
+        return fight.attack(scene, given.action, given.stat, given.specialty, given.boons, given.banes,
+                            given.modifier, _options(scene.options))  # fmt: skip
 
     def odds(
         self, attacker: CharacterSnapshot, defender: CharacterSnapshot, params: AttackInput, options: CampaignOptions,
@@ -331,7 +329,8 @@ class CrestMagiaPlay(Play):
         rules_options = _options(options)
         made_with = fight.means(_file(attacker), given.action)
         stat = given.stat or fight.DEFAULT_ATTACK_STAT[made_with["kind"]]
-        bonus = _file(attacker).skill(made_with["skill"]) + given.modifier
+        modifiers = fight.attack_modifiers(_file(attacker), made_with, given.specialty)
+        bonus = sum(modifier.value for modifier in modifiers) + given.modifier
         attacking = action_outcomes(fight.rolled_die(attacker, stat, rules_options), bonus, given.boons - given.banes,
                                     rules_options, crits=not attacker.gm_run or rules_options.npc_crits)  # fmt: skip
         sheet = _file(defender)
