@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -11,6 +12,18 @@ from bot.db.models import Campaign, Character, CharacterLink, ResourcePool
 from bot.errors import UserError
 from bot.rulesets.base import CharacterSnapshot, Play, Pool
 from bot.rulesets.registry import RULESETS
+from rules.exchange import Text
+
+PlayT = TypeVar("PlayT", bound=Play)
+
+
+def ruleset_play(campaign: Campaign, ruleset_id: str, kind: type[PlayT]) -> PlayT:
+    """The campaign's rules when they are `ruleset_id`'s: that ruleset's own commands, used in another's
+    campaign, say whose they are."""
+    play = play_of(campaign) if campaign.ruleset == ruleset_id else None
+    if not isinstance(play, kind):
+        raise UserError("error.belongs_to_ruleset", ruleset=Text(RULESETS[ruleset_id].name_key))
+    return play
 
 
 def play_of(campaign: Campaign) -> Play:

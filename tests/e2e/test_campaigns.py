@@ -297,4 +297,4 @@ async def test_a_ruleset_command_in_another_rulesets_campaign_says_whose_it_is(t
     ):
         refused = (await harness.slash(user, channel, command, **options)).reply
         assert refused.ephemeral
-        assert refused.content == "This command belongs to Fate/Points campaigns.", command
+        assert refused.content == "This command belongs to Fate/Points (d20 roll-under) campaigns.", command

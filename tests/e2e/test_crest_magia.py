@@ -250,7 +250,7 @@ async def test_destiny_points_restore_move_and_heal_and_a_gm_decides_the_narrati
     elsewhere = harness.new_channel(table.guild)
     await harness.slash(gm, elsewhere, "campaign start", ruleset="fate_points", name="Other")
     wrong = (await harness.slash(aiko, elsewhere, "destiny spend", use="other")).reply
-    assert wrong.content == "This command belongs to Crest Magia campaigns."
+    assert wrong.content == "This command belongs to Crest Magia (2d6 + stat die) campaigns."
 
 
 async def test_odds_are_exact_for_each_defending_stat(table: Table) -> None:

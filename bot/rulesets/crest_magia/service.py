@@ -16,7 +16,7 @@ from bot.services.characters import active_character
 from bot.services.common import Call, Clock, active_campaign, is_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Progress
 from bot.services.held import refuse_held
-from bot.services.snapshots import play_of
+from bot.services.snapshots import ruleset_play
 from rules.crest_magia.destiny import NARRATIVE_USES
 from rules.exchange import Step, Text
 
@@ -24,11 +24,7 @@ RULESET_ID = "crest_magia"
 
 
 def crest_play(campaign: Campaign) -> CrestMagiaPlay:
-    """The campaign's rules, when they are Crest Magia: a /destiny command anywhere else says whose it is."""
-    play = play_of(campaign) if campaign.ruleset == RULESET_ID else None
-    if not isinstance(play, CrestMagiaPlay):
-        raise UserError("error.crest_magia_only").within(RULESET_ID)
-    return play
+    return ruleset_play(campaign, RULESET_ID, CrestMagiaPlay)
 
 
 class CrestService:

@@ -23,7 +23,7 @@ from bot.services.characters import active_character, controls, find_character, 
 from bot.services.common import Call, Clock, active_campaign, is_gm, require_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Progress, StepOf, turn_of
 from bot.services.play import refuse_fallen, refuse_out_of_turn
-from bot.services.snapshots import play_of
+from bot.services.snapshots import ruleset_play
 from rules.exchange import Step, Text
 from rules.fate_points import FatePointsOptions
 
@@ -32,11 +32,7 @@ P = ParamSpec("P")
 
 
 def fate_play(campaign: Campaign) -> FatePointsPlay:
-    """The campaign's rules, when they are Fate/Points: a /fate command anywhere else says whose it is."""
-    play = play_of(campaign) if campaign.ruleset == RULESET_ID else None
-    if not isinstance(play, FatePointsPlay):
-        raise UserError("error.fate_points_only").within(RULESET_ID)
-    return play
+    return ruleset_play(campaign, RULESET_ID, FatePointsPlay)
 
 
 class FateService:
