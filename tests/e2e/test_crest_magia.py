@@ -278,3 +278,30 @@ async def test_odds_are_exact_for_each_defending_stat(table: Table) -> None:
     # Intelligence is Bram's d4: the attack is likelier to beat it than his d8 Physique.
     chances = [float(line.split("**")[1].rstrip("%")) for line in lines]
     assert chances[2] > chances[0]
+
+
+async def test_a_creature_the_gm_answers_for_in_advance_takes_a_hit_without_a_wait(table: Table) -> None:
+    harness, gm, aiko = table.harness, table.gm, table.aiko
+    await _import(table, aiko, await _template(table, aiko))
+    wolf = await _template(table, gm)
+    wolf.update(name="Wolf", crests=[{"name": "Crest of Fangs", "category": "martial_arts"}])
+    text = yaml.safe_dump(wolf, allow_unicode=True).encode()
+    await harness.slash(gm, table.channel, "character import", file=("wolf.yaml", text), npc=True)
+    for wait, answer in (("defence_stat", "dexterity"), ("defence_skill", "agility"), ("withstand", "armor"),
+                         ("overflow", "wit")):  # fmt: skip
+        preset = await harness.slash(gm, table.channel, "gm auto", character="Wolf", wait=wait, answer=answer)
+        assert preset.reply.ephemeral, preset.reply.content
+    await harness.slash(gm, table.channel, "character edit", name="Aiko", field="weapons.0.rating", value="12")
+    # Aiko's 6 + 5 + 3 = 14 beats the Wolf's 1 + 2 + 2 = 5 (no crits for a creature); 12 + 12 gets through 2.
+    harness.dice.queue([6, 5, 4, 1, 2, 1, 6, 6, 1, 1])
+    hit = (await harness.slash(aiko, table.channel, "attack", target="Wolf", action="melee|Sword")).reply
+    assert hit.visible_to is EVERYONE
+    shown = "\n".join(message.text() for message in harness.emulator.visible_to(aiko, table.channel)[-3:])
+    assert "Damage 24 against withstand 2: Wolf takes 22 on Dexterity." in shown
+    assert "Wolf takes 6 more on Wit." in shown
+    roster = (await harness.slash(gm, table.channel, "character list")).reply.text()
+    wolf_line = next(line for line in roster.splitlines() if "**Wolf**" in line)
+    assert "Dexterity HP 0/6" in wolf_line and "Wit HP 0/6" in wolf_line
+    # Wit is empty now, so the answer given in advance no longer fits: the GM is asked for the rest.
+    recent = [message.content for message in harness.emulator.visible_to(gm, table.channel)[-4:]]
+    assert "Wolf: 10 damage overflows. On which stat?" in recent, recent

@@ -27,6 +27,7 @@ from bot.rulesets.base import (
     Odds,
     Play,
     Pool,
+    Preset,
     Report,
     Scene,
     SheetLine,
@@ -43,7 +44,7 @@ from rules.crest_magia.destiny import (
     restored,
     session_points,
 )
-from rules.crest_magia.model import CONSEQUENCES, DEAD, SKILLS, STATS, Skill, Stat
+from rules.crest_magia.model import CONSEQUENCES, CREST_SLOTS, DEAD, SKILLS, STATS, Skill, Stat
 from rules.crest_magia.odds import action_outcomes, hit_chance
 from rules.crest_magia.options import CrestMagiaOptions
 from rules.crest_magia.rolls import action_roll, check_succeeds
@@ -188,6 +189,20 @@ class CrestMagiaPlay(Play):
     template_note_key = "crest_magia.template_note"
     check_input = CrestCheckInput
     attack_input = CrestAttackInput
+    # A GM answers these in advance for a creature (`/gm auto`), so one attack on it is not four waits.
+    presets = (
+        Preset(fight.STAT_WAIT, Text("preset.defence_stat"),
+               tuple(Choice(fight.pool(stat), Text(f"defend.stat.{stat}")) for stat in STATS)),
+        Preset(fight.SKILL_WAIT, Text("preset.defence_skill"),
+               (Choice(fight.NO_SKILL, Text("defend.no_skill")),
+                *(Choice(skill.lower(), Text(f"skill.{skill}")) for skill in SKILLS))),
+        Preset(fight.WITHSTAND_WAIT, Text("preset.withstand"),
+               (Choice(fight.ARMOR, Text("preset.armor")),
+                *(Choice(f"{fight.CREST}_{index}", Text("preset.crest", {"number": index + 1}))
+                  for index in range(CREST_SLOTS)))),
+        Preset(fight.OVERFLOW_WAIT, Text("preset.overflow"),
+               tuple(Choice(fight.pool(stat), Text(f"defend.stat.{stat}")) for stat in STATS)),
+    )  # fmt: skip
 
     @property
     def handlers(self) -> Mapping[str, Handler]:
