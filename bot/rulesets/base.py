@@ -276,6 +276,10 @@ class Play:
     ) -> CharacterDraft:  # fmt: skip
         raise RuleError("no_characters")
 
+    def pool_maxima(self, character: CharacterSnapshot, sheet: Mapping[str, Any]) -> Mapping[str, int | None]:
+        """The maxima of the pools that follow from an edited sheet (a stat's die, say); others keep theirs."""
+        return {}
+
     def gm_only_fields(self, kind: str, sheet: Mapping[str, Any]) -> tuple[str, ...]:
         """The values of a built sheet that the rules leave to the GM, each as "`field`: value": a player's file
         setting any of them is held for a GM's approval."""

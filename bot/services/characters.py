@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.db.atomic import set_pool_maximum
 from bot.db.engine import Database
 from bot.db.models import (
     EXCHANGE_OPEN,
@@ -354,9 +355,18 @@ class CharacterService:
             if sheet == current.sheet:
                 raise UserError("error.edit_unchanged", field=field, name=character.name)
             character.sheet = sheet
+            maxima = {}
+            for pool_name, maximum in play.pool_maxima(current, sheet).items():
+                if pool_name in current.pools and current.pools[pool_name].maximum != maximum:
+                    pool_id = await session.scalar(select(ResourcePool.id).where(
+                        ResourcePool.character_id == character.id, ResourcePool.name == pool_name))  # fmt: skip
+                    assert pool_id is not None
+                    changed = await set_pool_maximum(session, pool_id, maximum)
+                    maxima[pool_name] = [changed.current, changed.maximum]
             record_event(
                 session, campaign.id, "character.edited", actor_id=actor.user_id,
-                payload={"name": character.name, "field": field, "old": old, "new": value, "by_gm": by_gm},
+                payload={"name": character.name, "field": field, "old": old, "new": value, "by_gm": by_gm,
+                         "pools": maxima},
                 created_at=self.clock(),
             )  # fmt: skip
             return Edited(campaign.ruleset, character.name, field, old, value, campaign.language)

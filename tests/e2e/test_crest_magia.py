@@ -90,6 +90,17 @@ async def test_a_character_by_the_creation_rules_and_refusals_field_by_field(tab
     roster = (await table.harness.slash(table.gm, table.channel, "character list")).reply
     assert "Bram" not in roster.text()
 
+    # Advancement (C29): a GM raises a die within the caps, and its HP pool grows with it.
+    raised = await table.harness.slash(table.gm, table.channel, "character edit", name="Aiko",
+                                       field="dice.Physique", value="d10")  # fmt: skip
+    assert raised.reply.visible_to is EVERYONE, raised.reply.content
+    assert "Physique HP 8/10" in await _pools(table, "Aiko")
+    past_cap = await table.harness.slash(table.gm, table.channel, "character edit", name="Aiko",
+                                         field="dice.Physique", value="d20")  # fmt: skip
+    assert past_cap.reply.ephemeral
+    assert "`dice.Physique`: 20 is not one of the dice d4, d6, d8, d10, d12" in past_cap.reply.content
+    assert "Physique HP 8/10" in await _pools(table, "Aiko")
+
 
 async def test_a_check_shows_the_base_dice_apart_and_meets_the_target(table: Table) -> None:
     await _import(table, table.aiko, await _template(table, table.aiko))

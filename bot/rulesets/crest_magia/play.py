@@ -249,6 +249,11 @@ class CrestMagiaPlay(Play):
             raise SheetError(validation_problems(error)) from error
         return {"file": sheet.model_dump(mode="json")}
 
+    def pool_maxima(self, character: CharacterSnapshot, sheet: Mapping[str, Any]) -> Mapping[str, int | None]:
+        """A stat's HP pool is its die (T1): advancing a die to d10 makes a pool of 10, its current HP kept."""
+        dice = CharacterFile.model_validate(sheet["file"]).dice
+        return {_pool(stat): dice[stat] for stat in STATS}
+
     def gm_only_fields(self, kind: str, sheet: Mapping[str, Any]) -> tuple[str, ...]:
         """C10, C27 and T8: weapon and armour ratings, item crests and crest ladders are the GM's to set."""
         file = sheet["file"]
