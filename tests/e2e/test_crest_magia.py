@@ -95,6 +95,9 @@ async def test_a_character_by_the_creation_rules_and_refusals_field_by_field(tab
                                        field="dice.Physique", value="d10")  # fmt: skip
     assert raised.reply.visible_to is EVERYONE, raised.reply.content
     assert "Physique HP 8/10" in await _pools(table, "Aiko")
+    no_die = await table.harness.slash(table.gm, table.channel, "character edit", name="Aiko",
+                                       field="dice.Wit", value="null")  # fmt: skip
+    assert no_die.reply.content.endswith("• `dice`: every stat needs a die; missing: Wit")
     past_cap = await table.harness.slash(table.gm, table.channel, "character edit", name="Aiko",
                                          field="dice.Physique", value="d20")  # fmt: skip
     assert past_cap.reply.ephemeral

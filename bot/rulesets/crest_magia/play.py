@@ -68,7 +68,7 @@ from rules.exchange import (
     member,
 )
 from rules.options import CampaignOptions
-from rules.sheets import SheetError, validation_problems
+from rules.sheets import SheetError, SheetProblem, validation_problems
 
 CHARACTER = "bearer"  # a crest bearer: player characters, NPCs and creatures alike
 CONSEQUENCE = "consequence"
@@ -247,6 +247,8 @@ class CrestMagiaPlay(Play):
             sheet = CharacterFile.model_validate(file)
         except ValidationError as error:
             raise SheetError(validation_problems(error)) from error
+        if missing := [stat for stat in STATS if stat not in sheet.dice]:
+            raise SheetError([SheetProblem("dice", "stats_missing", {"stats": ", ".join(missing)})])
         return {"file": sheet.model_dump(mode="json")}
 
     def pool_maxima(self, character: CharacterSnapshot, sheet: Mapping[str, Any]) -> Mapping[str, int | None]:
