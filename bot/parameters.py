@@ -43,13 +43,14 @@ def command_input(
     """The ruleset's inputs from the command's options and its `details`; every bad part named, in one refusal."""
     extra = parse_details(details)
     fields = own_fields(model, base)
-    problems = [SheetProblem(name, "unknown_field") for name in extra if name not in fields]
+    problems = [SheetProblem(name, "unknown_detail") for name in extra if name not in fields]
+    try:
+        parsed = model.model_validate({**given, **{name: value for name, value in extra.items() if name in fields}})
+    except ValidationError as error:
+        problems += validation_problems(error)
     if problems:
         raise SheetRefused("error.bad_details", problems)
-    try:
-        return model.model_validate({**given, **extra})
-    except ValidationError as error:
-        raise SheetRefused("error.bad_details", validation_problems(error)) from error
+    return parsed
 
 
 def _choices(annotation: Any) -> list[str]:

@@ -141,7 +141,7 @@ class PlayCog(commands.Cog):
         details: app_commands.Range[str, 1, 200] | None = None,
     ) -> None:  # fmt: skip
         ruleset, attacking, defending, found = await self.bot.play.odds(
-            place_of(interaction), attacker, defender, action, details
+            place_of(interaction), actor_of(interaction), attacker, defender, action, details
         )
         tr = translator(interaction, ruleset)
         lines = [

@@ -88,7 +88,9 @@ class PlayService:
             params = command_input(play.check_input, CheckInput, options, details)
             if play.check_stats:
                 # Stats are named as the rules write them, whatever case the player types.
-                stat = {name.casefold(): name for name in play.check_stats}.get((params.stat or "").casefold())
+                if not params.stat:
+                    raise UserError("error.stat_needed", stats=", ".join(play.check_stats))
+                stat = {name.casefold(): name for name in play.check_stats}.get(params.stat.casefold())
                 if stat is None:
                     raise UserError("error.unknown_stat", stat=params.stat or "—", stats=", ".join(play.check_stats))
                 params = params.model_copy(update={"stat": stat})
@@ -104,14 +106,17 @@ class PlayService:
             )  # fmt: skip
 
     async def odds(
-        self, place: Place, attacker_name: str, defender_name: str, action: str, details: str | None
+        self, place: Place, actor: Actor, attacker_name: str, defender_name: str, action: str, details: str | None
     ) -> tuple[str, CharacterSnapshot, CharacterSnapshot, Odds]:
-        """The exact chances of an attack between two characters as they stand, computed, not rolled."""
+        """The exact chances of an attack between two characters as they stand, computed, not rolled. The odds
+        of a character the GMs run would tell its sheet, so only the GMs see them."""
         async with self.database.read() as session:
             campaign = await active_campaign(session, place)
             play = play_of(campaign)
             attacker = await snapshot(session, await find_character(session, campaign, attacker_name))
             defender = await snapshot(session, await find_character(session, campaign, defender_name))
+            if (attacker.gm_run or defender.gm_run) and not await is_gm(session, campaign.id, actor):
+                raise UserError("error.odds_gms_only")
             params = command_input(play.attack_input, AttackInput, {"targets": (defender.name,), "action": action},
                                    details)  # fmt: skip
             try:

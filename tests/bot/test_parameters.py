@@ -31,8 +31,9 @@ def test_words_become_fields_and_a_bare_word_is_a_flag() -> None:
 @pytest.mark.parametrize(
     ("details", "problems"),
     [
-        ("colour:red", [("colour", "unknown_field")]),
-        ("targets:Saber", [("targets", "unknown_field")]),  # a shared option is not a detail
+        ("colour:red", [("colour", "unknown_detail")]),
+        ("targets:Saber", [("targets", "unknown_detail")]),  # a shared option is not a detail
+        ("colour:red attacks:0", [("colour", "unknown_detail"), ("attacks", "too_small")]),  # every one at once
         ("attacks:11", [("attacks", "too_large")]),
         ("attacks:0", [("attacks", "too_small")]),
         ("attacks:two", [("attacks", "wrong_type")]),

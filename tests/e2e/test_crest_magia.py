@@ -138,7 +138,7 @@ async def test_a_critical_earns_a_destiny_point_and_a_session_sets_them_to_one(t
     assert "Destiny Points 1" in await _pools(table, "Aiko")
     await harness.slash(table.gm, table.channel, "gm award", character="Aiko", resource="destiny_points", amount=2)
     started = (await harness.slash(table.gm, table.channel, "campaign session")).reply
-    assert "every player character has 1 Destiny Point(s) now; none carry over." in started.text()
+    assert "every player character's Destiny Points are now 1; none carry over." in started.text()
     assert "Destiny Points 1" in await _pools(table, "Aiko")
     exported = (await harness.slash(table.gm, table.channel, "log export", format="json")).reply
     kinds = [event["kind"] for event in json.loads(exported.attachments[0].data)["events"]]
@@ -158,7 +158,7 @@ async def test_gm_values_are_held_and_a_serious_consequence_stops_a_character(ta
     await harness.approve_sheet(table.gm, table.channel, "Cleo")
     await harness.slash(table.gm, table.channel, "gm award", character="Cleo", resource="consequence", amount=3)
     down = (await harness.slash(table.ken, table.channel, "check", stat="Wit")).reply
-    assert down.content == "Cleo は重傷か瀕死で、行動できません。"
+    assert down.content == "Cleo は戦えない状態で、行動できません。"
     sheet = (await harness.slash(table.ken, table.channel, "character show", name="Cleo")).reply
     assert {"name": "Consequence", "value": "serious (unconscious)", "inline": True} in sheet.embeds[0]["fields"]
 
@@ -280,10 +280,11 @@ async def test_odds_are_exact_for_each_defending_stat(table: Table) -> None:
     assert reply.ephemeral
     lines = reply.embeds[0]["description"].splitlines()
     assert [line.split("：")[0] for line in lines] == [
-        "体格＋近接（3）で防御",
-        "器用＋近接（3）で防御",
-        "知力＋近接（3）で防御",
-        "機知＋近接（3）で防御",
+        # Bram's best defence bonus is Melee 3 with his Swords specialty.
+        "体格＋近接＋Swords（4）で防御",
+        "器用＋近接＋Swords（4）で防御",
+        "知力＋近接＋Swords（4）で防御",
+        "機知＋近接＋Swords（4）で防御",
     ]
     for line in lines:
         percent, fraction = line.split("**")[1].rstrip("%"), line.split("（")[-1].rstrip("）")
@@ -292,6 +293,17 @@ async def test_odds_are_exact_for_each_defending_stat(table: Table) -> None:
     # Intelligence is Bram's d4: the attack is likelier to beat it than his d8 Physique.
     chances = [float(line.split("**")[1].rstrip("%")) for line in lines]
     assert chances[2] > chances[0]
+    # A character the GMs run keeps its sheet to them: its odds too.
+    wolf = await _template(table, table.gm)
+    wolf["name"] = "Wolf"
+    await harness.slash(table.gm, table.channel, "character import", npc=True,
+                        file=("wolf.yaml", yaml.safe_dump(wolf).encode()))  # fmt: skip
+    secret = (await harness.slash(table.aiko, table.channel, "odds", attacker="Aiko", defender="Wolf",
+                                  action="Sword")).reply  # fmt: skip
+    assert secret.content == "The odds against a character the GMs run would show its sheet: only the GMs see them."
+    shown = (await harness.slash(table.gm, table.channel, "odds", attacker="Aiko", defender="Wolf",
+                                 action="sword")).reply  # fmt: skip
+    assert len(shown.embeds[0]["description"].splitlines()) == 4  # a plain weapon name works too
 
 
 async def test_a_creature_the_gm_answers_for_in_advance_takes_a_hit_without_a_wait(table: Table) -> None:
@@ -319,3 +331,32 @@ async def test_a_creature_the_gm_answers_for_in_advance_takes_a_hit_without_a_wa
     # Wit is empty now, so the answer given in advance no longer fits: the GM is asked for the rest.
     recent = [message.content for message in harness.emulator.visible_to(gm, table.channel)[-4:]]
     assert "Wolf: 10 damage overflows. On which stat?" in recent, recent
+
+
+async def test_claws_keep_their_rating_and_a_withstood_blow_says_no_damage(table: Table) -> None:
+    harness, gm, aiko = table.harness, table.gm, table.aiko
+    await _import(table, aiko, await _template(table, aiko))
+    wolf = await _template(table, gm)
+    wolf.update(name="Wolf", weapons=[{"name": "Fangs", "kind": "unarmed", "rating": 2}])
+    await harness.slash(gm, table.channel, "character import", npc=True,
+                        file=("wolf.yaml", yaml.safe_dump(wolf).encode()))  # fmt: skip
+    offered = await harness.emulator.autocomplete(gm, table.channel, "attack", {"target": "Aiko", "action": ""},
+                                                  "action")  # fmt: skip
+    assert {"name": "Fangs (unarmed)", "value": "unarmed|Fangs"} in offered
+    assert {"name": "Bare hands", "value": "unarmed|"} in offered
+    await harness.slash(gm, table.channel, "character use", name="Wolf")
+    nameless = (await harness.slash(gm, table.channel, "check")).reply
+    assert nameless.content == "Name the stat to roll: one of Physique, Dexterity, Intelligence, Wit."
+    # The Wolf's 6 + 5 + 3 (Unarmed 1) = 15 beats Aiko's 1 + 2 + 2 = 4; damage 1 + 1 + 2 (Fangs) = 4.
+    harness.dice.queue([6, 5, 4])
+    await harness.slash(gm, table.channel, "attack", target="Aiko", action="unarmed|Fangs")
+    await harness.emulator.click(aiko, harness.last(table.channel, aiko), "Dexterity")
+    harness.dice.queue([1, 2, 2, 1, 1])
+    await harness.emulator.click(aiko, harness.last(table.channel, aiko), "No skill")
+    harness.dice.queue([3, 3])
+    withstood = await harness.emulator.click(aiko, harness.last(table.channel, aiko), "Leather (0)")
+    assert "Damage 4 against withstand 6: Aiko takes no damage." in withstood.replies[-1].text()
+    assert "Dexterity HP 6/6" in await _pools(table, "Aiko")
+    preset = await harness.slash(gm, table.channel, "gm auto", character="Wolf", wait="defence_skill",
+                                 answer="no_skill")  # fmt: skip
+    assert "without asking" in preset.reply.content

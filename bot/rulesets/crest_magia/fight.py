@@ -35,7 +35,7 @@ STAT_WAIT = "defence_stat"
 SKILL_WAIT = "defence_skill"
 WITHSTAND_WAIT = "withstand"
 OVERFLOW_WAIT = "overflow"
-NO_SKILL = "none"
+NO_SKILL = "no_skill"
 SPECIALTY = "specialty_"  # option keys of a skill with one of the defender's specialties, by its index
 MAX_CHOICES = 24  # the buttons of one prompt, the GM's cancel aside (Discord allows 25)
 ARMOR = "armor"
@@ -129,19 +129,23 @@ def attack_actions(sheet: CharacterFile) -> list[tuple[str, str, str]]:
 
 
 def means(sheet: CharacterFile, action: str) -> dict[str, Any]:
-    """What the attack is made with: its skill (T4, R6), its damage rating (R7) and damage type."""
-    kind, _, name = action.partition(SEPARATOR)
-    if kind == UNARMED:
+    """What the attack is made with: its skill (T4, R6), its damage rating (R7) and damage type. `action` is
+    a value /attack offers (`melee|Sword`, `crest|Crest of Flames`, `unarmed|` for bare hands) or just the
+    name of a weapon or crest, in any case."""
+    kind, separator, name = action.partition(SEPARATOR)
+    if not separator:
+        kind, name = "", action
+    wanted = name.strip().casefold()
+    if kind == UNARMED and not wanted:
         return {"kind": UNARMED, "name": "", "skill": WEAPON_SKILL["unarmed"], "rating": 0, "damage_type": None}
-    if kind == CREST:
-        crest = next((c for c in [*sheet.crests, *sheet.item_crests] if c.name == name), None)
-        if crest is None:
-            raise RuleError("unknown_action", action=action)
-        return {"kind": CREST, "name": crest.name, "skill": CREST_SKILL[crest.category], "rating": crest.rank,
-                "damage_type": crest.damage_type}  # fmt: skip
-    weapon = next((w for w in sheet.weapons if w.name == name and w.kind == kind), None)
+    if kind in (CREST, ""):
+        crest = next((c for c in [*sheet.crests, *sheet.item_crests] if c.name.casefold() == wanted), None)
+        if crest is not None:
+            return {"kind": CREST, "name": crest.name, "skill": CREST_SKILL[crest.category], "rating": crest.rank,
+                    "damage_type": crest.damage_type}  # fmt: skip
+    weapon = next((w for w in sheet.weapons if w.name.casefold() == wanted and kind in (w.kind, "")), None)
     if weapon is None:
-        raise RuleError("unknown_action", action=action)
+        raise RuleError("unknown_action", name=name.strip() or action)
     return {"kind": weapon.kind, "name": weapon.name, "skill": WEAPON_SKILL[weapon.kind], "rating": weapon.rating,
             "damage_type": weapon.damage_type}  # fmt: skip
 

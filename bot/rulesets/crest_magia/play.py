@@ -330,9 +330,10 @@ class CrestMagiaPlay(Play):
 
     def attack_actions(self, attacker: CharacterSnapshot) -> list[Choice]:
         return [
-            Choice(value, Text(f"attack_choice.{kind}", {"name": name}))
+            Choice(value, Text(f"attack_choice.{kind}" if name or kind != fight.UNARMED else "attack_choice.bare_hands",
+                               {"name": name}))
             for value, kind, name in fight.attack_actions(_file(attacker))
-        ]
+        ]  # fmt: skip
 
     def attack(self, scene: Scene, params: AttackInput) -> Step:
         given = cast(CrestAttackInput, params)
@@ -356,13 +357,17 @@ class CrestMagiaPlay(Play):
         attacking = action_outcomes(fight.rolled_die(attacker, stat, rules_options), bonus, given.boons - given.banes,
                                     rules_options, crits=not attacker.gm_run or rules_options.npc_crits)  # fmt: skip
         sheet = _file(defender)
-        best = max(((rank, skill) for skill, rank in sheet.skills.items()), default=(0, None))
+        options_: list[tuple[int, Text | str]] = [(0, "—")]
+        options_ += [(rank, Text(f"skill.{skill}")) for skill, rank in sheet.skills.items()]
+        options_ += [(sheet.skill(s.skill) + s.rank, Text("defend.specialty_name", {"skill": Text(f"skill.{s.skill}"),
+                                                                                    "specialty": s.name}))
+                     for s in sheet.specialties]  # fmt: skip
+        best, named = max(options_, key=lambda option: option[0])
         lines = []
         for defending in STATS:
-            defence = action_outcomes(fight.rolled_die(defender, defending, rules_options), best[0], 0, rules_options,
+            defence = action_outcomes(fight.rolled_die(defender, defending, rules_options), best, 0, rules_options,
                                       crits=not defender.gm_run or rules_options.npc_crits)  # fmt: skip
-            skill: Text | str = Text(f"skill.{best[1]}") if best[1] else "—"
-            label = Text("odds.defence", {"stat": Text(f"stat.{defending}"), "skill": skill, "rank": best[0]})
+            label = Text("odds.defence", {"stat": Text(f"stat.{defending}"), "skill": named, "rank": best})
             lines.append((label, hit_chance(attacking, defence, rules_options)))
         return Odds(tuple(lines), Text("odds.footer"))
 
@@ -513,6 +518,9 @@ def _fight_report(outcomes: Sequence[Outcome]) -> Report:
                 notes.append(Text(f"defence.crit_{outcome.crit}"))
             if outcome.maxed:
                 notes.append(Text("attack.maxed"))
+        elif isinstance(outcome, fight.Wounded) and outcome.taken == 0:
+            notes.append(Text("attack.withstood", {"defender": outcome.defender, "damage": outcome.damage,
+                                                   "withstand": outcome.withstand}))  # fmt: skip
         elif isinstance(outcome, fight.Wounded):
             notes.append(Text("attack.damage", {"defender": outcome.defender, "damage": outcome.damage,
                                                 "withstand": outcome.withstand, "taken": outcome.taken,
@@ -529,7 +537,9 @@ def _fight_report(outcomes: Sequence[Outcome]) -> Report:
 
 
 def _stat_named(name: str | None) -> Stat:
-    found = {stat.casefold(): stat for stat in STATS}.get((name or "").strip().casefold())
+    if not name:
+        raise RuleError("stat_needed", stats=", ".join(STATS))
+    found = {stat.casefold(): stat for stat in STATS}.get(name.strip().casefold())
     if found is None:
-        raise RuleError("unknown_stat", stat=name or "—")
+        raise RuleError("unknown_stat", stat=name)
     return found
