@@ -90,8 +90,11 @@ class PlayCog(commands.Cog):
         found = await channel_play(self.bot, interaction)
         if found is None:
             return []
-        stats = [stat for stat in found[1].check_stats if current.casefold() in stat.casefold()]
-        return [app_commands.Choice(name=stat, value=stat) for stat in stats]
+        tr, play = found
+        # Offered in the reader's words where the ruleset has them; sent as the rules write them.
+        named = [(tr(f"stat.{stat}") if tr.has(f"stat.{stat}") else stat, stat) for stat in play.check_stats]
+        return [app_commands.Choice(name=label, value=stat) for label, stat in named
+                if current.casefold() in label.casefold() or current.casefold() in stat.casefold()]  # fmt: skip
 
     @check.autocomplete("details")
     async def check_details(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:

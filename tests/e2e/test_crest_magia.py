@@ -360,3 +360,15 @@ async def test_claws_keep_their_rating_and_a_withstood_blow_says_no_damage(table
     preset = await harness.slash(gm, table.channel, "gm auto", character="Wolf", wait="defence_skill",
                                  answer="no_skill")  # fmt: skip
     assert "without asking" in preset.reply.content
+
+
+async def test_a_player_names_skills_and_stats_in_their_own_language(table: Table) -> None:
+    harness, ken = table.harness, table.ken
+    cleo = await _template(table, ken)
+    cleo["name"] = "Cleo"
+    await _import(table, ken, cleo)
+    offered = await harness.emulator.autocomplete(ken, table.channel, "check", {"stat": "機"}, "stat")
+    assert offered == [{"name": "機知", "value": "Wit"}]
+    harness.dice.queue([3, 5, 4])
+    checked = (await harness.slash(ken, table.channel, "check", stat="Wit", details="skill:察知")).reply
+    assert checked.embeds[0]["title"] == "Cleo: Wit + Awareness = 12"  # 5 + 4 + 3, in the campaign's language

@@ -8,8 +8,11 @@ the state's `depleted` list while the `d4_until` option keeps it on a d4.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache
+from importlib import resources
 from typing import Any, cast
 
 from pydantic import Field, ValidationError, field_validator
@@ -70,6 +73,9 @@ from rules.exchange import (
 from rules.options import CampaignOptions
 from rules.sheets import SheetError, SheetProblem, validation_problems
 
+RULESET_ID = "crest_magia"
+CATALOGS = resources.files("bot.rulesets.crest_magia") / "i18n"
+CATALOG_LANGUAGES = ("en", "ja", "zh-CN")
 CHARACTER = "bearer"  # a crest bearer: player characters, NPCs and creatures alike
 CONSEQUENCE = "consequence"
 DESTINY = "destiny_points"
@@ -97,6 +103,23 @@ TEMPLATE: dict[str, Any] = {
 }  # fmt: skip
 
 
+@cache
+def _names_in_every_language(kind: str, names: tuple[str, ...]) -> Mapping[str, str]:
+    """Each skill or stat as the rules write it, by its name in any of this ruleset's catalogs, in any case."""
+    found = {name.casefold(): name for name in names}
+    for language in CATALOG_LANGUAGES:
+        words = json.loads(CATALOGS.joinpath(f"{language}.json").read_text(encoding="utf-8"))
+        found.update({words[f"{kind}.{name}"].casefold(): name for name in names if f"{kind}.{name}" in words})
+    return found
+
+
+def _as_written(kind: str, names: tuple[str, ...], value: object) -> object:
+    """A skill or stat a player typed (`awareness`, `察知`) as the rules write it; anything else as typed."""
+    if isinstance(value, str):
+        return _names_in_every_language(kind, names).get(value.strip().casefold(), value)
+    return value
+
+
 def _options(options: CampaignOptions) -> CrestMagiaOptions:
     return cast(CrestMagiaOptions, options)
 
@@ -118,10 +141,7 @@ class CrestCheckInput(CheckInput):
     @field_validator("skill", mode="before")
     @classmethod
     def _skill_name(cls, value: object) -> object:
-        # Skills are named as the rules write them, whatever case the player types.
-        if isinstance(value, str):
-            return {skill.casefold(): skill for skill in SKILLS}.get(value.strip().casefold(), value)
-        return value
+        return _as_written("skill", SKILLS, value)
 
 
 class CrestAttackInput(AttackInput):
@@ -134,9 +154,7 @@ class CrestAttackInput(AttackInput):
     @field_validator("stat", mode="before")
     @classmethod
     def _stat_name(cls, value: object) -> object:
-        if isinstance(value, str):
-            return {stat.casefold(): stat for stat in STATS}.get(value.strip().casefold(), value)
-        return value
+        return _as_written("stat", STATS, value)
 
 
 class CheckRolled(Outcome):

@@ -11,7 +11,7 @@ from bot.db.models import Campaign
 from bot.errors import UserError
 from bot.render import mention
 from bot.rulesets.base import ACTOR, Scene
-from bot.rulesets.crest_magia.play import CrestMagiaPlay
+from bot.rulesets.crest_magia.play import RULESET_ID, CrestMagiaPlay
 from bot.services.characters import active_character
 from bot.services.common import Call, Clock, active_campaign, is_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Progress
@@ -19,8 +19,6 @@ from bot.services.held import refuse_held
 from bot.services.snapshots import ruleset_play
 from rules.crest_magia.destiny import NARRATIVE_USES
 from rules.exchange import Step, Text
-
-RULESET_ID = "crest_magia"
 
 
 def crest_play(campaign: Campaign) -> CrestMagiaPlay:
