@@ -1,7 +1,7 @@
 """crest_magia: Crest Magia, 2d6 plus a stat die (rules in `rules/crest_magia`).
 
-Built so far: characters (files, the creation budget, pools per stat), action checks with skills, specialties,
-boons and banes and criticals, and Destiny Points at each session's start. Combat is still to come.
+Built so far: characters (files, the creation budget, pools per stat), action checks, attacks on one target,
+odds and Destiny Points; `fight.py` is the attack's exchange.
 """
 
 from importlib import resources

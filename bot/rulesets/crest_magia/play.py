@@ -37,7 +37,7 @@ from bot.rulesets.base import (
     Turn,
 )
 from bot.rulesets.crest_magia import fight
-from rules.crest_magia.damage import effective_die, still_depleted
+from rules.crest_magia.damage import still_depleted
 from rules.crest_magia.destiny import (
     NARRATIVE_USES,
     SPEND_COST,
@@ -77,8 +77,8 @@ RULESET_ID = "crest_magia"
 CATALOGS = resources.files("bot.rulesets.crest_magia") / "i18n"
 CATALOG_LANGUAGES = ("en", "ja", "zh-CN")
 CHARACTER = "bearer"  # a crest bearer: player characters, NPCs and creatures alike
-CONSEQUENCE = "consequence"
-DESTINY = "destiny_points"
+CONSEQUENCE = fight.CONSEQUENCE
+DESTINY = fight.DESTINY
 # A consequence from "serious" on puts a character out of play (unconscious, dying), and "dead" for good.
 SERIOUS = CONSEQUENCES.index("serious")
 MAX_BOONS = 20
@@ -122,14 +122,6 @@ def _as_written(kind: str, names: tuple[str, ...], value: object) -> object:
 
 def _options(options: CampaignOptions) -> CrestMagiaOptions:
     return cast(CrestMagiaOptions, options)
-
-
-def _file(character: CharacterSnapshot) -> CharacterFile:
-    return CharacterFile.model_validate(character.sheet["file"])
-
-
-def _pool(stat: str) -> str:
-    return stat.lower()
 
 
 class CrestCheckInput(CheckInput):
@@ -202,7 +194,7 @@ class DestinyReset(Outcome):
 
 class CrestMagiaPlay(Play):
     kinds: tuple[str, ...] = (CHARACTER,)
-    pool_names: tuple[str, ...] = (*(_pool(stat) for stat in STATS), CONSEQUENCE, DESTINY)
+    pool_names: tuple[str, ...] = (*(fight.pool(stat) for stat in STATS), CONSEQUENCE, DESTINY)
     check_stats: tuple[str, ...] = STATS
     template_note_key = "crest_magia.template_note"
     check_input = CrestCheckInput
@@ -244,7 +236,7 @@ class CrestMagiaPlay(Play):
     ) -> CharacterDraft:  # fmt: skip
         """R12: nothing is rolled; each stat's pool is its die, full, and Destiny Points come with the session."""
         sheet = parse_character(data, _options(options))
-        pools = {_pool(stat): Pool(sheet.dice[stat], sheet.dice[stat]) for stat in STATS}
+        pools = {fight.pool(stat): Pool(sheet.dice[stat], sheet.dice[stat]) for stat in STATS}
         pools[CONSEQUENCE] = Pool(0, DEAD)
         pools[DESTINY] = Pool(0, None)
         return CharacterDraft(sheet.name, CHARACTER, {"file": sheet.model_dump(mode="json")}, pools, ())
@@ -272,7 +264,7 @@ class CrestMagiaPlay(Play):
     def pool_maxima(self, character: CharacterSnapshot, sheet: Mapping[str, Any]) -> Mapping[str, int | None]:
         """A stat's HP pool is its die (T1): advancing a die to d10 makes a pool of 10, its current HP kept."""
         dice = CharacterFile.model_validate(sheet["file"]).dice
-        return {_pool(stat): dice[stat] for stat in STATS}
+        return {fight.pool(stat): dice[stat] for stat in STATS}
 
     def gm_only_fields(self, kind: str, sheet: Mapping[str, Any]) -> tuple[str, ...]:
         """C10, C27 and T8: weapon and armour ratings, item crests and crest ladders are the GM's to set."""
@@ -290,13 +282,11 @@ class CrestMagiaPlay(Play):
         lines = [SheetLine("sheet.consequence", Text(f"consequence.{CONSEQUENCES[consequence]}"))]
         if not full:  # what the fiction shows of a character the GMs run: its consequence
             return lines
-        sheet = _file(character)
+        sheet = fight.sheet_of(character)
         rules_options = _options(options)
-        depleted = set(character.state.get("depleted", ()))
         dice = []
         for stat in STATS:
-            pool = character.pools[_pool(stat)]
-            rolled = effective_die(sheet.dice[stat], pool.current, pool.maximum or 0, stat in depleted, rules_options)
+            rolled = fight.rolled_die(character, stat, rules_options)
             shown = f"d{sheet.dice[stat]}" if rolled == sheet.dice[stat] else f"d{sheet.dice[stat]} → d{rolled}"
             dice.append(Text("sheet.stat_die", {"stat": Text(f"stat.{stat}"), "die": shown}))
         lines.append(SheetLine("sheet.dice", _joined(dice), inline=False))
@@ -319,12 +309,10 @@ class CrestMagiaPlay(Play):
         target if there is one. Criticals for player characters (everyone with `npc_crits`, C4)."""
         given = cast(CrestCheckInput, params)
         character = scene.one(ACTOR)
-        sheet = _file(character)
+        sheet = fight.sheet_of(character)
         options = _options(scene.options)
         stat = cast(Stat, given.stat)
-        pool = character.pools[_pool(stat)]
-        depleted = stat in set(character.state.get("depleted", ()))
-        sides = effective_die(sheet.dice[stat], pool.current, pool.maximum or 0, depleted, options)
+        sides = fight.rolled_die(character, stat, options)
         modifiers: list[Modifier] = []
         if given.skill is not None:
             modifiers.append(Modifier(f"skill:{given.skill}", sheet.skill(given.skill)))
@@ -350,7 +338,7 @@ class CrestMagiaPlay(Play):
         return [
             Choice(value, Text(f"attack_choice.{kind}" if name or kind != fight.UNARMED else "attack_choice.bare_hands",
                                {"name": name}))
-            for value, kind, name in fight.attack_actions(_file(attacker))
+            for value, kind, name in fight.attack_actions(fight.sheet_of(attacker))
         ]  # fmt: skip
 
     def attack(self, scene: Scene, params: AttackInput) -> Step:
@@ -368,13 +356,13 @@ class CrestMagiaPlay(Play):
         from every face of every die, the boons' and banes' d4s included."""
         given = cast(CrestAttackInput, params)
         rules_options = _options(options)
-        made_with = fight.means(_file(attacker), given.action)
+        made_with = fight.means(fight.sheet_of(attacker), given.action)
         stat = given.stat or fight.DEFAULT_ATTACK_STAT[made_with["kind"]]
-        modifiers = fight.attack_modifiers(_file(attacker), made_with, given.specialty)
+        modifiers = fight.attack_modifiers(fight.sheet_of(attacker), made_with, given.specialty)
         bonus = sum(modifier.value for modifier in modifiers) + given.modifier
         attacking = action_outcomes(fight.rolled_die(attacker, stat, rules_options), bonus, given.boons - given.banes,
                                     rules_options, crits=not attacker.gm_run or rules_options.npc_crits)  # fmt: skip
-        sheet = _file(defender)
+        sheet = fight.sheet_of(defender)
         options_: list[tuple[int, Text | str]] = [(0, "—")]
         options_ += [(rank, Text(f"skill.{skill}")) for skill, rank in sheet.skills.items()]
         options_ += [(sheet.skill(s.skill) + s.rank, Text("defend.specialty_name", {"skill": Text(f"skill.{s.skill}"),
@@ -445,14 +433,14 @@ class CrestMagiaPlay(Play):
             effects.append(PoolDelta(ACTOR, CONSEQUENCE, consequence_removed(current, DEAD) - current))
         elif use in ("restore_hp", "reallocate_hp"):
             source = _stat_named(stat)
-            hp = {name: character.pools[_pool(name)].current for name in STATS}
-            maximum = {name: character.pools[_pool(name)].maximum or 0 for name in STATS}
+            hp = {name: character.pools[fight.pool(name)].current for name in STATS}
+            maximum = {name: character.pools[fight.pool(name)].maximum or 0 for name in STATS}
             if use == "restore_hp":
                 after = {**hp, source: restored(hp[source], maximum[source], options)}
             else:
                 after = reallocated(hp, maximum, source, _stat_named(to), amount or 0)
             effects += [
-                PoolDelta(ACTOR, _pool(name), after[name] - hp[name]) for name in STATS if after[name] != hp[name]
+                PoolDelta(ACTOR, fight.pool(name), after[name] - hp[name]) for name in STATS if after[name] != hp[name]
             ]
             was = set(character.state.get("depleted", ()))
             depleted = [name for name in STATS if still_depleted(name in was, after[name], maximum[name], options)]
