@@ -275,13 +275,15 @@ class OptionGroup:
         return cls(data["key"], Text.from_dict(data["label"]), Text.from_dict(data["question"]))
 
 
-AudienceKind = Literal["character", "gms", "side"]
+AudienceKind = Literal["character", "gms", "side", "players"]
 
 
 @dataclass(frozen=True)
 class Audience:
     """Who may answer: the player of a character of the exchange (any GM for a character the GMs run),
-    the campaign's GMs, or the players of a side's characters. A GM may always answer in their stead."""
+    the campaign's GMs, the players of a side's characters, or any player of the campaign (a third party
+    stepping in: whoever answers brings their active character into the step). A GM may always answer in
+    their stead."""
 
     kind: AudienceKind
     role: str = ""
@@ -297,6 +299,10 @@ class Audience:
     @classmethod
     def side(cls, role: str) -> Audience:
         return cls("side", role)
+
+    @classmethod
+    def players(cls) -> Audience:
+        return cls("players")
 
 
 @dataclass(frozen=True)

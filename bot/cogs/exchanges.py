@@ -178,13 +178,15 @@ async def post_prompts(bot: Fatebot, progress: Progress, guild_locale: discord.L
         channel = bot.get_partial_messageable(prompt.channel_id)
         message = await output.post(
             channel, prompt_text(tr, prompt), view=wait_view(tr, prompt.wait_id, prompt.wait, with_cancel=True),
-            mentions=pinging(prompt.audience_ids),
+            mentions=pinging(prompt),
         )  # fmt: skip
         await bot.exchanges.attach_message(prompt.wait_id, message.id)
 
 
-def pinging(user_ids: Sequence[int]) -> discord.AllowedMentions:
-    """Mentions that notify these users and no one else."""
+def pinging(prompt: Prompt) -> discord.AllowedMentions:
+    """Mentions that notify whoever the prompt waits for and no one else; an offer open to every player of the
+    campaign (stepping into someone else's fight) notifies no one."""
+    user_ids = () if prompt.wait.audience.kind == "players" else prompt.audience_ids
     return discord.AllowedMentions(users=[discord.Object(user) for user in user_ids])
 
 
@@ -211,7 +213,7 @@ async def respond(interaction: Interaction, progress: Progress) -> None:
         prompt = opened[0]
         await output.reply(
             interaction, prompt_text(tr, prompt), view=wait_view(tr, prompt.wait_id, prompt.wait, with_cancel=True),
-            mentions=pinging(prompt.audience_ids),
+            mentions=pinging(prompt),
         )  # fmt: skip
         reply = await interaction.original_response()
         await bot.exchanges.attach_message(prompt.wait_id, reply.id)

@@ -26,6 +26,8 @@ ATTACKER = "attacker"
 DEFENDER = "defender"  # /attack's targets, in the order named
 CURRENT = "character"  # turn hooks: whose turn it is
 FIGHTERS = "fighters"  # combat start: the turn order as the GM gave it
+# The active character of whoever answered a wait open to every player (one who steps into the exchange).
+ANSWERER = "answerer"
 EVERYONE = "everyone"  # round, scene, session, time and campaign-turn hooks: every character of the campaign
 
 
@@ -272,8 +274,9 @@ class Play:
 
     def build(
         self, kind: str, data: Mapping[str, Any], bound: Mapping[str, CharacterSnapshot], dice: DiceSource,
-        options: CampaignOptions,
+        options: CampaignOptions, *, gm_run: bool = False,
     ) -> CharacterDraft:  # fmt: skip
+        """A character from its file; `gm_run` for one the GMs run (an NPC, a creature)."""
         raise RuleError("no_characters")
 
     def pool_maxima(self, character: CharacterSnapshot, sheet: Mapping[str, Any]) -> Mapping[str, int | None]:

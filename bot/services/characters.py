@@ -57,6 +57,13 @@ async def active_character(session: AsyncSession, campaign: Campaign, actor: Act
     return character
 
 
+async def campaign_characters(session: AsyncSession, campaign: Campaign) -> list[Character]:
+    """Every character of the campaign, in the order they were made."""
+    return list(
+        await session.scalars(select(Character).where(Character.campaign_id == campaign.id).order_by(Character.id))
+    )
+
+
 async def controls(session: AsyncSession, campaign: Campaign, character: Character, actor: Actor) -> bool:
     """Whether the actor plays this character: its player, or any GM for a character the GMs run."""
     if character.gm_run:
@@ -151,7 +158,7 @@ class CharacterService:
             options = campaign_options(campaign)
             bound = {binding.relation: await snapshot(session, target)} if binding and target else {}
             try:
-                draft = play.build(kind, data, bound, dice, options)
+                draft = play.build(kind, data, bound, dice, options, gm_run=gm_run)
             except SheetError as error:
                 raise SheetRefused("sheet.rejected", error.problems).within(campaign.ruleset) from error
             except RuleError as error:

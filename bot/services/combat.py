@@ -16,7 +16,7 @@ from bot.db.engine import Database
 from bot.db.models import Campaign, Character
 from bot.errors import UserError
 from bot.rulesets.base import CURRENT, EVERYONE, FIGHTERS, CharacterSnapshot, Play, Scene
-from bot.services.characters import find_character
+from bot.services.characters import campaign_characters, find_character
 from bot.services.common import Call, Clock, Place, active_campaign, require_gm
 from bot.services.exchanges import Applied, Cast, EngineError, ExchangeEngine, Progress, shown_round, turn_of
 from bot.services.snapshots import play_of, snapshot, snapshots
@@ -77,11 +77,6 @@ class CombatService:
         )
         return current_gone
 
-    async def _everyone(self, session: AsyncSession, campaign: Campaign) -> list[Character]:
-        return list(
-            await session.scalars(select(Character).where(Character.campaign_id == campaign.id).order_by(Character.id))
-        )
-
     async def _report(self, session: AsyncSession, campaign: Campaign, progress: list[Progress]) -> CombatReport:
         play = play_of(campaign)
         order = await snapshots(session, await self._order(session, campaign))
@@ -137,7 +132,7 @@ class CombatService:
 
     async def _advance_round(self, session: AsyncSession, campaign: Campaign, play: Play, call: Call) -> Progress:
         campaign.round_number += 1
-        everyone = {EVERYONE: await self._everyone(session, campaign)}
+        everyone = {EVERYONE: await campaign_characters(session, campaign)}
         return await self._hook(
             session, campaign, "round.started", everyone, play.round_started, call, {"round": shown_round(campaign)}
         )
@@ -213,7 +208,7 @@ class CombatService:
                 raise UserError("error.no_combat")
             ended_in = shown_round(campaign)
             campaign.combat = {}
-            everyone = {EVERYONE: await self._everyone(session, campaign)}
+            everyone = {EVERYONE: await campaign_characters(session, campaign)}
             progress = await self._hook(
                 session, campaign, "combat.ended", everyone, play.combat_ended, call, {"round": ended_in}
             )
@@ -229,7 +224,7 @@ class CombatService:
         async with self.database.write() as session:
             campaign, play = await self._gm_campaign(session, call)
             campaign.session_number += sessions
-            everyone = {EVERYONE: await self._everyone(session, campaign)}
+            everyone = {EVERYONE: await campaign_characters(session, campaign)}
             progress = await self._hook(session, campaign, kind, everyone, hook(play), call, payload(campaign))
             campaign.turn_number += turns_after
             return Moment(campaign.ruleset, campaign.session_number, campaign.turn_number, progress)

@@ -42,6 +42,7 @@ from bot.db.models import (
     Commitment,
     Exchange,
     ExchangeRole,
+    Membership,
     ResourcePool,
     Side,
     SideMember,
@@ -50,11 +51,11 @@ from bot.db.models import (
 )
 from bot.errors import UserError, rule_refused
 from bot.render import mention
-from bot.rulesets.base import CharacterSnapshot, CommitmentSnapshot, Handler, Play, Scene, SideSnapshot, Turn
+from bot.rulesets.base import ANSWERER, CharacterSnapshot, CommitmentSnapshot, Handler, Play, Scene, SideSnapshot, Turn
 from bot.rulesets.registry import RULESETS
 from bot.services.campaigns import campaign_options
 from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, record_event, require_gm
-from bot.services.held import SHARED_HANDLERS
+from bot.services.held import SHARED_HANDLERS, refuse_fallen
 from bot.services.snapshots import play_of, snapshots
 from rules.dice import DiceSource
 from rules.exchange import (
@@ -314,6 +315,8 @@ class ExchangeEngine:
         if handler is None:
             raise EngineError(f"{campaign.ruleset} has no handler {exchange.handler!r}")
         cast = await self._cast(session, exchange)
+        if answerer := await self._answerer(session, campaign, play, spec, answer):
+            cast.roles[ANSWERER] = answerer
         scene, refs = await self._scene(session, campaign, cast, dice, exchange)
         try:
             step = handler(scene, exchange.state, answer)
@@ -400,7 +403,10 @@ class ExchangeEngine:
     async def _open(
         self, session: AsyncSession, campaign: Campaign, exchange: Exchange, scene: Scene, wait: Wait, now: datetime
     ) -> tuple[WaitRow, tuple[int, ...]]:
-        audience, subject = self._audience(scene, wait)
+        if wait.audience.kind == "players":
+            audience, subject = await self._players(session, campaign), None
+        else:
+            audience, subject = self._audience(scene, wait)
         deadline = now + timedelta(seconds=wait.deadline_seconds) if wait.deadline_seconds is not None else None
         row = WaitRow(
             exchange_id=exchange.id, campaign_id=campaign.id, step=exchange.step, key=wait.key, spec=wait.to_dict(),
@@ -409,6 +415,34 @@ class ExchangeEngine:
         )  # fmt: skip
         session.add(row)
         return row, audience
+
+    async def _players(self, session: AsyncSession, campaign: Campaign) -> tuple[int, ...]:
+        """Everyone who plays a character of the campaign, for a wait any of them may answer."""
+        owners = await session.scalars(
+            select(Character.owner_id)
+            .where(Character.campaign_id == campaign.id, Character.gm_run.is_(False))
+            .distinct()
+            .order_by(Character.owner_id)
+        )
+        return tuple(owners)
+
+    async def _answerer(
+        self, session: AsyncSession, campaign: Campaign, play: Play, spec: Wait, answer: Answer
+    ) -> list[Character]:
+        """The active character of whoever answered a wait open to every player: it steps into the exchange for
+        this step (as ANSWERER), and must be able to act."""
+        if spec.audience.kind != "players" or answer.by is None:
+            return []
+        membership = await session.scalar(
+            select(Membership).where(Membership.campaign_id == campaign.id, Membership.user_id == answer.by)
+        )
+        character = None
+        if membership is not None and membership.active_character_id is not None:
+            character = await session.get(Character, membership.active_character_id)
+        if character is None:
+            raise UserError("error.no_active_character")
+        refuse_fallen(play, campaign.ruleset, await snapshots(session, [character]))
+        return [character]
 
     def _audience(self, scene: Scene, wait: Wait) -> tuple[tuple[int, ...], str | None]:
         """Who may answer (empty: the GMs) and the character the wait is for."""

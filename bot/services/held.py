@@ -1,4 +1,4 @@
-"""Sheets held for a GM's approval, for every ruleset.
+"""Who may act, for every ruleset: sheets held for a GM's approval, and characters out of play.
 
 A player's file that sets values the rules leave to the GM (each ruleset names them) creates the character
 at once, held: the GMs get a prompt to approve or reject it, and until they approve it the character cannot
@@ -7,11 +7,11 @@ act. Approval is a wait for the GMs like any other, so `/gm pending` lists it an
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from bot.errors import UserError
-from bot.rulesets.base import CharacterSnapshot, Handler, Scene
+from bot.rulesets.base import CharacterSnapshot, Handler, Play, Scene
 from rules.exchange import Answer, Audience, Option, Outcome, Pause, StatePatch, Step, Text, Wait
 
 # The character state key: the fields waiting for approval, or REJECTED.
@@ -63,3 +63,28 @@ def refuse_held(character: CharacterSnapshot) -> None:
         raise UserError("error.sheet_rejected", name=character.name)
     if held:
         raise UserError("error.sheet_held", name=character.name)
+
+
+def refuse_fallen(play: Play, ruleset: str, characters: Iterable[CharacterSnapshot]) -> None:
+    """Nothing a dead or downed character does is accepted, nor one whose sheet a GM has not approved: the first
+    one out of play refuses the command."""
+    for character in characters:
+        refuse_held(character)
+        fate = play.out_of_play(character)
+        if fate is not None:
+            raise out_of_play(ruleset, character, fate)
+
+
+def refuse_unreachable(play: Play, ruleset: str, targets: Iterable[CharacterSnapshot]) -> None:
+    """An attack's targets: one that is down can still be hit (the next blow may finish it off), one that is dead
+    or whose sheet a GM has not approved cannot."""
+    for target in targets:
+        refuse_held(target)
+        fate = play.out_of_play(target)
+        if fate == "dead":
+            raise out_of_play(ruleset, target, fate)
+
+
+def out_of_play(ruleset: str, character: CharacterSnapshot, fate: str) -> UserError:
+    """The refusal for a character out of play, in its ruleset's words for that fate (dead, down...)."""
+    return UserError(f"error.out_of_play.{fate}", name=character.name).within(ruleset)

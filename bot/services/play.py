@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from sqlalchemy import select
@@ -28,7 +28,7 @@ from bot.services.campaigns import campaign_options
 from bot.services.characters import active_character, find_character
 from bot.services.common import Actor, Call, Clock, Place, active_campaign, is_gm, record_event, require_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Fallen, Progress, turn_of
-from bot.services.held import refuse_held
+from bot.services.held import refuse_fallen, refuse_unreachable
 from bot.services.snapshots import play_of, snapshot
 from rules.exchange import RuleError, Step, Text
 
@@ -45,16 +45,6 @@ class Award:
     maximum: int | None
     fallen: tuple[Fallen, ...]
     language: str | None  # the campaign's, for the announcement
-
-
-def refuse_fallen(play: Play, ruleset: str, characters: Iterable[CharacterSnapshot]) -> None:
-    """Nothing a dead or downed character does is accepted, nor one whose sheet a GM has not approved: the first
-    one out of play refuses the command."""
-    for character in characters:
-        refuse_held(character)
-        fate = play.out_of_play(character)
-        if fate is not None:
-            raise UserError(f"error.out_of_play.{fate}", name=character.name).within(ruleset)
 
 
 async def refuse_out_of_turn(
@@ -142,7 +132,8 @@ class PlayService:
                 defenders.append(defender)
 
             def attack_step(scene: Scene) -> Step:
-                refuse_fallen(play, campaign.ruleset, (*scene.roles[ATTACKER], *scene.roles[DEFENDER]))
+                refuse_fallen(play, campaign.ruleset, scene.roles[ATTACKER])
+                refuse_unreachable(play, campaign.ruleset, scene.roles[DEFENDER])
                 return play.attack(scene, params)
 
             title = Text("exchange.attack", {"attacker": attacker.name,

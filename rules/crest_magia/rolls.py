@@ -4,8 +4,9 @@ as `Roll` records, so a player sees each die and the log keeps them."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from rules.crest_magia.model import BASE_SIDES, BOON_SIDES, DAMAGE_SIDES, Crit
 from rules.crest_magia.options import CrestMagiaOptions
@@ -105,6 +106,33 @@ def action_roll(
         crit = "failure"
     kept = tuple(modifier for modifier in modifiers if modifier.value)
     return ActionRoll(stat, (first, second), stat_sides, face, kept, rolled_boons, crit)
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    """What an action roll is made of, kept while the roll is unresolved: a Destiny Point rolls it again with the
+    same die, modifiers, boons and banes (R11, C30), and criticals judged again."""
+
+    stat: str
+    sides: int
+    modifiers: tuple[Modifier, ...] = ()
+    boons: int = 0
+    banes: int = 0
+    crits: bool = True
+
+    def roll(self, dice: DiceSource, options: CrestMagiaOptions) -> ActionRoll:
+        return action_roll(self.stat, self.sides, self.modifiers, dice, options, boons=self.boons, banes=self.banes,
+                           crits=self.crits)  # fmt: skip
+
+    def to_dict(self) -> dict[str, Any]:
+        modifiers = [[modifier.source, modifier.value] for modifier in self.modifiers]
+        return {"stat": self.stat, "sides": self.sides, "modifiers": modifiers, "boons": self.boons,
+                "banes": self.banes, "crits": self.crits}  # fmt: skip
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ActionSpec:
+        modifiers = tuple(Modifier(source, value) for source, value in data["modifiers"])
+        return cls(data["stat"], data["sides"], modifiers, data["boons"], data["banes"], data["crits"])
 
 
 def check_succeeds(roll: ActionRoll, target: int, options: CrestMagiaOptions) -> bool:

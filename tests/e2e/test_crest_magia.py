@@ -131,11 +131,13 @@ async def test_a_check_shows_the_base_dice_apart_and_meets_the_target(table: Tab
 async def test_a_critical_earns_a_destiny_point_and_a_session_sets_them_to_one(table: Table) -> None:
     await _import(table, table.aiko, await _template(table, table.aiko))
     harness = table.harness
+    # A campaign is always within a session: a new player character joins it with the session's point.
+    assert "Destiny Points 1" in await _pools(table, "Aiko")
     harness.dice.queue([6, 6, 1])
     crit = (await harness.slash(table.aiko, table.channel, "check", stat="Physique")).reply
     assert "Critical success: double six on the base dice." in crit.text()
     assert "Aiko earns a Destiny Point." in crit.text()
-    assert "Destiny Points 1" in await _pools(table, "Aiko")
+    assert "Destiny Points 2" in await _pools(table, "Aiko")
     await harness.slash(table.gm, table.channel, "gm award", character="Aiko", resource="destiny_points", amount=2)
     started = (await harness.slash(table.gm, table.channel, "campaign session")).reply
     assert "every player character's Destiny Points are now 1; none carry over." in started.text()
@@ -180,7 +182,7 @@ async def test_an_attack_answered_a_day_later_with_a_stat_a_skill_a_withstand_an
     assert declared.embeds[0]["title"] == "Aiko attacks Bram: 15"
     assert "+3 (Melee) +1 (Swords)" in declared.embeds[0]["description"]
     prompt = harness.last(table.channel, mei)
-    assert prompt.buttons() == ["Physique", "Dexterity", "Intelligence", "Wit", "Cancel (GM)"]
+    assert prompt.buttons() == ["Physique", "Dexterity", "Intelligence", "Wit", "Helpless (GM ruling)", "Cancel (GM)"]
 
     await harness.restart()
     harness.emulator.clock.advance(24 * 3600)
@@ -228,7 +230,7 @@ async def test_destiny_points_restore_move_and_heal_and_a_gm_decides_the_narrati
     async def award(resource: str, amount: int) -> None:
         await harness.slash(gm, table.channel, "gm award", character="Aiko", resource=resource, amount=amount)
 
-    await award("destiny_points", 3)
+    await award("destiny_points", 2)  # and the one a new character has
     await award("dexterity", -6)
     restored = (await harness.slash(aiko, table.channel, "destiny spend", use="restore_hp", stat="Dexterity")).reply
     assert restored.visible_to is EVERYONE, restored.content
@@ -372,3 +374,232 @@ async def test_a_player_names_skills_and_stats_in_their_own_language(table: Tabl
     harness.dice.queue([3, 5, 4])
     checked = (await harness.slash(ken, table.channel, "check", stat="Wit", details="skill:察知")).reply
     assert checked.embeds[0]["title"] == "Cleo: Wit + Awareness = 12"  # 5 + 4 + 3, in the campaign's language
+
+
+def _offering(table: Table, user: User, button: str) -> Message:
+    """The newest message the user sees that offers this button."""
+    seen = table.harness.emulator.visible_to(user, table.channel)
+    return next(message for message in reversed(seen) if button in message.buttons())
+
+
+async def _three_players(table: Table) -> None:
+    """Aiko (aiko's), Bram (mei's) and Cleo (ken's), each with the session's Destiny Point."""
+    await _import(table, table.aiko, await _template(table, table.aiko))
+    for user, name in ((table.mei, "Bram"), (table.ken, "Cleo")):
+        data = await _template(table, user)
+        data["name"] = name
+        await _import(table, user, data)
+
+
+async def test_a_destiny_point_rolls_a_check_or_an_unresolved_attack_again(table: Table) -> None:
+    harness, gm, aiko, mei = table.harness, table.gm, table.aiko, table.mei
+    await _three_players(table)
+    # Wit d6 + Awareness 3: base 2, 3; d6 1 -> 3 + 2 + 3 = 8. Aiko has a point, so the roll is hers to redo.
+    harness.dice.queue([2, 3, 1])
+    checked = (await harness.slash(aiko, table.channel, "check", stat="Wit", details="skill:Awareness")).reply
+    assert checked.embeds[0]["title"] == "Aiko: Wit + Awareness = 8"
+    offer = _offering(table, aiko, "Reroll (1 Destiny Point)")
+    assert offer.content.startswith("Aiko: your roll of 8 can still be rolled again for a Destiny Point.")
+    assert offer.buttons() == ["Reroll (1 Destiny Point)", "Let it stand", "Cancel (GM)"]
+    not_hers = await harness.emulator.click(mei, offer, "Reroll (1 Destiny Point)")
+    assert not_hers.reply.ephemeral
+    harness.dice.queue([6, 5, 4])
+    again = await harness.emulator.click(aiko, offer, "Reroll (1 Destiny Point)")
+    assert again.replies[-1].embeds[0]["title"] == "Aiko: Wit + Awareness = 14"
+    assert "Rolled again for a Destiny Point." in again.replies[-1].text()
+    assert harness.current(offer).content == f"{aiko.mention} spends a Destiny Point: Aiko's roll of 8 is rolled again."
+    assert "Destiny Points 0" in await _pools(table, "Aiko")
+    assert "Reroll (1 Destiny Point)" not in harness.last(table.channel, aiko).buttons()  # no point left
+
+    # M13: a critical failure is not settled while its roller may still pay to roll it again.
+    await harness.slash(gm, table.channel, "gm award", character="Aiko", resource="destiny_points", amount=1)
+    harness.dice.queue([1, 1, 5])
+    fumbled = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="melee|Sword")).reply
+    assert "Critical failure: the attack misses." in fumbled.text()
+    offer = _offering(table, aiko, "Reroll (1 Destiny Point)")
+    assert offer.buttons() == ["Reroll (1 Destiny Point)", "Let it stand", "Cancel (GM)"]
+    assert "Defend with which stat?" not in harness.last(table.channel, mei).content
+    harness.dice.queue([6, 6, 2])  # a double six this time: a hit whatever Bram does, and a point back
+    again = await harness.emulator.click(aiko, offer, "Reroll (1 Destiny Point)")
+    shown = "\n".join(reply.text() for reply in again.replies)
+    assert "Aiko attacks Bram: 15" in shown and "Aiko earns a Destiny Point." in shown
+    assert "Destiny Points 1" in await _pools(table, "Aiko")
+    prompt = harness.last(table.channel, mei)
+    assert prompt.content == "Bram: Aiko attacks you (15). Defend with which stat?"
+    # Still unsettled, the new roll can be redone until Bram answers; his answer settles it.
+    offer = _offering(table, aiko, "Reroll (1 Destiny Point)")
+    assert offer.content.startswith("Aiko: your roll of 15 is not settled until it is answered.")
+    await harness.emulator.click(mei, prompt, "Dexterity")
+    assert harness.current(offer).buttons() == []
+
+    # A check's offer lapses on its own: after an hour the roll stands.
+    await harness.emulator.click(mei, harness.last(table.channel, mei), "No skill")
+    harness.dice.queue([4, 4, 4])
+    await harness.slash(aiko, table.channel, "check", stat="Physique")
+    offer = _offering(table, aiko, "Let it stand")
+    harness.emulator.clock.advance(3601)
+    await harness.eventually(lambda: harness.current(offer).buttons() == [])
+    assert "Let it stand" in harness.current(offer).content
+    assert "Destiny Points 1" in await _pools(table, "Aiko")
+    log = (await harness.slash(gm, table.channel, "log show")).reply.text()
+    assert "Aiko spent a Destiny Point on a reroll" in log
+
+
+async def test_another_player_intercepts_an_attack_for_a_destiny_point(table: Table) -> None:
+    harness, aiko, mei, ken = table.harness, table.aiko, table.mei, table.ken
+    await _three_players(table)
+    harness.dice.queue([4, 2, 5])  # Physique d8, Melee 3: 5 + 4 + 3 = 12
+    await harness.slash(aiko, table.channel, "attack", target="Bram", action="melee|Sword")
+    bram_prompt = harness.last(table.channel, mei)
+    offer = _offering(table, ken, "Intercept (1 Destiny Point)")
+    assert offer.content == "Any player: spend a Destiny Point to take the attack of Aiko (12) in place of Bram?"
+    assert ken.mention not in offer.content
+    own = await harness.emulator.click(mei, offer, "Intercept (1 Destiny Point)")
+    assert own.reply.ephemeral
+    assert own.reply.content == "Bram 已经是这次攻击的当事人：拦截只能替别人挡攻击。"  # in mei's language
+    taken = await harness.emulator.click(ken, offer, "Intercept (1 Destiny Point)")
+    assert "Cleo spends a Destiny Point and takes the attack of Aiko meant for Bram." in taken.replies[-1].text()
+    assert harness.current(offer).content == f"{ken.mention} intercepts the attack meant for Bram."
+    assert harness.current(bram_prompt).buttons() == []
+    cleo_prompt = harness.last(table.channel, ken)
+    assert cleo_prompt.content == "Cleo: Aiko attacks you (12). Defend with which stat?"
+    refused = await harness.emulator.click(mei, cleo_prompt, "Dexterity")
+    assert refused.reply.ephemeral
+    await harness.emulator.click(ken, cleo_prompt, "Dexterity")
+    harness.dice.queue([6, 5, 6])  # 6 + 6, no skill: 12 ties the attack, a miss
+    missed = await harness.emulator.click(ken, harness.last(table.channel, ken), "No skill")
+    assert "Cleo avoids the attack of Aiko" in missed.replies[-1].text()
+    assert "Destiny Points 0" in await _pools(table, "Cleo")
+    assert "Destiny Points 1" in await _pools(table, "Bram")
+
+    harness.dice.queue([4, 2, 5])
+    await harness.slash(aiko, table.channel, "attack", target="Bram", action="melee|Sword")
+    broke = await harness.emulator.click(ken, _offering(table, ken, "Intercept (1 Destiny Point)"),
+                                         "Intercept (1 Destiny Point)")  # fmt: skip
+    assert (
+        broke.reply.ephemeral and broke.reply.content == "使えるデスティニーポイントがありません。"
+    )  # in ken's language
+    log = (await harness.slash(table.gm, table.channel, "log show")).reply.text()
+    assert "Cleo spent a Destiny Point to take the attack meant for Bram" in log
+
+
+async def test_boons_asked_of_the_gms_are_granted_or_lapse_at_the_deadline(table: Table) -> None:
+    harness, gm, aiko, mei = table.harness, table.gm, table.aiko, table.mei
+    await _three_players(table)
+    asked = (await harness.slash(aiko, table.channel, "check", stat="Wit", details="skill:Awareness ask:1")).reply
+    assert asked.visible_to is EVERYONE
+    assert asked.buttons() == ["Grant", "Refuse"]
+    assert "Aiko asks for boons on a Wit + Awareness check (asked: 1). Grant them?" in asked.content
+    assert "Refuse" in asked.content  # what the deadline answers
+    not_a_gm = await harness.emulator.click(aiko, asked, "Grant")
+    assert not_a_gm.reply.ephemeral
+    harness.dice.queue([2, 3, 1, 4])  # 3 + 2 + Awareness 3, and the boon's d4: 12
+    granted = await harness.emulator.click(gm, asked, "Grant")
+    assert granted.replies[-1].embeds[0]["title"] == "Aiko: Wit + Awareness = 12"
+    assert "A GM granted Aiko the boons asked for (1)." in granted.replies[-1].text()
+    assert harness.current(asked).content == f"{gm.mention} grants Aiko the boons asked for (1)."
+
+    # No GM around: when the time is up the attack is rolled without the boons, and Bram is asked to defend.
+    waiting = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="melee|Sword",
+                                   details="ask:2")).reply  # fmt: skip
+    assert "asks for boons on the attack on Bram (asked: 2)" in waiting.content
+    harness.dice.queue([4, 2, 5])
+    harness.emulator.clock.advance(3601)
+    await harness.eventually(lambda: "Defend with which stat?" in harness.last(table.channel, mei).content)
+    seen = harness.seen_by(gm, table.channel)
+    assert "No GM answered Aiko's request for boons in time: rolled without them." in seen
+    assert "Aiko attacks Bram: 12" in seen
+    log = (await harness.slash(gm, table.channel, "log show")).reply.text()
+    assert "A GM granted Aiko's boons (1)" in log and "Aiko rolled without the boons asked for (2)" in log
+    unknown = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Spear",
+                                   details="ask:1")).reply  # fmt: skip
+    assert unknown.ephemeral and "Spear is not one of this character's attacks" in unknown.content
+
+
+async def test_standing_boons_and_modifiers_set_in_advance_count_until_cleared(table: Table) -> None:
+    harness, gm, aiko, mei = table.harness, table.gm, table.aiko, table.mei
+    await _three_players(table)
+    refused = (await harness.slash(aiko, table.channel, "standing set", character="Aiko", boons=3)).reply
+    assert refused.ephemeral
+    assert "Destiny Points" not in refused.content and "GM" in refused.content
+    set_ = (await harness.slash(gm, table.channel, "standing set", character="aiko", boons=1, modifier=-2)).reply
+    assert set_.visible_to is EVERYONE
+    assert set_.content == "Until a GM clears it, every action roll of Aiko has: boons 1, banes 0, modifier -2."
+    sheet = (await harness.slash(aiko, table.channel, "character show", name="Aiko")).reply
+    fields = {field["name"]: field["value"] for field in sheet.embeds[0]["fields"]}
+    assert fields["Standing (until a GM clears it)"] == "boons 1, banes 0, modifier -2"
+    # Wit d6 + Awareness 3: base 2, 3; d6 1 -> 8, -2 standing, and the standing boon's d4 of 4: 10.
+    harness.dice.queue([2, 3, 1, 4])
+    checked = (await harness.slash(aiko, table.channel, "check", stat="Wit", details="skill:Awareness")).reply
+    assert checked.embeds[0]["title"] == "Aiko: Wit + Awareness = 10"
+    assert "-2 (standing)" in checked.embeds[0]["description"]
+
+    # On everyone: a defence gets the modifier too, but not the boons (C5).
+    await harness.slash(gm, table.channel, "standing set", boons=2, modifier=1)
+    harness.dice.queue([4, 2, 5, 1, 3])  # Aiko: 5 + 4 + Melee 3 + 1; two boons, the higher 3: 16
+    await harness.slash(aiko, table.channel, "attack", target="Bram", action="melee|Sword")
+    await harness.emulator.click(mei, harness.last(table.channel, mei), "Dexterity")
+    harness.dice.queue([5, 3, 6, 3, 5])  # the defence, then the damage; Bram is asked how he withstands it
+    defended = await harness.emulator.click(mei, harness.last(table.channel, mei), "No skill")
+    defence = defended.replies[-1].text()
+    assert "Aiko attacks Bram: 16" in harness.seen_by(gm, table.channel)
+    assert "+1 (standing) = **12**" in defence  # 6 + 5 + 1, no boon die
+    cleared = (await harness.slash(gm, table.channel, "standing clear")).reply
+    assert cleared.content == "everyone in the campaign: no standing boons, banes or modifier any more."
+    harness.dice.queue([2, 3, 1])
+    plain = (await harness.slash(aiko, table.channel, "check", stat="Wit", details="skill:Awareness")).reply
+    assert plain.embeds[0]["title"] == "Aiko: Wit + Awareness = 8"
+    log = (await harness.slash(gm, table.channel, "log show")).reply.text()
+    assert "set the standing boons of Aiko: boons 1, banes 0, modifier -2" in log
+
+
+async def test_an_area_attack_rolls_once_and_each_defender_answers_in_turn(table: Table) -> None:
+    harness, gm, aiko, mei, ken = table.harness, table.gm, table.aiko, table.mei, table.ken
+    await _three_players(table)
+    await harness.slash(gm, table.channel, "character edit", name="Aiko", field="weapons.0.rating", value="2")
+    harness.dice.queue([4, 2, 5])  # one Attack Roll for both: 5 + 4 + Melee 3 = 12
+    declared = (await harness.slash(aiko, table.channel, "attack", target="Bram, Cleo", action="Sword")).reply
+    assert declared.embeds[0]["title"] == "Aiko attacks Bram, Cleo: 12"
+    assert harness.last(table.channel, mei).content == "Bram: Aiko attacks you (12). Defend with which stat?"
+    assert not any(message.content.startswith("Cleo: Aiko attacks you") for message in harness.emulator.messages)
+
+    await harness.emulator.click(mei, harness.last(table.channel, mei), "Dexterity")
+    harness.dice.queue([1, 2, 1, 3, 4])  # Bram's 2 + 1 = 3 is hit; the attack's damage dice 3, 4: 7 + 2
+    await harness.emulator.click(mei, harness.last(table.channel, mei), "No skill")
+    harness.dice.queue([1, 1])  # withstand 2: 7 through, 6 on Dexterity and one more to place
+    await harness.emulator.click(mei, harness.last(table.channel, mei), "Leather (0)")
+    placed = await harness.emulator.click(mei, harness.last(table.channel, mei), "Wit")
+    assert "Bram takes 1 more on Wit." in "\n".join(reply.text() for reply in placed.replies)
+    cleo_prompt = harness.last(table.channel, ken)
+    assert cleo_prompt.content == "Cleo: Aiko attacks you (12). Defend with which stat?"
+
+    # A GM rules Cleo helpless (C8): no Defense Roll, and Cleo picks the stat that takes the hit.
+    not_a_gm = await harness.emulator.click(ken, cleo_prompt, "Helpless (GM ruling)")
+    assert not_a_gm.reply.ephemeral
+    ruled = await harness.emulator.click(gm, cleo_prompt, "Helpless (GM ruling)")
+    assert "A GM rules Cleo helpless: no Defense Roll, the attack hits." in ruled.replies[-1].text()
+    which = harness.last(table.channel, ken)
+    assert which.content == "Cleo: a GM rules you helpless, so the attack hits. Which stat takes the damage?"
+    hit = await harness.emulator.click(ken, which, "Wit")
+    assert "damage (the attack's dice): 2d6 [3, 4] +2 (rating) = **9**" in hit.replies[-1].text()
+    harness.dice.queue([2, 2])
+    await harness.emulator.click(ken, harness.last(table.channel, ken), "Leather (0)")
+    assert "Wit HP 1/6" in await _pools(table, "Cleo")
+    assert "Dexterity HP 0/6 · Intelligence HP 4/4 · Wit HP 5/6" in await _pools(table, "Bram")
+
+    # Past serious (out of the fight) a blow still lands: dying, then dead, and then no more attacks.
+    for resource in ("physique", "intelligence", "wit"):
+        await harness.slash(gm, table.channel, "gm award", character="Bram", resource=resource, amount=-12)
+    await harness.slash(gm, table.channel, "gm award", character="Bram", resource="consequence", amount=3)
+    for level in ("dying", "dead"):
+        harness.dice.queue([4, 2, 5])
+        await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")
+        await harness.emulator.click(gm, harness.last(table.channel, mei), "Helpless (GM ruling)")
+        harness.dice.queue([3, 4])
+        await harness.emulator.click(mei, harness.last(table.channel, mei), "Physique")
+        harness.dice.queue([1, 1])
+        landed = await harness.emulator.click(mei, harness.last(table.channel, mei), "Leather (0)")
+        assert f"Bram now has a consequence: {level}" in landed.replies[-1].text()
+    assert "Bram is dead." in landed.replies[-1].text()
+    over = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")).reply
+    assert over.ephemeral and over.content == "Bram is dead and cannot take part."

@@ -1,4 +1,4 @@
-"""Commands only Crest Magia has: /destiny."""
+"""Commands only Crest Magia has: /destiny, and /standing for the GMs."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
-from bot.app import Fatebot, Interaction, call_of
+from bot.app import Fatebot, Interaction, NameText, call_of
+from bot.cogs.characters import character_choices
 from bot.cogs.exchanges import respond
+from bot.rulesets.crest_magia.play import MAX_BOONS
 from bot.rulesets.crest_magia.service import CrestService
 from rules.crest_magia.destiny import DESTINY_USES
 from rules.crest_magia.model import STATS
@@ -49,5 +51,44 @@ class DestinyCog(commands.GroupCog, group_name="destiny", group_description="Cre
         await respond(interaction, progress)
 
 
+BoonCount = app_commands.Range[int, 0, MAX_BOONS]
+
+
+@app_commands.guild_only()
+class StandingCog(commands.GroupCog, group_name="standing", group_description="Crest Magia: a GM's standing boons"):
+    """Boons, banes and modifiers a GM sets in advance, because in play by post the GM is rarely there when a
+    player rolls: they count on every roll of the character (or of everyone) until a GM clears them."""
+
+    def __init__(self, bot: Fatebot, service: CrestService) -> None:
+        self.bot = bot
+        self.crest = service
+        super().__init__()
+
+    @app_commands.command(name="set", description="Boons, banes and a modifier on every roll until cleared (GM only)")
+    @app_commands.describe(
+        character="Whose rolls (everyone's in the campaign when left out)", boons="Boons on each action roll",
+        banes="Banes on each action roll", modifier="Added to each action roll, defences included",
+    )  # fmt: skip
+    async def set_(
+        self, interaction: Interaction, character: NameText | None = None, boons: BoonCount = 0, banes: BoonCount = 0,
+        modifier: app_commands.Range[int, -20, 20] = 0,
+    ) -> None:  # fmt: skip
+        progress = await self.crest.set_standing(call_of(interaction), character, boons, banes, modifier)
+        await respond(interaction, progress)
+
+    @app_commands.command(name="clear", description="Remove standing boons, banes and modifier (GM only)")
+    @app_commands.describe(character="Whose (everyone's in the campaign when left out)")
+    async def clear(self, interaction: Interaction, character: NameText | None = None) -> None:
+        progress = await self.crest.set_standing(call_of(interaction), character, 0, 0, 0)
+        await respond(interaction, progress)
+
+    @set_.autocomplete("character")
+    @clear.autocomplete("character")
+    async def any_character(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await character_choices(self.bot, interaction, current)
+
+
 async def setup(bot: Fatebot) -> None:
-    await bot.add_cog(DestinyCog(bot, CrestService(bot.database, bot.clock)))
+    service = CrestService(bot.database, bot.clock)
+    await bot.add_cog(DestinyCog(bot, service))
+    await bot.add_cog(StandingCog(bot, service))

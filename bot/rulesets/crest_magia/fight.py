@@ -6,15 +6,27 @@ on a pool of the defender's choosing. Every wait is the defender's (or a GM's, f
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
-from bot.rulesets.base import ATTACKER, DEFENDER, CharacterSnapshot, Scene
+from bot.rulesets.base import ANSWERER, ATTACKER, DEFENDER, CharacterSnapshot, Scene
 from rules.crest_magia.damage import Damaged, choose_overflow, effective_die, still_depleted, take_damage
+from rules.crest_magia.destiny import SPEND_COST, require_point
 from rules.crest_magia.model import CREST_SKILL, STATS, WEAPON_SKILL, Skill, Stat
 from rules.crest_magia.options import CrestMagiaOptions
-from rules.crest_magia.rolls import Score, action_roll, damage_roll, resolve_attack, withstand_roll
+from rules.crest_magia.rolls import (
+    ActionRoll,
+    ActionSpec,
+    Score,
+    action_roll,
+    damage_dice,
+    damage_for,
+    resolve_attack,
+    withstand_roll,
+)
 from rules.crest_magia.sheets import CharacterFile
 from rules.exchange import (
+    Answer,
     Audience,
     Effect,
     Modifier,
@@ -27,6 +39,7 @@ from rules.exchange import (
     Step,
     Text,
     Wait,
+    member,
 )
 
 CONSEQUENCE = "consequence"
@@ -36,6 +49,16 @@ SKILL_WAIT = "defence_skill"
 WITHSTAND_WAIT = "withstand"
 OVERFLOW_WAIT = "overflow"
 NO_SKILL = "no_skill"
+STANDING = "standing"  # the character state key of a GM's standing boons, banes and modifier
+REROLL_WAIT = "reroll"
+REROLL = "reroll"
+KEEP = "keep"
+INTERCEPT_WAIT = "intercept"
+INTERCEPT = "intercept"
+HELPLESS = "helpless"
+HELPLESS_WAIT = "helpless_stat"
+CURRENT = "current"  # the state key of the defender being answered for, by its position
+FACES = "faces"  # the state key of the attack's damage 2d6, once rolled
 SPECIALTY = "specialty_"  # option keys of a skill with one of the defender's specialties, by its index
 MAX_CHOICES = 24  # the buttons of one prompt, the GM's cancel aside (Discord allows 25)
 ARMOR = "armor"
@@ -56,6 +79,24 @@ class Attacked(Outcome):
     stat: str
     total: int
     crit: str | None
+    rerolled: bool = False  # rolled again for a Destiny Point
+
+
+class Rerolled(Outcome):
+    event = "destiny.reroll"
+    name: str  # who paid
+
+
+class Intercepted(Outcome):
+    event = "destiny.intercept"
+    interceptor: str
+    defender: str
+    attacker: str
+
+
+class Helpless(Outcome):
+    event = "attack.helpless"
+    defender: str
 
 
 class Defended(Outcome):
@@ -118,6 +159,22 @@ def rolled_die(character: CharacterSnapshot, stat: Stat, options: CrestMagiaOpti
     return effective_die(sheet_of(character).dice[stat], current.current, current.maximum or 0, depleted, options)
 
 
+@dataclass(frozen=True)
+class Standing:
+    """Boons, banes and a modifier a GM set in advance on a character's rolls, kept until a GM clears them."""
+
+    boons: int = 0
+    banes: int = 0
+    modifier: int = 0
+
+    def modifiers(self) -> tuple[Modifier, ...]:
+        return (Modifier("standing", self.modifier),) if self.modifier else ()
+
+
+def standing(character: CharacterSnapshot) -> Standing:
+    return Standing(**character.state.get(STANDING, {}))
+
+
 def attack_actions(sheet: CharacterFile) -> list[tuple[str, str, str]]:
     """(value, kind, name) of every way to attack: each weapon, each crest, and bare hands."""
     found: list[tuple[str, str, str]] = [
@@ -163,33 +220,188 @@ def attack(
     scene: Scene, action: str, stat: Stat | None, specialty: str | None, boons: int, banes: int, gm_mod: int,
     options: CrestMagiaOptions,
 ) -> Step:  # fmt: skip
-    """R6: the Attack Roll, with the skill of the weapon or crest; the defender is asked for its stat."""
-    attacker, defender = scene.one(ATTACKER), scene.one(DEFENDER)
+    """R6: the Attack Roll, with the skill of the weapon or crest; the first defender is asked for its stat."""
+    attacker = scene.one(ATTACKER)
     made_with = means(sheet_of(attacker), action)
     stat = stat or DEFAULT_ATTACK_STAT[made_with["kind"]]
     modifiers = attack_modifiers(sheet_of(attacker), made_with, specialty)
     if gm_mod:
         modifiers.append(Modifier("gm", gm_mod))
-    player = not attacker.gm_run
-    roll = action_roll(stat, rolled_die(attacker, stat, options), tuple(modifiers), scene.dice, options,
-                       boons=boons, banes=banes, crits=player or options.npc_crits)  # fmt: skip
-    declared = Attacked(attacker=attacker.name, defender=defender.name, action=action, stat=stat, total=roll.total,
-                        crit=roll.crit)  # fmt: skip
-    state = {"attack": {"total": roll.total, "crit": roll.crit, "player": player}, "means": made_with}
-    step = Step(rolls=roll.rolls(), outcomes=(declared,)).then(_earned(ATTACKER, attacker, roll.crit))
-    if roll.crit == "failure":  # R3: it misses whatever the defence
-        missed = Defended(attacker=attacker.name, defender=defender.name, stat="", skill=None,
-                          attack_total=roll.total, defence_total=None, hit=False, maxed=False, crit=None)  # fmt: skip
-        return step.then(Step(outcomes=(missed,)))
-    options_ = tuple(Option(pool(name), Text(f"defend.stat.{name}")) for name in STATS)
-    prompt = Text("attack.prompt", {"defender": defender.name, "attacker": attacker.name, "total": roll.total})
-    wait = Wait(STAT_WAIT, Audience.character(DEFENDER), prompt, options_)
-    return Step.of(step, pause=Pause(STAT_WAIT, (wait,), state))
+    standing_ = standing(attacker)
+    spec = ActionSpec(stat, rolled_die(attacker, stat, options), (*modifiers, *standing_.modifiers()),
+                      boons + standing_.boons, banes + standing_.banes,
+                      crits=not attacker.gm_run or options.npc_crits)  # fmt: skip
+    state = {"means": made_with, "spec": spec.to_dict(), "action": action, CURRENT: 0}
+    return _attack_rolled(scene, spec.roll(scene.dice, options), state, options)
+
+
+def _current(state: Mapping[str, Any]) -> str:
+    """The defender being answered for: an area attack (C24) takes its defenders one after the other."""
+    return member(DEFENDER, int(state.get(CURRENT, 0)))
+
+
+def _attack_rolled(
+    scene: Scene, roll: ActionRoll, state: Mapping[str, Any], options: CrestMagiaOptions, *, spent: int = 0
+) -> Step:  # fmt: skip
+    """The Attack Roll shown, and left unresolved until the first defender answers: meanwhile its roller may spend
+    a Destiny Point to roll it again, and another player may spend one to take the attack instead (R11). A
+    critical failure misses whatever the defence (R3), once its roller lets it stand."""
+    attacker = scene.one(ATTACKER)
+    defenders = ", ".join(defender.name for defender in scene.members(DEFENDER))
+    declared = Attacked(attacker=attacker.name, defender=defenders, action=str(state["action"]), stat=roll.stat,
+                        total=roll.total, crit=roll.crit, rerolled=spent > 0)  # fmt: skip
+    earned = _earned(ATTACKER, attacker, roll.crit)
+    step = Step(rolls=roll.rolls(), outcomes=(declared,)).then(earned)
+    state = {**state, "attack": {"total": roll.total, "crit": roll.crit}}
+    points = attacker.pools[DESTINY].current - spent + len(earned.outcomes) if DESTINY in attacker.pools else 0
+    reroll = reroll_wait(ATTACKER, attacker, points, roll.total, options, final=roll.crit == "failure")
+    if roll.crit == "failure":
+        if reroll is None:
+            return step.then(_all_missed(scene, roll.total))
+        return Step.of(step, pause=Pause(STAT_WAIT, (reroll,), state))
+    defender = scene.one(_current(state))
+    return Step.of(step, pause=Pause(STAT_WAIT, _defence_waits(attacker, defender, state, reroll), state))
+
+
+def _defence_waits(
+    attacker: CharacterSnapshot, defender: CharacterSnapshot, state: Mapping[str, Any], reroll: Wait | None
+) -> tuple[Wait, ...]:
+    """The roller's reroll while the roll is unresolved, an intercept for the other players, and the defender's
+    choice of stat (or a GM's ruling that it is helpless), posted last so that it is the newest message when the
+    defender looks."""
+    total = int(state["attack"]["total"])
+    waits = [reroll] if reroll is not None else []
+    offer = Text("intercept.prompt", {"defender": defender.name, "attacker": attacker.name, "total": total})
+    intercept = Option(INTERCEPT, Text("intercept.button"), tone="secondary",
+                       summary=Text("intercept.done", {"defender": defender.name}))  # fmt: skip
+    waits.append(Wait(INTERCEPT_WAIT, Audience.players(), offer, (intercept,)))
+    options_ = (*_stat_options(STATS), Option(HELPLESS, Text("defend.helpless"), tone="secondary"))
+    prompt = Text("attack.prompt", {"defender": defender.name, "attacker": attacker.name, "total": total})
+    waits.append(Wait(STAT_WAIT, Audience.character(_current(state)), prompt, options_))
+    return tuple(waits)
+
+
+def _stat_options(stats: tuple[Stat, ...]) -> tuple[Option, ...]:
+    return tuple(Option(pool(name), Text(f"defend.stat.{name}")) for name in stats)
+
+
+def reroll_wait(
+    role: str, roller: CharacterSnapshot, points: int, total: int, options: CrestMagiaOptions, *, final: bool
+) -> Wait | None:
+    """C30: a player's unresolved roll may be rolled again for a Destiny Point while they have one (anyone's, by
+    any player, with `dp_reroll_any_roll`). A roll nothing else resolves (a check, a critical failure) also
+    offers to let it stand, which the deadline does for its roller."""
+    if options.dp_reroll_any_roll:
+        audience = Audience.players()
+    elif roller.gm_run or points < SPEND_COST:
+        return None
+    else:
+        audience = Audience.character(role)
+    said: dict[str, str | int | Text] = {"name": roller.name, "total": total}
+    choices = [Option(REROLL, Text("reroll.button"), summary=Text("reroll.done", said))]
+    if not final:
+        prompt = Text("reroll.prompt", said)
+        return Wait(REROLL_WAIT, audience, prompt, tuple(choices))
+    choices.append(Option(KEEP, Text("reroll.keep"), tone="secondary", summary=Text("reroll.kept", said)))
+    minutes = options.dp_reroll_minutes
+    return Wait(REROLL_WAIT, audience, Text("reroll.prompt_final", said), tuple(choices),
+                deadline_seconds=minutes * 60, default=KEEP)  # fmt: skip
+
+
+def reroll_payer(scene: Scene, roller: str, options: CrestMagiaOptions) -> str:
+    """Who pays for a reroll: its roller, or (`dp_reroll_any_roll`) the player who asked for it, who must be
+    one the rules give Destiny Points (C31)."""
+    if not options.dp_reroll_any_roll:
+        return roller
+    payer = scene.get(ANSWERER)
+    if payer is None or payer.gm_run:
+        raise RuleError("destiny_players_only")
+    return ANSWERER
+
+
+def rerolled(scene: Scene, payer: str) -> Step:
+    """One Destiny Point spent on a reroll (C21)."""
+    character = scene.one(payer)
+    require_point(character.pools[DESTINY].current)
+    return Step(effects=(PoolDelta(payer, DESTINY, -SPEND_COST),), outcomes=(Rerolled(name=character.name),))
+
+
+def _all_missed(scene: Scene, total: int) -> Step:
+    """A critical failure misses every defender (R3)."""
+    attacker = scene.one(ATTACKER)
+    missed = tuple(
+        Defended(attacker=attacker.name, defender=defender.name, stat="", skill=None, attack_total=total,
+                 defence_total=None, hit=False, maxed=False, crit=None)
+        for defender in scene.members(DEFENDER)
+    )  # fmt: skip
+    return Step(outcomes=missed)
+
+
+def awaiting_defence(scene: Scene, state: Mapping[str, Any], answer: Answer, options: CrestMagiaOptions) -> Step:
+    """The attack's open step answered: a reroll, a critical failure let stand, an intercept, a GM's ruling that
+    the defender is helpless, or the defender's stat."""
+    if answer.wait == REROLL_WAIT:
+        if answer.option == KEEP:
+            return _all_missed(scene, int(state["attack"]["total"]))
+        payer = reroll_payer(scene, ATTACKER, options)
+        spent = rerolled(scene, payer)
+        same = scene.one(payer).id == scene.one(ATTACKER).id
+        again = ActionSpec.from_dict(state["spec"]).roll(scene.dice, options)
+        return spent.then(_attack_rolled(scene, again, state, options, spent=SPEND_COST if same else 0))
+    if answer.wait == INTERCEPT_WAIT:
+        return _intercepted(scene, state, options)
+    if answer.option == HELPLESS:
+        return _ruled_helpless(scene, state, answer)
+    return defence_stat(scene, state, answer)
+
+
+def _intercepted(scene: Scene, state: Mapping[str, Any], options: CrestMagiaOptions) -> Step:
+    """R11: a player spends a Destiny Point to take the attack meant for another character: the interceptor is
+    that defender from now on, and answers it."""
+    attacker, defender = scene.one(ATTACKER), scene.one(_current(state))
+    interceptor = scene.get(ANSWERER)
+    if interceptor is None or interceptor.gm_run:
+        raise RuleError("destiny_players_only")
+    defenders = [character.id for character in scene.members(DEFENDER)]
+    if interceptor.id == attacker.id or interceptor.id in defenders:
+        raise RuleError("intercept_own", name=interceptor.name)
+    require_point(interceptor.pools[DESTINY].current)
+    defenders[int(state.get(CURRENT, 0))] = interceptor.id
+    took = Intercepted(interceptor=interceptor.name, defender=defender.name, attacker=attacker.name)
+    spent = Step(effects=(PoolDelta(ANSWERER, DESTINY, -SPEND_COST),), outcomes=(took,),
+                 cast={DEFENDER: tuple(defenders)})  # fmt: skip
+    reroll = None
+    if not state.get(CURRENT):  # nobody has defended yet: the Attack Roll is still unresolved
+        points = attacker.pools[DESTINY].current if DESTINY in attacker.pools else 0
+        reroll = reroll_wait(ATTACKER, attacker, points, int(state["attack"]["total"]), options, final=False)
+    return Step.of(spent, pause=Pause(STAT_WAIT, _defence_waits(attacker, interceptor, state, reroll), state))
+
+
+def _ruled_helpless(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    """C8: a GM rules the defender helpless: no Defense Roll, the attack hits, and the defender picks the stat
+    that takes the damage."""
+    defender = scene.one(_current(state))
+    if not (answer.forced or defender.gm_run):
+        raise RuleError("helpless_gm_only")
+    prompt = Text("helpless.which", {"defender": defender.name})
+    wait = Wait(HELPLESS_WAIT, Audience.character(_current(state)), prompt, _stat_options(STATS))
+    return Step(outcomes=(Helpless(defender=defender.name),), pause=Pause(HELPLESS_WAIT, (wait,), state))
+
+
+def helpless_stat(scene: Scene, state: Mapping[str, Any], answer: Any, options: CrestMagiaOptions) -> Step:
+    """The stat a helpless defender takes the hit on (C8): the attack hits without a Defense Roll."""
+    attacker, defender = scene.one(ATTACKER), scene.one(_current(state))
+    stat = next(name for name in STATS if pool(name) == answer.option)
+    result = resolve_attack(Score(state["attack"]["total"], state["attack"]["crit"]), None, options)
+    hit = Defended(attacker=attacker.name, defender=defender.name, stat=stat, skill=None,
+                   attack_total=state["attack"]["total"], defence_total=None, hit=True, maxed=result.maxed,
+                   crit=None)  # fmt: skip
+    return _hit(scene, {**state, "stat": stat}, Step(outcomes=(hit,)), options)
 
 
 def defence_stat(scene: Scene, state: Mapping[str, Any], answer: Any) -> Step:
     """The stat chosen; now the skill (any of the defender's, alone or with one of its specialties, or none)."""
-    defender = scene.one(DEFENDER)
+    defender = scene.one(_current(state))
     sheet = sheet_of(defender)
     stat = next(name for name in STATS if pool(name) == answer.option)
     skills = sorted(((rank, skill) for skill, rank in sheet.skills.items() if rank),
@@ -207,13 +419,14 @@ def defence_stat(scene: Scene, state: Mapping[str, Any], answer: Any) -> Step:
         *with_specialty,
     )[:MAX_CHOICES]  # fmt: skip
     prompt = Text("defend.which_skill", {"defender": defender.name, "stat": Text(f"stat.{stat}")})
-    wait = Wait(SKILL_WAIT, Audience.character(DEFENDER), prompt, options)
+    wait = Wait(SKILL_WAIT, Audience.character(_current(state)), prompt, options)
     return Step(pause=Pause(SKILL_WAIT, (wait,), {**state, "stat": stat}))
 
 
 def defence_skill(scene: Scene, state: Mapping[str, Any], answer: Any, options: CrestMagiaOptions) -> Step:
     """R6: the Defense Roll (no boons, C5), the hit, and on a hit the Damage Roll (R7) and the withstand."""
-    attacker, defender = scene.get(ATTACKER), scene.get(DEFENDER)
+    who = _current(state)
+    attacker, defender = scene.get(ATTACKER), scene.get(who)
     if attacker is None or defender is None:
         raise RuleError("fighter_gone")
     sheet = sheet_of(defender)
@@ -227,23 +440,42 @@ def defence_skill(scene: Scene, state: Mapping[str, Any], answer: Any, options: 
     modifiers: tuple[Modifier, ...] = (Modifier(f"skill:{skill}", sheet.skill(cast(Skill, skill))),) if skill else ()
     if specialty is not None:
         modifiers += (Modifier(f"specialty:{specialty.name}", specialty.rank),)
+    # A GM's standing modifier counts on any roll; standing boons and banes on a defence only with
+    # `defender_boons` (C5: otherwise they are the attacker's alone).
+    standing_ = standing(defender)
+    boons, banes = (standing_.boons, standing_.banes) if options.defender_boons else (0, 0)
     player = not defender.gm_run
-    roll = action_roll(stat, rolled_die(defender, stat, options), modifiers, scene.dice, options,
-                       crits=player or options.npc_crits)  # fmt: skip
+    roll = action_roll(stat, rolled_die(defender, stat, options), (*modifiers, *standing_.modifiers()), scene.dice,
+                       options, boons=boons, banes=banes, crits=player or options.npc_crits)  # fmt: skip
     result = resolve_attack(Score(state["attack"]["total"], state["attack"]["crit"]), roll, options)
     defended = Defended(attacker=attacker.name, defender=defender.name, stat=stat, skill=skill,
                         attack_total=state["attack"]["total"], defence_total=roll.total, hit=result.hit,
                         maxed=result.maxed, crit=roll.crit)  # fmt: skip
-    step = Step(rolls=roll.rolls(), outcomes=(defended,)).then(_earned(DEFENDER, defender, roll.crit))
+    step = Step(rolls=roll.rolls(), outcomes=(defended,)).then(_earned(who, defender, roll.crit))
     if not result.hit:
-        return step
+        return step.then(_next_defender(scene, state))
+    return _hit(scene, state, step, options)
+
+
+def _hit(scene: Scene, state: Mapping[str, Any], step: Step, options: CrestMagiaOptions) -> Step:
+    """R7: the Damage Roll against this defender, from the attack's one 2d6 (C24: rolled at the first hit, kept
+    for the others) with this defender's weakness and resistance dice; then the withstand, chosen when the
+    defender has more than one way."""
+    who = _current(state)
+    defender = scene.one(who)
+    sheet = sheet_of(defender)
     made_with = state["means"]
-    weak = made_with["damage_type"] in sheet.weaknesses
-    resistant = made_with["damage_type"] in sheet.resistances
-    damage = damage_roll(made_with["rating"], weak=weak, resistant=resistant, maxed=result.maxed, dice=scene.dice,
-                         options=options)  # fmt: skip
-    carried = {**state, "damage": damage.total}
-    rolled = Step.of(step, Step(rolls=damage.rolls()))
+    shared = state.get(FACES)
+    faces = None if state["attack"]["crit"] == "success" else (
+        (shared[0], shared[1]) if shared else damage_dice(False, scene.dice))  # fmt: skip
+    damage = damage_for(faces, made_with["rating"], weak=made_with["damage_type"] in sheet.weaknesses,
+                        resistant=made_with["damage_type"] in sheet.resistances, dice=scene.dice,
+                        options=options)  # fmt: skip
+    carried = {**state, "damage": damage.total, FACES: list(faces) if faces else None}
+    shown = damage.rolls()
+    if shared:  # the same two dice again: said so, so that no one reads them as a second roll
+        shown = tuple(replace(roll, label="damage_shared") for roll in shown)
+    rolled = Step.of(step, Step(rolls=shown))
     sources = _withstand_sources(sheet)
     if len(sources) <= 1:
         source = sources[0] if sources else (ARMOR, 0)
@@ -251,19 +483,30 @@ def defence_skill(scene: Scene, state: Mapping[str, Any], answer: Any, options: 
     wait_options = tuple(Option(key, Text("withstand.with", {"name": name, "rating": rating}))
                          for key, name, rating in _withstand_choices(sheet))  # fmt: skip
     prompt = Text("withstand.which", {"defender": defender.name, "damage": damage.total})
-    wait = Wait(WITHSTAND_WAIT, Audience.character(DEFENDER), prompt, wait_options)
+    wait = Wait(WITHSTAND_WAIT, Audience.character(who), prompt, wait_options)
     return Step.of(rolled, pause=Pause(WITHSTAND_WAIT, (wait,), carried))
 
 
+def _next_defender(scene: Scene, state: Mapping[str, Any]) -> Step:
+    """This defender is done: the next one of an area attack is asked for its stat, or the attack is over."""
+    following = int(state.get(CURRENT, 0)) + 1
+    if following >= len(scene.members(DEFENDER)):
+        return Step()
+    carried = {key: value for key, value in state.items() if key not in ("stat", "damage", "left", "choices")}
+    carried[CURRENT] = following
+    attacker, defender = scene.one(ATTACKER), scene.one(_current(carried))
+    return Step(pause=Pause(STAT_WAIT, _defence_waits(attacker, defender, carried, None), carried))
+
+
 def withstand_chosen(scene: Scene, state: Mapping[str, Any], answer: Any, options: CrestMagiaOptions) -> Step:
-    defender = scene.one(DEFENDER)
+    defender = scene.one(_current(state))
     chosen = next(((key, rating) for key, _, rating in _withstand_choices(sheet_of(defender)) if key == answer.option),
                   (ARMOR, 0))  # fmt: skip
     return _withstand(scene, state, chosen, options)
 
 
 def overflow_chosen(scene: Scene, state: Mapping[str, Any], answer: Any, options: CrestMagiaOptions) -> Step:
-    defender = scene.one(DEFENDER)
+    defender = scene.one(_current(state))
     stat = next(name for name in STATS if pool(name) == answer.option)
     pending = Damaged(hp_of(defender), int(state["left"]), tuple(state["choices"]),
                       defender.pools[CONSEQUENCE].current, False)  # fmt: skip
@@ -272,7 +515,7 @@ def overflow_chosen(scene: Scene, state: Mapping[str, Any], answer: Any, options
 
 def _withstand(scene: Scene, state: Mapping[str, Any], source: tuple[str, int], options: CrestMagiaOptions) -> Step:
     """R8 and R9: the Withstand Roll, and what gets through lands on the stat that defended (C8)."""
-    attacker, defender = scene.one(ATTACKER), scene.one(DEFENDER)
+    attacker, defender = scene.one(ATTACKER), scene.one(_current(state))
     withstand = withstand_roll(source[1], scene.dice, options)
     damage = int(state["damage"])
     taken = withstand.absorbed(damage)
@@ -288,27 +531,27 @@ def _placed(
     *, chosen: Stat | None = None,
 ) -> Step:  # fmt: skip
     """The pools as the damage left them, the d4s of the depleted stats, a consequence climbed, and the next
-    overflow choice if there is one."""
+    overflow choice if there is one (else the next defender)."""
+    who = _current(state)
     before = hp_of(defender)
-    effects: list[Effect] = [PoolDelta(DEFENDER, pool(stat), hurt.hp[stat] - before[stat]) for stat in STATS
+    effects: list[Effect] = [PoolDelta(who, pool(stat), hurt.hp[stat] - before[stat]) for stat in STATS
                              if hurt.hp[stat] != before[stat]]  # fmt: skip
     outcomes: list[Outcome] = []
     if chosen is not None:
         outcomes.append(Overflowed(defender=defender.name, stat=chosen, taken=before[chosen] - hurt.hp[chosen]))
     if hurt.climbed:
-        effects.append(PoolDelta(DEFENDER, CONSEQUENCE, 1))
+        effects.append(PoolDelta(who, CONSEQUENCE, 1))
         outcomes.append(Climbed(defender=defender.name, level=hurt.consequence))
     depleted = set(defender.state.get("depleted", ()))
     maximum = {stat: defender.pools[pool(stat)].maximum or 0 for stat in STATS}
     now = sorted(stat for stat in STATS if still_depleted(stat in depleted, hurt.hp[stat], maximum[stat], options))
     if now != sorted(depleted):
-        effects.append(StatePatch(DEFENDER, "depleted", now or None))
+        effects.append(StatePatch(who, "depleted", now or None))
     step = Step(effects=tuple(effects), outcomes=tuple(outcomes))
     if not hurt.left:
-        return step
-    wait_options = tuple(Option(pool(stat), Text(f"defend.stat.{stat}")) for stat in hurt.choices)
+        return step.then(_next_defender(scene, state))
     prompt = Text("overflow.which", {"defender": defender.name, "left": hurt.left})
-    wait = Wait(OVERFLOW_WAIT, Audience.character(DEFENDER), prompt, wait_options)
+    wait = Wait(OVERFLOW_WAIT, Audience.character(who), prompt, _stat_options(hurt.choices))
     carried = {**state, "left": hurt.left, "choices": list(hurt.choices)}
     return Step.of(step, pause=Pause(OVERFLOW_WAIT, (wait,), carried))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from functools import cache
 from importlib import resources
 from typing import Any, cast
@@ -19,6 +20,7 @@ from pydantic import Field, ValidationError, field_validator
 
 from bot.rulesets.base import (
     ACTOR,
+    ATTACKER,
     DEFENDER,
     EVERYONE,
     AttackInput,
@@ -50,7 +52,7 @@ from rules.crest_magia.destiny import (
 from rules.crest_magia.model import CONSEQUENCES, CREST_SLOTS, DEAD, SKILLS, STATS, Skill, Stat
 from rules.crest_magia.odds import action_outcomes, hit_chance
 from rules.crest_magia.options import CrestMagiaOptions
-from rules.crest_magia.rolls import action_roll, check_succeeds
+from rules.crest_magia.rolls import ActionRoll, ActionSpec, check_succeeds
 from rules.crest_magia.sheets import CharacterFile, parse_character
 from rules.dice import DiceSource
 from rules.exchange import (
@@ -83,6 +85,10 @@ DESTINY = fight.DESTINY
 SERIOUS = CONSEQUENCES.index("serious")
 MAX_BOONS = 20
 DESTINY_APPROVAL = "destiny_approval"
+CHECK_REROLL = "check_reroll"
+BOON_REQUEST = "boon_request"
+GRANT = "grant"
+REFUSE = "refuse"
 # What a player may change with /character edit: the names of their weapons, crests and specialties.
 PLAYER_EDITABLE = re.compile(r"^(weapons|crests|specialties)\.\d+\.name$")
 
@@ -129,6 +135,7 @@ class CrestCheckInput(CheckInput):
     specialty: str | None = Field(None, max_length=100, description="param.specialty")
     boons: int = Field(0, ge=0, le=MAX_BOONS, description="param.boons")
     banes: int = Field(0, ge=0, le=MAX_BOONS, description="param.banes")
+    ask: int = Field(0, ge=0, le=MAX_BOONS, description="param.ask")
 
     @field_validator("skill", mode="before")
     @classmethod
@@ -142,6 +149,7 @@ class CrestAttackInput(AttackInput):
     boons: int = Field(0, ge=0, le=MAX_BOONS, description="param.boons")
     banes: int = Field(0, ge=0, le=MAX_BOONS, description="param.banes")
     modifier: int = Field(0, ge=-20, le=20, description="param.modifier")
+    ask: int = Field(0, ge=0, le=MAX_BOONS, description="param.ask")
 
     @field_validator("stat", mode="before")
     @classmethod
@@ -160,6 +168,30 @@ class CheckRolled(Outcome):
     success: bool | None
     crit: str | None
     destiny_point: bool  # a player's critical success earns one (R3)
+    rerolled: bool = False  # rolled again for a Destiny Point
+
+
+class BoonsAsked(Outcome):
+    event = "boons.asked"
+    name: str
+    count: int
+
+
+class BoonsDecided(Outcome):
+    event = "boons.decided"
+    name: str
+    count: int
+    granted: bool
+    expired: bool
+
+
+class StandingSet(Outcome):
+    event = "standing.set"
+    names: list[str]
+    everyone: bool
+    boons: int
+    banes: int
+    modifier: int
 
 
 class DestinySpent(Outcome):
@@ -221,7 +253,10 @@ class CrestMagiaPlay(Play):
 
         return {
             DESTINY_APPROVAL: self.destiny_approval,
-            fight.STAT_WAIT: fight.defence_stat,
+            CHECK_REROLL: self.check_reroll,
+            BOON_REQUEST: self.boons_decided,
+            fight.STAT_WAIT: with_options(fight.awaiting_defence),
+            fight.HELPLESS_WAIT: with_options(fight.helpless_stat),
             fight.SKILL_WAIT: with_options(fight.defence_skill),
             fight.WITHSTAND_WAIT: with_options(fight.withstand_chosen),
             fight.OVERFLOW_WAIT: with_options(fight.overflow_chosen),
@@ -232,13 +267,15 @@ class CrestMagiaPlay(Play):
 
     def build(
         self, kind: str, data: Mapping[str, Any], bound: Mapping[str, CharacterSnapshot], dice: DiceSource,
-        options: CampaignOptions,
+        options: CampaignOptions, *, gm_run: bool = False,
     ) -> CharacterDraft:  # fmt: skip
-        """R12: nothing is rolled; each stat's pool is its die, full, and Destiny Points come with the session."""
+        """R12: nothing is rolled; each stat's pool is its die, full. A campaign is always within a session (the
+        first one from its start), so a new player character joins it with the session's Destiny Points."""
         sheet = parse_character(data, _options(options))
         pools = {fight.pool(stat): Pool(sheet.dice[stat], sheet.dice[stat]) for stat in STATS}
         pools[CONSEQUENCE] = Pool(0, DEAD)
-        pools[DESTINY] = Pool(0, None)
+        # Destiny Points are the players' (C31).
+        pools[DESTINY] = Pool(0 if gm_run else session_points(_options(options)), None)
         return CharacterDraft(sheet.name, CHARACTER, {"file": sheet.model_dump(mode="json")}, pools, ())
 
     def editable(self, kind: str, field: str, *, by_gm: bool) -> bool:
@@ -302,6 +339,10 @@ class CrestMagiaPlay(Play):
         weapons = [f"{weapon.name} ({weapon.rating})" for weapon in sheet.weapons]
         armor = f"{sheet.armor.name} ({sheet.armor.rating})" if sheet.armor else ""
         lines.append(SheetLine("sheet.equipment", ", ".join([*weapons, armor] if armor else weapons), inline=False))
+        if fight.STANDING in character.state:
+            standing = fight.standing(character)
+            lines.append(SheetLine("sheet.standing", Text("standing.values", {
+                "boons": standing.boons, "banes": standing.banes, "modifier": f"{standing.modifier:+d}"})))  # fmt: skip
         return lines
 
     def check(self, scene: Scene, params: CheckInput) -> Step:
@@ -309,10 +350,14 @@ class CrestMagiaPlay(Play):
         target if there is one. Criticals for player characters (everyone with `npc_crits`, C4)."""
         given = cast(CrestCheckInput, params)
         character = scene.one(ACTOR)
+        stat = cast(Stat, given.stat)
+        if given.ask:
+            what = Text("check.with_skill", {"stat": Text(f"stat.{stat}"), "skill": Text(f"skill.{given.skill}")}) if (
+                given.skill) else Text(f"stat.{stat}")  # fmt: skip
+            return _boons_asked(character, "check", given, Text("boons.on_check", {"what": what}),
+                                _options(scene.options))  # fmt: skip
         sheet = fight.sheet_of(character)
         options = _options(scene.options)
-        stat = cast(Stat, given.stat)
-        sides = fight.rolled_die(character, stat, options)
         modifiers: list[Modifier] = []
         if given.skill is not None:
             modifiers.append(Modifier(f"skill:{given.skill}", sheet.skill(given.skill)))
@@ -322,17 +367,37 @@ class CrestMagiaPlay(Play):
             modifiers.append(Modifier(f"specialty:{specialty.name}", specialty.rank))
         if given.modifier:
             modifiers.append(Modifier("gm", given.modifier))
-        player = not character.gm_run
-        roll = action_roll(stat, sides, tuple(modifiers), scene.dice, options, boons=given.boons,
-                           banes=given.banes, crits=player or options.npc_crits)  # fmt: skip
-        success = None if given.target is None else check_succeeds(roll, given.target, options)
-        earned = player and roll.crit == "success"
-        effects: tuple[Effect, ...] = (PoolDelta(ACTOR, DESTINY, 1),) if earned else ()
-        rolled = CheckRolled(
-            name=character.name, stat=stat, skill=given.skill, specialty=specialty.name if specialty else None,
-            total=roll.total, target=given.target, success=success, crit=roll.crit, destiny_point=earned,
-        )  # fmt: skip
-        return Step(rolls=roll.rolls(), effects=effects, outcomes=(rolled,))
+        standing = fight.standing(character)
+        spec = ActionSpec(stat, fight.rolled_die(character, stat, options), (*modifiers, *standing.modifiers()),
+                          given.boons + standing.boons, given.banes + standing.banes,
+                          crits=not character.gm_run or options.npc_crits)  # fmt: skip
+        state = {"spec": spec.to_dict(), "skill": given.skill, "specialty": specialty.name if specialty else None,
+                 "target": given.target}  # fmt: skip
+        return _checked(scene, spec.roll(scene.dice, options), state, options)
+
+    def check_reroll(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+        """A check's roll let stand (nothing more happens), or rolled again for a Destiny Point (C30)."""
+        if answer.option != fight.REROLL:
+            return Step()
+        options = _options(scene.options)
+        payer = fight.reroll_payer(scene, ACTOR, options)
+        spent = fight.rerolled(scene, payer)
+        same = scene.one(payer).id == scene.one(ACTOR).id
+        again = ActionSpec.from_dict(state["spec"]).roll(scene.dice, options)
+        return spent.then(_checked(scene, again, state, options, spent=SPEND_COST if same else 0))
+
+    def boons_decided(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+        """The GMs' answer to a request for boons (none when the deadline passed): the roll goes ahead with them
+        or without them."""
+        granted = answer.option == GRANT
+        count = int(state["count"])
+        is_check = state["kind"] == "check"
+        name = scene.one(ACTOR if is_check else ATTACKER).name
+        decided = Step(outcomes=(BoonsDecided(name=name, count=count, granted=granted, expired=answer.expired),))
+        with_boons = {"ask": 0, "boons": min(MAX_BOONS, int(state["params"]["boons"]) + (count if granted else 0))}
+        if is_check:
+            return decided.then(self.check(scene, CrestCheckInput.model_validate({**state["params"], **with_boons})))
+        return decided.then(self.attack(scene, CrestAttackInput.model_validate({**state["params"], **with_boons})))
 
     def attack_actions(self, attacker: CharacterSnapshot) -> list[Choice]:
         return [
@@ -343,8 +408,10 @@ class CrestMagiaPlay(Play):
 
     def attack(self, scene: Scene, params: AttackInput) -> Step:
         given = cast(CrestAttackInput, params)
-        if len(scene.members(DEFENDER)) != 1:
-            raise RuleError("one_target")
+        if given.ask:
+            fight.means(fight.sheet_of(scene.one(ATTACKER)), given.action)  # an unknown weapon is refused now
+            what = Text("boons.on_attack", {"defender": ", ".join(d.name for d in scene.members(DEFENDER))})
+            return _boons_asked(scene.one(ATTACKER), "attack", given, what, _options(scene.options))
         return fight.attack(scene, given.action, given.stat, given.specialty, given.boons, given.banes,
                             given.modifier, _options(scene.options))  # fmt: skip
 
@@ -359,9 +426,12 @@ class CrestMagiaPlay(Play):
         made_with = fight.means(fight.sheet_of(attacker), given.action)
         stat = given.stat or fight.DEFAULT_ATTACK_STAT[made_with["kind"]]
         modifiers = fight.attack_modifiers(fight.sheet_of(attacker), made_with, given.specialty)
-        bonus = sum(modifier.value for modifier in modifiers) + given.modifier
-        attacking = action_outcomes(fight.rolled_die(attacker, stat, rules_options), bonus, given.boons - given.banes,
-                                    rules_options, crits=not attacker.gm_run or rules_options.npc_crits)  # fmt: skip
+        standing, guard = fight.standing(attacker), fight.standing(defender)
+        bonus = sum(modifier.value for modifier in modifiers) + given.modifier + standing.modifier
+        net = given.boons - given.banes + standing.boons - standing.banes
+        attacking = action_outcomes(fight.rolled_die(attacker, stat, rules_options), bonus, net, rules_options,
+                                    crits=not attacker.gm_run or rules_options.npc_crits)  # fmt: skip
+        guard_net = guard.boons - guard.banes if rules_options.defender_boons else 0
         sheet = fight.sheet_of(defender)
         options_: list[tuple[int, Text | str]] = [(0, "—")]
         options_ += [(rank, Text(f"skill.{skill}")) for skill, rank in sheet.skills.items()]
@@ -371,13 +441,20 @@ class CrestMagiaPlay(Play):
         best, named = max(options_, key=lambda option: option[0])
         lines = []
         for defending in STATS:
-            defence = action_outcomes(fight.rolled_die(defender, defending, rules_options), best, 0, rules_options,
+            defence = action_outcomes(fight.rolled_die(defender, defending, rules_options), best + guard.modifier,
+                                      guard_net, rules_options,
                                       crits=not defender.gm_run or rules_options.npc_crits)  # fmt: skip
             label = Text("odds.defence", {"stat": Text(f"stat.{defending}"), "skill": named, "rank": best})
             lines.append((label, hit_chance(attacking, defence, rules_options)))
         return Odds(tuple(lines), Text("odds.footer"))
 
     def report(self, outcomes: Sequence[Outcome]) -> Report:
+        """The step's report, after a line for each decision on asked-for boons that the roll follows."""
+        shown = self._report(outcomes)
+        decided = tuple(_decision_note(outcome) for outcome in outcomes if isinstance(outcome, BoonsDecided))
+        return replace(shown, notes=decided + shown.notes) if decided else shown
+
+    def _report(self, outcomes: Sequence[Outcome]) -> Report:
         if any(isinstance(outcome, FIGHT_OUTCOMES) for outcome in outcomes):
             return _fight_report(outcomes)
         for outcome in outcomes:
@@ -390,7 +467,8 @@ class CrestMagiaPlay(Play):
                 if outcome.target is not None:
                     verdict = Text("check.success" if outcome.success else "check.failure")
                     fields.append((Text("check.target", {"target": outcome.target}), verdict))
-                notes = [Text(f"check.crit_{outcome.crit}")] if outcome.crit else []
+                notes = [Text("check.rerolled")] if outcome.rerolled else []
+                notes += [Text(f"check.crit_{outcome.crit}")] if outcome.crit else []
                 if outcome.destiny_point:
                     notes.append(Text("check.destiny_point", {"name": outcome.name}))
                 return Report(title, tuple(fields), tuple(notes))
@@ -399,13 +477,24 @@ class CrestMagiaPlay(Play):
                     return Report(pools=True)
                 said: dict[str, str | int | Text] = {"name": outcome.name, "use": Text(f"destiny.use.{outcome.use}")}
                 return Report(notes=(Text("destiny.spent", said),))
-            if isinstance(outcome, DestinyDenied | DestinyRequested):
+            if isinstance(outcome, DestinyDenied | DestinyRequested | BoonsAsked):
                 return Report()
+            if isinstance(outcome, StandingSet):
+                return Report(notes=(_standing_note(outcome),), pools=False)
             if isinstance(outcome, DestinyReset):
                 return Report(notes=(Text("destiny.session", {"points": outcome.points}),), pools=False)
         return Report()
 
     def log_text(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
+        if kind == "standing.set":
+            names = payload.get("names")
+            who: str | Text = Text("standing.everyone") if payload.get("everyone") else (
+                ", ".join(names) if isinstance(names, list) else "—")  # fmt: skip
+            modifier = payload.get("modifier")
+            return Text("event.standing.set", {"names": who, "modifier": f"{modifier:+d}" if isinstance(modifier, int)
+                                                                          else "—"})  # fmt: skip
+        if kind == "boons.decided":
+            return Text("event.boons.granted" if payload.get("granted") else "event.boons.refused")
         if kind.startswith("destiny.") and isinstance(payload.get("use"), str):
             return Text(f"event.{kind}", {"use": Text(f"destiny.use.{payload['use']}")})
         stat = Text(f"stat.{payload['stat']}") if payload.get("stat") in STATS else None
@@ -418,6 +507,18 @@ class CrestMagiaPlay(Play):
         return None
 
     # What only Crest Magia has, for its own commands (bot.rulesets.crest_magia.cog).
+    def set_standing(self, scene: Scene, role: str, boons: int, banes: int, modifier: int) -> Step:
+        """A GM's boons, banes and modifier that stay on the rolls of a character (or of everyone in the scene)
+        until a GM clears them: in play by post the GM is rarely there when a player rolls. All zero clears them."""
+        characters = scene.members(role)
+        value = {"boons": boons, "banes": banes, "modifier": modifier} if boons or banes or modifier else None
+        effects = tuple(
+            StatePatch(member(role, position), fight.STANDING, value) for position in range(len(characters))
+        )
+        set_ = StandingSet(names=[character.name for character in characters], everyone=role == EVERYONE, boons=boons,
+                           banes=banes, modifier=modifier)  # fmt: skip
+        return Step(effects=effects, outcomes=(set_,))
+
     def spend_destiny(
         self, scene: Scene, use: str, stat: str | None, to: str | None, amount: int | None, note: str | None,
         *, approved_by: int | None = None,
@@ -490,6 +591,58 @@ class CrestMagiaPlay(Play):
         return Step(effects=effects, outcomes=(reset,))
 
 
+def _standing_note(set_: StandingSet) -> Text:
+    who: str | Text = Text("standing.everyone") if set_.everyone else ", ".join(set_.names)
+    if not (set_.boons or set_.banes or set_.modifier):
+        return Text("standing.cleared", {"who": who})
+    return Text("standing.set", {"who": who, "boons": set_.boons, "banes": set_.banes,
+                                 "modifier": f"{set_.modifier:+d}"})  # fmt: skip
+
+
+def _decision_note(decided: BoonsDecided) -> Text:
+    said: dict[str, str | int | Text] = {"name": decided.name, "count": decided.count}
+    if decided.granted:
+        return Text("boons.note_granted", said)
+    return Text("boons.note_expired" if decided.expired else "boons.note_refused", said)
+
+
+def _boons_asked(
+    character: CharacterSnapshot, kind: str, given: CrestCheckInput | CrestAttackInput, what: Text,
+    options: CrestMagiaOptions,
+) -> Step:  # fmt: skip
+    """A player asks the GMs for boons before rolling (R2: the GM awards them): the roll waits for their answer, and
+    goes ahead without the boons when `boon_request_minutes` pass with none."""
+    said: dict[str, str | int | Text] = {"name": character.name, "count": given.ask, "what": what}
+    answers = (
+        Option(GRANT, Text("boons.grant"), tone="success", summary=Text("boons.granted", said)),
+        Option(REFUSE, Text("boons.refuse"), tone="secondary", summary=Text("boons.refused", said)),
+    )
+    wait = Wait(BOON_REQUEST, Audience.gms(), Text("boons.asked", said), answers,
+                deadline_seconds=options.boon_request_minutes * 60, default=REFUSE)  # fmt: skip
+    state = {"kind": kind, "count": given.ask, "params": given.model_dump(mode="json")}
+    return Step(outcomes=(BoonsAsked(name=character.name, count=given.ask),), pause=Pause(BOON_REQUEST, (wait,), state))
+
+
+def _checked(
+    scene: Scene, roll: ActionRoll, state: Mapping[str, Any], options: CrestMagiaOptions, *, spent: int = 0
+) -> Step:  # fmt: skip
+    """A check's roll, its verdict against the GM's target, the Destiny Point a player's critical success earns
+    (R3), and, while the player has a point to spend, the offer to roll it again."""
+    character = scene.one(ACTOR)
+    target = state["target"]
+    success = None if target is None else check_succeeds(roll, int(target), options)
+    earned = not character.gm_run and roll.crit == "success"
+    effects: tuple[Effect, ...] = (PoolDelta(ACTOR, DESTINY, 1),) if earned else ()
+    rolled = CheckRolled(
+        name=character.name, stat=roll.stat, skill=state["skill"], specialty=state["specialty"], total=roll.total,
+        target=target, success=success, crit=roll.crit, destiny_point=earned, rerolled=spent > 0,
+    )  # fmt: skip
+    step = Step(rolls=roll.rolls(), effects=effects, outcomes=(rolled,))
+    points = character.pools[DESTINY].current - spent + int(earned)
+    reroll = fight.reroll_wait(ACTOR, character, points, roll.total, options, final=True)
+    return step if reroll is None else Step.of(step, pause=Pause(CHECK_REROLL, (reroll,), state))
+
+
 def _joined(parts: list[Text]) -> Text | str:
     """Localized parts as one line, separated the same way in every language."""
     if not parts:
@@ -500,7 +653,16 @@ def _joined(parts: list[Text]) -> Text | str:
     return line
 
 
-FIGHT_OUTCOMES = (fight.Attacked, fight.Defended, fight.Wounded, fight.Overflowed, fight.Climbed, fight.Earned)
+FIGHT_OUTCOMES = (
+    fight.Attacked,
+    fight.Intercepted,
+    fight.Helpless,
+    fight.Defended,
+    fight.Wounded,
+    fight.Overflowed,
+    fight.Climbed,
+    fight.Earned,
+)
 
 
 def _fight_report(outcomes: Sequence[Outcome]) -> Report:
@@ -511,8 +673,15 @@ def _fight_report(outcomes: Sequence[Outcome]) -> Report:
         if isinstance(outcome, fight.Attacked):
             title = Text("attack.declared", {"attacker": outcome.attacker, "defender": outcome.defender,
                                              "total": outcome.total})  # fmt: skip
+            if outcome.rerolled:
+                notes.append(Text("check.rerolled"))
             if outcome.crit:
                 notes.append(Text(f"attack.crit_{outcome.crit}"))
+        elif isinstance(outcome, fight.Helpless):
+            notes.append(Text("attack.helpless", {"defender": outcome.defender}))
+        elif isinstance(outcome, fight.Intercepted):
+            notes.append(Text("attack.intercepted", {"interceptor": outcome.interceptor, "attacker": outcome.attacker,
+                                                     "defender": outcome.defender}))  # fmt: skip
         elif isinstance(outcome, fight.Defended):
             key = "attack.hit" if outcome.hit else "attack.missed"
             line = Text(key, {"attacker": outcome.attacker, "defender": outcome.defender})

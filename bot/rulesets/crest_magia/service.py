@@ -1,4 +1,5 @@
-"""What only Crest Magia has, applied to stored state: Destiny Point spends (a GM decides the narrative ones).
+"""What only Crest Magia has, applied to stored state: Destiny Point spends (a GM decides the narrative ones) and
+a GM's standing boons, banes and modifiers.
 
 Every spend is a step run by the shared exchange engine, so it is applied, logged and, for an approval,
 waited for like any other.
@@ -10,12 +11,12 @@ from bot.db.engine import Database
 from bot.db.models import Campaign
 from bot.errors import UserError
 from bot.render import mention
-from bot.rulesets.base import ACTOR, Scene
+from bot.rulesets.base import ACTOR, EVERYONE, Scene
 from bot.rulesets.crest_magia.play import RULESET_ID, CrestMagiaPlay
-from bot.services.characters import active_character
-from bot.services.common import Call, Clock, active_campaign, is_gm
+from bot.services.characters import active_character, campaign_characters, find_character
+from bot.services.common import Call, Clock, active_campaign, is_gm, require_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Progress
-from bot.services.held import refuse_held
+from bot.services.held import out_of_play, refuse_held
 from bot.services.snapshots import ruleset_play
 from rules.crest_magia.destiny import NARRATIVE_USES
 from rules.exchange import Step, Text
@@ -46,7 +47,7 @@ class CrestService:
                 spender = scene.one(ACTOR)
                 refuse_held(spender)
                 if play.out_of_play(spender) == "dead":
-                    raise UserError("error.out_of_play.dead", name=spender.name).within(RULESET_ID)
+                    raise out_of_play(RULESET_ID, spender, "dead")
                 if needs_gm:
                     return play.request_destiny(scene, use, note, mention(call.actor.user_id))
                 return play.spend_destiny(scene, use, stat, to, amount, note)
@@ -55,4 +56,25 @@ class CrestService:
                 session, campaign, kind="destiny.spend", title=Text("exchange.destiny", {"name": character.name}),
                 cast=Cast({ACTOR: [character]}), step_of=spent, dice=call.dice, actor_id=call.actor.user_id,
                 channel_id=call.channel_id,
+            )  # fmt: skip
+
+    async def set_standing(self, call: Call, name: str | None, boons: int, banes: int, modifier: int) -> Progress:
+        """A GM's standing boons, banes and modifier on one character, or (no name) on everyone in the campaign."""
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, call.place, lock=True)
+            play = crest_play(campaign)
+            await require_gm(session, campaign.id, call.actor)
+            if name is None:
+                role, characters = EVERYONE, await campaign_characters(session, campaign)
+                if not characters:
+                    raise UserError("error.standing_no_characters").within(RULESET_ID)
+                title = Text("exchange.standing_everyone")
+            else:
+                character = await find_character(session, campaign, name)
+                role, characters = ACTOR, [character]
+                title = Text("exchange.standing", {"name": character.name})
+            return await self.engine.run(
+                session, campaign, kind="standing.set", title=title, cast=Cast({role: characters}),
+                step_of=lambda scene: play.set_standing(scene, role, boons, banes, modifier), dice=call.dice,
+                actor_id=call.actor.user_id, channel_id=call.channel_id,
             )  # fmt: skip

@@ -403,7 +403,7 @@ class FatePointsPlay(Play):
 
     def build(
         self, kind: str, data: Mapping[str, Any], bound: Mapping[str, CharacterSnapshot], dice: DiceSource,
-        options: CampaignOptions,
+        options: CampaignOptions, *, gm_run: bool = False,
     ) -> CharacterDraft:  # fmt: skip
         rules_options = _options(options)
         if kind == MASTER:

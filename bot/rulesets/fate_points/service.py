@@ -22,7 +22,8 @@ from bot.services.campaigns import campaign_options
 from bot.services.characters import active_character, controls, find_character, linked
 from bot.services.common import Call, Clock, active_campaign, is_gm, require_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Progress, StepOf, turn_of
-from bot.services.play import refuse_fallen, refuse_out_of_turn
+from bot.services.held import refuse_fallen
+from bot.services.play import refuse_out_of_turn
 from bot.services.snapshots import ruleset_play
 from rules.exchange import Step, Text
 from rules.fate_points import FatePointsOptions

@@ -98,7 +98,7 @@ class EnginePlay(Play):
 
     def build(
         self, kind: str, data: Mapping[str, Any], bound: Mapping[str, CharacterSnapshot], dice: DiceSource,
-        options: CampaignOptions,
+        options: CampaignOptions, *, gm_run: bool = False,
     ) -> CharacterDraft:  # fmt: skip
         name = data.get("name")
         if not isinstance(name, str) or not name:
