@@ -74,14 +74,15 @@ class PlayCog(commands.Cog):
     @app_commands.describe(
         stat="The stat to roll", target="The GM's target, if any", modifier="A modifier the GM gave",
         details="More of your ruleset's options, as name:value words (suggested as you type)",
+        against="The character who opposes the check, where your ruleset has opposed checks",
     )  # fmt: skip
     @app_commands.guild_only()
     async def check(
         self, interaction: Interaction, stat: app_commands.Range[str, 1, 32] | None = None,
         target: app_commands.Range[int, -100, 100] | None = None, modifier: app_commands.Range[int, -20, 20] = 0,
-        details: app_commands.Range[str, 1, 200] | None = None,
+        details: app_commands.Range[str, 1, 200] | None = None, against: NameText | None = None,
     ) -> None:  # fmt: skip
-        given = {"stat": stat, "target": target, "modifier": modifier}
+        given = {"stat": stat, "target": target, "modifier": modifier, "against": against}
         progress = await self.bot.play.check(call_of(interaction), given, details)
         await respond(interaction, progress)
 
@@ -95,6 +96,10 @@ class PlayCog(commands.Cog):
         named = [(tr(f"stat.{stat}") if tr.has(f"stat.{stat}") else stat, stat) for stat in play.check_stats]
         return [app_commands.Choice(name=label, value=stat) for label, stat in named
                 if current.casefold() in label.casefold() or current.casefold() in stat.casefold()]  # fmt: skip
+
+    @check.autocomplete("against")
+    async def opponent_choices(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await character_choices(self.bot, interaction, current)
 
     @check.autocomplete("details")
     async def check_details(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:

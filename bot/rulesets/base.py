@@ -22,6 +22,7 @@ from rules.options import CampaignOptions
 
 # The roles the shared commands and hooks give their characters.
 ACTOR = "actor"  # /check, and a ruleset's own one-character commands
+OPPONENT = "opponent"  # /check against another character: the passive side of an opposed check
 ATTACKER = "attacker"
 DEFENDER = "defender"  # /attack's targets, in the order named
 CURRENT = "character"  # turn hooks: whose turn it is
@@ -220,6 +221,8 @@ class CheckInput(CommandInput):
     stat: str | None = None
     target: int | None = None
     modifier: int = 0
+    # The character an opposed check is made against (OPPONENT in the scene), where the ruleset has them.
+    against: str | None = None
 
 
 class AttackInput(CommandInput):
@@ -258,6 +261,8 @@ class Play:
     # The catalog key of the note at the top of a character template.
     template_note_key: str = ""
     check_input: type[CheckInput] = CheckInput
+    # Whether /check may name a character it is made `against` (an opposed check, answered by that character).
+    opposed_checks: bool = False
     attack_input: type[AttackInput] = AttackInput
     presets: tuple[Preset, ...] = ()
 

@@ -17,6 +17,7 @@ from bot.rulesets.base import (
     ACTOR,
     ATTACKER,
     DEFENDER,
+    OPPONENT,
     AttackInput,
     CharacterSnapshot,
     CheckInput,
@@ -74,8 +75,10 @@ class PlayService:
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
             play = play_of(campaign)
-            character = await active_character(session, campaign, call.actor)
             params = command_input(play.check_input, CheckInput, options, details)
+            if params.against is not None and not play.opposed_checks:
+                raise UserError("error.no_opposed_checks")
+            character = await active_character(session, campaign, call.actor)
             if play.check_stats:
                 # Stats are named as the rules write them, whatever case the player types.
                 if not params.stat:
@@ -84,14 +87,20 @@ class PlayService:
                 if stat is None:
                     raise UserError("error.unknown_stat", stat=params.stat or "—", stats=", ".join(play.check_stats))
                 params = params.model_copy(update={"stat": stat})
+            roles = {ACTOR: [character]}
+            if params.against is not None:
+                opponent = await find_character(session, campaign, params.against)
+                if opponent.id == character.id:
+                    raise UserError("error.against_self")
+                roles[OPPONENT] = [opponent]
 
             def check_step(scene: Scene) -> Step:
-                refuse_fallen(play, campaign.ruleset, scene.roles[ACTOR])
+                refuse_fallen(play, campaign.ruleset, [fighter for role in roles for fighter in scene.roles[role]])
                 return play.check(scene, params)
 
             return await self.engine.run(
                 session, campaign, kind="check", title=Text("exchange.check", {"name": character.name}),
-                cast=Cast({ACTOR: [character]}), step_of=check_step, dice=call.dice,
+                cast=Cast(roles), step_of=check_step, dice=call.dice,
                 actor_id=call.actor.user_id, channel_id=call.channel_id,
             )  # fmt: skip
 

@@ -47,3 +47,11 @@ MAX_SKILL = 5
 MAX_SPECIALTY = 3
 MAX_CREST = 5
 CREST_SLOTS = 3
+
+# T8 and C28: the rulebook's crests, by name. A file naming one may leave out its category and damage type; the
+# rulebook gives a ladder of capabilities for the Crest of Flames only (its words are in the bot's catalogs).
+BOOK_CRESTS: dict[str, tuple[CrestCategory, str | None]] = {
+    "Crest of Flames": ("magical", "fire"), "Crest of Tides": ("magical", "water"),
+    "Crest of Salves": ("healing", None), "Crest of Sabers": ("melee_weaponry", None),
+}  # fmt: skip
+BOOK_LADDERS = frozenset({"Crest of Flames"})

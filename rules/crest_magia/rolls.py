@@ -198,17 +198,18 @@ class DamageRoll:
     rating: int
     weakness: int  # the added d6, 0 without a weakness
     resistance: int  # the subtracted d6, 0 without a resistance
+    specialty: int = 0  # the rank of the crest specialty whose form the attack takes (R13)
 
     @property
     def total(self) -> int:
         base = MAX_DAMAGE_DICE if self.faces is None else sum(self.faces)
-        return base + self.rating + self.weakness - self.resistance
+        return base + self.rating + self.specialty + self.weakness - self.resistance
 
     def rolls(self) -> tuple[Roll, ...]:
         modifiers = tuple(
             modifier
-            for modifier in (Modifier("rating", self.rating), Modifier("weakness", self.weakness),
-                             Modifier("resistance", -self.resistance))
+            for modifier in (Modifier("rating", self.rating), Modifier("crest_specialty", self.specialty),
+                             Modifier("weakness", self.weakness), Modifier("resistance", -self.resistance))
             if modifier.value
         )  # fmt: skip
         faces = self.faces or (DAMAGE_SIDES, DAMAGE_SIDES)
@@ -232,7 +233,7 @@ def damage_roll(
 
 def damage_for(
     faces: tuple[int, int] | None, rating: int, *, weak: bool, resistant: bool, dice: DiceSource,
-    options: CrestMagiaOptions,
+    options: CrestMagiaOptions, specialty: int = 0,
 ) -> DamageRoll:  # fmt: skip
     """The damage against one defender from the attack's shared 2d6 (None: a crit's maximum). C11: at the maximum
     a weakness die is a 6 and a resistance die a 1 (or rolled, per `crit_resist_die`); both apply together (C32)."""
@@ -240,7 +241,7 @@ def damage_for(
     weakness = (DAMAGE_SIDES if maxed else dice.roll(1, DAMAGE_SIDES)[0]) if weak else 0
     rolled_resistance = not maxed or options.crit_resist_die == "rolled"
     resistance = (dice.roll(1, DAMAGE_SIDES)[0] if rolled_resistance else 1) if resistant else 0
-    return DamageRoll(faces, rating, weakness, resistance)
+    return DamageRoll(faces, rating, weakness, resistance, specialty)
 
 
 @dataclass(frozen=True)
@@ -250,10 +251,11 @@ class WithstandRoll:
     faces: tuple[int, int]
     rating: int
     crit: Crit | None  # only with `crit_on_withstand` (C3)
+    specialty: int = 0  # the rank of a crest specialty whose form fits the defence (R13)
 
     @property
     def total(self) -> int:
-        return sum(self.faces) + self.rating
+        return sum(self.faces) + self.rating + self.specialty
 
     def absorbed(self, damage: int) -> int:
         """The damage taken from a Damage Roll of `damage`: the difference when it exceeds the Withstand Roll (a
@@ -265,15 +267,16 @@ class WithstandRoll:
         return max(0, damage - self.total)
 
     def rolls(self) -> tuple[Roll, ...]:
-        modifiers = (Modifier("rating", self.rating),) if self.rating else ()
+        terms = (Modifier("rating", self.rating), Modifier("crest_specialty", self.specialty))
+        modifiers = tuple(modifier for modifier in terms if modifier.value)
         return (Roll("withstand", DAMAGE_SIDES, self.faces, self.faces, modifiers, self.total),)
 
 
-def withstand_roll(rating: int, dice: DiceSource, options: CrestMagiaOptions) -> WithstandRoll:
+def withstand_roll(rating: int, dice: DiceSource, options: CrestMagiaOptions, *, specialty: int = 0) -> WithstandRoll:
     first, second = dice.roll(2, DAMAGE_SIDES)
     crit: Crit | None = None
     if options.crit_on_withstand and first == second == DAMAGE_SIDES:
         crit = "success"
     elif options.crit_on_withstand and first == second == 1:
         crit = "failure"
-    return WithstandRoll((first, second), rating, crit)
+    return WithstandRoll((first, second), rating, crit, specialty)

@@ -6,10 +6,11 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
 from rules.crest_magia.model import (
+    BOOK_CRESTS,
     CREATION_CREST_RANK,
     CREATION_DICE,
     CREATION_SKILL_RANKS,
@@ -70,12 +71,33 @@ class CrestSpecialty(_File):
 
 
 class Crest(_File):
+    """A crest; one of the rulebook's (T8) may be named alone, in any case, and the book gives the rest."""
+
     name: Name
     category: CrestCategory
     damage_type: DamageType | None = None
     rank: CrestRank = CREATION_CREST_RANK
     specialties: list[CrestSpecialty] = Field(default_factory=list, max_length=10)
     ladder: dict[int, Annotated[str, Field(max_length=200)]] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_the_book(cls, data: object) -> object:
+        if not isinstance(data, Mapping) or not isinstance(data.get("name"), str):
+            return data
+        named = {name.casefold(): name for name in BOOK_CRESTS}.get(data["name"].strip().casefold())
+        if named is None:
+            return data
+        category, damage_type = BOOK_CRESTS[named]
+        return {"category": category, "damage_type": damage_type, **data, "name": named}
+
+    def specialty(self, name: str) -> CrestSpecialty:
+        """The specialty of this crest by name, in any case; a RuleError when there is none."""
+        wanted = name.strip().casefold()
+        found = next((s for s in self.specialties if s.name.casefold() == wanted), None)
+        if found is None:
+            raise RuleError("no_such_crest_specialty", name=name, crest=self.name)
+        return found
 
 
 class ItemCrest(Crest):

@@ -603,3 +603,78 @@ async def test_an_area_attack_rolls_once_and_each_defender_answers_in_turn(table
     assert "Bram is dead." in landed.replies[-1].text()
     over = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")).reply
     assert over.ephemeral and over.content == "Bram is dead and cannot take part."
+
+
+async def test_rulebook_crests_their_ladders_and_crest_specialties_on_damage_and_withstand(table: Table) -> None:
+    harness, gm, aiko, mei = table.harness, table.gm, table.aiko, table.mei
+    await _import(table, aiko, await _template(table, aiko))
+    bram = await _template(table, mei)
+    bram.update(name="Bram", crests=[{"name": "crest of tides"}])  # the rulebook's crest: its category is known
+    imported = await _import(table, mei, bram)
+    assert not imported.ephemeral, imported.content
+    sheet = (await harness.slash(aiko, table.channel, "character show", name="Aiko")).reply
+    crests = next(f["value"] for f in sheet.embeds[0]["fields"] if f["name"] == "Crests (rank)")
+    assert crests == "Crest of Flames (2): can create bolts of flame"
+    for name, form in (("Bram", "Water Wall"), ("Aiko", "Explosion")):
+        edited = await harness.slash(gm, table.channel, "character edit", name=name, field="crests.0.specialties.0",
+                                     value=f"{{name: {form}}}")  # fmt: skip
+        assert not edited.reply.ephemeral, edited.reply.content
+    sheet = (await harness.slash(mei, table.channel, "character show", name="Bram")).reply
+    assert "Crest of Tides (2), specialties Water Wall 1" in sheet.text()
+
+    wrong = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword",
+                                 details="form:Explosion")).reply  # fmt: skip
+    assert (
+        wrong.ephemeral
+        and wrong.content == "Explosion is a crest's specialty: name it when you attack with that crest."
+    )
+    # Intelligence d4, no Magecraft: 6 + 5 = 11 against Bram's 2 + 1 = 3. Damage 3 + 3, rank 2, Explosion 1: 9.
+    harness.dice.queue([6, 5, 1])
+    await harness.slash(
+        aiko, table.channel, "attack", target="Bram", action="Crest of Flames", details="form:explosion"
+    )
+    await harness.emulator.click(mei, harness.last(table.channel, mei), "Dexterity")
+    harness.dice.queue([2, 1, 1, 3, 3])
+    hit = await harness.emulator.click(mei, harness.last(table.channel, mei), "No skill")
+    assert "2d6 [3, 3] +2 (rating) +1 (crest specialty) = **9**" in hit.replies[-1].text()
+    withstand = harness.last(table.channel, mei)
+    assert withstand.buttons()[:3] == ["Leather (0)", "Crest of Tides (2)", "Crest of Tides as Water Wall (3)"]
+    harness.dice.queue([3, 3])
+    held = await harness.emulator.click(mei, withstand, "Crest of Tides as Water Wall (3)")
+    assert "Damage 9 against withstand 9: Bram takes no damage." in held.replies[-1].text()
+
+
+async def test_an_opposed_check_outside_a_fight_is_answered_by_the_other_side(table: Table) -> None:
+    harness, gm, aiko, mei = table.harness, table.gm, table.aiko, table.mei
+    await _three_players(table)
+    harness.dice.queue([4, 3, 2])  # Dexterity d6, no Subterfuge: 4 + 3 = 7
+    sneaking = (await harness.slash(aiko, table.channel, "check", stat="Dexterity", against="bram",
+                                    details="skill:Subterfuge")).reply  # fmt: skip
+    assert sneaking.embeds[0]["title"] == "Aiko: Dexterity + Subterfuge = 7"
+    prompt = harness.last(table.channel, mei)
+    assert prompt.content == "Bram: Aiko's check (7) is made against you. Oppose it with which stat?"
+    await harness.emulator.click(mei, prompt, "Wit")
+    question = harness.last(table.channel, mei)
+    assert question.content == "Bram: oppose with Wit and which skill?"
+    harness.dice.queue([3, 3, 1])  # Wit d6 + Awareness 3 + Sight 1: 6 + 4 = 10
+    held = await harness.emulator.click(mei, question, "Awareness + Sight 4")
+    assert held.replies[-1].embeds[0]["title"] == "Aiko 7 against Bram 10: Bram holds"
+
+    harness.dice.queue([6, 5, 4])
+    await harness.slash(aiko, table.channel, "check", stat="Dexterity", against="Bram")
+    await harness.emulator.click(mei, harness.last(table.channel, mei), "Wit")
+    harness.dice.queue([1, 2, 2])
+    won = await harness.emulator.click(mei, harness.last(table.channel, mei), "No skill")
+    assert won.replies[-1].embeds[0]["title"] == "Aiko 11 against Bram 4: Aiko wins"
+    log = (await harness.slash(gm, table.channel, "log show")).reply.text()
+    assert "Bram held against Aiko's opposed check (10 to 7)" in log
+    assert "Aiko won an opposed check against Bram (11 to 4)" in log
+
+    both = (await harness.slash(aiko, table.channel, "check", stat="Wit", target=10, against="Bram")).reply
+    assert both.ephemeral and "no target number" in both.content
+    alone = (await harness.slash(aiko, table.channel, "check", stat="Wit", against="Aiko")).reply
+    assert alone.ephemeral and alone.content == "A check cannot be opposed by the character making it."
+    elsewhere = harness.new_channel(table.guild)
+    await harness.slash(gm, elsewhere, "campaign start", ruleset="fate_points", name="Other")
+    other = (await harness.slash(gm, elsewhere, "check", stat="STR", against="Bram")).reply
+    assert other.ephemeral and "no opposed checks" in other.content

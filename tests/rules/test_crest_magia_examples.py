@@ -133,7 +133,8 @@ def test_m8_chained_overflow_is_discarded_then_each_damaging_hit_climbs_the_ladd
 def test_m9_a_resistance_die_and_a_crest_that_absorbs_the_blow() -> None:
     damage = damage_roll(3, weak=False, resistant=True, maxed=False, dice=FixedDice([4, 4, 5]), options=DEFAULTS)
     assert damage.total == 6
-    assert withstand_roll(2 + 1, FixedDice([3, 3]), DEFAULTS).absorbed(damage.total) == 0
+    withstand = withstand_roll(2, FixedDice([3, 3]), DEFAULTS, specialty=1)  # Crest of Tides 2 + Water Wall 1
+    assert withstand.total == 9 and withstand.absorbed(damage.total) == 0
 
 
 def test_m10_a_critical_against_a_resistance_subtracts_one() -> None:

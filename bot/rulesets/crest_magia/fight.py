@@ -25,6 +25,7 @@ from rules.crest_magia.rolls import (
     withstand_roll,
 )
 from rules.crest_magia.sheets import CharacterFile
+from rules.dice import DiceSource
 from rules.exchange import (
     Answer,
     Audience,
@@ -216,13 +217,25 @@ def attack_modifiers(sheet: CharacterFile, made_with: Mapping[str, Any], special
     return modifiers
 
 
+def with_form(sheet: CharacterFile, made_with: Mapping[str, Any], form: str | None) -> dict[str, Any]:
+    """R13: an attack with a crest in the form of one of its specialties adds that specialty's rank to the
+    Damage Roll."""
+    if form is None:
+        return dict(made_with)
+    crest = next((c for c in [*sheet.crests, *sheet.item_crests] if c.name == made_with["name"]), None)
+    if made_with["kind"] != CREST or crest is None:
+        raise RuleError("form_needs_crest", form=form)
+    found = crest.specialty(form)
+    return {**made_with, "form": found.name, "form_rank": found.rank}
+
+
 def attack(
-    scene: Scene, action: str, stat: Stat | None, specialty: str | None, boons: int, banes: int, gm_mod: int,
-    options: CrestMagiaOptions,
+    scene: Scene, action: str, stat: Stat | None, specialty: str | None, form: str | None, boons: int, banes: int,
+    gm_mod: int, options: CrestMagiaOptions,
 ) -> Step:  # fmt: skip
     """R6: the Attack Roll, with the skill of the weapon or crest; the first defender is asked for its stat."""
     attacker = scene.one(ATTACKER)
-    made_with = means(sheet_of(attacker), action)
+    made_with = with_form(sheet_of(attacker), means(sheet_of(attacker), action), form)
     stat = stat or DEFAULT_ATTACK_STAT[made_with["kind"]]
     modifiers = attack_modifiers(sheet_of(attacker), made_with, specialty)
     if gm_mod:
@@ -250,10 +263,10 @@ def _attack_rolled(
     defenders = ", ".join(defender.name for defender in scene.members(DEFENDER))
     declared = Attacked(attacker=attacker.name, defender=defenders, action=str(state["action"]), stat=roll.stat,
                         total=roll.total, crit=roll.crit, rerolled=spent > 0)  # fmt: skip
-    earned = _earned(ATTACKER, attacker, roll.crit)
-    step = Step(rolls=roll.rolls(), outcomes=(declared,)).then(earned)
+    point = earned(ATTACKER, attacker, roll.crit)
+    step = Step(rolls=roll.rolls(), outcomes=(declared,)).then(point)
     state = {**state, "attack": {"total": roll.total, "crit": roll.crit}}
-    points = attacker.pools[DESTINY].current - spent + len(earned.outcomes) if DESTINY in attacker.pools else 0
+    points = attacker.pools[DESTINY].current - spent + len(point.outcomes) if DESTINY in attacker.pools else 0
     reroll = reroll_wait(ATTACKER, attacker, points, roll.total, options, final=roll.crit == "failure")
     if roll.crit == "failure":
         if reroll is None:
@@ -275,13 +288,13 @@ def _defence_waits(
     intercept = Option(INTERCEPT, Text("intercept.button"), tone="secondary",
                        summary=Text("intercept.done", {"defender": defender.name}))  # fmt: skip
     waits.append(Wait(INTERCEPT_WAIT, Audience.players(), offer, (intercept,)))
-    options_ = (*_stat_options(STATS), Option(HELPLESS, Text("defend.helpless"), tone="secondary"))
+    options_ = (*stat_options(STATS), Option(HELPLESS, Text("defend.helpless"), tone="secondary"))
     prompt = Text("attack.prompt", {"defender": defender.name, "attacker": attacker.name, "total": total})
     waits.append(Wait(STAT_WAIT, Audience.character(_current(state)), prompt, options_))
     return tuple(waits)
 
 
-def _stat_options(stats: tuple[Stat, ...]) -> tuple[Option, ...]:
+def stat_options(stats: tuple[Stat, ...] = STATS) -> tuple[Option, ...]:
     return tuple(Option(pool(name), Text(f"defend.stat.{name}")) for name in stats)
 
 
@@ -384,14 +397,14 @@ def _ruled_helpless(scene: Scene, state: Mapping[str, Any], answer: Answer) -> S
     if not (answer.forced or defender.gm_run):
         raise RuleError("helpless_gm_only")
     prompt = Text("helpless.which", {"defender": defender.name})
-    wait = Wait(HELPLESS_WAIT, Audience.character(_current(state)), prompt, _stat_options(STATS))
+    wait = Wait(HELPLESS_WAIT, Audience.character(_current(state)), prompt, stat_options(STATS))
     return Step(outcomes=(Helpless(defender=defender.name),), pause=Pause(HELPLESS_WAIT, (wait,), state))
 
 
 def helpless_stat(scene: Scene, state: Mapping[str, Any], answer: Any, options: CrestMagiaOptions) -> Step:
     """The stat a helpless defender takes the hit on (C8): the attack hits without a Defense Roll."""
     attacker, defender = scene.one(ATTACKER), scene.one(_current(state))
-    stat = next(name for name in STATS if pool(name) == answer.option)
+    stat = stat_answered(answer)
     result = resolve_attack(Score(state["attack"]["total"], state["attack"]["crit"]), None, options)
     hit = Defended(attacker=attacker.name, defender=defender.name, stat=stat, skill=None,
                    attack_total=state["attack"]["total"], defence_total=None, hit=True, maxed=result.maxed,
@@ -399,11 +412,9 @@ def helpless_stat(scene: Scene, state: Mapping[str, Any], answer: Any, options: 
     return _hit(scene, {**state, "stat": stat}, Step(outcomes=(hit,)), options)
 
 
-def defence_stat(scene: Scene, state: Mapping[str, Any], answer: Any) -> Step:
-    """The stat chosen; now the skill (any of the defender's, alone or with one of its specialties, or none)."""
-    defender = scene.one(_current(state))
-    sheet = sheet_of(defender)
-    stat = next(name for name in STATS if pool(name) == answer.option)
+def skill_options(sheet: CharacterFile) -> tuple[Option, ...]:
+    """The answers of a passive roll's skill: none, each skill with a rank, and each skill with one of the
+    character's specialties (C12: one)."""
     skills = sorted(((rank, skill) for skill, rank in sheet.skills.items() if rank),
                     key=lambda ranked: (-ranked[0], ranked[1]))  # fmt: skip
     with_specialty = [
@@ -412,25 +423,24 @@ def defence_stat(scene: Scene, state: Mapping[str, Any], answer: Any) -> Step:
                                                                "rank": sheet.skill(specialty.skill) + specialty.rank}))
         for index, specialty in enumerate(sheet.specialties)
     ]  # fmt: skip
-    options = (
+    return (
         Option(NO_SKILL, Text("defend.no_skill"), tone="secondary"),
         *(Option(skill.lower(), Text("defend.skill", {"skill": Text(f"skill.{skill}"), "rank": rank}))
           for rank, skill in skills),
         *with_specialty,
     )[:MAX_CHOICES]  # fmt: skip
-    prompt = Text("defend.which_skill", {"defender": defender.name, "stat": Text(f"stat.{stat}")})
-    wait = Wait(SKILL_WAIT, Audience.character(_current(state)), prompt, options)
-    return Step(pause=Pause(SKILL_WAIT, (wait,), {**state, "stat": stat}))
 
 
-def defence_skill(scene: Scene, state: Mapping[str, Any], answer: Any, options: CrestMagiaOptions) -> Step:
-    """R6: the Defense Roll (no boons, C5), the hit, and on a hit the Damage Roll (R7) and the withstand."""
-    who = _current(state)
-    attacker, defender = scene.get(ATTACKER), scene.get(who)
-    if attacker is None or defender is None:
-        raise RuleError("fighter_gone")
-    sheet = sheet_of(defender)
-    stat = cast(Stat, state["stat"])
+def stat_answered(answer: Answer) -> Stat:
+    return next(name for name in STATS if pool(name) == answer.option)
+
+
+def passive_roll(
+    character: CharacterSnapshot, stat: Stat, answer: Answer, dice: DiceSource, options: CrestMagiaOptions
+) -> tuple[ActionRoll, str | None]:  # fmt: skip
+    """A Defense Roll, or the passive side of an opposed check (R6, C22), with the skill and specialty answered:
+    no boons (C5), but a GM's standing modifier, and the standing boons and banes with `defender_boons`."""
+    sheet = sheet_of(character)
     specialty = None
     if answer.option and answer.option.startswith(SPECIALTY):
         specialty = sheet.specialties[int(answer.option.removeprefix(SPECIALTY))]
@@ -440,18 +450,35 @@ def defence_skill(scene: Scene, state: Mapping[str, Any], answer: Any, options: 
     modifiers: tuple[Modifier, ...] = (Modifier(f"skill:{skill}", sheet.skill(cast(Skill, skill))),) if skill else ()
     if specialty is not None:
         modifiers += (Modifier(f"specialty:{specialty.name}", specialty.rank),)
-    # A GM's standing modifier counts on any roll; standing boons and banes on a defence only with
-    # `defender_boons` (C5: otherwise they are the attacker's alone).
-    standing_ = standing(defender)
+    standing_ = standing(character)
     boons, banes = (standing_.boons, standing_.banes) if options.defender_boons else (0, 0)
-    player = not defender.gm_run
-    roll = action_roll(stat, rolled_die(defender, stat, options), (*modifiers, *standing_.modifiers()), scene.dice,
-                       options, boons=boons, banes=banes, crits=player or options.npc_crits)  # fmt: skip
+    roll = action_roll(stat, rolled_die(character, stat, options), (*modifiers, *standing_.modifiers()), dice,
+                       options, boons=boons, banes=banes, crits=not character.gm_run or options.npc_crits)  # fmt: skip
+    return roll, skill
+
+
+def defence_stat(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    """The stat chosen; now the skill (any of the defender's, alone or with one of its specialties, or none)."""
+    defender = scene.one(_current(state))
+    stat = stat_answered(answer)
+    prompt = Text("defend.which_skill", {"defender": defender.name, "stat": Text(f"stat.{stat}")})
+    wait = Wait(SKILL_WAIT, Audience.character(_current(state)), prompt, skill_options(sheet_of(defender)))
+    return Step(pause=Pause(SKILL_WAIT, (wait,), {**state, "stat": stat}))
+
+
+def defence_skill(scene: Scene, state: Mapping[str, Any], answer: Answer, options: CrestMagiaOptions) -> Step:
+    """R6: the Defense Roll, the hit, and on a hit the Damage Roll (R7) and the withstand."""
+    who = _current(state)
+    attacker, defender = scene.get(ATTACKER), scene.get(who)
+    if attacker is None or defender is None:
+        raise RuleError("fighter_gone")
+    stat = cast(Stat, state["stat"])
+    roll, skill = passive_roll(defender, stat, answer, scene.dice, options)
     result = resolve_attack(Score(state["attack"]["total"], state["attack"]["crit"]), roll, options)
     defended = Defended(attacker=attacker.name, defender=defender.name, stat=stat, skill=skill,
                         attack_total=state["attack"]["total"], defence_total=roll.total, hit=result.hit,
                         maxed=result.maxed, crit=roll.crit)  # fmt: skip
-    step = Step(rolls=roll.rolls(), outcomes=(defended,)).then(_earned(who, defender, roll.crit))
+    step = Step(rolls=roll.rolls(), outcomes=(defended,)).then(earned(who, defender, roll.crit))
     if not result.hit:
         return step.then(_next_defender(scene, state))
     return _hit(scene, state, step, options)
@@ -470,18 +497,16 @@ def _hit(scene: Scene, state: Mapping[str, Any], step: Step, options: CrestMagia
         (shared[0], shared[1]) if shared else damage_dice(False, scene.dice))  # fmt: skip
     damage = damage_for(faces, made_with["rating"], weak=made_with["damage_type"] in sheet.weaknesses,
                         resistant=made_with["damage_type"] in sheet.resistances, dice=scene.dice,
-                        options=options)  # fmt: skip
+                        options=options, specialty=made_with.get("form_rank", 0))  # fmt: skip
     carried = {**state, "damage": damage.total, FACES: list(faces) if faces else None}
     shown = damage.rolls()
     if shared:  # the same two dice again: said so, so that no one reads them as a second roll
         shown = tuple(replace(roll, label="damage_shared") for roll in shown)
     rolled = Step.of(step, Step(rolls=shown))
-    sources = _withstand_sources(sheet)
+    sources = _withstand_choices(sheet)
     if len(sources) <= 1:
-        source = sources[0] if sources else (ARMOR, 0)
-        return rolled.then(_withstand(scene, carried, source, options))
-    wait_options = tuple(Option(key, Text("withstand.with", {"name": name, "rating": rating}))
-                         for key, name, rating in _withstand_choices(sheet))  # fmt: skip
+        return rolled.then(_withstand(scene, carried, sources[0] if sources else NO_ARMOR, options))
+    wait_options = tuple(Option(source.key, source.label) for source in sources)[:MAX_CHOICES]
     prompt = Text("withstand.which", {"defender": defender.name, "damage": damage.total})
     wait = Wait(WITHSTAND_WAIT, Audience.character(who), prompt, wait_options)
     return Step.of(rolled, pause=Pause(WITHSTAND_WAIT, (wait,), carried))
@@ -500,23 +525,23 @@ def _next_defender(scene: Scene, state: Mapping[str, Any]) -> Step:
 
 def withstand_chosen(scene: Scene, state: Mapping[str, Any], answer: Any, options: CrestMagiaOptions) -> Step:
     defender = scene.one(_current(state))
-    chosen = next(((key, rating) for key, _, rating in _withstand_choices(sheet_of(defender)) if key == answer.option),
-                  (ARMOR, 0))  # fmt: skip
+    chosen = next((source for source in _withstand_choices(sheet_of(defender)) if source.key == answer.option),
+                  NO_ARMOR)  # fmt: skip
     return _withstand(scene, state, chosen, options)
 
 
 def overflow_chosen(scene: Scene, state: Mapping[str, Any], answer: Any, options: CrestMagiaOptions) -> Step:
     defender = scene.one(_current(state))
-    stat = next(name for name in STATS if pool(name) == answer.option)
+    stat = stat_answered(answer)
     pending = Damaged(hp_of(defender), int(state["left"]), tuple(state["choices"]),
                       defender.pools[CONSEQUENCE].current, False)  # fmt: skip
     return _placed(scene, defender, choose_overflow(pending, stat, options), state, options, chosen=stat)
 
 
-def _withstand(scene: Scene, state: Mapping[str, Any], source: tuple[str, int], options: CrestMagiaOptions) -> Step:
+def _withstand(scene: Scene, state: Mapping[str, Any], source: Withstander, options: CrestMagiaOptions) -> Step:
     """R8 and R9: the Withstand Roll, and what gets through lands on the stat that defended (C8)."""
     attacker, defender = scene.one(ATTACKER), scene.one(_current(state))
-    withstand = withstand_roll(source[1], scene.dice, options)
+    withstand = withstand_roll(source.rating, scene.dice, options, specialty=source.specialty)
     damage = int(state["damage"])
     taken = withstand.absorbed(damage)
     stat = cast(Stat, state["stat"])
@@ -551,23 +576,44 @@ def _placed(
     if not hurt.left:
         return step.then(_next_defender(scene, state))
     prompt = Text("overflow.which", {"defender": defender.name, "left": hurt.left})
-    wait = Wait(OVERFLOW_WAIT, Audience.character(who), prompt, _stat_options(hurt.choices))
+    wait = Wait(OVERFLOW_WAIT, Audience.character(who), prompt, stat_options(hurt.choices))
     carried = {**state, "left": hurt.left, "choices": list(hurt.choices)}
     return Step.of(step, pause=Pause(OVERFLOW_WAIT, (wait,), carried))
 
 
-def _withstand_choices(sheet: CharacterFile) -> list[tuple[str, str, int]]:
-    """(option key, name, rating): the armour, and each crest by its rank (R8)."""
-    found = [(ARMOR, sheet.armor.name, sheet.armor.rating)] if sheet.armor else []
-    found += [(f"{CREST}_{index}", crest.name, crest.rank) for index, crest in enumerate(sheet.crests)]
+@dataclass(frozen=True)
+class Withstander:
+    """What a defender absorbs a blow with (R8): its armour, or a crest by its rank and perhaps in the form of one
+    of its specialties (R13)."""
+
+    key: str
+    label: Text
+    rating: int
+    specialty: int = 0
+
+
+NO_ARMOR = Withstander(ARMOR, Text("withstand.nothing"), 0)
+
+
+def _withstand_choices(sheet: CharacterFile) -> list[Withstander]:
+    found = []
+    if sheet.armor:
+        armor = sheet.armor
+        found.append(Withstander(ARMOR, Text("withstand.with", {"name": armor.name, "rating": armor.rating}),
+                                 armor.rating))  # fmt: skip
+    for index, crest in enumerate(sheet.crests):
+        named = Text("withstand.with", {"name": crest.name, "rating": crest.rank})
+        found.append(Withstander(f"{CREST}_{index}", named, crest.rank))
+        found += [
+            Withstander(f"{CREST}_{index}_{form}", Text("withstand.with_form", {
+                "name": crest.name, "form": specialty.name, "rating": crest.rank + specialty.rank}),
+                crest.rank, specialty.rank)
+            for form, specialty in enumerate(crest.specialties)
+        ]  # fmt: skip
     return found
 
 
-def _withstand_sources(sheet: CharacterFile) -> list[tuple[str, int]]:
-    return [(key, rating) for key, _, rating in _withstand_choices(sheet)]
-
-
-def _earned(who: str, character: CharacterSnapshot, crit: str | None) -> Step:
+def earned(who: str, character: CharacterSnapshot, crit: str | None) -> Step:
     """R3: a player character's critical success earns a Destiny Point."""
     if crit != "success" or character.gm_run:
         return Step()

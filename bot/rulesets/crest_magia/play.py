@@ -23,6 +23,7 @@ from bot.rulesets.base import (
     ATTACKER,
     DEFENDER,
     EVERYONE,
+    OPPONENT,
     AttackInput,
     CharacterDraft,
     CharacterSnapshot,
@@ -49,11 +50,11 @@ from rules.crest_magia.destiny import (
     restored,
     session_points,
 )
-from rules.crest_magia.model import CONSEQUENCES, CREST_SLOTS, DEAD, SKILLS, STATS, Skill, Stat
+from rules.crest_magia.model import BOOK_LADDERS, CONSEQUENCES, CREST_SLOTS, DEAD, SKILLS, STATS, Skill, Stat
 from rules.crest_magia.odds import action_outcomes, hit_chance
 from rules.crest_magia.options import CrestMagiaOptions
-from rules.crest_magia.rolls import ActionRoll, ActionSpec, check_succeeds
-from rules.crest_magia.sheets import CharacterFile, parse_character
+from rules.crest_magia.rolls import ActionRoll, ActionSpec, Score, check_succeeds, contest
+from rules.crest_magia.sheets import CharacterFile, Crest, ItemCrest, parse_character
 from rules.dice import DiceSource
 from rules.exchange import (
     Answer,
@@ -87,6 +88,8 @@ MAX_BOONS = 20
 DESTINY_APPROVAL = "destiny_approval"
 CHECK_REROLL = "check_reroll"
 BOON_REQUEST = "boon_request"
+CONTEST_STAT = "contest_stat"
+CONTEST_SKILL = "contest_skill"
 GRANT = "grant"
 REFUSE = "refuse"
 # What a player may change with /character edit: the names of their weapons, crests and specialties.
@@ -150,6 +153,7 @@ class CrestAttackInput(AttackInput):
     banes: int = Field(0, ge=0, le=MAX_BOONS, description="param.banes")
     modifier: int = Field(0, ge=-20, le=20, description="param.modifier")
     ask: int = Field(0, ge=0, le=MAX_BOONS, description="param.ask")
+    form: str | None = Field(None, max_length=100, description="param.form")
 
     @field_validator("stat", mode="before")
     @classmethod
@@ -169,6 +173,18 @@ class CheckRolled(Outcome):
     crit: str | None
     destiny_point: bool  # a player's critical success earns one (R3)
     rerolled: bool = False  # rolled again for a Destiny Point
+
+
+class ContestDecided(Outcome):
+    event = "contest"
+    name: str
+    opponent: str
+    stat: str
+    skill: str | None
+    total: int
+    opposed: int
+    crit: str | None  # the passive side's
+    won: bool
 
 
 class BoonsAsked(Outcome):
@@ -231,6 +247,7 @@ class CrestMagiaPlay(Play):
     template_note_key = "crest_magia.template_note"
     check_input = CrestCheckInput
     attack_input = CrestAttackInput
+    opposed_checks = True
     # A GM answers these in advance for a creature (`/gm auto`), so one attack on it is not four waits.
     presets = (
         Preset(fight.STAT_WAIT, Text("preset.defence_stat"),
@@ -255,6 +272,8 @@ class CrestMagiaPlay(Play):
             DESTINY_APPROVAL: self.destiny_approval,
             CHECK_REROLL: self.check_reroll,
             BOON_REQUEST: self.boons_decided,
+            CONTEST_STAT: self.contest_stat,
+            CONTEST_SKILL: self.contest_skill,
             fight.STAT_WAIT: with_options(fight.awaiting_defence),
             fight.HELPLESS_WAIT: with_options(fight.helpless_stat),
             fight.SKILL_WAIT: with_options(fight.defence_skill),
@@ -334,8 +353,8 @@ class CrestMagiaPlay(Play):
         specialties = [Text("sheet.specialty", {"name": s.name, "skill": Text(f"skill.{s.skill}"), "rank": s.rank})
                        for s in sheet.specialties]  # fmt: skip
         lines.append(SheetLine("sheet.specialties", _joined(specialties), inline=False))
-        crests = [f"{crest.name} ({crest.rank})" for crest in [*sheet.crests, *sheet.item_crests]]
-        lines.append(SheetLine("sheet.crests", ", ".join(crests), inline=False))
+        crests = [_crest_text(crest) for crest in [*sheet.crests, *sheet.item_crests]]
+        lines.append(SheetLine("sheet.crests", _joined(crests), inline=False))
         weapons = [f"{weapon.name} ({weapon.rating})" for weapon in sheet.weapons]
         armor = f"{sheet.armor.name} ({sheet.armor.rating})" if sheet.armor else ""
         lines.append(SheetLine("sheet.equipment", ", ".join([*weapons, armor] if armor else weapons), inline=False))
@@ -351,6 +370,8 @@ class CrestMagiaPlay(Play):
         given = cast(CrestCheckInput, params)
         character = scene.one(ACTOR)
         stat = cast(Stat, given.stat)
+        if given.against is not None and given.target is not None:
+            raise RuleError("contest_has_no_target")
         if given.ask:
             what = Text("check.with_skill", {"stat": Text(f"stat.{stat}"), "skill": Text(f"skill.{given.skill}")}) if (
                 given.skill) else Text(f"stat.{stat}")  # fmt: skip
@@ -386,6 +407,31 @@ class CrestMagiaPlay(Play):
         again = ActionSpec.from_dict(state["spec"]).roll(scene.dice, options)
         return spent.then(_checked(scene, again, state, options, spent=SPEND_COST if same else 0))
 
+    def contest_stat(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+        """The opposed check's open step answered: the active roll rolled again, or the passive side's stat, and
+        now its skill."""
+        if answer.wait == fight.REROLL_WAIT:
+            return self.check_reroll(scene, state, answer)
+        opponent = scene.one(OPPONENT)
+        stat = fight.stat_answered(answer)
+        prompt = Text("contest.which_skill", {"opponent": opponent.name, "stat": Text(f"stat.{stat}")})
+        wait = Wait(CONTEST_SKILL, Audience.character(OPPONENT), prompt, fight.skill_options(fight.sheet_of(opponent)))
+        return Step(pause=Pause(CONTEST_SKILL, (wait,), {**state, "stat": stat}))
+
+    def contest_skill(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+        """R4 and C22: the passive side's roll, as a Defense Roll is made; the active side wins only by exceeding it."""
+        options = _options(scene.options)
+        actor, opponent = scene.get(ACTOR), scene.get(OPPONENT)
+        if actor is None or opponent is None:
+            raise RuleError("fighter_gone")
+        stat = cast(Stat, state["stat"])
+        roll, skill = fight.passive_roll(opponent, stat, answer, scene.dice, options)
+        active = state["active"]
+        decided = ContestDecided(name=actor.name, opponent=opponent.name, stat=stat, skill=skill,
+                                 total=active["total"], opposed=roll.total, crit=roll.crit,
+                                 won=contest(Score(active["total"], active["crit"]), roll, options))  # fmt: skip
+        return Step(rolls=roll.rolls(), outcomes=(decided,)).then(fight.earned(OPPONENT, opponent, roll.crit))
+
     def boons_decided(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
         """The GMs' answer to a request for boons (none when the deadline passed): the roll goes ahead with them
         or without them."""
@@ -409,10 +455,11 @@ class CrestMagiaPlay(Play):
     def attack(self, scene: Scene, params: AttackInput) -> Step:
         given = cast(CrestAttackInput, params)
         if given.ask:
-            fight.means(fight.sheet_of(scene.one(ATTACKER)), given.action)  # an unknown weapon is refused now
+            sheet = fight.sheet_of(scene.one(ATTACKER))
+            fight.with_form(sheet, fight.means(sheet, given.action), given.form)  # refused now, not after the wait
             what = Text("boons.on_attack", {"defender": ", ".join(d.name for d in scene.members(DEFENDER))})
             return _boons_asked(scene.one(ATTACKER), "attack", given, what, _options(scene.options))
-        return fight.attack(scene, given.action, given.stat, given.specialty, given.boons, given.banes,
+        return fight.attack(scene, given.action, given.stat, given.specialty, given.form, given.boons, given.banes,
                             given.modifier, _options(scene.options))  # fmt: skip
 
     def odds(
@@ -455,6 +502,9 @@ class CrestMagiaPlay(Play):
         return replace(shown, notes=decided + shown.notes) if decided else shown
 
     def _report(self, outcomes: Sequence[Outcome]) -> Report:
+        decided = next((outcome for outcome in outcomes if isinstance(outcome, ContestDecided)), None)
+        if decided is not None:
+            return _contest_report(decided, outcomes)
         if any(isinstance(outcome, FIGHT_OUTCOMES) for outcome in outcomes):
             return _fight_report(outcomes)
         for outcome in outcomes:
@@ -493,6 +543,8 @@ class CrestMagiaPlay(Play):
             modifier = payload.get("modifier")
             return Text("event.standing.set", {"names": who, "modifier": f"{modifier:+d}" if isinstance(modifier, int)
                                                                           else "—"})  # fmt: skip
+        if kind == "contest":
+            return Text("event.contest.won" if payload.get("won") else "event.contest.held")
         if kind == "boons.decided":
             return Text("event.boons.granted" if payload.get("granted") else "event.boons.refused")
         if kind.startswith("destiny.") and isinstance(payload.get("use"), str):
@@ -591,6 +643,30 @@ class CrestMagiaPlay(Play):
         return Step(effects=effects, outcomes=(reset,))
 
 
+def _contest_report(decided: ContestDecided, outcomes: Sequence[Outcome]) -> Report:
+    said: dict[str, str | int | Text] = {"name": decided.name, "opponent": decided.opponent, "total": decided.total,
+                                         "opposed": decided.opposed}  # fmt: skip
+    title = Text("contest.won" if decided.won else "contest.held", said)
+    notes = [Text(f"contest.crit_{decided.crit}", {"opponent": decided.opponent})] if decided.crit else []
+    notes += [Text("check.destiny_point", {"name": o.name}) for o in outcomes if isinstance(o, fight.Earned)]
+    return Report(title, notes=tuple(notes))
+
+
+def _crest_text(crest: Crest) -> Text:
+    """A crest on the sheet: its rank, its specialties, and what it can do at that rank (its ladder as the GM
+    wrote it, or the rulebook's, R13/T8)."""
+    shown = Text("sheet.crest", {"name": crest.name, "rank": crest.rank})
+    if crest.specialties:
+        forms = ", ".join(f"{specialty.name} {specialty.rank}" for specialty in crest.specialties)
+        shown = Text("sheet.crest_forms", {"crest": shown, "forms": forms})
+    if isinstance(crest, ItemCrest) and crest.uses_left is not None:
+        shown = Text("sheet.crest_uses", {"crest": shown, "uses": crest.uses_left})
+    capability: str | Text | None = crest.ladder.get(crest.rank)
+    if capability is None and not crest.ladder and crest.name in BOOK_LADDERS:
+        capability = Text(f"ladder.{crest.name.lower().replace(' ', '_')}.{crest.rank}")
+    return shown if capability is None else Text("sheet.crest_can", {"crest": shown, "can": capability})
+
+
 def _standing_note(set_: StandingSet) -> Text:
     who: str | Text = Text("standing.everyone") if set_.everyone else ", ".join(set_.names)
     if not (set_.boons or set_.banes or set_.modifier):
@@ -639,6 +715,13 @@ def _checked(
     )  # fmt: skip
     step = Step(rolls=roll.rolls(), effects=effects, outcomes=(rolled,))
     points = character.pools[DESTINY].current - spent + int(earned)
+    opponent = scene.get(OPPONENT)
+    if opponent is not None:  # an opposed check: unresolved until the other side answers
+        reroll = fight.reroll_wait(ACTOR, character, points, roll.total, options, final=False)
+        said: dict[str, str | int | Text] = {"opponent": opponent.name, "name": character.name, "total": roll.total}
+        wait = Wait(CONTEST_STAT, Audience.character(OPPONENT), Text("contest.prompt", said), fight.stat_options())
+        carried = {**state, "active": {"total": roll.total, "crit": roll.crit}}
+        return Step.of(step, pause=Pause(CONTEST_STAT, (*([reroll] if reroll else []), wait), carried))
     reroll = fight.reroll_wait(ACTOR, character, points, roll.total, options, final=True)
     return step if reroll is None else Step.of(step, pause=Pause(CHECK_REROLL, (reroll,), state))
 
