@@ -23,6 +23,8 @@ class CrestMagiaOptions(CampaignOptions):
     d4_until: Literal["any_hp", "full_hp"] = "any_hp"
     dp_restore: Literal["full_pool", "half_pool"] = "full_pool"
     dp_session_start: int = Field(1, ge=0, le=10)
+    # R1/R6: another stat or skill than the attack's usual one needs a GM's agreement, unless this is on.
+    free_stat_choice: bool = False
     # Ours, for play by post: how long a roll nothing else resolves (a check, a critical failure) stays open
     # to a Destiny Point reroll, and how long a boon a player asks for waits for the GMs.
     dp_reroll_minutes: int = Field(60, ge=1, le=10080)

@@ -173,12 +173,15 @@ async def test_an_attack_answered_a_day_later_with_a_stat_a_skill_a_withstand_an
     await _import(table, mei, bram)
     # A rating is the GM's to set (C10).
     await harness.slash(gm, table.channel, "character edit", name="Aiko", field="weapons.0.rating", value="2")
-    # Dexterity d6, Melee 3 and Swords 1, one boon: base 4, 2; d6 5; boon 2 -> 5 + 4 + 3 + 1 + 2 = 15.
-    harness.dice.queue([4, 2, 5, 2])
-    declared = (
+    # A sword strikes with Physique: Dexterity is Aiko's to argue for, and a GM's to agree to (R1).
+    asked = (
         await harness.slash(aiko, table.channel, "attack", target="Bram", action="melee|Sword",
                             details="stat:dexterity specialty:swords boons:1")
     ).reply  # fmt: skip
+    assert "Aiko asks, for the attack on Bram: Dexterity instead of Physique. Grant it?" in asked.content
+    # Dexterity d6, Melee 3 and Swords 1, one boon: base 4, 2; d6 5; boon 2 -> 5 + 4 + 3 + 1 + 2 = 15.
+    harness.dice.queue([4, 2, 5, 2])
+    declared = (await harness.emulator.click(gm, asked, "Grant")).replies[-1]
     assert declared.embeds[0]["title"] == "Aiko attacks Bram: 15"
     assert "+3 (Melee) +1 (Swords)" in declared.embeds[0]["description"]
     prompt = harness.last(table.channel, mei)
@@ -205,6 +208,8 @@ async def test_an_attack_answered_a_day_later_with_a_stat_a_skill_a_withstand_an
     # A heavier blow empties Dexterity, and Bram chooses the pool the rest goes to.
     await harness.slash(gm, table.channel, "character edit", name="Aiko", field="weapons.0.rating", value="10")
     harness.dice.queue([6, 5, 5])
+    # The GMs let players pick their stats freely from now on (`free_stat_choice`).
+    await harness.slash(gm, table.channel, "campaign set", option="free_stat_choice", value="true")
     await harness.slash(aiko, table.channel, "attack", target="Bram", action="melee|Sword", details="stat:dexterity")
     await harness.emulator.click(mei, harness.last(table.channel, mei), "Dexterity")
     harness.dice.queue([1, 2, 1, 1, 1])  # the defence's 3 + 4 misses 14; the damage 1 + 1 + 10
@@ -489,28 +494,41 @@ async def test_boons_asked_of_the_gms_are_granted_or_lapse_at_the_deadline(table
     asked = (await harness.slash(aiko, table.channel, "check", stat="Wit", details="skill:Awareness ask:1")).reply
     assert asked.visible_to is EVERYONE
     assert asked.buttons() == ["Grant", "Refuse"]
-    assert "Aiko asks for boons on a Wit + Awareness check (asked: 1). Grant them?" in asked.content
+    assert "Aiko asks, for a Wit + Awareness check: boons 1. Grant it?" in asked.content
     assert "Refuse" in asked.content  # what the deadline answers
     not_a_gm = await harness.emulator.click(aiko, asked, "Grant")
     assert not_a_gm.reply.ephemeral
     harness.dice.queue([2, 3, 1, 4])  # 3 + 2 + Awareness 3, and the boon's d4: 12
     granted = await harness.emulator.click(gm, asked, "Grant")
     assert granted.replies[-1].embeds[0]["title"] == "Aiko: Wit + Awareness = 12"
-    assert "A GM granted Aiko the boons asked for (1)." in granted.replies[-1].text()
-    assert harness.current(asked).content == f"{gm.mention} grants Aiko the boons asked for (1)."
+    assert "A GM granted what Aiko asked for." in granted.replies[-1].text()
+    assert (
+        harness.current(asked).content
+        == f"{gm.mention} grants Aiko what was asked for a Wit + Awareness check: boons 1."
+    )
 
     # No GM around: when the time is up the attack is rolled without the boons, and Bram is asked to defend.
     waiting = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="melee|Sword",
                                    details="ask:2")).reply  # fmt: skip
-    assert "asks for boons on the attack on Bram (asked: 2)" in waiting.content
+    assert "Aiko asks, for the attack on Bram: boons 2. Grant it?" in waiting.content
     harness.dice.queue([4, 2, 5])
     harness.emulator.clock.advance(3601)
     await harness.eventually(lambda: "Defend with which stat?" in harness.last(table.channel, mei).content)
     seen = harness.seen_by(gm, table.channel)
-    assert "No GM answered Aiko's request for boons in time: rolled without them." in seen
+    assert "No GM answered Aiko's request in time: rolled without it." in seen
     assert "Aiko attacks Bram: 12" in seen
     log = (await harness.slash(gm, table.channel, "log show")).reply.text()
-    assert "A GM granted Aiko's boons (1)" in log and "Aiko rolled without the boons asked for (2)" in log
+    assert "A GM granted Aiko's request" in log and "Aiko rolled without what was asked for" in log
+    # Another skill for a sword is a GM's call (R6: a skill "they can rationalize"); refused, the usual one counts.
+    await harness.emulator.click(mei, harness.last(table.channel, mei), "Dexterity")
+    await harness.emulator.click(mei, harness.last(table.channel, mei), "No skill")
+    wrestle = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword",
+                                   details="skill:athletics")).reply  # fmt: skip
+    assert "Aiko asks, for the attack on Bram: Athletics instead of Melee. Grant it?" in wrestle.content
+    harness.dice.queue([4, 2, 5])
+    refused = await harness.emulator.click(gm, wrestle, "Refuse")
+    assert "+3 (Melee)" in refused.replies[-1].text() and "Athletics" not in refused.replies[-1].text()
+    assert harness.current(wrestle).content == f"{gm.mention} refuses Aiko's request: the roll goes ahead without it."
     unknown = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Spear",
                                    details="ask:1")).reply  # fmt: skip
     assert unknown.ephemeral and "Spear is not one of this character's attacks" in unknown.content

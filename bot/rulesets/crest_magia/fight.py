@@ -230,12 +230,15 @@ def with_form(sheet: CharacterFile, made_with: Mapping[str, Any], form: str | No
 
 
 def attack(
-    scene: Scene, action: str, stat: Stat | None, specialty: str | None, form: str | None, boons: int, banes: int,
-    gm_mod: int, options: CrestMagiaOptions,
+    scene: Scene, action: str, stat: Stat | None, skill: Skill | None, specialty: str | None, form: str | None,
+    boons: int, banes: int, gm_mod: int, options: CrestMagiaOptions,
 ) -> Step:  # fmt: skip
-    """R6: the Attack Roll, with the skill of the weapon or crest; the first defender is asked for its stat."""
+    """R6: the Attack Roll, with the skill of the weapon or crest unless another is named; the first defender is
+    asked for its stat."""
     attacker = scene.one(ATTACKER)
     made_with = with_form(sheet_of(attacker), means(sheet_of(attacker), action), form)
+    if skill is not None:
+        made_with["skill"] = skill
     stat = stat or DEFAULT_ATTACK_STAT[made_with["kind"]]
     modifiers = attack_modifiers(sheet_of(attacker), made_with, specialty)
     if gm_mod:

@@ -87,7 +87,7 @@ SERIOUS = CONSEQUENCES.index("serious")
 MAX_BOONS = 20
 DESTINY_APPROVAL = "destiny_approval"
 CHECK_REROLL = "check_reroll"
-BOON_REQUEST = "boon_request"
+GM_REQUEST = "gm_request"
 CONTEST_STAT = "contest_stat"
 CONTEST_SKILL = "contest_skill"
 GRANT = "grant"
@@ -154,11 +154,17 @@ class CrestAttackInput(AttackInput):
     modifier: int = Field(0, ge=-20, le=20, description="param.modifier")
     ask: int = Field(0, ge=0, le=MAX_BOONS, description="param.ask")
     form: str | None = Field(None, max_length=100, description="param.form")
+    skill: Skill | None = Field(None, description="param.attack_skill")
 
     @field_validator("stat", mode="before")
     @classmethod
     def _stat_name(cls, value: object) -> object:
         return _as_written("stat", STATS, value)
+
+    @field_validator("skill", mode="before")
+    @classmethod
+    def _skill_name(cls, value: object) -> object:
+        return _as_written("skill", SKILLS, value)
 
 
 class CheckRolled(Outcome):
@@ -187,16 +193,17 @@ class ContestDecided(Outcome):
     won: bool
 
 
-class BoonsAsked(Outcome):
-    event = "boons.asked"
+class RequestAsked(Outcome):
+    event = "request.asked"
     name: str
-    count: int
+    count: int  # boons asked for
+    stat: str | None  # another stat asked for, or None
+    skill: str | None  # another skill asked for, or None
 
 
-class BoonsDecided(Outcome):
-    event = "boons.decided"
+class RequestDecided(Outcome):
+    event = "request.decided"
     name: str
-    count: int
     granted: bool
     expired: bool
 
@@ -271,7 +278,7 @@ class CrestMagiaPlay(Play):
         return {
             DESTINY_APPROVAL: self.destiny_approval,
             CHECK_REROLL: self.check_reroll,
-            BOON_REQUEST: self.boons_decided,
+            GM_REQUEST: self.request_decided,
             CONTEST_STAT: self.contest_stat,
             CONTEST_SKILL: self.contest_skill,
             fight.STAT_WAIT: with_options(fight.awaiting_defence),
@@ -375,8 +382,8 @@ class CrestMagiaPlay(Play):
         if given.ask:
             what = Text("check.with_skill", {"stat": Text(f"stat.{stat}"), "skill": Text(f"skill.{given.skill}")}) if (
                 given.skill) else Text(f"stat.{stat}")  # fmt: skip
-            return _boons_asked(character, "check", given, Text("boons.on_check", {"what": what}),
-                                _options(scene.options))  # fmt: skip
+            return _requested(character, "check", given, Text("request.on_check", {"what": what}), None, None,
+                              _options(scene.options))  # fmt: skip
         sheet = fight.sheet_of(character)
         options = _options(scene.options)
         modifiers: list[Modifier] = []
@@ -432,18 +439,19 @@ class CrestMagiaPlay(Play):
                                  won=contest(Score(active["total"], active["crit"]), roll, options))  # fmt: skip
         return Step(rolls=roll.rolls(), outcomes=(decided,)).then(fight.earned(OPPONENT, opponent, roll.crit))
 
-    def boons_decided(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
-        """The GMs' answer to a request for boons (none when the deadline passed): the roll goes ahead with them
-        or without them."""
+    def request_decided(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+        """The GMs' answer to a request (none when the deadline passed): granted, the roll has the boons and the
+        stat and skill asked for; refused, it goes ahead without the boons, with the usual stat and skill."""
         granted = answer.option == GRANT
-        count = int(state["count"])
         is_check = state["kind"] == "check"
         name = scene.one(ACTOR if is_check else ATTACKER).name
-        decided = Step(outcomes=(BoonsDecided(name=name, count=count, granted=granted, expired=answer.expired),))
-        with_boons = {"ask": 0, "boons": min(MAX_BOONS, int(state["params"]["boons"]) + (count if granted else 0))}
+        decided = Step(outcomes=(RequestDecided(name=name, granted=granted, expired=answer.expired),))
+        asked = int(state["params"]["ask"])
+        with_boons = {"ask": 0, "boons": min(MAX_BOONS, int(state["params"]["boons"]) + (asked if granted else 0))}
         if is_check:
             return decided.then(self.check(scene, CrestCheckInput.model_validate({**state["params"], **with_boons})))
-        return decided.then(self.attack(scene, CrestAttackInput.model_validate({**state["params"], **with_boons})))
+        given = CrestAttackInput.model_validate({**state["params"], **with_boons})
+        return decided.then(_attack_as(scene, given, granted=granted))
 
     def attack_actions(self, attacker: CharacterSnapshot) -> list[Choice]:
         return [
@@ -453,14 +461,22 @@ class CrestMagiaPlay(Play):
         ]  # fmt: skip
 
     def attack(self, scene: Scene, params: AttackInput) -> Step:
+        """R6: the attack, at once; or, when it asks for boons or for a stat or skill other than the weapon's or the
+        crest's (R1: "if the player can rationalize it and the GM agrees"), once a GM has answered."""
         given = cast(CrestAttackInput, params)
-        if given.ask:
-            sheet = fight.sheet_of(scene.one(ATTACKER))
-            fight.with_form(sheet, fight.means(sheet, given.action), given.form)  # refused now, not after the wait
-            what = Text("boons.on_attack", {"defender": ", ".join(d.name for d in scene.members(DEFENDER))})
-            return _boons_asked(scene.one(ATTACKER), "attack", given, what, _options(scene.options))
-        return fight.attack(scene, given.action, given.stat, given.specialty, given.form, given.boons, given.banes,
-                            given.modifier, _options(scene.options))  # fmt: skip
+        options = _options(scene.options)
+        attacker = scene.one(ATTACKER)
+        sheet = fight.sheet_of(attacker)
+        made_with = fight.with_form(sheet, fight.means(sheet, given.action), given.form)  # refused now, not later
+        usual_stat, usual_skill = fight.DEFAULT_ATTACK_STAT[made_with["kind"]], made_with["skill"]
+        other_stat = given.stat if given.stat not in (None, usual_stat) and not options.free_stat_choice else None
+        other_skill = given.skill if given.skill not in (None, usual_skill) and not options.free_stat_choice else None
+        if given.ask or other_stat or other_skill:
+            what = Text("request.on_attack", {"defender": ", ".join(d.name for d in scene.members(DEFENDER))})
+            stat_change = (other_stat, usual_stat) if other_stat else None
+            skill_change = (other_skill, usual_skill) if other_skill else None
+            return _requested(attacker, "attack", given, what, stat_change, skill_change, options)
+        return _attack_as(scene, given, granted=True)
 
     def odds(
         self, attacker: CharacterSnapshot, defender: CharacterSnapshot, params: AttackInput, options: CampaignOptions,
@@ -498,7 +514,7 @@ class CrestMagiaPlay(Play):
     def report(self, outcomes: Sequence[Outcome]) -> Report:
         """The step's report, after a line for each decision on asked-for boons that the roll follows."""
         shown = self._report(outcomes)
-        decided = tuple(_decision_note(outcome) for outcome in outcomes if isinstance(outcome, BoonsDecided))
+        decided = tuple(_decision_note(outcome) for outcome in outcomes if isinstance(outcome, RequestDecided))
         return replace(shown, notes=decided + shown.notes) if decided else shown
 
     def _report(self, outcomes: Sequence[Outcome]) -> Report:
@@ -527,7 +543,7 @@ class CrestMagiaPlay(Play):
                     return Report(pools=True)
                 said: dict[str, str | int | Text] = {"name": outcome.name, "use": Text(f"destiny.use.{outcome.use}")}
                 return Report(notes=(Text("destiny.spent", said),))
-            if isinstance(outcome, DestinyDenied | DestinyRequested | BoonsAsked):
+            if isinstance(outcome, DestinyDenied | DestinyRequested | RequestAsked):
                 return Report()
             if isinstance(outcome, StandingSet):
                 return Report(notes=(_standing_note(outcome),), pools=False)
@@ -545,8 +561,8 @@ class CrestMagiaPlay(Play):
                                                                           else "—"})  # fmt: skip
         if kind == "contest":
             return Text("event.contest.won" if payload.get("won") else "event.contest.held")
-        if kind == "boons.decided":
-            return Text("event.boons.granted" if payload.get("granted") else "event.boons.refused")
+        if kind == "request.decided":
+            return Text("event.request.granted" if payload.get("granted") else "event.request.refused")
         if kind.startswith("destiny.") and isinstance(payload.get("use"), str):
             return Text(f"event.{kind}", {"use": Text(f"destiny.use.{payload['use']}")})
         stat = Text(f"stat.{payload['stat']}") if payload.get("stat") in STATS else None
@@ -675,28 +691,47 @@ def _standing_note(set_: StandingSet) -> Text:
                                  "modifier": f"{set_.modifier:+d}"})  # fmt: skip
 
 
-def _decision_note(decided: BoonsDecided) -> Text:
-    said: dict[str, str | int | Text] = {"name": decided.name, "count": decided.count}
+def _attack_as(scene: Scene, given: CrestAttackInput, *, granted: bool) -> Step:
+    """The attack as declared, or (a request refused) with the usual stat and skill, and the specialty only if it
+    belongs to the usual skill."""
+    skill = given.skill if granted else None
+    specialty = given.specialty if granted or given.skill is None else None
+    return fight.attack(scene, given.action, given.stat if granted else None, skill, specialty, given.form,
+                        given.boons, given.banes, given.modifier, _options(scene.options))  # fmt: skip
+
+
+def _decision_note(decided: RequestDecided) -> Text:
     if decided.granted:
-        return Text("boons.note_granted", said)
-    return Text("boons.note_expired" if decided.expired else "boons.note_refused", said)
+        return Text("request.note_granted", {"name": decided.name})
+    return Text("request.note_expired" if decided.expired else "request.note_refused", {"name": decided.name})
 
 
-def _boons_asked(
+def _requested(
     character: CharacterSnapshot, kind: str, given: CrestCheckInput | CrestAttackInput, what: Text,
-    options: CrestMagiaOptions,
+    stat: tuple[str, str] | None, skill: tuple[str, str] | None, options: CrestMagiaOptions,
 ) -> Step:  # fmt: skip
-    """A player asks the GMs for boons before rolling (R2: the GM awards them): the roll waits for their answer, and
-    goes ahead without the boons when `boon_request_minutes` pass with none."""
-    said: dict[str, str | int | Text] = {"name": character.name, "count": given.ask, "what": what}
+    """A player asks the GMs before rolling: for boons (R2: the GM awards them), another stat or another skill
+    (`stat` and `skill` are (asked, usual)). The roll waits for their answer, and goes ahead without what was
+    asked when `boon_request_minutes` pass with none."""
+    parts: list[Text] = [Text("request.boons", {"count": given.ask})] if given.ask else []
+    if stat:
+        parts.append(Text("request.stat", {"stat": Text(f"stat.{stat[0]}"), "usual": Text(f"stat.{stat[1]}")}))
+    if skill:
+        parts.append(Text("request.skill", {"skill": Text(f"skill.{skill[0]}"), "usual": Text(f"skill.{skill[1]}")}))
+    asked = parts[0]
+    for part in parts[1:]:
+        asked = Text("request.and", {"first": asked, "next": part})
+    said: dict[str, str | int | Text] = {"name": character.name, "what": what, "asked": asked}
     answers = (
-        Option(GRANT, Text("boons.grant"), tone="success", summary=Text("boons.granted", said)),
-        Option(REFUSE, Text("boons.refuse"), tone="secondary", summary=Text("boons.refused", said)),
+        Option(GRANT, Text("request.grant"), tone="success", summary=Text("request.granted", said)),
+        Option(REFUSE, Text("request.refuse"), tone="secondary", summary=Text("request.refused", said)),
     )
-    wait = Wait(BOON_REQUEST, Audience.gms(), Text("boons.asked", said), answers,
+    wait = Wait(GM_REQUEST, Audience.gms(), Text("request.asked", said), answers,
                 deadline_seconds=options.boon_request_minutes * 60, default=REFUSE)  # fmt: skip
-    state = {"kind": kind, "count": given.ask, "params": given.model_dump(mode="json")}
-    return Step(outcomes=(BoonsAsked(name=character.name, count=given.ask),), pause=Pause(BOON_REQUEST, (wait,), state))
+    state = {"kind": kind, "params": given.model_dump(mode="json")}
+    outcome = RequestAsked(name=character.name, count=given.ask, stat=stat[0] if stat else None,
+                           skill=skill[0] if skill else None)  # fmt: skip
+    return Step(outcomes=(outcome,), pause=Pause(GM_REQUEST, (wait,), state))
 
 
 def _checked(
