@@ -83,3 +83,9 @@ def still_depleted(was_depleted: bool, hp: int, maximum: int, options: CrestMagi
     if hp == 0:
         return True
     return was_depleted and options.d4_until == "full_hp" and hp < maximum
+
+
+def healed(hp: int, maximum: int, amount: int) -> tuple[int, int]:
+    """C19: `amount` HP restored to one pool, never past its maximum: the pool's HP, and what is left to place."""
+    taken = max(0, min(amount, maximum - hp))
+    return hp + taken, amount - taken

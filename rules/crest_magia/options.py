@@ -25,6 +25,8 @@ class CrestMagiaOptions(CampaignOptions):
     dp_session_start: int = Field(1, ge=0, le=10)
     # R1/R6: another stat or skill than the attack's usual one needs a GM's agreement, unless this is on.
     free_stat_choice: bool = False
+    # C19's house default: a heal without an amount rolls 2d6 + the healer's healing crest rank (or Medicine).
+    house_healing: bool = True
     # Ours, for play by post: how long a roll nothing else resolves (a check, a critical failure) stays open
     # to a Destiny Point reroll, and how long a boon a player asks for waits for the GMs.
     dp_reroll_minutes: int = Field(60, ge=1, le=10080)

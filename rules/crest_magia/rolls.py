@@ -280,3 +280,24 @@ def withstand_roll(rating: int, dice: DiceSource, options: CrestMagiaOptions, *,
     elif options.crit_on_withstand and first == second == 1:
         crit = "failure"
     return WithstandRoll((first, second), rating, crit, specialty)
+
+
+@dataclass(frozen=True)
+class HealingRoll:
+    """C19's house default for healing: 2d6 and the rank of the healer's healing crest (or of its Medicine skill)."""
+
+    faces: tuple[int, int]
+    bonus: Modifier
+
+    @property
+    def total(self) -> int:
+        return sum(self.faces) + self.bonus.value
+
+    def rolls(self) -> tuple[Roll, ...]:
+        modifiers = (self.bonus,) if self.bonus.value else ()
+        return (Roll("healing", DAMAGE_SIDES, self.faces, self.faces, modifiers, self.total),)
+
+
+def healing_roll(bonus: Modifier, dice: DiceSource) -> HealingRoll:
+    first, second = dice.roll(2, DAMAGE_SIDES)
+    return HealingRoll((first, second), bonus)

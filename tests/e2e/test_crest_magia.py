@@ -696,3 +696,35 @@ async def test_an_opposed_check_outside_a_fight_is_answered_by_the_other_side(ta
     await harness.slash(gm, elsewhere, "campaign start", ruleset="fate_points", name="Other")
     other = (await harness.slash(gm, elsewhere, "check", stat="STR", against="Bram")).reply
     assert other.ephemeral and "no opposed checks" in other.content
+
+
+async def test_a_gm_heals_by_an_amount_or_a_healers_roll_and_the_healed_one_places_it(table: Table) -> None:
+    harness, gm, aiko, mei = table.harness, table.gm, table.aiko, table.mei
+    await _three_players(table)
+    for resource, amount in (("dexterity", -6), ("wit", -3)):
+        await harness.slash(gm, table.channel, "gm award", character="Bram", resource=resource, amount=amount)
+    refused = (await harness.slash(aiko, table.channel, "heal", character="Bram", amount=5)).reply
+    assert refused.ephemeral
+    vague = (await harness.slash(gm, table.channel, "heal", character="Bram")).reply
+    assert vague.ephemeral and vague.content == "Say how many HP, or name the healer whose roll decides."
+
+    await harness.slash(gm, table.channel, "heal", character="Bram", amount=5)
+    where = harness.last(table.channel, mei)
+    assert where.content == "Bram: 5 HP to place. Into which pool?"
+    assert where.buttons()[:2] == ["Dexterity", "Wit"]
+    placed = await harness.emulator.click(mei, where, "Dexterity")
+    assert "Bram recovers 5 on Dexterity." in placed.replies[-1].text()
+    sheet = (await harness.slash(mei, table.channel, "character show", name="Bram")).reply
+    assert "Dexterity d6 · " in next(f["value"] for f in sheet.embeds[0]["fields"] if f["name"] == "Stat dice")
+
+    # Aiko has no healing crest: her Medicine 2 goes on the 2d6 (C19's house default).
+    harness.dice.queue([6, 6])
+    rolled = (await harness.slash(gm, table.channel, "heal", character="Bram", healer="Aiko")).reply
+    assert "healing: 2d6 [6, 6] +2 (Medicine) = **14**" in rolled.text()
+    placed = await harness.emulator.click(mei, harness.last(table.channel, mei), "Wit")
+    shown = placed.replies[-1].text()
+    assert "Bram recovers 3 on Wit." in shown and "Bram recovers 1 on Dexterity." in shown
+    assert "Bram's pools are full: 10 HP found no room." in shown
+    assert "Physique HP 8/8 · Dexterity HP 6/6 · Intelligence HP 4/4 · Wit HP 6/6" in await _pools(table, "Bram")
+    log = (await harness.slash(gm, table.channel, "log show")).reply.text()
+    assert "Aiko healed Bram for 14 HP" in log and "Bram recovered 3 on Wit" in log

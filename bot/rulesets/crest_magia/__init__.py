@@ -1,7 +1,8 @@
 """crest_magia: Crest Magia, 2d6 plus a stat die (rules in `rules/crest_magia`).
 
-Built so far: characters (files, the creation budget, pools per stat), action checks, attacks on one target,
-odds and Destiny Points; `fight.py` is the attack's exchange.
+Characters (files, the creation budget, pools per stat, the rulebook's crests), action checks and opposed
+checks, attacks on one target or several, odds, Destiny Points, GM requests, standing boons and healing;
+`fight.py` is the attack's exchange.
 """
 
 from importlib import resources

@@ -1,4 +1,4 @@
-"""Commands only Crest Magia has: /destiny, and /standing for the GMs."""
+"""Commands only Crest Magia has: /destiny, and /standing and /heal for the GMs."""
 
 from __future__ import annotations
 
@@ -88,7 +88,33 @@ class StandingCog(commands.GroupCog, group_name="standing", group_description="C
         return await character_choices(self.bot, interaction, current)
 
 
+@app_commands.guild_only()
+class HealingCog(commands.Cog):
+    def __init__(self, bot: Fatebot, service: CrestService) -> None:
+        self.bot = bot
+        self.crest = service
+
+    @app_commands.command(name="heal", description="Crest Magia: heal a character's HP pools (GM only)")
+    @app_commands.describe(
+        character="Who is healed (they place the HP, pool by pool)",
+        amount="How many HP (left out: the healer rolls 2d6 + healing crest rank or Medicine)",
+        healer="Who heals, when the HP are rolled",
+    )  # fmt: skip
+    async def heal(
+        self, interaction: Interaction, character: NameText, amount: app_commands.Range[int, 1, 100] | None = None,
+        healer: NameText | None = None,
+    ) -> None:  # fmt: skip
+        progress = await self.crest.heal(call_of(interaction), character, amount, healer)
+        await respond(interaction, progress)
+
+    @heal.autocomplete("character")
+    @heal.autocomplete("healer")
+    async def any_character(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await character_choices(self.bot, interaction, current)
+
+
 async def setup(bot: Fatebot) -> None:
     service = CrestService(bot.database, bot.clock)
     await bot.add_cog(DestinyCog(bot, service))
     await bot.add_cog(StandingCog(bot, service))
+    await bot.add_cog(HealingCog(bot, service))

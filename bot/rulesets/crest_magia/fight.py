@@ -176,6 +176,21 @@ def standing(character: CharacterSnapshot) -> Standing:
     return Standing(**character.state.get(STANDING, {}))
 
 
+def hp_changes(
+    who: str, character: CharacterSnapshot, after: Mapping[Stat, int], options: CrestMagiaOptions
+) -> list[Effect]:  # fmt: skip
+    """The HP pools moved to `after`, and the list of depleted stats (on a d4, R9) as it follows from them."""
+    before = hp_of(character)
+    effects: list[Effect] = [PoolDelta(who, pool(stat), after[stat] - before[stat]) for stat in STATS
+                             if after[stat] != before[stat]]  # fmt: skip
+    was = set(character.state.get("depleted", ()))
+    maximum = {stat: character.pools[pool(stat)].maximum or 0 for stat in STATS}
+    now = sorted(stat for stat in STATS if still_depleted(stat in was, after[stat], maximum[stat], options))
+    if now != sorted(was):
+        effects.append(StatePatch(who, "depleted", now or None))
+    return effects
+
+
 def attack_actions(sheet: CharacterFile) -> list[tuple[str, str, str]]:
     """(value, kind, name) of every way to attack: each weapon, each crest, and bare hands."""
     found: list[tuple[str, str, str]] = [
@@ -561,20 +576,14 @@ def _placed(
     """The pools as the damage left them, the d4s of the depleted stats, a consequence climbed, and the next
     overflow choice if there is one (else the next defender)."""
     who = _current(state)
-    before = hp_of(defender)
-    effects: list[Effect] = [PoolDelta(who, pool(stat), hurt.hp[stat] - before[stat]) for stat in STATS
-                             if hurt.hp[stat] != before[stat]]  # fmt: skip
+    effects = hp_changes(who, defender, hurt.hp, options)
     outcomes: list[Outcome] = []
     if chosen is not None:
-        outcomes.append(Overflowed(defender=defender.name, stat=chosen, taken=before[chosen] - hurt.hp[chosen]))
+        taken = hp_of(defender)[chosen] - hurt.hp[chosen]
+        outcomes.append(Overflowed(defender=defender.name, stat=chosen, taken=taken))
     if hurt.climbed:
         effects.append(PoolDelta(who, CONSEQUENCE, 1))
         outcomes.append(Climbed(defender=defender.name, level=hurt.consequence))
-    depleted = set(defender.state.get("depleted", ()))
-    maximum = {stat: defender.pools[pool(stat)].maximum or 0 for stat in STATS}
-    now = sorted(stat for stat in STATS if still_depleted(stat in depleted, hurt.hp[stat], maximum[stat], options))
-    if now != sorted(depleted):
-        effects.append(StatePatch(who, "depleted", now or None))
     step = Step(effects=tuple(effects), outcomes=tuple(outcomes))
     if not hurt.left:
         return step.then(_next_defender(scene, state))

@@ -40,7 +40,7 @@ from bot.rulesets.base import (
     Turn,
 )
 from bot.rulesets.crest_magia import fight
-from rules.crest_magia.damage import still_depleted
+from rules.crest_magia.damage import healed
 from rules.crest_magia.destiny import (
     NARRATIVE_USES,
     SPEND_COST,
@@ -53,7 +53,7 @@ from rules.crest_magia.destiny import (
 from rules.crest_magia.model import BOOK_LADDERS, CONSEQUENCES, CREST_SLOTS, DEAD, SKILLS, STATS, Skill, Stat
 from rules.crest_magia.odds import action_outcomes, hit_chance
 from rules.crest_magia.options import CrestMagiaOptions
-from rules.crest_magia.rolls import ActionRoll, ActionSpec, Score, check_succeeds, contest
+from rules.crest_magia.rolls import ActionRoll, ActionSpec, Score, check_succeeds, contest, healing_roll
 from rules.crest_magia.sheets import CharacterFile, Crest, ItemCrest, parse_character
 from rules.dice import DiceSource
 from rules.exchange import (
@@ -89,6 +89,8 @@ DESTINY_APPROVAL = "destiny_approval"
 CHECK_REROLL = "check_reroll"
 GM_REQUEST = "gm_request"
 CONTEST_STAT = "contest_stat"
+HEAL_WAIT = "heal_pool"
+HEALER = "healer"  # the role of the character whose crest or Medicine heals
 CONTEST_SKILL = "contest_skill"
 GRANT = "grant"
 REFUSE = "refuse"
@@ -208,6 +210,26 @@ class RequestDecided(Outcome):
     expired: bool
 
 
+class HealRolled(Outcome):
+    event = "heal.rolled"
+    healer: str
+    name: str
+    total: int
+
+
+class Recovered(Outcome):
+    event = "heal.recovered"
+    name: str
+    stat: str
+    amount: int
+
+
+class HealEnded(Outcome):
+    event = "heal.ended"
+    name: str
+    lost: int  # what no pool had room for
+
+
 class StandingSet(Outcome):
     event = "standing.set"
     names: list[str]
@@ -281,6 +303,7 @@ class CrestMagiaPlay(Play):
             GM_REQUEST: self.request_decided,
             CONTEST_STAT: self.contest_stat,
             CONTEST_SKILL: self.contest_skill,
+            HEAL_WAIT: self.heal_placed,
             fight.STAT_WAIT: with_options(fight.awaiting_defence),
             fight.HELPLESS_WAIT: with_options(fight.helpless_stat),
             fight.SKILL_WAIT: with_options(fight.defence_skill),
@@ -545,6 +568,8 @@ class CrestMagiaPlay(Play):
                 return Report(notes=(Text("destiny.spent", said),))
             if isinstance(outcome, DestinyDenied | DestinyRequested | RequestAsked):
                 return Report()
+            if isinstance(outcome, HealRolled | Recovered | HealEnded):
+                return _heal_report(outcomes)
             if isinstance(outcome, StandingSet):
                 return Report(notes=(_standing_note(outcome),), pools=False)
             if isinstance(outcome, DestinyReset):
@@ -568,13 +593,42 @@ class CrestMagiaPlay(Play):
         stat = Text(f"stat.{payload['stat']}") if payload.get("stat") in STATS else None
         if kind == "attack.defended":
             return Text("event.attack.hit" if payload.get("hit") else "event.attack.missed", {"stat": stat or "—"})
-        if kind in ("attack.damage", "attack.overflow") and stat is not None:
+        if kind in ("attack.damage", "attack.overflow", "heal.recovered") and stat is not None:
             return Text(f"event.{kind}", {"stat": stat})
         if kind == "attack.consequence" and isinstance(payload.get("level"), int):
             return Text("event.attack.consequence", {"level": Text(f"consequence.{CONSEQUENCES[payload['level']]}")})
         return None
 
     # What only Crest Magia has, for its own commands (bot.rulesets.crest_magia.cog).
+    def heal(self, scene: Scene, amount: int | None) -> Step:
+        """R15/C19: a GM heals a character: a number of HP, or (the house default, `house_healing`) 2d6 and the
+        rank of the healer's healing crest, or of its Medicine skill. The healed character places the HP pool by
+        pool; none goes past a pool's maximum."""
+        character = scene.one(ACTOR)
+        if amount is not None:
+            return _healing(scene, character, fight.hp_of(character), amount, Step())
+        healer = scene.get(HEALER)
+        if healer is None or not _options(scene.options).house_healing:
+            raise RuleError("heal_amount_needed")
+        sheet = fight.sheet_of(healer)
+        crest = next((crest for crest in sheet.crests if crest.category == "healing"), None)
+        bonus = Modifier(f"crest:{crest.name}", crest.rank) if crest else (
+            Modifier("skill:Medicine", sheet.skill("Medicine")))  # fmt: skip
+        roll = healing_roll(bonus, scene.dice)
+        rolled = HealRolled(healer=healer.name, name=character.name, total=roll.total)
+        return _healing(
+            scene, character, fight.hp_of(character), roll.total, Step(rolls=roll.rolls(), outcomes=(rolled,))
+        )
+
+    def heal_placed(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+        """The pool the healed character chose for the HP still to place."""
+        character = scene.one(ACTOR)
+        stat = fight.stat_answered(answer)
+        hp = fight.hp_of(character)
+        after, left = healed(hp[stat], character.pools[fight.pool(stat)].maximum or 0, int(state["left"]))
+        recovered = Recovered(name=character.name, stat=stat, amount=after - hp[stat])
+        return _healing(scene, character, {**hp, stat: after}, left, Step(outcomes=(recovered,)))
+
     def set_standing(self, scene: Scene, role: str, boons: int, banes: int, modifier: int) -> Step:
         """A GM's boons, banes and modifier that stay on the rolls of a character (or of everyone in the scene)
         until a GM clears them: in play by post the GM is rarely there when a player rolls. All zero clears them."""
@@ -602,18 +656,13 @@ class CrestMagiaPlay(Play):
             effects.append(PoolDelta(ACTOR, CONSEQUENCE, consequence_removed(current, DEAD) - current))
         elif use in ("restore_hp", "reallocate_hp"):
             source = _stat_named(stat)
-            hp = {name: character.pools[fight.pool(name)].current for name in STATS}
+            hp = fight.hp_of(character)
             maximum = {name: character.pools[fight.pool(name)].maximum or 0 for name in STATS}
             if use == "restore_hp":
                 after = {**hp, source: restored(hp[source], maximum[source], options)}
             else:
                 after = reallocated(hp, maximum, source, _stat_named(to), amount or 0)
-            effects += [
-                PoolDelta(ACTOR, fight.pool(name), after[name] - hp[name]) for name in STATS if after[name] != hp[name]
-            ]
-            was = set(character.state.get("depleted", ()))
-            depleted = [name for name in STATS if still_depleted(name in was, after[name], maximum[name], options)]
-            effects.append(StatePatch(ACTOR, "depleted", depleted or None))
+            effects += fight.hp_changes(ACTOR, character, after, options)
         elif use not in NARRATIVE_USES:
             raise RuleError("unknown_destiny_use", use=use)
         spent = DestinySpent(name=character.name, use=use, stat=stat, to=to, amount=amount, note=note,
@@ -657,6 +706,40 @@ class CrestMagiaPlay(Play):
         effects = tuple(PoolSet(member(EVERYONE, position), DESTINY, points) for position, _ in players)
         reset = DestinyReset(names=[character.name for _, character in players], points=points)
         return Step(effects=effects, outcomes=(reset,))
+
+
+def _healing(scene: Scene, character: CharacterSnapshot, hp: dict[Stat, int], left: int, step: Step) -> Step:
+    """The HP still to place: into the only pool with room, or a choice among those with some; what no pool has
+    room for is lost. The pools change once, to `hp` as placed so far, at the end of the step."""
+    maximum = {stat: character.pools[fight.pool(stat)].maximum or 0 for stat in STATS}
+    outcomes: list[Outcome] = []
+    room = [stat for stat in STATS if hp[stat] < maximum[stat]]
+    if left > 0 and len(room) == 1:
+        (stat,) = room
+        after, left = healed(hp[stat], maximum[stat], left)
+        outcomes.append(Recovered(name=character.name, stat=stat, amount=after - hp[stat]))
+        hp, room = {**hp, stat: after}, []
+    effects = fight.hp_changes(ACTOR, character, hp, _options(scene.options))
+    if left <= 0 or not room:
+        outcomes.append(HealEnded(name=character.name, lost=max(0, left)))
+        return Step.of(step, Step(effects=tuple(effects), outcomes=tuple(outcomes)))
+    prompt = Text("heal.which", {"name": character.name, "left": left})
+    wait = Wait(HEAL_WAIT, Audience.character(ACTOR), prompt, fight.stat_options(tuple(room)))
+    return Step.of(step, Step(effects=tuple(effects), outcomes=tuple(outcomes)),
+                   pause=Pause(HEAL_WAIT, (wait,), {"left": left}))  # fmt: skip
+
+
+def _heal_report(outcomes: Sequence[Outcome]) -> Report:
+    notes = []
+    for outcome in outcomes:
+        if isinstance(outcome, HealRolled):
+            notes.append(Text("heal.rolled", {"healer": outcome.healer, "name": outcome.name, "total": outcome.total}))
+        elif isinstance(outcome, Recovered):
+            notes.append(Text("heal.recovered", {"name": outcome.name, "stat": Text(f"stat.{outcome.stat}"),
+                                                 "amount": outcome.amount}))  # fmt: skip
+        elif isinstance(outcome, HealEnded) and outcome.lost:
+            notes.append(Text("heal.lost", {"name": outcome.name, "lost": outcome.lost}))
+    return Report(notes=tuple(notes))
 
 
 def _contest_report(decided: ContestDecided, outcomes: Sequence[Outcome]) -> Report:

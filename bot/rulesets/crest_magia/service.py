@@ -12,7 +12,7 @@ from bot.db.models import Campaign
 from bot.errors import UserError
 from bot.render import mention
 from bot.rulesets.base import ACTOR, EVERYONE, Scene
-from bot.rulesets.crest_magia.play import RULESET_ID, CrestMagiaPlay
+from bot.rulesets.crest_magia.play import HEALER, RULESET_ID, CrestMagiaPlay
 from bot.services.characters import active_character, campaign_characters, find_character
 from bot.services.common import Call, Clock, active_campaign, is_gm, require_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Progress
@@ -76,5 +76,21 @@ class CrestService:
             return await self.engine.run(
                 session, campaign, kind="standing.set", title=title, cast=Cast({role: characters}),
                 step_of=lambda scene: play.set_standing(scene, role, boons, banes, modifier), dice=call.dice,
+                actor_id=call.actor.user_id, channel_id=call.channel_id,
+            )  # fmt: skip
+
+    async def heal(self, call: Call, name: str, amount: int | None, healer_name: str | None) -> Progress:
+        """A GM's healing of a character, by an amount or by a healer's roll; the healed one places the HP."""
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, call.place, lock=True)
+            play = crest_play(campaign)
+            await require_gm(session, campaign.id, call.actor)
+            character = await find_character(session, campaign, name)
+            roles = {ACTOR: [character]}
+            if healer_name is not None:
+                roles[HEALER] = [await find_character(session, campaign, healer_name)]
+            return await self.engine.run(
+                session, campaign, kind="heal", title=Text("exchange.heal", {"name": character.name}),
+                cast=Cast(roles), step_of=lambda scene: play.heal(scene, amount), dice=call.dice,
                 actor_id=call.actor.user_id, channel_id=call.channel_id,
             )  # fmt: skip
