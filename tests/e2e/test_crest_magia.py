@@ -728,3 +728,28 @@ async def test_a_gm_heals_by_an_amount_or_a_healers_roll_and_the_healed_one_plac
     assert "Physique HP 8/8 · Dexterity HP 6/6 · Intelligence HP 4/4 · Wit HP 6/6" in await _pools(table, "Bram")
     log = (await harness.slash(gm, table.channel, "log show")).reply.text()
     assert "Aiko healed Bram for 14 HP" in log and "Bram recovered 3 on Wit" in log
+
+
+async def test_an_item_crest_is_used_up_and_a_gm_gives_it_new_uses(table: Table) -> None:
+    harness, gm, aiko = table.harness, table.gm, table.aiko
+    await _three_players(table)
+    ring = "{name: Ring of Sparks, category: magical, rank: 1, damage_type: lightning, uses_left: 1}"
+    await harness.slash(gm, table.channel, "character edit", name="Aiko", field="item_crests.0", value=ring)
+
+    async def crests() -> str:
+        sheet = (await harness.slash(aiko, table.channel, "character show", name="Aiko")).reply
+        return str(next(f["value"] for f in sheet.embeds[0]["fields"] if f["name"] == "Crests (rank)"))
+
+    assert "Ring of Sparks (1), uses left 1" in await crests()
+    harness.dice.queue([3, 3, 2])
+    await harness.slash(aiko, table.channel, "attack", target="Bram", action="Ring of Sparks")
+    assert "Ring of Sparks (1), uses left 0" in await crests()
+    spent = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Ring of Sparks")).reply
+    assert spent.ephemeral
+    assert spent.content == "Ring of Sparks has no uses left: a GM can give it more with /character edit."
+    await harness.slash(gm, table.channel, "character edit", name="Aiko", field="item_crests.0.uses_left", value="3")
+    assert "Ring of Sparks (1), uses left 3" in await crests()
+    harness.dice.queue([3, 3, 2])
+    again = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Ring of Sparks")).reply
+    assert again.embeds[0]["title"] == "Aiko attacks Bram: 6"
+    assert "Ring of Sparks (1), uses left 2" in await crests()

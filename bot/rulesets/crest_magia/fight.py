@@ -24,7 +24,7 @@ from rules.crest_magia.rolls import (
     resolve_attack,
     withstand_roll,
 )
-from rules.crest_magia.sheets import CharacterFile
+from rules.crest_magia.sheets import CharacterFile, ItemCrest
 from rules.dice import DiceSource
 from rules.exchange import (
     Answer,
@@ -64,6 +64,8 @@ SPECIALTY = "specialty_"  # option keys of a skill with one of the defender's sp
 MAX_CHOICES = 24  # the buttons of one prompt, the GM's cancel aside (Discord allows 25)
 ARMOR = "armor"
 CREST = "crest"
+ITEM = "item"
+ITEM_USES = "item_crest_uses"  # the character state key of what is left of each item crest's uses
 UNARMED = "unarmed"
 SEPARATOR = "|"
 # The stat an attack uses unless the attacker names another (the GM calls the stat, R1).
@@ -223,6 +225,27 @@ def means(sheet: CharacterFile, action: str) -> dict[str, Any]:
             "damage_type": weapon.damage_type}  # fmt: skip
 
 
+def item_uses_left(character: CharacterSnapshot, crest: ItemCrest) -> int | None:
+    """C27: the uses an item crest has left (None: as many as wanted). The state keeps, per item, the uses the GM
+    had given when it was last used and what is left of them: a GM who sets new uses in the file starts afresh."""
+    if crest.uses_left is None:
+        return None
+    given, left = character.state.get(ITEM_USES, {}).get(crest.name, (crest.uses_left, crest.uses_left))
+    return left if given == crest.uses_left else crest.uses_left
+
+
+def item_used(who: str, character: CharacterSnapshot, name: str) -> Step:
+    """One use of the item crest `name` (nothing for a crest in a slot, or an item without a count)."""
+    crest = next((c for c in sheet_of(character).item_crests if c.name == name), None)
+    left = None if crest is None else item_uses_left(character, crest)
+    if crest is None or left is None:
+        return Step()
+    if left < 1:
+        raise RuleError("item_crest_spent", name=name)
+    uses = {**character.state.get(ITEM_USES, {}), name: [crest.uses_left, left - 1]}
+    return Step(effects=(StatePatch(who, ITEM_USES, uses),))
+
+
 def attack_modifiers(sheet: CharacterFile, made_with: Mapping[str, Any], specialty: str | None) -> list[Modifier]:
     """The attack's skill (T4, R6) and the specialty of that skill the attacker names, if any (C12: one)."""
     modifiers = [Modifier(f"skill:{made_with['skill']}", sheet.skill(made_with["skill"]))]
@@ -263,7 +286,8 @@ def attack(
                       boons + standing_.boons, banes + standing_.banes,
                       crits=not attacker.gm_run or options.npc_crits)  # fmt: skip
     state = {"means": made_with, "spec": spec.to_dict(), "action": action, CURRENT: 0}
-    return _attack_rolled(scene, spec.roll(scene.dice, options), state, options)
+    used = item_used(ATTACKER, attacker, made_with["name"]) if made_with["kind"] == CREST else Step()
+    return used.then(_attack_rolled(scene, spec.roll(scene.dice, options), state, options))
 
 
 def _current(state: Mapping[str, Any]) -> str:
@@ -521,7 +545,7 @@ def _hit(scene: Scene, state: Mapping[str, Any], step: Step, options: CrestMagia
     if shared:  # the same two dice again: said so, so that no one reads them as a second roll
         shown = tuple(replace(roll, label="damage_shared") for roll in shown)
     rolled = Step.of(step, Step(rolls=shown))
-    sources = _withstand_choices(sheet)
+    sources = _withstand_choices(defender)
     if len(sources) <= 1:
         return rolled.then(_withstand(scene, carried, sources[0] if sources else NO_ARMOR, options))
     wait_options = tuple(Option(source.key, source.label) for source in sources)[:MAX_CHOICES]
@@ -543,7 +567,7 @@ def _next_defender(scene: Scene, state: Mapping[str, Any]) -> Step:
 
 def withstand_chosen(scene: Scene, state: Mapping[str, Any], answer: Any, options: CrestMagiaOptions) -> Step:
     defender = scene.one(_current(state))
-    chosen = next((source for source in _withstand_choices(sheet_of(defender)) if source.key == answer.option),
+    chosen = next((source for source in _withstand_choices(defender) if source.key == answer.option),
                   NO_ARMOR)  # fmt: skip
     return _withstand(scene, state, chosen, options)
 
@@ -566,7 +590,9 @@ def _withstand(scene: Scene, state: Mapping[str, Any], source: Withstander, opti
     wounded = Wounded(attacker=attacker.name, defender=defender.name, damage=damage, withstand=withstand.total,
                       taken=taken, stat=stat)  # fmt: skip
     hurt = take_damage(hp_of(defender), stat, taken, defender.pools[CONSEQUENCE].current, options)
-    return Step(rolls=withstand.rolls(), outcomes=(wounded,)).then(_placed(scene, defender, hurt, state, options))
+    used = item_used(_current(state), defender, source.item) if source.item else Step()
+    rolled = Step(rolls=withstand.rolls(), outcomes=(wounded,))
+    return Step.of(used, rolled).then(_placed(scene, defender, hurt, state, options))
 
 
 def _placed(
@@ -602,12 +628,14 @@ class Withstander:
     label: Text
     rating: int
     specialty: int = 0
+    item: str | None = None  # the item crest it uses up one use of (C27)
 
 
 NO_ARMOR = Withstander(ARMOR, Text("withstand.nothing"), 0)
 
 
-def _withstand_choices(sheet: CharacterFile) -> list[Withstander]:
+def _withstand_choices(character: CharacterSnapshot) -> list[Withstander]:
+    sheet = sheet_of(character)
     found = []
     if sheet.armor:
         armor = sheet.armor
@@ -622,6 +650,10 @@ def _withstand_choices(sheet: CharacterFile) -> list[Withstander]:
                 crest.rank, specialty.rank)
             for form, specialty in enumerate(crest.specialties)
         ]  # fmt: skip
+    for index, item in enumerate(sheet.item_crests):
+        if item_uses_left(character, item) != 0:
+            named = Text("withstand.with", {"name": item.name, "rating": item.rank})
+            found.append(Withstander(f"{ITEM}_{index}", named, item.rank, item=item.name))
     return found
 
 

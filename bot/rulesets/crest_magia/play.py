@@ -54,7 +54,7 @@ from rules.crest_magia.model import BOOK_LADDERS, CONSEQUENCES, CREST_SLOTS, DEA
 from rules.crest_magia.odds import action_outcomes, hit_chance
 from rules.crest_magia.options import CrestMagiaOptions
 from rules.crest_magia.rolls import ActionRoll, ActionSpec, Score, check_succeeds, contest, healing_roll
-from rules.crest_magia.sheets import CharacterFile, Crest, ItemCrest, parse_character
+from rules.crest_magia.sheets import CharacterFile, Crest, parse_character
 from rules.dice import DiceSource
 from rules.exchange import (
     Answer,
@@ -383,7 +383,8 @@ class CrestMagiaPlay(Play):
         specialties = [Text("sheet.specialty", {"name": s.name, "skill": Text(f"skill.{s.skill}"), "rank": s.rank})
                        for s in sheet.specialties]  # fmt: skip
         lines.append(SheetLine("sheet.specialties", _joined(specialties), inline=False))
-        crests = [_crest_text(crest) for crest in [*sheet.crests, *sheet.item_crests]]
+        crests = [_crest_text(crest, None) for crest in sheet.crests]
+        crests += [_crest_text(item, fight.item_uses_left(character, item)) for item in sheet.item_crests]
         lines.append(SheetLine("sheet.crests", _joined(crests), inline=False))
         weapons = [f"{weapon.name} ({weapon.rating})" for weapon in sheet.weapons]
         armor = f"{sheet.armor.name} ({sheet.armor.rating})" if sheet.armor else ""
@@ -751,15 +752,15 @@ def _contest_report(decided: ContestDecided, outcomes: Sequence[Outcome]) -> Rep
     return Report(title, notes=tuple(notes))
 
 
-def _crest_text(crest: Crest) -> Text:
-    """A crest on the sheet: its rank, its specialties, and what it can do at that rank (its ladder as the GM
-    wrote it, or the rulebook's, R13/T8)."""
+def _crest_text(crest: Crest, uses: int | None) -> Text:
+    """A crest on the sheet: its rank, its specialties, the uses left of an item crest (C27), and what it can do
+    at that rank (its ladder as the GM wrote it, or the rulebook's, R13/T8)."""
     shown = Text("sheet.crest", {"name": crest.name, "rank": crest.rank})
     if crest.specialties:
         forms = ", ".join(f"{specialty.name} {specialty.rank}" for specialty in crest.specialties)
         shown = Text("sheet.crest_forms", {"crest": shown, "forms": forms})
-    if isinstance(crest, ItemCrest) and crest.uses_left is not None:
-        shown = Text("sheet.crest_uses", {"crest": shown, "uses": crest.uses_left})
+    if uses is not None:
+        shown = Text("sheet.crest_uses", {"crest": shown, "uses": uses})
     capability: str | Text | None = crest.ladder.get(crest.rank)
     if capability is None and not crest.ladder and crest.name in BOOK_LADDERS:
         capability = Text(f"ladder.{crest.name.lower().replace(' ', '_')}.{crest.rank}")
