@@ -62,6 +62,16 @@ async def _import(table: Table, user: User, data: dict[str, Any]) -> Message:
     return (await table.harness.slash(user, table.channel, "character import", file=("sheet.yaml", text))).reply
 
 
+async def _let_it_stand(table: Table, user: User) -> str:
+    """A hit defender with a Destiny Point is offered to roll the defence again: this one lets it stand (the
+    offer's text, as it was, is returned)."""
+    offer = _offering(table, user, "Let it stand")
+    offered = offer.content
+    answered = await table.harness.emulator.click(user, offer, "Let it stand")
+    assert answered.error is None, answered.error
+    return offered
+
+
 async def _pools(table: Table, name: str) -> str:
     roster = (await table.harness.slash(table.gm, table.channel, "character list")).reply
     lines: list[str] = roster.embeds[0]["description"].splitlines()
@@ -197,6 +207,9 @@ async def test_an_attack_answered_a_day_later_with_a_stat_a_skill_a_withstand_an
     # Dexterity d6 + Agility 2: base 5, 3; d6 6 -> 13, below 15: a hit. Damage 3 + 5 + 2 = 10.
     harness.dice.queue([5, 3, 6, 3, 5])
     await harness.emulator.click(mei, question, "Agility 2")
+    # Bram still has the session's Destiny Point: his defence may be rolled again before the damage.
+    offered = await _let_it_stand(table, mei)
+    assert offered.startswith("Bram: your defence of 13 does not stop the attack.")
     withstand = harness.last(table.channel, mei)
     assert withstand.content == "Bram: withstand 10 damage with what?"
     assert withstand.buttons()[:2] == ["Leather (0)", "Crest of Flames (2)"]
@@ -215,6 +228,7 @@ async def test_an_attack_answered_a_day_later_with_a_stat_a_skill_a_withstand_an
     harness.dice.queue([1, 2, 1, 1, 1])  # the defence's 3 + 4 misses 14; the damage 1 + 1 + 10
     defended = await harness.emulator.click(mei, harness.last(table.channel, mei), "Awareness + Sight 4")
     assert "+3 (Awareness) +1 (Sight) = **7**" in defended.replies[-1].text()
+    await _let_it_stand(table, mei)
     harness.dice.queue([1, 1])  # withstand 2: 10 through, 2 of them on Dexterity
     await harness.emulator.click(mei, harness.last(table.channel, mei), "Leather (0)")
     overflow = harness.last(table.channel, mei)
@@ -360,6 +374,7 @@ async def test_claws_keep_their_rating_and_a_withstood_blow_says_no_damage(table
     await harness.emulator.click(aiko, harness.last(table.channel, aiko), "Dexterity")
     harness.dice.queue([1, 2, 2, 1, 1])
     await harness.emulator.click(aiko, harness.last(table.channel, aiko), "No skill")
+    await _let_it_stand(table, aiko)
     harness.dice.queue([3, 3])
     withstood = await harness.emulator.click(aiko, harness.last(table.channel, aiko), "Leather (0)")
     assert "Damage 4 against withstand 6: Aiko takes no damage." in withstood.replies[-1].text()
@@ -562,6 +577,7 @@ async def test_standing_boons_and_modifiers_set_in_advance_count_until_cleared(t
     defence = defended.replies[-1].text()
     assert "Aiko attacks Bram: 16" in harness.seen_by(gm, table.channel)
     assert "+1 (standing) = **12**" in defence  # 6 + 5 + 1, no boon die
+    await _let_it_stand(table, mei)
     cleared = (await harness.slash(gm, table.channel, "standing clear")).reply
     assert cleared.content == "everyone in the campaign: no standing boons, banes or modifier any more."
     harness.dice.queue([2, 3, 1])
@@ -582,8 +598,14 @@ async def test_an_area_attack_rolls_once_and_each_defender_answers_in_turn(table
     assert not any(message.content.startswith("Cleo: Aiko attacks you") for message in harness.emulator.messages)
 
     await harness.emulator.click(mei, harness.last(table.channel, mei), "Dexterity")
-    harness.dice.queue([1, 2, 1, 3, 4])  # Bram's 2 + 1 = 3 is hit; the attack's damage dice 3, 4: 7 + 2
+    harness.dice.queue([1, 2, 1])  # Bram's 2 + 1 = 3 is hit
     await harness.emulator.click(mei, harness.last(table.channel, mei), "No skill")
+    # Bram spends his Destiny Point on his Defense Roll; 2 + 2 is still a hit, and the point is gone.
+    harness.dice.queue([2, 2, 1, 3, 4])  # then the attack's damage dice 3, 4: 7 + 2
+    offer = _offering(table, mei, "Reroll (1 Destiny Point)")
+    again = await harness.emulator.click(mei, offer, "Reroll (1 Destiny Point)")
+    assert "Rolled again for a Destiny Point." in again.replies[-1].text()
+    assert "Destiny Points 0" in await _pools(table, "Bram")
     harness.dice.queue([1, 1])  # withstand 2: 7 through, 6 on Dexterity and one more to place
     await harness.emulator.click(mei, harness.last(table.channel, mei), "Leather (0)")
     placed = await harness.emulator.click(mei, harness.last(table.channel, mei), "Wit")
@@ -599,7 +621,9 @@ async def test_an_area_attack_rolls_once_and_each_defender_answers_in_turn(table
     which = harness.last(table.channel, ken)
     assert which.content == "Cleo: a GM rules you helpless, so the attack hits. Which stat takes the damage?"
     hit = await harness.emulator.click(ken, which, "Wit")
-    assert "damage (the attack's dice): 2d6 [3, 4] +2 (rating) = **9**" in hit.replies[-1].text()
+    assert (
+        "damage (the attack's dice): 2d6 [3, 4] +2 (rating) = **9**" in hit.replies[-1].text()
+    )  # helpless: no roll to redo
     harness.dice.queue([2, 2])
     await harness.emulator.click(ken, harness.last(table.channel, ken), "Leather (0)")
     assert "Wit HP 1/6" in await _pools(table, "Cleo")
@@ -653,7 +677,8 @@ async def test_rulebook_crests_their_ladders_and_crest_specialties_on_damage_and
     )
     await harness.emulator.click(mei, harness.last(table.channel, mei), "Dexterity")
     harness.dice.queue([2, 1, 1, 3, 3])
-    hit = await harness.emulator.click(mei, harness.last(table.channel, mei), "No skill")
+    await harness.emulator.click(mei, harness.last(table.channel, mei), "No skill")
+    hit = await harness.emulator.click(mei, _offering(table, mei, "Let it stand"), "Let it stand")
     assert "2d6 [3, 3] +2 (rating) +1 (crest specialty) = **9**" in hit.replies[-1].text()
     withstand = harness.last(table.channel, mei)
     assert withstand.buttons()[:3] == ["Leather (0)", "Crest of Tides (2)", "Crest of Tides as Water Wall (3)"]

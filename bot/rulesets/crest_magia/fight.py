@@ -18,14 +18,12 @@ from rules.crest_magia.rolls import (
     ActionRoll,
     ActionSpec,
     Score,
-    action_roll,
     damage_dice,
     damage_for,
     resolve_attack,
     withstand_roll,
 )
 from rules.crest_magia.sheets import CharacterFile, ItemCrest
-from rules.dice import DiceSource
 from rules.exchange import (
     Answer,
     Audience,
@@ -58,6 +56,7 @@ INTERCEPT_WAIT = "intercept"
 INTERCEPT = "intercept"
 HELPLESS = "helpless"
 HELPLESS_WAIT = "helpless_stat"
+DEFENCE_REROLL = "defence_reroll"
 CURRENT = "current"  # the state key of the defender being answered for, by its position
 FACES = "faces"  # the state key of the attack's damage 2d6, once rolled
 SPECIALTY = "specialty_"  # option keys of a skill with one of the defender's specialties, by its index
@@ -113,6 +112,7 @@ class Defended(Outcome):
     hit: bool
     maxed: bool
     crit: str | None  # the defence's
+    rerolled: bool = False  # rolled again for a Destiny Point
 
 
 class Wounded(Outcome):
@@ -341,8 +341,9 @@ def stat_options(stats: tuple[Stat, ...] = STATS) -> tuple[Option, ...]:
 
 
 def reroll_wait(
-    role: str, roller: CharacterSnapshot, points: int, total: int, options: CrestMagiaOptions, *, final: bool
-) -> Wait | None:
+    role: str, roller: CharacterSnapshot, points: int, total: int, options: CrestMagiaOptions, *, final: bool,
+    prompt: str = "reroll.prompt_final",
+) -> Wait | None:  # fmt: skip
     """C30: a player's unresolved roll may be rolled again for a Destiny Point while they have one (anyone's, by
     any player, with `dp_reroll_any_roll`). A roll nothing else resolves (a check, a critical failure) also
     offers to let it stand, which the deadline does for its roller."""
@@ -355,11 +356,10 @@ def reroll_wait(
     said: dict[str, str | int | Text] = {"name": roller.name, "total": total}
     choices = [Option(REROLL, Text("reroll.button"), summary=Text("reroll.done", said))]
     if not final:
-        prompt = Text("reroll.prompt", said)
-        return Wait(REROLL_WAIT, audience, prompt, tuple(choices))
+        return Wait(REROLL_WAIT, audience, Text("reroll.prompt", said), tuple(choices))
     choices.append(Option(KEEP, Text("reroll.keep"), tone="secondary", summary=Text("reroll.kept", said)))
     minutes = options.dp_reroll_minutes
-    return Wait(REROLL_WAIT, audience, Text("reroll.prompt_final", said), tuple(choices),
+    return Wait(REROLL_WAIT, audience, Text(prompt, said), tuple(choices),
                 deadline_seconds=minutes * 60, default=KEEP)  # fmt: skip
 
 
@@ -478,8 +478,8 @@ def stat_answered(answer: Answer) -> Stat:
 
 
 def passive_roll(
-    character: CharacterSnapshot, stat: Stat, answer: Answer, dice: DiceSource, options: CrestMagiaOptions
-) -> tuple[ActionRoll, str | None]:  # fmt: skip
+    character: CharacterSnapshot, stat: Stat, answer: Answer, options: CrestMagiaOptions
+) -> tuple[ActionSpec, str | None]:  # fmt: skip
     """A Defense Roll, or the passive side of an opposed check (R6, C22), with the skill and specialty answered:
     no boons (C5), but a GM's standing modifier, and the standing boons and banes with `defender_boons`."""
     sheet = sheet_of(character)
@@ -494,9 +494,9 @@ def passive_roll(
         modifiers += (Modifier(f"specialty:{specialty.name}", specialty.rank),)
     standing_ = standing(character)
     boons, banes = (standing_.boons, standing_.banes) if options.defender_boons else (0, 0)
-    roll = action_roll(stat, rolled_die(character, stat, options), (*modifiers, *standing_.modifiers()), dice,
-                       options, boons=boons, banes=banes, crits=not character.gm_run or options.npc_crits)  # fmt: skip
-    return roll, skill
+    spec = ActionSpec(stat, rolled_die(character, stat, options), (*modifiers, *standing_.modifiers()), boons, banes,
+                      crits=not character.gm_run or options.npc_crits)  # fmt: skip
+    return spec, skill
 
 
 def defence_stat(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
@@ -510,20 +510,48 @@ def defence_stat(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step
 
 def defence_skill(scene: Scene, state: Mapping[str, Any], answer: Answer, options: CrestMagiaOptions) -> Step:
     """R6: the Defense Roll, the hit, and on a hit the Damage Roll (R7) and the withstand."""
-    who = _current(state)
-    attacker, defender = scene.get(ATTACKER), scene.get(who)
+    attacker, defender = scene.get(ATTACKER), scene.get(_current(state))
     if attacker is None or defender is None:
         raise RuleError("fighter_gone")
-    stat = cast(Stat, state["stat"])
-    roll, skill = passive_roll(defender, stat, answer, scene.dice, options)
+    spec, skill = passive_roll(defender, cast(Stat, state["stat"]), answer, options)
+    carried = {**state, "defence": spec.to_dict(), "skill": skill}
+    return _defence_rolled(scene, carried, spec.roll(scene.dice, options), options)
+
+
+def _defence_rolled(
+    scene: Scene, state: Mapping[str, Any], roll: ActionRoll, options: CrestMagiaOptions, *, spent: int = 0
+) -> Step:  # fmt: skip
+    """The Defense Roll against the attack. A hit a player could still roll again for a Destiny Point (C30) waits
+    for them to reroll or let it stand (the deadline lets it stand); otherwise the damage follows at once."""
+    who = _current(state)
+    attacker, defender = scene.one(ATTACKER), scene.one(who)
     result = resolve_attack(Score(state["attack"]["total"], state["attack"]["crit"]), roll, options)
-    defended = Defended(attacker=attacker.name, defender=defender.name, stat=stat, skill=skill,
+    defended = Defended(attacker=attacker.name, defender=defender.name, stat=roll.stat, skill=state["skill"],
                         attack_total=state["attack"]["total"], defence_total=roll.total, hit=result.hit,
-                        maxed=result.maxed, crit=roll.crit)  # fmt: skip
-    step = Step(rolls=roll.rolls(), outcomes=(defended,)).then(earned(who, defender, roll.crit))
+                        maxed=result.maxed, crit=roll.crit, rerolled=spent > 0)  # fmt: skip
+    point = earned(who, defender, roll.crit)
+    step = Step(rolls=roll.rolls(), outcomes=(defended,)).then(point)
     if not result.hit:
         return step.then(_next_defender(scene, state))
+    points = defender.pools[DESTINY].current - spent + len(point.outcomes) if DESTINY in defender.pools else 0
+    # A critical attack hits whatever the defence: nothing a reroll could change.
+    reroll = None if result.maxed else reroll_wait(who, defender, points, roll.total, options, final=True,
+                                                   prompt="reroll.prompt_hit")  # fmt: skip
+    if reroll is not None:
+        return Step.of(step, pause=Pause(DEFENCE_REROLL, (reroll,), state))
     return _hit(scene, state, step, options)
+
+
+def defence_rerolled(scene: Scene, state: Mapping[str, Any], answer: Answer, options: CrestMagiaOptions) -> Step:
+    """A hit defence let stand (the damage follows), or rolled again for a Destiny Point."""
+    if answer.option != REROLL:
+        return _hit(scene, state, Step(), options)
+    who = _current(state)
+    payer = reroll_payer(scene, who, options)
+    spent = rerolled(scene, payer)
+    same = scene.one(payer).id == scene.one(who).id
+    again = ActionSpec.from_dict(state["defence"]).roll(scene.dice, options)
+    return spent.then(_defence_rolled(scene, state, again, options, spent=SPEND_COST if same else 0))
 
 
 def _hit(scene: Scene, state: Mapping[str, Any], step: Step, options: CrestMagiaOptions) -> Step:

@@ -306,6 +306,7 @@ class CrestMagiaPlay(Play):
             HEAL_WAIT: self.heal_placed,
             fight.STAT_WAIT: with_options(fight.awaiting_defence),
             fight.HELPLESS_WAIT: with_options(fight.helpless_stat),
+            fight.DEFENCE_REROLL: with_options(fight.defence_rerolled),
             fight.SKILL_WAIT: with_options(fight.defence_skill),
             fight.WITHSTAND_WAIT: with_options(fight.withstand_chosen),
             fight.OVERFLOW_WAIT: with_options(fight.overflow_chosen),
@@ -456,7 +457,8 @@ class CrestMagiaPlay(Play):
         if actor is None or opponent is None:
             raise RuleError("fighter_gone")
         stat = cast(Stat, state["stat"])
-        roll, skill = fight.passive_roll(opponent, stat, answer, scene.dice, options)
+        spec, skill = fight.passive_roll(opponent, stat, answer, options)
+        roll = spec.roll(scene.dice, options)
         active = state["active"]
         decided = ContestDecided(name=actor.name, opponent=opponent.name, stat=stat, skill=skill,
                                  total=active["total"], opposed=roll.total, crit=roll.crit,
@@ -891,6 +893,8 @@ def _fight_report(outcomes: Sequence[Outcome]) -> Report:
                 title = line
             else:
                 notes.append(line)
+            if outcome.rerolled:
+                notes.append(Text("check.rerolled"))
             if outcome.crit:
                 notes.append(Text(f"defence.crit_{outcome.crit}"))
             if outcome.maxed:
