@@ -778,3 +778,27 @@ async def test_an_item_crest_is_used_up_and_a_gm_gives_it_new_uses(table: Table)
     again = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Ring of Sparks")).reply
     assert again.embeds[0]["title"] == "Aiko attacks Bram: 6"
     assert "Ring of Sparks (1), uses left 2" in await crests()
+
+
+async def test_a_defence_with_an_unusual_skill_waits_for_a_gm_to_agree(table: Table) -> None:
+    harness, gm, aiko, mei = table.harness, table.gm, table.aiko, table.mei
+    await _three_players(table)
+    for agreed in (False, True):
+        harness.dice.queue([4, 2, 5])
+        await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")
+        await harness.emulator.click(mei, harness.last(table.channel, mei), "Wit")
+        await harness.emulator.click(mei, harness.last(table.channel, mei), "Lore 2")
+        asked = harness.last(table.channel, gm)
+        assert "Bram defends against Aiko with Lore, not one of a defence's usual skills. Agree to it?" in asked.content
+        if not agreed:
+            await harness.emulator.click(gm, asked, "Refuse")
+            again = harness.last(table.channel, mei)
+            assert again.content == "Bram: defend with Wit and which of the usual skills?"
+            assert "Lore 2" not in again.buttons() and "Awareness 3" in again.buttons()
+            harness.dice.queue([6, 6, 6])  # a double six: the attack misses
+            await harness.emulator.click(mei, again, "Awareness 3")
+        else:
+            harness.dice.queue([6, 5, 1])  # 6 + 5 + Lore 2 = 13 beats 12
+            rolled = await harness.emulator.click(gm, asked, "Grant")
+            assert "+2 (Lore) = **13**" in rolled.replies[-1].text()
+            assert "Bram avoids the attack of Aiko" in rolled.replies[-1].text()

@@ -57,6 +57,11 @@ INTERCEPT = "intercept"
 HELPLESS = "helpless"
 HELPLESS_WAIT = "helpless_stat"
 DEFENCE_REROLL = "defence_reroll"
+SKILL_REQUEST = "defence_skill_request"
+GRANT = "grant"
+REFUSE = "refuse"
+USUAL_DEFENCE_SKILLS: frozenset[str] = frozenset({"Agility", "Athletics", "Awareness", "Determination", "Melee",
+                                                  "Unarmed"})  # fmt: skip
 CURRENT = "current"  # the state key of the defender being answered for, by its position
 FACES = "faces"  # the state key of the attack's damage 2d6, once rolled
 SPECIALTY = "specialty_"  # option keys of a skill with one of the defender's specialties, by its index
@@ -454,16 +459,16 @@ def helpless_stat(scene: Scene, state: Mapping[str, Any], answer: Any, options: 
     return _hit(scene, {**state, "stat": stat}, Step(outcomes=(hit,)), options)
 
 
-def skill_options(sheet: CharacterFile) -> tuple[Option, ...]:
+def skill_options(sheet: CharacterFile, only: frozenset[str] | None = None) -> tuple[Option, ...]:
     """The answers of a passive roll's skill: none, each skill with a rank, and each skill with one of the
-    character's specialties (C12: one)."""
-    skills = sorted(((rank, skill) for skill, rank in sheet.skills.items() if rank),
+    character's specialties (C12: one); `only` keeps those skills alone."""
+    skills = sorted(((rank, skill) for skill, rank in sheet.skills.items() if rank and (only is None or skill in only)),
                     key=lambda ranked: (-ranked[0], ranked[1]))  # fmt: skip
     with_specialty = [
         Option(f"{SPECIALTY}{index}", Text("defend.specialty", {"skill": Text(f"skill.{specialty.skill}"),
                                                                "specialty": specialty.name,
                                                                "rank": sheet.skill(specialty.skill) + specialty.rank}))
-        for index, specialty in enumerate(sheet.specialties)
+        for index, specialty in enumerate(sheet.specialties) if only is None or specialty.skill in only
     ]  # fmt: skip
     return (
         Option(NO_SKILL, Text("defend.no_skill"), tone="secondary"),
@@ -508,14 +513,49 @@ def defence_stat(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step
     return Step(pause=Pause(SKILL_WAIT, (wait,), {**state, "stat": stat}))
 
 
+def usual_defence_skills(state: Mapping[str, Any]) -> frozenset[str]:
+    """The skills a defence uses without asking (ours, for R6's skill "they can rationalize"): dodging,
+    enduring, noticing, holding firm, parrying or blocking, and the skill the attack itself is made with."""
+    return USUAL_DEFENCE_SKILLS | {state["means"]["skill"]}
+
+
 def defence_skill(scene: Scene, state: Mapping[str, Any], answer: Answer, options: CrestMagiaOptions) -> Step:
-    """R6: the Defense Roll, the hit, and on a hit the Damage Roll (R7) and the withstand."""
+    """R6: the Defense Roll, the hit, and on a hit the Damage Roll (R7) and the withstand. Another skill than
+    the usual ones is a GM's to agree to first, unless `free_stat_choice`."""
     attacker, defender = scene.get(ATTACKER), scene.get(_current(state))
     if attacker is None or defender is None:
         raise RuleError("fighter_gone")
     spec, skill = passive_roll(defender, cast(Stat, state["stat"]), answer, options)
+    # A GM's own choice (for a character they run, or answering for a player) needs no one's agreement.
+    agreed = options.free_stat_choice or defender.gm_run or answer.forced
+    if skill is not None and skill not in usual_defence_skills(state) and not agreed:
+        said: dict[str, str | int | Text] = {"name": defender.name, "skill": Text(f"skill.{skill}"),
+                                             "attacker": attacker.name}  # fmt: skip
+        answers = (
+            Option(GRANT, Text("request.grant"), tone="success", summary=Text("defend.skill_granted", said)),
+            Option(REFUSE, Text("request.refuse"), tone="secondary", summary=Text("defend.skill_refused", said)),
+        )
+        wait = Wait(SKILL_REQUEST, Audience.gms(), Text("defend.skill_asked", said), answers,
+                    deadline_seconds=options.boon_request_minutes * 60, default=REFUSE)  # fmt: skip
+        return Step(pause=Pause(SKILL_REQUEST, (wait,), {**state, "asked": answer.option}))
     carried = {**state, "defence": spec.to_dict(), "skill": skill}
     return _defence_rolled(scene, carried, spec.roll(scene.dice, options), options)
+
+
+def defence_skill_decided(
+    scene: Scene, state: Mapping[str, Any], answer: Answer, options: CrestMagiaOptions
+) -> Step:  # fmt: skip
+    """The GMs agree to the defender's skill (it is rolled), or not (the defender picks among the usual ones)."""
+    defender = scene.one(_current(state))
+    if answer.option == GRANT:
+        granted = {**state, "asked": None}
+        spec, skill = passive_roll(defender, cast(Stat, state["stat"]), Answer(SKILL_WAIT, state["asked"]), options)
+        return _defence_rolled(scene, {**granted, "defence": spec.to_dict(), "skill": skill},
+                               spec.roll(scene.dice, options), options)  # fmt: skip
+    usual = usual_defence_skills(state)
+    prompt = Text("defend.which_usual_skill", {"defender": defender.name, "stat": Text(f"stat.{state['stat']}")})
+    wait = Wait(SKILL_WAIT, Audience.character(_current(state)), prompt, skill_options(sheet_of(defender), usual))
+    return Step(pause=Pause(SKILL_WAIT, (wait,), {**state, "asked": None}))
 
 
 def _defence_rolled(
@@ -587,7 +627,8 @@ def _next_defender(scene: Scene, state: Mapping[str, Any]) -> Step:
     following = int(state.get(CURRENT, 0)) + 1
     if following >= len(scene.members(DEFENDER)):
         return Step()
-    carried = {key: value for key, value in state.items() if key not in ("stat", "damage", "left", "choices")}
+    done = ("stat", "damage", "left", "choices", "defence", "skill", "asked")
+    carried = {key: value for key, value in state.items() if key not in done}
     carried[CURRENT] = following
     attacker, defender = scene.one(ATTACKER), scene.one(_current(carried))
     return Step(pause=Pause(STAT_WAIT, _defence_waits(attacker, defender, carried, None), carried))

@@ -92,8 +92,6 @@ CONTEST_STAT = "contest_stat"
 HEAL_WAIT = "heal_pool"
 HEALER = "healer"  # the role of the character whose crest or Medicine heals
 CONTEST_SKILL = "contest_skill"
-GRANT = "grant"
-REFUSE = "refuse"
 # What a player may change with /character edit: the names of their weapons, crests and specialties.
 PLAYER_EDITABLE = re.compile(r"^(weapons|crests|specialties)\.\d+\.name$")
 
@@ -307,6 +305,7 @@ class CrestMagiaPlay(Play):
             fight.STAT_WAIT: with_options(fight.awaiting_defence),
             fight.HELPLESS_WAIT: with_options(fight.helpless_stat),
             fight.DEFENCE_REROLL: with_options(fight.defence_rerolled),
+            fight.SKILL_REQUEST: with_options(fight.defence_skill_decided),
             fight.SKILL_WAIT: with_options(fight.defence_skill),
             fight.WITHSTAND_WAIT: with_options(fight.withstand_chosen),
             fight.OVERFLOW_WAIT: with_options(fight.overflow_chosen),
@@ -468,7 +467,7 @@ class CrestMagiaPlay(Play):
     def request_decided(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
         """The GMs' answer to a request (none when the deadline passed): granted, the roll has the boons and the
         stat and skill asked for; refused, it goes ahead without the boons, with the usual stat and skill."""
-        granted = answer.option == GRANT
+        granted = answer.option == fight.GRANT
         is_check = state["kind"] == "check"
         name = scene.one(ACTOR if is_check else ATTACKER).name
         decided = Step(outcomes=(RequestDecided(name=name, granted=granted, expired=answer.expired),))
@@ -809,11 +808,11 @@ def _requested(
         asked = Text("request.and", {"first": asked, "next": part})
     said: dict[str, str | int | Text] = {"name": character.name, "what": what, "asked": asked}
     answers = (
-        Option(GRANT, Text("request.grant"), tone="success", summary=Text("request.granted", said)),
-        Option(REFUSE, Text("request.refuse"), tone="secondary", summary=Text("request.refused", said)),
+        Option(fight.GRANT, Text("request.grant"), tone="success", summary=Text("request.granted", said)),
+        Option(fight.REFUSE, Text("request.refuse"), tone="secondary", summary=Text("request.refused", said)),
     )
     wait = Wait(GM_REQUEST, Audience.gms(), Text("request.asked", said), answers,
-                deadline_seconds=options.boon_request_minutes * 60, default=REFUSE)  # fmt: skip
+                deadline_seconds=options.boon_request_minutes * 60, default=fight.REFUSE)  # fmt: skip
     state = {"kind": kind, "params": given.model_dump(mode="json")}
     outcome = RequestAsked(name=character.name, count=given.ask, stat=stat[0] if stat else None,
                            skill=skill[0] if skill else None)  # fmt: skip
