@@ -334,6 +334,10 @@ class Play:
         """Whether, in a fight, a player's character acts only on its own turn (its reactions aside)."""
         return False
 
+    def may_act_out_of_turn(self, character: CharacterSnapshot, turn: Turn) -> bool:
+        """Whether a fighter may act now although it is not its turn (it paid for that, say)."""
+        return False
+
     def actions_left(self, character: CharacterSnapshot, turn: Turn) -> tuple[Text, ...] | None:
         """The actions a fighter still has this round, for /combat status; None if the ruleset counts none."""
         return None

@@ -52,7 +52,8 @@ async def refuse_out_of_turn(
     session: AsyncSession, campaign: Campaign, play: Play, character: Character, actor: Actor
 ) -> None:
     """In a fight whose ruleset keeps turns, a fighter acts on its own turn (a GM acts for anyone; a character
-    outside the turn order, such as a Master at the back, is not held to it)."""
+    outside the turn order, such as a Master at the back, is not held to it; the ruleset may let one act out of
+    turn)."""
     order = campaign.combat.get("order") or []
     if character.id not in order:
         return
@@ -60,6 +61,8 @@ async def refuse_out_of_turn(
     if character.id == current_id or not play.acts_on_own_turn(campaign_options(campaign)):
         return
     if await is_gm(session, campaign.id, actor):
+        return
+    if play.may_act_out_of_turn(await snapshot(session, character), turn_of(campaign)):
         return
     current = await session.get(Character, current_id)
     raise UserError("error.not_your_turn", name=character.name, current=current.name if current else "—")

@@ -27,6 +27,8 @@ class CrestMagiaOptions(CampaignOptions):
     free_stat_choice: bool = False
     # C19's house default: a heal without an amount rolls 2d6 + the healer's healing crest rank (or Medicine).
     house_healing: bool = True
+    # R5: in a fight, players act on their own turn (acting out of turn costs a Destiny Point).
+    own_turn_only: bool = True
     # Ours, for play by post: how long a roll nothing else resolves (a check, a critical failure) stays open
     # to a Destiny Point reroll, and how long a boon a player asks for waits for the GMs.
     dp_reroll_minutes: int = Field(60, ge=1, le=10080)

@@ -686,6 +686,12 @@ async def test_rulebook_crests_their_ladders_and_crest_specialties_on_damage_and
     held = await harness.emulator.click(mei, withstand, "Crest of Tides as Water Wall (3)")
     assert "Damage 9 against withstand 9: Bram takes no damage." in held.replies[-1].text()
 
+    # C7's alternative: the crest's rank on the Attack Roll where it beats the skill (Magecraft 0 here).
+    await harness.slash(gm, table.channel, "campaign set", option="crest_rank_on_action_rolls", value="true")
+    harness.dice.queue([6, 5, 1])
+    ranked = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Crest of Flames")).reply
+    assert "+2 (Crest of Flames) = **13**" in ranked.text()
+
 
 async def test_an_opposed_check_outside_a_fight_is_answered_by_the_other_side(table: Table) -> None:
     harness, gm, aiko, mei = table.harness, table.gm, table.aiko, table.mei
@@ -802,3 +808,28 @@ async def test_a_defence_with_an_unusual_skill_waits_for_a_gm_to_agree(table: Ta
             rolled = await harness.emulator.click(gm, asked, "Grant")
             assert "+2 (Lore) = **13**" in rolled.replies[-1].text()
             assert "Bram avoids the attack of Aiko" in rolled.replies[-1].text()
+
+
+async def test_in_a_fight_one_attack_roll_a_turn_and_a_destiny_point_to_act_out_of_turn(table: Table) -> None:
+    harness, gm, aiko = table.harness, table.gm, table.aiko
+    await _three_players(table)
+    await harness.slash(gm, table.channel, "combat start", order="Aiko, Bram")
+    harness.dice.queue([4, 2, 5])
+    first = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")).reply
+    assert not first.ephemeral, first.content
+    again = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")).reply
+    assert again.ephemeral
+    assert again.content.startswith("Aiko has made this round's Attack Roll: one a turn")
+    await harness.slash(gm, table.channel, "combat next")
+    waiting = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")).reply
+    assert waiting.ephemeral and "Bram" in waiting.content and "turn" in waiting.content
+    asked = (await harness.slash(aiko, table.channel, "destiny spend", use="act_out_of_turn",
+                                 note="I leap in before Bram can move")).reply  # fmt: skip
+    await harness.emulator.click(gm, asked, "Approve")
+    harness.dice.queue([4, 2, 5])
+    out_of_turn = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")).reply
+    assert not out_of_turn.ephemeral, out_of_turn.content
+    assert out_of_turn.embeds[0]["title"] == "Aiko attacks Bram: 12"
+    assert "Destiny Points 0" in await _pools(table, "Aiko")
+    spent = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")).reply
+    assert spent.ephemeral and spent.content.startswith("Aiko has made this round's Attack Roll")

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
-from bot.rulesets.base import ANSWERER, ATTACKER, DEFENDER, CharacterSnapshot, Scene
+from bot.rulesets.base import ANSWERER, ATTACKER, DEFENDER, CharacterSnapshot, Scene, Turn
 from rules.crest_magia.damage import Damaged, choose_overflow, effective_die, still_depleted, take_damage
 from rules.crest_magia.destiny import SPEND_COST, require_point
 from rules.crest_magia.model import CREST_SKILL, STATS, WEAPON_SKILL, Skill, Stat
@@ -70,6 +70,8 @@ ARMOR = "armor"
 CREST = "crest"
 ITEM = "item"
 ITEM_USES = "item_crest_uses"  # the character state key of what is left of each item crest's uses
+ATTACKS = "attacks"  # the character state key of its Attack Rolls this round (C25)
+OUT_OF_TURN = "out_of_turn"  # the character state key of the round its player paid to act out of turn in
 UNARMED = "unarmed"
 SEPARATOR = "|"
 # The stat an attack uses unless the attacker names another (the GM calls the stat, R1).
@@ -251,12 +253,20 @@ def item_used(who: str, character: CharacterSnapshot, name: str) -> Step:
     return Step(effects=(StatePatch(who, ITEM_USES, uses),))
 
 
-def attack_modifiers(sheet: CharacterFile, made_with: Mapping[str, Any], specialty: str | None) -> list[Modifier]:
-    """The attack's skill (T4, R6) and the specialty of that skill the attacker names, if any (C12: one)."""
+def attack_modifiers(
+    sheet: CharacterFile, made_with: Mapping[str, Any], specialty: str | None, options: CrestMagiaOptions
+) -> list[Modifier]:  # fmt: skip
+    """The attack's skill (T4, R6) and the specialty of that skill the attacker names, if any (C12: one). With
+    `crest_rank_on_action_rolls` (C7's alternative), an attack with a crest counts the crest's rank instead
+    when it is higher than skill and specialty together."""
     modifiers = [Modifier(f"skill:{made_with['skill']}", sheet.skill(made_with["skill"]))]
     if specialty is not None:
         found = sheet.specialty(made_with["skill"], specialty)
         modifiers.append(Modifier(f"specialty:{found.name}", found.rank))
+    if made_with["kind"] == CREST and options.crest_rank_on_action_rolls:
+        rank = int(made_with["rating"])
+        if rank > sum(modifier.value for modifier in modifiers):
+            return [Modifier(f"crest:{made_with['name']}", rank)]
     return modifiers
 
 
@@ -272,6 +282,19 @@ def with_form(sheet: CharacterFile, made_with: Mapping[str, Any], form: str | No
     return {**made_with, "form": found.name, "form_rank": found.rank}
 
 
+def attacks_this_round(attacker: CharacterSnapshot, turn: Turn) -> int:
+    """C25: in a fight, one Attack Roll per turn, and one more in a round its player paid to act out of turn in;
+    the count of this round's so far. Raises when none is left."""
+    if not turn.in_combat:
+        return 0
+    made = attacker.state.get(ATTACKS, {})
+    count = int(made.get("count", 0)) if made.get("round") == turn.round_number else 0
+    allowed = 1 + (attacker.state.get(OUT_OF_TURN) == turn.round_number)
+    if count >= allowed:
+        raise RuleError("one_attack_per_turn", name=attacker.name)
+    return count
+
+
 def attack(
     scene: Scene, action: str, stat: Stat | None, skill: Skill | None, specialty: str | None, form: str | None,
     boons: int, banes: int, gm_mod: int, options: CrestMagiaOptions,
@@ -283,7 +306,7 @@ def attack(
     if skill is not None:
         made_with["skill"] = skill
     stat = stat or DEFAULT_ATTACK_STAT[made_with["kind"]]
-    modifiers = attack_modifiers(sheet_of(attacker), made_with, specialty)
+    modifiers = attack_modifiers(sheet_of(attacker), made_with, specialty, options)
     if gm_mod:
         modifiers.append(Modifier("gm", gm_mod))
     standing_ = standing(attacker)
@@ -292,6 +315,10 @@ def attack(
                       crits=not attacker.gm_run or options.npc_crits)  # fmt: skip
     state = {"means": made_with, "spec": spec.to_dict(), "action": action, CURRENT: 0}
     used = item_used(ATTACKER, attacker, made_with["name"]) if made_with["kind"] == CREST else Step()
+    made = attacks_this_round(attacker, scene.turn)
+    if scene.turn.in_combat:
+        counted = {"round": scene.turn.round_number, "count": made + 1}
+        used = Step.of(used, Step(effects=(StatePatch(ATTACKER, ATTACKS, counted),)))
     return used.then(_attack_rolled(scene, spec.roll(scene.dice, options), state, options))
 
 

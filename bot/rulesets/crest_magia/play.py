@@ -491,6 +491,7 @@ class CrestMagiaPlay(Play):
         given = cast(CrestAttackInput, params)
         options = _options(scene.options)
         attacker = scene.one(ATTACKER)
+        fight.attacks_this_round(attacker, scene.turn)  # refused now rather than after a GM's answer
         sheet = fight.sheet_of(attacker)
         made_with = fight.with_form(sheet, fight.means(sheet, given.action), given.form)  # refused now, not later
         usual_stat, usual_skill = fight.DEFAULT_ATTACK_STAT[made_with["kind"]], made_with["skill"]
@@ -512,8 +513,10 @@ class CrestMagiaPlay(Play):
         given = cast(CrestAttackInput, params)
         rules_options = _options(options)
         made_with = fight.means(fight.sheet_of(attacker), given.action)
+        if given.skill is not None:  # as if the GMs agreed to it
+            made_with["skill"] = given.skill
         stat = given.stat or fight.DEFAULT_ATTACK_STAT[made_with["kind"]]
-        modifiers = fight.attack_modifiers(fight.sheet_of(attacker), made_with, given.specialty)
+        modifiers = fight.attack_modifiers(fight.sheet_of(attacker), made_with, given.specialty, rules_options)
         standing, guard = fight.standing(attacker), fight.standing(defender)
         bonus = sum(modifier.value for modifier in modifiers) + given.modifier + standing.modifier
         net = given.boons - given.banes + standing.boons - standing.banes
@@ -665,6 +668,8 @@ class CrestMagiaPlay(Play):
             else:
                 after = reallocated(hp, maximum, source, _stat_named(to), amount or 0)
             effects += fight.hp_changes(ACTOR, character, after, options)
+        elif use == "act_out_of_turn":  # R5: for this round, an action outside its turn, an Attack Roll included
+            effects.append(StatePatch(ACTOR, fight.OUT_OF_TURN, scene.turn.round_number))
         elif use not in NARRATIVE_USES:
             raise RuleError("unknown_destiny_use", use=use)
         spent = DestinySpent(name=character.name, use=use, stat=stat, to=to, amount=amount, note=note,
@@ -691,6 +696,14 @@ class CrestMagiaPlay(Play):
             return Step(outcomes=(DestinyDenied(name=character.name, use=str(state["use"])),))
         return self.spend_destiny(scene, str(state["use"]), None, None, None, state.get("note"),
                                   approved_by=answer.by)  # fmt: skip
+
+    def acts_on_own_turn(self, options: CampaignOptions) -> bool:
+        """R5: in a fight, each creature acts on its turn, in the order the GM set (acting out of turn is a Destiny
+        Point's use); `own_turn_only` off lets players act in any order."""
+        return _options(options).own_turn_only
+
+    def may_act_out_of_turn(self, character: CharacterSnapshot, turn: Turn) -> bool:
+        return character.state.get(fight.OUT_OF_TURN) == turn.round_number
 
     def out_of_play(self, character: CharacterSnapshot) -> str | None:
         consequence = character.pools[CONSEQUENCE].current
