@@ -2,24 +2,28 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
-from rules.crest_magia.damage import choose_overflow, effective_die, take_damage
+from rules.crest_magia.damage import choose_overflow, effective_die, healed, take_damage
 from rules.crest_magia.destiny import consequence_removed, reallocated, restored, session_points
 from rules.crest_magia.model import DEAD, Stat
 from rules.crest_magia.options import CrestMagiaOptions
 from rules.crest_magia.rolls import (
     ActionRoll,
+    ActionSpec,
     action_roll,
     boons_and_banes,
     check_succeeds,
     damage_roll,
+    healing_roll,
     resolve_attack,
     withstand_roll,
 )
-from rules.crest_magia.sheets import character_problems
+from rules.crest_magia.sheets import Crest, character_problems
 from rules.dice.source import FixedDice
 from rules.exchange import Modifier, RuleError
 
@@ -183,9 +187,29 @@ def test_m12_creation_budget() -> None:
 
 def test_m13_destiny_points_reset_to_one_and_a_reroll_can_crit() -> None:
     assert session_points(DEFAULTS) == 1
-    missed = rolled([1, 1, 9], 10, Modifier("skill:Melee", 4))
-    again = rolled([6, 6, 2], 10, *missed.modifiers)
-    assert (missed.crit, again.crit, again.total) == ("failure", "success", 16)
+    spec = ActionSpec("Dexterity", 10, (Modifier("skill:Melee", 4),), boons=1)
+    missed = spec.roll(FixedDice([1, 1, 9, 1]), DEFAULTS)
+    # What the roll was made of waits in the exchange as JSON; the reroll takes every die again, the boon's too.
+    again = ActionSpec.from_dict(json.loads(json.dumps(spec.to_dict()))).roll(FixedDice([6, 6, 2, 3]), DEFAULTS)
+    assert (missed.crit, missed.total) == ("failure", 15)
+    assert (again.crit, again.total, again.boons.faces) == ("success", 19, (3,))
+
+
+def test_healing_fills_a_pool_to_its_maximum_and_hands_back_the_rest() -> None:
+    assert healed(2, 6, 3) == (5, 0)
+    assert healed(2, 6, 9) == (6, 5)
+    assert healed(6, 6, 4) == (6, 4)
+    roll = healing_roll(Modifier("crest:Crest of Salves", 2), FixedDice([4, 5]))
+    assert roll.total == 11 and roll.rolls()[0].modifiers == (Modifier("crest:Crest of Salves", 2),)
+
+
+def test_the_rulebooks_crests_need_only_their_name() -> None:
+    tides = Crest.model_validate({"name": "crest of TIDES"})
+    assert (tides.name, tides.category, tides.damage_type) == ("Crest of Tides", "magical", "water")
+    own = Crest.model_validate({"name": "Crest of Flames", "damage_type": "holy"})
+    assert (own.category, own.damage_type) == ("magical", "holy")  # what the file says wins
+    with pytest.raises(ValidationError):
+        Crest.model_validate({"name": "Crest of Winds"})  # not the book's: its category is needed
 
 
 def test_destiny_point_spends_on_pools_and_consequences() -> None:
