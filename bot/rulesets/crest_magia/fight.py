@@ -40,6 +40,7 @@ from rules.exchange import (
     Wait,
     member,
 )
+from rules.options import CampaignOptions
 
 CONSEQUENCE = "consequence"
 DESTINY = "destiny_points"
@@ -148,6 +149,11 @@ class Climbed(Outcome):
 class Earned(Outcome):
     event = "destiny.critical"
     name: str
+
+
+def crest_options(options: CampaignOptions) -> CrestMagiaOptions:
+    """A Crest Magia campaign's options as the rules read them."""
+    return cast(CrestMagiaOptions, options)
 
 
 def pool(stat: str) -> str:

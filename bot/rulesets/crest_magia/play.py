@@ -39,8 +39,7 @@ from bot.rulesets.base import (
     SheetLine,
     Turn,
 )
-from bot.rulesets.crest_magia import fight
-from rules.crest_magia.damage import healed
+from bot.rulesets.crest_magia import fight, healing
 from rules.crest_magia.destiny import (
     NARRATIVE_USES,
     SPEND_COST,
@@ -53,7 +52,7 @@ from rules.crest_magia.destiny import (
 from rules.crest_magia.model import BOOK_LADDERS, CONSEQUENCES, CREST_SLOTS, DEAD, SKILLS, STATS, Skill, Stat
 from rules.crest_magia.odds import action_outcomes, hit_chance
 from rules.crest_magia.options import CrestMagiaOptions
-from rules.crest_magia.rolls import ActionRoll, ActionSpec, Score, check_succeeds, contest, healing_roll
+from rules.crest_magia.rolls import ActionRoll, ActionSpec, Score, check_succeeds, contest
 from rules.crest_magia.sheets import CharacterFile, Crest, parse_character
 from rules.dice import DiceSource
 from rules.exchange import (
@@ -89,8 +88,6 @@ DESTINY_APPROVAL = "destiny_approval"
 CHECK_REROLL = "check_reroll"
 GM_REQUEST = "gm_request"
 CONTEST_STAT = "contest_stat"
-HEAL_WAIT = "heal_pool"
-HEALER = "healer"  # the role of the character whose crest or Medicine heals
 CONTEST_SKILL = "contest_skill"
 # What a player may change with /character edit: the names of their weapons, crests and specialties.
 PLAYER_EDITABLE = re.compile(r"^(weapons|crests|specialties)\.\d+\.name$")
@@ -127,10 +124,6 @@ def _as_written(kind: str, names: tuple[str, ...], value: object) -> object:
     if isinstance(value, str):
         return _names_in_every_language(kind, names).get(value.strip().casefold(), value)
     return value
-
-
-def _options(options: CampaignOptions) -> CrestMagiaOptions:
-    return cast(CrestMagiaOptions, options)
 
 
 class CrestCheckInput(CheckInput):
@@ -208,26 +201,6 @@ class RequestDecided(Outcome):
     expired: bool
 
 
-class HealRolled(Outcome):
-    event = "heal.rolled"
-    healer: str
-    name: str
-    total: int
-
-
-class Recovered(Outcome):
-    event = "heal.recovered"
-    name: str
-    stat: str
-    amount: int
-
-
-class HealEnded(Outcome):
-    event = "heal.ended"
-    name: str
-    lost: int  # what no pool had room for
-
-
 class StandingSet(Outcome):
     event = "standing.set"
     names: list[str]
@@ -293,7 +266,7 @@ class CrestMagiaPlay(Play):
     @property
     def handlers(self) -> Mapping[str, Handler]:
         def with_options(step: Callable[..., Step]) -> Handler:
-            return lambda scene, state, answer: step(scene, state, answer, _options(scene.options))
+            return lambda scene, state, answer: step(scene, state, answer, fight.crest_options(scene.options))
 
         return {
             DESTINY_APPROVAL: self.destiny_approval,
@@ -301,7 +274,7 @@ class CrestMagiaPlay(Play):
             GM_REQUEST: self.request_decided,
             CONTEST_STAT: self.contest_stat,
             CONTEST_SKILL: self.contest_skill,
-            HEAL_WAIT: self.heal_placed,
+            healing.HEAL_WAIT: with_options(healing.placed),
             fight.STAT_WAIT: with_options(fight.awaiting_defence),
             fight.HELPLESS_WAIT: with_options(fight.helpless_stat),
             fight.DEFENCE_REROLL: with_options(fight.defence_rerolled),
@@ -320,11 +293,11 @@ class CrestMagiaPlay(Play):
     ) -> CharacterDraft:  # fmt: skip
         """R12: nothing is rolled; each stat's pool is its die, full. A campaign is always within a session (the
         first one from its start), so a new player character joins it with the session's Destiny Points."""
-        sheet = parse_character(data, _options(options))
+        sheet = parse_character(data, fight.crest_options(options))
         pools = {fight.pool(stat): Pool(sheet.dice[stat], sheet.dice[stat]) for stat in STATS}
         pools[CONSEQUENCE] = Pool(0, DEAD)
         # Destiny Points are the players' (C31).
-        pools[DESTINY] = Pool(0 if gm_run else session_points(_options(options)), None)
+        pools[DESTINY] = Pool(0 if gm_run else session_points(fight.crest_options(options)), None)
         return CharacterDraft(sheet.name, CHARACTER, {"file": sheet.model_dump(mode="json")}, pools, ())
 
     def editable(self, kind: str, field: str, *, by_gm: bool) -> bool:
@@ -369,7 +342,7 @@ class CrestMagiaPlay(Play):
         if not full:  # what the fiction shows of a character the GMs run: its consequence
             return lines
         sheet = fight.sheet_of(character)
-        rules_options = _options(options)
+        rules_options = fight.crest_options(options)
         dice = []
         for stat in STATS:
             rolled = fight.rolled_die(character, stat, rules_options)
@@ -407,9 +380,9 @@ class CrestMagiaPlay(Play):
             what = Text("check.with_skill", {"stat": Text(f"stat.{stat}"), "skill": Text(f"skill.{given.skill}")}) if (
                 given.skill) else Text(f"stat.{stat}")  # fmt: skip
             return _requested(character, "check", given, Text("request.on_check", {"what": what}), None, None,
-                              _options(scene.options))  # fmt: skip
+                              fight.crest_options(scene.options))  # fmt: skip
         sheet = fight.sheet_of(character)
-        options = _options(scene.options)
+        options = fight.crest_options(scene.options)
         modifiers: list[Modifier] = []
         if given.skill is not None:
             modifiers.append(Modifier(f"skill:{given.skill}", sheet.skill(given.skill)))
@@ -431,7 +404,7 @@ class CrestMagiaPlay(Play):
         """A check's roll let stand (nothing more happens), or rolled again for a Destiny Point (C30)."""
         if answer.option != fight.REROLL:
             return Step()
-        options = _options(scene.options)
+        options = fight.crest_options(scene.options)
         payer = fight.reroll_payer(scene, ACTOR, options)
         spent = fight.rerolled(scene, payer)
         same = scene.one(payer).id == scene.one(ACTOR).id
@@ -451,7 +424,7 @@ class CrestMagiaPlay(Play):
 
     def contest_skill(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
         """R4 and C22: the passive side's roll, as a Defense Roll is made; the active side wins only by exceeding it."""
-        options = _options(scene.options)
+        options = fight.crest_options(scene.options)
         actor, opponent = scene.get(ACTOR), scene.get(OPPONENT)
         if actor is None or opponent is None:
             raise RuleError("fighter_gone")
@@ -489,7 +462,7 @@ class CrestMagiaPlay(Play):
         """R6: the attack, at once; or, when it asks for boons or for a stat or skill other than the weapon's or the
         crest's (R1: "if the player can rationalize it and the GM agrees"), once a GM has answered."""
         given = cast(CrestAttackInput, params)
-        options = _options(scene.options)
+        options = fight.crest_options(scene.options)
         attacker = scene.one(ATTACKER)
         fight.attacks_this_round(attacker, scene.turn)  # refused now rather than after a GM's answer
         sheet = fight.sheet_of(attacker)
@@ -511,7 +484,7 @@ class CrestMagiaPlay(Play):
         """The exact chance the attack hits, for each stat the defender could defend with (with its best skill),
         from every face of every die, the boons' and banes' d4s included."""
         given = cast(CrestAttackInput, params)
-        rules_options = _options(options)
+        rules_options = fight.crest_options(options)
         made_with = fight.means(fight.sheet_of(attacker), given.action)
         if given.skill is not None:  # as if the GMs agreed to it
             made_with["skill"] = given.skill
@@ -573,8 +546,8 @@ class CrestMagiaPlay(Play):
                 return Report(notes=(Text("destiny.spent", said),))
             if isinstance(outcome, DestinyDenied | DestinyRequested | RequestAsked):
                 return Report()
-            if isinstance(outcome, HealRolled | Recovered | HealEnded):
-                return _heal_report(outcomes)
+            if isinstance(outcome, healing.HEALING_OUTCOMES):
+                return healing.report(outcomes)
             if isinstance(outcome, StandingSet):
                 return Report(notes=(_standing_note(outcome),), pools=False)
             if isinstance(outcome, DestinyReset):
@@ -605,35 +578,6 @@ class CrestMagiaPlay(Play):
         return None
 
     # What only Crest Magia has, for its own commands (bot.rulesets.crest_magia.cog).
-    def heal(self, scene: Scene, amount: int | None) -> Step:
-        """R15/C19: a GM heals a character: a number of HP, or (the house default, `house_healing`) 2d6 and the
-        rank of the healer's healing crest, or of its Medicine skill. The healed character places the HP pool by
-        pool; none goes past a pool's maximum."""
-        character = scene.one(ACTOR)
-        if amount is not None:
-            return _healing(scene, character, fight.hp_of(character), amount, Step())
-        healer = scene.get(HEALER)
-        if healer is None or not _options(scene.options).house_healing:
-            raise RuleError("heal_amount_needed")
-        sheet = fight.sheet_of(healer)
-        crest = next((crest for crest in sheet.crests if crest.category == "healing"), None)
-        bonus = Modifier(f"crest:{crest.name}", crest.rank) if crest else (
-            Modifier("skill:Medicine", sheet.skill("Medicine")))  # fmt: skip
-        roll = healing_roll(bonus, scene.dice)
-        rolled = HealRolled(healer=healer.name, name=character.name, total=roll.total)
-        return _healing(
-            scene, character, fight.hp_of(character), roll.total, Step(rolls=roll.rolls(), outcomes=(rolled,))
-        )
-
-    def heal_placed(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
-        """The pool the healed character chose for the HP still to place."""
-        character = scene.one(ACTOR)
-        stat = fight.stat_answered(answer)
-        hp = fight.hp_of(character)
-        after, left = healed(hp[stat], character.pools[fight.pool(stat)].maximum or 0, int(state["left"]))
-        recovered = Recovered(name=character.name, stat=stat, amount=after - hp[stat])
-        return _healing(scene, character, {**hp, stat: after}, left, Step(outcomes=(recovered,)))
-
     def set_standing(self, scene: Scene, role: str, boons: int, banes: int, modifier: int) -> Step:
         """A GM's boons, banes and modifier that stay on the rolls of a character (or of everyone in the scene)
         until a GM clears them: in play by post the GM is rarely there when a player rolls. All zero clears them."""
@@ -654,7 +598,7 @@ class CrestMagiaPlay(Play):
         adjudicates (spent when a GM approves it, `request_destiny`)."""
         character = scene.one(ACTOR)
         require_point(character.pools[DESTINY].current)
-        options = _options(scene.options)
+        options = fight.crest_options(scene.options)
         effects: list[Effect] = [PoolDelta(ACTOR, DESTINY, -SPEND_COST)]
         if use == "remove_consequence":
             current = character.pools[CONSEQUENCE].current
@@ -700,7 +644,7 @@ class CrestMagiaPlay(Play):
     def acts_on_own_turn(self, options: CampaignOptions) -> bool:
         """R5: in a fight, each creature acts on its turn, in the order the GM set (acting out of turn is a Destiny
         Point's use); `own_turn_only` off lets players act in any order."""
-        return _options(options).own_turn_only
+        return fight.crest_options(options).own_turn_only
 
     def may_act_out_of_turn(self, character: CharacterSnapshot, turn: Turn) -> bool:
         return character.state.get(fight.OUT_OF_TURN) == turn.round_number
@@ -713,7 +657,7 @@ class CrestMagiaPlay(Play):
 
     def session_started(self, scene: Scene) -> Step | None:
         """R11/C34: every player character starts the session with exactly `dp_session_start` points."""
-        points = session_points(_options(scene.options))
+        points = session_points(fight.crest_options(scene.options))
         players = [(position, character) for position, character in enumerate(scene.members(EVERYONE))
                    if not character.gm_run]  # fmt: skip
         if not players:
@@ -721,40 +665,6 @@ class CrestMagiaPlay(Play):
         effects = tuple(PoolSet(member(EVERYONE, position), DESTINY, points) for position, _ in players)
         reset = DestinyReset(names=[character.name for _, character in players], points=points)
         return Step(effects=effects, outcomes=(reset,))
-
-
-def _healing(scene: Scene, character: CharacterSnapshot, hp: dict[Stat, int], left: int, step: Step) -> Step:
-    """The HP still to place: into the only pool with room, or a choice among those with some; what no pool has
-    room for is lost. The pools change once, to `hp` as placed so far, at the end of the step."""
-    maximum = {stat: character.pools[fight.pool(stat)].maximum or 0 for stat in STATS}
-    outcomes: list[Outcome] = []
-    room = [stat for stat in STATS if hp[stat] < maximum[stat]]
-    if left > 0 and len(room) == 1:
-        (stat,) = room
-        after, left = healed(hp[stat], maximum[stat], left)
-        outcomes.append(Recovered(name=character.name, stat=stat, amount=after - hp[stat]))
-        hp, room = {**hp, stat: after}, []
-    effects = fight.hp_changes(ACTOR, character, hp, _options(scene.options))
-    if left <= 0 or not room:
-        outcomes.append(HealEnded(name=character.name, lost=max(0, left)))
-        return Step.of(step, Step(effects=tuple(effects), outcomes=tuple(outcomes)))
-    prompt = Text("heal.which", {"name": character.name, "left": left})
-    wait = Wait(HEAL_WAIT, Audience.character(ACTOR), prompt, fight.stat_options(tuple(room)))
-    return Step.of(step, Step(effects=tuple(effects), outcomes=tuple(outcomes)),
-                   pause=Pause(HEAL_WAIT, (wait,), {"left": left}))  # fmt: skip
-
-
-def _heal_report(outcomes: Sequence[Outcome]) -> Report:
-    notes = []
-    for outcome in outcomes:
-        if isinstance(outcome, HealRolled):
-            notes.append(Text("heal.rolled", {"healer": outcome.healer, "name": outcome.name, "total": outcome.total}))
-        elif isinstance(outcome, Recovered):
-            notes.append(Text("heal.recovered", {"name": outcome.name, "stat": Text(f"stat.{outcome.stat}"),
-                                                 "amount": outcome.amount}))  # fmt: skip
-        elif isinstance(outcome, HealEnded) and outcome.lost:
-            notes.append(Text("heal.lost", {"name": outcome.name, "lost": outcome.lost}))
-    return Report(notes=tuple(notes))
 
 
 def _contest_report(decided: ContestDecided, outcomes: Sequence[Outcome]) -> Report:
@@ -795,7 +705,7 @@ def _attack_as(scene: Scene, given: CrestAttackInput, *, granted: bool) -> Step:
     skill = given.skill if granted else None
     specialty = given.specialty if granted or given.skill is None else None
     return fight.attack(scene, given.action, given.stat if granted else None, skill, specialty, given.form,
-                        given.boons, given.banes, given.modifier, _options(scene.options))  # fmt: skip
+                        given.boons, given.banes, given.modifier, fight.crest_options(scene.options))  # fmt: skip
 
 
 def _decision_note(decided: RequestDecided) -> Text:

@@ -12,7 +12,10 @@ from bot.db.models import Campaign
 from bot.errors import UserError
 from bot.render import mention
 from bot.rulesets.base import ACTOR, EVERYONE, Scene
-from bot.rulesets.crest_magia.play import HEALER, RULESET_ID, CrestMagiaPlay
+from bot.rulesets.crest_magia import healing
+from bot.rulesets.crest_magia.fight import crest_options
+from bot.rulesets.crest_magia.healing import HEALER
+from bot.rulesets.crest_magia.play import RULESET_ID, CrestMagiaPlay
 from bot.services.characters import active_character, campaign_characters, find_character
 from bot.services.common import Call, Clock, active_campaign, is_gm, require_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Progress
@@ -83,7 +86,7 @@ class CrestService:
         """A GM's healing of a character, by an amount or by a healer's roll; the healed one places the HP."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
-            play = crest_play(campaign)
+            crest_play(campaign)  # refused in another ruleset's campaign
             await require_gm(session, campaign.id, call.actor)
             character = await find_character(session, campaign, name)
             roles = {ACTOR: [character]}
@@ -91,6 +94,6 @@ class CrestService:
                 roles[HEALER] = [await find_character(session, campaign, healer_name)]
             return await self.engine.run(
                 session, campaign, kind="heal", title=Text("exchange.heal", {"name": character.name}),
-                cast=Cast(roles), step_of=lambda scene: play.heal(scene, amount), dice=call.dice,
-                actor_id=call.actor.user_id, channel_id=call.channel_id,
+                cast=Cast(roles), step_of=lambda scene: healing.heal(scene, amount, crest_options(scene.options)),
+                dice=call.dice, actor_id=call.actor.user_id, channel_id=call.channel_id,
             )  # fmt: skip
