@@ -344,7 +344,8 @@ async def test_a_creature_the_gm_answers_for_in_advance_takes_a_hit_without_a_wa
     hit = (await harness.slash(aiko, table.channel, "attack", target="Wolf", action="melee|Sword")).reply
     assert hit.visible_to is EVERYONE
     shown = "\n".join(message.text() for message in harness.emulator.visible_to(aiko, table.channel)[-3:])
-    assert "Damage 24 against withstand 2: Wolf takes 22 on Dexterity." in shown
+    # Dexterity holds 6 of the 22: the rest overflows, and each pool's share is told apart.
+    assert "Damage 24 against withstand 2: Wolf takes 22.\nWolf loses 6 on Dexterity." in shown
     assert "Wolf takes 6 more on Wit." in shown
     roster = (await harness.slash(gm, table.channel, "character list")).reply.text()
     wolf_line = next(line for line in roster.splitlines() if "**Wolf**" in line)
@@ -642,6 +643,7 @@ async def test_an_area_attack_rolls_once_and_each_defender_answers_in_turn(table
         harness.dice.queue([1, 1])
         landed = await harness.emulator.click(mei, harness.last(table.channel, mei), "Leather (0)")
         assert f"Bram now has a consequence: {level}" in landed.replies[-1].text()
+        assert "of it finds no HP left on Bram." in landed.replies[-1].text()
     assert "Bram is dead." in landed.replies[-1].text()
     over = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")).reply
     assert over.ephemeral and over.content == "Bram is dead and cannot take part."

@@ -133,11 +133,14 @@ class Wounded(Outcome):
     stat: str
 
 
-class Overflowed(Outcome):
-    event = "attack.overflow"
+class Placed(Outcome):
+    """Where a hit's damage went: HP lost per pool, in the order it was placed, and what found no HP left."""
+
+    event = "attack.placed"
     defender: str
-    stat: str
-    taken: int
+    losses: dict[str, int]
+    lost: int
+    more: bool  # an overflow the defender placed, after the hit itself
 
 
 class Climbed(Outcome):
@@ -679,7 +682,8 @@ def overflow_chosen(scene: Scene, state: Mapping[str, Any], answer: Any, options
     stat = stat_answered(answer)
     pending = Damaged(hp_of(defender), int(state["left"]), tuple(state["choices"]),
                       defender.pools[CONSEQUENCE].current, False)  # fmt: skip
-    return _placed(scene, defender, choose_overflow(pending, stat, options), state, options, chosen=stat)
+    return _placed(scene, defender, choose_overflow(pending, stat, options), state, options, placing=pending.left,
+                   first=stat)  # fmt: skip
 
 
 def _withstand(scene: Scene, state: Mapping[str, Any], source: Withstander, options: CrestMagiaOptions) -> Step:
@@ -694,21 +698,24 @@ def _withstand(scene: Scene, state: Mapping[str, Any], source: Withstander, opti
     hurt = take_damage(hp_of(defender), stat, taken, defender.pools[CONSEQUENCE].current, options)
     used = item_used(_current(state), defender, source.item) if source.item else Step()
     rolled = Step(rolls=withstand.rolls(), outcomes=(wounded,))
-    return Step.of(used, rolled).then(_placed(scene, defender, hurt, state, options))
+    return Step.of(used, rolled).then(_placed(scene, defender, hurt, state, options, placing=taken, first=stat))
 
 
 def _placed(
     scene: Scene, defender: CharacterSnapshot, hurt: Damaged, state: Mapping[str, Any], options: CrestMagiaOptions,
-    *, chosen: Stat | None = None,
+    *, placing: int, first: Stat,
 ) -> Step:  # fmt: skip
-    """The pools as the damage left them, the d4s of the depleted stats, a consequence climbed, and the next
-    overflow choice if there is one (else the next defender)."""
+    """The pools as `placing` damage left them (starting with `first`), the d4s of the depleted stats, a
+    consequence climbed, and the next overflow choice if there is one (else the next defender)."""
     who = _current(state)
     effects = hp_changes(who, defender, hurt.hp, options)
+    before = hp_of(defender)
+    order = [first, *(stat for stat in STATS if stat != first)]
+    losses = {stat: before[stat] - hurt.hp[stat] for stat in order if before[stat] != hurt.hp[stat]}
+    lost = placing - sum(losses.values()) - hurt.left
     outcomes: list[Outcome] = []
-    if chosen is not None:
-        taken = hp_of(defender)[chosen] - hurt.hp[chosen]
-        outcomes.append(Overflowed(defender=defender.name, stat=chosen, taken=taken))
+    if placing > 0:
+        outcomes.append(Placed(defender=defender.name, losses=losses, lost=lost, more="left" in state))
     if hurt.climbed:
         effects.append(PoolDelta(who, CONSEQUENCE, 1))
         outcomes.append(Climbed(defender=defender.name, level=hurt.consequence))

@@ -573,6 +573,9 @@ class CrestMagiaPlay(Play):
             return Text("event.attack.hit" if payload.get("hit") else "event.attack.missed", {"stat": stat or "—"})
         if kind in ("attack.damage", "attack.overflow", "heal.recovered") and stat is not None:
             return Text(f"event.{kind}", {"stat": stat})
+        if kind == "attack.placed" and isinstance(payload.get("losses"), dict):
+            losses = [_loss(str(name), int(taken)) for name, taken in payload["losses"].items()]
+            return Text("event.attack.placed", {"losses": _joined(losses) or "—"})
         if kind == "attack.consequence" and isinstance(payload.get("level"), int):
             return Text("event.attack.consequence", {"level": Text(f"consequence.{CONSEQUENCES[payload['level']]}")})
         return None
@@ -785,7 +788,7 @@ FIGHT_OUTCOMES = (
     fight.Helpless,
     fight.Defended,
     fight.Wounded,
-    fight.Overflowed,
+    fight.Placed,
     fight.Climbed,
     fight.Earned,
 )
@@ -821,22 +824,47 @@ def _fight_report(outcomes: Sequence[Outcome]) -> Report:
                 notes.append(Text(f"defence.crit_{outcome.crit}"))
             if outcome.maxed:
                 notes.append(Text("attack.maxed"))
-        elif isinstance(outcome, fight.Wounded) and outcome.taken == 0:
-            notes.append(Text("attack.withstood", {"defender": outcome.defender, "damage": outcome.damage,
-                                                   "withstand": outcome.withstand}))  # fmt: skip
         elif isinstance(outcome, fight.Wounded):
-            notes.append(Text("attack.damage", {"defender": outcome.defender, "damage": outcome.damage,
-                                                "withstand": outcome.withstand, "taken": outcome.taken,
-                                                "stat": Text(f"stat.{outcome.stat}")}))  # fmt: skip
-        elif isinstance(outcome, fight.Overflowed):
-            notes.append(Text("attack.overflow", {"defender": outcome.defender, "taken": outcome.taken,
-                                                  "stat": Text(f"stat.{outcome.stat}")}))  # fmt: skip
+            said: dict[str, str | int | Text] = {"defender": outcome.defender, "damage": outcome.damage,
+                                                 "withstand": outcome.withstand, "taken": outcome.taken}  # fmt: skip
+            placed = next((o for o in outcomes if isinstance(o, fight.Placed) and not o.more), None)
+            if outcome.taken == 0:
+                notes.append(Text("attack.withstood", said))
+            elif placed is not None and placed.losses == {outcome.stat: outcome.taken}:
+                notes.append(Text("attack.damage", {**said, "stat": Text(f"stat.{outcome.stat}")}))
+            else:  # the defending pool had less: where the rest went follows
+                notes.append(Text("attack.damage_total", said))
+                notes += _placement_notes(placed)
+        elif isinstance(outcome, fight.Placed) and outcome.more:
+            if len(outcome.losses) == 1 and not outcome.lost:
+                ((stat, taken),) = outcome.losses.items()
+                notes.append(Text("attack.overflow", {"defender": outcome.defender, "taken": taken,
+                                                      "stat": Text(f"stat.{stat}")}))  # fmt: skip
+            else:
+                notes += _placement_notes(outcome)
         elif isinstance(outcome, fight.Climbed):
             level = Text(f"consequence.{CONSEQUENCES[outcome.level]}")
             notes.append(Text("attack.consequence", {"defender": outcome.defender, "level": level}))
         elif isinstance(outcome, fight.Earned):
             notes.append(Text("check.destiny_point", {"name": outcome.name}))
     return Report(title, notes=tuple(notes))
+
+
+def _loss(stat: str, taken: int) -> Text:
+    return Text("attack.loss", {"taken": taken, "stat": Text(f"stat.{stat}") if stat in STATS else stat})
+
+
+def _placement_notes(placed: fight.Placed | None) -> list[Text]:
+    """Where a hit's damage went when it did not all land on one pool: each pool's loss, and what found no HP."""
+    if placed is None:
+        return []
+    parts = [
+        Text("attack.loss", {"taken": taken, "stat": Text(f"stat.{stat}")}) for stat, taken in placed.losses.items()
+    ]
+    notes = [Text("attack.losses", {"defender": placed.defender, "losses": _joined(parts)})] if parts else []
+    if placed.lost:
+        notes.append(Text("attack.lost", {"defender": placed.defender, "lost": placed.lost}))
+    return notes
 
 
 def _stat_named(name: str | None) -> Stat:
