@@ -465,6 +465,15 @@ async def test_a_destiny_point_rolls_a_check_or_an_unresolved_attack_again(table
     log = (await harness.slash(gm, table.channel, "log show")).reply.text()
     assert "Aiko spent a Destiny Point on a reroll" in log
 
+    # The new result replaces the old: a critical success rolled away takes its Destiny Point with it.
+    harness.dice.queue([6, 6, 1])
+    await harness.slash(aiko, table.channel, "check", stat="Physique")
+    assert "Destiny Points 2" in await _pools(table, "Aiko")
+    harness.dice.queue([2, 3, 1])
+    redone = await harness.emulator.click(aiko, _offering(table, aiko, "Let it stand"), "Reroll (1 Destiny Point)")
+    assert "the Destiny Point it earned goes with it" in redone.replies[-1].text()
+    assert "Destiny Points 0" in await _pools(table, "Aiko")
+
 
 async def test_another_player_intercepts_an_attack_for_a_destiny_point(table: Table) -> None:
     harness, aiko, mei, ken = table.harness, table.aiko, table.mei, table.ken

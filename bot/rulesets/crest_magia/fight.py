@@ -12,7 +12,7 @@ from typing import Any, cast
 from bot.rulesets.base import ANSWERER, ATTACKER, DEFENDER, CharacterSnapshot, Scene, Turn
 from rules.crest_magia.damage import Damaged, choose_overflow, effective_die, still_depleted, take_damage
 from rules.crest_magia.destiny import SPEND_COST, require_point
-from rules.crest_magia.model import CREST_SKILL, STATS, WEAPON_SKILL, Skill, Stat
+from rules.crest_magia.model import CREST_SKILL, STATS, WEAPON_SKILL, Crit, Skill, Stat
 from rules.crest_magia.options import CrestMagiaOptions
 from rules.crest_magia.rolls import (
     ActionRoll,
@@ -95,6 +95,7 @@ class Attacked(Outcome):
 class Rerolled(Outcome):
     event = "destiny.reroll"
     name: str  # who paid
+    revoked: bool = False  # the replaced roll was a critical success: the point it earned goes with it
 
 
 class Intercepted(Outcome):
@@ -415,11 +416,22 @@ def reroll_payer(scene: Scene, roller: str, options: CrestMagiaOptions) -> str:
     return ANSWERER
 
 
-def rerolled(scene: Scene, payer: str) -> Step:
-    """One Destiny Point spent on a reroll (C21)."""
-    character = scene.one(payer)
-    require_point(character.pools[DESTINY].current)
-    return Step(effects=(PoolDelta(payer, DESTINY, -SPEND_COST),), outcomes=(Rerolled(name=character.name),))
+def rerolled(
+    scene: Scene, roller: str, spec: Mapping[str, Any], replaced: Crit | None, options: CrestMagiaOptions
+) -> tuple[Step, ActionRoll, int]:  # fmt: skip
+    """C30: a Destiny Point (C21) spent on rolling `roller`'s roll again from what it was made of. The new result
+    replaces the old one, so a critical success it replaces no longer earns its point. Returns the spend, the new
+    roll, and how many points the roller has less."""
+    payer = reroll_payer(scene, roller, options)
+    paying, rolling = scene.one(payer), scene.one(roller)
+    require_point(paying.pools[DESTINY].current)
+    effects = [PoolDelta(payer, DESTINY, -SPEND_COST)]
+    revoked = replaced == "success" and not rolling.gm_run
+    if revoked:
+        effects.append(PoolDelta(roller, DESTINY, -1))
+    less = (SPEND_COST if paying.id == rolling.id else 0) + int(revoked)
+    spent = Step(effects=tuple(effects), outcomes=(Rerolled(name=paying.name, revoked=revoked),))
+    return spent, ActionSpec.from_dict(spec).roll(scene.dice, options), less
 
 
 def _all_missed(scene: Scene, total: int) -> Step:
@@ -439,11 +451,8 @@ def awaiting_defence(scene: Scene, state: Mapping[str, Any], answer: Answer, opt
     if answer.wait == REROLL_WAIT:
         if answer.option == KEEP:
             return _all_missed(scene, int(state["attack"]["total"]))
-        payer = reroll_payer(scene, ATTACKER, options)
-        spent = rerolled(scene, payer)
-        same = scene.one(payer).id == scene.one(ATTACKER).id
-        again = ActionSpec.from_dict(state["spec"]).roll(scene.dice, options)
-        return spent.then(_attack_rolled(scene, again, state, options, spent=SPEND_COST if same else 0))
+        spent, again, less = rerolled(scene, ATTACKER, state["spec"], state["attack"]["crit"], options)
+        return spent.then(_attack_rolled(scene, again, state, options, spent=less))
     if answer.wait == INTERCEPT_WAIT:
         return _intercepted(scene, state, options)
     if answer.option == HELPLESS:
@@ -614,7 +623,7 @@ def _defence_rolled(
     reroll = None if result.maxed else reroll_wait(who, defender, points, roll.total, options, final=True,
                                                    prompt="reroll.prompt_hit")  # fmt: skip
     if reroll is not None:
-        return Step.of(step, pause=Pause(DEFENCE_REROLL, (reroll,), state))
+        return Step.of(step, pause=Pause(DEFENCE_REROLL, (reroll,), {**state, "defence_crit": roll.crit}))
     return _hit(scene, state, step, options)
 
 
@@ -622,12 +631,8 @@ def defence_rerolled(scene: Scene, state: Mapping[str, Any], answer: Answer, opt
     """A hit defence let stand (the damage follows), or rolled again for a Destiny Point."""
     if answer.option != REROLL:
         return _hit(scene, state, Step(), options)
-    who = _current(state)
-    payer = reroll_payer(scene, who, options)
-    spent = rerolled(scene, payer)
-    same = scene.one(payer).id == scene.one(who).id
-    again = ActionSpec.from_dict(state["defence"]).roll(scene.dice, options)
-    return spent.then(_defence_rolled(scene, state, again, options, spent=SPEND_COST if same else 0))
+    spent, again, less = rerolled(scene, _current(state), state["defence"], state.get("defence_crit"), options)
+    return spent.then(_defence_rolled(scene, state, again, options, spent=less))
 
 
 def _hit(scene: Scene, state: Mapping[str, Any], step: Step, options: CrestMagiaOptions) -> Step:

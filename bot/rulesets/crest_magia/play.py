@@ -405,11 +405,8 @@ class CrestMagiaPlay(Play):
         if answer.option != fight.REROLL:
             return Step()
         options = fight.crest_options(scene.options)
-        payer = fight.reroll_payer(scene, ACTOR, options)
-        spent = fight.rerolled(scene, payer)
-        same = scene.one(payer).id == scene.one(ACTOR).id
-        again = ActionSpec.from_dict(state["spec"]).roll(scene.dice, options)
-        return spent.then(_checked(scene, again, state, options, spent=SPEND_COST if same else 0))
+        spent, again, less = fight.rerolled(scene, ACTOR, state["spec"], state.get("crit"), options)
+        return spent.then(_checked(scene, again, state, options, spent=less))
 
     def contest_stat(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
         """The opposed check's open step answered: the active roll rolled again, or the passive side's stat, and
@@ -513,10 +510,12 @@ class CrestMagiaPlay(Play):
         return Odds(tuple(lines), Text("odds.footer"))
 
     def report(self, outcomes: Sequence[Outcome]) -> Report:
-        """The step's report, after a line for each decision on asked-for boons that the roll follows."""
+        """The step's report, after a line for each decision on a request that the roll follows, and for a
+        critical success a reroll took back."""
         shown = self._report(outcomes)
-        decided = tuple(_decision_note(outcome) for outcome in outcomes if isinstance(outcome, RequestDecided))
-        return replace(shown, notes=decided + shown.notes) if decided else shown
+        first = tuple(_decision_note(outcome) for outcome in outcomes if isinstance(outcome, RequestDecided))
+        first += tuple(Text("check.crit_revoked") for o in outcomes if isinstance(o, fight.Rerolled) and o.revoked)
+        return replace(shown, notes=first + shown.notes) if first else shown
 
     def _report(self, outcomes: Sequence[Outcome]) -> Report:
         decided = next((outcome for outcome in outcomes if isinstance(outcome, ContestDecided)), None)
@@ -766,10 +765,12 @@ def _checked(
         reroll = fight.reroll_wait(ACTOR, character, points, roll.total, options, final=False)
         said: dict[str, str | int | Text] = {"opponent": opponent.name, "name": character.name, "total": roll.total}
         wait = Wait(CONTEST_STAT, Audience.character(OPPONENT), Text("contest.prompt", said), fight.stat_options())
-        carried = {**state, "active": {"total": roll.total, "crit": roll.crit}}
+        carried = {**state, "active": {"total": roll.total, "crit": roll.crit}, "crit": roll.crit}
         return Step.of(step, pause=Pause(CONTEST_STAT, (*([reroll] if reroll else []), wait), carried))
     reroll = fight.reroll_wait(ACTOR, character, points, roll.total, options, final=True)
-    return step if reroll is None else Step.of(step, pause=Pause(CHECK_REROLL, (reroll,), state))
+    if reroll is None:
+        return step
+    return Step.of(step, pause=Pause(CHECK_REROLL, (reroll,), {**state, "crit": roll.crit}))
 
 
 def _joined(parts: list[Text]) -> Text | str:
