@@ -646,9 +646,10 @@ async def test_an_area_attack_rolls_once_and_each_defender_answers_in_turn(table
     for level in ("dying", "dead"):
         harness.dice.queue([4, 2, 5])
         await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")
-        await harness.emulator.click(gm, harness.last(table.channel, mei), "Helpless (GM ruling)")
+        down = harness.last(table.channel, mei)  # unconscious or dying, Bram cannot defend: it is a hit
+        assert down.content.startswith("Bram is down and cannot defend against Aiko (12): the attack hits.")
         harness.dice.queue([3, 4])
-        await harness.emulator.click(mei, harness.last(table.channel, mei), "Physique")
+        await harness.emulator.click(mei, down, "Physique")
         harness.dice.queue([1, 1])
         landed = await harness.emulator.click(mei, harness.last(table.channel, mei), "Leather (0)")
         assert f"Bram now has a consequence: {level}" in landed.replies[-1].text()

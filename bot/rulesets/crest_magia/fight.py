@@ -12,7 +12,7 @@ from typing import Any, cast
 from bot.rulesets.base import ANSWERER, ATTACKER, DEFENDER, CharacterSnapshot, Scene, Turn
 from rules.crest_magia.damage import Damaged, choose_overflow, effective_die, still_depleted, take_damage
 from rules.crest_magia.destiny import SPEND_COST, require_point
-from rules.crest_magia.model import CREST_SKILL, STATS, WEAPON_SKILL, Crit, Skill, Stat
+from rules.crest_magia.model import CONSEQUENCES, CREST_SKILL, STATS, WEAPON_SKILL, Crit, Skill, Stat
 from rules.crest_magia.options import CrestMagiaOptions
 from rules.crest_magia.rolls import (
     ActionRoll,
@@ -75,6 +75,8 @@ ATTACKS = "attacks"  # the character state key of its Attack Rolls this round (C
 OUT_OF_TURN = "out_of_turn"  # the character state key of the round its player paid to act out of turn in
 UNARMED = "unarmed"
 SEPARATOR = "|"
+# From "serious" on (unconscious, dying) a character is down: it cannot defend (T5).
+SERIOUS = CONSEQUENCES.index("serious")
 # The stat an attack uses unless the attacker names another (the GM calls the stat, R1).
 DEFAULT_ATTACK_STAT: dict[str, Stat] = {
     "melee": "Physique", "unarmed": "Physique", "ranged": "Dexterity", "thrown": "Dexterity", CREST: "Intelligence",
@@ -361,17 +363,24 @@ def _attack_rolled(
 
 
 def _defence_waits(
-    attacker: CharacterSnapshot, defender: CharacterSnapshot, state: Mapping[str, Any], reroll: Wait | None
-) -> tuple[Wait, ...]:
-    """The roller's reroll while the roll is unresolved, an intercept for the other players, and the defender's
-    choice of stat (or a GM's ruling that it is helpless), posted last so that it is the newest message when the
-    defender looks."""
+    attacker: CharacterSnapshot, defender: CharacterSnapshot, state: Mapping[str, Any], reroll: Wait | None,
+    *, intercept: bool = True,
+) -> tuple[Wait, ...]:  # fmt: skip
+    """The roller's reroll while the roll is unresolved, an intercept for the other players (for a player
+    character, and not again once someone has stepped in), and the defender's choice of stat (or a GM's ruling
+    that it is helpless), posted last so that it is the newest message when the defender looks. A defender that
+    is down (serious and worse: unconscious, dying) cannot defend: it only picks the stat that takes the hit."""
     total = int(state["attack"]["total"])
     waits = [reroll] if reroll is not None else []
-    offer = Text("intercept.prompt", {"defender": defender.name, "attacker": attacker.name, "total": total})
-    intercept = Option(INTERCEPT, Text("intercept.button"), tone="secondary",
-                       summary=Text("intercept.done", {"defender": defender.name}))  # fmt: skip
-    waits.append(Wait(INTERCEPT_WAIT, Audience.players(), offer, (intercept,)))
+    if intercept and not defender.gm_run:
+        offer = Text("intercept.prompt", {"defender": defender.name, "attacker": attacker.name, "total": total})
+        button = Option(INTERCEPT, Text("intercept.button"), tone="secondary",
+                        summary=Text("intercept.done", {"defender": defender.name}))  # fmt: skip
+        waits.append(Wait(INTERCEPT_WAIT, Audience.players(), offer, (button,)))
+    if defender.pools[CONSEQUENCE].current >= SERIOUS:
+        prompt = Text("helpless.down", {"defender": defender.name, "attacker": attacker.name, "total": total})
+        waits.append(Wait(HELPLESS_WAIT, Audience.character(_current(state)), prompt, stat_options(STATS)))
+        return tuple(waits)
     options_ = (*stat_options(STATS), Option(HELPLESS, Text("defend.helpless"), tone="secondary"))
     prompt = Text("attack.prompt", {"defender": defender.name, "attacker": attacker.name, "total": total})
     waits.append(Wait(STAT_WAIT, Audience.character(_current(state)), prompt, options_))
@@ -455,6 +464,8 @@ def awaiting_defence(scene: Scene, state: Mapping[str, Any], answer: Answer, opt
         return spent.then(_attack_rolled(scene, again, state, options, spent=less))
     if answer.wait == INTERCEPT_WAIT:
         return _intercepted(scene, state, options)
+    if answer.wait == HELPLESS_WAIT:  # a defender that is down
+        return helpless_stat(scene, state, answer, options)
     if answer.option == HELPLESS:
         return _ruled_helpless(scene, state, answer)
     return defence_stat(scene, state, answer)
@@ -479,7 +490,8 @@ def _intercepted(scene: Scene, state: Mapping[str, Any], options: CrestMagiaOpti
     if not state.get(CURRENT):  # nobody has defended yet: the Attack Roll is still unresolved
         points = attacker.pools[DESTINY].current if DESTINY in attacker.pools else 0
         reroll = reroll_wait(ATTACKER, attacker, points, int(state["attack"]["total"]), options, final=False)
-    return Step.of(spent, pause=Pause(STAT_WAIT, _defence_waits(attacker, interceptor, state, reroll), state))
+    waits = _defence_waits(attacker, interceptor, state, reroll, intercept=False)
+    return Step.of(spent, pause=Pause(STAT_WAIT, waits, state))
 
 
 def _ruled_helpless(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:

@@ -81,8 +81,6 @@ CATALOG_LANGUAGES = ("en", "ja", "zh-CN")
 CHARACTER = "bearer"  # a crest bearer: player characters, NPCs and creatures alike
 CONSEQUENCE = fight.CONSEQUENCE
 DESTINY = fight.DESTINY
-# A consequence from "serious" on puts a character out of play (unconscious, dying), and "dead" for good.
-SERIOUS = CONSEQUENCES.index("serious")
 MAX_BOONS = 20
 DESTINY_APPROVAL = "destiny_approval"
 CHECK_REROLL = "check_reroll"
@@ -655,7 +653,7 @@ class CrestMagiaPlay(Play):
         consequence = character.pools[CONSEQUENCE].current
         if consequence >= DEAD:
             return "dead"
-        return "down" if consequence >= SERIOUS else None
+        return "down" if consequence >= fight.SERIOUS else None
 
     def session_started(self, scene: Scene) -> Step | None:
         """R11/C34: every player character starts the session with exactly `dp_session_start` points."""
