@@ -31,7 +31,10 @@ def require_point(points: int) -> None:
 
 
 def restored(hp: int, maximum: int, options: CrestMagiaOptions) -> int:
-    """C20: a pool restored by a Destiny Point: to full, or by half its size (`dp_restore=half_pool`)."""
+    """C20: a pool restored by a Destiny Point: to full, or by half its size (`dp_restore=half_pool`). A full pool
+    has nothing to restore, and the point is not spent."""
+    if hp >= maximum:
+        raise RuleError("pool_full")
     if options.dp_restore == "half_pool":
         return min(maximum, hp + (maximum + 1) // 2)
     return maximum

@@ -251,6 +251,8 @@ async def test_destiny_points_restore_move_and_heal_and_a_gm_decides_the_narrati
 
     await award("destiny_points", 2)  # and the one a new character has
     await award("dexterity", -6)
+    full = (await harness.slash(aiko, table.channel, "destiny spend", use="restore_hp", stat="Wit")).reply
+    assert full.ephemeral and full.content == "That pool is full: nothing to restore, and no point is spent."
     restored = (await harness.slash(aiko, table.channel, "destiny spend", use="restore_hp", stat="Dexterity")).reply
     assert restored.visible_to is EVERYONE, restored.content
     assert restored.content.startswith("Aiko spends a Destiny Point: Restore an HP pool.")
@@ -395,6 +397,9 @@ async def test_a_player_names_skills_and_stats_in_their_own_language(table: Tabl
     harness.dice.queue([3, 5, 4])
     checked = (await harness.slash(ken, table.channel, "check", stat="Wit", details="skill:察知")).reply
     assert checked.embeds[0]["title"] == "Cleo: Wit + Awareness = 12"  # 5 + 4 + 3, in the campaign's language
+    harness.dice.queue([3, 5, 4])
+    typed = (await harness.slash(ken, table.channel, "check", stat="知力", details="skill:察知")).reply
+    assert typed.embeds[0]["title"].startswith("Cleo: Intelligence + Awareness = ")  # a stat typed in Japanese
 
 
 def _offering(table: Table, user: User, button: str) -> Message:
@@ -673,8 +678,12 @@ async def test_rulebook_crests_their_ladders_and_crest_specialties_on_damage_and
         edited = await harness.slash(gm, table.channel, "character edit", name=name, field="crests.0.specialties.0",
                                      value=f"{{name: {form}}}")  # fmt: skip
         assert not edited.reply.ephemeral, edited.reply.content
+    # A crest acquired after creation starts at rank 1 (R13).
+    await harness.slash(
+        gm, table.channel, "character edit", name="Bram", field="crests.1", value="{name: Crest of Sabers}"
+    )
     sheet = (await harness.slash(mei, table.channel, "character show", name="Bram")).reply
-    assert "Crest of Tides (2), specialties Water Wall 1" in sheet.text()
+    assert "Crest of Tides (2), specialties Water Wall 1 · Crest of Sabers (1)" in sheet.text()
 
     wrong = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword",
                                  details="form:Explosion")).reply  # fmt: skip

@@ -49,7 +49,17 @@ from rules.crest_magia.destiny import (
     restored,
     session_points,
 )
-from rules.crest_magia.model import BOOK_LADDERS, CONSEQUENCES, CREST_SLOTS, DEAD, SKILLS, STATS, Skill, Stat
+from rules.crest_magia.model import (
+    BOOK_CRESTS,
+    BOOK_LADDERS,
+    CONSEQUENCES,
+    CREST_SLOTS,
+    DEAD,
+    SKILLS,
+    STATS,
+    Skill,
+    Stat,
+)
 from rules.crest_magia.odds import action_outcomes, hit_chance
 from rules.crest_magia.options import CrestMagiaOptions
 from rules.crest_magia.rolls import ActionRoll, ActionSpec, Score, check_succeeds, contest
@@ -135,6 +145,11 @@ class CrestCheckInput(CheckInput):
     @classmethod
     def _skill_name(cls, value: object) -> object:
         return _as_written("skill", SKILLS, value)
+
+    @field_validator("stat", mode="before")
+    @classmethod
+    def _stat_name(cls, value: object) -> object:
+        return _as_written("stat", STATS, value)
 
 
 class CrestAttackInput(AttackInput):
@@ -309,9 +324,14 @@ class CrestMagiaPlay(Play):
         self, character: CharacterSnapshot, file: Mapping[str, Any], options: CampaignOptions, *, by_gm: bool
     ) -> dict[str, Any]:
         """The file checked against the caps (T7) and the crest slots; not the creation budget, which an
-        advancement leaves behind."""
+        advancement leaves behind. A crest acquired after creation starts at rank 1 (R13) unless the GM gives
+        one."""
+        had = {crest["name"].casefold() for crest in character.sheet["file"].get("crests", [])}
+        crests = [crest if not isinstance(crest, Mapping) or "rank" in crest
+                  or str(crest.get("name", "")).casefold() in had else {**crest, "rank": 1}
+                  for crest in file.get("crests", [])]  # fmt: skip
         try:
-            sheet = CharacterFile.model_validate(file)
+            sheet = CharacterFile.model_validate({**file, "crests": crests} if "crests" in file else file)
         except ValidationError as error:
             raise SheetError(validation_problems(error)) from error
         if missing := [stat for stat in STATS if stat not in sheet.dice]:
@@ -686,7 +706,8 @@ def _crest_text(crest: Crest, uses: int | None) -> Text:
     if uses is not None:
         shown = Text("sheet.crest_uses", {"crest": shown, "uses": uses})
     capability: str | Text | None = crest.ladder.get(crest.rank)
-    if capability is None and not crest.ladder and crest.name in BOOK_LADDERS:
+    if capability is None and not crest.ladder and crest.name in BOOK_LADDERS and (
+        crest.category == BOOK_CRESTS[crest.name][0]):  # fmt: skip
         capability = Text(f"ladder.{crest.name.lower().replace(' ', '_')}.{crest.rank}")
     return shown if capability is None else Text("sheet.crest_can", {"crest": shown, "can": capability})
 
