@@ -25,8 +25,9 @@ def report_embed(tr: Translator, report: CombatReport, title_key: str) -> discor
         actions = report.actions.get(fighter.id)
         shown = tr("combat.no_actions_counted") if actions is None else (
             " · ".join(tr.text(action) for action in actions) or tr("combat.no_actions_left"))  # fmt: skip
-        lines.append(tr("combat.line", mark=mark, name=fighter.name, actions=shown,
-                        pools=pools_text(tr, fighter.pools)))  # fmt: skip
+        # The GMs' characters keep their pools to themselves, as in /character list.
+        pools = tr("character.hidden") if fighter.gm_run else pools_text(tr, fighter.pools)
+        lines.append(tr("combat.line", mark=mark, name=fighter.name, actions=shown, pools=pools))
     embed = discord.Embed(
         title=tr(title_key, round=report.round_number),
         description="\n".join(lines) or tr("combat.no_fight"),

@@ -49,7 +49,8 @@ def step_message(tr: Translator, play: Play, applied: Applied) -> tuple[str | No
     report = play.report(applied.outcomes)
     rolls = rolls_text(tr, applied.rolls)
     notes = [tr.text(note) for note in report.notes] + fallen_lines(tr, applied.fallen)
-    pools = changed_pools(tr, applied.pools) if report.pools else []
+    public = {name: changed for name, changed in applied.pools.items() if name not in applied.hidden}
+    pools = changed_pools(tr, public) if report.pools else []
     if report.title is None:
         lines = ([rolls] if rolls else []) + notes
         lines += [f"{name}: {shown}" for name, shown in pools] if lines else []
@@ -100,6 +101,10 @@ class WaitButton(PersistentButton, template=r"wait:(?P<wait_id>[0-9]+):(?P<optio
         await show_answer(interaction, progress)
 
 
+# The group of a button that offers every option of a wait privately (the choices of a character the GMs run).
+EVERY_OPTION = "_every"
+
+
 class WaitGroupButton(PersistentButton, template=r"waitgroup:(?P<wait_id>[0-9]+):(?P<group>[a-z0-9_]+)"):
     """Options grouped behind one button (Parry, then AGI or LUK): offered privately as a second choice."""
 
@@ -111,6 +116,11 @@ class WaitGroupButton(PersistentButton, template=r"waitgroup:(?P<wait_id>[0-9]+)
             interaction.guild_id or 0, int(self.fields["wait_id"]), actor_of(interaction)
         )
         tr = tr.scoped(view.ruleset)
+        if self.fields["group"] == EVERY_OPTION:
+            await output.reply(
+                interaction, tr("wait.private_choice"), view=wait_view(tr, view.wait_id, view.wait), ephemeral=True
+            )
+            return
         group = next((group for group in view.wait.groups if group.key == self.fields["group"]), None)
         if group is None:
             await output.reply(interaction, tr("wait.unknown_choice", choice=self.fields["group"]), ephemeral=True)
@@ -131,6 +141,18 @@ class WaitCancelButton(PersistentButton, template=r"waitcancel:(?P<wait_id>[0-9]
             interaction.guild_id or 0, int(self.fields["wait_id"]), actor_of(interaction)
         )
         await show_answer(interaction, progress)
+
+
+def prompt_view(tr: Translator, prompt: Prompt) -> discord.ui.View:
+    """A prompt's buttons in the channel. A character the GMs run answers through one button that opens its
+    choices privately: their labels (its skills, its crests) would tell the table its sheet."""
+    if prompt.wait.audience.kind == "character" and not prompt.audience_ids:
+        view = discord.ui.View(timeout=None)
+        view.add_item(WaitGroupButton(tr("wait.answer_privately"), discord.ButtonStyle.primary,
+                                      wait_id=prompt.wait_id, group=EVERY_OPTION))  # fmt: skip
+        view.add_item(WaitCancelButton(tr("wait.cancel"), discord.ButtonStyle.danger, wait_id=prompt.wait_id))
+        return view
+    return wait_view(tr, prompt.wait_id, prompt.wait, with_cancel=True)
 
 
 def wait_view(
@@ -177,7 +199,7 @@ async def post_prompts(bot: Fatebot, progress: Progress, guild_locale: discord.L
             continue
         channel = bot.get_partial_messageable(prompt.channel_id)
         message = await output.post(
-            channel, prompt_text(tr, prompt), view=wait_view(tr, prompt.wait_id, prompt.wait, with_cancel=True),
+            channel, prompt_text(tr, prompt), view=prompt_view(tr, prompt),
             mentions=pinging(prompt),
         )  # fmt: skip
         await bot.exchanges.attach_message(prompt.wait_id, message.id)
@@ -212,7 +234,7 @@ async def respond(interaction: Interaction, progress: Progress) -> None:
     if not messages and len(opened) == 1:
         prompt = opened[0]
         await output.reply(
-            interaction, prompt_text(tr, prompt), view=wait_view(tr, prompt.wait_id, prompt.wait, with_cancel=True),
+            interaction, prompt_text(tr, prompt), view=prompt_view(tr, prompt),
             mentions=pinging(prompt),
         )  # fmt: skip
         reply = await interaction.original_response()

@@ -120,6 +120,8 @@ class Applied:
     outcomes: tuple[Outcome, ...]
     pools: dict[str, dict[str, tuple[int, int | None]]]
     fallen: tuple[Fallen, ...]
+    # The characters the GMs run among `pools`: their pools are not shown to the table.
+    hidden: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -219,6 +221,11 @@ def _answer_record(answer: Answer) -> dict[str, Any]:
         "option": answer.option, "value": answer.value, "by": answer.by, "forced": answer.forced,
         "expired": answer.expired, "each": {str(user): text for user, text in answer.each.items()},
     }  # fmt: skip
+
+
+def _for_gm_run(spec: Wait, wait: WaitRow) -> bool:
+    """Whether a wait is for a character the GMs run (its audience: no player, only the GMs)."""
+    return spec.audience.kind == "character" and not wait.audience_ids
 
 
 class ExchangeEngine:
@@ -340,6 +347,8 @@ class ExchangeEngine:
         option = spec.option(answer.option) if answer.option else None
         if option is not None and option.summary is not None:
             return Text(option.summary.key, {**option.summary.params, "who": who, "user": mention(answer.by)})
+        if _for_gm_run(spec, wait):  # what a character the GMs run chose would tell the table its sheet
+            return Text("wait.answered_privately", {"who": who})
         key = "wait.forced" if answer.forced else "wait.answered"
         return Text(key, {"who": who, "user": mention(answer.by), "choice": choice})
 
@@ -352,7 +361,8 @@ class ExchangeEngine:
         campaign, exchange = running.campaign, running.exchange
         pools, fallen = await self._apply(session, campaign, running.play, running.refs, step.effects, exchange, now)
         self._log(session, campaign, running.kind, step, actor_id, exchange, payload, now)
-        progress.steps.append(Applied(step.rolls, step.outcomes, pools, tuple(fallen)))
+        hidden = frozenset(character.name for character in running.refs.values() if character.gm_run)
+        progress.steps.append(Applied(step.rolls, step.outcomes, pools, tuple(fallen), hidden))
         if exchange is None:
             if step.cast:
                 raise EngineError("only a paused exchange can change who plays a role")

@@ -349,6 +349,7 @@ async def test_a_creature_the_gm_answers_for_in_advance_takes_a_hit_without_a_wa
     # Dexterity holds 6 of the 22: the rest overflows, and each pool's share is told apart.
     assert "Damage 24 against withstand 2: Wolf takes 22.\nWolf loses 6 on Dexterity." in shown
     assert "Wolf takes 6 more on Wit." in shown
+    assert "HP" not in harness.seen_by(aiko, table.channel).split("Aiko attacks Wolf")[-1]  # its pools stay hidden
     roster = (await harness.slash(gm, table.channel, "character list")).reply.text()
     wolf_line = next(line for line in roster.splitlines() if "**Wolf**" in line)
     assert "Dexterity HP 0/6" in wolf_line and "Wit HP 0/6" in wolf_line

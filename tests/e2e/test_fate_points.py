@@ -550,10 +550,15 @@ async def test_the_gms_run_an_npc_whose_sheet_stays_hidden_and_who_answers_by_it
     prompt = harness.last(war.channel, war.gm)
     assert prompt.content.startswith("the GMs, Archer attacks Lancer.")
     assert prompt.notified == frozenset()
-    not_bobs = await harness.emulator.click(war.bob, prompt, "Dodge")
+    # The defences an NPC has would tell its sheet: the GM picks among them privately.
+    assert prompt.buttons() == ["Answer (GM)", "Cancel (GM)"]
+    not_bobs = await harness.emulator.click(war.bob, prompt, "Answer (GM)")
     assert not_bobs.reply.content == "Only a GM of this campaign can do that."
+    choices = (await harness.emulator.click(war.gm, prompt, "Answer (GM)")).reply
+    assert choices.ephemeral and "Dodge" in choices.buttons()
     harness.dice.queue([20])
-    answered = await harness.emulator.click(war.gm, prompt, "Dodge")
+    answered = await harness.emulator.click(war.gm, choices, "Dodge")
+    assert harness.current(prompt).content == "The GMs answered for Lancer."
     assert "A GM chose this defence." not in answered.replies[-1].text()  # the GMs answer for their own
 
     preset = (await harness.slash(war.gm, war.channel, "gm auto", character="Lancer", wait="defence",
