@@ -28,6 +28,7 @@ from bot.services.rolls import RollService
 from bot.services.sides import SideService
 from rules.dice import DiceError, DiceSource
 from rules.exchange import Text
+from rules.sheets import SheetProblem
 from rules.text import NAME_LIMIT
 
 log = logging.getLogger(__name__)
@@ -170,13 +171,20 @@ def campaign_translator(language: str | None, guild_locale: discord.Locale | Non
     return Translator.for_locale(language or guild_locale, ruleset)
 
 
+def problem_text(tr: Translator, problem: SheetProblem) -> str:
+    """A problem of a file or of a command's details, in words. A wrong type is worded for the type expected
+    ("must be a whole number"), not by its name in the code."""
+    key = f"sheet.problem.{problem.code}"
+    if problem.code == "wrong_type":
+        key = tr.first(f"{key}.{problem.params.get('expected')}", key)
+    return tr(key, **problem.params)
+
+
 def error_text(tr: Translator, error: Exception) -> str | None:
     """The reply to an expected error in the reader's language; None for anything unexpected."""
     if isinstance(error, SheetRefused):
-        problems = (
-            tr("sheet.problem_line", field=problem.field, problem=tr(f"sheet.problem.{problem.code}", **problem.params))
-            for problem in error.problems
-        )
+        problems = (tr("sheet.problem_line", field=problem.field, problem=problem_text(tr, problem))
+                    for problem in error.problems)  # fmt: skip
         return "\n".join((tr(error.key), *problems))[:MESSAGE_LIMIT]
     if isinstance(error, UserError):
         key = error.key if error.fallback is None or tr.has(error.key) else error.fallback

@@ -136,6 +136,8 @@ async def test_a_check_shows_the_base_dice_apart_and_meets_the_target(table: Tab
     wrong = await harness.slash(table.aiko, table.channel, "check", stat="Wit", details="skill:Lore specialty:Sight")
     assert wrong.reply.ephemeral
     assert wrong.reply.content == "There is no specialty Sight on the skill Lore."
+    typo = (await harness.slash(table.aiko, table.channel, "check", stat="Wit", details="boons:abc")).reply
+    assert typo.ephemeral and "must be a whole number" in typo.content and "integer" not in typo.content
 
 
 async def test_a_critical_earns_a_destiny_point_and_a_session_sets_them_to_one(table: Table) -> None:
