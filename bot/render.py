@@ -91,7 +91,7 @@ def _log_params(tr: Translator, payload: dict[str, Any]) -> dict[str, Any]:
 
 def log_line(tr: Translator, entry: LogEntry, play: Play | None = None) -> str:
     event = entry.event
-    kind = "roll_secret" if entry.redacted else event.kind
+    kind = f"{event.kind}_secret" if entry.redacted else event.kind
     params = _log_params(tr, entry.payload)
     params["actor"] = mention(event.actor_id)
     if "user" in params:

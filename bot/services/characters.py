@@ -392,15 +392,19 @@ class CharacterService:
             preset = next((preset for preset in play.presets if preset.wait == wait), None)
             if preset is None:
                 raise UserError("error.unknown_preset", wait=wait)
-            chosen = next((choice for choice in preset.options if choice.value == option), None)
+            wanted = (option or "").strip().casefold()
+            chosen = next((choice for choice in preset.options if choice.value.casefold() == wanted), None)
             if option is not None and chosen is None:
                 raise UserError("wait.unknown_choice", choice=option)
             answers = {key: value for key, value in character.auto_answers.items() if key != wait}
-            if option is not None:
-                answers[wait] = option
+            if chosen is not None:
+                answers[wait] = chosen.value
             character.auto_answers = answers
+            # The GMs' plan for the character, so the players' log only says that there is one.
             record_event(
-                session, campaign.id, "character.auto_answer", actor_id=actor.user_id,
-                payload={"name": character.name, "wait": wait, "answer": option}, created_at=self.clock(),
+                session, campaign.id, "character.auto_answer", actor_id=actor.user_id, secret=True,
+                payload={"name": character.name, "wait": preset.label.to_dict(),
+                         "answer": chosen.label.to_dict() if chosen else Text("gm.auto_none").to_dict()},
+                created_at=self.clock(),
             )  # fmt: skip
             return character.name, preset.label, chosen.label if chosen else None, campaign.ruleset

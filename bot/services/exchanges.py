@@ -315,7 +315,7 @@ class ExchangeEngine:
             session, campaign.id, "wait.answered" if status == ANSWERED else "wait.expired", actor_id=answer.by,
             payload={"exchange": exchange.id, "wait": spec.key, "title": exchange.title, "subject": wait.subject,
                      "choice": self._choice_label(spec, answer).to_dict(), "forced": answer.forced},
-            created_at=self.clock(),
+            created_at=self.clock(), secret=_for_gm_run(spec, wait),
         )  # fmt: skip
         play = play_of(campaign)
         handler = _handlers(play).get(exchange.handler or "")

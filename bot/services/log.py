@@ -23,8 +23,8 @@ class LogEntry:
 
     @property
     def payload(self) -> dict[str, Any]:
-        if self.redacted:
-            return {"label": self.event.payload.get("label")}
+        if self.redacted:  # what the event is about, not what it hides
+            return {key: self.event.payload.get(key) for key in ("label", "name", "subject", "title")}
         return self.event.payload
 
 

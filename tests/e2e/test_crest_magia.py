@@ -338,7 +338,7 @@ async def test_a_creature_the_gm_answers_for_in_advance_takes_a_hit_without_a_wa
     wolf.update(name="Wolf", crests=[{"name": "Crest of Fangs", "category": "martial_arts"}])
     text = yaml.safe_dump(wolf, allow_unicode=True).encode()
     await harness.slash(gm, table.channel, "character import", file=("wolf.yaml", text), npc=True)
-    for wait, answer in (("defence_stat", "dexterity"), ("defence_skill", "agility"), ("withstand", "armor"),
+    for wait, answer in (("defence_stat", "dexterity"), ("defence_skill", "Agility"), ("withstand", "armor"),
                          ("overflow", "wit")):  # fmt: skip
         preset = await harness.slash(gm, table.channel, "gm auto", character="Wolf", wait=wait, answer=answer)
         assert preset.reply.ephemeral, preset.reply.content
@@ -355,6 +355,11 @@ async def test_a_creature_the_gm_answers_for_in_advance_takes_a_hit_without_a_wa
     roster = (await harness.slash(gm, table.channel, "character list")).reply.text()
     wolf_line = next(line for line in roster.splitlines() if "**Wolf**" in line)
     assert "Dexterity HP 0/6" in wolf_line and "Wit HP 0/6" in wolf_line
+    # The players' log says that the GMs planned ahead, not what they planned.
+    players_log = (await harness.slash(aiko, table.channel, "log show")).reply.text()
+    assert "gave the GMs' answers in advance for Wolf" in players_log and "Agility" not in players_log
+    gms_log = (await harness.slash(gm, table.channel, "log show")).reply.text()
+    assert "set Wolf's answer in advance" in gms_log and "Agility" in gms_log
     # Wit is empty now, so the answer given in advance no longer fits: the GM is asked for the rest.
     recent = [message.content for message in harness.emulator.visible_to(gm, table.channel)[-4:]]
     assert "Wolf: 10 damage overflows. On which stat?" in recent, recent
