@@ -226,7 +226,7 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
         await output.reply(interaction, "\n".join(lines), ephemeral=True)
         for view in waiting:
             tr = tr.scoped(view.ruleset)
-            who = view.subject or tr("wait.the_gms")
+            who = view.subject or tr("wait.any_player" if view.wait.audience.kind == "players" else "wait.the_gms")
             since = f"<t:{int(view.created_at.timestamp())}:R>"
             line = tr("gm.pending_line", id=view.wait_id, title=tr.text(view.title), who=who, since=since)
             await output.reply(

@@ -603,6 +603,8 @@ async def test_standing_boons_and_modifiers_set_in_advance_count_until_cleared(t
     await _let_it_stand(table, mei)
     cleared = (await harness.slash(gm, table.channel, "standing clear")).reply
     assert cleared.content == "everyone in the campaign: no standing boons, banes or modifier any more."
+    again = (await harness.slash(gm, table.channel, "standing clear")).reply
+    assert again.ephemeral and again.content == "There are no standing boons, banes or modifier to clear."
     harness.dice.queue([2, 3, 1])
     plain = (await harness.slash(aiko, table.channel, "check", stat="Wit", details="skill:Awareness")).reply
     assert plain.embeds[0]["title"] == "Aiko: Wit + Awareness = 8"
@@ -843,9 +845,16 @@ async def test_in_a_fight_one_attack_roll_a_turn_and_a_destiny_point_to_act_out_
     harness, gm, aiko = table.harness, table.gm, table.aiko
     await _three_players(table)
     await harness.slash(gm, table.channel, "combat start", order="Aiko, Bram")
+
+    async def aiko_status() -> str:
+        status = (await harness.slash(aiko, table.channel, "combat status")).reply
+        return str(next(line for line in status.embeds[0]["description"].splitlines() if "Aiko" in line))
+
+    assert "Attack Roll" in await aiko_status()
     harness.dice.queue([4, 2, 5])
     first = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")).reply
     assert not first.ephemeral, first.content
+    assert "Attack Roll" not in await aiko_status()
     again = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")).reply
     assert again.ephemeral
     assert again.content.startswith("Aiko has made this round's Attack Roll: one a turn")

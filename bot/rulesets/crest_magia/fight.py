@@ -294,17 +294,22 @@ def with_form(sheet: CharacterFile, made_with: Mapping[str, Any], form: str | No
     return {**made_with, "form": found.name, "form_rank": found.rank}
 
 
-def attacks_this_round(attacker: CharacterSnapshot, turn: Turn) -> int:
-    """C25: in a fight, one Attack Roll per turn, and one more in a round its player paid to act out of turn in;
-    the count of this round's so far. Raises when none is left."""
-    if not turn.in_combat:
-        return 0
+def attacks_left(attacker: CharacterSnapshot, turn: Turn) -> tuple[int, int]:
+    """C25: in a fight, one Attack Roll per turn, and one more in a round its player paid to act out of turn in:
+    (made this round, allowed this round)."""
     made = attacker.state.get(ATTACKS, {})
     count = int(made.get("count", 0)) if made.get("round") == turn.round_number else 0
-    allowed = 1 + (attacker.state.get(OUT_OF_TURN) == turn.round_number)
-    if count >= allowed:
+    return count, 1 + (attacker.state.get(OUT_OF_TURN) == turn.round_number)
+
+
+def attacks_this_round(attacker: CharacterSnapshot, turn: Turn) -> int:
+    """The Attack Rolls made this round so far (none counted outside a fight); raises when none is left."""
+    if not turn.in_combat:
+        return 0
+    made, allowed = attacks_left(attacker, turn)
+    if made >= allowed:
         raise RuleError("one_attack_per_turn", name=attacker.name)
-    return count
+    return made
 
 
 def attack(
@@ -570,10 +575,10 @@ def defence_stat(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step
     return Step(pause=Pause(SKILL_WAIT, (wait,), {**state, "stat": stat}))
 
 
-def usual_defence_skills(state: Mapping[str, Any]) -> frozenset[str]:
+def usual_defence_skills(attack_skill: str) -> frozenset[str]:
     """The skills a defence uses without asking (ours, for R6's skill "they can rationalize"): dodging,
     enduring, noticing, holding firm, parrying or blocking, and the skill the attack itself is made with."""
-    return USUAL_DEFENCE_SKILLS | {state["means"]["skill"]}
+    return USUAL_DEFENCE_SKILLS | {attack_skill}
 
 
 def defence_skill(scene: Scene, state: Mapping[str, Any], answer: Answer, options: CrestMagiaOptions) -> Step:
@@ -585,7 +590,7 @@ def defence_skill(scene: Scene, state: Mapping[str, Any], answer: Answer, option
     spec, skill = passive_roll(defender, cast(Stat, state["stat"]), answer, options)
     # A GM's own choice (for a character they run, or answering for a player) needs no one's agreement.
     agreed = options.free_stat_choice or defender.gm_run or answer.forced
-    if skill is not None and skill not in usual_defence_skills(state) and not agreed:
+    if skill is not None and skill not in usual_defence_skills(state["means"]["skill"]) and not agreed:
         said: dict[str, str | int | Text] = {"name": defender.name, "skill": Text(f"skill.{skill}"),
                                              "attacker": attacker.name}  # fmt: skip
         answers = (
@@ -609,7 +614,7 @@ def defence_skill_decided(
         spec, skill = passive_roll(defender, cast(Stat, state["stat"]), Answer(SKILL_WAIT, state["asked"]), options)
         return _defence_rolled(scene, {**granted, "defence": spec.to_dict(), "skill": skill},
                                spec.roll(scene.dice, options), options)  # fmt: skip
-    usual = usual_defence_skills(state)
+    usual = usual_defence_skills(state["means"]["skill"])
     prompt = Text("defend.which_usual_skill", {"defender": defender.name, "stat": Text(f"stat.{state['stat']}")})
     wait = Wait(SKILL_WAIT, Audience.character(_current(state)), prompt, skill_options(sheet_of(defender), usual))
     return Step(pause=Pause(SKILL_WAIT, (wait,), {**state, "asked": None}))

@@ -68,6 +68,8 @@ def placed(scene: Scene, state: Mapping[str, Any], answer: Answer, options: Cres
     stat = fight.stat_answered(answer)
     hp = fight.hp_of(character)
     after, left = healed(hp[stat], character.pools[fight.pool(stat)].maximum or 0, int(state["left"]))
+    if after == hp[stat]:  # filled meanwhile (another heal): the choice is asked again among the pools with room
+        return _placing(character, hp, left, Step(), options)
     recovered = Recovered(name=character.name, stat=stat, amount=after - hp[stat])
     return _placing(character, {**hp, stat: after}, left, Step(outcomes=(recovered,)), options)
 

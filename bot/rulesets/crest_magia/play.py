@@ -512,11 +512,13 @@ class CrestMagiaPlay(Play):
                                     crits=not attacker.gm_run or rules_options.npc_crits)  # fmt: skip
         guard_net = guard.boons - guard.banes if rules_options.defender_boons else 0
         sheet = fight.sheet_of(defender)
+        # The defence a defender may use without asking a GM (all of them with `free_stat_choice`).
+        usable = set(SKILLS) if rules_options.free_stat_choice else fight.usual_defence_skills(made_with["skill"])
         options_: list[tuple[int, Text | str]] = [(0, "—")]
-        options_ += [(rank, Text(f"skill.{skill}")) for skill, rank in sheet.skills.items()]
+        options_ += [(rank, Text(f"skill.{skill}")) for skill, rank in sheet.skills.items() if skill in usable]
         options_ += [(sheet.skill(s.skill) + s.rank, Text("defend.specialty_name", {"skill": Text(f"skill.{s.skill}"),
                                                                                     "specialty": s.name}))
-                     for s in sheet.specialties]  # fmt: skip
+                     for s in sheet.specialties if s.skill in usable]  # fmt: skip
         best, named = max(options_, key=lambda option: option[0])
         lines = []
         for defending in STATS:
@@ -603,6 +605,8 @@ class CrestMagiaPlay(Play):
         until a GM clears them: in play by post the GM is rarely there when a player rolls. All zero clears them."""
         characters = scene.members(role)
         value = {"boons": boons, "banes": banes, "modifier": modifier} if boons or banes or modifier else None
+        if value is None and not any(fight.STANDING in character.state for character in characters):
+            raise RuleError("no_standing")
         effects = tuple(
             StatePatch(member(role, position), fight.STANDING, value) for position in range(len(characters))
         )
@@ -665,6 +669,11 @@ class CrestMagiaPlay(Play):
         """R5: in a fight, each creature acts on its turn, in the order the GM set (acting out of turn is a Destiny
         Point's use); `own_turn_only` off lets players act in any order."""
         return fight.crest_options(options).own_turn_only
+
+    def actions_left(self, character: CharacterSnapshot, turn: Turn) -> tuple[Text, ...]:
+        """C25: the Attack Rolls still open to a fighter this round (other actions are free-form)."""
+        made, allowed = fight.attacks_left(character, turn)
+        return tuple(Text("action.attack_roll") for _ in range(allowed - made))
 
     def may_act_out_of_turn(self, character: CharacterSnapshot, turn: Turn) -> bool:
         return character.state.get(fight.OUT_OF_TURN) == turn.round_number
