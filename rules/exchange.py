@@ -316,7 +316,8 @@ class ValueRange:
 @dataclass(frozen=True)
 class Wait:
     """What an exchange waits for. With `deadline_seconds`, `default` (an option key, or a number for a
-    value wait) answers it when the time is up; `needs_all` waits for every member of the audience."""
+    value wait) answers it when the time is up; `needs_all` waits for every member of the audience.
+    `settled` is what its prompt says when another wait of the same step is answered first."""
 
     key: str
     audience: Audience
@@ -327,6 +328,7 @@ class Wait:
     value: ValueRange | None = None
     deadline_seconds: int | None = None
     default: str | None = None
+    settled: Text | None = None
 
     def __post_init__(self) -> None:
         if not KEY_PATTERN.match(self.key):
@@ -370,6 +372,7 @@ class Wait:
             "value": None if self.value is None else {"minimum": self.value.minimum, "maximum": self.value.maximum},
             "deadline_seconds": self.deadline_seconds,
             "default": self.default,
+            "settled": self.settled.to_dict() if self.settled else None,
         }
 
     @classmethod
@@ -385,6 +388,7 @@ class Wait:
             value=None if value is None else ValueRange(value["minimum"], value["maximum"]),
             deadline_seconds=data.get("deadline_seconds"),
             default=data.get("default"),
+            settled=Text.from_dict(data["settled"]) if data.get("settled") else None,
         )
 
 

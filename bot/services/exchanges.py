@@ -308,8 +308,9 @@ class ExchangeEngine:
         )
         for sibling in list(siblings):
             if await resolve_wait(session, sibling.id, SUPERSEDED, None, self.clock()):
+                settled = Wait.from_dict(sibling.spec).settled or Text("wait.superseded")
                 progress.closed.append(
-                    Closed(sibling.id, sibling.channel_id, sibling.message_id, Text("wait.superseded"), exchange.kind)
+                    Closed(sibling.id, sibling.channel_id, sibling.message_id, settled, exchange.kind)
                 )
         record_event(
             session, campaign.id, "wait.answered" if status == ANSWERED else "wait.expired", actor_id=answer.by,

@@ -70,16 +70,17 @@ class ActionRoll:
         return self.stat_face > min(self.base)
 
     def rolls(self) -> tuple[Roll, ...]:
-        """The base dice and the stat die as two records (shown apart), then the boons' or banes' d4s."""
+        """The base dice, the boons' or banes' d4s, then the stat die (the dice shown apart), whose line carries
+        every term added after the dice, the boons' highest d4 included, and ends on the roll's total."""
         high, low = max(self.base), min(self.base)
         kept_base = (high,) if self.stat_die_kept else (high, low)
         stat_kept = (self.stat_face,) if self.stat_die_kept else ()
-        found = [
-            Roll("base", BASE_SIDES, self.base, kept_base, total=sum(kept_base)),
-            Roll(f"stat:{self.stat}", self.stat_sides, (self.stat_face,), stat_kept, self.modifiers, self.total),
-        ]
+        found = [Roll("base", BASE_SIDES, self.base, kept_base, total=sum(kept_base))]
+        terms = self.modifiers
         if (boons := self.boons.roll()) is not None:
             found.append(boons)
+            terms += (Modifier(boons.label, boons.total),)
+        found.append(Roll(f"stat:{self.stat}", self.stat_sides, (self.stat_face,), stat_kept, terms, self.total))
         return tuple(found)
 
 

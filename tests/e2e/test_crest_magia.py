@@ -129,8 +129,8 @@ async def test_a_check_shows_the_base_dice_apart_and_meets_the_target(table: Tab
     assert embed["title"] == "Aiko: Wit + Awareness = 15"
     assert embed["description"].splitlines() == [
         "base dice: 2d6 [3, **5**] = **5**",
-        "Wit die: 1d6 [4] +3 (Awareness) +1 (Sight) = **15**",
         "boons: 1d4 [2] = **2**",
+        "Wit die: 1d6 [4] +3 (Awareness) +1 (Sight) +2 (boons) = **15**",  # the last line ends on the total
     ]
     assert {"name": "Target 14", "value": "Success", "inline": True} in embed["fields"]
     wrong = await harness.slash(table.aiko, table.channel, "check", stat="Wit", details="skill:Lore specialty:Sight")
@@ -465,6 +465,7 @@ async def test_a_destiny_point_rolls_a_check_or_an_unresolved_attack_again(table
     assert offer.content.startswith("Aiko: your roll of 15 is not settled until it is answered.")
     await harness.emulator.click(mei, prompt, "Dexterity")
     assert harness.current(offer).buttons() == []
+    assert harness.current(offer).content == "Aiko's roll of 15 is settled: it stands."
 
     # A check's offer lapses on its own: after an hour the roll stands.
     await harness.emulator.click(mei, harness.last(table.channel, mei), "No skill")

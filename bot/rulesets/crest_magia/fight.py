@@ -381,7 +381,8 @@ def _defence_waits(
         offer = Text("intercept.prompt", {"defender": defender.name, "attacker": attacker.name, "total": total})
         button = Option(INTERCEPT, Text("intercept.button"), tone="secondary",
                         summary=Text("intercept.done", {"defender": defender.name}))  # fmt: skip
-        waits.append(Wait(INTERCEPT_WAIT, Audience.players(), offer, (button,)))
+        closed = Text("intercept.closed", {"defender": defender.name})
+        waits.append(Wait(INTERCEPT_WAIT, Audience.players(), offer, (button,), settled=closed))
     if defender.pools[CONSEQUENCE].current >= SERIOUS:
         prompt = Text("helpless.down", {"defender": defender.name, "attacker": attacker.name, "total": total})
         waits.append(Wait(HELPLESS_WAIT, Audience.character(_current(state)), prompt, stat_options(STATS)))
@@ -412,7 +413,8 @@ def reroll_wait(
     said: dict[str, str | int | Text] = {"name": roller.name, "total": total}
     choices = [Option(REROLL, Text("reroll.button"), summary=Text("reroll.done", said))]
     if not final:
-        return Wait(REROLL_WAIT, audience, Text("reroll.prompt", said), tuple(choices))
+        return Wait(REROLL_WAIT, audience, Text("reroll.prompt", said), tuple(choices),
+                    settled=Text("reroll.settled", said))  # fmt: skip
     choices.append(Option(KEEP, Text("reroll.keep"), tone="secondary", summary=Text("reroll.kept", said)))
     minutes = options.dp_reroll_minutes
     return Wait(REROLL_WAIT, audience, Text(prompt, said), tuple(choices),
