@@ -29,6 +29,7 @@ from bot.rulesets.base import (
     CharacterSnapshot,
     CheckInput,
     Choice,
+    CommandInput,
     Handler,
     Odds,
     Play,
@@ -134,43 +135,35 @@ def _as_written(kind: str, names: tuple[str, ...], value: object) -> object:
     return value
 
 
-class CrestCheckInput(CheckInput):
+class _ActionDetails(CommandInput):
+    """The details every action roll takes, and the stats and skills a player names in any of the ruleset's
+    languages."""
+
+    specialty: str | None = Field(None, max_length=100, description="param.specialty")
+    boons: int = Field(0, ge=0, le=MAX_BOONS, description="param.boons")
+    banes: int = Field(0, ge=0, le=MAX_BOONS, description="param.banes")
+    ask: int = Field(0, ge=0, le=MAX_BOONS, description="param.ask")
+
+    @field_validator("skill", mode="before", check_fields=False)
+    @classmethod
+    def _skill_name(cls, value: object) -> object:
+        return _as_written("skill", SKILLS, value)
+
+    @field_validator("stat", mode="before", check_fields=False)
+    @classmethod
+    def _stat_name(cls, value: object) -> object:
+        return _as_written("stat", STATS, value)
+
+
+class CrestCheckInput(CheckInput, _ActionDetails):
     skill: Skill | None = Field(None, description="param.skill")
-    specialty: str | None = Field(None, max_length=100, description="param.specialty")
-    boons: int = Field(0, ge=0, le=MAX_BOONS, description="param.boons")
-    banes: int = Field(0, ge=0, le=MAX_BOONS, description="param.banes")
-    ask: int = Field(0, ge=0, le=MAX_BOONS, description="param.ask")
-
-    @field_validator("skill", mode="before")
-    @classmethod
-    def _skill_name(cls, value: object) -> object:
-        return _as_written("skill", SKILLS, value)
-
-    @field_validator("stat", mode="before")
-    @classmethod
-    def _stat_name(cls, value: object) -> object:
-        return _as_written("stat", STATS, value)
 
 
-class CrestAttackInput(AttackInput):
+class CrestAttackInput(AttackInput, _ActionDetails):
     stat: Stat | None = Field(None, description="param.attack_stat")
-    specialty: str | None = Field(None, max_length=100, description="param.specialty")
-    boons: int = Field(0, ge=0, le=MAX_BOONS, description="param.boons")
-    banes: int = Field(0, ge=0, le=MAX_BOONS, description="param.banes")
-    modifier: int = Field(0, ge=-20, le=20, description="param.modifier")
-    ask: int = Field(0, ge=0, le=MAX_BOONS, description="param.ask")
-    form: str | None = Field(None, max_length=100, description="param.form")
     skill: Skill | None = Field(None, description="param.attack_skill")
-
-    @field_validator("stat", mode="before")
-    @classmethod
-    def _stat_name(cls, value: object) -> object:
-        return _as_written("stat", STATS, value)
-
-    @field_validator("skill", mode="before")
-    @classmethod
-    def _skill_name(cls, value: object) -> object:
-        return _as_written("skill", SKILLS, value)
+    form: str | None = Field(None, max_length=100, description="param.form")
+    modifier: int = Field(0, ge=-20, le=20, description="param.modifier")
 
 
 class CheckRolled(Outcome):
