@@ -488,9 +488,10 @@ class Opening:
 
 
 class RuleError(Exception):
-    """An action the rules refuse; `code` and `params` are localized by the bot."""
+    """An action the rules refuse; `code` and `params` are localized by the bot (a `Text` parameter, a stat's
+    or skill's name say, in the reader's words)."""
 
-    def __init__(self, code: str, /, **params: int | str) -> None:
+    def __init__(self, code: str, /, **params: int | str | Text) -> None:
         super().__init__(code, params)
         self.code = code
         self.params = params

@@ -8,7 +8,7 @@ from typing import Literal, get_args
 
 from rules.crest_magia.model import STATS, Stat
 from rules.crest_magia.options import CrestMagiaOptions
-from rules.exchange import RuleError
+from rules.exchange import RuleError, Text
 
 DestinyUse = Literal[
     "reroll", "intercept", "remove_consequence", "restore_hp", "reallocate_hp", "combine_action",
@@ -45,11 +45,11 @@ def reallocated(
 ) -> dict[Stat, int]:
     """C20: `amount` current HP moved from one pool to another, the target never past its maximum."""
     if source not in STATS or target not in STATS or source == target:
-        raise RuleError("bad_reallocation", source=source, target=target)
+        raise RuleError("bad_reallocation", source=Text(f"stat.{source}"), target=Text(f"stat.{target}"))
     if amount < 1 or amount > hp[source]:
         raise RuleError("reallocation_amount", amount=amount, available=hp[source])
     if hp[target] + amount > maximum[target]:
-        raise RuleError("reallocation_room", target=target, room=maximum[target] - hp[target])
+        raise RuleError("reallocation_room", target=Text(f"stat.{target}"), room=maximum[target] - hp[target])
     return {**hp, source: hp[source] - amount, target: hp[target] + amount}
 
 

@@ -26,7 +26,7 @@ from rules.crest_magia.model import (
     WeaponKind,
 )
 from rules.crest_magia.options import CrestMagiaOptions
-from rules.exchange import RuleError
+from rules.exchange import RuleError, Text
 from rules.sheets import SheetError, SheetProblem, validation_problems
 from rules.text import Name
 
@@ -134,12 +134,14 @@ class CharacterFile(_File):
         return self.skills.get(name, 0)
 
     def specialty(self, skill: Skill | None, name: str) -> Specialty:
-        """The specialty of that skill by name, in any case; a RuleError when there is none."""
+        """The specialty of that skill by name, in any case (with no skill named, the one specialty of that name
+        the character has); a RuleError when there is none."""
         wanted = name.strip().casefold()
-        found = next((s for s in self.specialties if s.skill == skill and s.name.casefold() == wanted), None)
-        if found is None:
-            raise RuleError("no_such_specialty", name=name, skill=skill or "—")
-        return found
+        named = [s for s in self.specialties if s.name.casefold() == wanted and skill in (None, s.skill)]
+        if len(named) != 1:
+            raise RuleError("no_such_specialty", name=name, skill=Text(f"skill.{skill}")) if skill else RuleError(
+                "which_specialty", name=name)  # fmt: skip
+        return named[0]
 
 
 def character_problems(data: Mapping[str, object], options: CrestMagiaOptions) -> list[SheetProblem]:

@@ -136,6 +136,9 @@ async def test_a_check_shows_the_base_dice_apart_and_meets_the_target(table: Tab
     wrong = await harness.slash(table.aiko, table.channel, "check", stat="Wit", details="skill:Lore specialty:Sight")
     assert wrong.reply.ephemeral
     assert wrong.reply.content == "There is no specialty Sight on the skill Lore."
+    harness.dice.queue([3, 5, 4])  # a specialty named alone brings its skill: Sight is Awareness's
+    alone = (await harness.slash(table.aiko, table.channel, "check", stat="Wit", details="specialty:sight")).reply
+    assert alone.embeds[0]["title"] == "Aiko: Wit + Awareness = 13"
     typo = (await harness.slash(table.aiko, table.channel, "check", stat="Wit", details="boons:abc")).reply
     assert typo.ephemeral and "must be a whole number" in typo.content and "integer" not in typo.content
 
@@ -759,6 +762,10 @@ async def test_an_opposed_check_outside_a_fight_is_answered_by_the_other_side(ta
     await harness.slash(gm, elsewhere, "campaign start", ruleset="fate_points", name="Other")
     other = (await harness.slash(gm, elsewhere, "check", stat="STR", against="Bram")).reply
     assert other.ephemeral and "no opposed checks" in other.content
+    # A refusal names stats in the reader's words.
+    full = (await harness.slash(mei, table.channel, "destiny spend", use="reallocate_hp", stat="Wit", to="Physique",
+                                amount=1)).reply  # fmt: skip
+    assert full.ephemeral and full.content == "体魄 只能再容纳 0 点HP。"
 
 
 async def test_a_gm_heals_by_an_amount_or_a_healers_roll_and_the_healed_one_places_it(table: Table) -> None:

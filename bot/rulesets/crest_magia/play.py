@@ -395,11 +395,12 @@ class CrestMagiaPlay(Play):
         sheet = fight.sheet_of(character)
         options = fight.crest_options(scene.options)
         modifiers: list[Modifier] = []
-        if given.skill is not None:
-            modifiers.append(Modifier(f"skill:{given.skill}", sheet.skill(given.skill)))
-        specialty = None
-        if given.specialty is not None:
-            specialty = sheet.specialty(given.skill, given.specialty)
+        # A specialty named alone brings its skill along.
+        specialty = None if given.specialty is None else sheet.specialty(given.skill, given.specialty)
+        skill = specialty.skill if specialty else given.skill
+        if skill is not None:
+            modifiers.append(Modifier(f"skill:{skill}", sheet.skill(skill)))
+        if specialty is not None:
             modifiers.append(Modifier(f"specialty:{specialty.name}", specialty.rank))
         if given.modifier:
             modifiers.append(Modifier("gm", given.modifier))
@@ -407,7 +408,7 @@ class CrestMagiaPlay(Play):
         spec = ActionSpec(stat, fight.rolled_die(character, stat, options), (*modifiers, *standing.modifiers()),
                           given.boons + standing.boons, given.banes + standing.banes,
                           crits=not character.gm_run or options.npc_crits)  # fmt: skip
-        state = {"spec": spec.to_dict(), "skill": given.skill, "specialty": specialty.name if specialty else None,
+        state = {"spec": spec.to_dict(), "skill": skill, "specialty": specialty.name if specialty else None,
                  "target": given.target}  # fmt: skip
         return _checked(scene, spec.roll(scene.dice, options), state, options)
 
@@ -891,7 +892,7 @@ def _placement_notes(placed: fight.Placed | None) -> list[Text]:
 
 def _stat_named(name: str | None) -> Stat:
     if not name:
-        raise RuleError("stat_needed", stats=", ".join(STATS))
+        raise RuleError("stat_needed", stats=_joined([Text(f"stat.{stat}") for stat in STATS]))
     found = {stat.casefold(): stat for stat in STATS}.get(name.strip().casefold())
     if found is None:
         raise RuleError("unknown_stat", stat=name)
