@@ -239,7 +239,7 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
         tr = public_translator(interaction, edited.language, edited.ruleset)
         text = tr("character.edited", user=mention(interaction.user.id), name=edited.name, field=edited.field,
                   old=shown_value(edited.old), new=shown_value(edited.new))  # fmt: skip
-        await output.reply(interaction, text)
+        await output.reply(interaction, text, ephemeral=edited.gm_run)
 
     @edit.autocomplete("field")
     async def field_choices(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:

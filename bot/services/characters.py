@@ -119,6 +119,7 @@ class Edited:
     old: Any
     new: Any
     language: str | None  # the campaign's, for the announcement
+    gm_run: bool = False  # a character the GMs run: its sheet is the GMs' to know
 
 
 @dataclass(frozen=True)
@@ -371,12 +372,12 @@ class CharacterService:
                     changed = await set_pool_maximum(session, pool_id, maximum)
                     maxima[pool_name] = [changed.current, changed.maximum]
             record_event(
-                session, campaign.id, "character.edited", actor_id=actor.user_id,
+                session, campaign.id, "character.edited", actor_id=actor.user_id, secret=character.gm_run,
                 payload={"name": character.name, "field": field, "old": old, "new": value, "by_gm": by_gm,
                          "pools": maxima},
                 created_at=self.clock(),
             )  # fmt: skip
-            return Edited(campaign.ruleset, character.name, field, old, value, campaign.language)
+            return Edited(campaign.ruleset, character.name, field, old, value, campaign.language, character.gm_run)
 
     async def set_auto_answer(
         self, place: Place, actor: Actor, name: str, wait: str, option: str | None

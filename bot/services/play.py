@@ -46,6 +46,7 @@ class Award:
     maximum: int | None
     fallen: tuple[Fallen, ...]
     language: str | None  # the campaign's, for the announcement
+    gm_run: bool = False  # a character the GMs run: its pools are the GMs' to know
 
 
 async def refuse_out_of_turn(
@@ -183,7 +184,7 @@ class PlayService:
                 session, campaign.id, "gm.award", actor_id=actor.user_id,
                 payload={"name": character.name, "resource": resource, "amount": amount,
                          "applied": applied, "reason": reason, "current": change.current},
-                created_at=self.clock(),
+                created_at=self.clock(), secret=character.gm_run,
             )  # fmt: skip
             after = await snapshot(session, character)
             fate = play.out_of_play(after)
@@ -196,5 +197,5 @@ class PlayService:
                              created_at=self.clock())  # fmt: skip
             return Award(
                 campaign.ruleset, character.name, resource, amount, applied, change.current,
-                change.maximum, fallen, campaign.language,
+                change.maximum, fallen, campaign.language, character.gm_run,
             )  # fmt: skip

@@ -396,6 +396,15 @@ async def test_claws_keep_their_rating_and_a_withstood_blow_says_no_damage(table
     preset = await harness.slash(gm, table.channel, "gm auto", character="Wolf", wait="defence_skill",
                                  answer="no_skill")  # fmt: skip
     assert "without asking" in preset.reply.content
+    # What a GM changes on a character the GMs run stays between the GMs.
+    edited = (await harness.slash(gm, table.channel, "character edit", name="Wolf", field="weaknesses",
+                                  value="[fire]")).reply  # fmt: skip
+    awarded = (await harness.slash(gm, table.channel, "gm award", character="Wolf", resource="wit", amount=-2)).reply
+    assert edited.ephemeral and awarded.ephemeral
+    sheet = (await harness.slash(gm, table.channel, "character show", name="Wolf")).reply
+    assert "weak to fire; resistant to —" in sheet.text()
+    log = (await harness.slash(aiko, table.channel, "log show")).reply.text()
+    assert "edited Wolf's sheet" in log and "fire" not in log and "changed a pool of Wolf" in log
 
 
 async def test_a_player_names_skills_and_stats_in_their_own_language(table: Table) -> None:

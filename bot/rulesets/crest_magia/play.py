@@ -373,6 +373,10 @@ class CrestMagiaPlay(Play):
         weapons = [f"{weapon.name} ({weapon.rating})" for weapon in sheet.weapons]
         armor = f"{sheet.armor.name} ({sheet.armor.rating})" if sheet.armor else ""
         lines.append(SheetLine("sheet.equipment", ", ".join([*weapons, armor] if armor else weapons), inline=False))
+        if sheet.weaknesses or sheet.resistances:
+            weak, resistant = ", ".join(sheet.weaknesses) or "—", ", ".join(sheet.resistances) or "—"
+            types = Text("sheet.weak_and_resistant", {"weak": weak, "resistant": resistant})
+            lines.append(SheetLine("sheet.damage_types", types))
         if fight.STANDING in character.state:
             standing = fight.standing(character)
             lines.append(SheetLine("sheet.standing", Text("standing.values", {
