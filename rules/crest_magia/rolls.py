@@ -200,6 +200,7 @@ class DamageRoll:
     weakness: int  # the added d6, 0 without a weakness
     resistance: int  # the subtracted d6, 0 without a resistance
     specialty: int = 0  # the rank of the crest specialty whose form the attack takes (R13)
+    source: str = "rating"  # what the rating is: a weapon's, or a crest's rank (`crest:<name>`)
 
     @property
     def total(self) -> int:
@@ -209,7 +210,7 @@ class DamageRoll:
     def rolls(self) -> tuple[Roll, ...]:
         modifiers = tuple(
             modifier
-            for modifier in (Modifier("rating", self.rating), Modifier("crest_specialty", self.specialty),
+            for modifier in (Modifier(self.source, self.rating), Modifier("crest_specialty", self.specialty),
                              Modifier("weakness", self.weakness), Modifier("resistance", -self.resistance))
             if modifier.value
         )  # fmt: skip
@@ -234,7 +235,7 @@ def damage_roll(
 
 def damage_for(
     faces: tuple[int, int] | None, rating: int, *, weak: bool, resistant: bool, dice: DiceSource,
-    options: CrestMagiaOptions, specialty: int = 0,
+    options: CrestMagiaOptions, specialty: int = 0, source: str = "rating",
 ) -> DamageRoll:  # fmt: skip
     """The damage against one defender from the attack's shared 2d6 (None: a crit's maximum). C11: at the maximum
     a weakness die is a 6 and a resistance die a 1 (or rolled, per `crit_resist_die`); both apply together (C32)."""
@@ -242,7 +243,7 @@ def damage_for(
     weakness = (DAMAGE_SIDES if maxed else dice.roll(1, DAMAGE_SIDES)[0]) if weak else 0
     rolled_resistance = not maxed or options.crit_resist_die == "rolled"
     resistance = (dice.roll(1, DAMAGE_SIDES)[0] if rolled_resistance else 1) if resistant else 0
-    return DamageRoll(faces, rating, weakness, resistance, specialty)
+    return DamageRoll(faces, rating, weakness, resistance, specialty, source)
 
 
 @dataclass(frozen=True)
@@ -253,6 +254,7 @@ class WithstandRoll:
     rating: int
     crit: Crit | None  # only with `crit_on_withstand` (C3)
     specialty: int = 0  # the rank of a crest specialty whose form fits the defence (R13)
+    source: str = "rating"  # what the rating is: armour's, or a crest's rank (`crest:<name>`)
 
     @property
     def total(self) -> int:
@@ -268,19 +270,21 @@ class WithstandRoll:
         return max(0, damage - self.total)
 
     def rolls(self) -> tuple[Roll, ...]:
-        terms = (Modifier("rating", self.rating), Modifier("crest_specialty", self.specialty))
+        terms = (Modifier(self.source, self.rating), Modifier("crest_specialty", self.specialty))
         modifiers = tuple(modifier for modifier in terms if modifier.value)
         return (Roll("withstand", DAMAGE_SIDES, self.faces, self.faces, modifiers, self.total),)
 
 
-def withstand_roll(rating: int, dice: DiceSource, options: CrestMagiaOptions, *, specialty: int = 0) -> WithstandRoll:
+def withstand_roll(
+    rating: int, dice: DiceSource, options: CrestMagiaOptions, *, specialty: int = 0, source: str = "rating"
+) -> WithstandRoll:  # fmt: skip
     first, second = dice.roll(2, DAMAGE_SIDES)
     crit: Crit | None = None
     if options.crit_on_withstand and first == second == DAMAGE_SIDES:
         crit = "success"
     elif options.crit_on_withstand and first == second == 1:
         crit = "failure"
-    return WithstandRoll((first, second), rating, crit, specialty)
+    return WithstandRoll((first, second), rating, crit, specialty, source)
 
 
 @dataclass(frozen=True)

@@ -723,7 +723,7 @@ async def test_rulebook_crests_their_ladders_and_crest_specialties_on_damage_and
     harness.dice.queue([2, 1, 1, 3, 3])
     await harness.emulator.click(mei, harness.last(table.channel, mei), "No skill")
     hit = await harness.emulator.click(mei, _offering(table, mei, "Let it stand"), "Let it stand")
-    assert "2d6 [3, 3] +2 (rating) +1 (crest specialty) = **9**" in hit.replies[-1].text()
+    assert "2d6 [3, 3] +2 (Crest of Flames) +1 (crest specialty) = **9**" in hit.replies[-1].text()
     withstand = harness.last(table.channel, mei)
     assert withstand.buttons()[:3] == ["Leather (0)", "Crest of Tides (2)", "Crest of Tides as Water Wall (3)"]
     harness.dice.queue([3, 3])

@@ -667,7 +667,8 @@ def _hit(scene: Scene, state: Mapping[str, Any], step: Step, options: CrestMagia
         (shared[0], shared[1]) if shared else damage_dice(False, scene.dice))  # fmt: skip
     damage = damage_for(faces, made_with["rating"], weak=made_with["damage_type"] in sheet.weaknesses,
                         resistant=made_with["damage_type"] in sheet.resistances, dice=scene.dice,
-                        options=options, specialty=made_with.get("form_rank", 0))  # fmt: skip
+                        options=options, specialty=made_with.get("form_rank", 0),
+                        source=f"crest:{made_with['name']}" if made_with["kind"] == CREST else "rating")  # fmt: skip
     carried = {**state, "damage": damage.total, FACES: list(faces) if faces else None}
     shown = damage.rolls()
     if shared:  # the same two dice again: said so, so that no one reads them as a second roll
@@ -713,7 +714,7 @@ def overflow_chosen(scene: Scene, state: Mapping[str, Any], answer: Any, options
 def _withstand(scene: Scene, state: Mapping[str, Any], source: Withstander, options: CrestMagiaOptions) -> Step:
     """R8 and R9: the Withstand Roll, and what gets through lands on the stat that defended (C8)."""
     attacker, defender = scene.one(ATTACKER), scene.one(_current(state))
-    withstand = withstand_roll(source.rating, scene.dice, options, specialty=source.specialty)
+    withstand = withstand_roll(source.rating, scene.dice, options, specialty=source.specialty, source=source.source)
     damage = int(state["damage"])
     taken = withstand.absorbed(damage)
     stat = cast(Stat, state["stat"])
@@ -762,6 +763,7 @@ class Withstander:
     rating: int
     specialty: int = 0
     item: str | None = None  # the item crest it uses up one use of (C27)
+    source: str = "rating"  # the roll's name for the rating: `crest:<name>` for a crest's rank
 
 
 NO_ARMOR = Withstander(ARMOR, Text("withstand.nothing"), 0)
@@ -776,17 +778,17 @@ def _withstand_choices(character: CharacterSnapshot) -> list[Withstander]:
                                  armor.rating))  # fmt: skip
     for index, crest in enumerate(sheet.crests):
         named = Text("withstand.with", {"name": crest.name, "rating": crest.rank})
-        found.append(Withstander(f"{CREST}_{index}", named, crest.rank))
+        found.append(Withstander(f"{CREST}_{index}", named, crest.rank, source=f"crest:{crest.name}"))
         found += [
             Withstander(f"{CREST}_{index}_{form}", Text("withstand.with_form", {
                 "name": crest.name, "form": specialty.name, "rating": crest.rank + specialty.rank}),
-                crest.rank, specialty.rank)
+                crest.rank, specialty.rank, source=f"crest:{crest.name}")
             for form, specialty in enumerate(crest.specialties)
         ]  # fmt: skip
     for index, item in enumerate(sheet.item_crests):
         if item_uses_left(character, item) != 0:
             named = Text("withstand.with", {"name": item.name, "rating": item.rank})
-            found.append(Withstander(f"{ITEM}_{index}", named, item.rank, item=item.name))
+            found.append(Withstander(f"{ITEM}_{index}", named, item.rank, item=item.name, source=f"crest:{item.name}"))
     return found
 
 
