@@ -7,7 +7,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import output
-from bot.app import Fatebot, Interaction, call_of, place_of, public_translator, translator
+from bot.app import Fatebot, Interaction, actor_of, call_of, place_of, public_translator, translator
 from bot.cogs.characters import pools_text
 from bot.cogs.exchanges import close_prompts, post_prompts, step_message
 from bot.i18n import Translator
@@ -26,7 +26,7 @@ def report_embed(tr: Translator, report: CombatReport, title_key: str) -> discor
         shown = tr("combat.no_actions_counted") if actions is None else (
             " · ".join(tr.text(action) for action in actions) or tr("combat.no_actions_left"))  # fmt: skip
         # The GMs' characters keep their pools to themselves, as in /character list.
-        pools = tr("character.hidden") if fighter.gm_run else pools_text(tr, fighter.pools)
+        pools = tr("character.hidden") if fighter.gm_run and not report.for_gm else pools_text(tr, fighter.pools)
         lines.append(tr("combat.line", mark=mark, name=fighter.name, actions=shown, pools=pools))
     embed = discord.Embed(
         title=tr(title_key, round=report.round_number),
@@ -73,7 +73,7 @@ class CombatCog(commands.GroupCog, group_name="combat", group_description="Fight
 
     @app_commands.command(name="status", description="The turn order and the actions each character has left")
     async def status(self, interaction: Interaction) -> None:
-        report = await self.bot.combat.status(place_of(interaction))
+        report = await self.bot.combat.status(place_of(interaction), actor_of(interaction))
         await output.reply(
             interaction,
             embed=report_embed(translator(interaction, report.ruleset), report, "combat.round"),

@@ -7,7 +7,7 @@ logged and able to wait like any other step.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -17,7 +17,7 @@ from bot.db.models import Campaign, Character
 from bot.errors import UserError
 from bot.rulesets.base import CURRENT, EVERYONE, FIGHTERS, CharacterSnapshot, Play, Scene
 from bot.services.characters import campaign_characters, find_character
-from bot.services.common import Call, Clock, Place, active_campaign, require_gm
+from bot.services.common import Actor, Call, Clock, Place, active_campaign, is_gm, require_gm
 from bot.services.exchanges import Applied, Cast, EngineError, ExchangeEngine, Progress, shown_round, turn_of
 from bot.services.snapshots import play_of, snapshot, snapshots
 from rules.exchange import Opening, Step, Text
@@ -33,6 +33,7 @@ class CombatReport:
     actions: dict[int, tuple[Text, ...] | None]
     progress: list[Progress] = field(default_factory=list)
     language: str | None = None  # the campaign's language for its public messages
+    for_gm: bool = False  # seen privately by a GM: the pools of the characters the GMs run are shown
 
     @property
     def applied(self) -> list[Applied]:
@@ -195,10 +196,11 @@ class CombatService:
             progress += await self._start_turn(session, campaign, play, call)
             return await self._report(session, campaign, progress)
 
-    async def status(self, place: Place) -> CombatReport:
+    async def status(self, place: Place, actor: Actor) -> CombatReport:
         async with self.database.read() as session:
             campaign = await active_campaign(session, place)
-            return await self._report(session, campaign, [])
+            report = await self._report(session, campaign, [])
+            return replace(report, for_gm=await is_gm(session, campaign.id, actor))
 
     async def end(self, call: Call) -> tuple[int, Progress]:
         """Ends the fight: the round it ended in, and what the ruleset did then."""

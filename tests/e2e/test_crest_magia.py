@@ -405,6 +405,11 @@ async def test_claws_keep_their_rating_and_a_withstood_blow_says_no_damage(table
     assert "weak to fire; resistant to —" in sheet.text()
     log = (await harness.slash(aiko, table.channel, "log show")).reply.text()
     assert "edited Wolf's sheet" in log and "fire" not in log and "changed a pool of Wolf" in log
+    await harness.slash(gm, table.channel, "combat start", order="Wolf, Aiko")
+    for viewer, sees in ((aiko, False), (gm, True)):
+        status = (await harness.slash(viewer, table.channel, "combat status")).reply
+        wolf_line = next(line for line in status.embeds[0]["description"].splitlines() if "Wolf" in line)
+        assert ("Wit HP 4/6" in wolf_line) is sees, wolf_line
 
 
 async def test_a_player_names_skills_and_stats_in_their_own_language(table: Table) -> None:
