@@ -218,9 +218,16 @@ def step_messages(tr: Translator, progress: Progress) -> list[tuple[str | None, 
 
 
 def joined(messages: Sequence[tuple[str | None, discord.Embed | None]]) -> tuple[str | None, list[discord.Embed]]:
-    """Several steps' messages as one reply: their lines together, then their embeds."""
-    lines = [content for content, _ in messages if content]
-    return ("\n".join(lines) or None), [embed for _, embed in messages if embed is not None]
+    """Several steps' messages as one reply, in the order they happened: the lines before the first embed as its
+    text, then every step as an embed (the lines of a step after an embed become one of their own)."""
+    first = next((index for index, (_, embed) in enumerate(messages) if embed is not None), len(messages))
+    lines = [content for content, _ in messages[:first] if content]
+    embeds = [
+        embed if embed is not None else discord.Embed(description=content, colour=STEP_COLOUR)
+        for content, embed in messages[first:]
+        if embed is not None or content
+    ]
+    return ("\n".join(lines) or None), embeds
 
 
 async def respond(interaction: Interaction, progress: Progress) -> None:

@@ -351,6 +351,8 @@ async def test_a_creature_the_gm_answers_for_in_advance_takes_a_hit_without_a_wa
     hit = (await harness.slash(aiko, table.channel, "attack", target="Wolf", action="melee|Sword")).reply
     assert hit.visible_to is EVERYONE
     shown = "\n".join(message.text() for message in harness.emulator.visible_to(aiko, table.channel)[-3:])
+    # The steps read in the order they happened: the hit, then its damage.
+    assert hit.text().index("Wolf is hit by Aiko") < hit.text().index("Damage 24 against withstand 2")
     # Dexterity holds 6 of the 22: the rest overflows, and each pool's share is told apart.
     assert "Damage 24 against withstand 2: Wolf takes 22.\nWolf loses 6 on Dexterity." in shown
     assert "Wolf takes 6 more on Wit." in shown
