@@ -280,9 +280,14 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
             return []
         tr, play = found
         preset = next((p for p in play.presets if p.wait == interaction.namespace.wait), None)
-        if preset is None:
+        if preset is None or not interaction.namespace.character:
             return []
-        labelled = [(tr.text(choice.label), choice.value) for choice in preset.options]
+        try:
+            shown = await self.bot.characters.show(place_of(interaction), actor_of(interaction),
+                                                   interaction.namespace.character)  # fmt: skip
+        except UserError:
+            return []
+        labelled = [(tr.text(choice.label), choice.value) for choice in play.preset_choices(preset, shown.character)]
         labelled.append((tr("gm.auto_none"), NO_PRESET))
         return [app_commands.Choice(name=choice_name(label), value=value) for label, value in labelled
                 if current.lower() in label.lower()][:AUTOCOMPLETE_LIMIT]  # fmt: skip

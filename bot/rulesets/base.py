@@ -274,6 +274,10 @@ class Play:
     def template(self, kind: str) -> dict[str, Any]:
         return {}
 
+    def preset_choices(self, preset: Preset, character: CharacterSnapshot) -> tuple[Choice, ...]:
+        """The answers a GM may give in advance for this character (its own armour and crests, say)."""
+        return preset.options
+
     def binding(self, kind: str) -> Binding | None:
         return None
 

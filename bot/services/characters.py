@@ -394,7 +394,8 @@ class CharacterService:
             if preset is None:
                 raise UserError("error.unknown_preset", wait=wait)
             wanted = (option or "").strip().casefold()
-            chosen = next((choice for choice in preset.options if choice.value.casefold() == wanted), None)
+            offered = play.preset_choices(preset, await snapshot(session, character))
+            chosen = next((choice for choice in offered if choice.value.casefold() == wanted), None)
             if option is not None and chosen is None:
                 raise UserError("wait.unknown_choice", choice=option)
             answers = {key: value for key, value in character.auto_answers.items() if key != wait}

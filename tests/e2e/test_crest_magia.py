@@ -345,6 +345,13 @@ async def test_a_creature_the_gm_answers_for_in_advance_takes_a_hit_without_a_wa
                          ("overflow", "wit")):  # fmt: skip
         preset = await harness.slash(gm, table.channel, "gm auto", character="Wolf", wait=wait, answer=answer)
         assert preset.reply.ephemeral, preset.reply.content
+    # The answers offered are the Wolf's own: its armour and its one crest, by name.
+    typed = {"character": "Wolf", "wait": "withstand", "answer": ""}
+    offered = await harness.emulator.autocomplete(gm, table.channel, "gm auto", typed, "answer")
+    assert [choice["name"] for choice in offered][:2] == ["Leather (0)", "Crest of Fangs (2)"]
+    missing = (await harness.slash(gm, table.channel, "gm auto", character="Wolf", wait="withstand",
+                                   answer="crest_2")).reply  # fmt: skip
+    assert missing.ephemeral and "crest_2" in missing.content
     await harness.slash(gm, table.channel, "character edit", name="Aiko", field="weapons.0.rating", value="12")
     # Aiko's 6 + 5 + 3 = 14 beats the Wolf's 1 + 2 + 2 = 5 (no crits for a creature); 12 + 12 gets through 2.
     harness.dice.queue([6, 5, 4, 1, 2, 1, 6, 6, 1, 1])

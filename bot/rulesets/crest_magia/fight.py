@@ -674,7 +674,7 @@ def _hit(scene: Scene, state: Mapping[str, Any], step: Step, options: CrestMagia
     if shared:  # the same two dice again: said so, so that no one reads them as a second roll
         shown = tuple(replace(roll, label="damage_shared") for roll in shown)
     rolled = Step.of(step, Step(rolls=shown))
-    sources = _withstand_choices(defender)
+    sources = withstand_choices(defender)
     if len(sources) <= 1:
         return rolled.then(_withstand(scene, carried, sources[0] if sources else NO_ARMOR, options))
     wait_options = tuple(Option(source.key, source.label) for source in sources)[:MAX_CHOICES]
@@ -697,7 +697,7 @@ def _next_defender(scene: Scene, state: Mapping[str, Any]) -> Step:
 
 def withstand_chosen(scene: Scene, state: Mapping[str, Any], answer: Any, options: CrestMagiaOptions) -> Step:
     defender = scene.one(_current(state))
-    chosen = next((source for source in _withstand_choices(defender) if source.key == answer.option),
+    chosen = next((source for source in withstand_choices(defender) if source.key == answer.option),
                   NO_ARMOR)  # fmt: skip
     return _withstand(scene, state, chosen, options)
 
@@ -769,7 +769,7 @@ class Withstander:
 NO_ARMOR = Withstander(ARMOR, Text("withstand.nothing"), 0)
 
 
-def _withstand_choices(character: CharacterSnapshot) -> list[Withstander]:
+def withstand_choices(character: CharacterSnapshot) -> list[Withstander]:
     sheet = sheet_of(character)
     found = []
     if sheet.armor:

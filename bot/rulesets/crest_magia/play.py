@@ -54,7 +54,6 @@ from rules.crest_magia.model import (
     BOOK_CRESTS,
     BOOK_LADDERS,
     CONSEQUENCES,
-    CREST_SLOTS,
     DEAD,
     SKILLS,
     STATS,
@@ -258,13 +257,9 @@ class CrestMagiaPlay(Play):
     presets = (
         Preset(fight.STAT_WAIT, Text("preset.defence_stat"),
                tuple(Choice(fight.pool(stat), Text(f"defend.stat.{stat}")) for stat in STATS)),
-        Preset(fight.SKILL_WAIT, Text("preset.defence_skill"),
-               (Choice(fight.NO_SKILL, Text("defend.no_skill")),
-                *(Choice(skill.lower(), Text(f"skill.{skill}")) for skill in SKILLS))),
-        Preset(fight.WITHSTAND_WAIT, Text("preset.withstand"),
-               (Choice(fight.ARMOR, Text("preset.armor")),
-                *(Choice(f"{fight.CREST}_{index}", Text("preset.crest", {"number": index + 1}))
-                  for index in range(CREST_SLOTS)))),
+        # The creature's own skills and its own armour and crests: `preset_choices`.
+        Preset(fight.SKILL_WAIT, Text("preset.defence_skill"), ()),
+        Preset(fight.WITHSTAND_WAIT, Text("preset.withstand"), ()),
         Preset(fight.OVERFLOW_WAIT, Text("preset.overflow"),
                tuple(Choice(fight.pool(stat), Text(f"defend.stat.{stat}")) for stat in STATS)),
     )  # fmt: skip
@@ -292,6 +287,14 @@ class CrestMagiaPlay(Play):
 
     def template(self, kind: str) -> dict[str, Any]:
         return dict(TEMPLATE)
+
+    def preset_choices(self, preset: Preset, character: CharacterSnapshot) -> tuple[Choice, ...]:
+        """A creature's own armour and crests to withstand with, and its own skills to defend with."""
+        if preset.wait == fight.WITHSTAND_WAIT:
+            return tuple(Choice(source.key, source.label) for source in fight.withstand_choices(character))
+        if preset.wait == fight.SKILL_WAIT:
+            return tuple(Choice(option.key, option.label) for option in fight.skill_options(fight.sheet_of(character)))
+        return preset.options
 
     def build(
         self, kind: str, data: Mapping[str, Any], bound: Mapping[str, CharacterSnapshot], dice: DiceSource,
