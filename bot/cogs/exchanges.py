@@ -137,8 +137,9 @@ class WaitCancelButton(PersistentButton, template=r"waitcancel:(?P<wait_id>[0-9]
     prefix = "waitcancel"
 
     async def clicked(self, interaction: Interaction) -> None:
-        progress = await interaction.client.exchanges.cancel(
-            interaction.guild_id or 0, int(self.fields["wait_id"]), actor_of(interaction)
+        bot = interaction.client
+        progress = await bot.exchanges.cancel(
+            interaction.guild_id or 0, int(self.fields["wait_id"]), actor_of(interaction), bot.dice
         )
         await show_answer(interaction, progress)
 

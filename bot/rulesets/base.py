@@ -330,6 +330,10 @@ class Play:
         """The exact chances of an attack as `/attack` would declare it, for each answer the defender could give."""
         raise RuleError("no_odds")
 
+    def cancelled(self, scene: Scene, kind: str, state: Mapping[str, Any]) -> Step | None:
+        """What a GM's cancel of an open exchange undoes (an action it counted), as a step; None: nothing."""
+        return None
+
     def out_of_play(self, character: CharacterSnapshot) -> str | None:
         """Why a character can no longer act ("dead", "down"...), or None."""
         return None

@@ -266,11 +266,20 @@ class ExchangeEngine:
 
     async def cancel(
         self, session: AsyncSession, campaign: Campaign, exchange: Exchange, actor_id: int | None,
-        *, reason: Text | None = None,
+        *, reason: Text | None = None, dice: DiceSource | None = None,
     ) -> Progress:  # fmt: skip
-        """End an exchange and its waits: a GM's cancel, or (with `reason` and no actor) one the rules cannot go
-        on with."""
+        """End an exchange and its waits: a GM's cancel (with `dice`, the ruleset may undo what the exchange
+        counted, `Play.cancelled`), or (with `reason` and no actor) one the rules cannot go on with."""
         progress = Progress(campaign.ruleset, campaign.id, exchange.channel_id, exchange.id, language=campaign.language)
+        if dice is not None and exchange.handler is not None:
+            play = play_of(campaign)
+            cast = await self._cast(session, exchange)
+            scene, refs = await self._scene(session, campaign, cast, dice, exchange)
+            undone = play.cancelled(scene, exchange.kind, exchange.state)
+            if undone is not None:
+                running = _Running(campaign, play, None, exchange.kind, Text.from_dict(exchange.title), cast, scene,
+                                   refs, dice)  # fmt: skip
+                await self._settle(session, running, undone, actor_id, progress, None)
         summary = Text("wait.cancelled", {"user": mention(actor_id)}) if reason is None else Text(
             "wait.abandoned", {"reason": reason})  # fmt: skip
         waits = await session.scalars(
@@ -824,11 +833,11 @@ class ExchangeService:
         answer = Answer(spec.key, option=option, value=value, by=actor.user_id, forced=not own, each=each)
         return await self.engine.answer(session, campaign, wait, answer, dice)
 
-    async def cancel(self, guild_id: int, wait_id: int, actor: Actor) -> Progress:
+    async def cancel(self, guild_id: int, wait_id: int, actor: Actor, dice: DiceSource) -> Progress:
         async with self.database.write() as session:
             campaign, _, exchange = await self._pending(session, guild_id, wait_id, lock=True)
             await require_gm(session, campaign.id, actor)
-            return await self.engine.cancel(session, campaign, exchange, actor.user_id)
+            return await self.engine.cancel(session, campaign, exchange, actor.user_id, dice=dice)
 
     async def attach_message(self, wait_id: int, message_id: int) -> None:
         async with self.database.write() as session:

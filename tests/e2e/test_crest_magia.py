@@ -886,6 +886,12 @@ async def test_in_a_fight_one_attack_roll_a_turn_and_a_destiny_point_to_act_out_
     first = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")).reply
     assert not first.ephemeral, first.content
     assert "Attack Roll" not in await aiko_status()
+    # A GM's cancel before anyone defended: the attack did not happen, and the turn's Attack Roll is back.
+    cancelled = await harness.emulator.click(gm, harness.last(table.channel, table.mei), "Cancel (GM)")
+    assert "Aiko's Attack Roll does not count this round." in cancelled.replies[-1].text()
+    assert "Attack Roll" in await aiko_status()
+    harness.dice.queue([4, 2, 5])
+    await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")
     again = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")).reply
     assert again.ephemeral
     assert again.content.startswith("Aiko has made this round's Attack Roll: one a turn")

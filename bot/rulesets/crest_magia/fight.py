@@ -107,6 +107,11 @@ class Intercepted(Outcome):
     attacker: str
 
 
+class Voided(Outcome):
+    event = "attack.voided"
+    name: str  # the attacker
+
+
 class Helpless(Outcome):
     event = "attack.helpless"
     defender: str
@@ -310,6 +315,20 @@ def attacks_this_round(attacker: CharacterSnapshot, turn: Turn) -> int:
     if made >= allowed:
         raise RuleError("one_attack_per_turn", name=attacker.name)
     return made
+
+
+def voided(scene: Scene, state: Mapping[str, Any]) -> Step | None:
+    """A GM's cancel of an attack nobody has defended against yet: it did not happen, so in a fight its Attack
+    Roll is not counted against the attacker's turn (C25)."""
+    attacker = scene.get(ATTACKER)
+    answered = int(state.get(CURRENT, 0)) or "stat" in state
+    if attacker is None or "attack" not in state or answered or not scene.turn.in_combat:
+        return None
+    made = attacker.state.get(ATTACKS, {})
+    if made.get("round") != scene.turn.round_number or not made.get("count"):
+        return None
+    counted = {**made, "count": int(made["count"]) - 1}
+    return Step(effects=(StatePatch(ATTACKER, ATTACKS, counted),), outcomes=(Voided(name=attacker.name),))
 
 
 def attack(

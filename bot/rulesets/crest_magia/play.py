@@ -666,6 +666,9 @@ class CrestMagiaPlay(Play):
         return self.spend_destiny(scene, str(state["use"]), None, None, None, state.get("note"),
                                   approved_by=answer.by)  # fmt: skip
 
+    def cancelled(self, scene: Scene, kind: str, state: Mapping[str, Any]) -> Step | None:
+        return fight.voided(scene, state) if kind == "attack" else None
+
     def acts_on_own_turn(self, options: CampaignOptions) -> bool:
         """R5: in a fight, each creature acts on its turn, in the order the GM set (acting out of turn is a Destiny
         Point's use); `own_turn_only` off lets players act in any order."""
@@ -816,6 +819,7 @@ FIGHT_OUTCOMES = (
     fight.Attacked,
     fight.Intercepted,
     fight.Helpless,
+    fight.Voided,
     fight.Defended,
     fight.Wounded,
     fight.Placed,
@@ -836,6 +840,8 @@ def _fight_report(outcomes: Sequence[Outcome]) -> Report:
                 notes.append(Text("check.rerolled"))
             if outcome.crit:
                 notes.append(Text(f"attack.crit_{outcome.crit}"))
+        elif isinstance(outcome, fight.Voided):
+            notes.append(Text("attack.voided", {"name": outcome.name}))
         elif isinstance(outcome, fight.Helpless):
             notes.append(Text("attack.helpless", {"defender": outcome.defender}))
         elif isinstance(outcome, fight.Intercepted):
