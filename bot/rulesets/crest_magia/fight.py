@@ -596,6 +596,17 @@ def defence_stat(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step
     return Step(pause=Pause(SKILL_WAIT, (wait,), {**state, "stat": stat}))
 
 
+def gm_request(key: str, words: str, said: Mapping[str, str | int | Text], options: CrestMagiaOptions) -> Wait:
+    """A request the GMs grant or refuse (`words`: the catalog prefix of its `.asked`, `.granted` and `.refused`
+    texts); no answer within `boon_request_minutes` refuses it."""
+    answers = (
+        Option(GRANT, Text("request.grant"), tone="success", summary=Text(f"{words}.granted", said)),
+        Option(REFUSE, Text("request.refuse"), tone="secondary", summary=Text(f"{words}.refused", said)),
+    )
+    return Wait(key, Audience.gms(), Text(f"{words}.asked", said), answers,
+                deadline_seconds=options.boon_request_minutes * 60, default=REFUSE)  # fmt: skip
+
+
 def usual_defence_skills(attack_skill: str) -> frozenset[str]:
     """The skills a defence uses without asking (ours, for R6's skill "they can rationalize"): dodging,
     enduring, noticing, holding firm, parrying or blocking, and the skill the attack itself is made with."""
@@ -614,12 +625,7 @@ def defence_skill(scene: Scene, state: Mapping[str, Any], answer: Answer, option
     if skill is not None and skill not in usual_defence_skills(state["means"]["skill"]) and not agreed:
         said: dict[str, str | int | Text] = {"name": defender.name, "skill": Text(f"skill.{skill}"),
                                              "attacker": attacker.name}  # fmt: skip
-        answers = (
-            Option(GRANT, Text("request.grant"), tone="success", summary=Text("defend.skill_granted", said)),
-            Option(REFUSE, Text("request.refuse"), tone="secondary", summary=Text("defend.skill_refused", said)),
-        )
-        wait = Wait(SKILL_REQUEST, Audience.gms(), Text("defend.skill_asked", said), answers,
-                    deadline_seconds=options.boon_request_minutes * 60, default=REFUSE)  # fmt: skip
+        wait = gm_request(SKILL_REQUEST, "skill_request", said, options)
         return Step(pause=Pause(SKILL_REQUEST, (wait,), {**state, "asked": answer.option}))
     carried = {**state, "defence": spec.to_dict(), "skill": skill}
     return _defence_rolled(scene, carried, spec.roll(scene.dice, options), options)

@@ -760,16 +760,9 @@ def _requested(
         parts.append(Text("request.stat", {"stat": Text(f"stat.{stat[0]}"), "usual": Text(f"stat.{stat[1]}")}))
     if skill:
         parts.append(Text("request.skill", {"skill": Text(f"skill.{skill[0]}"), "usual": Text(f"skill.{skill[1]}")}))
-    asked = parts[0]
-    for part in parts[1:]:
-        asked = Text("request.and", {"first": asked, "next": part})
-    said: dict[str, str | int | Text] = {"name": character.name, "what": what, "asked": asked}
-    answers = (
-        Option(fight.GRANT, Text("request.grant"), tone="success", summary=Text("request.granted", said)),
-        Option(fight.REFUSE, Text("request.refuse"), tone="secondary", summary=Text("request.refused", said)),
-    )
-    wait = Wait(GM_REQUEST, Audience.gms(), Text("request.asked", said), answers,
-                deadline_seconds=options.boon_request_minutes * 60, default=fight.REFUSE)  # fmt: skip
+    said: dict[str, str | int | Text] = {"name": character.name, "what": what,
+                                         "asked": _joined(parts, "request.and")}  # fmt: skip
+    wait = fight.gm_request(GM_REQUEST, "request", said, options)
     state = {"kind": kind, "params": given.model_dump(mode="json")}
     outcome = RequestAsked(name=character.name, count=given.ask, stat=stat[0] if stat else None,
                            skill=skill[0] if skill else None)  # fmt: skip
@@ -805,13 +798,13 @@ def _checked(
     return Step.of(step, pause=Pause(CHECK_REROLL, (reroll,), {**state, "crit": roll.crit}))
 
 
-def _joined(parts: list[Text]) -> Text | str:
-    """Localized parts as one line, separated the same way in every language."""
+def _joined(parts: list[Text], key: str = "sheet.list") -> Text | str:
+    """Localized parts as one line, each language with its own separator (`key` joins `first` and `next`)."""
     if not parts:
         return ""
     line = parts[0]
     for part in parts[1:]:
-        line = Text("sheet.list", {"first": line, "next": part})
+        line = Text(key, {"first": line, "next": part})
     return line
 
 
