@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
+from typing import get_args
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
+from pydantic_core.core_schema import ErrorType
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ _TYPE_NAMES = {
     "model_type": "mapping",
     "model_attributes_type": "mapping",
 }
+_PYDANTIC_ERRORS = frozenset(get_args(ErrorType))
 _QUOTED = re.compile(r"'([^']*)'")
 
 
@@ -71,6 +74,6 @@ def _translate(detail: ErrorDetails) -> SheetProblem:
         return SheetProblem(path, "too_small", {"value": str(value), "min": str(context.get("ge"))})
     if kind == "less_than_equal":
         return SheetProblem(path, "too_large", {"value": str(value), "max": str(context.get("le"))})
-    if kind in {"out_of_range", "invalid_rank", "ex_not_here", "not_a_die"}:  # raised by the rules, with their words
+    if kind not in _PYDANTIC_ERRORS:  # raised by a ruleset's own validators, with their words
         return SheetProblem(path, kind, {key: item for key, item in context.items() if isinstance(item, int | str)})
     return SheetProblem(path, "invalid", {"detail": kind})

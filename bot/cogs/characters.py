@@ -192,15 +192,16 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
     @app_commands.describe(name="Whose sheet")
     async def show(self, interaction: Interaction, name: NameText | None = None) -> None:
         shown = await self.bot.characters.show(place_of(interaction), actor_of(interaction), name)
-        # A GM's look at a character the GMs run is private, in their language; any other sheet is posted for all.
+        # A look at a character the GMs run, or at any where sheets are private, is the reader's alone, in their
+        # language; any other sheet is posted for all.
         tr = (
             translator(interaction, shown.campaign.ruleset)
-            if shown.character.gm_run
+            if shown.private
             else public_translator(interaction, shown.campaign.language, shown.campaign.ruleset)
         )
         lines = shown.play.sheet_lines(shown.character, shown.options, full=shown.full)
         embed = sheet_embed(tr, shown.character, lines, full=shown.full)
-        await output.reply(interaction, embed=embed, ephemeral=shown.character.gm_run)
+        await output.reply(interaction, embed=embed, ephemeral=shown.private)
 
     @app_commands.command(name="list", description="List the characters of this campaign")
     async def list_characters(self, interaction: Interaction) -> None:

@@ -39,8 +39,10 @@ def report_embed(tr: Translator, report: CombatReport, title_key: str) -> discor
         content, step_embed = step_message(tr, play, applied) if play is not None else (None, None)
         if content:
             effects.append(content)
-        elif step_embed is not None and step_embed.title:
-            effects.append(step_embed.title)
+        elif step_embed is not None:
+            # A clock hook's step in full: its title, every die it rolled, and what it did.
+            parts = [step_embed.title, step_embed.description, *(field.value for field in step_embed.fields)]
+            effects += [part for part in parts if part]
     if effects:
         embed.add_field(name=tr("combat.turn_effects"), value="\n".join(effects), inline=False)
     if report.current is not None:

@@ -37,7 +37,7 @@ LANGUAGES = (ENGLISH, CHINESE, JAPANESE)
 
 # Shared catalog values that are rightly the same in every language (names, notation).
 SHARED_PROPER_NOUN_KEYS = frozenset(
-    {"choice.format.json", "choice.format.csv", "log.choice_active", "wait.value"}
+    {"choice.format.json", "choice.format.csv", "log.choice_active", "wait.value", "list.lines"}
     | {f"{prefix}.{language}" for prefix in ("campaign.language", "choice.language") for language in LANGUAGES}
 )
 

@@ -265,6 +265,11 @@ class Play:
     opposed_checks: bool = False
     attack_input: type[AttackInput] = AttackInput
     presets: tuple[Preset, ...] = ()
+    # Whether a player's sheet is its owner's and the GMs' alone (rivals see what `sheet_lines` shows without
+    # `full`), and every look at a sheet is private.
+    private_sheets: bool = False
+    # The fates of `out_of_play` a character never comes back from: nothing can target it any more.
+    final_fates: frozenset[str] = frozenset({"dead"})
 
     @property
     def handlers(self) -> Mapping[str, Handler]:

@@ -97,8 +97,11 @@ class Shown:
     character: CharacterSnapshot
     play: Play
     options: CampaignOptions
-    # False for a player looking at a character the GMs run: only what the fiction reveals.
+    # False for a player looking at a character the GMs run, or at a rival's where the ruleset keeps sheets
+    # private: only what the fiction reveals.
     full: bool
+    # Shown to the reader alone: a character the GMs run, or any where sheets are private.
+    private: bool
 
 
 @dataclass(frozen=True)
@@ -278,8 +281,10 @@ class CharacterService:
                 if name
                 else await active_character(session, campaign, actor)
             )
-            full = not character.gm_run or await is_gm(session, campaign.id, actor)
-            return Shown(campaign, await snapshot(session, character), play, campaign_options(campaign), full)
+            own = not character.gm_run and (not play.private_sheets or character.owner_id == actor.user_id)
+            full = own or await is_gm(session, campaign.id, actor)
+            private = character.gm_run or play.private_sheets
+            return Shown(campaign, await snapshot(session, character), play, campaign_options(campaign), full, private)
 
     async def roster(self, place: Place, actor: Actor) -> tuple[Campaign, list[CharacterSnapshot], bool]:
         """Every character of the campaign, and whether the actor is a GM (who sees what the GMs' characters hide)."""

@@ -76,12 +76,12 @@ def refuse_fallen(play: Play, ruleset: str, characters: Iterable[CharacterSnapsh
 
 
 def refuse_unreachable(play: Play, ruleset: str, targets: Iterable[CharacterSnapshot]) -> None:
-    """An attack's targets: one that is down can still be hit (the next blow may finish it off), one that is dead
-    or whose sheet a GM has not approved cannot."""
+    """An attack's targets: one that is down can still be hit (the next blow may finish it off), one that is gone
+    for good (dead, vanished: the ruleset's `final_fates`) or whose sheet a GM has not approved cannot."""
     for target in targets:
         refuse_held(target)
         fate = play.out_of_play(target)
-        if fate == "dead":
+        if fate in play.final_fates:
             raise out_of_play(ruleset, target, fate)
 
 

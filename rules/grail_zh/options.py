@@ -27,3 +27,7 @@ class GrailZhOptions(CampaignOptions):
     upkeep_before_boost: bool = True
     one_shot_save_half: bool = False
     shield_upkeep_mp_per_minute: int = Field(1, ge=0, le=10)
+    # D17: a Servant's forced costs (upkeep) draw on its Master's MP when its own would not cover them.
+    auto_transfer: bool = True
+    # Ours, for play by post: how long a hit stays open for reactions (Mind's Eye, Guard) before it lands.
+    reaction_minutes: int = Field(60, ge=1, le=10_080)

@@ -8,11 +8,9 @@ the state's `depleted` list while the `d4_until` option keeps it on a d4.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from functools import cache
 from importlib import resources
 from typing import Any, cast
 
@@ -41,6 +39,7 @@ from bot.rulesets.base import (
     Turn,
 )
 from bot.rulesets.crest_magia import fight, healing
+from bot.rulesets.words import as_written, joined
 from rules.crest_magia.destiny import (
     NARRATIVE_USES,
     SPEND_COST,
@@ -87,7 +86,6 @@ from rules.sheets import SheetError, SheetProblem, validation_problems
 
 RULESET_ID = "crest_magia"
 CATALOGS = resources.files("bot.rulesets.crest_magia") / "i18n"
-CATALOG_LANGUAGES = ("en", "ja", "zh-CN")
 CHARACTER = "bearer"  # a crest bearer: player characters, NPCs and creatures alike
 CONSEQUENCE = fight.CONSEQUENCE
 DESTINY = fight.DESTINY
@@ -117,21 +115,8 @@ TEMPLATE: dict[str, Any] = {
 }  # fmt: skip
 
 
-@cache
-def _names_in_every_language(kind: str, names: tuple[str, ...]) -> Mapping[str, str]:
-    """Each skill or stat as the rules write it, by its name in any of this ruleset's catalogs, in any case."""
-    found = {name.casefold(): name for name in names}
-    for language in CATALOG_LANGUAGES:
-        words = json.loads(CATALOGS.joinpath(f"{language}.json").read_text(encoding="utf-8"))
-        found.update({words[f"{kind}.{name}"].casefold(): name for name in names if f"{kind}.{name}" in words})
-    return found
-
-
 def _as_written(kind: str, names: tuple[str, ...], value: object) -> object:
-    """A skill or stat a player typed (`awareness`, `察知`) as the rules write it; anything else as typed."""
-    if isinstance(value, str):
-        return _names_in_every_language(kind, names).get(value.strip().casefold(), value)
-    return value
+    return as_written(CATALOGS, kind, names, value)
 
 
 class _ActionDetails(CommandInput):
@@ -362,17 +347,17 @@ class CrestMagiaPlay(Play):
             rolled = fight.rolled_die(character, stat, rules_options)
             shown = f"d{sheet.dice[stat]}" if rolled == sheet.dice[stat] else f"d{sheet.dice[stat]} → d{rolled}"
             dice.append(Text("sheet.stat_die", {"stat": Text(f"stat.{stat}"), "die": shown}))
-        lines.append(SheetLine("sheet.dice", _joined(dice), inline=False))
+        lines.append(SheetLine("sheet.dice", joined(dice), inline=False))
         ranked = sorted(sheet.skills.items(), key=lambda item: (-item[1], item[0]))
         skills = [Text("sheet.skill_rank", {"skill": Text(f"skill.{skill}"), "rank": rank})
                   for skill, rank in ranked if rank]  # fmt: skip
-        lines.append(SheetLine("sheet.skills", _joined(skills), inline=False))
+        lines.append(SheetLine("sheet.skills", joined(skills), inline=False))
         specialties = [Text("sheet.specialty", {"name": s.name, "skill": Text(f"skill.{s.skill}"), "rank": s.rank})
                        for s in sheet.specialties]  # fmt: skip
-        lines.append(SheetLine("sheet.specialties", _joined(specialties), inline=False))
+        lines.append(SheetLine("sheet.specialties", joined(specialties), inline=False))
         crests = [_crest_text(crest, None) for crest in sheet.crests]
         crests += [_crest_text(item, fight.item_uses_left(character, item)) for item in sheet.item_crests]
-        lines.append(SheetLine("sheet.crests", _joined(crests), inline=False))
+        lines.append(SheetLine("sheet.crests", joined(crests), inline=False))
         weapons = [f"{weapon.name} ({weapon.rating})" for weapon in sheet.weapons]
         armor = f"{sheet.armor.name} ({sheet.armor.rating})" if sheet.armor else ""
         lines.append(SheetLine("sheet.equipment", ", ".join([*weapons, armor] if armor else weapons), inline=False))
@@ -595,7 +580,7 @@ class CrestMagiaPlay(Play):
             return Text(f"event.{kind}", {"stat": stat})
         if kind == "attack.placed" and isinstance(payload.get("losses"), dict):
             losses = [_loss(str(name), int(taken)) for name, taken in payload["losses"].items()]
-            return Text("event.attack.placed", {"losses": _joined(losses) or "—"})
+            return Text("event.attack.placed", {"losses": joined(losses) or "—"})
         if kind == "attack.consequence" and isinstance(payload.get("level"), int):
             return Text("event.attack.consequence", {"level": Text(f"consequence.{CONSEQUENCES[payload['level']]}")})
         return None
@@ -761,7 +746,7 @@ def _requested(
     if skill:
         parts.append(Text("request.skill", {"skill": Text(f"skill.{skill[0]}"), "usual": Text(f"skill.{skill[1]}")}))
     said: dict[str, str | int | Text] = {"name": character.name, "what": what,
-                                         "asked": _joined(parts, "request.and")}  # fmt: skip
+                                         "asked": joined(parts, "request.and")}  # fmt: skip
     wait = fight.gm_request(GM_REQUEST, "request", said, options)
     state = {"kind": kind, "params": given.model_dump(mode="json")}
     outcome = RequestAsked(name=character.name, count=given.ask, stat=stat[0] if stat else None,
@@ -796,16 +781,6 @@ def _checked(
     if reroll is None:
         return step
     return Step.of(step, pause=Pause(CHECK_REROLL, (reroll,), {**state, "crit": roll.crit}))
-
-
-def _joined(parts: list[Text], key: str = "sheet.list") -> Text | str:
-    """Localized parts as one line, each language with its own separator (`key` joins `first` and `next`)."""
-    if not parts:
-        return ""
-    line = parts[0]
-    for part in parts[1:]:
-        line = Text(key, {"first": line, "next": part})
-    return line
 
 
 FIGHT_OUTCOMES = (
@@ -890,7 +865,7 @@ def _placement_notes(placed: fight.Placed | None) -> list[Text]:
     parts = [
         Text("attack.loss", {"taken": taken, "stat": Text(f"stat.{stat}")}) for stat, taken in placed.losses.items()
     ]
-    notes = [Text("attack.losses", {"defender": placed.defender, "losses": _joined(parts)})] if parts else []
+    notes = [Text("attack.losses", {"defender": placed.defender, "losses": joined(parts)})] if parts else []
     if placed.lost:
         notes.append(Text("attack.lost", {"defender": placed.defender, "lost": placed.lost}))
     return notes
@@ -898,7 +873,7 @@ def _placement_notes(placed: fight.Placed | None) -> list[Text]:
 
 def _stat_named(name: str | None) -> Stat:
     if not name:
-        raise RuleError("stat_needed", stats=_joined([Text(f"stat.{stat}") for stat in STATS]))
+        raise RuleError("stat_needed", stats=joined([Text(f"stat.{stat}") for stat in STATS]))
     found = {stat.casefold(): stat for stat in STATS}.get(name.strip().casefold())
     if found is None:
         raise RuleError("unknown_stat", stat=name)

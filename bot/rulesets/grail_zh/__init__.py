@@ -1,8 +1,20 @@
-"""grail_zh: a Chinese Fate/stay night d20 game. Mechanics to come: campaigns, dice and the log work."""
+"""grail_zh: the Chinese Fate/stay night d20 game (rules in `rules/grail_zh`).
+
+Masters by point-buy and Servants by their legend, held for a GM's approval (R8, R9, R18); Luck's d20, action
+checks, attacks with a hit's reactions, damage and saves, fates, initiative and combat upkeep; `fight.py` is the
+attack's exchange.
+"""
 
 from importlib import resources
 
 from bot.rulesets.base import Ruleset
+from bot.rulesets.grail_zh.play import GrailZhPlay
 from rules.grail_zh.options import GrailZhOptions
 
-RULESET = Ruleset("grail_zh", GrailZhOptions, resources.files(__name__) / "i18n")
+RULESET = Ruleset(
+    "grail_zh",
+    GrailZhOptions,
+    resources.files(__name__) / "i18n",
+    play=GrailZhPlay(),
+    proper_noun_keys=frozenset({"sheet.rank", "sheet.value", "pool.hp", "pool.mp"}),
+)

@@ -1,0 +1,89 @@
+"""Masters and Servants as the bot stores them, and the values the rules derive from them.
+
+A Master's sheet is `{"file": <its validated file>}`; a Servant's also keeps `derived.ranks`, its effective ranks
+when it was summoned (R9 needs its Master's attributes, and a Servant outlives its Master). Pools: `hp`, `mp`
+and `temp_hp` for both. A character's `fate` state is "dead" (a Master, D24) or "vanished" (a Servant, R16);
+`continuing` holds the round at which a Servant's Battle Continuation ends (R19).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib import resources
+from typing import Any
+
+from bot.rulesets.base import CharacterSnapshot
+from bot.rulesets.words import as_written
+from rules.grail_zh.characters import MasterStats, ServantStats, master_stats, stats_at
+from rules.grail_zh.model import ATTRIBUTES, SKILLS, STATS, Attribute, Stat
+from rules.grail_zh.options import GrailZhOptions
+from rules.grail_zh.ranks import Rank
+from rules.grail_zh.sheets import MasterFile, ServantFile
+from rules.options import CampaignOptions
+
+CATALOGS = resources.files("bot.rulesets.grail_zh") / "i18n"
+MASTER, SERVANT = "master", "servant"
+CONTRACT = "contract"  # a Servant's bond to its Master
+HP, MP, TEMP_HP = "hp", "mp", "temp_hp"
+FATE = "fate"
+DEAD, VANISHED = "dead", "vanished"
+CONTINUING = "continuing"
+# What /check takes: a Master's six attributes and a Servant's five stats, each by one upper-case word.
+CHECK_WORDS: dict[str, Attribute | Stat] = {
+    **{attribute.upper(): attribute for attribute in ATTRIBUTES}, **{stat: stat for stat in STATS}
+}  # fmt: skip
+
+
+def grail_options(options: CampaignOptions) -> GrailZhOptions:
+    if not isinstance(options, GrailZhOptions):
+        raise TypeError("grail_zh campaigns have GrailZhOptions")
+    return options
+
+
+def written_skills(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A Servant's file with the skills the rules know named as the rules write them, whatever language the
+    player wrote them in (`对魔力`, `Magic Resistance`)."""
+    skills = data.get("skills")
+    if not isinstance(skills, list):
+        return dict(data)
+    named = [
+        {**skill, "name": as_written(CATALOGS, "skill", SKILLS, skill.get("name"))} if isinstance(skill, Mapping)
+        else skill
+        for skill in skills
+    ]  # fmt: skip
+    return {**data, "skills": named}
+
+
+def master_file(character: CharacterSnapshot) -> MasterFile:
+    return MasterFile.model_validate(character.sheet["file"])
+
+
+def servant_file(character: CharacterSnapshot) -> ServantFile:
+    return ServantFile.model_validate(character.sheet["file"])
+
+
+def derived_ranks(character: CharacterSnapshot) -> dict[Stat, Rank]:
+    ranks = character.sheet["derived"]["ranks"]
+    return {stat: Rank.parse(ranks[stat]) for stat in STATS}
+
+
+def master_of(character: CharacterSnapshot) -> MasterStats:
+    return master_stats(master_file(character))
+
+
+def servant_of(character: CharacterSnapshot, options: CampaignOptions) -> ServantStats:
+    return stats_at(servant_file(character), derived_ranks(character), grail_options(options))
+
+
+def luck_of(character: CharacterSnapshot) -> Rank | None:
+    """A Servant's LUK for its d20s (R1); a Master rolls a plain d20."""
+    return derived_ranks(character)["LUK"] if character.kind == SERVANT else None
+
+
+def takes_luck_rerolls(character: CharacterSnapshot) -> bool:
+    return character.kind != SERVANT or servant_file(character).luck_rerolls
+
+
+def fate_of(character: CharacterSnapshot) -> str | None:
+    fate = character.state.get(FATE)
+    return fate if isinstance(fate, str) else None

@@ -1,0 +1,537 @@
+"""An attack as an exchange (R3-R6, R13, R14, R19, R26): the attack roll resolves at once; a hit stays open for the
+reactions the rules give (the defender's Mind's Eye, an ally's Guard in a fight) until `reaction_minutes` pass or
+the defender takes it; then the damage lands, through temporary HP first."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import Field
+
+from bot.rulesets.base import ANSWERER, ATTACKER, DEFENDER, AttackInput, CharacterSnapshot, Scene
+from bot.rulesets.grail_zh.characters import (
+    CONTINUING,
+    CONTRACT,
+    DEAD,
+    FATE,
+    HP,
+    MP,
+    SERVANT,
+    TEMP_HP,
+    VANISHED,
+    grail_options,
+    luck_of,
+    master_file,
+    master_of,
+    servant_file,
+    servant_of,
+    takes_luck_rerolls,
+)
+from rules.exchange import (
+    Answer,
+    Audience,
+    Effect,
+    Modifier,
+    Option,
+    Outcome,
+    Pause,
+    PoolDelta,
+    RuleError,
+    StatePatch,
+    Step,
+    Text,
+    Wait,
+    member,
+)
+from rules.grail_zh.characters import release_cost
+from rules.grail_zh.model import KILL_MP, ROUNDS_PER_MINUTE
+from rules.grail_zh.options import GrailZhOptions
+from rules.grail_zh.ranks import Rank
+from rules.grail_zh.rolls import (
+    D20,
+    AttackRoll,
+    Reductions,
+    damage_roll,
+    damage_taken,
+    luck_d20,
+    minds_eye,
+    pay,
+    range_penalty,
+    save,
+    save_dc,
+    split_damage,
+)
+from rules.grail_zh.sheets import Damage
+
+REACTION_WAIT = "reaction"
+GUARD_WAIT = "guard"
+MINDS_EYE, TAKE, GUARD = "minds_eye", "take", "guard"
+UPKEEP_UNPAID = "upkeep_unpaid"  # the character state key of a fight whose combat upkeep it could not pay (D19)
+DEFENDING = "defending"  # the character state key of the round its Defend stance began (R26)
+BOLT_MP = 5  # per standard action of attack magecraft (R21)
+MAX_BOLT_ACTIONS = 6
+SEPARATOR = ":"
+NP = "np"
+
+
+class GrailAttackInput(AttackInput):
+    distance: int = Field(0, ge=0, le=100_000, description="param.distance")
+    unaware: bool = Field(False, description="param.unaware")
+    actions: int = Field(1, ge=1, le=MAX_BOLT_ACTIONS, description="param.actions")
+    modifier: int = Field(0, ge=-20, le=20, description="param.modifier")
+    thrown: bool = Field(False, description="param.thrown")
+    confirm: bool = Field(False, description="param.confirm")
+
+
+class Attacked(Outcome):
+    event = "attack.rolled"
+    attacker: str
+    defender: str
+    means: str  # melee, ranged, bolt, feat or the Noble Phantasm's name
+    total: int
+    hit: bool
+    auto: str | None  # Luck's automatic success or failure
+    stance: bool = False  # the defender's Defend stance made it hit
+
+
+class Paid(Outcome):
+    event = "mp.paid"
+    name: str
+    cost: int
+    from_master: int  # what the Master gave (the Servant gained twice as much)
+    master: str | None
+    vanished: bool
+
+
+class Saved(Outcome):
+    event = "attack.save"
+    defender: str
+    dc: int
+    total: int
+    result: str  # full, half, none
+
+
+class Evaded(Outcome):
+    event = "attack.evaded"
+    defender: str
+    total: int  # the Mind's Eye roll
+    against: int  # the attack roll it had to beat
+
+
+class Guarded(Outcome):
+    event = "attack.guarded"
+    guard: str
+    defender: str
+
+
+class Damaged(Outcome):
+    event = "attack.damage"
+    defender: str
+    rolled: int
+    taken: int
+    temp_hp: int  # of `taken`, what temporary HP absorbed
+    fate: str | None  # dead, vanished, continuing (Battle Continuation), or None
+    no_mystery: bool = False  # a mundane attack on a Servant (R4)
+    kill_mp: int = 0  # MP the attacker recovered for the kill (R15)
+
+
+@dataclass(frozen=True)
+class Means:
+    """What an attack is made with: its roll's bonus, its damage, and how the rules treat it."""
+
+    key: str  # melee, ranged, bolt, feat, np
+    name: str  # shown: the NP's or the feat's name, else the key
+    bonus: int
+    damage: Damage
+    ranged: bool = False
+    mystery: bool = True  # 「无神秘存在的物品不可能伤害到英灵」
+    magecraft: bool = False
+    normal: bool = True  # a normal attack (a kill recovers MP, R15)
+    np_rank: str | None = None
+    scope: str = "anti_unit"
+    one_shot: bool = False
+    resolution: str = "attack_roll"
+    save_stat: str = "MAG"
+    cost: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.__dict__, "damage": str(self.damage)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Means:
+        return cls(**{**data, "damage": Damage.model_validate(data["damage"])})
+
+
+def burst_damage(rank: Rank, ex_value: int) -> Damage:
+    """T8: n d12 + (2n - 1) (「约为」: the GM may set another on the NP)."""
+    n = rank.magnitude(ex_value) if rank.ex else rank.n
+    return Damage(count=n, sides=12, bonus=2 * n - 1)
+
+
+def attack_actions(character: CharacterSnapshot, options: GrailZhOptions) -> list[tuple[str, str, str]]:
+    """(value, kind, name) of each attack the character has: melee always; a ranged attack for the classes that have
+    one and the trickster's rifle; attack magecraft and the signature feat of a Master; each Noble Phantasm."""
+    if character.kind == SERVANT:
+        stats = servant_of(character, options)
+        actions = [("melee", "melee", "")]
+        if stats.ranged_bonus is not None:
+            actions.append(("ranged", "ranged", ""))
+        actions += [(f"{NP}{SEPARATOR}{np.name}", NP, np.name) for np in servant_file(character).noble_phantasms]
+        return actions
+    sheet = master_file(character)
+    actions = [("melee", "melee", "")]
+    if sheet.master_type == "trickster":
+        actions.append(("ranged", "rifle", ""))
+    if "bolt" in sheet.spells:
+        actions.append(("bolt", "bolt", ""))
+    if sheet.signature_feat is not None and sheet.signature_feat.damage is not None:
+        actions.append(("feat", "feat", sheet.signature_feat.name))
+    return actions
+
+
+SNIPER = Damage(count=3, sides=12)  # R29
+
+
+def means_of(character: CharacterSnapshot, action: str, actions: int, options: GrailZhOptions) -> Means:
+    """The attack named by `action` (as `attack_actions` gives it), or a RuleError naming what the character has."""
+    kind, _, name = action.partition(SEPARATOR)
+    if character.kind == SERVANT:
+        stats = servant_of(character, options)
+        if kind == "melee":
+            return Means("melee", "melee", stats.melee_bonus, stats.melee_damage)
+        if kind == "ranged" and stats.ranged_bonus is not None and stats.ranged_damage is not None:
+            return Means("ranged", "ranged", stats.ranged_bonus, stats.ranged_damage, ranged=True)
+        np = servant_file(character).phantasm(name) if kind == NP else None
+        if np is not None:
+            bonus = np.attack_bonus if np.attack_bonus is not None else np.rank.n  # D13
+            return Means(NP, np.name, bonus, np.damage or burst_damage(np.rank, options.ex_value), ranged=np.ranged,
+                         magecraft=np.magecraft, normal=False, np_rank=str(np.rank), scope=np.scope,
+                         one_shot=np.mode == "one_shot", resolution=np.resolution, save_stat=np.save_stat,
+                         cost=release_cost(np) if np.needs_release else 0)  # fmt: skip
+    else:
+        sheet, stats_ = master_file(character), master_of(character)
+        spell = sheet.attribute(sheet.attack_attribute)
+        if kind == "melee":
+            return Means("melee", "melee", sheet.attribute("str"), stats_.melee_damage, mystery=False)
+        if kind == "ranged" and sheet.master_type == "trickster":
+            return Means("ranged", "rifle", sheet.attribute("dex"), SNIPER, ranged=True, mystery=False)
+        if kind == "bolt" and "bolt" in sheet.spells:
+            # R21/D37: one roll; each standard action spent on it adds 5 MP and 1d4.
+            return Means("bolt", "bolt", spell, Damage(count=actions, sides=4, bonus=spell), ranged=True,
+                         magecraft=True, normal=False, cost=BOLT_MP * actions)  # fmt: skip
+        feat = sheet.signature_feat
+        if kind == "feat" and feat is not None and feat.damage is not None:
+            return Means("feat", feat.name, spell, feat.damage, magecraft=True, normal=False)
+    known = ", ".join(value for value, _, _ in attack_actions(character, options))
+    raise RuleError("grail_no_such_attack", action=action, name=character.name, actions=known)
+
+
+def _combat_refused(attacker: CharacterSnapshot, scene: Scene) -> None:
+    """D19: a Servant that could not pay its combat upkeep only moves in that fight."""
+    if scene.turn.in_combat and attacker.state.get(UPKEEP_UNPAID):
+        raise RuleError("grail_upkeep_unpaid", name=attacker.name)
+
+
+def _payment(scene: Scene, role: str, attacker: CharacterSnapshot, cost: int, confirm: bool) -> Step:
+    """R14 for a voluntary cost: a Servant pays with its Master's help; a Master pays from its own MP, and never its
+    last point without `confirm` (「一旦MP为0，master死亡」)."""
+    if cost == 0:
+        return Step()
+    mp = attacker.pools[MP].current
+    if attacker.kind != SERVANT:
+        if mp - cost < 0 or (mp - cost == 0 and not confirm):
+            raise RuleError("grail_master_cost", cost=cost, mp=mp)
+        effects: list[Effect] = [PoolDelta(role, MP, -cost)]
+        if mp == cost:
+            effects.append(StatePatch(role, FATE, DEAD))
+        paid = Paid(name=attacker.name, cost=cost, from_master=0, master=None, vanished=False)
+        return Step(effects=tuple(effects), outcomes=(paid,))
+    master = attacker.partner(CONTRACT)
+    gives = master is not None and master.state.get(FATE) is None and master_file(master).master_type != "ordinary"
+    payment = pay(cost, mp, master.pools[MP].current if master is not None else None, from_master=gives,
+                  forced=False, fatal=confirm)  # fmt: skip
+    effects = [PoolDelta(role, MP, payment.servant_mp - mp)]
+    if payment.from_master and master is not None:
+        effects.append(PoolDelta(f"{role}.{CONTRACT}", MP, -payment.from_master))
+    if payment.vanished:
+        effects.append(StatePatch(role, FATE, VANISHED))
+    paid = Paid(name=attacker.name, cost=cost, from_master=payment.from_master,
+                master=master.name if master is not None and payment.from_master else None,
+                vanished=payment.vanished)  # fmt: skip
+    return Step(effects=tuple(effects), outcomes=(paid,))
+
+
+def _magnitude(character: CharacterSnapshot, skill: str, options: GrailZhOptions) -> int:
+    return servant_of(character, options).magnitude(skill, options.ex_value) if character.kind == SERVANT else 0
+
+
+def _minds_eye(character: CharacterSnapshot, options: GrailZhOptions) -> int:
+    """The X of Mind's Eye, true or false (the two differ in the fiction, not in the numbers)."""
+    return max(_magnitude(character, "minds_eye_true", options), _magnitude(character, "minds_eye_false", options))
+
+
+def _defense(character: CharacterSnapshot, options: GrailZhOptions) -> int:
+    return servant_of(character, options).defense if character.kind == SERVANT else master_of(character).defense
+
+
+def attacker_modifiers(
+    attacker: CharacterSnapshot, defender: CharacterSnapshot, means: Means, given: GrailAttackInput,
+    options: GrailZhOptions,
+) -> tuple[Modifier, ...]:  # fmt: skip
+    """R3's terms on the attacker's side, each named: its bonus, the GM's situation, range and Clairvoyance,
+    Throwing, and the target's Instinct and Protection from Arrows."""
+    modifiers = [Modifier(f"means:{means.key}", means.bonus)]
+    if given.modifier:
+        modifiers.append(Modifier("situational", given.modifier))
+    if means.ranged:
+        clairvoyance = _magnitude(attacker, "clairvoyance", options)
+        if penalty := range_penalty(given.distance, clairvoyance):
+            modifiers.append(Modifier("range", -penalty))
+        if clairvoyance:
+            modifiers.append(Modifier("skill:clairvoyance", clairvoyance))
+        if given.thrown and (throwing := _magnitude(attacker, "throwing", options)):
+            modifiers.append(Modifier("skill:throwing", throwing))
+        if arrows := _magnitude(defender, "arrow_ward", options):
+            modifiers.append(Modifier("skill:arrow_ward", -arrows))
+    if instinct := _magnitude(defender, "instinct", options):
+        modifiers.append(Modifier("skill:instinct", -instinct))
+    return tuple(modifiers)
+
+
+def attack(scene: Scene, given: GrailAttackInput) -> Step:
+    """R3: the attack's cost paid first (R13, R14), then one d20 for every target; a hit on one target stays open
+    for its reactions, an area Noble Phantasm's lands on each at once."""
+    options = grail_options(scene.options)
+    attacker = scene.one(ATTACKER)
+    _combat_refused(attacker, scene)
+    means = means_of(attacker, given.action, given.actions, options)
+    defenders = scene.members(DEFENDER)
+    if len(defenders) > 1 and means.scope not in ("anti_army", "anti_city"):
+        raise RuleError("grail_one_target", name=means.name)
+    paid = _payment(scene, ATTACKER, attacker, means.cost, given.confirm)
+    if any(isinstance(o, Paid) and o.vanished for o in paid.outcomes):
+        return paid  # D18: the last of its MP went into the release: it vanishes before the blow
+    d20 = luck_d20(scene.dice, luck_of(attacker), optional_rerolls=takes_luck_rerolls(attacker))
+    state = {"means": means.to_dict(), "d20": {"faces": list(d20.faces), "auto": d20.auto},
+             "given": given.model_dump(mode="json")}  # fmt: skip
+    steps = [paid]
+    for position, defender in enumerate(defenders):
+        steps.append(_resolved(scene, member(DEFENDER, position), defender, state, alone=len(defenders) == 1))
+    return Step.of(*steps)
+
+
+def _d20(state: Mapping[str, Any]) -> D20:
+    return D20(tuple(state["d20"]["faces"]), state["d20"]["auto"])
+
+
+def _attack_roll(attacker: CharacterSnapshot, defender: CharacterSnapshot, state: Mapping[str, Any],
+                 options: GrailZhOptions) -> AttackRoll:  # fmt: skip
+    given = GrailAttackInput.model_validate(state["given"])
+    means = Means.from_dict(state["means"])
+    modifiers = attacker_modifiers(attacker, defender, means, given, options)
+    defense = 0 if given.unaware else _defense(defender, options)
+    return AttackRoll(_d20(state), modifiers, defense, defend_stance=DEFENDING in defender.state)
+
+
+def _resolved(scene: Scene, role: str, defender: CharacterSnapshot, state: Mapping[str, Any], *, alone: bool) -> Step:
+    options = grail_options(scene.options)
+    attacker = scene.one(ATTACKER)
+    means = Means.from_dict(state["means"])
+    if means.resolution == "save":
+        return _saved(scene, role, defender, state)
+    roll = _attack_roll(attacker, defender, state, options)
+    hit = roll.hit or means.resolution == "auto"
+    attacked = Attacked(attacker=attacker.name, defender=defender.name, means=means.name, total=roll.total, hit=hit,
+                        auto=roll.d20.auto, stance=roll.defend_stance and not succeeds_alone(roll))  # fmt: skip
+    shown = Step(rolls=(roll.roll(),) if means.resolution != "auto" else (), outcomes=(attacked,))
+    if not hit:
+        # R4: a one-shot anti-army or anti-city NP still deals half to whoever evades it.
+        return shown.then(_damage(scene, role, defender, state, halved=True)) if _splashes(means) else shown
+    waits = _reactions(scene, role, defender, roll, means, state) if alone else ()
+    if waits:
+        return Step.of(shown, pause=Pause(REACTION_WAIT, waits, {**state, "role": role, "before": roll.before_defense}))
+    return shown.then(_damage(scene, role, defender, state))
+
+
+def succeeds_alone(roll: AttackRoll) -> bool:
+    """Whether the roll hits without the Defend stance's help."""
+    return AttackRoll(roll.d20, roll.modifiers, roll.defense).hit
+
+
+def _splashes(means: Means) -> bool:
+    return means.one_shot and means.scope in ("anti_army", "anti_city")
+
+
+def _reactions(
+    scene: Scene, role: str, defender: CharacterSnapshot, roll: AttackRoll, means: Means, state: Mapping[str, Any]
+) -> tuple[Wait, ...]:  # fmt: skip
+    """The hit's reactions: Mind's Eye for a defender that has it, unless Luck or the Defend stance made it hit
+    (R19); in a fight, any other player's Guard (R26). None: the damage lands at once."""
+    options = grail_options(scene.options)
+    attacker = scene.one(ATTACKER)
+    said: dict[str, str | int | Text] = {"defender": defender.name, "attacker": attacker.name, "total": roll.total}
+    deadline = options.reaction_minutes * 60
+    waits = []
+    eye = _minds_eye(defender, options)
+    if scene.turn.in_combat:
+        button = Option(GUARD, Text("guard.button"), tone="secondary", summary=Text("guard.done", said))
+        waits.append(Wait(GUARD_WAIT, Audience.players(), Text("guard.prompt", said), (button,),
+                          settled=Text("guard.closed", said)))  # fmt: skip
+    if eye and roll.d20.auto != "success" and not roll.defend_stance:
+        choices: tuple[Option, ...] = (Option(MINDS_EYE, Text("reaction.minds_eye")),
+                                       Option(TAKE, Text("reaction.take"), tone="secondary"))  # fmt: skip
+        waits.append(Wait(REACTION_WAIT, Audience.character(role), Text("reaction.prompt", said), choices,
+                          deadline_seconds=deadline, default=TAKE))  # fmt: skip
+    elif waits:
+        choices = (Option(TAKE, Text("reaction.take"), tone="secondary"),)
+        waits.append(Wait(REACTION_WAIT, Audience.character(role), Text("reaction.take_prompt", said), choices,
+                          deadline_seconds=deadline, default=TAKE))  # fmt: skip
+    return tuple(waits)
+
+
+def reacted(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    """The hit's reaction window closed: Mind's Eye rolled (strictly above the attack roll evades, D14), an ally
+    guarding (the attack roll made again against the guard, who takes what it does), or the hit taken."""
+    options = grail_options(scene.options)
+    role = str(state["role"])
+    defender = scene.one(role)
+    means = Means.from_dict(state["means"])
+    if answer.wait == GUARD_WAIT:
+        guard = scene.one(ANSWERER)
+        if guard.id == defender.id or guard.id == scene.one(ATTACKER).id:
+            raise RuleError("grail_guard_self", name=guard.name)
+        guarded = Step(outcomes=(Guarded(guard=guard.name, defender=defender.name),), cast={DEFENDER: (guard.id,)})
+        return guarded.then(_resolved(scene, ANSWERER, guard, state, alone=False))
+    if answer.option == MINDS_EYE:
+        magnitude = max(
+            _magnitude(defender, "minds_eye_true", options), _magnitude(defender, "minds_eye_false", options)
+        )
+        compared = int(state["before"]) if options.minds_eye_compare == "attack_roll" else (
+            _attack_roll(scene.one(ATTACKER), defender, state, options).total)  # fmt: skip
+        roll, evaded = minds_eye(scene.dice, luck_of(defender), magnitude, compared,
+                                 optional_rerolls=takes_luck_rerolls(defender))  # fmt: skip
+        if evaded:
+            shown = Step(rolls=(roll,), outcomes=(Evaded(defender=defender.name, total=roll.total, against=compared),))
+            return shown.then(_damage(scene, role, defender, state, halved=True)) if _splashes(means) else shown
+        return Step(rolls=(roll,)).then(_damage(scene, role, defender, state))
+    return _damage(scene, role, defender, state)
+
+
+def _saved(scene: Scene, role: str, defender: CharacterSnapshot, state: Mapping[str, Any]) -> Step:
+    """R6: a Noble Phantasm resolved by a save: DC (rank + 1 - the target's MAG or LUK) × 5, Military Tactics
+    moving an anti-army one's; Magic Resistance adds to a save against magecraft; half or none of its damage."""
+    options = grail_options(scene.options)
+    attacker = scene.one(ATTACKER)
+    means = Means.from_dict(state["means"])
+    source = Rank.parse(means.np_rank or "E")
+    if defender.kind == SERVANT:
+        target_rank = servant_of(defender, options).ranks["MAG" if means.save_stat == "MAG" else "LUK"]
+        target = target_rank.magnitude(options.ex_value) if target_rank.ex else target_rank.n
+    else:  # D10: a Master resists magic with its best of int, wis and cha, and has no Luck rank
+        sheet = master_file(defender)
+        target = max(sheet.attribute(name) for name in ("int", "wis", "cha")) if means.save_stat == "MAG" else 0
+    tactics = 0
+    if means.scope == "anti_army":
+        tactics = _magnitude(attacker, "tactics", options) - _magnitude(defender, "tactics", options)
+    dc = save_dc(source.magnitude(options.ex_value) if source.ex else source.n, target, tactics=tactics)
+    resistance = _magnitude(defender, "magic_resistance", options) if means.magecraft else 0
+    bonus = (Modifier("skill:magic_resistance", resistance),) if resistance else ()
+    result = save(scene.dice, luck_of(defender), dc, bonus, optional_rerolls=takes_luck_rerolls(defender))
+    saved = Step(rolls=(result.roll,), outcomes=(Saved(defender=defender.name, dc=dc, total=result.roll.total,
+                                                       result=result.outcome),))  # fmt: skip
+    if result.outcome == "none":
+        # D41: ignoring a save's effect is not an evasion, unless the GM option gives a one-shot's half anyway.
+        if options.one_shot_save_half and _splashes(means):
+            return saved.then(_damage(scene, role, defender, state, halved=True))
+        return saved
+    return saved.then(_damage(scene, role, defender, state, halved=result.outcome == "half"))
+
+
+def _damage(
+    scene: Scene, role: str, defender: CharacterSnapshot, state: Mapping[str, Any], *, halved: bool = False
+) -> Step:
+    """R4 and R5: the damage rolled (an Assassin's on an unaware target at its maximum, and its AGI again), then
+    halving, the Defend stance, Magic Resistance, Military Tactics; temporary HP first, then HP; the fate that
+    follows (D24, R16, R19) and MP for a kill with a normal attack (R15)."""
+    options = grail_options(scene.options)
+    attacker = scene.one(ATTACKER)
+    means = Means.from_dict(state["means"])
+    given = GrailAttackInput.model_validate(state["given"])
+    extra: list[Modifier] = []
+    assassin_unaware = attacker.kind == SERVANT and means.key == "melee" and given.unaware and (
+        servant_file(attacker).servant_class == "assassin")  # fmt: skip
+    if assassin_unaware:
+        extra.append(Modifier("unaware", servant_of(attacker, options).ranks["AGI"].n))
+    if means.scope == "anti_army" and (tactics := _magnitude(attacker, "tactics", options)):
+        extra.append(Modifier("skill:tactics", tactics))
+    rolled = damage_roll(scene.dice, means.damage, "damage", extra, maximal=assassin_unaware)
+    no_mystery = not means.mystery and defender.kind == SERVANT
+    flat = 0
+    if means.magecraft:
+        flat += 5 * _magnitude(defender, "magic_resistance", options)
+    if means.scope == "anti_army":
+        flat += _magnitude(defender, "tactics", options)
+    stance = None
+    if DEFENDING in defender.state:
+        stance = servant_of(defender, options).ranks["END"].n if defender.kind == SERVANT else (
+            master_file(defender).attribute("con"))  # fmt: skip
+    taken = 0 if no_mystery else damage_taken(rolled.total, Reductions(halved=halved, defend=stance, flat=flat))
+    split = split_damage(taken, defender.pools[TEMP_HP].current)
+    effects: list[Effect] = []
+    if split.temp_hp:
+        effects.append(PoolDelta(role, TEMP_HP, -split.temp_hp))
+    hp = defender.pools[HP]
+    lost = min(split.hp, hp.current - hp.minimum)
+    if lost:
+        effects.append(PoolDelta(role, HP, -lost))
+    fate, fate_effects = _fate(scene, role, defender, hp.current - split.hp, options)
+    effects += fate_effects
+    kill_mp = 0
+    if fate in (DEAD, VANISHED) and means.normal and attacker.kind == SERVANT:
+        mp = attacker.pools[MP]
+        kill_mp = min(KILL_MP, (mp.maximum or mp.current + KILL_MP) - mp.current)
+        if kill_mp:
+            effects.append(PoolDelta(ATTACKER, MP, kill_mp))
+    damaged = Damaged(defender=defender.name, rolled=rolled.total, taken=taken, temp_hp=split.temp_hp, fate=fate,
+                      no_mystery=no_mystery, kill_mp=kill_mp)  # fmt: skip
+    return Step(rolls=(rolled,), effects=tuple(effects), outcomes=(damaged,))
+
+
+def _fate(
+    scene: Scene, role: str, character: CharacterSnapshot, hp: int, options: GrailZhOptions
+) -> tuple[str | None, list[Effect]]:
+    """What HP at or below 0 means: a Master dies (D24); a Servant vanishes, unless Battle Continuation holds it
+    for X minutes while its HP stays at or above -10(X-1) (R19, E20)."""
+    if hp > 0 or character.state.get(FATE) is not None:
+        return None, []
+    if character.kind != SERVANT:
+        return DEAD, [StatePatch(role, FATE, DEAD)]
+    x = _magnitude(character, "battle_continuation", options)
+    if x and hp >= -10 * (x - 1):
+        if CONTINUING in character.state:
+            return None, []
+        until = scene.turn.round_number + ROUNDS_PER_MINUTE * x
+        return CONTINUING, [StatePatch(role, CONTINUING, until)]
+    return VANISHED, [StatePatch(role, FATE, VANISHED), StatePatch(role, CONTINUING, None)]
+
+
+def expired_continuations(scene: Scene, role: str, characters: Sequence[CharacterSnapshot]) -> Step:
+    """At a round's start: a Servant whose Battle Continuation ran out with HP below 1 vanishes."""
+    effects: list[Effect] = []
+    outcomes: list[Outcome] = []
+    for position, character in enumerate(characters):
+        until = character.state.get(CONTINUING)
+        if isinstance(until, int) and scene.turn.round_number >= until:
+            who = member(role, position)
+            effects.append(StatePatch(who, CONTINUING, None))
+            if character.pools[HP].current < 1:
+                effects.append(StatePatch(who, FATE, VANISHED))
+                outcomes.append(Ended(name=character.name))
+    return Step(effects=tuple(effects), outcomes=tuple(outcomes))
+
+
+class Ended(Outcome):
+    event = "battle_continuation.ended"
+    name: str

@@ -1,0 +1,462 @@
+"""The Chinese d20 game on Discord: Masters and Servants by the creation rules, Luck's d20, action checks, attacks
+with their reactions, initiative and combat upkeep at a fight's start (rules in `rules/grail_zh`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from pydantic import field_validator
+
+from bot.rulesets.base import (
+    ACTOR,
+    CURRENT,
+    EVERYONE,
+    FIGHTERS,
+    AttackInput,
+    Binding,
+    CharacterDraft,
+    CharacterSnapshot,
+    CheckInput,
+    Choice,
+    Handler,
+    Play,
+    Pool,
+    Report,
+    Scene,
+    SheetLine,
+)
+from bot.rulesets.grail_zh import fight
+from bot.rulesets.grail_zh.characters import (
+    CATALOGS,
+    CHECK_WORDS,
+    CONTINUING,
+    CONTRACT,
+    DEAD,
+    HP,
+    MASTER,
+    MP,
+    SERVANT,
+    TEMP_HP,
+    VANISHED,
+    derived_ranks,
+    fate_of,
+    grail_options,
+    luck_of,
+    master_file,
+    master_of,
+    servant_file,
+    servant_of,
+    takes_luck_rerolls,
+    written_skills,
+)
+from bot.rulesets.words import as_written, joined
+from rules.dice import DiceSource
+from rules.exchange import Effect, Modifier, Opening, Outcome, PoolDelta, RuleError, StatePatch, Step, Text, member
+from rules.grail_zh.characters import effective_ranks, master_stats, release_cost, stats_at
+from rules.grail_zh.model import ATTRIBUTES, CLASS_TABLE, INDEPENDENT_ACTION_DAYS, SKILLS, STATS, Stat
+from rules.grail_zh.options import GrailZhOptions
+from rules.grail_zh.ranks import Rank
+from rules.grail_zh.rolls import InitiativeEntry, initiative, luck_d20, pay, succeeds
+from rules.grail_zh.sheets import MasterFile, ServantFile, parse_master, parse_servant
+from rules.options import CampaignOptions
+
+BATTLE_CONTINUATION_HP_FLOOR = -200  # below anything Battle Continuation reaches: the rules decide a Servant's fate
+
+MASTER_TEMPLATE: dict[str, Any] = {
+    "name": "Tohsaka Rin",
+    "master_type": "magus",
+    "attributes": {"str": 0, "dex": 2, "con": 0, "int": 3, "wis": 0, "cha": 5},
+    "mp_attr": "int",
+}
+SERVANT_TEMPLATE: dict[str, Any] = {
+    "name": "Archer",
+    "master": "Tohsaka Rin",
+    "servant_class": "archer",
+    "legend": {"STR": "D", "END": "C", "AGI": "C", "MAG": "B", "LUK": "E"},
+    "skills": [{"name": "clairvoyance", "rank": "C"}, {"name": "minds_eye_true", "rank": "B"}],
+    "noble_phantasms": [
+        {"name": "Caladbolg II", "rank": "A", "scope": "anti_army", "mode": "one_shot", "ranged": True},
+    ],
+}
+
+
+class GrailCheckInput(CheckInput):
+    @field_validator("stat", mode="before")
+    @classmethod
+    def _stat_name(cls, value: object) -> object:
+        return as_written(CATALOGS, "stat", tuple(CHECK_WORDS), value)
+
+
+class CheckRolled(Outcome):
+    event = "check"
+    name: str
+    stat: str
+    total: int
+    target: int
+    success: bool
+    auto: str | None
+
+
+class Initiated(Outcome):
+    event = "combat.initiative"
+    order: list[list[str]]  # names, by the groups acting in turn (several in one act at the same time)
+
+
+class UpkeepPaid(Outcome):
+    event = "mp.combat_upkeep"
+    name: str
+    cost: int
+    from_master: int
+    paid: bool  # False: it could not pay, and only moves in this fight (D19)
+
+
+def _stat_of(character: CharacterSnapshot, word: str) -> tuple[str, int]:
+    """The stat a check names, and its modifier: a Master's attribute, a Servant's rank (its n, R10)."""
+    name = CHECK_WORDS.get(word)
+    if character.kind == SERVANT and name in STATS:
+        return name, derived_ranks(character)[name].n
+    if character.kind == MASTER and name in ATTRIBUTES:
+        return name, master_file(character).attribute(name)
+    shown = ", ".join(STATS if character.kind == SERVANT else (a.upper() for a in ATTRIBUTES))
+    raise RuleError("grail_stat_not_here", stat=word, name=character.name, stats=shown)
+
+
+class GrailZhPlay(Play):
+    kinds: tuple[str, ...] = (MASTER, SERVANT)
+    pool_names: tuple[str, ...] = (HP, MP, TEMP_HP)
+    check_stats: tuple[str, ...] = tuple(CHECK_WORDS)
+    template_note_key = "grail_zh.template_note"
+    check_input = GrailCheckInput
+    attack_input = fight.GrailAttackInput
+    final_fates = frozenset({DEAD, VANISHED})
+    private_sheets = True  # 「须经过审核」 aside, a rival's ranks and Noble Phantasms are its owner's secret
+
+    @property
+    def handlers(self) -> Mapping[str, Handler]:
+        return {fight.REACTION_WAIT: fight.reacted}
+
+    def template(self, kind: str) -> dict[str, Any]:
+        return dict(MASTER_TEMPLATE if kind == MASTER else SERVANT_TEMPLATE)
+
+    def binding(self, kind: str) -> Binding | None:
+        return Binding(CONTRACT, "master", MASTER) if kind == SERVANT else None
+
+    def build(
+        self, kind: str, data: Mapping[str, Any], bound: Mapping[str, CharacterSnapshot], dice: DiceSource,
+        options: CampaignOptions, *, gm_run: bool = False,
+    ) -> CharacterDraft:  # fmt: skip
+        """R8 for a Master; R9 and R20 for a Servant, whose ranks are kept as its Master made them. Pools full."""
+        if kind == MASTER:
+            sheet = parse_master(data)
+            stats = master_stats_of(sheet)
+            pools = {HP: Pool(stats[0], stats[0]), MP: Pool(stats[1], stats[1]), TEMP_HP: Pool(0, None)}
+            return CharacterDraft(sheet.name, MASTER, {"file": sheet.model_dump(mode="json")}, pools, ())
+        servant = parse_servant(written_skills(data))
+        master = bound.get(CONTRACT)
+        ranks = effective_ranks(servant, master_file(master) if master else None, grail_options(options))
+        return CharacterDraft(
+            servant.name, SERVANT, _servant_sheet(servant, ranks), _servant_pools(servant, ranks, options), ()
+        )
+
+    def gm_only_fields(self, kind: str, sheet: Mapping[str, Any]) -> tuple[str, ...]:
+        """R18 「须经过审核」: a Servant's legend ranks, skills and Noble Phantasms, and a Master's signature feat, are
+        the GM's to approve."""
+        file = sheet["file"]
+        if kind == MASTER:
+            feat = file.get("signature_feat")
+            return (f"`signature_feat`: {feat['name']}",) if feat else ()
+        legend = " ".join(f"{stat} {file['legend'][stat]}" for stat in STATS)
+        fields = [f"`legend`: {legend}"]
+        fields += [f"`skills.{index}`: {skill['name']} {skill['rank']}" for index, skill in enumerate(file["skills"])]
+        fields += [
+            f"`noble_phantasms.{index}`: {np['name']} {np['rank']}" for index, np in enumerate(file["noble_phantasms"])
+        ]
+        return tuple(fields)
+
+    def editable(self, kind: str, field: str, *, by_gm: bool) -> bool:
+        """A GM edits any field but the name and the Master; a player nothing (every field moves the numbers)."""
+        root = field.split(".", 1)[0]
+        model = MasterFile if kind == MASTER else ServantFile
+        return by_gm and root in model.model_fields and root not in ("name", "master")
+
+    def edited_sheet(
+        self, character: CharacterSnapshot, file: Mapping[str, Any], options: CampaignOptions, *, by_gm: bool
+    ) -> dict[str, Any]:
+        """The file validated again; a Servant's ranks derived again from its Master as it now is."""
+        if character.kind == MASTER:
+            return {"file": parse_master(file).model_dump(mode="json")}
+        servant = parse_servant(written_skills(file))
+        master = character.partner(CONTRACT)
+        return _servant_sheet(servant, effective_ranks(servant, master_file(master) if master else None,
+                                                       grail_options(options)))  # fmt: skip
+
+    def pool_maxima(self, character: CharacterSnapshot, sheet: Mapping[str, Any]) -> Mapping[str, int | None]:
+        if character.kind == MASTER:
+            hp, mp = master_stats_of(MasterFile.model_validate(sheet["file"]))
+            return {HP: hp, MP: mp}
+        servant = ServantFile.model_validate(sheet["file"])
+        ranks = {stat: Rank.parse(sheet["derived"]["ranks"][stat]) for stat in STATS}
+        return {HP: _hp_max(servant, ranks), MP: 20 * ranks["MAG"].value}
+
+    def sheet_lines(self, character: CharacterSnapshot, options: CampaignOptions, *, full: bool) -> list[SheetLine]:
+        """Without `full` (a player looking at a rival's or at a character the GMs run) only a Master's type or a
+        Servant's class."""
+        if character.kind == MASTER:
+            return _master_lines(character, full=full)
+        return _servant_lines(character, options, full=full)
+
+    def check(self, scene: Scene, params: CheckInput) -> Step:
+        """R2: d20 (with a Servant's Luck, R1) + the attribute or rank; at least 10 (or the GM's target) succeeds."""
+        character = scene.one(ACTOR)
+        stat, value = _stat_of(character, params.stat or "")
+        d20 = luck_d20(scene.dice, luck_of(character), optional_rerolls=takes_luck_rerolls(character))
+        modifiers = [Modifier(f"stat:{stat.upper()}", value)]
+        if params.modifier:
+            modifiers.append(Modifier("situational", params.modifier))
+        roll = d20.roll("check", modifiers)
+        target = params.target if params.target is not None else 10
+        rolled = CheckRolled(name=character.name, stat=stat.upper(), total=roll.total, target=target,
+                             success=succeeds(d20, roll.total, target), auto=d20.auto)  # fmt: skip
+        return Step(rolls=(roll,), outcomes=(rolled,))
+
+    def attack_actions(self, attacker: CharacterSnapshot) -> list[Choice]:
+        # Which attacks a character has does not depend on the campaign's options.
+        options = GrailZhOptions()
+        return [Choice(value, Text(f"attack_choice.{kind}", {"name": name}))
+                for value, kind, name in fight.attack_actions(attacker, options)]  # fmt: skip
+
+    def attack(self, scene: Scene, params: AttackInput) -> Step:
+        return fight.attack(scene, cast(fight.GrailAttackInput, params))
+
+    def report(self, outcomes: Sequence[Outcome]) -> Report:
+        title: Text | None = None
+        notes: list[Text] = []
+        for outcome in outcomes:
+            if isinstance(outcome, CheckRolled):
+                title = Text("check.title", {"name": outcome.name, "stat": Text(f"stat.{outcome.stat}"),
+                                             "total": outcome.total})  # fmt: skip
+                verdict = "check.success" if outcome.success else "check.failure"
+                notes.append(Text(verdict, {"target": outcome.target}))
+                if outcome.auto:
+                    notes.append(Text(f"luck.{outcome.auto}"))
+            elif isinstance(outcome, fight.Attacked):
+                said: dict[str, str | int | Text] = {
+                    "attacker": outcome.attacker,
+                    "defender": outcome.defender,
+                    "means": _means_text(outcome.means),
+                    "total": outcome.total,
+                }
+                line = Text("attack.hit" if outcome.hit else "attack.missed", said)
+                if title is None:
+                    title = line
+                else:
+                    notes.append(line)
+                if outcome.auto:
+                    notes.append(Text(f"luck.{outcome.auto}"))
+                if outcome.stance:
+                    notes.append(Text("attack.stance", {"defender": outcome.defender}))
+            elif isinstance(outcome, fight.Paid):
+                key = "mp.paid_with_master" if outcome.master else "mp.paid"
+                notes.append(Text(key, {"name": outcome.name, "cost": outcome.cost, "master": outcome.master or "",
+                                        "given": outcome.from_master}))  # fmt: skip
+            elif isinstance(outcome, fight.Saved):
+                notes.append(Text(f"save.{outcome.result}", {"defender": outcome.defender, "dc": outcome.dc,
+                                                              "total": outcome.total}))  # fmt: skip
+            elif isinstance(outcome, fight.Evaded):
+                notes.append(Text("attack.evaded", {"defender": outcome.defender, "total": outcome.total,
+                                                    "against": outcome.against}))  # fmt: skip
+            elif isinstance(outcome, fight.Guarded):
+                notes.append(Text("attack.guarded", {"guard": outcome.guard, "defender": outcome.defender}))
+            elif isinstance(outcome, fight.Damaged):
+                notes += _damage_notes(outcome)
+            elif isinstance(outcome, fight.Ended):
+                notes.append(Text("fate.continuation_ended", {"name": outcome.name}))
+            elif isinstance(outcome, Initiated):
+                groups = [" = ".join(group) for group in outcome.order]
+                title = Text("initiative.title")
+                notes.append(Text("initiative.order", {"order": " → ".join(groups)}))
+            elif isinstance(outcome, UpkeepPaid):
+                key = "upkeep.paid" if outcome.paid else "upkeep.unpaid"
+                notes.append(Text(key, {"name": outcome.name, "cost": outcome.cost, "given": outcome.from_master}))
+        return Report(title, notes=tuple(notes))
+
+    def out_of_play(self, character: CharacterSnapshot) -> str | None:
+        return fate_of(character)
+
+    def log_text(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
+        if kind == "attack.rolled":
+            return Text("event.attack.rolled.hit" if payload.get("hit") else "event.attack.rolled.missed")
+        return None
+
+    def combat_started(self, scene: Scene) -> Opening | None:
+        """R24: initiative, d20 (with Luck) + dex or AGI; then each Servant pays its combat upkeep (R12, R14): one
+        that cannot only moves in this fight (D19)."""
+        options = grail_options(scene.options)
+        fighters = scene.members(FIGHTERS)
+        entries = []
+        for fighter in fighters:
+            if fighter.kind == SERVANT:
+                ranks = derived_ranks(fighter)
+                entries.append(InitiativeEntry(fighter.id, ranks["AGI"].n, ranks["LUK"], ranks["LUK"].n))
+            else:
+                entries.append(InitiativeEntry(fighter.id, master_file(fighter).attribute("dex"), None, 0))
+        rolled = initiative(scene.dice, entries)
+        names = {fighter.id: fighter.name for fighter in fighters}
+        rolls = tuple(roll for _, roll in rolled.rolls)
+        step = Step(rolls=rolls, outcomes=(Initiated(order=[[names[key] for key in group] for group in rolled.order]),))
+        for position, fighter in enumerate(fighters):
+            if fighter.kind == SERVANT and fate_of(fighter) is None:
+                step = step.then(_combat_upkeep(member(FIGHTERS, position), fighter, options))
+        return Opening(step, tuple(key for group in rolled.order for key in group))
+
+    def round_started(self, scene: Scene) -> Step | None:
+        """R19: a Battle Continuation that ran out with HP below 1 ends in death."""
+        step = fight.expired_continuations(scene, EVERYONE, scene.members(EVERYONE))
+        return step if step.effects else None
+
+    def turn_started(self, scene: Scene) -> Step | None:
+        """D39: the Defend stance lasts until the start of its holder's next turn."""
+        character = scene.get(CURRENT)
+        if character is None or fight.DEFENDING not in character.state:
+            return None
+        return Step(effects=(StatePatch(CURRENT, fight.DEFENDING, None),))
+
+    def combat_ended(self, scene: Scene) -> Step | None:
+        effects: list[Effect] = []
+        for position, character in enumerate(scene.members(EVERYONE)):
+            for key in (fight.UPKEEP_UNPAID, fight.DEFENDING):
+                if key in character.state:
+                    effects.append(StatePatch(member(EVERYONE, position), key, None))
+        return Step(effects=tuple(effects)) if effects else None
+
+
+def _master_lines(character: CharacterSnapshot, *, full: bool) -> list[SheetLine]:
+    sheet = master_file(character)
+    lines = [SheetLine("sheet.master_type", Text(f"master_type.{sheet.master_type}"))]
+    if not full:
+        return lines
+    stats = master_of(character)
+    attributes = [Text("sheet.value", {"name": Text(f"attribute.{a}"), "value": sheet.attribute(a)})
+                  for a in ATTRIBUTES]  # fmt: skip
+    lines.append(SheetLine("sheet.attributes", joined(attributes), inline=False))
+    moves: dict[str, str | int | Text] = {
+        "speed": stats.speed,
+        "run": stats.run,
+        "melee": str(stats.melee_damage),
+        "defense": stats.defense,
+    }
+    lines.append(SheetLine("sheet.moves", Text("sheet.master_moves", moves), inline=False))
+    spells = [Text(f"spell.{spell}") for spell in sheet.spells]
+    lines.append(SheetLine("sheet.spells", joined(spells) if spells else "—", inline=False))
+    if sheet.signature_feat is not None:
+        feat = sheet.signature_feat
+        shown = f"{feat.name} ({feat.damage})" if feat.damage else feat.name
+        lines.append(SheetLine("sheet.signature_feat", f"{shown}: {feat.effect}" if feat.effect else shown,
+                               inline=False))  # fmt: skip
+    if stats.grenades:
+        lines.append(SheetLine("sheet.grenades", str(stats.grenades)))
+    return lines
+
+
+def _servant_lines(character: CharacterSnapshot, options: CampaignOptions, *, full: bool) -> list[SheetLine]:
+    servant = servant_file(character)
+    lines = [SheetLine("sheet.class", Text(f"class.{servant.servant_class}"))]
+    if not full:
+        return lines
+    stats = servant_of(character, options)
+    ex_value = grail_options(options).ex_value
+    ranks = [Text("sheet.rank", {"name": Text(f"stat.{stat}"), "rank": str(stats.ranks[stat]),
+                                 "value": stats.ranks[stat].magnitude(ex_value)}) for stat in STATS]  # fmt: skip
+    lines.append(SheetLine("sheet.ranks", joined(ranks), inline=False))
+    ranged = Text("sheet.ranged", {"bonus": f"{stats.ranged_bonus:+d}", "damage": str(stats.ranged_damage)}) if (
+        stats.ranged_bonus is not None) else Text("sheet.no_ranged")  # fmt: skip
+    lines.append(SheetLine("sheet.moves", Text("sheet.servant_moves", {
+        "speed": stats.speed, "run": stats.run, "melee": f"{stats.melee_bonus:+d}",
+        "damage": str(stats.melee_damage), "ranged": ranged, "defense": stats.defense}), inline=False))  # fmt: skip
+    skills = [_skill_text(skill.name, skill.rank, skill.from_class, skill.target, ex_value) for skill in stats.skills]
+    lines.append(SheetLine("sheet.skills", joined_lines(skills) if skills else "—", inline=False))
+    phantasms = [Text("sheet.phantasm", {"name": np.name, "rank": str(np.rank), "scope": Text(f"scope.{np.scope}"),
+                                         "mode": Text(f"mode.{np.mode}"), "cost": release_cost(np)})
+                 for np in servant.noble_phantasms]  # fmt: skip
+    lines.append(SheetLine("sheet.phantasms", joined_lines(phantasms) if phantasms else "—", inline=False))
+    lines.append(SheetLine("sheet.upkeep", Text("sheet.upkeep_costs", {"daily": stats.daily_cost,
+                                                                        "combat": stats.combat_cost})))  # fmt: skip
+    if character.state.get(fight.UPKEEP_UNPAID):
+        lines.append(SheetLine("sheet.state", Text("sheet.upkeep_unpaid")))
+    return lines
+
+
+def master_stats_of(sheet: MasterFile) -> tuple[int, int]:
+    stats = master_stats(sheet)
+    return stats.hp_max, stats.mp_max
+
+
+def _hp_max(servant: ServantFile, ranks: Mapping[Stat, Rank]) -> int:
+    return ranks["END"].value * CLASS_TABLE[servant.servant_class].hp
+
+
+def _servant_sheet(servant: ServantFile, ranks: Mapping[Stat, Rank]) -> dict[str, Any]:
+    return {"file": servant.model_dump(mode="json"), "derived": {"ranks": {stat: str(ranks[stat]) for stat in STATS}}}
+
+
+def _servant_pools(servant: ServantFile, ranks: Mapping[Stat, Rank], options: CampaignOptions) -> dict[str, Pool]:
+    stats = stats_at(servant, ranks, grail_options(options))
+    floor = BATTLE_CONTINUATION_HP_FLOOR if stats.skill("battle_continuation") else 0
+    return {HP: Pool(stats.hp_max, stats.hp_max, floor), MP: Pool(stats.mp_max, stats.mp_max), TEMP_HP: Pool(0, None)}
+
+
+def _combat_upkeep(role: str, servant: CharacterSnapshot, options: GrailZhOptions) -> Step:
+    cost = servant_of(servant, options).combat_cost
+    master = servant.partner(CONTRACT)
+    gives = options.auto_transfer and master is not None and fate_of(master) is None and (
+        master_file(master).master_type != "ordinary")  # fmt: skip
+    mp = servant.pools[MP].current
+    try:
+        payment = pay(cost, mp, master.pools[MP].current if master else None, from_master=gives, forced=False)
+    except RuleError:
+        unpaid = UpkeepPaid(name=servant.name, cost=cost, from_master=0, paid=False)
+        return Step(effects=(StatePatch(role, fight.UPKEEP_UNPAID, True),), outcomes=(unpaid,))
+    effects: list[Effect] = [PoolDelta(role, MP, payment.servant_mp - mp)]
+    if payment.from_master:
+        effects.append(PoolDelta(f"{role}.{CONTRACT}", MP, -payment.from_master))
+    paid = UpkeepPaid(name=servant.name, cost=cost, from_master=payment.from_master, paid=True)
+    return Step(effects=tuple(effects), outcomes=(paid,))
+
+
+def joined_lines(parts: Sequence[Text | str]) -> Text | str:
+    return joined(parts, "list.lines")
+
+
+def _means_text(means: str) -> Text | str:
+    return Text(f"means.{means}") if means in ("melee", "ranged", "rifle", "bolt") else means
+
+
+def _skill_text(name: str, rank: Rank, from_class: bool, target: str | None, ex_value: int) -> Text:
+    """A skill on the sheet with what it does at its rank (T4)."""
+    x = rank.magnitude(ex_value)
+    said: dict[str, str | int | Text] = {
+        "x": x, "five_x": 5 * x, "target": target or "—", "floor": -10 * (x - 1), "range": 100 * x,
+        "minus3": f"{x - 3:+d}" if x != 3 else "", "counter": f"{x - 6:+d}", "threshold": 10 + 5 * x,
+        "days": INDEPENDENT_ACTION_DAYS[rank.n],
+    }  # fmt: skip
+    named: Text | str = Text(f"skill.{name}") if name in SKILLS else name
+    effect: Text | str = Text(f"skill_effect.{name}", said) if name in SKILLS else ""
+    key = "sheet.class_skill" if from_class else "sheet.skill"
+    return Text(key, {"name": named, "rank": str(rank), "effect": effect})
+
+
+def _damage_notes(outcome: fight.Damaged) -> list[Text]:
+    said: dict[str, str | int | Text] = {"defender": outcome.defender, "rolled": outcome.rolled,
+                                         "taken": outcome.taken, "temp": outcome.temp_hp}  # fmt: skip
+    if outcome.no_mystery:
+        notes = [Text("damage.no_mystery", said)]
+    elif outcome.temp_hp:
+        notes = [Text("damage.with_temp", said)]
+    else:
+        notes = [Text("damage.taken", said)]
+    if outcome.fate == CONTINUING:  # death and vanishing are told by the bot with every fall
+        notes.append(Text("fate.continuing", {"name": outcome.defender}))
+    if outcome.kill_mp:
+        notes.append(Text("damage.kill_mp", {"mp": outcome.kill_mp}))
+    return notes

@@ -1,0 +1,196 @@
+"""The Chinese d20 game through the emulator: Masters and Servants by the creation rules (held for a GM's
+approval), checks with Luck, attacks with Mind's Eye and Guard, combat upkeep, Noble Phantasm releases paid with
+the Master's help, and fates. Each test has a campaign of its own."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pytest
+import yaml
+
+from bot.emulator.models import EVERYONE, Channel, Guild, Message, User
+from tests.databases import BACKENDS, fresh_database_url
+from tests.e2e.harness import Harness, running_harness
+
+
+@dataclass(frozen=True)
+class Table:
+    harness: Harness
+    guild: Guild
+    channel: Channel
+    gm: User
+    shirou: User
+    rin: User
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+async def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Table]:
+    async with (
+        fresh_database_url(request.param, tmp_path_factory.mktemp("grail")) as url,
+        running_harness(url) as harness,
+    ):
+        emulator = harness.emulator
+        gm, shirou, rin = emulator.add_user("gm"), emulator.add_user("shirou"), emulator.add_user("rin", locale="zh-CN")
+        guild = emulator.add_guild("Fuyuki", owner=gm)
+        for player in (shirou, rin):
+            emulator.add_member(guild, player)
+        await harness.start_bot()
+        yield Table(harness, guild, emulator.add_channel(guild, "lobby"), gm, shirou, rin)
+
+
+@pytest.fixture
+async def table(server: Table) -> Table:
+    channel = server.harness.new_channel(server.guild)
+    await server.harness.slash(server.gm, channel, "campaign start", ruleset="grail_zh", name="Fuyuki")
+    return replace(server, channel=channel)
+
+
+E3_MASTER = {"kind": "master", "name": "Shirou", "master_type": "melee",
+             "attributes": {"str": 4, "dex": 3, "con": 3, "int": 0, "wis": 0, "cha": 0}}  # fmt: skip
+SABER = {"kind": "servant", "name": "Saber", "master": "Shirou", "servant_class": "saber",
+         "legend": {"STR": "B", "END": "C", "AGI": "C", "MAG": "B", "LUK": "A"},
+         "noble_phantasms": [{"name": "Excalibur", "rank": "A", "scope": "anti_city", "mode": "one_shot"}]}  # fmt: skip
+
+
+async def _import(table: Table, user: User, data: dict[str, Any]) -> Message:
+    text = yaml.safe_dump(data, allow_unicode=True).encode()
+    return (await table.harness.slash(user, table.channel, "character import", file=("sheet.yaml", text))).reply
+
+
+async def _summon(table: Table, user: User, master: dict[str, Any], servant: dict[str, Any]) -> None:
+    created = await _import(table, user, master)
+    assert created.visible_to is EVERYONE, created.content
+    held = await _import(table, user, servant)
+    assert not held.ephemeral, held.content
+    await table.harness.approve_sheet(table.gm, table.channel, servant["name"])
+    await table.harness.slash(user, table.channel, "character use", name=servant["name"])
+
+
+async def _pools(table: Table, name: str) -> str:
+    roster = (await table.harness.slash(table.gm, table.channel, "character list")).reply
+    lines: list[str] = roster.embeds[0]["description"].splitlines()
+    return next(line for line in lines if f"**{name}**" in line)
+
+
+def _fields(message: Message) -> dict[str, str]:
+    return {field["name"]: field["value"] for field in message.embeds[0]["fields"]}
+
+
+async def test_masters_and_servants_by_the_creation_rules(table: Table) -> None:
+    harness = table.harness
+    template = (await harness.slash(table.rin, table.channel, "character template", kind="servant")).reply
+    assert template.ephemeral and "英灵" in template.content
+    # E4: eleven points are refused, field by field, in the player's language.
+    refused = await _import(table, table.rin, {**E3_MASTER, "attributes": {"str": 5, "dex": 3, "con": 3}})
+    assert refused.ephemeral
+    assert "`attributes`：用了 11 点；MASTER 只有 10 点属性点数" in refused.content
+    refused = await _import(table, table.rin, {**E3_MASTER, "master_type": "trickster", "general_spells": ["heal"]})
+    assert "`general_spells`：选择了 1 种通用魔术；此形态应选 2 种" in refused.content
+
+    await _summon(table, table.shirou, E3_MASTER, SABER)
+    assert "HP 26/26 · MP 10/10" in await _pools(table, "Shirou")  # E3
+    assert "HP 64/64 · MP 80/80" in await _pools(table, "Saber")  # E6
+    sheet = (await harness.slash(table.shirou, table.channel, "character show", name="Saber")).reply
+    fields = _fields(sheet)
+    assert fields["Ranks"] == "Strength A (5) · Endurance B (4) · Agility B (4) · Magic B (4) · Luck A (5)"
+    assert "Magic Resistance A+1 (class): -30 damage from magecraft, +6 to saves against it" in fields["Skills"]
+    assert "Riding C (class)" in fields["Skills"]
+    assert fields["Noble Phantasms"] == "Excalibur A · anti-city · one-shot · release 50 MP"
+    assert fields["MP upkeep"] == "daily 14 · per fight 36"
+    assert sheet.ephemeral  # sheets are private in this game, even one's own
+    # A rival's sheet: only what the fiction shows, in the reader's language.
+    rival = (await harness.slash(table.rin, table.channel, "character show", name="Saber")).reply
+    assert rival.ephemeral and _fields(rival) == {"职阶": "剑士"}
+
+    await _import(table, table.rin, {**E3_MASTER, "name": "Rin"})
+    bad = await _import(table, table.rin, {**SABER, "name": "Lancer", "master": "Rin", "servant_class": "lancer",
+                                           "legend": {"STR": "Q", "END": "C"}})  # fmt: skip
+    assert "`legend.STR`：Q 不是 C、A+2、EX 或 B+ 这样的rank" in bad.content
+    bad = await _import(table, table.rin, {**SABER, "name": "Lancer", "master": "Rin", "servant_class": "lancer",
+                                           "legend": {"STR": "A", "END": "C"}})  # fmt: skip
+    assert "`legend`：每项能力都需要rank；缺少：AGI, MAG, LUK" in bad.content
+
+
+async def test_checks_roll_luck_and_attacks_meet_mind_s_eye(table: Table) -> None:
+    harness = table.harness
+    await _summon(table, table.shirou, E3_MASTER, SABER)
+    archer = {"kind": "servant", "name": "Archer", "master": "Rin", "servant_class": "archer",
+              "legend": {"STR": "D", "END": "C", "AGI": "C", "MAG": "B", "LUK": "E"},
+              "skills": [{"name": "心眼（真）", "rank": "B"}]}  # fmt: skip
+    rin = {"kind": "master", "name": "Rin", "master_type": "magus",
+           "attributes": {"str": 0, "dex": 2, "con": 0, "int": 3, "wis": 0, "cha": 5}}  # fmt: skip
+    await _summon(table, table.rin, rin, archer)
+    assert "HP 36/36 · MP 140/140" in await _pools(table, "Archer")  # E8
+
+    # E2 with a Master: wis 0 + d20 6 fails. Saber (LUK A) rolls 18: an automatic success.
+    await harness.slash(table.shirou, table.channel, "character use", name="Shirou")
+    harness.dice.queue([6])
+    failed = (await harness.slash(table.shirou, table.channel, "check", stat="WIS")).reply
+    assert failed.embeds[0]["title"] == "Shirou: Perception check, 6"
+    await harness.slash(table.shirou, table.channel, "character use", name="Saber")
+    harness.dice.queue([18])
+    lucky = (await harness.slash(table.shirou, table.channel, "check", stat="luk", target=30)).reply
+    assert "Luck: an automatic success" in lucky.text()
+
+    # Saber's melee: d20 9 + STR 5 - Archer's AGI 3 = 11, a hit. Archer has Mind's Eye (True) B.
+    harness.dice.queue([9])
+    hit = (await harness.slash(table.shirou, table.channel, "attack", target="Archer", action="melee")).reply
+    assert hit.embeds[0]["title"] == "Saber hits Archer with melee (11)"
+    prompt = harness.last(table.channel, table.rin)
+    assert prompt.buttons()[:2] == ["Mind's Eye", "Take the hit"]
+    # Mind's Eye B: d20 13 + 1 = 14, above the attack roll of 14 before Archer's AGI? No: it must be strictly
+    # greater than 9 + 5 = 14 (D14). 14 is not: the hit lands, 3d12 = 4 + 5 + 6.
+    harness.dice.queue([13, 4, 5, 6])
+    landed = await harness.emulator.click(table.rin, prompt, "Mind's Eye")
+    assert landed.error is None, landed.error
+    assert "Archer takes 15 damage (rolled 15)" in harness.seen_by(table.shirou, table.channel)
+    assert "HP 21/36" in await _pools(table, "Archer")
+
+    harness.dice.queue([9])
+    await harness.slash(table.shirou, table.channel, "attack", target="Archer", action="melee")
+    harness.dice.queue([14])  # 14 + 1 = 15 > 14: evaded
+    evaded = await harness.emulator.click(table.rin, harness.last(table.channel, table.rin), "Mind's Eye")
+    assert "Archer's Mind's Eye (15) beats the attack roll (14): evaded" in evaded.replies[-1].text()
+    assert "HP 21/36" in await _pools(table, "Archer")
+
+    # A Master's fists have no mystery: they cannot harm a Servant (R4).
+    await harness.slash(table.shirou, table.channel, "character use", name="Shirou")
+    harness.dice.queue([15])
+    await harness.slash(table.shirou, table.channel, "attack", target="Archer", action="melee")
+    harness.dice.queue([2])
+    await harness.emulator.click(table.rin, harness.last(table.channel, table.rin), "Take the hit")
+    assert "Archer takes nothing: an attack without mystery cannot harm a Servant" in harness.seen_by(
+        table.shirou, table.channel)  # fmt: skip
+    assert "HP 21/36" in await _pools(table, "Archer")
+
+
+async def test_a_fight_pays_upkeep_and_a_release_with_the_masters_help(table: Table) -> None:
+    harness = table.harness
+    await _summon(table, table.shirou, E3_MASTER, SABER)
+    rin = {"kind": "master", "name": "Rin", "master_type": "magus", "attributes": {"dex": 2, "int": 3, "cha": 5}}
+    await _import(table, table.rin, rin)
+    harness.dice.queue([12, 11, 5])  # E15: Shirou 12 + 3 = 15, Saber 11 + 4 = 15 (AGI 4 beats dex 3), Rin 5 + 2
+    await harness.slash(table.gm, table.channel, "combat start", order="Shirou, Saber, Rin")
+    text = harness.seen_by(table.gm, table.channel)
+    assert "Order: Saber → Shirou → Rin" in text
+    assert "Saber pays its combat upkeep: 36 MP" in text  # E7
+    assert "MP 44/80" in await _pools(table, "Saber")
+
+    # Excalibur: d20 10 + A 5 - Rin's dex 2 = 13; release 50: Shirou gives 4, Saber keeps 2 (E7).
+    harness.dice.queue([10, 6, 6, 6, 6, 6])
+    await harness.slash(table.gm, table.channel, "combat next")
+    released = (await harness.slash(table.shirou, table.channel, "attack", target="Rin", action="np:Excalibur")).reply
+    assert "Saber pays 50 MP, Shirou giving 4 MP for it" in released.text()
+    # In a fight a hit waits for an ally's Guard, or for the defender to take it.
+    prompt = harness.last(table.channel, table.rin)
+    assert prompt.buttons()[0] == "Take the hit", prompt.content
+    taken = await harness.emulator.click(table.rin, prompt, "Take the hit")
+    text = taken.replies[-1].text()
+    assert "Rin takes 39 damage (rolled 39)" in text and "Rin is dead." in text
+    assert "MP 2/80" in await _pools(table, "Saber")
+    assert "MP 6/10" in await _pools(table, "Shirou")
+    gone = await harness.slash(table.rin, table.channel, "check", stat="INT")
+    assert gone.reply.ephemeral and gone.reply.content == "Rin已经死亡，无法参与。"
