@@ -101,7 +101,8 @@ class Turn:
 class Scene:
     """What a step sees: the exchange's characters by role, its sides, its commitments, the campaign's turn
     and options, and the dice. Besides its roles, `roles` holds each participant's bound characters as
-    `role.relation` (`defender#1.master`) and each side's members as `side/N`, so effects can name them."""
+    `role.relation` (`defender#1.master`), the characters bound to it as `role.by.relation` (a Master's
+    Servant: `defender.by.contract`) and each side's members as `side/N`, so effects can name them."""
 
     campaign_id: int
     roles: Mapping[str, tuple[CharacterSnapshot, ...]]

@@ -203,9 +203,10 @@ class CharacterService:
             )
             progress = None
             if held:
+                asked = approval_step(draft.name, held, private=play.private_sheets)
                 progress = await self.engine.run(
                     session, campaign, kind=EXCHANGE_KIND, title=Text("exchange.sheet_approval", {"name": draft.name}),
-                    cast=Cast({SUBJECT: [character]}), step_of=lambda _: approval_step(draft.name, held), dice=dice,
+                    cast=Cast({SUBJECT: [character]}), step_of=lambda _: asked, dice=dice,
                     actor_id=actor.user_id, channel_id=place.channel_id,
                 )  # fmt: skip
             return Created(campaign, character, draft, active, held, progress)

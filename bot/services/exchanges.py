@@ -674,6 +674,9 @@ class ExchangeEngine:
                 for relation, partners in current.bound_to.items():
                     roles[f"{reference}.{relation}"] = partners
                     refs[f"{reference}.{relation}"] = await self._character(session, partners[0].id)
+                for relation, partners in current.bound_by.items():
+                    roles[f"{reference}.by.{relation}"] = partners
+                    refs[f"{reference}.by.{relation}"] = await self._character(session, partners[0].id)
             roles[role] = tuple(shown)
         sides = {role: await self._side(session, side) for role, side in cast.sides.items()}
         for role, side in sides.items():

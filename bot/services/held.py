@@ -34,14 +34,16 @@ class SheetRejected(Outcome):
     name: str
 
 
-def approval_step(name: str, fields: Sequence[str]) -> Step:
-    """The first step of a held sheet: nothing changes yet, the GMs are asked."""
+def approval_step(name: str, fields: Sequence[str], *, private: bool = False) -> Step:
+    """The first step of a held sheet: nothing changes yet, the GMs are asked. Where sheets are private, the prompt
+    in the channel does not list the values: the GMs read them with /character show, privately."""
     decided = {"name": name}
     options = (
         Option(APPROVE, Text("sheet.approve"), tone="success", summary=Text("sheet.approved", decided)),
         Option(REJECT, Text("sheet.reject"), tone="danger", summary=Text("sheet.rejected_by_gm", decided)),
     )
-    prompt = Text("sheet.held_prompt", {"name": name, "fields": "\n".join(f"- {field}" for field in fields)})
+    prompt = Text("sheet.held_prompt_private", {"name": name}) if private else Text(
+        "sheet.held_prompt", {"name": name, "fields": "\n".join(f"- {field}" for field in fields)})  # fmt: skip
     wait = Wait(SHEET_APPROVAL, Audience.gms(), prompt, options)
     return Step(pause=Pause(SHEET_APPROVAL, (wait,)))
 

@@ -194,3 +194,132 @@ async def test_a_fight_pays_upkeep_and_a_release_with_the_masters_help(table: Ta
     assert "MP 6/10" in await _pools(table, "Shirou")
     gone = await harness.slash(table.rin, table.channel, "check", stat="INT")
     assert gone.reply.ephemeral and gone.reply.content == "Rin已经死亡，无法参与。"
+
+
+async def test_mp_between_master_and_servant_the_defend_stance_and_what_a_day_does(table: Table) -> None:
+    harness, shirou, rin, gm = table.harness, table.shirou, table.rin, table.gm
+    await _summon(table, shirou, E3_MASTER, SABER)
+    await harness.slash(shirou, table.channel, "character use", name="Shirou")
+
+    async def grail(user: User, command: str, amount: int | None = None) -> Message:
+        options: dict[str, object] = {} if amount is None else {"amount": amount}
+        return (await harness.emulator.slash(user, table.channel, f"grail {command}", options)).reply
+
+    full = await grail(shirou, "transfer", amount=3)
+    assert full.ephemeral and full.content == "Saber's MP is full."
+    await harness.slash(gm, table.channel, "gm award", character="Saber", resource="mp", amount=-20)
+    given = await grail(shirou, "transfer", amount=3)
+    assert given.embeds[0]["title"] == "Shirou gives 3 MP: Saber recovers 6 MP"
+    assert "MP 7/10" in await _pools(table, "Shirou") and "MP 66/80" in await _pools(table, "Saber")
+    last = await grail(shirou, "transfer", amount=7)
+    assert last.ephemeral and "a Master dies at 0 MP" in last.content
+    assert "MP 7/10" in await _pools(table, "Shirou")
+
+    ritual = await grail(shirou, "ritual")
+    assert ritual.embeds[0]["title"] == "The ritual: Saber recovers 14 MP"
+    again = await grail(shirou, "ritual")
+    assert again.ephemeral and again.content == "Shirou has held the ritual today already."
+    rested = await grail(shirou, "rest")
+    assert rested.embeds[0]["title"] == "Shirou rests 8 hours and recovers 3 MP"
+    assert (await grail(shirou, "rest")).content == "Shirou has rested today already."
+
+    # A day's turn: Saber pays its daily upkeep (E6: 14), and the Master may rest again.
+    passed = await harness.slash(gm, table.channel, "campaign time", days=1)
+    assert "Saber pays its daily upkeep: 14 MP" in passed.reply.text()
+    assert "MP 66/80" in await _pools(table, "Saber")
+    assert (await grail(shirou, "rest")).embeds[0]["title"] == "Shirou rests 8 hours and recovers 0 MP"
+
+    # The Defend stance: every attack roll hits, for half the damage less CON (R26, E14).
+    rin_master = {"kind": "master", "name": "Rin", "master_type": "melee", "attributes": {"str": 5, "dex": 5}}
+    await _import(table, rin, rin_master)
+    stance = await grail(shirou, "defend")
+    assert stance.embeds[0]["title"].startswith("Shirou takes the Defend stance")
+    harness.dice.queue([1, 6])  # 1 + 5 - 8 would miss; the stance makes it hit: 1d6+10 = 16, half 8, less CON 3
+    hit = (await harness.slash(rin, table.channel, "attack", target="Shirou", action="melee")).reply
+    text = hit.text()
+    assert "Shirou is in the Defend stance: every attack roll hits" in text
+    assert "Shirou takes 5 damage (rolled 16)" in text
+    assert "HP 21/26" in await _pools(table, "Shirou")
+    mine = (await harness.slash(rin, table.channel, "character show", name="Shirou")).reply
+    assert mine.ephemeral and mine.text().endswith("形态\n近战型")  # a rival sees the type alone
+
+
+async def test_a_masterless_servant_keeps_its_days_of_independent_action(table: Table) -> None:
+    harness, shirou, rin = table.harness, table.shirou, table.rin
+    await _summon(table, shirou, E3_MASTER, SABER)
+    archer = {"kind": "servant", "name": "Archer", "master": "Rin", "servant_class": "archer",
+              "legend": {"STR": "D", "END": "C", "AGI": "C", "MAG": "B", "LUK": "E"}}  # fmt: skip
+    rin_master = {"kind": "master", "name": "Rin", "master_type": "magus",
+                  "attributes": {"str": 0, "dex": 2, "con": 0, "int": 3, "wis": 0, "cha": 5}}  # fmt: skip
+    await _summon(table, rin, rin_master, archer)
+    harness.dice.queue([15, 12, 12, 12])  # 15 + 5 - 2: a hit; 3d12 = 36 on Rin's 10 HP
+    killed = (await harness.slash(shirou, table.channel, "attack", target="Rin", action="melee")).reply
+    text = killed.text()
+    assert "Rin is dead." in text
+    assert "Archer has lost its Master: Independent Action keeps it for 30 days" in text  # E8: A+2
+    passed = await harness.slash(table.gm, table.channel, "campaign time", days=2)
+    # E8 without its Noble Phantasm: 2 + MAG 4 + Magic Resistance 4 + Independent Action 4; no Master to help.
+    assert passed.reply.text().count("Archer pays its daily upkeep: 14 MP") == 2
+    assert "MP 112/140" in await _pools(table, "Archer")
+
+
+async def test_the_gms_creatures_answer_in_advance_and_a_plus_doubles_a_release(table: Table) -> None:
+    harness, shirou, gm = table.harness, table.shirou, table.gm
+    excalibur_plus = {"name": "Excalibur", "rank": "A+", "scope": "anti_city", "mode": "one_shot"}
+    await _summon(table, shirou, E3_MASTER, {**SABER, "noble_phantasms": [excalibur_plus]})
+    assassin = {"kind": "servant", "name": "Hassan", "master": "Kirei", "servant_class": "assassin",
+                "legend": {"STR": "C", "END": "C", "AGI": "A", "MAG": "C", "LUK": "C"},
+                "skills": [{"name": "minds_eye_false", "rank": "A"}]}  # fmt: skip
+    kirei = {"kind": "master", "name": "Kirei", "master_type": "melee", "attributes": {"str": 5, "con": 5}}
+    for npc in (kirei, assassin):
+        upload = yaml.safe_dump(npc, allow_unicode=True).encode()
+        await harness.slash(gm, table.channel, "character import", file=("npc.yaml", upload), npc=True)
+    preset = await harness.slash(gm, table.channel, "gm auto", character="Hassan", wait="reaction", answer="minds_eye")
+    assert preset.reply.ephemeral, preset.reply.content
+
+    # Saber hits Hassan (d20 12 + 5 - AGI 5 = 12); the GMs' answer rolls Mind's Eye at once: 8 + 2 = 10, not above
+    # the attack roll of 17. Excalibur's 5d12+9 = 40, doubled by its "+" (E18).
+    harness.dice.queue([12, 8, 6, 6, 6, 6, 7])
+    released = (await harness.slash(shirou, table.channel, "attack", target="Hassan", action="np:Excalibur",
+                                     details="plus:true")).reply  # fmt: skip
+    text = released.text()
+    assert "Saber hits Hassan with Excalibur (12)" in text
+    assert "Mind's Eye: 1d20 [8] +2 (Mind's Eye) = **10**" in text
+    assert "Hassan takes 80 damage (rolled 40)" in text and "×2" in text
+    again = (await harness.slash(shirou, table.channel, "attack", target="Kirei", action="np:Excalibur",
+                                  details="plus:true")).reply  # fmt: skip
+    assert again.ephemeral and again.content == 'Saber has released a "+" today already.'
+    assert "Hassan has vanished." in text
+    assert "MP 30/80" in await _pools(table, "Saber")  # the release's 50 MP, paid once
+
+
+async def test_an_ally_guards_once_a_round(table: Table) -> None:
+    harness, shirou, rin, gm = table.harness, table.shirou, table.rin, table.gm
+    sakura = harness.emulator.add_user("sakura")
+    harness.emulator.add_member(table.guild, sakura)
+    await _summon(table, shirou, E3_MASTER, SABER)
+    await _import(table, rin, {"kind": "master", "name": "Rin", "master_type": "magus", "attributes": {"dex": 2}})
+    await _import(table, sakura, {"kind": "master", "name": "Sakura", "master_type": "ordinary",
+                                  "attributes": {"con": 10}})  # fmt: skip
+    harness.dice.queue([20, 2, 1])  # initiative: Saber, Rin, Sakura
+    await harness.slash(gm, table.channel, "combat start", order="Saber, Rin, Sakura")
+
+    harness.dice.queue([15])  # 15 + 5 - Rin's dex 2 = 18: a hit, open for a Guard
+    await harness.slash(shirou, table.channel, "attack", target="Rin", action="melee")
+    offer = next(m for m in reversed(harness.emulator.visible_to(sakura, table.channel)) if "Guard" in m.buttons())
+    harness.dice.queue([4, 4, 4])  # against Sakura (dex 0): 15 + 5 = 20, a hit; 3d12 = 12
+    guarded = await harness.emulator.click(sakura, offer, "Guard")
+    text = guarded.replies[-1].text()
+    assert "Sakura guards Rin and becomes the target" in text
+    assert "Sakura takes 12 damage (rolled 12)" in text
+    assert "HP 18/30" in await _pools(table, "Sakura") and "HP 10/10" in await _pools(table, "Rin")
+
+    harness.dice.queue([15])
+    await harness.slash(shirou, table.channel, "attack", target="Rin", action="melee")
+    offer = next(m for m in reversed(harness.emulator.visible_to(sakura, table.channel)) if "Guard" in m.buttons())
+    refused = await harness.emulator.click(sakura, offer, "Guard")
+    assert refused.replies[-1].ephemeral
+    assert refused.replies[-1].content == "Sakura has used its reaction action this round."
+    harness.dice.queue([1, 1, 1])
+    taken = await harness.emulator.click(rin, harness.last(table.channel, rin), "Take the hit")
+    assert "Rin takes 3 damage (rolled 3)" in taken.replies[-1].text()

@@ -2,7 +2,7 @@
 
 Masters by point-buy and Servants by their legend, held for a GM's approval (R8, R9, R18); Luck's d20, action
 checks, attacks with a hit's reactions, damage and saves, fates, initiative and combat upkeep; `fight.py` is the
-attack's exchange.
+attack's exchange, `upkeep.py` MP between a Master and its Servant and what a day does.
 """
 
 from importlib import resources
@@ -16,5 +16,6 @@ RULESET = Ruleset(
     GrailZhOptions,
     resources.files(__name__) / "i18n",
     play=GrailZhPlay(),
+    extension="bot.rulesets.grail_zh.cog",
     proper_noun_keys=frozenset({"sheet.rank", "sheet.value", "pool.hp", "pool.mp"}),
 )

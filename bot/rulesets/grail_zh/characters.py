@@ -28,6 +28,8 @@ HP, MP, TEMP_HP = "hp", "mp", "temp_hp"
 FATE = "fate"
 DEAD, VANISHED = "dead", "vanished"
 CONTINUING = "continuing"
+DEFENDING = "defending"  # the state key of the round its Defend stance began (R26)
+UPKEEP_UNPAID = "upkeep_unpaid"  # the state key of a fight whose combat upkeep it could not pay (D19)
 # What /check takes: a Master's six attributes and a Servant's five stats, each by one upper-case word.
 CHECK_WORDS: dict[str, Attribute | Stat] = {
     **{attribute.upper(): attribute for attribute in ATTRIBUTES}, **{stat: stat for stat in STATS}

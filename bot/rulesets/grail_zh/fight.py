@@ -11,15 +11,18 @@ from typing import Any
 from pydantic import Field
 
 from bot.rulesets.base import ANSWERER, ATTACKER, DEFENDER, AttackInput, CharacterSnapshot, Scene
+from bot.rulesets.grail_zh import upkeep
 from bot.rulesets.grail_zh.characters import (
     CONTINUING,
     CONTRACT,
     DEAD,
+    DEFENDING,
     FATE,
     HP,
     MP,
     SERVANT,
     TEMP_HP,
+    UPKEEP_UNPAID,
     VANISHED,
     grail_options,
     luck_of,
@@ -58,6 +61,7 @@ from rules.grail_zh.rolls import (
     luck_d20,
     minds_eye,
     pay,
+    plus_multiplier,
     range_penalty,
     save,
     save_dc,
@@ -68,8 +72,8 @@ from rules.grail_zh.sheets import Damage
 REACTION_WAIT = "reaction"
 GUARD_WAIT = "guard"
 MINDS_EYE, TAKE, GUARD = "minds_eye", "take", "guard"
-UPKEEP_UNPAID = "upkeep_unpaid"  # the character state key of a fight whose combat upkeep it could not pay (D19)
-DEFENDING = "defending"  # the character state key of the round its Defend stance began (R26)
+PLUS_DAY = "plus_day"  # the character state key of the day it last released a "+" (R17: once a day)
+REACTED = "reacted"  # the character state key of the round it used its reaction action in (R25)
 BOLT_MP = 5  # per standard action of attack magecraft (R21)
 MAX_BOLT_ACTIONS = 6
 SEPARATOR = ":"
@@ -83,6 +87,7 @@ class GrailAttackInput(AttackInput):
     modifier: int = Field(0, ge=-20, le=20, description="param.modifier")
     thrown: bool = Field(False, description="param.thrown")
     confirm: bool = Field(False, description="param.confirm")
+    plus: bool = Field(False, description="param.plus")
 
 
 class Attacked(Outcome):
@@ -135,6 +140,7 @@ class Damaged(Outcome):
     fate: str | None  # dead, vanished, continuing (Battle Continuation), or None
     no_mystery: bool = False  # a mundane attack on a Servant (R4)
     kill_mp: int = 0  # MP the attacker recovered for the kill (R15)
+    multiplier: int = 1  # a "+" released (R17)
 
 
 @dataclass(frozen=True)
@@ -155,6 +161,7 @@ class Means:
     resolution: str = "attack_roll"
     save_stat: str = "MAG"
     cost: int = 0
+    pluses: int = 0  # the "+" of a Noble Phantasm (R17)
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.__dict__, "damage": str(self.damage)}
@@ -209,7 +216,7 @@ def means_of(character: CharacterSnapshot, action: str, actions: int, options: G
             return Means(NP, np.name, bonus, np.damage or burst_damage(np.rank, options.ex_value), ranged=np.ranged,
                          magecraft=np.magecraft, normal=False, np_rank=str(np.rank), scope=np.scope,
                          one_shot=np.mode == "one_shot", resolution=np.resolution, save_stat=np.save_stat,
-                         cost=release_cost(np) if np.needs_release else 0)  # fmt: skip
+                         cost=release_cost(np) if np.needs_release else 0, pluses=np.rank.pluses)  # fmt: skip
     else:
         sheet, stats_ = master_file(character), master_of(character)
         spell = sheet.attribute(sheet.attack_attribute)
@@ -244,9 +251,10 @@ def _payment(scene: Scene, role: str, attacker: CharacterSnapshot, cost: int, co
         if mp - cost < 0 or (mp - cost == 0 and not confirm):
             raise RuleError("grail_master_cost", cost=cost, mp=mp)
         effects: list[Effect] = [PoolDelta(role, MP, -cost)]
-        if mp == cost:
-            effects.append(StatePatch(role, FATE, DEAD))
         paid = Paid(name=attacker.name, cost=cost, from_master=0, master=None, vanished=False)
+        if mp == cost:  # 「一旦MP为0，master死亡」, confirmed
+            effects.append(StatePatch(role, FATE, DEAD))
+            return Step(effects=tuple(effects), outcomes=(paid,)).then(upkeep.master_fell(scene, role))
         return Step(effects=tuple(effects), outcomes=(paid,))
     master = attacker.partner(CONTRACT)
     gives = master is not None and master.state.get(FATE) is None and master_file(master).master_type != "ordinary"
@@ -310,7 +318,8 @@ def attack(scene: Scene, given: GrailAttackInput) -> Step:
     defenders = scene.members(DEFENDER)
     if len(defenders) > 1 and means.scope not in ("anti_army", "anti_city"):
         raise RuleError("grail_one_target", name=means.name)
-    paid = _payment(scene, ATTACKER, attacker, means.cost, given.confirm)
+    plus = _plus_used(scene, attacker, means) if given.plus else Step()
+    paid = plus.then(_payment(scene, ATTACKER, attacker, means.cost, given.confirm))
     if any(isinstance(o, Paid) and o.vanished for o in paid.outcomes):
         return paid  # D18: the last of its MP went into the release: it vanishes before the blow
     d20 = luck_d20(scene.dice, luck_of(attacker), optional_rerolls=takes_luck_rerolls(attacker))
@@ -320,6 +329,16 @@ def attack(scene: Scene, given: GrailAttackInput) -> Step:
     for position, defender in enumerate(defenders):
         steps.append(_resolved(scene, member(DEFENDER, position), defender, state, alone=len(defenders) == 1))
     return Step.of(*steps)
+
+
+def _plus_used(scene: Scene, attacker: CharacterSnapshot, means: Means) -> Step:
+    """R17: once a day, a burst Noble Phantasm's "+" multiplies what its release does (its damage here)."""
+    if means.key != NP or not means.pluses:
+        raise RuleError("grail_no_plus", name=means.name)
+    day = upkeep.day_of(attacker)
+    if attacker.state.get(PLUS_DAY) == day:
+        raise RuleError("grail_plus_today", name=attacker.name)
+    return Step(effects=(StatePatch(ATTACKER, PLUS_DAY, day),))
 
 
 def _d20(state: Mapping[str, Any]) -> D20:
@@ -375,7 +394,7 @@ def _reactions(
     deadline = options.reaction_minutes * 60
     waits = []
     eye = _minds_eye(defender, options)
-    if scene.turn.in_combat:
+    if scene.turn.in_combat and not defender.gm_run:  # an ally steps in for a player's character
         button = Option(GUARD, Text("guard.button"), tone="secondary", summary=Text("guard.done", said))
         waits.append(Wait(GUARD_WAIT, Audience.players(), Text("guard.prompt", said), (button,),
                           settled=Text("guard.closed", said)))  # fmt: skip
@@ -402,7 +421,13 @@ def reacted(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
         guard = scene.one(ANSWERER)
         if guard.id == defender.id or guard.id == scene.one(ATTACKER).id:
             raise RuleError("grail_guard_self", name=guard.name)
-        guarded = Step(outcomes=(Guarded(guard=guard.name, defender=defender.name),), cast={DEFENDER: (guard.id,)})
+        if guard.state.get(REACTED) == scene.turn.round_number:  # R25: one reaction action a round
+            raise RuleError("grail_reaction_used", name=guard.name)
+        guarded = Step(
+            effects=(StatePatch(ANSWERER, REACTED, scene.turn.round_number),),
+            outcomes=(Guarded(guard=guard.name, defender=defender.name),),
+            cast={DEFENDER: (guard.id,)},
+        )
         return guarded.then(_resolved(scene, ANSWERER, guard, state, alone=False))
     if answer.option == MINDS_EYE:
         magnitude = max(
@@ -477,7 +502,9 @@ def _damage(
     if DEFENDING in defender.state:
         stance = servant_of(defender, options).ranks["END"].n if defender.kind == SERVANT else (
             master_file(defender).attribute("con"))  # fmt: skip
-    taken = 0 if no_mystery else damage_taken(rolled.total, Reductions(halved=halved, defend=stance, flat=flat))
+    multiplier = plus_multiplier(means.pluses, options.plus_mode) if given.plus else 1
+    reductions = Reductions(multiplier=multiplier, halved=halved, defend=stance, flat=flat)
+    taken = 0 if no_mystery else damage_taken(rolled.total, reductions)
     split = split_damage(taken, defender.pools[TEMP_HP].current)
     effects: list[Effect] = []
     if split.temp_hp:
@@ -488,6 +515,8 @@ def _damage(
         effects.append(PoolDelta(role, HP, -lost))
     fate, fate_effects = _fate(scene, role, defender, hp.current - split.hp, options)
     effects += fate_effects
+    # A Master's death leaves its Servant masterless (R16).
+    orphaned = upkeep.master_fell(scene, role) if fate == DEAD else Step()
     kill_mp = 0
     if fate in (DEAD, VANISHED) and means.normal and attacker.kind == SERVANT:
         mp = attacker.pools[MP]
@@ -495,8 +524,8 @@ def _damage(
         if kill_mp:
             effects.append(PoolDelta(ATTACKER, MP, kill_mp))
     damaged = Damaged(defender=defender.name, rolled=rolled.total, taken=taken, temp_hp=split.temp_hp, fate=fate,
-                      no_mystery=no_mystery, kill_mp=kill_mp)  # fmt: skip
-    return Step(rolls=(rolled,), effects=tuple(effects), outcomes=(damaged,))
+                      no_mystery=no_mystery, kill_mp=kill_mp, multiplier=multiplier)  # fmt: skip
+    return Step(rolls=(rolled,), effects=tuple(effects), outcomes=(damaged,)).then(orphaned)
 
 
 def _fate(

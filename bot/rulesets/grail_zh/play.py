@@ -22,22 +22,25 @@ from bot.rulesets.base import (
     Handler,
     Play,
     Pool,
+    Preset,
     Report,
     Scene,
     SheetLine,
 )
-from bot.rulesets.grail_zh import fight
+from bot.rulesets.grail_zh import fight, upkeep
 from bot.rulesets.grail_zh.characters import (
     CATALOGS,
     CHECK_WORDS,
     CONTINUING,
     CONTRACT,
     DEAD,
+    DEFENDING,
     HP,
     MASTER,
     MP,
     SERVANT,
     TEMP_HP,
+    UPKEEP_UNPAID,
     VANISHED,
     derived_ranks,
     fate_of,
@@ -130,11 +133,29 @@ class GrailZhPlay(Play):
     check_input = GrailCheckInput
     attack_input = fight.GrailAttackInput
     final_fates = frozenset({DEAD, VANISHED})
+    # A GM answers a creature's reaction in advance (`/gm auto`): a fight against ten puppets is not ten prompts.
+    presets = (
+        Preset(fight.REACTION_WAIT, Text("preset.reaction"),
+               (Choice(fight.MINDS_EYE, Text("reaction.minds_eye")), Choice(fight.TAKE, Text("reaction.take")))),
+    )  # fmt: skip
     private_sheets = True  # 「须经过审核」 aside, a rival's ranks and Noble Phantasms are its owner's secret
 
     @property
     def handlers(self) -> Mapping[str, Handler]:
         return {fight.REACTION_WAIT: fight.reacted}
+
+    # What only this game has, for its own commands (bot.rulesets.grail_zh.cog).
+    def defend(self, scene: Scene) -> Step:
+        return upkeep.defend(scene)
+
+    def transfer(self, scene: Scene, amount: int) -> Step:
+        return upkeep.give(scene, amount)
+
+    def ritual(self, scene: Scene, reverse: int | None) -> Step:
+        return upkeep.ritual(scene, reverse)
+
+    def rest(self, scene: Scene) -> Step:
+        return upkeep.rest(scene)
 
     def template(self, kind: str) -> dict[str, Any]:
         return dict(MASTER_TEMPLATE if kind == MASTER else SERVANT_TEMPLATE)
@@ -276,13 +297,39 @@ class GrailZhPlay(Play):
                 groups = [" = ".join(group) for group in outcome.order]
                 title = Text("initiative.title")
                 notes.append(Text("initiative.order", {"order": " → ".join(groups)}))
+            elif isinstance(outcome, upkeep.Defending):
+                title = Text("defend.title", {"name": outcome.name})
+            elif isinstance(outcome, upkeep.Transferred):
+                key = (
+                    "transfer.reverse" if outcome.reverse else ("transfer.given" if outcome.paid else "transfer.ritual")
+                )
+                title = Text(key, {"master": outcome.master, "servant": outcome.servant, "paid": outcome.paid,
+                                   "gained": outcome.gained})  # fmt: skip
+            elif isinstance(outcome, upkeep.Rested):
+                title = Text("rest.title", {"name": outcome.name, "gained": outcome.gained})
+            elif isinstance(outcome, upkeep.DailyUpkeep):
+                key = "upkeep.daily_with_master" if outcome.from_master else "upkeep.daily"
+                notes.append(Text(key, {"name": outcome.name, "cost": outcome.cost, "given": outcome.from_master}))
+            elif isinstance(outcome, upkeep.Masterless):
+                key = "masterless.days" if outcome.days is not None else "masterless.rounds"
+                notes.append(Text(key, {"name": outcome.name, "days": outcome.days or 0}))
+            elif isinstance(outcome, upkeep.Vanished):
+                notes.append(Text("masterless.vanished", {"name": outcome.name}))
             elif isinstance(outcome, UpkeepPaid):
                 key = "upkeep.paid" if outcome.paid else "upkeep.unpaid"
                 notes.append(Text(key, {"name": outcome.name, "cost": outcome.cost, "given": outcome.from_master}))
         return Report(title, notes=tuple(notes))
 
     def out_of_play(self, character: CharacterSnapshot) -> str | None:
-        return fate_of(character)
+        """A Master at 0 HP or 0 MP is dead (D24, 「一旦MP为0，master死亡」); a Servant at 0 MP vanishes (R16), and at 0
+        HP unless Battle Continuation holds it (R19); and whatever fate the rules recorded."""
+        fate = fate_of(character)
+        if fate is not None:
+            return fate
+        hp, mp = character.pools[HP].current, character.pools[MP].current
+        if character.kind == MASTER:
+            return DEAD if hp <= 0 or mp <= 0 else None
+        return VANISHED if mp <= 0 or (hp <= 0 and CONTINUING not in character.state) else None
 
     def log_text(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
         if kind == "attack.rolled":
@@ -311,21 +358,29 @@ class GrailZhPlay(Play):
         return Opening(step, tuple(key for group in rolled.order for key in group))
 
     def round_started(self, scene: Scene) -> Step | None:
-        """R19: a Battle Continuation that ran out with HP below 1 ends in death."""
-        step = fight.expired_continuations(scene, EVERYONE, scene.members(EVERYONE))
+        """R19: a Battle Continuation that ran out with HP below 1 ends in death; R16: a masterless Servant's rounds."""
+        everyone = scene.members(EVERYONE)
+        step = fight.expired_continuations(scene, EVERYONE, everyone).then(
+            upkeep.masterless_rounds(scene, EVERYONE, everyone)
+        )
+        return step if step.effects else None
+
+    def time_passed(self, scene: Scene, hours: int, days: int) -> Step | None:
+        """Each day's turn: daily upkeep (R11) and a masterless Servant's days (R16); a day's rest and ritual again."""
+        step = upkeep.days_passed(scene, EVERYONE, scene.members(EVERYONE), hours + upkeep.HOURS_PER_DAY * days)
         return step if step.effects else None
 
     def turn_started(self, scene: Scene) -> Step | None:
         """D39: the Defend stance lasts until the start of its holder's next turn."""
         character = scene.get(CURRENT)
-        if character is None or fight.DEFENDING not in character.state:
+        if character is None or DEFENDING not in character.state:
             return None
-        return Step(effects=(StatePatch(CURRENT, fight.DEFENDING, None),))
+        return Step(effects=(StatePatch(CURRENT, DEFENDING, None),))
 
     def combat_ended(self, scene: Scene) -> Step | None:
         effects: list[Effect] = []
         for position, character in enumerate(scene.members(EVERYONE)):
-            for key in (fight.UPKEEP_UNPAID, fight.DEFENDING):
+            for key in (UPKEEP_UNPAID, DEFENDING):
                 if key in character.state:
                     effects.append(StatePatch(member(EVERYONE, position), key, None))
         return Step(effects=tuple(effects)) if effects else None
@@ -382,7 +437,7 @@ def _servant_lines(character: CharacterSnapshot, options: CampaignOptions, *, fu
     lines.append(SheetLine("sheet.phantasms", joined_lines(phantasms) if phantasms else "—", inline=False))
     lines.append(SheetLine("sheet.upkeep", Text("sheet.upkeep_costs", {"daily": stats.daily_cost,
                                                                         "combat": stats.combat_cost})))  # fmt: skip
-    if character.state.get(fight.UPKEEP_UNPAID):
+    if character.state.get(UPKEEP_UNPAID):
         lines.append(SheetLine("sheet.state", Text("sheet.upkeep_unpaid")))
     return lines
 
@@ -416,7 +471,7 @@ def _combat_upkeep(role: str, servant: CharacterSnapshot, options: GrailZhOption
         payment = pay(cost, mp, master.pools[MP].current if master else None, from_master=gives, forced=False)
     except RuleError:
         unpaid = UpkeepPaid(name=servant.name, cost=cost, from_master=0, paid=False)
-        return Step(effects=(StatePatch(role, fight.UPKEEP_UNPAID, True),), outcomes=(unpaid,))
+        return Step(effects=(StatePatch(role, UPKEEP_UNPAID, True),), outcomes=(unpaid,))
     effects: list[Effect] = [PoolDelta(role, MP, payment.servant_mp - mp)]
     if payment.from_master:
         effects.append(PoolDelta(f"{role}.{CONTRACT}", MP, -payment.from_master))
@@ -455,6 +510,8 @@ def _damage_notes(outcome: fight.Damaged) -> list[Text]:
         notes = [Text("damage.with_temp", said)]
     else:
         notes = [Text("damage.taken", said)]
+    if outcome.multiplier > 1:
+        notes.append(Text("damage.plus", {"multiplier": outcome.multiplier}))
     if outcome.fate == CONTINUING:  # death and vanishing are told by the bot with every fall
         notes.append(Text("fate.continuing", {"name": outcome.defender}))
     if outcome.kill_mp:
