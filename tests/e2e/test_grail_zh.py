@@ -24,6 +24,7 @@ class Table:
     gm: User
     shirou: User
     rin: User
+    ken: User
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -34,11 +35,12 @@ async def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
     ):
         emulator = harness.emulator
         gm, shirou, rin = emulator.add_user("gm"), emulator.add_user("shirou"), emulator.add_user("rin", locale="zh-CN")
+        ken = emulator.add_user("ken", locale="ja")
         guild = emulator.add_guild("Fuyuki", owner=gm)
-        for player in (shirou, rin):
+        for player in (shirou, rin, ken):
             emulator.add_member(guild, player)
         await harness.start_bot()
-        yield Table(harness, guild, emulator.add_channel(guild, "lobby"), gm, shirou, rin)
+        yield Table(harness, guild, emulator.add_channel(guild, "lobby"), gm, shirou, rin, ken)
 
 
 @pytest.fixture
@@ -181,7 +183,6 @@ async def test_a_fight_pays_upkeep_and_a_release_with_the_masters_help(table: Ta
 
     # Excalibur: d20 10 + A 5 - Rin's dex 2 = 13; release 50: Shirou gives 4, Saber keeps 2 (E7).
     harness.dice.queue([10, 6, 6, 6, 6, 6])
-    await harness.slash(table.gm, table.channel, "combat next")
     released = (await harness.slash(table.shirou, table.channel, "attack", target="Rin", action="np:Excalibur")).reply
     assert "Saber pays 50 MP, Shirou giving 4 MP for it" in released.text()
     # In a fight a hit waits for an ally's Guard, or for the defender to take it.
@@ -314,12 +315,98 @@ async def test_an_ally_guards_once_a_round(table: Table) -> None:
     assert "Sakura takes 12 damage (rolled 12)" in text
     assert "HP 18/30" in await _pools(table, "Sakura") and "HP 10/10" in await _pools(table, "Rin")
 
-    harness.dice.queue([15])
+    # Saber's standard action is spent; Shirou, outside the turn order, strikes at Rin in the same round.
+    again = (await harness.slash(shirou, table.channel, "attack", target="Rin", action="melee")).reply
+    assert again.ephemeral and again.content == "Saber has used its standard action this round."
+    await harness.slash(shirou, table.channel, "character use", name="Shirou")
+    harness.dice.queue([15])  # 15 + 4 - 2 = 17
     await harness.slash(shirou, table.channel, "attack", target="Rin", action="melee")
     offer = next(m for m in reversed(harness.emulator.visible_to(sakura, table.channel)) if "Guard" in m.buttons())
     refused = await harness.emulator.click(sakura, offer, "Guard")
     assert refused.replies[-1].ephemeral
     assert refused.replies[-1].content == "Sakura has used its reaction action this round."
-    harness.dice.queue([1, 1, 1])
+    harness.dice.queue([1])  # 1d6+7
+    taken = await harness.emulator.click(rin, harness.last(table.channel, rin), "Take the hit")
+    assert "Rin takes 8 damage (rolled 8)" in taken.replies[-1].text()
+
+
+async def test_a_save_for_half_a_hit_whose_window_passes_and_a_restart_in_between(table: Table) -> None:
+    harness, shirou, ken, gm = table.harness, table.shirou, table.ken, table.gm
+    curse = {"name": "Gae Buidhe", "rank": "C", "mode": "one_shot", "resolution": "save", "save_stat": "LUK",
+             "damage": "2d6"}  # fmt: skip
+    await _summon(table, shirou, E3_MASTER, {**SABER, "noble_phantasms": [curse]})
+    refused = await _import(table, ken, {"kind": "master", "name": "Kotomine", "master_type": "melee",
+                                         "attributes": {"str": 6}})  # fmt: skip
+    assert "`attributes.str`：6 は -5..5 の範囲外です" in refused.content, refused.content
+    await _summon(table, ken, {"kind": "master", "name": "Kariya", "master_type": "ordinary",
+                               "attributes": {"con": 5}},
+                  {"kind": "servant", "name": "Lancer", "master": "Kariya", "servant_class": "lancer",
+                   "legend": {"STR": "B", "END": "C", "AGI": "A", "MAG": "D", "LUK": "D"}})  # fmt: skip
+    # R6 (E12's shape): rank C against Lancer's LUK C (D, +1 for an ordinary Master): DC (3 + 1 - 3) x 5 = 5.
+    harness.dice.queue([7, 6, 4])  # the save 7: margin 2, half; 2d6 = 10, half is 5
+    saved = (await harness.slash(shirou, table.channel, "attack", target="Lancer", action="np:Gae Buidhe")).reply
+    text = saved.text()
+    assert "Lancer's save 7 against 5: half the effect" in text
+    assert "Lancer takes 5 damage (rolled 10)" in text
+    mine = (await harness.slash(ken, table.channel, "character show", name="Lancer")).reply
+    assert mine.ephemeral and "幸運 C（3）" in mine.text()  # its own sheet, in its player's language
+
+    # In a fight a hit waits for a Guard; the bot restarts; nobody answers, and the window closes on its own.
+    harness.dice.queue([20, 1, 1, 1])
+    await harness.slash(gm, table.channel, "combat start", order="Saber, Lancer, Shirou, Kariya")
+    harness.dice.queue([18])  # 18 + 5 - 5 = 18
+    await harness.slash(shirou, table.channel, "attack", target="Lancer", action="melee")
+    prompt = harness.last(table.channel, ken)
+    assert prompt.buttons()[0] == "Take the hit"
+    await harness.restart()
+    harness.dice.queue([3, 3, 3])
+    harness.emulator.clock.advance(61 * 60)
+    await harness.eventually(lambda: harness.current(prompt).buttons() == [])
+    await harness.eventually(lambda: "Lancer takes 9 damage (rolled 9)" in harness.seen_by(gm, table.channel))
+    assert "HP 56/70" in await _pools(table, "Lancer")  # END A for an ordinary Master's con 5: 70 - 5 - 9
+
+
+async def test_squares_distances_a_charge_a_run_and_a_sustained_release(table: Table) -> None:
+    harness, shirou, rin, gm = table.harness, table.shirou, table.rin, table.gm
+    gate = {"name": "Gate", "rank": "D", "mode": "sustained", "scope": "anti_army", "resolution": "auto",
+            "damage": "1d4"}  # fmt: skip
+    await _summon(table, shirou, E3_MASTER, {**SABER, "noble_phantasms": [gate]})
+    await _import(table, rin, {"kind": "master", "name": "Rin", "master_type": "magus", "attributes": {"dex": 2}})
+    await harness.slash(gm, table.channel, "grail place", character="Saber", x=10, y=10)
+    await harness.slash(gm, table.channel, "grail place", character="Rin", x=15, y=10)
+    where = (await harness.slash(rin, table.channel, "grail where")).reply
+    assert where.ephemeral and where.content == "Rin：小地图（0, 0），格（15, 10）"
+    everyone = (await harness.slash(gm, table.channel, "grail where")).reply.content
+    assert "Saber: sector (0, 0), square (10, 10)" in everyone and "Shirou: not on the map" in everyone
+
+    far = (await harness.slash(shirou, table.channel, "attack", target="Rin", action="melee")).reply
+    assert far.ephemeral and "5 squares away" in far.content
+    harness.dice.queue([10, 1, 1, 1])  # a charge: 10 + 5 - 2 = 13, 3d12 = 3
+    charged = (await harness.slash(shirou, table.channel, "attack", target="Rin", action="melee",
+                                    details="charge:true")).reply  # fmt: skip
+    assert "Rin takes 3 damage (rolled 3)" in charged.text()
+    assert "square (14, 10)" in (await harness.slash(gm, table.channel, "grail where")).reply.content
+
+    # A fight: Rin runs and loses her defence until her next turn; Saber keeps a sustained Noble Phantasm up.
+    harness.dice.queue([20, 1])
+    await harness.slash(gm, table.channel, "combat start", order="Saber, Rin")
+    harness.dice.queue([2])
+    gated = (await harness.slash(shirou, table.channel, "attack", target="Rin", action="np:Gate")).reply
+    assert "Saber pays 6 MP" in gated.text()  # D 2 x anti-army 3, sustained: no doubling (E19)
+    await harness.slash(gm, table.channel, "combat next")
+    too_far = (await harness.slash(rin, table.channel, "grail move", x=60, y=10, run=True)).reply
+    assert too_far.ephemeral and too_far.content == "Rin最多移动 28 格。"  # speed 7, run x4
+    ran = (await harness.slash(rin, table.channel, "grail move", x=40, y=10, run=True)).reply
+    assert ran.embeds[0]["title"] == "Rin runs: no defence until its next turn"
+    again = (await harness.slash(rin, table.channel, "grail move", x=41, y=10)).reply
+    assert again.ephemeral and again.content == "Rin本轮已经用过移动动作。"
+    rounded = await harness.slash(gm, table.channel, "combat next")
+    assert "Saber pays 6 MP" in rounded.reply.text()  # paid again at the new round's start
+    assert "MP 35/80" in await _pools(table, "Saber")  # 80 - 33 upkeep (Gate D counts 2) - 6 - 6
+    # Round 2, Saber's turn, before Rin's: she ran, so her dex does not count: 5 + 5 = 10 hits.
+    await harness.slash(gm, table.channel, "grail place", character="Saber", x=41, y=10)
+    harness.dice.queue([5, 1, 1, 1])
+    hit = (await harness.slash(shirou, table.channel, "attack", target="Rin", action="melee")).reply
+    assert hit.embeds[0]["title"] == "Saber hits Rin with melee (10)", hit.text()
     taken = await harness.emulator.click(rin, harness.last(table.channel, rin), "Take the hit")
     assert "Rin takes 3 damage (rolled 3)" in taken.replies[-1].text()

@@ -17,5 +17,8 @@ RULESET = Ruleset(
     resources.files(__name__) / "i18n",
     play=GrailZhPlay(),
     extension="bot.rulesets.grail_zh.cog",
-    proper_noun_keys=frozenset({"sheet.rank", "sheet.value", "pool.hp", "pool.mp"}),
+    proper_noun_keys=frozenset(
+        {"sheet.rank", "sheet.value", "pool.hp", "pool.mp"}
+        | {f"cmd.grail.{command}.arg.{axis}.name" for command in ("move", "place") for axis in ("x", "y")}
+    ),
 )

@@ -1,13 +1,19 @@
-"""Commands only the Chinese d20 game has: /grail defend, transfer, ritual and rest."""
+"""Commands only the Chinese d20 game has: /grail defend, move, place, where, transfer, ritual and rest."""
 
 from __future__ import annotations
 
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import Fatebot, Interaction, call_of
+from bot import output
+from bot.app import Fatebot, Interaction, NameText, actor_of, call_of, place_of, translator
+from bot.cogs.characters import character_choices
 from bot.cogs.exchanges import respond
-from bot.rulesets.grail_zh.service import GrailService
+from bot.rulesets.grail_zh.actions import SECTOR_SQUARES as SECTOR
+from bot.rulesets.grail_zh.service import RULESET_ID, GrailService
+
+Square = app_commands.Range[int, 0, 99]
+SectorIndex = app_commands.Range[int, -100, 100]
 
 
 @app_commands.guild_only()
@@ -20,8 +26,48 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
     @app_commands.command(name="defend", description="Take the Defend stance until your next turn")
     async def defend(self, interaction: Interaction) -> None:
         progress = await self.grail.act(call_of(interaction), "stance.defend", "exchange.defend",
-                                        lambda play, scene: play.defend(scene))  # fmt: skip
+                                        lambda play, scene: play.defend(scene), turn=True)  # fmt: skip
         await respond(interaction, progress)
+
+    @app_commands.command(name="move", description="Move your active character to a square (a move action)")
+    @app_commands.describe(
+        x="Column in the sector, 0-99", y="Row in the sector, 0-99", run="Run: farther, but no standard action and "
+        "no defence until your next turn", sector_x="The sector's column (default 0)", sector_y="The sector's row",
+    )  # fmt: skip
+    async def move(
+        self, interaction: Interaction, x: Square, y: Square, run: bool = False, sector_x: SectorIndex = 0,
+        sector_y: SectorIndex = 0,
+    ) -> None:  # fmt: skip
+        progress = await self.grail.act(
+            call_of(interaction), "character.moved", "exchange.move",
+            lambda play, scene: play.move(scene, x, y, (sector_x, sector_y), run=run), turn=True,
+        )  # fmt: skip
+        await respond(interaction, progress)
+
+    @app_commands.command(name="place", description="Set a character's square (GM only)")
+    @app_commands.describe(character="Who", x="Column, 0-99", y="Row, 0-99", sector_x="Sector column",
+                           sector_y="Sector row")  # fmt: skip
+    async def place(
+        self, interaction: Interaction, character: NameText, x: Square, y: Square, sector_x: SectorIndex = 0,
+        sector_y: SectorIndex = 0,
+    ) -> None:  # fmt: skip
+        progress = await self.grail.place(call_of(interaction), character, x, y, (sector_x, sector_y))
+        await respond(interaction, progress)
+
+    @app_commands.command(name="where", description="Where your characters stand (a GM sees everyone)")
+    async def where(self, interaction: Interaction) -> None:
+        squares = await self.grail.squares(place_of(interaction), actor_of(interaction))
+        tr = translator(interaction, RULESET_ID)
+        lines = [
+            tr("where.square", name=name, sx=square[0] // SECTOR, sy=square[1] // SECTOR, x=square[0] % SECTOR,
+               y=square[1] % SECTOR) if square else tr("where.nowhere", name=name)
+            for name, square in squares
+        ]  # fmt: skip
+        await output.reply(interaction, "\n".join(lines) or tr("where.none"), ephemeral=True)
+
+    @place.autocomplete("character")
+    async def any_character(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await character_choices(self.bot, interaction, current)
 
     @app_commands.command(name="transfer", description="A Master gives MP to its Servant: each 1 MP gives it 2")
     @app_commands.describe(amount="MP the Master pays")

@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import Field
 
 from bot.rulesets.base import ANSWERER, ATTACKER, DEFENDER, AttackInput, CharacterSnapshot, Scene
-from bot.rulesets.grail_zh import upkeep
+from bot.rulesets.grail_zh import actions, upkeep
 from bot.rulesets.grail_zh.characters import (
     CONTINUING,
     CONTRACT,
@@ -72,6 +72,7 @@ from rules.grail_zh.sheets import Damage
 REACTION_WAIT = "reaction"
 GUARD_WAIT = "guard"
 MINDS_EYE, TAKE, GUARD = "minds_eye", "take", "guard"
+SUSTAINING = "sustaining"  # the character state key of the Noble Phantasm it keeps up, and its cost a round
 PLUS_DAY = "plus_day"  # the character state key of the day it last released a "+" (R17: once a day)
 REACTED = "reacted"  # the character state key of the round it used its reaction action in (R25)
 BOLT_MP = 5  # per standard action of attack magecraft (R21)
@@ -88,6 +89,7 @@ class GrailAttackInput(AttackInput):
     thrown: bool = Field(False, description="param.thrown")
     confirm: bool = Field(False, description="param.confirm")
     plus: bool = Field(False, description="param.plus")
+    charge: bool = Field(False, description="param.charge")
 
 
 class Attacked(Outcome):
@@ -99,6 +101,7 @@ class Attacked(Outcome):
     hit: bool
     auto: str | None  # Luck's automatic success or failure
     stance: bool = False  # the defender's Defend stance made it hit
+    automatic: bool = False  # an effect that hits without a roll
 
 
 class Paid(Outcome):
@@ -162,6 +165,7 @@ class Means:
     save_stat: str = "MAG"
     cost: int = 0
     pluses: int = 0  # the "+" of a Noble Phantasm (R17)
+    sustained: bool = False  # a sustained release, paid again every round it is kept up (R13)
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.__dict__, "damage": str(self.damage)}
@@ -216,7 +220,8 @@ def means_of(character: CharacterSnapshot, action: str, actions: int, options: G
             return Means(NP, np.name, bonus, np.damage or burst_damage(np.rank, options.ex_value), ranged=np.ranged,
                          magecraft=np.magecraft, normal=False, np_rank=str(np.rank), scope=np.scope,
                          one_shot=np.mode == "one_shot", resolution=np.resolution, save_stat=np.save_stat,
-                         cost=release_cost(np) if np.needs_release else 0, pluses=np.rank.pluses)  # fmt: skip
+                         cost=release_cost(np) if np.needs_release else 0, pluses=np.rank.pluses,
+                         sustained=np.mode == "sustained")  # fmt: skip
     else:
         sheet, stats_ = master_file(character), master_of(character)
         spell = sheet.attribute(sheet.attack_attribute)
@@ -281,6 +286,10 @@ def _minds_eye(character: CharacterSnapshot, options: GrailZhOptions) -> int:
 
 
 def _defense(character: CharacterSnapshot, options: GrailZhOptions) -> int:
+    """DEX or AGI; none after running, until its next turn (R26), except a Lancer's."""
+    lancer = character.kind == SERVANT and servant_file(character).servant_class == "lancer"
+    if actions.RUNNING_KEY in character.state and not lancer:
+        return 0
     return servant_of(character, options).defense if character.kind == SERVANT else master_of(character).defense
 
 
@@ -318,17 +327,63 @@ def attack(scene: Scene, given: GrailAttackInput) -> Step:
     defenders = scene.members(DEFENDER)
     if len(defenders) > 1 and means.scope not in ("anti_army", "anti_city"):
         raise RuleError("grail_one_target", name=means.name)
+    sustained = means.key == NP and means.sustained
+    # R25: an attack, a charge and a burst release are standard actions; a sustained release is a minor one.
+    acted = actions.spend(ATTACKER, attacker, scene.turn, actions.MINOR if sustained else actions.STANDARD)
+    for defender in defenders:
+        _within_reach(attacker, defender, means, given)
+    if given.charge:
+        acted = acted.then(_charged(scene, attacker, defenders[0], means, options))
     plus = _plus_used(scene, attacker, means) if given.plus else Step()
-    paid = plus.then(_payment(scene, ATTACKER, attacker, means.cost, given.confirm))
+    paid = Step.of(acted, plus, _payment(scene, ATTACKER, attacker, means.cost, given.confirm))
+    if sustained:  # R13: kept up, it is paid again at the start of each later round
+        kept = {"name": means.name, "cost": means.cost}
+        paid = paid.then(Step(effects=(StatePatch(ATTACKER, SUSTAINING, kept),)))
     if any(isinstance(o, Paid) and o.vanished for o in paid.outcomes):
         return paid  # D18: the last of its MP went into the release: it vanishes before the blow
-    d20 = luck_d20(scene.dice, luck_of(attacker), optional_rerolls=takes_luck_rerolls(attacker))
-    state = {"means": means.to_dict(), "d20": {"faces": list(d20.faces), "auto": d20.auto},
-             "given": given.model_dump(mode="json")}  # fmt: skip
+    state: dict[str, Any] = {"means": means.to_dict(), "given": given.model_dump(mode="json")}
+    if means.resolution == "attack_roll":  # one d20 for every target; a save or a sure effect rolls none
+        d20 = luck_d20(scene.dice, luck_of(attacker), optional_rerolls=takes_luck_rerolls(attacker))
+        state["d20"] = {"faces": list(d20.faces), "auto": d20.auto}
     steps = [paid]
     for position, defender in enumerate(defenders):
         steps.append(_resolved(scene, member(DEFENDER, position), defender, state, alone=len(defenders) == 1))
     return Step.of(*steps)
+
+
+def _within_reach(
+    attacker: CharacterSnapshot, defender: CharacterSnapshot, means: Means, given: GrailAttackInput
+) -> None:
+    """Where both squares are kept, a melee attack needs the target adjacent (R25), or within a charge (R26)."""
+    apart = actions.distance(attacker, defender)
+    if apart is None or means.ranged or apart <= 1:
+        return
+    if not given.charge:
+        raise RuleError("grail_not_adjacent", name=defender.name, distance=apart)
+
+
+def _charged(
+    scene: Scene, attacker: CharacterSnapshot, target: CharacterSnapshot, means: Means, options: GrailZhOptions
+) -> Step:
+    """R26's charge: a standard action that moves up to its speed, then one melee attack; it ends next to the
+    target (on the map, when both squares are kept)."""
+    if means.ranged:
+        raise RuleError("grail_charge_melee", name=attacker.name)
+    speed = servant_of(attacker, options).speed if attacker.kind == SERVANT else master_of(attacker).speed
+    apart = actions.distance(attacker, target)
+    if apart is None:
+        return Step()
+    if apart - 1 > speed:
+        raise RuleError("grail_too_far", name=target.name, distance=apart, speed=speed)
+    there, here = actions.square(target), actions.square(attacker)
+    if there is None or here is None:
+        return Step()
+    step_x = (here[0] > there[0]) - (here[0] < there[0])
+    step_y = (here[1] > there[1]) - (here[1] < there[1])
+    x, y = there[0] + step_x, there[1] + step_y
+    square = actions.position_value(x % actions.SECTOR_SQUARES, y % actions.SECTOR_SQUARES,
+                                    (x // actions.SECTOR_SQUARES, y // actions.SECTOR_SQUARES))  # fmt: skip
+    return Step(effects=(StatePatch(ATTACKER, actions.POSITION, square),))
 
 
 def _plus_used(scene: Scene, attacker: CharacterSnapshot, means: Means) -> Step:
@@ -345,10 +400,12 @@ def _d20(state: Mapping[str, Any]) -> D20:
     return D20(tuple(state["d20"]["faces"]), state["d20"]["auto"])
 
 
-def _attack_roll(attacker: CharacterSnapshot, defender: CharacterSnapshot, state: Mapping[str, Any],
+def _attack_roll(scene: Scene, attacker: CharacterSnapshot, defender: CharacterSnapshot, state: Mapping[str, Any],
                  options: GrailZhOptions) -> AttackRoll:  # fmt: skip
     given = GrailAttackInput.model_validate(state["given"])
     means = Means.from_dict(state["means"])
+    if not given.distance and (apart := actions.distance(attacker, defender)) is not None:
+        given = given.model_copy(update={"distance": apart})  # the map's distance, unless the GM stated one
     modifiers = attacker_modifiers(attacker, defender, means, given, options)
     defense = 0 if given.unaware else _defense(defender, options)
     return AttackRoll(_d20(state), modifiers, defense, defend_stance=DEFENDING in defender.state)
@@ -360,11 +417,15 @@ def _resolved(scene: Scene, role: str, defender: CharacterSnapshot, state: Mappi
     means = Means.from_dict(state["means"])
     if means.resolution == "save":
         return _saved(scene, role, defender, state)
-    roll = _attack_roll(attacker, defender, state, options)
-    hit = roll.hit or means.resolution == "auto"
+    if means.resolution == "auto":  # an effect that needs no roll: it strikes, and no reaction changes that
+        struck = Attacked(attacker=attacker.name, defender=defender.name, means=means.name, total=0, hit=True,
+                          auto=None, automatic=True)  # fmt: skip
+        return Step(outcomes=(struck,)).then(_damage(scene, role, defender, state))
+    roll = _attack_roll(scene, attacker, defender, state, options)
+    hit = roll.hit
     attacked = Attacked(attacker=attacker.name, defender=defender.name, means=means.name, total=roll.total, hit=hit,
                         auto=roll.d20.auto, stance=roll.defend_stance and not succeeds_alone(roll))  # fmt: skip
-    shown = Step(rolls=(roll.roll(),) if means.resolution != "auto" else (), outcomes=(attacked,))
+    shown = Step(rolls=(roll.roll(),), outcomes=(attacked,))
     if not hit:
         # R4: a one-shot anti-army or anti-city NP still deals half to whoever evades it.
         return shown.then(_damage(scene, role, defender, state, halved=True)) if _splashes(means) else shown
@@ -421,6 +482,8 @@ def reacted(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
         guard = scene.one(ANSWERER)
         if guard.id == defender.id or guard.id == scene.one(ATTACKER).id:
             raise RuleError("grail_guard_self", name=guard.name)
+        if (apart := actions.distance(guard, defender)) is not None and apart > 1:  # R26: an adjacent ally
+            raise RuleError("grail_not_adjacent", name=defender.name, distance=apart)
         if guard.state.get(REACTED) == scene.turn.round_number:  # R25: one reaction action a round
             raise RuleError("grail_reaction_used", name=guard.name)
         guarded = Step(
@@ -434,7 +497,7 @@ def reacted(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
             _magnitude(defender, "minds_eye_true", options), _magnitude(defender, "minds_eye_false", options)
         )
         compared = int(state["before"]) if options.minds_eye_compare == "attack_roll" else (
-            _attack_roll(scene.one(ATTACKER), defender, state, options).total)  # fmt: skip
+            _attack_roll(scene, scene.one(ATTACKER), defender, state, options).total)  # fmt: skip
         roll, evaded = minds_eye(scene.dice, luck_of(defender), magnitude, compared,
                                  optional_rerolls=takes_luck_rerolls(defender))  # fmt: skip
         if evaded:
@@ -564,3 +627,25 @@ def expired_continuations(scene: Scene, role: str, characters: Sequence[Characte
 class Ended(Outcome):
     event = "battle_continuation.ended"
     name: str
+
+
+class Dropped(Outcome):
+    event = "np.dropped"
+    name: str
+    phantasm: str
+
+
+def sustained_costs(scene: Scene, role: str, characters: Sequence[CharacterSnapshot]) -> Step:
+    """R13 (E19): at each later round's start a sustained release is paid again, or it ends."""
+    steps: list[Step] = []
+    for position, character in enumerate(characters):
+        kept = character.state.get(SUSTAINING)
+        if not isinstance(kept, Mapping) or character.state.get(FATE) is not None:
+            continue
+        who = member(role, position)
+        try:
+            steps.append(_payment(scene, who, character, int(kept["cost"]), False))
+        except RuleError:
+            dropped = Dropped(name=character.name, phantasm=str(kept["name"]))
+            steps.append(Step(effects=(StatePatch(who, SUSTAINING, None),), outcomes=(dropped,)))
+    return Step.of(*steps)

@@ -26,8 +26,9 @@ from bot.rulesets.base import (
     Report,
     Scene,
     SheetLine,
+    Turn,
 )
-from bot.rulesets.grail_zh import fight, upkeep
+from bot.rulesets.grail_zh import actions, fight, upkeep
 from bot.rulesets.grail_zh.characters import (
     CATALOGS,
     CHECK_WORDS,
@@ -157,6 +158,14 @@ class GrailZhPlay(Play):
     def rest(self, scene: Scene) -> Step:
         return upkeep.rest(scene)
 
+    def move(self, scene: Scene, x: int, y: int, sector: tuple[int, int], *, run: bool) -> Step:
+        character = scene.one(ACTOR)
+        speed = servant_of(character, scene.options).speed if character.kind == SERVANT else master_of(character).speed
+        return actions.move(scene, ACTOR, x, y, sector, run=run, speed=speed)
+
+    def place(self, scene: Scene, x: int, y: int, sector: tuple[int, int]) -> Step:
+        return actions.place(scene, ACTOR, x, y, sector)
+
     def template(self, kind: str) -> dict[str, Any]:
         return dict(MASTER_TEMPLATE if kind == MASTER else SERVANT_TEMPLATE)
 
@@ -268,7 +277,8 @@ class GrailZhPlay(Play):
                     "means": _means_text(outcome.means),
                     "total": outcome.total,
                 }
-                line = Text("attack.hit" if outcome.hit else "attack.missed", said)
+                key = "attack.hit" if outcome.hit else "attack.missed"
+                line = Text("attack.automatic" if outcome.automatic else key, said)
                 if title is None:
                     title = line
                 else:
@@ -291,6 +301,11 @@ class GrailZhPlay(Play):
                 notes.append(Text("attack.guarded", {"guard": outcome.guard, "defender": outcome.defender}))
             elif isinstance(outcome, fight.Damaged):
                 notes += _damage_notes(outcome)
+            elif isinstance(outcome, fight.Dropped):
+                notes.append(Text("np.dropped", {"name": outcome.name, "phantasm": outcome.phantasm}))
+            elif isinstance(outcome, actions.Moved):
+                key = "move.placed" if outcome.placed else "move.ran" if outcome.ran else "move.moved"
+                title = Text(key, {"name": outcome.name})
             elif isinstance(outcome, fight.Ended):
                 notes.append(Text("fate.continuation_ended", {"name": outcome.name}))
             elif isinstance(outcome, Initiated):
@@ -358,11 +373,12 @@ class GrailZhPlay(Play):
         return Opening(step, tuple(key for group in rolled.order for key in group))
 
     def round_started(self, scene: Scene) -> Step | None:
-        """R19: a Battle Continuation that ran out with HP below 1 ends in death; R16: a masterless Servant's rounds."""
+        """R19: a Battle Continuation that ran out with HP below 1 ends in death; R16: a masterless Servant's rounds;
+        R13: sustained releases paid again."""
         everyone = scene.members(EVERYONE)
-        step = fight.expired_continuations(scene, EVERYONE, everyone).then(
-            upkeep.masterless_rounds(scene, EVERYONE, everyone)
-        )
+        step = Step.of(fight.expired_continuations(scene, EVERYONE, everyone),
+                       upkeep.masterless_rounds(scene, EVERYONE, everyone),
+                       fight.sustained_costs(scene, EVERYONE, everyone))  # fmt: skip
         return step if step.effects else None
 
     def time_passed(self, scene: Scene, hours: int, days: int) -> Step | None:
@@ -371,16 +387,25 @@ class GrailZhPlay(Play):
         return step if step.effects else None
 
     def turn_started(self, scene: Scene) -> Step | None:
-        """D39: the Defend stance lasts until the start of its holder's next turn."""
+        """D39 and R26: the Defend stance and a run's lost defence last until the start of their holder's next turn."""
         character = scene.get(CURRENT)
-        if character is None or DEFENDING not in character.state:
+        if character is None:
             return None
-        return Step(effects=(StatePatch(CURRENT, DEFENDING, None),))
+        effects = tuple(StatePatch(CURRENT, key, None) for key in (DEFENDING, actions.RUNNING_KEY)
+                        if key in character.state)  # fmt: skip
+        return Step(effects=effects) if effects else None
+
+    def acts_on_own_turn(self, options: CampaignOptions) -> bool:
+        """R25: in a fight a character acts on its own turn; reactions (Guard, Mind's Eye) come as waits."""
+        return True
+
+    def actions_left(self, character: CharacterSnapshot, turn: Turn) -> tuple[Text, ...]:
+        return actions.left(character, turn)
 
     def combat_ended(self, scene: Scene) -> Step | None:
         effects: list[Effect] = []
         for position, character in enumerate(scene.members(EVERYONE)):
-            for key in (UPKEEP_UNPAID, DEFENDING):
+            for key in (UPKEEP_UNPAID, DEFENDING, actions.RUNNING_KEY, fight.SUSTAINING):
                 if key in character.state:
                     effects.append(StatePatch(member(EVERYONE, position), key, None))
         return Step(effects=tuple(effects)) if effects else None

@@ -9,12 +9,14 @@ from collections.abc import Callable
 from bot.db.engine import Database
 from bot.db.models import Campaign
 from bot.rulesets.base import ACTOR, Scene
+from bot.rulesets.grail_zh import actions
 from bot.rulesets.grail_zh.play import GrailZhPlay
-from bot.services.characters import active_character
-from bot.services.common import Call, Clock, active_campaign
+from bot.services.characters import active_character, campaign_characters, find_character
+from bot.services.common import Actor, Call, Clock, Place, active_campaign, is_gm, require_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Progress
 from bot.services.held import refuse_fallen
-from bot.services.snapshots import ruleset_play
+from bot.services.play import refuse_out_of_turn
+from bot.services.snapshots import ruleset_play, snapshots
 from rules.exchange import Step, Text
 
 RULESET_ID = "grail_zh"
@@ -30,12 +32,17 @@ class GrailService:
         self.clock = clock
         self.engine = ExchangeEngine(clock)
 
-    async def act(self, call: Call, kind: str, title_key: str, act: Callable[[GrailZhPlay, Scene], Step]) -> Progress:
-        """One of the game's own actions by the actor's active character, which must be able to act."""
+    async def act(
+        self, call: Call, kind: str, title_key: str, act: Callable[[GrailZhPlay, Scene], Step], *, turn: bool = False
+    ) -> Progress:
+        """One of the game's own actions by the actor's active character, which must be able to act (and, for an
+        action of its turn in a fight, whose turn it must be)."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
             play = grail_play(campaign)
             character = await active_character(session, campaign, call.actor)
+            if turn:
+                await refuse_out_of_turn(session, campaign, play, character, call.actor)
 
             def step(scene: Scene) -> Step:
                 refuse_fallen(play, RULESET_ID, scene.members(ACTOR))
@@ -46,3 +53,27 @@ class GrailService:
                 cast=Cast({ACTOR: [character]}), step_of=step, dice=call.dice, actor_id=call.actor.user_id,
                 channel_id=call.channel_id,
             )  # fmt: skip
+
+    async def place(self, call: Call, name: str, x: int, y: int, sector: tuple[int, int]) -> Progress:
+        """A GM sets a character's square."""
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, call.place, lock=True)
+            play = grail_play(campaign)
+            await require_gm(session, campaign.id, call.actor)
+            character = await find_character(session, campaign, name)
+            return await self.engine.run(
+                session, campaign, kind="character.placed", title=Text("exchange.place", {"name": character.name}),
+                cast=Cast({ACTOR: [character]}), step_of=lambda scene: play.place(scene, x, y, sector), dice=call.dice,
+                actor_id=call.actor.user_id, channel_id=call.channel_id,
+            )  # fmt: skip
+
+    async def squares(self, place: Place, actor: Actor) -> list[tuple[str, tuple[int, int] | None]]:
+        """Where the characters stand: every one for a GM, a player's own otherwise (positions are what each
+        side knows)."""
+        async with self.database.read() as session:
+            campaign = await active_campaign(session, place)
+            grail_play(campaign)
+            gm = await is_gm(session, campaign.id, actor)
+            found = await snapshots(session, await campaign_characters(session, campaign), with_links=False)
+        return [(character.name, actions.square(character)) for character in found
+                if gm or (character.owner_id == actor.user_id and not character.gm_run)]  # fmt: skip

@@ -7,6 +7,7 @@ import math
 from collections.abc import Sequence
 
 from bot.rulesets.base import ACTOR, CharacterSnapshot, Scene
+from bot.rulesets.grail_zh import actions
 from bot.rulesets.grail_zh.characters import (
     CONTRACT,
     DEFENDING,
@@ -102,8 +103,9 @@ def defend(scene: Scene) -> Step:
     """R26: a standard action; until its next turn (D39) every attack roll against it hits, for half the damage
     less its CON or END."""
     character = scene.one(ACTOR)
-    return Step(effects=(StatePatch(ACTOR, DEFENDING, scene.turn.round_number),),
-                outcomes=(Defending(name=character.name),))  # fmt: skip
+    spent = actions.spend(ACTOR, character, scene.turn, actions.STANDARD)
+    return spent.then(Step(effects=(StatePatch(ACTOR, DEFENDING, scene.turn.round_number),),
+                           outcomes=(Defending(name=character.name),)))  # fmt: skip
 
 
 def give(scene: Scene, amount: int) -> Step:

@@ -1,0 +1,100 @@
+"""R25's turn economy in a fight: one standard, one move and one minor action on a character's own turn, each
+refused once used; positions on the map and the distances they give (R27's sectors of 100x100 squares)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from bot.rulesets.base import CharacterSnapshot, Scene, Turn
+from rules.exchange import Outcome, RuleError, StatePatch, Step, Text
+
+ACTIONS = "actions"  # the character state key of the actions it used, and the round they were used in
+STANDARD, MOVE, MINOR = "standard", "move", "minor"
+TURN_ACTIONS = (STANDARD, MOVE, MINOR)
+POSITION = "position"  # the character state key of its square: {"sector": [sx, sy], "x": x, "y": y}
+SECTOR_SQUARES = 100
+RUNNING_KEY = "running"  # the character state key of the round it ran in: no defence until its next turn (R26)
+
+
+def used(character: CharacterSnapshot, turn: Turn) -> list[str]:
+    actions = character.state.get(ACTIONS)
+    if isinstance(actions, Mapping) and actions.get("round") == turn.round_number:
+        return [str(action) for action in actions.get("used", [])]
+    return []
+
+
+def left(character: CharacterSnapshot, turn: Turn) -> tuple[Text, ...]:
+    spent = used(character, turn)
+    return tuple(Text(f"action.{action}") for action in TURN_ACTIONS if action not in spent)
+
+
+def spend(role: str, character: CharacterSnapshot, turn: Turn, *actions: str) -> Step:
+    """In a fight, the actions an act takes, refused when one is used already this round; outside one, nothing."""
+    if not turn.in_combat:
+        return Step()
+    spent = used(character, turn)
+    for action in actions:
+        if action in spent:
+            raise RuleError("grail_action_used", name=character.name, action=Text(f"action.{action}"))
+    return Step(effects=(StatePatch(role, ACTIONS, {"round": turn.round_number, "used": [*spent, *actions]}),))
+
+
+def square(character: CharacterSnapshot) -> tuple[int, int] | None:
+    """The character's square in absolute coordinates across sectors, or None where the map is not kept."""
+    position = character.state.get(POSITION)
+    if not isinstance(position, Mapping):
+        return None
+    sector = position.get("sector") or [0, 0]
+    return int(sector[0]) * SECTOR_SQUARES + int(position["x"]), int(sector[1]) * SECTOR_SQUARES + int(position["y"])
+
+
+def distance(first: CharacterSnapshot, second: CharacterSnapshot) -> int | None:
+    """Chebyshev distance in squares (R25: adjacent is 1), or None when either has no square."""
+    a, b = square(first), square(second)
+    if a is None or b is None:
+        return None
+    return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
+
+
+def position_value(x: int, y: int, sector: tuple[int, int]) -> dict[str, Any]:
+    if not (0 <= x < SECTOR_SQUARES and 0 <= y < SECTOR_SQUARES):
+        raise RuleError("grail_off_the_sector", x=x, y=y, size=SECTOR_SQUARES)
+    return {"sector": list(sector), "x": x, "y": y}
+
+
+class Moved(Outcome):
+    event = "character.moved"
+    name: str
+    ran: bool
+    placed: bool  # set by a GM, not moved by its player
+
+
+def move(scene: Scene, role: str, x: int, y: int, sector: tuple[int, int], *, run: bool, speed: int) -> Step:
+    """A move action within its speed (a run: four times a Master's, ten times a Servant's, and no standard action
+    nor defence until its next turn, R26); the first square a character takes is free."""
+    character = scene.one(role)
+    target = position_value(x, y, sector)
+    here = square(character)
+    reach = speed * (run_multiplier(character) if run else 1)
+    there = (sector[0] * SECTOR_SQUARES + x, sector[1] * SECTOR_SQUARES + y)
+    if here is not None and max(abs(here[0] - there[0]), abs(here[1] - there[1])) > reach:
+        raise RuleError("grail_move_too_far", name=character.name, reach=reach)
+    spent = spend(role, character, scene.turn, MOVE, *((STANDARD,) if run else ()))
+    effects = [StatePatch(role, POSITION, target)]
+    if run:
+        effects.append(StatePatch(role, RUNNING_KEY, scene.turn.round_number))
+    moved = Moved(name=character.name, ran=run, placed=False)
+    return spent.then(Step(effects=tuple(effects), outcomes=(moved,)))
+
+
+def place(scene: Scene, role: str, x: int, y: int, sector: tuple[int, int]) -> Step:
+    """A GM sets a character's square, spending nothing."""
+    character = scene.one(role)
+    moved = Moved(name=character.name, ran=False, placed=True)
+    return Step(effects=(StatePatch(role, POSITION, position_value(x, y, sector)),), outcomes=(moved,))
+
+
+def run_multiplier(character: CharacterSnapshot) -> int:
+    """R26: a Master runs four times its speed, a Servant ten times."""
+    return 10 if character.kind == "servant" else 4
