@@ -410,3 +410,44 @@ async def test_squares_distances_a_charge_a_run_and_a_sustained_release(table: T
     assert hit.embeds[0]["title"] == "Saber hits Rin with melee (10)", hit.text()
     taken = await harness.emulator.click(rin, harness.last(table.channel, rin), "Take the hit")
     assert "Rin takes 3 damage (rolled 3)" in taken.replies[-1].text()
+
+
+async def test_casting_in_a_fight_opens_a_window_for_opportunity_attacks_and_martial_arts_counter(table: Table) -> None:
+    harness, shirou, rin, ken, gm = table.harness, table.shirou, table.rin, table.ken, table.gm
+    await _summon(table, shirou, E3_MASTER, SABER)
+    await _import(table, rin, {"kind": "master", "name": "Rin", "master_type": "magus",
+                               "attributes": {"dex": 2, "int": 3, "cha": 5}})  # fmt: skip
+    lancer = {"kind": "servant", "name": "Lancer", "master": "Kariya", "servant_class": "lancer",
+              "legend": {"STR": "B", "END": "C", "AGI": "A", "MAG": "D", "LUK": "C"},
+              "skills": [{"name": "中国武术", "rank": "B"}]}  # fmt: skip
+    await _summon(table, ken, {"kind": "master", "name": "Kariya", "master_type": "melee"}, lancer)
+    harness.dice.queue([20, 5, 1, 1, 1])
+    await harness.slash(gm, table.channel, "combat start", order="Rin, Saber, Lancer, Shirou, Kariya")
+    # Rin casts attack magecraft at Saber: the spell waits for opportunity attacks.
+    cast = (await harness.slash(rin, table.channel, "attack", target="Saber", action="bolt", details="actions:2")).reply
+    assert cast.ephemeral is False, cast.content
+    offer = next(m for m in reversed(harness.emulator.visible_to(shirou, table.channel)) if m.buttons()[:1] == [
+        "Opportunity attack"])  # fmt: skip
+    # Saber strikes: 10 + 5 - Rin's dex 2 = 13, 3d12 = 6: Rin lives and casts (20 MP would leave her 6).
+    harness.dice.queue([10, 2, 2, 2, 15, 4, 4])
+    struck = await harness.emulator.click(shirou, offer, "Opportunity attack")
+    text = struck.replies[-1].text()
+    assert "Saber's opportunity attack on Rin (13): a hit" in text
+    assert "Rin takes 6 damage (rolled 6)" in text
+    assert "Rin pays 10 MP" in text  # 5 per standard action (R21)
+    # Her bolt: 15 + int 3 - Saber's AGI 4 = 14, a hit: 2d4 + 3 = 11, less Magic Resistance A+1's 30: nothing.
+    assert "Rin hits Saber with attack magecraft (14)" in text
+    taken = await harness.emulator.click(shirou, harness.last(table.channel, shirou), "Take the hit")
+    assert "Saber takes 0 damage (rolled 11)" in taken.replies[-1].text()
+
+    # Saber's melee on Lancer, who has Chinese Martial Arts B: a counter at -2 before the blow lands.
+    await harness.slash(gm, table.channel, "combat next")
+    await harness.slash(shirou, table.channel, "character use", name="Saber")
+    harness.dice.queue([12, 16, 3, 3, 3])  # 12 + 5 - 5 = 12 hits; the counter 16 + 4 - 2 - 4 = 14 hits: 3d10 = 9
+    attacked = (await harness.slash(shirou, table.channel, "attack", target="Lancer", action="melee")).reply
+    text = attacked.text()
+    assert "Lancer counters Saber with Chinese Martial Arts (14): a hit" in text
+    assert "Saber takes 9 damage (rolled 9)" in text
+    harness.dice.queue([1, 1, 1])
+    await harness.emulator.click(ken, harness.last(table.channel, ken), "Take the hit")
+    assert "HP 55/64" in await _pools(table, "Saber")

@@ -24,6 +24,7 @@ from bot.rulesets.grail_zh.characters import (
     TEMP_HP,
     UPKEEP_UNPAID,
     VANISHED,
+    fate_of,
     grail_options,
     luck_of,
     master_file,
@@ -74,6 +75,9 @@ GUARD_WAIT = "guard"
 MINDS_EYE, TAKE, GUARD = "minds_eye", "take", "guard"
 SUSTAINING = "sustaining"  # the character state key of the Noble Phantasm it keeps up, and its cost a round
 PLUS_DAY = "plus_day"  # the character state key of the day it last released a "+" (R17: once a day)
+OPPORTUNITY_WAIT, CAST_WAIT = "opportunity", "cast"
+OPPORTUNITY, GO_ON = "strike", "go_on"
+PROVOKING = frozenset({"bolt", "feat"})  # D36: spellcasting, and a signature feat's magecraft
 REACTED = "reacted"  # the character state key of the round it used its reaction action in (R25)
 BOLT_MP = 5  # per standard action of attack magecraft (R21)
 MAX_BOLT_ACTIONS = 6
@@ -318,8 +322,9 @@ def attacker_modifiers(
 
 
 def attack(scene: Scene, given: GrailAttackInput) -> Step:
-    """R3: the attack's cost paid first (R13, R14), then one d20 for every target; a hit on one target stays open
-    for its reactions, an area Noble Phantasm's lands on each at once."""
+    """R3: the action it takes (R25), then, for spellcasting in a fight, a window for opportunity attacks on the
+    caster (R25, D36); then the cost paid (R13, R14) and one d20 for every target. A hit on one target stays open
+    for its reactions; an area Noble Phantasm's lands on each at once."""
     options = grail_options(scene.options)
     attacker = scene.one(ATTACKER)
     _combat_refused(attacker, scene)
@@ -327,18 +332,68 @@ def attack(scene: Scene, given: GrailAttackInput) -> Step:
     defenders = scene.members(DEFENDER)
     if len(defenders) > 1 and means.scope not in ("anti_army", "anti_city"):
         raise RuleError("grail_one_target", name=means.name)
-    sustained = means.key == NP and means.sustained
     # R25: an attack, a charge and a burst release are standard actions; a sustained release is a minor one.
+    sustained = means.key == NP and means.sustained
     acted = actions.spend(ATTACKER, attacker, scene.turn, actions.MINOR if sustained else actions.STANDARD)
     for defender in defenders:
         _within_reach(attacker, defender, means, given)
     if given.charge:
         acted = acted.then(_charged(scene, attacker, defenders[0], means, options))
-    plus = _plus_used(scene, attacker, means) if given.plus else Step()
-    paid = Step.of(acted, plus, _payment(scene, ATTACKER, attacker, means.cost, given.confirm))
-    if sustained:  # R13: kept up, it is paid again at the start of each later round
-        kept = {"name": means.name, "cost": means.cost}
-        paid = paid.then(Step(effects=(StatePatch(ATTACKER, SUSTAINING, kept),)))
+    if given.plus:
+        acted = acted.then(_plus_used(scene, attacker, means))
+    if means.key in PROVOKING and scene.turn.in_combat:
+        return Step.of(acted, pause=Pause(OPPORTUNITY_WAIT, _opportunity_waits(scene, means, options),
+                                          {"given": given.model_dump(mode="json")}))  # fmt: skip
+    return acted.then(_carried_out(scene, given, means))
+
+
+def _opportunity_waits(scene: Scene, means: Means, options: GrailZhOptions) -> tuple[Wait, ...]:
+    """Any player's opportunity attack on the caster (an adjacent character's, where the map is kept), and the GMs'
+    button that lets the spell go on; with no answer the spell goes on when `reaction_minutes` pass."""
+    caster = scene.one(ATTACKER)
+    said: dict[str, str | int | Text] = {"caster": caster.name, "means": means_text(means.name)}
+    strike = Option(OPPORTUNITY, Text("opportunity.button"), tone="danger",
+                    summary=Text("opportunity.done", said))  # fmt: skip
+    go_on = Option(GO_ON, Text("opportunity.go_on"), tone="secondary")
+    return (
+        Wait(OPPORTUNITY_WAIT, Audience.players(), Text("opportunity.prompt", said), (strike,),
+             settled=Text("opportunity.closed", said)),
+        Wait(CAST_WAIT, Audience.gms(), Text("opportunity.gm_prompt", said), (go_on,),
+             deadline_seconds=options.reaction_minutes * 60, default=GO_ON),
+    )  # fmt: skip
+
+
+def means_text(name: str) -> Text | str:
+    """An attack's means in the reader's words: melee, a ranged attack, attack magecraft; an NP or a feat by name."""
+    return Text(f"means.{name}") if name in ("melee", "ranged", "rifle", "bolt") else name
+
+
+def opportunity(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    """The window closed: an opportunity attack on the caster, who casts after it if it still can; or the spell."""
+    options = grail_options(scene.options)
+    given = GrailAttackInput.model_validate(state["given"])
+    caster = scene.one(ATTACKER)
+    means = means_of(caster, given.action, given.actions, options)
+    if answer.wait != OPPORTUNITY_WAIT:
+        return _carried_out(scene, given, means)
+    striker = scene.one(ANSWERER)
+    if striker.id == caster.id:
+        raise RuleError("grail_guard_self", name=striker.name)
+    if (apart := actions.distance(striker, caster)) is not None and apart > 1:
+        raise RuleError("grail_not_adjacent", name=caster.name, distance=apart)
+    struck = _strike(scene, ANSWERER, ATTACKER, counter=False)
+    if any(isinstance(o, Damaged) and o.fate in (DEAD, VANISHED) for o in struck.outcomes):
+        return struck  # the caster fell: the spell is lost, and nothing is paid for it
+    return struck.then(_carried_out(scene, given, means))
+
+
+def _carried_out(scene: Scene, given: GrailAttackInput, means: Means) -> Step:
+    """The attack itself: its cost, its d20, each target's resolution."""
+    attacker = scene.one(ATTACKER)
+    defenders = scene.members(DEFENDER)
+    paid = _payment(scene, ATTACKER, attacker, means.cost, given.confirm)
+    if means.key == NP and means.sustained:  # R13: kept up, it is paid again at the start of each later round
+        paid = paid.then(Step(effects=(StatePatch(ATTACKER, SUSTAINING, {"name": means.name, "cost": means.cost}),)))
     if any(isinstance(o, Paid) and o.vanished for o in paid.outcomes):
         return paid  # D18: the last of its MP went into the release: it vanishes before the blow
     state: dict[str, Any] = {"means": means.to_dict(), "given": given.model_dump(mode="json")}
@@ -425,7 +480,7 @@ def _resolved(scene: Scene, role: str, defender: CharacterSnapshot, state: Mappi
     hit = roll.hit
     attacked = Attacked(attacker=attacker.name, defender=defender.name, means=means.name, total=roll.total, hit=hit,
                         auto=roll.d20.auto, stance=roll.defend_stance and not succeeds_alone(roll))  # fmt: skip
-    shown = Step(rolls=(roll.roll(),), outcomes=(attacked,))
+    shown = Step(rolls=(roll.roll(),), outcomes=(attacked,)).then(_countered(scene, role, defender, means))
     if not hit:
         # R4: a one-shot anti-army or anti-city NP still deals half to whoever evades it.
         return shown.then(_damage(scene, role, defender, state, halved=True)) if _splashes(means) else shown
@@ -538,13 +593,14 @@ def _saved(scene: Scene, role: str, defender: CharacterSnapshot, state: Mapping[
 
 
 def _damage(
-    scene: Scene, role: str, defender: CharacterSnapshot, state: Mapping[str, Any], *, halved: bool = False
-) -> Step:
+    scene: Scene, role: str, defender: CharacterSnapshot, state: Mapping[str, Any], *, halved: bool = False,
+    by: str = ATTACKER,
+) -> Step:  # fmt: skip
     """R4 and R5: the damage rolled (an Assassin's on an unaware target at its maximum, and its AGI again), then
     halving, the Defend stance, Magic Resistance, Military Tactics; temporary HP first, then HP; the fate that
-    follows (D24, R16, R19) and MP for a kill with a normal attack (R15)."""
+    follows (D24, R16, R19) and MP for a kill with a normal attack (R15). `by` is whoever strikes."""
     options = grail_options(scene.options)
-    attacker = scene.one(ATTACKER)
+    attacker = scene.one(by)
     means = Means.from_dict(state["means"])
     given = GrailAttackInput.model_validate(state["given"])
     extra: list[Modifier] = []
@@ -585,7 +641,7 @@ def _damage(
         mp = attacker.pools[MP]
         kill_mp = min(KILL_MP, (mp.maximum or mp.current + KILL_MP) - mp.current)
         if kill_mp:
-            effects.append(PoolDelta(ATTACKER, MP, kill_mp))
+            effects.append(PoolDelta(by, MP, kill_mp))
     damaged = Damaged(defender=defender.name, rolled=rolled.total, taken=taken, temp_hp=split.temp_hp, fate=fate,
                       no_mystery=no_mystery, kill_mp=kill_mp, multiplier=multiplier)  # fmt: skip
     return Step(rolls=(rolled,), effects=tuple(effects), outcomes=(damaged,)).then(orphaned)
@@ -649,3 +705,43 @@ def sustained_costs(scene: Scene, role: str, characters: Sequence[CharacterSnaps
             dropped = Dropped(name=character.name, phantasm=str(kept["name"]))
             steps.append(Step(effects=(StatePatch(who, SUSTAINING, None),), outcomes=(dropped,)))
     return Step.of(*steps)
+
+
+class Struck(Outcome):
+    """A blow outside the attack's own order: an opportunity attack or a martial-arts counter."""
+
+    event = "attack.opportunity"
+    striker: str
+    target: str
+    total: int
+    hit: bool
+    counter: bool  # Chinese Martial Arts' counter (R19), else an opportunity attack (R25)
+
+
+def _strike(scene: Scene, by: str, at: str, *, counter: bool, penalty: int = 0) -> Step:
+    """A melee attack that comes from outside its striker's turn (R25's opportunity action): one roll against the
+    target's defence, and its damage at once."""
+    options = grail_options(scene.options)
+    striker, target = scene.one(by), scene.one(at)
+    means = means_of(striker, "melee", 1, options)
+    given = GrailAttackInput(targets=(target.name,), action="melee")
+    d20 = luck_d20(scene.dice, luck_of(striker), optional_rerolls=takes_luck_rerolls(striker))
+    modifiers = attacker_modifiers(striker, target, means, given, options)
+    if penalty:
+        modifiers = (*modifiers, Modifier("skill:martial_arts", -penalty))
+    roll = AttackRoll(d20, modifiers, _defense(target, options), defend_stance=DEFENDING in target.state)
+    struck = Struck(striker=striker.name, target=target.name, total=roll.total, hit=roll.hit, counter=counter)
+    shown = Step(rolls=(roll.roll(),), outcomes=(struck,))
+    if not roll.hit:
+        return shown
+    return shown.then(_damage(scene, at, target, {"means": means.to_dict(), "given": given.model_dump(mode="json")},
+                              by=by))  # fmt: skip
+
+
+def _countered(scene: Scene, role: str, defender: CharacterSnapshot, means: Means) -> Step:
+    """R19: a defender with Chinese Martial Arts, targeted by a melee attack, strikes back at -(6 - X)."""
+    options = grail_options(scene.options)
+    x = _magnitude(defender, "martial_arts", options)
+    if not x or means.key != "melee" or fate_of(defender) is not None:
+        return Step()
+    return _strike(scene, role, ATTACKER, counter=True, penalty=max(0, 6 - x))

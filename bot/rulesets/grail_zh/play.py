@@ -143,7 +143,7 @@ class GrailZhPlay(Play):
 
     @property
     def handlers(self) -> Mapping[str, Handler]:
-        return {fight.REACTION_WAIT: fight.reacted}
+        return {fight.REACTION_WAIT: fight.reacted, fight.OPPORTUNITY_WAIT: fight.opportunity}
 
     # What only this game has, for its own commands (bot.rulesets.grail_zh.cog).
     def defend(self, scene: Scene) -> Step:
@@ -274,7 +274,7 @@ class GrailZhPlay(Play):
                 said: dict[str, str | int | Text] = {
                     "attacker": outcome.attacker,
                     "defender": outcome.defender,
-                    "means": _means_text(outcome.means),
+                    "means": fight.means_text(outcome.means),
                     "total": outcome.total,
                 }
                 key = "attack.hit" if outcome.hit else "attack.missed"
@@ -301,6 +301,19 @@ class GrailZhPlay(Play):
                 notes.append(Text("attack.guarded", {"guard": outcome.guard, "defender": outcome.defender}))
             elif isinstance(outcome, fight.Damaged):
                 notes += _damage_notes(outcome)
+            elif isinstance(outcome, fight.Struck):
+                key = "attack.counter" if outcome.counter else "attack.opportunity"
+                notes.append(
+                    Text(
+                        key,
+                        {
+                            "striker": outcome.striker,
+                            "target": outcome.target,
+                            "total": outcome.total,
+                            "result": Text("attack.result_hit" if outcome.hit else "attack.result_miss"),
+                        },
+                    )
+                )
             elif isinstance(outcome, fight.Dropped):
                 notes.append(Text("np.dropped", {"name": outcome.name, "phantasm": outcome.phantasm}))
             elif isinstance(outcome, actions.Moved):
@@ -506,10 +519,6 @@ def _combat_upkeep(role: str, servant: CharacterSnapshot, options: GrailZhOption
 
 def joined_lines(parts: Sequence[Text | str]) -> Text | str:
     return joined(parts, "list.lines")
-
-
-def _means_text(means: str) -> Text | str:
-    return Text(f"means.{means}") if means in ("melee", "ranged", "rifle", "bolt") else means
 
 
 def _skill_text(name: str, rank: Rank, from_class: bool, target: str | None, ex_value: int) -> Text:
