@@ -112,13 +112,18 @@ class PlayService:
         self, place: Place, actor: Actor, attacker_name: str, defender_name: str, action: str, details: str | None
     ) -> tuple[str, CharacterSnapshot, CharacterSnapshot, Odds]:
         """The exact chances of an attack between two characters as they stand, computed, not rolled. The odds
-        of a character the GMs run would tell its sheet, so only the GMs see them."""
+        of a character the GMs run, or of a rival's where sheets are private, would tell its sheet, so only the GMs
+        see them."""
         async with self.database.read() as session:
             campaign = await active_campaign(session, place)
             play = play_of(campaign)
             attacker = await snapshot(session, await find_character(session, campaign, attacker_name))
             defender = await snapshot(session, await find_character(session, campaign, defender_name))
-            if (attacker.gm_run or defender.gm_run) and not await is_gm(session, campaign.id, actor):
+            # Odds tell the sheets they are computed from: a GM's characters', and a rival's where sheets are private.
+            hidden = [
+                c for c in (attacker, defender) if c.gm_run or (play.private_sheets and c.owner_id != actor.user_id)
+            ]
+            if hidden and not await is_gm(session, campaign.id, actor):
                 raise UserError("error.odds_gms_only")
             params = command_input(play.attack_input, AttackInput, {"targets": (defender.name,), "action": action},
                                    details)  # fmt: skip

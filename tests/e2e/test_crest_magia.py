@@ -328,7 +328,9 @@ async def test_odds_are_exact_for_each_defending_stat(table: Table) -> None:
                         file=("wolf.yaml", yaml.safe_dump(wolf).encode()))  # fmt: skip
     secret = (await harness.slash(table.aiko, table.channel, "odds", attacker="Aiko", defender="Wolf",
                                   action="Sword")).reply  # fmt: skip
-    assert secret.content == "The odds against a character the GMs run would show its sheet: only the GMs see them."
+    assert secret.content == (
+        "The odds would show the sheet of a character the GMs run, or of a rival's kept private: only the GMs see them."
+    )
     shown = (await harness.slash(table.gm, table.channel, "odds", attacker="Aiko", defender="Wolf",
                                  action="sword")).reply  # fmt: skip
     assert len(shown.embeds[0]["description"].splitlines()) == 4  # a plain weapon name works too

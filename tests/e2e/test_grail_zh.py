@@ -451,3 +451,21 @@ async def test_casting_in_a_fight_opens_a_window_for_opportunity_attacks_and_mar
     harness.dice.queue([1, 1, 1])
     await harness.emulator.click(ken, harness.last(table.channel, ken), "Take the hit")
     assert "HP 55/64" in await _pools(table, "Saber")
+
+
+async def test_odds_are_exact_and_a_rivals_stay_the_gms(table: Table) -> None:
+    harness, shirou, rin, gm = table.harness, table.shirou, table.rin, table.gm
+    await _summon(table, shirou, E3_MASTER, SABER)
+    archer = {"kind": "servant", "name": "Archer", "master": "Rin", "servant_class": "archer",
+              "legend": {"STR": "D", "END": "C", "AGI": "C", "MAG": "B", "LUK": "E"},
+              "skills": [{"name": "minds_eye_true", "rank": "B"}]}  # fmt: skip
+    await _summon(table, rin, {"kind": "master", "name": "Rin", "master_type": "magus"}, archer)
+    hidden = (await harness.slash(shirou, table.channel, "odds", attacker="Saber", defender="Archer",
+                                  action="melee")).reply  # fmt: skip
+    assert hidden.ephemeral and "only the GMs see them" in hidden.content
+    shown = (await harness.slash(gm, table.channel, "odds", attacker="Saber", defender="Archer",
+                                 action="melee")).reply  # fmt: skip
+    lines = shown.embeds[0]["description"].splitlines()
+    # d20 + 5 - AGI 3 >= 10: faces 8 to 20; Luck A rolls a 1 or a 2 again: 13/20 + 2/20 x 13/20.
+    assert lines[0] == "The attack roll hits: **71.5%** (143/200)"
+    assert lines[1].startswith("It hits, and Mind's Eye does not evade it: ")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from pydantic import Field
@@ -51,6 +52,7 @@ from rules.exchange import (
 )
 from rules.grail_zh.characters import release_cost
 from rules.grail_zh.model import KILL_MP, ROUNDS_PER_MINUTE
+from rules.grail_zh.odds import d20_outcomes, hit_chance
 from rules.grail_zh.options import GrailZhOptions
 from rules.grail_zh.ranks import Rank
 from rules.grail_zh.rolls import (
@@ -745,3 +747,26 @@ def _countered(scene: Scene, role: str, defender: CharacterSnapshot, means: Mean
     if not x or means.key != "melee" or fate_of(defender) is not None:
         return Step()
     return _strike(scene, role, ATTACKER, counter=True, penalty=max(0, 6 - x))
+
+
+def odds(attacker: CharacterSnapshot, defender: CharacterSnapshot, given: GrailAttackInput,
+         options: GrailZhOptions) -> tuple[tuple[Text, Fraction], ...]:  # fmt: skip
+    """The exact chance the attack hits, as it would be rolled now; for a defender with Mind's Eye, also the chance
+    it still hits after the defender rolls it."""
+    means = means_of(attacker, given.action, given.actions, options)
+    if means.resolution != "attack_roll":
+        raise RuleError("grail_odds_attack_rolls", name=means.name)
+    if not given.distance and (apart := actions.distance(attacker, defender)) is not None:
+        given = given.model_copy(update={"distance": apart})
+    bonus = sum(modifier.value for modifier in attacker_modifiers(attacker, defender, means, given, options))
+    defense = 0 if given.unaware else _defense(defender, options)
+    stance = DEFENDING in defender.state
+    attack_d20 = d20_outcomes(luck_of(attacker), optional_rerolls=takes_luck_rerolls(attacker))
+    lines = [(Text("odds.hit"), hit_chance(attack_d20, bonus, defense, stance=stance))]
+    if eye := _minds_eye(defender, options):
+        eye_d20 = d20_outcomes(luck_of(defender), optional_rerolls=takes_luck_rerolls(defender))
+        against_final = options.minds_eye_compare != "attack_roll"
+        chance = hit_chance(attack_d20, bonus, defense, stance=stance, eye=eye_d20, eye_bonus=eye - 3,
+                            eye_against_final=against_final)  # fmt: skip
+        lines.append((Text("odds.minds_eye"), chance))
+    return tuple(lines)

@@ -20,6 +20,7 @@ from bot.rulesets.base import (
     CheckInput,
     Choice,
     Handler,
+    Odds,
     Play,
     Pool,
     Preset,
@@ -258,6 +259,14 @@ class GrailZhPlay(Play):
 
     def attack(self, scene: Scene, params: AttackInput) -> Step:
         return fight.attack(scene, cast(fight.GrailAttackInput, params))
+
+    def odds(
+        self, attacker: CharacterSnapshot, defender: CharacterSnapshot, params: AttackInput, options: CampaignOptions,
+        turn: Turn,
+    ) -> Odds:  # fmt: skip
+        """By enumeration of every face, Luck's rerolls and Mind's Eye included (R1, R3, R19)."""
+        lines = fight.odds(attacker, defender, cast(fight.GrailAttackInput, params), grail_options(options))
+        return Odds(lines, Text("odds.footer"))
 
     def report(self, outcomes: Sequence[Outcome]) -> Report:
         title: Text | None = None
