@@ -4,7 +4,7 @@ abilities (R20), pools, attacks and upkeep (§2.3, R11, R12)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from rules.grail_zh.model import (
     ADJUSTED_BY,
@@ -163,14 +163,39 @@ class ServantStats:
     defense: int
     daily_cost: int
     combat_cost: int
+    # A skill whose "+" is on (R17): its magnitude times this.
+    multiplied: Mapping[str, int] = field(default_factory=dict)
 
     def skill(self, name: str) -> ServantSkill | None:
         return next((skill for skill in self.skills if skill.name == name), None)
 
     def magnitude(self, name: str, ex_value: int) -> int:
-        """A skill's X (E..A 1..5, A+X 5+X, EX `ex_value`); 0 without the skill."""
+        """A skill's X (E..A 1..5, A+X 5+X, EX `ex_value`), times its "+" while on; 0 without the skill."""
         skill = self.skill(name)
-        return 0 if skill is None else skill.rank.magnitude(ex_value)
+        return 0 if skill is None else skill.rank.magnitude(ex_value) * self.multiplied.get(name, 1)
+
+
+def plus_on(stats: ServantStats, target: str, multiplier: int, class_hp: int) -> ServantStats:
+    """R17 and D21 while a passive "+" is on: a skill's magnitude times `multiplier`; a stat's R10 effects as if it
+    were (multiplier - 1) x n ranks over A: STR melee attack and damage, AGI defence and ranged attack and damage,
+    END HP, MAG MP, LUK's thresholds (an A's)."""
+    if target not in stats.ranks:
+        return replace(stats, multiplied={**stats.multiplied, target: multiplier})
+    rank = stats.ranks[target]  # type: ignore[index]
+    bonus = (multiplier - 1) * rank.n
+    if target == "STR":
+        return replace(stats, melee_bonus=stats.melee_bonus + bonus, melee_damage=stats.melee_damage.plus(bonus))
+    if target == "AGI":
+        ranged = stats.ranged_damage.plus(bonus) if stats.ranged_damage else None
+        shot = stats.ranged_bonus + bonus if stats.ranged_bonus is not None else None
+        return replace(stats, defense=stats.defense + bonus, ranged_bonus=shot, ranged_damage=ranged)
+    if target == "END":
+        return replace(stats, hp_max=stats.hp_max + bonus * class_hp)
+    if target == "MAG":
+        return replace(stats, mp_max=stats.mp_max + 20 * bonus)
+    if rank.n == 5 and not rank.ex:  # LUK at A: its auto-success and reroll bands widen by the bonus
+        return replace(stats, ranks={**stats.ranks, "LUK": Rank(5, rank.x + bonus, pluses=rank.pluses)})
+    return stats
 
 
 def servant_stats(sheet: ServantFile, master: MasterFile | None, options: GrailZhOptions) -> ServantStats:

@@ -469,3 +469,45 @@ async def test_odds_are_exact_and_a_rivals_stay_the_gms(table: Table) -> None:
     # d20 + 5 - AGI 3 >= 10: faces 8 to 20; Luck A rolls a 1 or a 2 again: 13/20 + 2/20 x 13/20.
     assert lines[0] == "The attack roll hits: **71.5%** (143/200)"
     assert lines[1].startswith("It hits, and Mind's Eye does not evade it: ")
+
+
+async def test_a_rank_boost_a_plus_statuses_and_regeneration(table: Table) -> None:
+    harness, shirou, rin, gm = table.harness, table.shirou, table.rin, table.gm
+    skills = [{"name": "rank_boost", "rank": "C", "target": "STR"}, {"name": "回血", "rank": "B"},
+              {"name": "instinct", "rank": "B+"}]  # fmt: skip
+    await _summon(table, shirou, E3_MASTER, {**SABER, "skills": skills})
+    await _import(table, rin, {"kind": "master", "name": "Rin", "master_type": "melee", "attributes": {"str": 5}})
+
+    # The "+" on Instinct B: x2 for 10 minutes, once a day (R17); an attack on Saber is at -8 instead of -4.
+    on = (await harness.slash(shirou, table.channel, "grail plus", target="Instinct")).reply
+    assert on.embeds[0]["title"] == 'Saber turns on the "+" of Instinct: ×2 for 10 minutes'
+    harness.dice.queue([19, 3])
+    struck = (await harness.slash(rin, table.channel, "attack", target="Saber", action="melee")).reply
+    assert "+5 (attack bonus) -8 (Instinct) -4 (defence) = **12**" in struck.text()
+    # A GM rules Saber unaware: its AGI no longer counts (R3); Instinct still does while conscious.
+    await harness.slash(gm, table.channel, "grail status", character="Saber", status="unaware")
+    harness.dice.queue([13, 2])
+    hit = (await harness.slash(rin, table.channel, "attack", target="Saber", action="melee")).reply
+    assert "+5 (attack bonus) -8 (Instinct) = **10**" in hit.text()
+    assert "Saber takes nothing" in hit.text()  # a Master's fists have no mystery
+    # An hour passes: the "+" ends, and HP Regeneration B would give 4 a round (Saber is unhurt: nothing).
+    ended = await harness.slash(gm, table.channel, "campaign time", hours=1)
+    assert 'The "+" of Saber\'s Instinct ends' in ended.reply.text()
+
+    await harness.slash(gm, table.channel, "gm award", character="Saber", resource="hp", amount=-20)
+    harness.dice.queue([20, 1])
+    await harness.slash(gm, table.channel, "combat start", order="Saber, Rin")
+    boosted = (await harness.slash(shirou, table.channel, "grail boost", ranks=3)).reply
+    assert boosted.embeds[0]["title"] == "Saber raises its Strength by 3 ranks for this fight"
+    sheet = (await harness.slash(shirou, table.channel, "character show", name="Saber")).reply
+    assert "Strength A+3 (8)" in _fields(sheet)["Ranks"]
+    again = (await harness.slash(shirou, table.channel, "grail boost", ranks=1)).reply
+    assert again.ephemeral and again.content == "Saber has boosted its rank in this fight already."
+    assert "HP 48/64" in await _pools(table, "Saber")  # round 1 began with HP Regeneration B's 4
+    await harness.slash(gm, table.channel, "combat next")
+    regenerated = await harness.slash(gm, table.channel, "combat next")  # round 2, and 4 more
+    assert "Saber regenerates: HP +4, MP +0" in regenerated.reply.text()
+    assert "HP 52/64" in await _pools(table, "Saber")
+    await harness.slash(gm, table.channel, "combat end")
+    sheet = (await harness.slash(shirou, table.channel, "character show", name="Saber")).reply
+    assert "Strength A (5)" in _fields(sheet)["Ranks"]

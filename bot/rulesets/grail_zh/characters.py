@@ -14,10 +14,11 @@ from typing import Any
 
 from bot.rulesets.base import CharacterSnapshot
 from bot.rulesets.words import as_written
-from rules.grail_zh.characters import MasterStats, ServantStats, master_stats, stats_at
-from rules.grail_zh.model import ATTRIBUTES, SKILLS, STATS, Attribute, Stat
+from rules.grail_zh.characters import MasterStats, ServantStats, master_stats, plus_on, stats_at
+from rules.grail_zh.model import ATTRIBUTES, CLASS_TABLE, SKILLS, STATS, Attribute, Stat
 from rules.grail_zh.options import GrailZhOptions
 from rules.grail_zh.ranks import Rank
+from rules.grail_zh.rolls import plus_multiplier
 from rules.grail_zh.sheets import MasterFile, ServantFile
 from rules.options import CampaignOptions
 
@@ -28,6 +29,10 @@ HP, MP, TEMP_HP = "hp", "mp", "temp_hp"
 FATE = "fate"
 DEAD, VANISHED = "dead", "vanished"
 CONTINUING = "continuing"
+UNAWARE = "unaware"  # the state key of a character a GM ruled unaware of its attackers
+SPIRIT_FORM = "spirit_form"  # the state key of a Servant in spirit form (R23)
+BOOST = "rank_boost"  # the state key of a fight's rank boost: {"stat", "ranks"}
+PLUS_ACTIVE = "plus_active"  # the state key of a passive "+" that is on: {"target", "pluses", "until", "extra"}
 DEFENDING = "defending"  # the state key of the round its Defend stance began (R26)
 UPKEEP_UNPAID = "upkeep_unpaid"  # the state key of a fight whose combat upkeep it could not pay (D19)
 # What /check takes: a Master's six attributes and a Servant's five stats, each by one upper-case word.
@@ -74,7 +79,19 @@ def master_of(character: CharacterSnapshot) -> MasterStats:
 
 
 def servant_of(character: CharacterSnapshot, options: CampaignOptions) -> ServantStats:
-    return stats_at(servant_file(character), derived_ranks(character), grail_options(options))
+    """Its values as they stand: its ranks with a fight's rank boost (R19, D40), and a "+" that is on (R17)."""
+    rules_options = grail_options(options)
+    sheet, ranks = servant_file(character), derived_ranks(character)
+    boost = character.state.get(BOOST)
+    if isinstance(boost, Mapping) and boost.get("stat") in ranks:
+        stat = boost["stat"]
+        ranks[stat] = ranks[stat].shifted(int(boost["ranks"]))
+    stats = stats_at(sheet, ranks, rules_options)
+    active = character.state.get(PLUS_ACTIVE)
+    if isinstance(active, Mapping):
+        multiplier = plus_multiplier(int(active["pluses"]), rules_options.plus_mode)
+        stats = plus_on(stats, str(active["target"]), multiplier, CLASS_TABLE[sheet.servant_class].hp)
+    return stats
 
 
 def luck_of(character: CharacterSnapshot) -> Rank | None:

@@ -1,8 +1,10 @@
-"""Commands only the Chinese d20 game has: /grail defend, move, place, where, transfer, ritual and rest."""
+"""Commands only the Chinese d20 game has: /grail defend, move, place, where, status, boost, plus, transfer, ritual
+and rest."""
 
 from __future__ import annotations
 
 from discord import app_commands
+from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot import output
@@ -13,6 +15,7 @@ from bot.rulesets.grail_zh.actions import SECTOR_SQUARES as SECTOR
 from bot.rulesets.grail_zh.service import RULESET_ID, GrailService
 
 Square = app_commands.Range[int, 0, 99]
+STATUS_NAMES = {"defend": "Defend stance", "unaware": "Unaware of its attackers", "spirit_form": "Spirit form"}
 SectorIndex = app_commands.Range[int, -100, 100]
 
 
@@ -51,7 +54,39 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
         self, interaction: Interaction, character: NameText, x: Square, y: Square, sector_x: SectorIndex = 0,
         sector_y: SectorIndex = 0,
     ) -> None:  # fmt: skip
-        progress = await self.grail.place(call_of(interaction), character, x, y, (sector_x, sector_y))
+        progress = await self.grail.rule_on(
+            call_of(interaction), character, "character.placed", "exchange.place",
+            lambda play, scene: play.place(scene, x, y, (sector_x, sector_y)),
+        )  # fmt: skip
+        await respond(interaction, progress)
+
+    @app_commands.command(name="status", description="Set or clear a character's status (GM only)")
+    @app_commands.describe(character="Who", status="Which status", on="On (default) or off")
+    @app_commands.choices(status=[
+        app_commands.Choice(name=locale_str(label, key=f"status.{name}"), value=name)
+        for name, label in STATUS_NAMES.items()
+    ])  # fmt: skip
+    async def status(
+        self, interaction: Interaction, character: NameText, status: app_commands.Choice[str], on: bool = True
+    ) -> None:
+        progress = await self.grail.rule_on(
+            call_of(interaction), character, "status.set", "exchange.status",
+            lambda play, scene: play.status(scene, status.value, on),
+        )  # fmt: skip
+        await respond(interaction, progress)
+
+    @app_commands.command(name="boost", description="Rank Boost: raise its stat for this fight (once a fight)")
+    @app_commands.describe(ranks="Ranks to add, up to the skill's rank")
+    async def boost(self, interaction: Interaction, ranks: app_commands.Range[int, 0, 10]) -> None:
+        progress = await self.grail.act(call_of(interaction), "skill.rank_boost", "exchange.boost",
+                                        lambda play, scene: play.boost(scene, ranks))  # fmt: skip
+        await respond(interaction, progress)
+
+    @app_commands.command(name="plus", description='Turn on a "+" of a stat or a skill for 10 minutes (once a day)')
+    @app_commands.describe(target='The stat (STR, END, AGI, MAG, LUK) or the skill that carries the "+"')
+    async def plus(self, interaction: Interaction, target: app_commands.Range[str, 1, 100]) -> None:
+        progress = await self.grail.act(call_of(interaction), "plus.on", "exchange.plus",
+                                        lambda play, scene: play.plus(scene, target))  # fmt: skip
         await respond(interaction, progress)
 
     @app_commands.command(name="where", description="Where your characters stand (a GM sees everyone)")
@@ -66,6 +101,7 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
         await output.reply(interaction, "\n".join(lines) or tr("where.none"), ephemeral=True)
 
     @place.autocomplete("character")
+    @status.autocomplete("character")
     async def any_character(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         return await character_choices(self.bot, interaction, current)
 

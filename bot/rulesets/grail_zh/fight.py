@@ -22,7 +22,9 @@ from bot.rulesets.grail_zh.characters import (
     HP,
     MP,
     SERVANT,
+    SPIRIT_FORM,
     TEMP_HP,
+    UNAWARE,
     UPKEEP_UNPAID,
     VANISHED,
     fate_of,
@@ -247,9 +249,17 @@ def means_of(character: CharacterSnapshot, action: str, actions: int, options: G
 
 
 def _combat_refused(attacker: CharacterSnapshot, scene: Scene) -> None:
-    """D19: a Servant that could not pay its combat upkeep only moves in that fight."""
+    """D19: a Servant that could not pay its combat upkeep only moves in that fight; R23: one in spirit form only
+    moves and scouts."""
     if scene.turn.in_combat and attacker.state.get(UPKEEP_UNPAID):
         raise RuleError("grail_upkeep_unpaid", name=attacker.name)
+    if SPIRIT_FORM in attacker.state:
+        raise RuleError("grail_spirit_form", name=attacker.name)
+
+
+def _unaware(given: GrailAttackInput, defender: CharacterSnapshot) -> bool:
+    """Whether the target has not noticed the attacker: as the attacker says, or as a GM ruled (R3)."""
+    return given.unaware or UNAWARE in defender.state
 
 
 def _payment(scene: Scene, role: str, attacker: CharacterSnapshot, cost: int, confirm: bool) -> Step:
@@ -464,7 +474,7 @@ def _attack_roll(scene: Scene, attacker: CharacterSnapshot, defender: CharacterS
     if not given.distance and (apart := actions.distance(attacker, defender)) is not None:
         given = given.model_copy(update={"distance": apart})  # the map's distance, unless the GM stated one
     modifiers = attacker_modifiers(attacker, defender, means, given, options)
-    defense = 0 if given.unaware else _defense(defender, options)
+    defense = 0 if _unaware(given, defender) else _defense(defender, options)
     return AttackRoll(_d20(state), modifiers, defense, defend_stance=DEFENDING in defender.state)
 
 
@@ -606,7 +616,7 @@ def _damage(
     means = Means.from_dict(state["means"])
     given = GrailAttackInput.model_validate(state["given"])
     extra: list[Modifier] = []
-    assassin_unaware = attacker.kind == SERVANT and means.key == "melee" and given.unaware and (
+    assassin_unaware = attacker.kind == SERVANT and means.key == "melee" and _unaware(given, defender) and (
         servant_file(attacker).servant_class == "assassin")  # fmt: skip
     if assassin_unaware:
         extra.append(Modifier("unaware", servant_of(attacker, options).ranks["AGI"].n))
@@ -759,7 +769,7 @@ def odds(attacker: CharacterSnapshot, defender: CharacterSnapshot, given: GrailA
     if not given.distance and (apart := actions.distance(attacker, defender)) is not None:
         given = given.model_copy(update={"distance": apart})
     bonus = sum(modifier.value for modifier in attacker_modifiers(attacker, defender, means, given, options))
-    defense = 0 if given.unaware else _defense(defender, options)
+    defense = 0 if _unaware(given, defender) else _defense(defender, options)
     stance = DEFENDING in defender.state
     attack_d20 = d20_outcomes(luck_of(attacker), optional_rerolls=takes_luck_rerolls(attacker))
     lines = [(Text("odds.hit"), hit_chance(attack_d20, bonus, defense, stance=stance))]

@@ -31,6 +31,7 @@ from bot.rulesets.base import (
 )
 from bot.rulesets.grail_zh import actions, fight, upkeep
 from bot.rulesets.grail_zh.characters import (
+    BOOST,
     CATALOGS,
     CHECK_WORDS,
     CONTINUING,
@@ -59,7 +60,15 @@ from bot.rulesets.words import as_written, joined
 from rules.dice import DiceSource
 from rules.exchange import Effect, Modifier, Opening, Outcome, PoolDelta, RuleError, StatePatch, Step, Text, member
 from rules.grail_zh.characters import effective_ranks, master_stats, release_cost, stats_at
-from rules.grail_zh.model import ATTRIBUTES, CLASS_TABLE, INDEPENDENT_ACTION_DAYS, SKILLS, STATS, Stat
+from rules.grail_zh.model import (
+    ATTRIBUTES,
+    CLASS_TABLE,
+    INDEPENDENT_ACTION_DAYS,
+    ROUNDS_PER_MINUTE,
+    SKILLS,
+    STATS,
+    Stat,
+)
 from rules.grail_zh.options import GrailZhOptions
 from rules.grail_zh.ranks import Rank
 from rules.grail_zh.rolls import InitiativeEntry, initiative, luck_d20, pay, succeeds
@@ -166,6 +175,18 @@ class GrailZhPlay(Play):
 
     def place(self, scene: Scene, x: int, y: int, sector: tuple[int, int]) -> Step:
         return actions.place(scene, ACTOR, x, y, sector)
+
+    def boost(self, scene: Scene, ranks: int) -> Step:
+        return upkeep.boost(scene, ranks)
+
+    def plus(self, scene: Scene, target: str) -> Step:
+        """A stat or a skill by name in any of the game's languages (`LUK`, `幸运`, `对魔力`), or a Servant's own."""
+        stat = as_written(CATALOGS, "stat", STATS, target)
+        named = stat if stat in STATS else as_written(CATALOGS, "skill", SKILLS, target)
+        return upkeep.plus(scene, str(named))
+
+    def status(self, scene: Scene, name: str, on: bool) -> Step:
+        return upkeep.status(scene, name, on)
 
     def template(self, kind: str) -> dict[str, Any]:
         return dict(MASTER_TEMPLATE if kind == MASTER else SERVANT_TEMPLATE)
@@ -323,6 +344,21 @@ class GrailZhPlay(Play):
                         },
                     )
                 )
+            elif isinstance(outcome, upkeep.Boosted):
+                title = Text("boost.title", {"name": outcome.name, "stat": Text(f"stat.{outcome.stat}"),
+                                             "ranks": outcome.ranks})  # fmt: skip
+                if outcome.extra_cost:
+                    notes.append(Text("boost.paid", {"cost": outcome.extra_cost}))
+            elif isinstance(outcome, upkeep.PlusOn):
+                title = Text("plus.on", {"name": outcome.name, "target": _target_text(outcome.target),
+                                         "multiplier": outcome.multiplier})  # fmt: skip
+            elif isinstance(outcome, upkeep.PlusOff):
+                notes.append(Text("plus.off", {"name": outcome.name, "target": _target_text(outcome.target)}))
+            elif isinstance(outcome, upkeep.Regenerated):
+                notes.append(Text("regenerated", {"name": outcome.name, "hp": outcome.hp, "mp": outcome.mp}))
+            elif isinstance(outcome, upkeep.StatusSet):
+                key = "status.on" if outcome.on else "status.off"
+                title = Text(key, {"name": outcome.name, "status": Text(f"status.{outcome.status}")})
             elif isinstance(outcome, fight.Dropped):
                 notes.append(Text("np.dropped", {"name": outcome.name, "phantasm": outcome.phantasm}))
             elif isinstance(outcome, actions.Moved):
@@ -371,6 +407,10 @@ class GrailZhPlay(Play):
     def log_text(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
         if kind == "attack.rolled":
             return Text("event.attack.rolled.hit" if payload.get("hit") else "event.attack.rolled.missed")
+        if kind == "status.set" and payload.get("status") in upkeep.STATUSES:
+            return Text("event.status.set", {"status": Text(f"status.{payload['status']}")})
+        if kind in ("plus.on", "plus.off") and isinstance(payload.get("target"), str):
+            return Text(f"event.{kind}", {"target": _target_text(payload["target"])})
         return None
 
     def combat_started(self, scene: Scene) -> Opening | None:
@@ -398,14 +438,28 @@ class GrailZhPlay(Play):
         """R19: a Battle Continuation that ran out with HP below 1 ends in death; R16: a masterless Servant's rounds;
         R13: sustained releases paid again."""
         everyone = scene.members(EVERYONE)
+        now = scene.turn.round_number
+        plus_ends = [upkeep.plus_expired(member(EVERYONE, position), character, now=now)
+                     for position, character in enumerate(everyone)]  # fmt: skip
         step = Step.of(fight.expired_continuations(scene, EVERYONE, everyone),
                        upkeep.masterless_rounds(scene, EVERYONE, everyone),
-                       fight.sustained_costs(scene, EVERYONE, everyone))  # fmt: skip
+                       fight.sustained_costs(scene, EVERYONE, everyone), *plus_ends,
+                       # A minute's MP regeneration comes every tenth round of a fight (D8).
+                       upkeep.regeneration(scene, EVERYONE, everyone, rounds=1,
+                                           minutes=0 if now % ROUNDS_PER_MINUTE else 1))  # fmt: skip
         return step if step.effects else None
 
     def time_passed(self, scene: Scene, hours: int, days: int) -> Step | None:
         """Each day's turn: daily upkeep (R11) and a masterless Servant's days (R16); a day's rest and ritual again."""
-        step = upkeep.days_passed(scene, EVERYONE, scene.members(EVERYONE), hours + upkeep.HOURS_PER_DAY * days)
+        everyone = scene.members(EVERYONE)
+        plus_ends = [upkeep.plus_expired(member(EVERYONE, position), character, now=None)
+                     for position, character in enumerate(everyone)]  # fmt: skip
+        passed = hours + upkeep.HOURS_PER_DAY * days
+        minutes = passed * 60
+        regenerated = upkeep.regeneration(scene, EVERYONE, everyone, rounds=minutes * ROUNDS_PER_MINUTE,
+                                          minutes=minutes)  # fmt: skip
+        step = Step.of(*plus_ends, regenerated,
+                       upkeep.days_passed(scene, EVERYONE, everyone, passed))  # fmt: skip
         return step if step.effects else None
 
     def turn_started(self, scene: Scene) -> Step | None:
@@ -427,7 +481,7 @@ class GrailZhPlay(Play):
     def combat_ended(self, scene: Scene) -> Step | None:
         effects: list[Effect] = []
         for position, character in enumerate(scene.members(EVERYONE)):
-            for key in (UPKEEP_UNPAID, DEFENDING, actions.RUNNING_KEY, fight.SUSTAINING):
+            for key in (UPKEEP_UNPAID, DEFENDING, actions.RUNNING_KEY, fight.SUSTAINING, BOOST):
                 if key in character.state:
                     effects.append(StatePatch(member(EVERYONE, position), key, None))
         return Step(effects=tuple(effects)) if effects else None
@@ -524,6 +578,13 @@ def _combat_upkeep(role: str, servant: CharacterSnapshot, options: GrailZhOption
         effects.append(PoolDelta(f"{role}.{CONTRACT}", MP, -payment.from_master))
     paid = UpkeepPaid(name=servant.name, cost=cost, from_master=payment.from_master, paid=True)
     return Step(effects=tuple(effects), outcomes=(paid,))
+
+
+def _target_text(target: str) -> Text | str:
+    """A "+"'s target: a stat or a skill by its name, or a Servant's own skill as written."""
+    if target in STATS:
+        return Text(f"stat.{target}")
+    return Text(f"skill.{target}") if target in SKILLS else target
 
 
 def joined_lines(parts: Sequence[Text | str]) -> Text | str:

@@ -54,16 +54,18 @@ class GrailService:
                 channel_id=call.channel_id,
             )  # fmt: skip
 
-    async def place(self, call: Call, name: str, x: int, y: int, sector: tuple[int, int]) -> Progress:
-        """A GM sets a character's square."""
+    async def rule_on(
+        self, call: Call, name: str, kind: str, title_key: str, act: Callable[[GrailZhPlay, Scene], Step]
+    ) -> Progress:
+        """A GM's ruling on a named character: its square, its status."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
             play = grail_play(campaign)
             await require_gm(session, campaign.id, call.actor)
             character = await find_character(session, campaign, name)
             return await self.engine.run(
-                session, campaign, kind="character.placed", title=Text("exchange.place", {"name": character.name}),
-                cast=Cast({ACTOR: [character]}), step_of=lambda scene: play.place(scene, x, y, sector), dice=call.dice,
+                session, campaign, kind=kind, title=Text(title_key, {"name": character.name}),
+                cast=Cast({ACTOR: [character]}), step_of=lambda scene: act(play, scene), dice=call.dice,
                 actor_id=call.actor.user_id, channel_id=call.channel_id,
             )  # fmt: skip
 

@@ -9,23 +9,32 @@ from collections.abc import Sequence
 from bot.rulesets.base import ACTOR, CharacterSnapshot, Scene
 from bot.rulesets.grail_zh import actions
 from bot.rulesets.grail_zh.characters import (
+    BOOST,
     CONTRACT,
     DEFENDING,
     FATE,
+    HP,
     MASTER,
     MP,
+    PLUS_ACTIVE,
     SERVANT,
+    SPIRIT_FORM,
+    UNAWARE,
     VANISHED,
     fate_of,
     grail_options,
     master_file,
     master_of,
+    servant_file,
     servant_of,
 )
-from rules.exchange import Effect, Outcome, PoolDelta, Roll, RuleError, StatePatch, Step, member
-from rules.grail_zh.model import INDEPENDENT_ACTION_DAYS, ROUNDS_PER_MINUTE
+from rules.exchange import Effect, Outcome, PoolDelta, PoolMaximum, Roll, RuleError, StatePatch, Step, Text, member
+from rules.grail_zh.characters import plus_on
+from rules.grail_zh.model import CLASS_TABLE, INDEPENDENT_ACTION_DAYS, ROUNDS_PER_MINUTE, STATS
 from rules.grail_zh.options import GrailZhOptions
-from rules.grail_zh.rolls import Payment, pay, transfer
+from rules.grail_zh.ranks import combat_cost
+from rules.grail_zh.rolls import Payment, pay, plus_multiplier, transfer
+from rules.grail_zh.sheets import ServantFile
 
 HOURS = "story_hours"  # the character state key of the story's hours it has lived through: its days
 RESTED = "rested_day"  # the day a Master last rested (R15: once a day)
@@ -273,3 +282,180 @@ def _daily(
         effects.append(StatePatch(who, FATE, VANISHED))
     paid = DailyUpkeep(name=servant.name, cost=cost, from_master=payment.from_master, vanished=payment.vanished)
     return Step(effects=tuple(effects), outcomes=(paid,)), payment
+
+
+PLUS_DAYS = "plus_days"  # the state key of the day each passive "+" was last turned on, by its target
+PLUS_ROUNDS = 10 * ROUNDS_PER_MINUTE  # R17: for up to 10 minutes
+
+
+class Boosted(Outcome):
+    event = "skill.rank_boost"
+    name: str
+    stat: str
+    ranks: int
+    extra_cost: int  # combat upkeep for the boosted ranks, when `upkeep_before_boost` is off (D40)
+
+
+class PlusOn(Outcome):
+    event = "plus.on"
+    name: str
+    target: str
+    multiplier: int
+
+
+class PlusOff(Outcome):
+    event = "plus.off"
+    name: str
+    target: str
+
+
+def boost(scene: Scene, ranks: int) -> Step:
+    """R19's rank boost, chosen once a fight: up to X ranks on the stat picked at creation, for the fight. Upkeep
+    was paid on the ranks before it (D40); with `upkeep_before_boost` off, the boosted ranks' upkeep is paid now."""
+    options = grail_options(scene.options)
+    servant = scene.one(ACTOR)
+    _alive(servant)
+    skill = servant_of(servant, options).skill("rank_boost") if servant.kind == SERVANT else None
+    if skill is None or skill.target not in STATS:
+        raise RuleError("grail_no_rank_boost", name=servant.name)
+    if not scene.turn.in_combat:
+        raise RuleError("grail_boost_in_fights", name=servant.name)
+    if BOOST in servant.state:
+        raise RuleError("grail_boosted_already", name=servant.name)
+    most = skill.rank.magnitude(options.ex_value)
+    if ranks > most:
+        raise RuleError("grail_boost_too_high", name=servant.name, most=most)
+    stat = skill.target
+    before = servant_of(servant, options).ranks[stat]
+    extra = 0 if options.upkeep_before_boost else combat_cost(before.shifted(ranks)) - combat_cost(before)
+    paid = Step()
+    if extra:
+        paid = pay_step(scene, ACTOR, servant, extra, options)
+    boosted = Boosted(name=servant.name, stat=str(stat), ranks=ranks, extra_cost=extra)
+    return paid.then(Step(effects=(StatePatch(ACTOR, BOOST, {"stat": stat, "ranks": ranks}),), outcomes=(boosted,)))
+
+
+def plus(scene: Scene, target: str) -> Step:
+    """R17: once a day, a "+" on a stat or a passive skill is turned on for up to 10 minutes: the effect x(1+n)
+    (D20; `plus_mode`). END's and MAG's extra HP and MP come with it and go when it ends."""
+    options = grail_options(scene.options)
+    servant = scene.one(ACTOR)
+    _alive(servant)
+    if servant.kind != SERVANT:
+        raise RuleError("grail_plus_servants", name=servant.name)
+    sheet = servant_file(servant)
+    pluses = _pluses_on(sheet, target)
+    if not pluses:
+        raise RuleError("grail_no_plus", name=target)
+    if PLUS_ACTIVE in servant.state:
+        raise RuleError("grail_plus_active", name=servant.name)
+    day = day_of(servant)
+    used = servant.state.get(PLUS_DAYS) or {}
+    if isinstance(used, dict) and used.get(target) == day:
+        raise RuleError("grail_plus_today", name=servant.name)
+    before = servant_of(servant, options)
+    multiplier = plus_multiplier(pluses, options.plus_mode)
+    after = plus_on(before, target, multiplier, CLASS_TABLE[sheet.servant_class].hp)
+    extra = {HP: after.hp_max - before.hp_max, MP: after.mp_max - before.mp_max}
+    effects: list[Effect] = [
+        StatePatch(ACTOR, PLUS_ACTIVE, {"target": target, "pluses": pluses,
+                                        "until": scene.turn.round_number + PLUS_ROUNDS, "extra": extra}),
+        StatePatch(ACTOR, PLUS_DAYS, {**(used if isinstance(used, dict) else {}), target: day}),
+    ]  # fmt: skip
+    for pool, amount in extra.items():
+        if amount:
+            effects += [PoolMaximum(ACTOR, pool, (servant.pools[pool].maximum or 0) + amount),
+                        PoolDelta(ACTOR, pool, amount)]  # fmt: skip
+    return Step(effects=tuple(effects), outcomes=(PlusOn(name=servant.name, target=target, multiplier=multiplier),))
+
+
+def _pluses_on(sheet: ServantFile, target: str) -> int:
+    """The "+" on a stat of the legend or on one of its skills (a Noble Phantasm's are released with it)."""
+    if target in sheet.legend:
+        return sheet.legend[target].pluses
+    skill = sheet.skill(target)
+    return skill.rank.pluses if skill is not None else 0
+
+
+def plus_expired(who: str, character: CharacterSnapshot, *, now: int | None) -> Step:
+    """A "+" that is on ends after its 10 minutes (`now`: the round; None: story time passed, ending it at once);
+    its extra HP and MP go with it, the pools coming down to their maxima."""
+    active = character.state.get(PLUS_ACTIVE)
+    if not isinstance(active, dict) or (now is not None and now < int(active["until"])):
+        return Step()
+    effects: list[Effect] = [StatePatch(who, PLUS_ACTIVE, None)]
+    for pool, amount in (active.get("extra") or {}).items():
+        if amount:
+            effects.append(PoolMaximum(who, pool, (character.pools[pool].maximum or 0) - int(amount)))
+    return Step(effects=tuple(effects), outcomes=(PlusOff(name=character.name, target=str(active["target"])),))
+
+
+def pay_step(scene: Scene, role: str, servant: CharacterSnapshot, cost: int, options: GrailZhOptions) -> Step:
+    """A voluntary cost of a Servant's, with its Master's help (R14); refused if it would leave it at 0 MP."""
+    master = scene.get(f"{role}.{CONTRACT}")
+    gives = master is not None and fate_of(master) is None and master_file(master).master_type != "ordinary"
+    mp = servant.pools[MP].current
+    payment = pay(cost, mp, master.pools[MP].current if master else None, from_master=gives, forced=False)
+    effects: list[Effect] = [PoolDelta(role, MP, payment.servant_mp - mp)]
+    if payment.from_master:
+        effects.append(PoolDelta(f"{role}.{CONTRACT}", MP, -payment.from_master))
+    return Step(effects=tuple(effects))
+
+
+STATUSES = {"defend": DEFENDING, "unaware": UNAWARE, "spirit_form": SPIRIT_FORM}
+
+
+class StatusSet(Outcome):
+    event = "status.set"
+    name: str
+    status: str
+    on: bool
+
+
+def status(scene: Scene, name: str, on: bool) -> Step:
+    """A GM's ruling on a character's status: the Defend stance, unaware of its attackers (no defence against
+    them, R3), spirit form (R23: it only moves and scouts)."""
+    character = scene.one(ACTOR)
+    key = STATUSES[name]
+    if (key in character.state) == on:
+        raise RuleError("grail_status_unchanged", name=character.name, status=Text(f"status.{name}"))
+    value = scene.turn.round_number if on else None
+    return Step(
+        effects=(StatePatch(ACTOR, key, value),), outcomes=(StatusSet(name=character.name, status=name, on=on),)
+    )
+
+
+class Regenerated(Outcome):
+    event = "skill.regeneration"
+    name: str
+    hp: int
+    mp: int
+
+
+def regeneration(
+    scene: Scene, role: str, characters: Sequence[CharacterSnapshot], *, rounds: int, minutes: int
+) -> Step:
+    """R15 and R18: HP regeneration X a round and MP regeneration X a minute (a Caster's in its territory is the
+    GM's to rule: not counted here), over `rounds` rounds and `minutes` minutes, never above the maxima."""
+    options = grail_options(scene.options)
+    steps: list[Step] = []
+    for position, character in enumerate(characters):
+        if character.kind != SERVANT or fate_of(character) is not None:
+            continue
+        stats = servant_of(character, options)
+        hp_x, mp_x = stats.magnitude("hp_regen", options.ex_value), stats.magnitude("mp_regen", options.ex_value)
+        if not hp_x and not mp_x:
+            continue
+        who = member(role, position)
+        hp, mp = character.pools[HP], character.pools[MP]
+        hp_gain = min(hp_x * rounds, (hp.maximum or 0) - hp.current) if hp_x else 0
+        mp_gain = min(mp_x * minutes, (mp.maximum or 0) - mp.current) if mp_x else 0
+        effects: list[Effect] = []
+        if hp_gain > 0:
+            effects.append(PoolDelta(who, HP, hp_gain))
+        if mp_gain > 0:
+            effects.append(PoolDelta(who, MP, mp_gain))
+        if effects:
+            steps.append(Step(effects=tuple(effects), outcomes=(Regenerated(name=character.name, hp=max(0, hp_gain),
+                                                                            mp=max(0, mp_gain)),)))  # fmt: skip
+    return Step.of(*steps)
