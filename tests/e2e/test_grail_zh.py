@@ -511,3 +511,23 @@ async def test_a_rank_boost_a_plus_statuses_and_regeneration(table: Table) -> No
     await harness.slash(gm, table.channel, "combat end")
     sheet = (await harness.slash(shirou, table.channel, "character show", name="Saber")).reply
     assert "Strength A (5)" in _fields(sheet)["Ranks"]
+
+
+async def test_without_auto_transfer_the_master_consents_to_give(table: Table) -> None:
+    harness, shirou, gm = table.harness, table.shirou, table.gm
+    await _summon(table, shirou, E3_MASTER, SABER)
+    await harness.slash(gm, table.channel, "campaign set", option="auto_transfer", value="false")
+    await _import(table, table.rin, {"kind": "master", "name": "Rin", "master_type": "magus"})
+    await harness.slash(gm, table.channel, "gm award", character="Saber", resource="mp", amount=-36)
+    asked = (await harness.slash(shirou, table.channel, "attack", target="Rin", action="np:Excalibur")).reply
+    assert asked.content.startswith("Saber needs 50 MP and has 44: will Shirou give MP for it"), asked.content
+    harness.dice.queue([10, 1, 1, 1, 1, 1])
+    given = await harness.emulator.click(shirou, asked, "Give the MP")
+    assert "Saber pays 50 MP, Shirou giving 4 MP for it" in given.replies[-1].text()
+
+    await harness.slash(gm, table.channel, "gm award", character="Saber", resource="mp", amount=40)
+    await _import(table, table.rin, {"kind": "master", "name": "Taiga", "master_type": "melee"})
+    asked = (await harness.slash(shirou, table.channel, "attack", target="Taiga", action="np:Excalibur")).reply
+    refused = await harness.emulator.click(shirou, asked, "Refuse")
+    assert "Saber cannot pay 50 MP alone: it does not attack" in refused.replies[-1].text()
+    assert "MP 42/80" in await _pools(table, "Saber")

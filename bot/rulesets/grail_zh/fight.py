@@ -65,7 +65,6 @@ from rules.grail_zh.rolls import (
     damage_taken,
     luck_d20,
     minds_eye,
-    pay,
     plus_multiplier,
     range_penalty,
     save,
@@ -80,6 +79,8 @@ MINDS_EYE, TAKE, GUARD = "minds_eye", "take", "guard"
 SUSTAINING = "sustaining"  # the character state key of the Noble Phantasm it keeps up, and its cost a round
 PLUS_DAY = "plus_day"  # the character state key of the day it last released a "+" (R17: once a day)
 OPPORTUNITY_WAIT, CAST_WAIT = "opportunity", "cast"
+CONSENT_WAIT, GIVE, REFUSE = "consent", "give", "refuse"
+MASTER_ROLE = "master"  # the Servant's Master, cast into the exchange to consent to a transfer
 OPPORTUNITY, GO_ON = "strike", "go_on"
 PROVOKING = frozenset({"bolt", "feat"})  # D36: spellcasting, and a signature feat's magecraft
 REACTED = "reacted"  # the character state key of the round it used its reaction action in (R25)
@@ -262,9 +263,11 @@ def _unaware(given: GrailAttackInput, defender: CharacterSnapshot) -> bool:
     return given.unaware or UNAWARE in defender.state
 
 
-def _payment(scene: Scene, role: str, attacker: CharacterSnapshot, cost: int, confirm: bool) -> Step:
-    """R14 for a voluntary cost: a Servant pays with its Master's help; a Master pays from its own MP, and never its
-    last point without `confirm` (「一旦MP为0，master死亡」)."""
+def _payment(
+    scene: Scene, role: str, attacker: CharacterSnapshot, cost: int, confirm: bool, *, helped: bool = True
+) -> Step:  # fmt: skip
+    """R14 for a voluntary cost: a Servant pays with its Master's help (unless refused); a Master pays from its own
+    MP, and never its last point without `confirm` (「一旦MP为0，master死亡」)."""
     if cost == 0:
         return Step()
     mp = attacker.pools[MP].current
@@ -278,14 +281,7 @@ def _payment(scene: Scene, role: str, attacker: CharacterSnapshot, cost: int, co
             return Step(effects=tuple(effects), outcomes=(paid,)).then(upkeep.master_fell(scene, role))
         return Step(effects=tuple(effects), outcomes=(paid,))
     master = attacker.partner(CONTRACT)
-    gives = master is not None and master.state.get(FATE) is None and master_file(master).master_type != "ordinary"
-    payment = pay(cost, mp, master.pools[MP].current if master is not None else None, from_master=gives,
-                  forced=False, fatal=confirm)  # fmt: skip
-    effects = [PoolDelta(role, MP, payment.servant_mp - mp)]
-    if payment.from_master and master is not None:
-        effects.append(PoolDelta(f"{role}.{CONTRACT}", MP, -payment.from_master))
-    if payment.vanished:
-        effects.append(StatePatch(role, FATE, VANISHED))
+    effects, payment = upkeep.servant_pays(role, attacker, cost, master, forced=False, helped=helped, fatal=confirm)
     paid = Paid(name=attacker.name, cost=cost, from_master=payment.from_master,
                 master=master.name if master is not None and payment.from_master else None,
                 vanished=payment.vanished)  # fmt: skip
@@ -380,6 +376,42 @@ def means_text(name: str) -> Text | str:
     return Text(f"means.{name}") if name in ("melee", "ranged", "rifle", "bolt") else name
 
 
+def _consent(
+    scene: Scene, servant: CharacterSnapshot, master: CharacterSnapshot | None, given: GrailAttackInput, means: Means
+) -> Step:  # fmt: skip
+    """The Master is asked, as the `master` of the exchange, whether it gives MP for its Servant's cost."""
+    if master is None:
+        raise RuleError("grail_no_master", name=servant.name)
+    said: dict[str, str | int | Text] = {"master": master.name, "servant": servant.name, "cost": means.cost,
+                                         "mp": servant.pools[MP].current}  # fmt: skip
+    choices = (
+        Option(GIVE, Text("consent.give"), tone="success", summary=Text("consent.given", said)),
+        Option(REFUSE, Text("consent.refuse"), tone="secondary", summary=Text("consent.refused", said)),
+    )
+    wait = Wait(CONSENT_WAIT, Audience.character(MASTER_ROLE), Text("consent.prompt", said), choices)
+    return Step(cast={MASTER_ROLE: (master.id,)},
+                pause=Pause(CONSENT_WAIT, (wait,), {"given": given.model_dump(mode="json")}))  # fmt: skip
+
+
+def consent(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    """The Master's answer: the attack goes on, paid with its help or without it (refused when it cannot be)."""
+    given = GrailAttackInput.model_validate(state["given"])
+    attacker = scene.one(ATTACKER)
+    means = means_of(attacker, given.action, given.actions, grail_options(scene.options))
+    if answer.option == GIVE:
+        return _carried_out(scene, given, means, consented=True)
+    try:
+        return _carried_out(scene, given, means, consented=False)
+    except RuleError:  # it cannot pay alone: the attack does not happen
+        return Step(outcomes=(Withheld(name=attacker.name, cost=means.cost),))
+
+
+class Withheld(Outcome):
+    event = "mp.withheld"
+    name: str
+    cost: int
+
+
 def opportunity(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
     """The window closed: an opportunity attack on the caster, who casts after it if it still can; or the spell."""
     options = grail_options(scene.options)
@@ -399,11 +431,16 @@ def opportunity(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
     return struck.then(_carried_out(scene, given, means))
 
 
-def _carried_out(scene: Scene, given: GrailAttackInput, means: Means) -> Step:
-    """The attack itself: its cost, its d20, each target's resolution."""
+def _carried_out(scene: Scene, given: GrailAttackInput, means: Means, *, consented: bool | None = None) -> Step:
+    """The attack itself: its cost, its d20, each target's resolution. Without `auto_transfer`, a cost the Servant
+    cannot pay alone waits first for its Master's consent to give (R14: 「player confirms」)."""
     attacker = scene.one(ATTACKER)
     defenders = scene.members(DEFENDER)
-    paid = _payment(scene, ATTACKER, attacker, means.cost, given.confirm)
+    master = attacker.partner(CONTRACT)
+    short = attacker.kind == SERVANT and attacker.pools[MP].current - means.cost < 1
+    if short and consented is None and not grail_options(scene.options).auto_transfer and upkeep.can_give(master):
+        return _consent(scene, attacker, master, given, means)
+    paid = _payment(scene, ATTACKER, attacker, means.cost, given.confirm, helped=consented is not False)
     if means.key == NP and means.sustained:  # R13: kept up, it is paid again at the start of each later round
         paid = paid.then(Step(effects=(StatePatch(ATTACKER, SUSTAINING, {"name": means.name, "cost": means.cost}),)))
     if any(isinstance(o, Paid) and o.vanished for o in paid.outcomes):

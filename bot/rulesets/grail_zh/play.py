@@ -58,7 +58,7 @@ from bot.rulesets.grail_zh.characters import (
 )
 from bot.rulesets.words import as_written, joined
 from rules.dice import DiceSource
-from rules.exchange import Effect, Modifier, Opening, Outcome, PoolDelta, RuleError, StatePatch, Step, Text, member
+from rules.exchange import Effect, Modifier, Opening, Outcome, RuleError, StatePatch, Step, Text, member
 from rules.grail_zh.characters import effective_ranks, master_stats, release_cost, stats_at
 from rules.grail_zh.model import (
     ATTRIBUTES,
@@ -71,7 +71,7 @@ from rules.grail_zh.model import (
 )
 from rules.grail_zh.options import GrailZhOptions
 from rules.grail_zh.ranks import Rank
-from rules.grail_zh.rolls import InitiativeEntry, initiative, luck_d20, pay, succeeds
+from rules.grail_zh.rolls import InitiativeEntry, initiative, luck_d20, succeeds
 from rules.grail_zh.sheets import MasterFile, ServantFile, parse_master, parse_servant
 from rules.options import CampaignOptions
 
@@ -153,7 +153,8 @@ class GrailZhPlay(Play):
 
     @property
     def handlers(self) -> Mapping[str, Handler]:
-        return {fight.REACTION_WAIT: fight.reacted, fight.OPPORTUNITY_WAIT: fight.opportunity}
+        return {fight.REACTION_WAIT: fight.reacted, fight.OPPORTUNITY_WAIT: fight.opportunity,
+                fight.CONSENT_WAIT: fight.consent}  # fmt: skip
 
     # What only this game has, for its own commands (bot.rulesets.grail_zh.cog).
     def defend(self, scene: Scene) -> Step:
@@ -359,6 +360,8 @@ class GrailZhPlay(Play):
             elif isinstance(outcome, upkeep.StatusSet):
                 key = "status.on" if outcome.on else "status.off"
                 title = Text(key, {"name": outcome.name, "status": Text(f"status.{outcome.status}")})
+            elif isinstance(outcome, fight.Withheld):
+                title = Text("consent.called_off", {"name": outcome.name, "cost": outcome.cost})
             elif isinstance(outcome, fight.Dropped):
                 notes.append(Text("np.dropped", {"name": outcome.name, "phantasm": outcome.phantasm}))
             elif isinstance(outcome, actions.Moved):
@@ -564,18 +567,12 @@ def _servant_pools(servant: ServantFile, ranks: Mapping[Stat, Rank], options: Ca
 
 def _combat_upkeep(role: str, servant: CharacterSnapshot, options: GrailZhOptions) -> Step:
     cost = servant_of(servant, options).combat_cost
-    master = servant.partner(CONTRACT)
-    gives = options.auto_transfer and master is not None and fate_of(master) is None and (
-        master_file(master).master_type != "ordinary")  # fmt: skip
-    mp = servant.pools[MP].current
     try:
-        payment = pay(cost, mp, master.pools[MP].current if master else None, from_master=gives, forced=False)
+        effects, payment = upkeep.servant_pays(role, servant, cost, servant.partner(CONTRACT), forced=False,
+                                               helped=options.auto_transfer)  # fmt: skip
     except RuleError:
         unpaid = UpkeepPaid(name=servant.name, cost=cost, from_master=0, paid=False)
         return Step(effects=(StatePatch(role, UPKEEP_UNPAID, True),), outcomes=(unpaid,))
-    effects: list[Effect] = [PoolDelta(role, MP, payment.servant_mp - mp)]
-    if payment.from_master:
-        effects.append(PoolDelta(f"{role}.{CONTRACT}", MP, -payment.from_master))
     paid = UpkeepPaid(name=servant.name, cost=cost, from_master=payment.from_master, paid=True)
     return Step(effects=tuple(effects), outcomes=(paid,))
 

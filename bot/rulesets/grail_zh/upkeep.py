@@ -272,14 +272,8 @@ def _daily(
 ) -> tuple[Step, Payment]:  # fmt: skip
     """One day's upkeep, paid from `mp` and (with `auto_transfer`) the Master's `master_mp`."""
     cost = servant_of(servant, options).daily_cost
-    gives = options.auto_transfer and master is not None and fate_of(master) is None and (
-        master_file(master).master_type != "ordinary")  # fmt: skip
-    payment = pay(cost, mp, master_mp, from_master=gives, forced=True)
-    effects: list[Effect] = [PoolDelta(who, MP, payment.servant_mp - mp)]
-    if payment.from_master:
-        effects.append(PoolDelta(f"{who}.{CONTRACT}", MP, -payment.from_master))
-    if payment.vanished:
-        effects.append(StatePatch(who, FATE, VANISHED))
+    effects, payment = servant_pays(who, servant, cost, master, forced=True, helped=options.auto_transfer, mp=mp,
+                                    master_mp=master_mp)  # fmt: skip
     paid = DailyUpkeep(name=servant.name, cost=cost, from_master=payment.from_master, vanished=payment.vanished)
     return Step(effects=tuple(effects), outcomes=(paid,)), payment
 
@@ -330,7 +324,8 @@ def boost(scene: Scene, ranks: int) -> Step:
     extra = 0 if options.upkeep_before_boost else combat_cost(before.shifted(ranks)) - combat_cost(before)
     paid = Step()
     if extra:
-        paid = pay_step(scene, ACTOR, servant, extra, options)
+        effects, _ = servant_pays(ACTOR, servant, extra, scene.get(f"{ACTOR}.{CONTRACT}"), forced=False)
+        paid = Step(effects=tuple(effects))
     boosted = Boosted(name=servant.name, stat=str(stat), ranks=ranks, extra_cost=extra)
     return paid.then(Step(effects=(StatePatch(ACTOR, BOOST, {"stat": stat, "ranks": ranks}),), outcomes=(boosted,)))
 
@@ -390,16 +385,27 @@ def plus_expired(who: str, character: CharacterSnapshot, *, now: int | None) -> 
     return Step(effects=tuple(effects), outcomes=(PlusOff(name=character.name, target=str(active["target"])),))
 
 
-def pay_step(scene: Scene, role: str, servant: CharacterSnapshot, cost: int, options: GrailZhOptions) -> Step:
-    """A voluntary cost of a Servant's, with its Master's help (R14); refused if it would leave it at 0 MP."""
-    master = scene.get(f"{role}.{CONTRACT}")
-    gives = master is not None and fate_of(master) is None and master_file(master).master_type != "ordinary"
-    mp = servant.pools[MP].current
-    payment = pay(cost, mp, master.pools[MP].current if master else None, from_master=gives, forced=False)
+def can_give(master: CharacterSnapshot | None) -> bool:
+    """R14: a living Master gives MP the usual way, unless an ordinary human (T1)."""
+    return master is not None and fate_of(master) is None and master_file(master).master_type != "ordinary"
+
+
+def servant_pays(
+    role: str, servant: CharacterSnapshot, cost: int, master: CharacterSnapshot | None, *, forced: bool,
+    helped: bool = True, fatal: bool = False, mp: int | None = None, master_mp: int | None = None,
+) -> tuple[list[Effect], Payment]:  # fmt: skip
+    """R14 as effects: the Servant pays from its MP, its Master (`helped`) giving for twice as much; at 0 it vanishes.
+    `mp` and `master_mp` stand in for the pools when several payments follow one another in one step."""
+    mp = servant.pools[MP].current if mp is None else mp
+    if master_mp is None and master is not None:
+        master_mp = master.pools[MP].current
+    payment = pay(cost, mp, master_mp, from_master=helped and can_give(master), forced=forced, fatal=fatal)
     effects: list[Effect] = [PoolDelta(role, MP, payment.servant_mp - mp)]
     if payment.from_master:
         effects.append(PoolDelta(f"{role}.{CONTRACT}", MP, -payment.from_master))
-    return Step(effects=tuple(effects))
+    if payment.vanished:
+        effects.append(StatePatch(role, FATE, VANISHED))
+    return effects, payment
 
 
 STATUSES = {"defend": DEFENDING, "unaware": UNAWARE, "spirit_form": SPIRIT_FORM}
