@@ -116,17 +116,22 @@ def log_line(tr: Translator, entry: LogEntry, play: Play | None = None) -> str:
 
 
 def roll_line(tr: Translator, roll: Roll) -> str:
-    """`HP: 2d10 [4, **7**] +3 (END) = 10`: every die, the ones that count in bold when some do not."""
-    partial = len(roll.kept) < len(roll.dice)
-    remaining = list(roll.kept)
-    faces = []
-    for face in roll.dice:
-        if partial and face in remaining:
-            remaining.remove(face)
-            faces.append(f"**{face}**")
-        else:
-            faces.append(str(face))
-    text = f"{_named(tr, 'roll.label', roll.label)}: {len(roll.dice)}d{roll.sides} [{', '.join(faces)}]"
+    """`HP: 2d10 [4, **7**] +3 (END) = 10`: every die, the ones that count in bold when some do not; a die rolled
+    again shows its earlier faces struck through (`1d20 [~~20~~, 2]`)."""
+    if roll.rerolled:
+        dice = f"1d{roll.sides} [{', '.join([*(f'~~{face}~~' for face in roll.dice[:-1]), str(roll.dice[-1])])}]"
+    else:
+        partial = len(roll.kept) < len(roll.dice)
+        remaining = list(roll.kept)
+        faces = []
+        for face in roll.dice:
+            if partial and face in remaining:
+                remaining.remove(face)
+                faces.append(f"**{face}**")
+            else:
+                faces.append(str(face))
+        dice = f"{len(roll.dice)}d{roll.sides} [{', '.join(faces)}]"
+    text = f"{_named(tr, 'roll.label', roll.label)}: {dice}"
     if roll.multiplier != 1:
         text += f" ×{roll.multiplier}"
     for modifier in roll.modifiers:

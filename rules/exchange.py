@@ -99,6 +99,8 @@ class Roll:
     modifiers: tuple[Modifier, ...] = ()
     total: int = 0
     multiplier: int = 1
+    # One die rolled again until a face stood: `dice` are its faces in order, the last the one that counts.
+    rerolled: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -109,6 +111,7 @@ class Roll:
             "modifiers": [{"source": m.source, "value": m.value} for m in self.modifiers],
             "multiplier": self.multiplier,
             "total": self.total,
+            "rerolled": self.rerolled,
         }
 
     @classmethod
@@ -121,6 +124,7 @@ class Roll:
             modifiers=tuple(Modifier(m["source"], m["value"]) for m in data["modifiers"]),
             total=data["total"],
             multiplier=data["multiplier"],
+            rerolled=bool(data.get("rerolled", False)),
         )
 
 

@@ -25,6 +25,8 @@ def report_embed(tr: Translator, report: CombatReport, title_key: str) -> discor
         actions = report.actions.get(fighter.id)
         shown = tr("combat.no_actions_counted") if actions is None else (
             " · ".join(tr.text(action) for action in actions) or tr("combat.no_actions_left"))  # fmt: skip
+        if fighter.id in report.fates:  # out of the fight: what it could do no longer matters
+            shown = tr(f"fallen.{report.fates[fighter.id]}", name=fighter.name)
         # The GMs' characters keep their pools to themselves, as in /character list.
         pools = tr("character.hidden") if fighter.gm_run and not report.for_gm else pools_text(tr, fighter.pools)
         lines.append(tr("combat.line", mark=mark, name=fighter.name, actions=shown, pools=pools))
@@ -41,7 +43,10 @@ def report_embed(tr: Translator, report: CombatReport, title_key: str) -> discor
             effects.append(content)
         elif step_embed is not None:
             # A clock hook's step in full: its title, every die it rolled, and what it did.
-            parts = [step_embed.title, step_embed.description, *(field.value for field in step_embed.fields)]
+            notes = tr("step.notes")
+            parts = [step_embed.title, step_embed.description,
+                     *(field.value if field.name == notes else f"{field.name}: {field.value}"
+                       for field in step_embed.fields)]  # fmt: skip
             effects += [part for part in parts if part]
     if effects:
         embed.add_field(name=tr("combat.turn_effects"), value="\n".join(effects), inline=False)

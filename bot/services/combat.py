@@ -19,6 +19,7 @@ from bot.rulesets.base import CURRENT, EVERYONE, FIGHTERS, CharacterSnapshot, Pl
 from bot.services.characters import campaign_characters, find_character
 from bot.services.common import Actor, Call, Clock, Place, active_campaign, is_gm, require_gm
 from bot.services.exchanges import Applied, Cast, EngineError, ExchangeEngine, Progress, shown_round, turn_of
+from bot.services.held import refuse_held
 from bot.services.snapshots import play_of, snapshot, snapshots
 from rules.exchange import Opening, Step, Text
 
@@ -34,6 +35,7 @@ class CombatReport:
     progress: list[Progress] = field(default_factory=list)
     language: str | None = None  # the campaign's language for its public messages
     for_gm: bool = False  # seen privately by a GM: the pools of the characters the GMs run are shown
+    fates: dict[int, str] = field(default_factory=dict)  # the fighters out of play, by id: dead, down...
 
     @property
     def applied(self) -> list[Applied]:
@@ -84,8 +86,17 @@ class CombatService:
         turn = min(campaign.combat.get("turn", 0), len(order) - 1) if order else 0
         current = order[turn] if order else None
         actions = {c.id: play.actions_left(c, turn_of(campaign)) for c in order}
+        fates = {c.id: fate for c in order if (fate := play.out_of_play(c)) is not None}
         return CombatReport(
-            campaign.ruleset, shown_round(campaign), bool(order), order, current, actions, progress, campaign.language
+            campaign.ruleset,
+            shown_round(campaign),
+            bool(order),
+            order,
+            current,
+            actions,
+            progress,
+            campaign.language,
+            fates=fates,
         )
 
     async def _hook(
@@ -159,6 +170,8 @@ class CombatService:
 
             def started(scene: Scene) -> Step:
                 nonlocal opening
+                for fighter in scene.members(FIGHTERS):  # a sheet a GM has not approved does not fight yet
+                    refuse_held(fighter)
                 opening = play.combat_started(scene)
                 return opening.step if opening is not None else Step()
 

@@ -594,7 +594,10 @@ class ExchangeEngine:
             details = {**extra, **outcome.model_dump(mode="json")}
             if index == 0:
                 details.update(rolls=rolls, effects=effects)
-            record_event(session, campaign.id, outcome.event, actor_id=actor_id, payload=details, created_at=now)
+            # An outcome that tells what a character the GMs run has (its costs, say) marks itself `secret`.
+            secret = getattr(outcome, "secret", False) is True
+            record_event(session, campaign.id, outcome.event, actor_id=actor_id, payload=details, created_at=now,
+                         secret=secret)  # fmt: skip
 
     async def _store_exchange(
         self, session: AsyncSession, campaign: Campaign, kind: str, title: Text, cast: Cast, channel_id: int,

@@ -31,7 +31,7 @@ class D20:
 
     def roll(self, label: str, modifiers: Sequence[Modifier] = ()) -> Roll:
         total = self.final + sum(modifier.value for modifier in modifiers)
-        return Roll(label, 20, self.faces, (self.final,), tuple(modifiers), total)
+        return Roll(label, 20, self.faces, (self.final,), tuple(modifiers), total, rerolled=len(self.faces) > 1)
 
 
 def luck_d20(dice: DiceSource, luck: Rank | None, *, optional_rerolls: bool = True) -> D20:
@@ -194,6 +194,7 @@ class InitiativeEntry:
     bonus: int  # dex or AGI.n
     luck: Rank | None  # a Servant's, for its rerolls
     luck_n: int  # the second tie-breaker (a Master's is 0)
+    name: str = ""  # shown on its roll
 
 
 @dataclass(frozen=True)
@@ -206,7 +207,8 @@ def initiative(dice: DiceSource, entries: Sequence[InitiativeEntry]) -> Initiati
     """R24 (E15): d20 (R1) + dex or AGI; ties to the higher dex/AGI, then to the higher Luck, then together."""
     rolled = []
     for entry in entries:
-        roll = luck_d20(dice, entry.luck).roll("initiative", (Modifier("initiative", entry.bonus),))
+        label = f"initiative:{entry.name}" if entry.name else "initiative"
+        roll = luck_d20(dice, entry.luck).roll(label, (Modifier("initiative", entry.bonus),))
         rolled.append((entry, roll))
     ranked: dict[tuple[int, int, int], list[int]] = {}
     for entry, roll in rolled:

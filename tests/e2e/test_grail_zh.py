@@ -100,7 +100,7 @@ async def test_masters_and_servants_by_the_creation_rules(table: Table) -> None:
     assert fields["Ranks"] == "Strength A (5) · Endurance B (4) · Agility B (4) · Magic B (4) · Luck A (5)"
     assert "Magic Resistance A+1 (class): -30 damage from magecraft, +6 to saves against it" in fields["Skills"]
     assert "Riding C (class)" in fields["Skills"]
-    assert fields["Noble Phantasms"] == "Excalibur A · anti-city · one-shot · release 50 MP"
+    assert fields["Noble Phantasms"] == "Excalibur A · anti-city · one-shot · release 50 MP · attack roll, 5d12+9"
     assert fields["MP upkeep"] == "daily 14 · per fight 36"
     assert sheet.ephemeral  # sheets are private in this game, even one's own
     # A rival's sheet: only what the fiction shows, in the reader's language.
@@ -228,7 +228,10 @@ async def test_mp_between_master_and_servant_the_defend_stance_and_what_a_day_do
     passed = await harness.slash(gm, table.channel, "campaign time", days=1)
     assert "Saber pays its daily upkeep: 14 MP" in passed.reply.text()
     assert "MP 66/80" in await _pools(table, "Saber")
-    assert (await grail(shirou, "rest")).embeds[0]["title"] == "Shirou rests 8 hours and recovers 0 MP"
+    full = await grail(shirou, "rest")  # a new day, but nothing to recover: the day's rest is not spent
+    assert full.ephemeral and full.content == "Shirou's MP is full."
+    await harness.slash(gm, table.channel, "gm award", character="Shirou", resource="mp", amount=-2)
+    assert (await grail(shirou, "rest")).embeds[0]["title"] == "Shirou rests 8 hours and recovers 2 MP"
 
     # The Defend stance: every attack roll hits, for half the damage less CON (R26, E14).
     rin_master = {"kind": "master", "name": "Rin", "master_type": "melee", "attributes": {"str": 5, "dex": 5}}
@@ -239,7 +242,7 @@ async def test_mp_between_master_and_servant_the_defend_stance_and_what_a_day_do
     hit = (await harness.slash(rin, table.channel, "attack", target="Shirou", action="melee")).reply
     text = hit.text()
     assert "Shirou is in the Defend stance: every attack roll hits" in text
-    assert "Shirou takes 5 damage (rolled 16)" in text
+    assert "Shirou takes 5 damage (rolled 16; reduced: the Defend stance)" in text
     assert "HP 21/26" in await _pools(table, "Shirou")
     mine = (await harness.slash(rin, table.channel, "character show", name="Shirou")).reply
     assert mine.ephemeral and mine.text().endswith("形态\n近战型")  # a rival sees the type alone
@@ -347,7 +350,7 @@ async def test_a_save_for_half_a_hit_whose_window_passes_and_a_restart_in_betwee
     saved = (await harness.slash(shirou, table.channel, "attack", target="Lancer", action="np:Gae Buidhe")).reply
     text = saved.text()
     assert "Lancer's save 7 against 5: half the effect" in text
-    assert "Lancer takes 5 damage (rolled 10)" in text
+    assert "Lancer takes 5 damage (rolled 10; reduced: halved)" in text
     mine = (await harness.slash(ken, table.channel, "character show", name="Lancer")).reply
     assert mine.ephemeral and "幸運 C（3）" in mine.text()  # its own sheet, in its player's language
 
@@ -438,7 +441,7 @@ async def test_casting_in_a_fight_opens_a_window_for_opportunity_attacks_and_mar
     # Her bolt: 15 + int 3 - Saber's AGI 4 = 14, a hit: 2d4 + 3 = 11, less Magic Resistance A+1's 30: nothing.
     assert "Rin hits Saber with attack magecraft (14)" in text
     taken = await harness.emulator.click(shirou, harness.last(table.channel, shirou), "Take the hit")
-    assert "Saber takes 0 damage (rolled 11)" in taken.replies[-1].text()
+    assert "Saber takes 0 damage (rolled 11; reduced: Magic Resistance)" in taken.replies[-1].text()
 
     # Saber's melee on Lancer, who has Chinese Martial Arts B: a counter at -2 before the blow lands.
     await harness.slash(gm, table.channel, "combat next")
@@ -531,3 +534,93 @@ async def test_without_auto_transfer_the_master_consents_to_give(table: Table) -
     refused = await harness.emulator.click(shirou, asked, "Refuse")
     assert "Saber cannot pay 50 MP alone: it does not attack" in refused.replies[-1].text()
     assert "MP 42/80" in await _pools(table, "Saber")
+
+
+async def test_what_a_first_play_through_found(table: Table) -> None:
+    harness, shirou, rin, gm = table.harness, table.shirou, table.rin, table.gm
+    caladbolg = {"name": "Caladbolg II", "rank": "A", "scope": "anti_army", "mode": "one_shot", "ranged": True}
+    archer = {
+        "kind": "servant",
+        "name": "Archer",
+        "master": "Rin",
+        "servant_class": "archer",
+        "legend": {"STR": "D", "END": "C", "AGI": "C", "MAG": "B", "LUK": "E"},
+        "noble_phantasms": [caladbolg],
+    }
+    await _summon(table, rin, {"kind": "master", "name": "Rin", "master_type": "magus",
+                               "attributes": {"dex": 2, "int": 3, "cha": 5}}, archer)  # fmt: skip
+    # A Master checks its Strength; 敏捷 is its DEX (a Servant's AGI).
+    await harness.slash(rin, table.channel, "character use", name="Rin")
+    harness.dice.queue([10, 10])
+    assert (await harness.slash(rin, table.channel, "check", stat="STR")).reply.embeds[0]["title"] == (
+        "Rin: Strength check, 10")  # fmt: skip
+    assert "+2 (Dexterity)" in (await harness.slash(rin, table.channel, "check", stat="敏捷")).reply.text()
+    # A player declines Luck's optional rerolls; an unapproved Servant does not fight.
+    declined = await harness.slash(rin, table.channel, "character edit", name="Archer", field="luck_rerolls",
+                                   value="false")  # fmt: skip
+    assert not declined.reply.ephemeral, declined.reply.content
+    await _import(table, shirou, E3_MASTER)
+    await _import(table, shirou, SABER)  # waits for a GM
+    held = await harness.slash(gm, table.channel, "combat start", order="Rin, Archer, Saber")
+    assert held.reply.ephemeral and held.reply.content.startswith("Saber's sheet is waiting for a GM's approval")
+    prompt = next(m for m in reversed(harness.emulator.visible_to(gm, table.channel)) if "Approve" in m.buttons())
+    await harness.emulator.click(gm, prompt, "Approve")
+
+    berserker = {"kind": "servant", "name": "Berserker", "master": "Illya", "servant_class": "berserker",
+                 "legend": {"STR": "A", "END": "A", "AGI": "A", "MAG": "A", "LUK": "B"}, "mad_enhancement": "C",
+                 "skills": [{"name": "minds_eye_false", "rank": "C"}]}  # fmt: skip
+    for npc in ({"kind": "master", "name": "Illya", "master_type": "homunculus", "general_spells": ["heal"]},
+                berserker):  # fmt: skip
+        upload = yaml.safe_dump(npc, allow_unicode=True).encode()
+        await harness.slash(gm, table.channel, "character import", file=("npc.yaml", upload), npc=True)
+    await harness.slash(gm, table.channel, "gm auto", character="Berserker", wait="reaction", answer="take")
+    # Rin 20 + 2, Archer 5 + 3, Saber 3 + 4, Berserker 2 + 5 (AGI A+1: before Saber, its AGI higher), Shirou 1 + 3.
+    harness.dice.queue([20, 5, 3, 2, 1])
+    started = await harness.slash(gm, table.channel, "combat start", order="Rin, Archer, Saber, Berserker, Shirou")
+    text = started.reply.text()
+    assert "initiative of Rin: 1d20 [20] +2 (initiative) = **22**" in text
+    assert "Order: Rin → Archer → Berserker → Saber → Shirou" in text
+    # The GMs' Berserker pays its upkeep; how much is theirs to know.
+    assert "Berserker pays its combat upkeep" in text and "Berserker pays its combat upkeep:" not in text
+
+    # Rin's attack magecraft over two actions: the second is her next turn's standard action (D37).
+    cast = (await harness.slash(rin, table.channel, "attack", target="Berserker", action="bolt",
+                                details="actions:2")).reply  # fmt: skip
+    assert cast.embeds[0]["title"] == "Rin begins to cast attack magecraft at Berserker"
+    harness.dice.queue([15, 2, 2])  # 15 + 3 - AGI 6 = 12, a hit, taken as the GMs set: 2d4 + 3 = 7
+    went = await harness.emulator.click(gm, harness.last(table.channel, gm), "Let the spell go on")
+    assert "Berserker takes 7 damage (rolled 7)" in went.replies[-1].text()
+    assert (await harness.slash(rin, table.channel, "grail rest")).reply.content == "Rin不能在战斗中这样做。"
+
+    # Archer's anti-army Noble Phantasm at two targets: one d20; Berserker's Mind's Eye rolled at once, and a
+    # one-shot's half damage for the evasion; Saber takes it all.
+    await harness.slash(gm, table.channel, "combat next")
+    await harness.slash(rin, table.channel, "character use", name="Archer")
+    harness.dice.queue([12, 18, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])
+    area = (await harness.slash(rin, table.channel, "attack", target="Berserker, Saber",
+                                action="np:Caladbolg II")).reply  # fmt: skip
+    text = area.text()
+    assert "Berserker's Mind's Eye (18) beats the attack roll (17): evaded" in text
+    assert "Berserker takes 7 damage (rolled 14; reduced: halved)" in text
+    assert "Saber takes 14 damage (rolled 14)" in text
+    assert "Archer pays 30 MP" in text
+
+    # Round 2: Rin's standard action went into her spell.
+    for _ in range(4):
+        await harness.slash(gm, table.channel, "combat next")
+    await harness.slash(rin, table.channel, "character use", name="Rin")
+    spent = (await harness.slash(rin, table.channel, "attack", target="Berserker", action="melee")).reply
+    assert spent.ephemeral and spent.content == "Rin本轮已经用过标准动作。"
+    status = (await harness.slash(gm, table.channel, "combat status")).reply.text()
+    assert "**Rin**: move action · minor action" in status
+
+    # A Master a GM kills with an award leaves its Servant masterless at the next round: gone within 1d3 rounds.
+    await harness.slash(gm, table.channel, "gm award", character="Illya", resource="hp", amount=-100)
+    harness.dice.queue([1])
+    said = ""
+    for _ in range(12):
+        said += (await harness.slash(gm, table.channel, "combat next")).reply.text()
+        if "Berserker vanishes without its Master" in said:
+            break
+    assert "Berserker has lost its Master and will vanish" in said
+    assert "Berserker vanishes without its Master" in said

@@ -14,6 +14,7 @@ STANDARD, MOVE, MINOR = "standard", "move", "minor"
 TURN_ACTIONS = (STANDARD, MOVE, MINOR)
 POSITION = "position"  # the character state key of its square: {"sector": [sx, sy], "x": x, "y": y}
 SECTOR_SQUARES = 100
+COMMITTED = "committed"  # the state key of standard actions of its next turns already spent on a spell (D37)
 RUNNING_KEY = "running"  # the character state key of the round it ran in: no defence until its next turn (R26)
 
 
@@ -38,6 +39,25 @@ def spend(role: str, character: CharacterSnapshot, turn: Turn, *actions: str) ->
         if action in spent:
             raise RuleError("grail_action_used", name=character.name, action=Text(f"action.{action}"))
     return Step(effects=(StatePatch(role, ACTIONS, {"round": turn.round_number, "used": [*spent, *actions]}),))
+
+
+def given_back(role: str, character: CharacterSnapshot, turn: Turn, action: str) -> Step:
+    """An action spent on something that did not happen, returned."""
+    spent = used(character, turn)
+    if action not in spent:
+        return Step()
+    spent.remove(action)
+    return Step(effects=(StatePatch(role, ACTIONS, {"round": turn.round_number, "used": spent}),))
+
+
+def committed_turn(role: str, character: CharacterSnapshot, turn: Turn) -> Step:
+    """At the start of its turn, a standard action promised to a spell of an earlier turn is spent (D37)."""
+    left = character.state.get(COMMITTED)
+    if not isinstance(left, int) or left <= 0:
+        return Step()
+    rest = left - 1 or None
+    return Step(effects=(StatePatch(role, ACTIONS, {"round": turn.round_number, "used": [STANDARD]}),
+                         StatePatch(role, COMMITTED, rest)))  # fmt: skip
 
 
 def square(character: CharacterSnapshot) -> tuple[int, int] | None:

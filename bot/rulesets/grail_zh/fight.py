@@ -36,6 +36,7 @@ from bot.rulesets.grail_zh.characters import (
     servant_of,
     takes_luck_rerolls,
 )
+from bot.rulesets.words import joined
 from rules.exchange import (
     Answer,
     Audience,
@@ -113,6 +114,13 @@ class Attacked(Outcome):
     automatic: bool = False  # an effect that hits without a roll
 
 
+class Casting(Outcome):
+    event = "attack.casting"
+    caster: str
+    means: str
+    defender: str
+
+
 class Paid(Outcome):
     event = "mp.paid"
     name: str
@@ -120,6 +128,7 @@ class Paid(Outcome):
     from_master: int  # what the Master gave (the Servant gained twice as much)
     master: str | None
     vanished: bool
+    secret: bool = False  # a character the GMs run: its costs would tell its ranks
 
 
 class Saved(Outcome):
@@ -131,10 +140,11 @@ class Saved(Outcome):
 
 
 class Evaded(Outcome):
-    event = "attack.evaded"
+    event = "attack.minds_eye"
     defender: str
     total: int  # the Mind's Eye roll
     against: int  # the attack roll it had to beat
+    evaded: bool
 
 
 class Guarded(Outcome):
@@ -153,6 +163,7 @@ class Damaged(Outcome):
     no_mystery: bool = False  # a mundane attack on a Servant (R4)
     kill_mp: int = 0  # MP the attacker recovered for the kill (R15)
     multiplier: int = 1  # a "+" released (R17)
+    reduced: tuple[str, ...] = ()  # what took damage off: halved, defend, magic_resistance, tactics
 
 
 @dataclass(frozen=True)
@@ -245,8 +256,8 @@ def means_of(character: CharacterSnapshot, action: str, actions: int, options: G
         feat = sheet.signature_feat
         if kind == "feat" and feat is not None and feat.damage is not None:
             return Means("feat", feat.name, spell, feat.damage, magecraft=True, normal=False)
-    known = ", ".join(value for value, _, _ in attack_actions(character, options))
-    raise RuleError("grail_no_such_attack", action=action, name=character.name, actions=known)
+    known = [Text(f"attack_choice.{kind}", {"name": name}) for _, kind, name in attack_actions(character, options)]
+    raise RuleError("grail_no_such_attack", action=action, name=character.name, actions=joined(known))
 
 
 def _combat_refused(attacker: CharacterSnapshot, scene: Scene) -> None:
@@ -275,7 +286,7 @@ def _payment(
         if mp - cost < 0 or (mp - cost == 0 and not confirm):
             raise RuleError("grail_master_cost", cost=cost, mp=mp)
         effects: list[Effect] = [PoolDelta(role, MP, -cost)]
-        paid = Paid(name=attacker.name, cost=cost, from_master=0, master=None, vanished=False)
+        paid = Paid(name=attacker.name, cost=cost, from_master=0, master=None, vanished=False, secret=attacker.gm_run)
         if mp == cost:  # 「一旦MP为0，master死亡」, confirmed
             effects.append(StatePatch(role, FATE, DEAD))
             return Step(effects=tuple(effects), outcomes=(paid,)).then(upkeep.master_fell(scene, role))
@@ -284,7 +295,7 @@ def _payment(
     effects, payment = upkeep.servant_pays(role, attacker, cost, master, forced=False, helped=helped, fatal=confirm)
     paid = Paid(name=attacker.name, cost=cost, from_master=payment.from_master,
                 master=master.name if master is not None and payment.from_master else None,
-                vanished=payment.vanished)  # fmt: skip
+                vanished=payment.vanished, secret=attacker.gm_run)  # fmt: skip
     return Step(effects=tuple(effects), outcomes=(paid,))
 
 
@@ -349,9 +360,14 @@ def attack(scene: Scene, given: GrailAttackInput) -> Step:
         acted = acted.then(_charged(scene, attacker, defenders[0], means, options))
     if given.plus:
         acted = acted.then(_plus_used(scene, attacker, means))
+    if means.key == "bolt" and given.actions > 1 and scene.turn.in_combat:
+        # D37: each further d4 is a further standard action: those of its next turns go into this spell.
+        acted = acted.then(Step(effects=(StatePatch(ATTACKER, actions.COMMITTED, given.actions - 1),)))
     if means.key in PROVOKING and scene.turn.in_combat:
-        return Step.of(acted, pause=Pause(OPPORTUNITY_WAIT, _opportunity_waits(scene, means, options),
-                                          {"given": given.model_dump(mode="json")}))  # fmt: skip
+        casting = Casting(caster=attacker.name, means=means.name, defender=", ".join(d.name for d in defenders))
+        return Step.of(acted, Step(outcomes=(casting,)),
+                       pause=Pause(OPPORTUNITY_WAIT, _opportunity_waits(scene, means, options),
+                                   {"given": given.model_dump(mode="json")}))  # fmt: skip
     return acted.then(_carried_out(scene, given, means))
 
 
@@ -402,8 +418,11 @@ def consent(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
         return _carried_out(scene, given, means, consented=True)
     try:
         return _carried_out(scene, given, means, consented=False)
-    except RuleError:  # it cannot pay alone: the attack does not happen
-        return Step(outcomes=(Withheld(name=attacker.name, cost=means.cost),))
+    except RuleError:  # it cannot pay alone: the attack does not happen, and its action is not spent
+        withheld = Step(outcomes=(Withheld(name=attacker.name, cost=means.cost),))
+        return actions.given_back(
+            ATTACKER, attacker, scene.turn, actions.MINOR if means.sustained else actions.STANDARD
+        ).then(withheld)
 
 
 class Withheld(Outcome):
@@ -493,7 +512,7 @@ def _charged(
 def _plus_used(scene: Scene, attacker: CharacterSnapshot, means: Means) -> Step:
     """R17: once a day, a burst Noble Phantasm's "+" multiplies what its release does (its damage here)."""
     if means.key != NP or not means.pluses:
-        raise RuleError("grail_no_plus", name=means.name)
+        raise RuleError("grail_no_plus", name=means_text(means.name))
     day = upkeep.day_of(attacker)
     if attacker.state.get(PLUS_DAY) == day:
         raise RuleError("grail_plus_today", name=attacker.name)
@@ -533,9 +552,13 @@ def _resolved(scene: Scene, role: str, defender: CharacterSnapshot, state: Mappi
     if not hit:
         # R4: a one-shot anti-army or anti-city NP still deals half to whoever evades it.
         return shown.then(_damage(scene, role, defender, state, halved=True)) if _splashes(means) else shown
-    waits = _reactions(scene, role, defender, roll, means, state) if alone else ()
+    if not alone:  # an area attack: its targets take their Mind's Eye at once, as it only helps them
+        if _minds_eye(defender, options) and roll.d20.auto != "success" and not roll.defend_stance:
+            return shown.then(_eye_rolled(scene, role, defender, roll, state))
+        return shown.then(_damage(scene, role, defender, state))
+    waits = _reactions(scene, role, defender, roll, means, state)
     if waits:
-        return Step.of(shown, pause=Pause(REACTION_WAIT, waits, {**state, "role": role, "before": roll.before_defense}))
+        return Step.of(shown, pause=Pause(REACTION_WAIT, waits, {**state, "role": role}))
     return shown.then(_damage(scene, role, defender, state))
 
 
@@ -581,7 +604,6 @@ def reacted(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
     options = grail_options(scene.options)
     role = str(state["role"])
     defender = scene.one(role)
-    means = Means.from_dict(state["means"])
     if answer.wait == GUARD_WAIT:
         guard = scene.one(ANSWERER)
         if guard.id == defender.id or guard.id == scene.one(ATTACKER).id:
@@ -597,18 +619,26 @@ def reacted(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
         )
         return guarded.then(_resolved(scene, ANSWERER, guard, state, alone=False))
     if answer.option == MINDS_EYE:
-        magnitude = max(
-            _magnitude(defender, "minds_eye_true", options), _magnitude(defender, "minds_eye_false", options)
-        )
-        compared = int(state["before"]) if options.minds_eye_compare == "attack_roll" else (
-            _attack_roll(scene, scene.one(ATTACKER), defender, state, options).total)  # fmt: skip
-        roll, evaded = minds_eye(scene.dice, luck_of(defender), magnitude, compared,
-                                 optional_rerolls=takes_luck_rerolls(defender))  # fmt: skip
-        if evaded:
-            shown = Step(rolls=(roll,), outcomes=(Evaded(defender=defender.name, total=roll.total, against=compared),))
-            return shown.then(_damage(scene, role, defender, state, halved=True)) if _splashes(means) else shown
-        return Step(rolls=(roll,)).then(_damage(scene, role, defender, state))
+        roll = _attack_roll(scene, scene.one(ATTACKER), defender, state, options)
+        return _eye_rolled(scene, role, defender, roll, state)
     return _damage(scene, role, defender, state)
+
+
+def _eye_rolled(
+    scene: Scene, role: str, defender: CharacterSnapshot, roll: AttackRoll, state: Mapping[str, Any]
+) -> Step:
+    """R19 and D14: Mind's Eye, d20 + (X - 3), evades when strictly above the attack roll before the defence (or,
+    with `minds_eye_compare`, the final total); a one-shot anti-army or anti-city NP still deals half."""
+    options = grail_options(scene.options)
+    means = Means.from_dict(state["means"])
+    compared = roll.before_defense if options.minds_eye_compare == "attack_roll" else roll.total
+    eye_roll, evaded = minds_eye(scene.dice, luck_of(defender), _minds_eye(defender, options), compared,
+                                 optional_rerolls=takes_luck_rerolls(defender))  # fmt: skip
+    judged = Evaded(defender=defender.name, total=eye_roll.total, against=compared, evaded=evaded)
+    shown = Step(rolls=(eye_roll,), outcomes=(judged,))
+    if evaded:
+        return shown.then(_damage(scene, role, defender, state, halved=True)) if _splashes(means) else shown
+    return shown.then(_damage(scene, role, defender, state))
 
 
 def _saved(scene: Scene, role: str, defender: CharacterSnapshot, state: Mapping[str, Any]) -> Step:
@@ -659,13 +689,11 @@ def _damage(
         extra.append(Modifier("unaware", servant_of(attacker, options).ranks["AGI"].n))
     if means.scope == "anti_army" and (tactics := _magnitude(attacker, "tactics", options)):
         extra.append(Modifier("skill:tactics", tactics))
-    rolled = damage_roll(scene.dice, means.damage, "damage", extra, maximal=assassin_unaware)
+    rolled = damage_roll(scene.dice, means.damage, f"damage:{attacker.name}", extra, maximal=assassin_unaware)
     no_mystery = not means.mystery and defender.kind == SERVANT
-    flat = 0
-    if means.magecraft:
-        flat += 5 * _magnitude(defender, "magic_resistance", options)
-    if means.scope == "anti_army":
-        flat += _magnitude(defender, "tactics", options)
+    resisted = 5 * _magnitude(defender, "magic_resistance", options) if means.magecraft else 0
+    outwitted = _magnitude(defender, "tactics", options) if means.scope == "anti_army" else 0
+    flat = resisted + outwitted
     stance = None
     if DEFENDING in defender.state:
         stance = servant_of(defender, options).ranks["END"].n if defender.kind == SERVANT else (
@@ -691,8 +719,11 @@ def _damage(
         kill_mp = min(KILL_MP, (mp.maximum or mp.current + KILL_MP) - mp.current)
         if kill_mp:
             effects.append(PoolDelta(by, MP, kill_mp))
+    applied = (("halved", halved), ("defend", stance is not None), ("magic_resistance", resisted > 0),
+               ("tactics", outwitted > 0))  # fmt: skip
+    reduced = () if no_mystery else tuple(name for name, applies in applied if applies)
     damaged = Damaged(defender=defender.name, rolled=rolled.total, taken=taken, temp_hp=split.temp_hp, fate=fate,
-                      no_mystery=no_mystery, kill_mp=kill_mp, multiplier=multiplier)  # fmt: skip
+                      no_mystery=no_mystery, kill_mp=kill_mp, multiplier=multiplier, reduced=reduced)  # fmt: skip
     return Step(rolls=(rolled,), effects=tuple(effects), outcomes=(damaged,)).then(orphaned)
 
 

@@ -59,7 +59,7 @@ from bot.rulesets.grail_zh.characters import (
 from bot.rulesets.words import as_written, joined
 from rules.dice import DiceSource
 from rules.exchange import Effect, Modifier, Opening, Outcome, RuleError, StatePatch, Step, Text, member
-from rules.grail_zh.characters import effective_ranks, master_stats, release_cost, stats_at
+from rules.grail_zh.characters import ServantSkill, effective_ranks, master_stats, release_cost, stats_at
 from rules.grail_zh.model import (
     ATTRIBUTES,
     CLASS_TABLE,
@@ -67,12 +67,13 @@ from rules.grail_zh.model import (
     ROUNDS_PER_MINUTE,
     SKILLS,
     STATS,
+    Attribute,
     Stat,
 )
 from rules.grail_zh.options import GrailZhOptions
 from rules.grail_zh.ranks import Rank
 from rules.grail_zh.rolls import InitiativeEntry, initiative, luck_d20, succeeds
-from rules.grail_zh.sheets import MasterFile, ServantFile, parse_master, parse_servant
+from rules.grail_zh.sheets import MasterFile, NoblePhantasm, ServantFile, parse_master, parse_servant
 from rules.options import CampaignOptions
 
 BATTLE_CONTINUATION_HP_FLOOR = -200  # below anything Battle Continuation reaches: the rules decide a Servant's fate
@@ -123,17 +124,27 @@ class UpkeepPaid(Outcome):
     cost: int
     from_master: int
     paid: bool  # False: it could not pay, and only moves in this fight (D19)
+    secret: bool = False  # a character the GMs run: its upkeep would tell its ranks
 
 
 def _stat_of(character: CharacterSnapshot, word: str) -> tuple[str, int]:
-    """The stat a check names, and its modifier: a Master's attribute, a Servant's rank (its n, R10)."""
-    name = CHECK_WORDS.get(word)
-    if character.kind == SERVANT and name in STATS:
-        return name, derived_ranks(character)[name].n
-    if character.kind == MASTER and name in ATTRIBUTES:
-        return name, master_file(character).attribute(name)
+    """The stat a check names, and its modifier: a Master's attribute, a Servant's rank (its n, R10). STR and
+    敏捷 are both a Master's and a Servant's: DEX and AGI stand for each other."""
+    upper = word.upper()
+    if character.kind == SERVANT:
+        stat = SERVANT_WORDS.get(upper)
+        if stat is not None:
+            return stat, derived_ranks(character)[stat].n
+    else:
+        attribute = MASTER_WORDS.get(upper)
+        if attribute is not None:
+            return attribute.upper(), master_file(character).attribute(attribute)
     shown = ", ".join(STATS if character.kind == SERVANT else (a.upper() for a in ATTRIBUTES))
     raise RuleError("grail_stat_not_here", stat=word, name=character.name, stats=shown)
+
+
+MASTER_WORDS: dict[str, Attribute] = {**{attribute.upper(): attribute for attribute in ATTRIBUTES}, "AGI": "dex"}
+SERVANT_WORDS: dict[str, Stat] = {**{stat: stat for stat in STATS}, "DEX": "AGI"}
 
 
 class GrailZhPlay(Play):
@@ -228,10 +239,13 @@ class GrailZhPlay(Play):
         return tuple(fields)
 
     def editable(self, kind: str, field: str, *, by_gm: bool) -> bool:
-        """A GM edits any field but the name and the Master; a player nothing (every field moves the numbers)."""
+        """A GM edits any field but the name and the Master; a player only whether its Servant takes Luck's optional
+        rerolls (every other field moves the numbers)."""
         root = field.split(".", 1)[0]
         model = MasterFile if kind == MASTER else ServantFile
-        return by_gm and root in model.model_fields and root not in ("name", "master")
+        if not by_gm:  # D35: declining Luck's optional rerolls is the player's choice
+            return kind == SERVANT and field == "luck_rerolls"
+        return root in model.model_fields and root not in ("name", "master")
 
     def edited_sheet(
         self, character: CharacterSnapshot, file: Mapping[str, Any], options: CampaignOptions, *, by_gm: bool
@@ -264,12 +278,12 @@ class GrailZhPlay(Play):
         character = scene.one(ACTOR)
         stat, value = _stat_of(character, params.stat or "")
         d20 = luck_d20(scene.dice, luck_of(character), optional_rerolls=takes_luck_rerolls(character))
-        modifiers = [Modifier(f"stat:{stat.upper()}", value)]
+        modifiers = [Modifier(f"stat:{stat}", value)]
         if params.modifier:
             modifiers.append(Modifier("situational", params.modifier))
         roll = d20.roll("check", modifiers)
         target = params.target if params.target is not None else 10
-        rolled = CheckRolled(name=character.name, stat=stat.upper(), total=roll.total, target=target,
+        rolled = CheckRolled(name=character.name, stat=stat, total=roll.total, target=target,
                              success=succeeds(d20, roll.total, target), auto=d20.auto)  # fmt: skip
         return Step(rolls=(roll,), outcomes=(rolled,))
 
@@ -318,6 +332,8 @@ class GrailZhPlay(Play):
                     notes.append(Text(f"luck.{outcome.auto}"))
                 if outcome.stance:
                     notes.append(Text("attack.stance", {"defender": outcome.defender}))
+            elif isinstance(outcome, fight.Paid) and outcome.secret:
+                notes.append(Text("mp.paid_secret", {"name": outcome.name}))
             elif isinstance(outcome, fight.Paid):
                 key = "mp.paid_with_master" if outcome.master else "mp.paid"
                 notes.append(Text(key, {"name": outcome.name, "cost": outcome.cost, "master": outcome.master or "",
@@ -326,12 +342,19 @@ class GrailZhPlay(Play):
                 notes.append(Text(f"save.{outcome.result}", {"defender": outcome.defender, "dc": outcome.dc,
                                                               "total": outcome.total}))  # fmt: skip
             elif isinstance(outcome, fight.Evaded):
-                notes.append(Text("attack.evaded", {"defender": outcome.defender, "total": outcome.total,
-                                                    "against": outcome.against}))  # fmt: skip
+                notes.append(
+                    Text(
+                        "attack.evaded" if outcome.evaded else "attack.not_evaded",
+                        {"defender": outcome.defender, "total": outcome.total, "against": outcome.against},
+                    )
+                )
             elif isinstance(outcome, fight.Guarded):
                 notes.append(Text("attack.guarded", {"guard": outcome.guard, "defender": outcome.defender}))
             elif isinstance(outcome, fight.Damaged):
                 notes += _damage_notes(outcome)
+            elif isinstance(outcome, fight.Casting):
+                title = Text("attack.casting", {"caster": outcome.caster, "means": fight.means_text(outcome.means),
+                                                "defender": outcome.defender})  # fmt: skip
             elif isinstance(outcome, fight.Struck):
                 key = "attack.counter" if outcome.counter else "attack.opportunity"
                 notes.append(
@@ -383,6 +406,8 @@ class GrailZhPlay(Play):
                                    "gained": outcome.gained})  # fmt: skip
             elif isinstance(outcome, upkeep.Rested):
                 title = Text("rest.title", {"name": outcome.name, "gained": outcome.gained})
+            elif isinstance(outcome, upkeep.DailyUpkeep) and outcome.secret:
+                notes.append(Text("upkeep.daily_secret", {"name": outcome.name}))
             elif isinstance(outcome, upkeep.DailyUpkeep):
                 key = "upkeep.daily_with_master" if outcome.from_master else "upkeep.daily"
                 notes.append(Text(key, {"name": outcome.name, "cost": outcome.cost, "given": outcome.from_master}))
@@ -392,7 +417,7 @@ class GrailZhPlay(Play):
             elif isinstance(outcome, upkeep.Vanished):
                 notes.append(Text("masterless.vanished", {"name": outcome.name}))
             elif isinstance(outcome, UpkeepPaid):
-                key = "upkeep.paid" if outcome.paid else "upkeep.unpaid"
+                key = ("upkeep.paid" if outcome.paid else "upkeep.unpaid") + ("_secret" if outcome.secret else "")
                 notes.append(Text(key, {"name": outcome.name, "cost": outcome.cost, "given": outcome.from_master}))
         return Report(title, notes=tuple(notes))
 
@@ -425,9 +450,11 @@ class GrailZhPlay(Play):
         for fighter in fighters:
             if fighter.kind == SERVANT:
                 ranks = derived_ranks(fighter)
-                entries.append(InitiativeEntry(fighter.id, ranks["AGI"].n, ranks["LUK"], ranks["LUK"].n))
+                entries.append(InitiativeEntry(fighter.id, ranks["AGI"].n, ranks["LUK"], ranks["LUK"].n, fighter.name))
             else:
-                entries.append(InitiativeEntry(fighter.id, master_file(fighter).attribute("dex"), None, 0))
+                entries.append(
+                    InitiativeEntry(fighter.id, master_file(fighter).attribute("dex"), None, 0, fighter.name)
+                )
         rolled = initiative(scene.dice, entries)
         names = {fighter.id: fighter.name for fighter in fighters}
         rolls = tuple(roll for _, roll in rolled.rolls)
@@ -444,7 +471,8 @@ class GrailZhPlay(Play):
         now = scene.turn.round_number
         plus_ends = [upkeep.plus_expired(member(EVERYONE, position), character, now=now)
                      for position, character in enumerate(everyone)]  # fmt: skip
-        step = Step.of(fight.expired_continuations(scene, EVERYONE, everyone),
+        lost = upkeep.masters_lost(scene, EVERYONE, everyone, lambda master: self.out_of_play(master) is not None)
+        step = Step.of(lost, fight.expired_continuations(scene, EVERYONE, everyone),
                        upkeep.masterless_rounds(scene, EVERYONE, everyone),
                        fight.sustained_costs(scene, EVERYONE, everyone), *plus_ends,
                        # A minute's MP regeneration comes every tenth round of a fight (D8).
@@ -461,7 +489,8 @@ class GrailZhPlay(Play):
         minutes = passed * 60
         regenerated = upkeep.regeneration(scene, EVERYONE, everyone, rounds=minutes * ROUNDS_PER_MINUTE,
                                           minutes=minutes)  # fmt: skip
-        step = Step.of(*plus_ends, regenerated,
+        lost = upkeep.masters_lost(scene, EVERYONE, everyone, lambda master: self.out_of_play(master) is not None)
+        step = Step.of(lost, *plus_ends, regenerated,
                        upkeep.days_passed(scene, EVERYONE, everyone, passed))  # fmt: skip
         return step if step.effects else None
 
@@ -472,7 +501,8 @@ class GrailZhPlay(Play):
             return None
         effects = tuple(StatePatch(CURRENT, key, None) for key in (DEFENDING, actions.RUNNING_KEY)
                         if key in character.state)  # fmt: skip
-        return Step(effects=effects) if effects else None
+        step = Step(effects=effects).then(actions.committed_turn(CURRENT, character, scene.turn))
+        return step if step.effects else None
 
     def acts_on_own_turn(self, options: CampaignOptions) -> bool:
         """R25: in a fight a character acts on its own turn; reactions (Guard, Mind's Eye) come as waits."""
@@ -484,7 +514,7 @@ class GrailZhPlay(Play):
     def combat_ended(self, scene: Scene) -> Step | None:
         effects: list[Effect] = []
         for position, character in enumerate(scene.members(EVERYONE)):
-            for key in (UPKEEP_UNPAID, DEFENDING, actions.RUNNING_KEY, fight.SUSTAINING, BOOST):
+            for key in (UPKEEP_UNPAID, DEFENDING, actions.RUNNING_KEY, fight.SUSTAINING, BOOST, actions.COMMITTED):
                 if key in character.state:
                     effects.append(StatePatch(member(EVERYONE, position), key, None))
         return Step(effects=tuple(effects)) if effects else None
@@ -533,11 +563,9 @@ def _servant_lines(character: CharacterSnapshot, options: CampaignOptions, *, fu
     lines.append(SheetLine("sheet.moves", Text("sheet.servant_moves", {
         "speed": stats.speed, "run": stats.run, "melee": f"{stats.melee_bonus:+d}",
         "damage": str(stats.melee_damage), "ranged": ranged, "defense": stats.defense}), inline=False))  # fmt: skip
-    skills = [_skill_text(skill.name, skill.rank, skill.from_class, skill.target, ex_value) for skill in stats.skills]
+    skills = [_skill_text(skill, ex_value) for skill in stats.skills]
     lines.append(SheetLine("sheet.skills", joined_lines(skills) if skills else "—", inline=False))
-    phantasms = [Text("sheet.phantasm", {"name": np.name, "rank": str(np.rank), "scope": Text(f"scope.{np.scope}"),
-                                         "mode": Text(f"mode.{np.mode}"), "cost": release_cost(np)})
-                 for np in servant.noble_phantasms]  # fmt: skip
+    phantasms = [_phantasm_text(np, ex_value) for np in servant.noble_phantasms]
     lines.append(SheetLine("sheet.phantasms", joined_lines(phantasms) if phantasms else "—", inline=False))
     lines.append(SheetLine("sheet.upkeep", Text("sheet.upkeep_costs", {"daily": stats.daily_cost,
                                                                         "combat": stats.combat_cost})))  # fmt: skip
@@ -571,9 +599,9 @@ def _combat_upkeep(role: str, servant: CharacterSnapshot, options: GrailZhOption
         effects, payment = upkeep.servant_pays(role, servant, cost, servant.partner(CONTRACT), forced=False,
                                                helped=options.auto_transfer)  # fmt: skip
     except RuleError:
-        unpaid = UpkeepPaid(name=servant.name, cost=cost, from_master=0, paid=False)
+        unpaid = UpkeepPaid(name=servant.name, cost=cost, from_master=0, paid=False, secret=servant.gm_run)
         return Step(effects=(StatePatch(role, UPKEEP_UNPAID, True),), outcomes=(unpaid,))
-    paid = UpkeepPaid(name=servant.name, cost=cost, from_master=payment.from_master, paid=True)
+    paid = UpkeepPaid(name=servant.name, cost=cost, from_master=payment.from_master, paid=True, secret=servant.gm_run)
     return Step(effects=tuple(effects), outcomes=(paid,))
 
 
@@ -588,23 +616,45 @@ def joined_lines(parts: Sequence[Text | str]) -> Text | str:
     return joined(parts, "list.lines")
 
 
-def _skill_text(name: str, rank: Rank, from_class: bool, target: str | None, ex_value: int) -> Text:
-    """A skill on the sheet with what it does at its rank (T4)."""
-    x = rank.magnitude(ex_value)
+def _phantasm_text(np: NoblePhantasm, ex_value: int) -> Text:
+    """A Noble Phantasm on the sheet: rank, scope, mode, release cost, how it strikes and its damage (T8 unless the
+    GM set one), and its effect as written."""
+    resolved = Text("resolution.save", {"stat": Text(f"stat.{np.save_stat}")}) if np.resolution == "save" else Text(
+        f"resolution.{np.resolution}")  # fmt: skip
     said: dict[str, str | int | Text] = {
-        "x": x, "five_x": 5 * x, "target": target or "—", "floor": -10 * (x - 1), "range": 100 * x,
-        "minus3": f"{x - 3:+d}" if x != 3 else "", "counter": f"{x - 6:+d}", "threshold": 10 + 5 * x,
-        "days": INDEPENDENT_ACTION_DAYS[rank.n],
+        "name": np.name, "rank": str(np.rank), "scope": Text(f"scope.{np.scope}"), "mode": Text(f"mode.{np.mode}"),
+        "cost": release_cost(np), "resolution": resolved,
+        "damage": str(np.damage or fight.burst_damage(np.rank, ex_value)),
     }  # fmt: skip
-    named: Text | str = Text(f"skill.{name}") if name in SKILLS else name
-    effect: Text | str = Text(f"skill_effect.{name}", said) if name in SKILLS else ""
-    key = "sheet.class_skill" if from_class else "sheet.skill"
-    return Text(key, {"name": named, "rank": str(rank), "effect": effect})
+    line = Text("sheet.phantasm", said)
+    return Text("sheet.with_effect", {"line": line, "effect": np.effect}) if np.effect else line
+
+
+def _skill_text(skill: ServantSkill, ex_value: int) -> Text:
+    """A skill on the sheet with what it does at its rank (T4); a Servant's own with its effect as written."""
+    x = skill.rank.magnitude(ex_value)
+    target = skill.target
+    shown_target: Text | str = Text(f"stat.{target}") if target in STATS else target or "—"
+    said: dict[str, str | int | Text] = {
+        "x": x, "five_x": 5 * x, "target": shown_target, "floor": -10 * (x - 1), "range": 100 * x,
+        "minus3": f"{x - 3:+d}" if x != 3 else "", "counter": f"{x - 6:+d}", "threshold": 10 + 5 * x,
+        "days": INDEPENDENT_ACTION_DAYS[skill.rank.n],
+    }  # fmt: skip
+    known = skill.name in SKILLS
+    named: Text | str = Text(f"skill.{skill.name}") if known else skill.name
+    effect: Text | str = Text(f"skill_effect.{skill.name}", said) if known else skill.effect or "—"
+    key = "sheet.class_skill" if skill.from_class else "sheet.skill"
+    return Text(key, {"name": named, "rank": str(skill.rank), "effect": effect})
 
 
 def _damage_notes(outcome: fight.Damaged) -> list[Text]:
     said: dict[str, str | int | Text] = {"defender": outcome.defender, "rolled": outcome.rolled,
                                          "taken": outcome.taken, "temp": outcome.temp_hp}  # fmt: skip
+    if outcome.reduced:
+        said["rolled"] = Text(
+            "damage.reduced",
+            {"rolled": outcome.rolled, "by": joined([Text(f"reduced.{name}") for name in outcome.reduced])},
+        )
     if outcome.no_mystery:
         notes = [Text("damage.no_mystery", said)]
     elif outcome.temp_hp:

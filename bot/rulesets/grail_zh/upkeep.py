@@ -4,7 +4,7 @@ and reverse transfers, the ritual, a Master's rest, daily upkeep at each day's t
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from bot.rulesets.base import ACTOR, CharacterSnapshot, Scene
 from bot.rulesets.grail_zh import actions
@@ -75,6 +75,7 @@ class DailyUpkeep(Outcome):
     cost: int
     from_master: int
     vanished: bool
+    secret: bool = False  # a character the GMs run
 
 
 class Masterless(Outcome):
@@ -142,6 +143,8 @@ def ritual(scene: Scene, reverse: int | None) -> Step:
     _alive(master, servant)
     if options.ritual_ordinary_only and master_file(master).master_type != "ordinary":
         raise RuleError("grail_ritual_ordinary", name=master.name)
+    if scene.turn.in_combat:  # half an hour's ritual
+        raise RuleError("grail_not_in_a_fight", name=master.name)
     day = day_of(master)
     if master.state.get(RITUAL) == day:
         raise RuleError("grail_ritual_today", name=master.name)
@@ -149,6 +152,8 @@ def ritual(scene: Scene, reverse: int | None) -> Step:
     if reverse is None:
         mp = servant.pools[MP]
         gained = min((mp.maximum or 0) // 2, (mp.maximum or 0) - mp.current)
+        if gained <= 0:  # the day's ritual is not spent on nothing
+            raise RuleError("grail_servant_full", name=servant.name)
         moved = Transferred(master=master.name, servant=servant.name, paid=0, gained=gained, reverse=False)
         return Step(effects=(held, PoolDelta(servant_ref, MP, gained)), outcomes=(moved,))
     master_mp = master.pools[MP]
@@ -168,23 +173,46 @@ def rest(scene: Scene) -> Step:
     if master.kind != MASTER:
         raise RuleError("grail_rest_masters", name=master.name)
     _alive(master)
+    if scene.turn.in_combat:  # eight hours' rest
+        raise RuleError("grail_not_in_a_fight", name=master.name)
     day = day_of(master)
     if master.state.get(RESTED) == day:
         raise RuleError("grail_rested_today", name=master.name)
     mp = master.pools[MP]
     gained = master_of(master).mp_max - mp.current
+    if gained <= 0:
+        raise RuleError("grail_master_full", name=master.name)
     return Step(effects=(StatePatch(ACTOR, RESTED, day), PoolDelta(ACTOR, MP, gained)),
                 outcomes=(Rested(name=master.name, gained=gained),))  # fmt: skip
 
 
 def master_fell(scene: Scene, master_ref: str) -> Step:
-    """R16 and D7: a Servant whose Master died vanishes within 1d3 rounds, or with Independent Action after its
-    days (T4); with `masterless_rule = drain` it loses a tenth of its MP maximum each minute instead."""
-    options = grail_options(scene.options)
+    """The Servant of a Master who has just died (R16)."""
     servant_ref = f"{master_ref}.by.{CONTRACT}"
     servant = scene.get(servant_ref)
     if servant is None or fate_of(servant) is not None:
         return Step()
+    return orphaned(scene, servant_ref, servant)
+
+
+def masters_lost(
+    scene: Scene, role: str, characters: Sequence[CharacterSnapshot], fallen: Callable[[CharacterSnapshot], bool]
+) -> Step:
+    """Servants whose Master fell some other way (a GM's award, say), found at the next round or hour."""
+    steps = []
+    for position, character in enumerate(characters):
+        who = member(role, position)
+        master = scene.get(f"{who}.{CONTRACT}")
+        if character.kind == SERVANT and master is not None and MASTERLESS not in character.state and (
+                fate_of(character) is None and fallen(master)):  # fmt: skip
+            steps.append(orphaned(scene, who, character))
+    return Step.of(*steps)
+
+
+def orphaned(scene: Scene, servant_ref: str, servant: CharacterSnapshot) -> Step:
+    """R16 and D7: a Servant whose Master died vanishes within 1d3 rounds, or with Independent Action after its
+    days (T4); with `masterless_rule = drain` it loses a tenth of its MP maximum each minute instead."""
+    options = grail_options(scene.options)
     stats = servant_of(servant, options)
     action = stats.skill("independent_action")
     if action is not None:
@@ -274,7 +302,8 @@ def _daily(
     cost = servant_of(servant, options).daily_cost
     effects, payment = servant_pays(who, servant, cost, master, forced=True, helped=options.auto_transfer, mp=mp,
                                     master_mp=master_mp)  # fmt: skip
-    paid = DailyUpkeep(name=servant.name, cost=cost, from_master=payment.from_master, vanished=payment.vanished)
+    paid = DailyUpkeep(name=servant.name, cost=cost, from_master=payment.from_master, vanished=payment.vanished,
+                       secret=servant.gm_run)  # fmt: skip
     return Step(effects=tuple(effects), outcomes=(paid,)), payment
 
 
