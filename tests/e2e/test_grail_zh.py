@@ -413,6 +413,13 @@ async def test_squares_distances_a_charge_a_run_and_a_sustained_release(table: T
     assert hit.embeds[0]["title"] == "Saber hits Rin with melee (10)", hit.text()
     taken = await harness.emulator.click(rin, harness.last(table.channel, rin), "Take the hit")
     assert "Rin takes 3 damage (rolled 3)" in taken.replies[-1].text()
+    # A Master far from its Servant gives it nothing (R14: within 30 squares).
+    await harness.slash(gm, table.channel, "grail place", character="Shirou", x=90, y=90)
+    await harness.slash(shirou, table.channel, "character use", name="Shirou")
+    far = (await harness.slash(shirou, table.channel, "grail transfer", amount=1)).reply
+    assert (
+        far.ephemeral and far.content == "Shirou is more than 30 squares from its Servant: no MP passes between them."
+    )
 
 
 async def test_casting_in_a_fight_opens_a_window_for_opportunity_attacks_and_martial_arts_counter(table: Table) -> None:

@@ -457,7 +457,12 @@ def _carried_out(scene: Scene, given: GrailAttackInput, means: Means, *, consent
     defenders = scene.members(DEFENDER)
     master = attacker.partner(CONTRACT)
     short = attacker.kind == SERVANT and attacker.pools[MP].current - means.cost < 1
-    if short and consented is None and not grail_options(scene.options).auto_transfer and upkeep.can_give(master):
+    if (
+        short
+        and consented is None
+        and not grail_options(scene.options).auto_transfer
+        and upkeep.can_give(master, attacker)
+    ):
         return _consent(scene, attacker, master, given, means)
     paid = _payment(scene, ATTACKER, attacker, means.cost, given.confirm, helped=consented is not False)
     if means.key == NP and means.sustained:  # R13: kept up, it is paid again at the start of each later round

@@ -30,7 +30,7 @@ from bot.rulesets.grail_zh.characters import (
 )
 from rules.exchange import Effect, Outcome, PoolDelta, PoolMaximum, Roll, RuleError, StatePatch, Step, Text, member
 from rules.grail_zh.characters import plus_on
-from rules.grail_zh.model import CLASS_TABLE, INDEPENDENT_ACTION_DAYS, ROUNDS_PER_MINUTE, STATS
+from rules.grail_zh.model import CLASS_TABLE, INDEPENDENT_ACTION_DAYS, ROUNDS_PER_MINUTE, STATS, TRANSFER_RANGE
 from rules.grail_zh.options import GrailZhOptions
 from rules.grail_zh.ranks import combat_cost
 from rules.grail_zh.rolls import Payment, pay, plus_multiplier, transfer
@@ -125,6 +125,8 @@ def give(scene: Scene, amount: int) -> Step:
     _alive(master, servant)
     if master_file(master).master_type == "ordinary":
         raise RuleError("grail_ordinary_transfer", name=master.name)
+    if not can_give(master, servant):
+        raise RuleError("grail_too_far_to_give", name=master.name, range=TRANSFER_RANGE)
     mp, room_max = servant.pools[MP], servant.pools[MP].maximum or 0
     paid, gained = transfer(master.pools[MP].current, amount, mp.current, room_max)
     if paid == 0:
@@ -414,9 +416,13 @@ def plus_expired(who: str, character: CharacterSnapshot, *, now: int | None) -> 
     return Step(effects=tuple(effects), outcomes=(PlusOff(name=character.name, target=str(active["target"])),))
 
 
-def can_give(master: CharacterSnapshot | None) -> bool:
-    """R14: a living Master gives MP the usual way, unless an ordinary human (T1)."""
-    return master is not None and fate_of(master) is None and master_file(master).master_type != "ordinary"
+def can_give(master: CharacterSnapshot | None, servant: CharacterSnapshot) -> bool:
+    """R14: a living Master gives MP the usual way, unless an ordinary human (T1), within 30 squares of its Servant
+    (where the map is kept)."""
+    if master is None or fate_of(master) is not None or master_file(master).master_type == "ordinary":
+        return False
+    apart = actions.distance(master, servant)
+    return apart is None or apart <= TRANSFER_RANGE
 
 
 def servant_pays(
@@ -428,7 +434,7 @@ def servant_pays(
     mp = servant.pools[MP].current if mp is None else mp
     if master_mp is None and master is not None:
         master_mp = master.pools[MP].current
-    payment = pay(cost, mp, master_mp, from_master=helped and can_give(master), forced=forced, fatal=fatal)
+    payment = pay(cost, mp, master_mp, from_master=helped and can_give(master, servant), forced=forced, fatal=fatal)
     effects: list[Effect] = [PoolDelta(role, MP, payment.servant_mp - mp)]
     if payment.from_master:
         effects.append(PoolDelta(f"{role}.{CONTRACT}", MP, -payment.from_master))
