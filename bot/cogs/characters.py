@@ -30,6 +30,7 @@ from bot.files import MAX_FILE_BYTES, load_document, parse_sheet
 from bot.i18n import Translator
 from bot.render import mention, pool_text, rolls_text
 from bot.rulesets.base import CharacterSnapshot, Play, Pool, SheetLine
+from bot.rulesets.registry import RULESETS
 from bot.services.characters import Created
 from bot.services.held import HELD, REJECTED
 from bot.sheet_paths import MAX_PATH, field_paths, shown_value
@@ -130,7 +131,9 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
             description=rolls_text(tr, created.draft.rolls),
             colour=SHEET_COLOUR,
         )
-        embed.add_field(name=tr("character.pools"), value=pools_text(tr, created.draft.pools))
+        play = RULESETS[created.campaign.ruleset].play
+        if play is None or not play.private_sheets:  # where sheets are private, the pools are the owner's to see
+            embed.add_field(name=tr("character.pools"), value=pools_text(tr, created.draft.pools))
         if created.held:
             embed.add_field(name=tr("character.held"), value=tr("character.held_note", name=created.draft.name),
                             inline=False)  # fmt: skip
@@ -264,13 +267,16 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
 
 @pages.source(ROSTER_PAGES)
 async def roster_page(interaction: Interaction, number: int) -> pages.Page:
-    """A page of the campaign's characters with their pools (hidden for the GMs' characters from players)."""
+    """A page of the campaign's characters with their pools (hidden from players for the GMs' characters, and for
+    rivals' where sheets are private)."""
     campaign, roster, gm = await interaction.client.characters.roster(place_of(interaction), actor_of(interaction))
+    play = RULESETS[campaign.ruleset].play
     tr = translator(interaction, campaign.ruleset)
     lines = [
         tr("character.roster_line", name=c.name, kind=tr(f"kind.{c.kind}"),
            user=tr("character.run_by_gms") if c.gm_run else mention(c.owner_id),
-           pools=pools_text(tr, c.pools) if gm or not c.gm_run else tr("character.hidden"))
+           pools=pools_text(tr, c.pools) if play is None or play.pools_shown(c, interaction.user.id, gm=gm)
+           else tr("character.hidden"))
         for c in roster
     ]  # fmt: skip
     split = pages.split_lines(lines, ROSTER_LINES_PER_PAGE)

@@ -19,6 +19,7 @@ CURRENT_MARK = "▶"
 
 
 def report_embed(tr: Translator, report: CombatReport, title_key: str) -> discord.Embed:
+    play = RULESETS[report.ruleset].play
     lines = []
     for fighter in report.order:
         mark = CURRENT_MARK if report.current is not None and fighter.id == report.current.id else "・"
@@ -28,14 +29,14 @@ def report_embed(tr: Translator, report: CombatReport, title_key: str) -> discor
         if fighter.id in report.fates:  # out of the fight: what it could do no longer matters
             shown = tr(f"fallen.{report.fates[fighter.id]}", name=fighter.name)
         # The GMs' characters keep their pools to themselves, as in /character list.
-        pools = tr("character.hidden") if fighter.gm_run and not report.for_gm else pools_text(tr, fighter.pools)
+        shows = play is None or play.pools_shown(fighter, report.viewer, gm=report.for_gm)
+        pools = pools_text(tr, fighter.pools) if shows else tr("character.hidden")
         lines.append(tr("combat.line", mark=mark, name=fighter.name, actions=shown, pools=pools))
     embed = discord.Embed(
         title=tr(title_key, round=report.round_number),
         description="\n".join(lines) or tr("combat.no_fight"),
         colour=COMBAT_COLOUR,
     )
-    play = RULESETS[report.ruleset].play
     effects = []
     for applied in report.applied:
         content, step_embed = step_message(tr, play, applied) if play is not None else (None, None)

@@ -211,7 +211,7 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
         if reason:
             lines.append(tr("gm.reason", reason=reason))
         lines.extend(fallen_lines(tr, award.fallen))
-        await output.reply(interaction, "\n".join(lines), ephemeral=award.gm_run)
+        await output.reply(interaction, "\n".join(lines), ephemeral=award.private)
 
     @app_commands.command(name="pending", description="Everything still waiting for an answer: force or cancel it (GM)")
     async def pending(self, interaction: Interaction) -> None:

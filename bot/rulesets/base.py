@@ -344,6 +344,15 @@ class Play:
         """Why a character can no longer act ("dead", "down"...), or None."""
         return None
 
+    def pools_shown(self, character: CharacterSnapshot, viewer: int | None, *, gm: bool) -> bool:
+        """Whether a reader (`viewer`; None for a post everyone sees) sees a character's pools: a GM always; the
+        GMs' characters' otherwise never; where sheets are private, only their owner."""
+        if gm:
+            return True
+        if character.gm_run:
+            return False
+        return not self.private_sheets or character.owner_id == viewer
+
     def acts_on_own_turn(self, options: CampaignOptions) -> bool:
         """Whether, in a fight, a player's character acts only on its own turn (its reactions aside)."""
         return False

@@ -35,6 +35,7 @@ class CombatReport:
     progress: list[Progress] = field(default_factory=list)
     language: str | None = None  # the campaign's language for its public messages
     for_gm: bool = False  # seen privately by a GM: the pools of the characters the GMs run are shown
+    viewer: int | None = None  # who sees it privately (None: a post in the channel)
     fates: dict[int, str] = field(default_factory=dict)  # the fighters out of play, by id: dead, down...
 
     @property
@@ -213,7 +214,7 @@ class CombatService:
         async with self.database.read() as session:
             campaign = await active_campaign(session, place)
             report = await self._report(session, campaign, [])
-            return replace(report, for_gm=await is_gm(session, campaign.id, actor))
+            return replace(report, for_gm=await is_gm(session, campaign.id, actor), viewer=actor.user_id)
 
     async def end(self, call: Call) -> tuple[int, Progress]:
         """Ends the fight: the round it ended in, and what the ruleset did then."""

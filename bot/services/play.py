@@ -46,7 +46,7 @@ class Award:
     maximum: int | None
     fallen: tuple[Fallen, ...]
     language: str | None  # the campaign's, for the announcement
-    gm_run: bool = False  # a character the GMs run: its pools are the GMs' to know
+    private: bool = False  # the GMs' to know: a character they run, or any where sheets are private
 
 
 async def refuse_out_of_turn(
@@ -185,11 +185,13 @@ class PlayService:
                     "error.pool_limit", resource=Text(f"pool.{resource}"), name=character.name, amount=amount
                 ).within(campaign.ruleset) from error
             applied = change.current - pool.current
+            # What a GM gives a character the GMs run, or a player's where sheets are private, tells its pools.
+            private = character.gm_run or play.private_sheets
             record_event(
                 session, campaign.id, "gm.award", actor_id=actor.user_id,
                 payload={"name": character.name, "resource": resource, "amount": amount,
                          "applied": applied, "reason": reason, "current": change.current},
-                created_at=self.clock(), secret=character.gm_run,
+                created_at=self.clock(), secret=private,
             )  # fmt: skip
             after = await snapshot(session, character)
             fate = play.out_of_play(after)
@@ -202,5 +204,5 @@ class PlayService:
                              created_at=self.clock())  # fmt: skip
             return Award(
                 campaign.ruleset, character.name, resource, amount, applied, change.current,
-                change.maximum, fallen, campaign.language, character.gm_run,
+                change.maximum, fallen, campaign.language, private,
             )  # fmt: skip

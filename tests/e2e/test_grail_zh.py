@@ -106,6 +106,11 @@ async def test_masters_and_servants_by_the_creation_rules(table: Table) -> None:
     # A rival's sheet: only what the fiction shows, in the reader's language.
     rival = (await harness.slash(table.rin, table.channel, "character show", name="Saber")).reply
     assert rival.ephemeral and _fields(rival) == {"职阶": "剑士"}
+    # Nor its pools, whose maxima tell its END and MAG: hidden from a rival, shown to its owner.
+    roster = (await harness.slash(table.rin, table.channel, "character list")).reply.text()
+    assert "**Saber**（英灵，<@" in roster and roster.split("**Saber**")[1].splitlines()[0].endswith("：隐藏")
+    own = (await harness.slash(table.shirou, table.channel, "character list")).reply.text()
+    assert "HP 64/64" in own
 
     await _import(table, table.rin, {**E3_MASTER, "name": "Rin"})
     bad = await _import(table, table.rin, {**SABER, "name": "Lancer", "master": "Rin", "servant_class": "lancer",
@@ -179,6 +184,9 @@ async def test_a_fight_pays_upkeep_and_a_release_with_the_masters_help(table: Ta
     text = harness.seen_by(table.gm, table.channel)
     assert "Order: Saber → Shirou → Rin" in text
     assert "Saber pays its combat upkeep: 36 MP" in text  # E7
+    assert "**Saber**: standard action · move action · minor action (hidden)" in text  # a public post
+    status = (await harness.slash(table.shirou, table.channel, "combat status")).reply.text()
+    assert "(HP 64/64 · MP 44/80 · temporary HP 0)" in status and "**Rin**: standard action" in status
     assert "MP 44/80" in await _pools(table, "Saber")
 
     # Excalibur: d20 10 + A 5 - Rin's dex 2 = 13; release 50: Shirou gives 4, Saber keeps 2 (E7).
