@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot.rulesets.base import CharacterSnapshot, Scene, Turn
-from rules.exchange import Outcome, RuleError, StatePatch, Step, Text
+from bot.rulesets.grail_zh.characters import Tale, Told
+from rules.exchange import RuleError, StatePatch, Step, Text
 
 ACTIONS = "actions"  # the character state key of the actions it used, and the round they were used in
 STANDARD, MOVE, MINOR = "standard", "move", "minor"
@@ -83,11 +84,15 @@ def position_value(x: int, y: int, sector: tuple[int, int]) -> dict[str, Any]:
     return {"sector": list(sector), "x": x, "y": y}
 
 
-class Moved(Outcome):
+class Moved(Told):
     event = "character.moved"
     name: str
     ran: bool
     placed: bool  # set by a GM, not moved by its player
+
+    def told(self) -> Tale:
+        key = "move.placed" if self.placed else "move.ran" if self.ran else "move.moved"
+        return Text(key, {"name": self.name}), []
 
 
 def move(scene: Scene, role: str, x: int, y: int, sector: tuple[int, int], *, run: bool, speed: int) -> Step:

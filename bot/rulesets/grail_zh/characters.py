@@ -14,6 +14,7 @@ from typing import Any
 
 from bot.rulesets.base import CharacterSnapshot
 from bot.rulesets.words import as_written
+from rules.exchange import Outcome, Text
 from rules.grail_zh.characters import MasterStats, ServantStats, master_stats, plus_on, stats_at
 from rules.grail_zh.model import ATTRIBUTES, CLASS_TABLE, SKILLS, STATS, Attribute, Stat
 from rules.grail_zh.options import GrailZhOptions
@@ -39,6 +40,24 @@ UPKEEP_UNPAID = "upkeep_unpaid"  # the state key of a fight whose combat upkeep 
 CHECK_WORDS: dict[str, Attribute | Stat] = {
     **{attribute.upper(): attribute for attribute in ATTRIBUTES}, **{stat: stat for stat in STATS}
 }  # fmt: skip
+
+
+Tale = tuple[Text | None, list[Text]]
+
+
+class Told(Outcome):
+    """An outcome that says itself: a headline (the step's title when it comes first, else one of its lines) and
+    the lines that follow it."""
+
+    def told(self) -> Tale:
+        return None, []
+
+
+def target_text(target: str) -> Text | str:
+    """What a "+" is on: a stat or a skill by its name in the reader's words, or a Servant's own skill as written."""
+    if target in STATS:
+        return Text(f"stat.{target}")
+    return Text(f"skill.{target}") if target in SKILLS else target
 
 
 def grail_options(options: CampaignOptions) -> GrailZhOptions:

@@ -27,6 +27,8 @@ from bot.rulesets.grail_zh.characters import (
     UNAWARE,
     UPKEEP_UNPAID,
     VANISHED,
+    Tale,
+    Told,
     fate_of,
     grail_options,
     luck_of,
@@ -102,7 +104,7 @@ class GrailAttackInput(AttackInput):
     charge: bool = Field(False, description="param.charge")
 
 
-class Attacked(Outcome):
+class Attacked(Told):
     event = "attack.rolled"
     attacker: str
     defender: str
@@ -113,15 +115,29 @@ class Attacked(Outcome):
     stance: bool = False  # the defender's Defend stance made it hit
     automatic: bool = False  # an effect that hits without a roll
 
+    def told(self) -> Tale:
+        said: dict[str, str | int | Text] = {"attacker": self.attacker, "defender": self.defender,
+                                             "means": means_text(self.means), "total": self.total}  # fmt: skip
+        key = "attack.automatic" if self.automatic else "attack.hit" if self.hit else "attack.missed"
+        lines = [Text(f"luck.{self.auto}")] if self.auto else []
+        if self.stance:
+            lines.append(Text("attack.stance", {"defender": self.defender}))
+        return Text(key, said), lines
 
-class Casting(Outcome):
+
+class Casting(Told):
     event = "attack.casting"
     caster: str
     means: str
     defender: str
 
+    def told(self) -> Tale:
+        said: dict[str, str | int | Text] = {"caster": self.caster, "means": means_text(self.means),
+                                             "defender": self.defender}  # fmt: skip
+        return Text("attack.casting", said), []
 
-class Paid(Outcome):
+
+class Paid(Told):
     event = "mp.paid"
     name: str
     cost: int
@@ -130,30 +146,47 @@ class Paid(Outcome):
     vanished: bool
     secret: bool = False  # a character the GMs run: its costs would tell its ranks
 
+    def told(self) -> Tale:
+        if self.secret:
+            return None, [Text("mp.paid_secret", {"name": self.name})]
+        key = "mp.paid_with_master" if self.master else "mp.paid"
+        return None, [Text(key, {"name": self.name, "cost": self.cost, "master": self.master or "",
+                                 "given": self.from_master})]  # fmt: skip
 
-class Saved(Outcome):
+
+class Saved(Told):
     event = "attack.save"
     defender: str
     dc: int
     total: int
     result: str  # full, half, none
 
+    def told(self) -> Tale:
+        return None, [Text(f"save.{self.result}", {"defender": self.defender, "dc": self.dc, "total": self.total})]
 
-class Evaded(Outcome):
+
+class Evaded(Told):
     event = "attack.minds_eye"
     defender: str
     total: int  # the Mind's Eye roll
     against: int  # the attack roll it had to beat
     evaded: bool
 
+    def told(self) -> Tale:
+        said: dict[str, str | int | Text] = {"defender": self.defender, "total": self.total, "against": self.against}
+        return None, [Text("attack.evaded" if self.evaded else "attack.not_evaded", said)]
 
-class Guarded(Outcome):
+
+class Guarded(Told):
     event = "attack.guarded"
     guard: str
     defender: str
 
+    def told(self) -> Tale:
+        return None, [Text("attack.guarded", {"guard": self.guard, "defender": self.defender})]
 
-class Damaged(Outcome):
+
+class Damaged(Told):
     event = "attack.damage"
     defender: str
     rolled: int
@@ -164,6 +197,23 @@ class Damaged(Outcome):
     kill_mp: int = 0  # MP the attacker recovered for the kill (R15)
     multiplier: int = 1  # a "+" released (R17)
     reduced: tuple[str, ...] = ()  # what took damage off: halved, defend, magic_resistance, tactics
+
+    def told(self) -> Tale:
+        rolled: str | int | Text = self.rolled
+        if self.reduced:
+            by = joined([Text(f"reduced.{name}") for name in self.reduced])
+            rolled = Text("damage.reduced", {"rolled": self.rolled, "by": by})
+        said: dict[str, str | int | Text] = {"defender": self.defender, "rolled": rolled, "taken": self.taken,
+                                             "temp": self.temp_hp}  # fmt: skip
+        key = "damage.no_mystery" if self.no_mystery else "damage.with_temp" if self.temp_hp else "damage.taken"
+        lines = [Text(key, said)]
+        if self.multiplier > 1:
+            lines.append(Text("damage.plus", {"multiplier": self.multiplier}))
+        if self.fate == CONTINUING:  # death and vanishing are told by the bot with every fall
+            lines.append(Text("fate.continuing", {"name": self.defender}))
+        if self.kill_mp:
+            lines.append(Text("damage.kill_mp", {"mp": self.kill_mp}))
+        return None, lines
 
 
 @dataclass(frozen=True)
@@ -425,10 +475,13 @@ def consent(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
         ).then(withheld)
 
 
-class Withheld(Outcome):
+class Withheld(Told):
     event = "mp.withheld"
     name: str
     cost: int
+
+    def told(self) -> Tale:
+        return Text("consent.called_off", {"name": self.name, "cost": self.cost}), []
 
 
 def opportunity(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
@@ -765,15 +818,21 @@ def expired_continuations(scene: Scene, role: str, characters: Sequence[Characte
     return Step(effects=tuple(effects), outcomes=tuple(outcomes))
 
 
-class Ended(Outcome):
+class Ended(Told):
     event = "battle_continuation.ended"
     name: str
 
+    def told(self) -> Tale:
+        return None, [Text("fate.continuation_ended", {"name": self.name})]
 
-class Dropped(Outcome):
+
+class Dropped(Told):
     event = "np.dropped"
     name: str
     phantasm: str
+
+    def told(self) -> Tale:
+        return None, [Text("np.dropped", {"name": self.name, "phantasm": self.phantasm})]
 
 
 def sustained_costs(scene: Scene, role: str, characters: Sequence[CharacterSnapshot]) -> Step:
@@ -792,7 +851,7 @@ def sustained_costs(scene: Scene, role: str, characters: Sequence[CharacterSnaps
     return Step.of(*steps)
 
 
-class Struck(Outcome):
+class Struck(Told):
     """A blow outside the attack's own order: an opportunity attack or a martial-arts counter."""
 
     event = "attack.opportunity"
@@ -801,6 +860,12 @@ class Struck(Outcome):
     total: int
     hit: bool
     counter: bool  # Chinese Martial Arts' counter (R19), else an opportunity attack (R25)
+
+    def told(self) -> Tale:
+        result = Text("attack.result_hit" if self.hit else "attack.result_miss")
+        said: dict[str, str | int | Text] = {"striker": self.striker, "target": self.target, "total": self.total,
+                                             "result": result}  # fmt: skip
+        return None, [Text("attack.counter" if self.counter else "attack.opportunity", said)]
 
 
 def _strike(scene: Scene, by: str, at: str, *, counter: bool, penalty: int = 0) -> Step:

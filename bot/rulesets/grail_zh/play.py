@@ -45,6 +45,8 @@ from bot.rulesets.grail_zh.characters import (
     TEMP_HP,
     UPKEEP_UNPAID,
     VANISHED,
+    Tale,
+    Told,
     derived_ranks,
     fate_of,
     grail_options,
@@ -54,6 +56,7 @@ from bot.rulesets.grail_zh.characters import (
     servant_file,
     servant_of,
     takes_luck_rerolls,
+    target_text,
     written_skills,
 )
 from bot.rulesets.words import as_written, joined
@@ -103,7 +106,7 @@ class GrailCheckInput(CheckInput):
         return as_written(CATALOGS, "stat", tuple(CHECK_WORDS), value)
 
 
-class CheckRolled(Outcome):
+class CheckRolled(Told):
     event = "check"
     name: str
     stat: str
@@ -112,19 +115,32 @@ class CheckRolled(Outcome):
     success: bool
     auto: str | None
 
+    def told(self) -> Tale:
+        title = Text("check.title", {"name": self.name, "stat": Text(f"stat.{self.stat}"), "total": self.total})
+        lines = [Text("check.success" if self.success else "check.failure", {"target": self.target})]
+        return title, lines + ([Text(f"luck.{self.auto}")] if self.auto else [])
 
-class Initiated(Outcome):
+
+class Initiated(Told):
     event = "combat.initiative"
     order: list[list[str]]  # names, by the groups acting in turn (several in one act at the same time)
 
+    def told(self) -> Tale:
+        order = " → ".join(" = ".join(group) for group in self.order)
+        return Text("initiative.title"), [Text("initiative.order", {"order": order})]
 
-class UpkeepPaid(Outcome):
+
+class UpkeepPaid(Told):
     event = "mp.combat_upkeep"
     name: str
     cost: int
     from_master: int
     paid: bool  # False: it could not pay, and only moves in this fight (D19)
     secret: bool = False  # a character the GMs run: its upkeep would tell its ranks
+
+    def told(self) -> Tale:
+        key = ("upkeep.paid" if self.paid else "upkeep.unpaid") + ("_secret" if self.secret else "")
+        return None, [Text(key, {"name": self.name, "cost": self.cost, "given": self.from_master})]
 
 
 def _stat_of(character: CharacterSnapshot, word: str) -> tuple[str, int]:
@@ -305,120 +321,18 @@ class GrailZhPlay(Play):
         return Odds(lines, Text("odds.footer"))
 
     def report(self, outcomes: Sequence[Outcome]) -> Report:
+        """Each outcome as it tells itself: the first headline is the title, the rest are lines in order."""
         title: Text | None = None
         notes: list[Text] = []
         for outcome in outcomes:
-            if isinstance(outcome, CheckRolled):
-                title = Text("check.title", {"name": outcome.name, "stat": Text(f"stat.{outcome.stat}"),
-                                             "total": outcome.total})  # fmt: skip
-                verdict = "check.success" if outcome.success else "check.failure"
-                notes.append(Text(verdict, {"target": outcome.target}))
-                if outcome.auto:
-                    notes.append(Text(f"luck.{outcome.auto}"))
-            elif isinstance(outcome, fight.Attacked):
-                said: dict[str, str | int | Text] = {
-                    "attacker": outcome.attacker,
-                    "defender": outcome.defender,
-                    "means": fight.means_text(outcome.means),
-                    "total": outcome.total,
-                }
-                key = "attack.hit" if outcome.hit else "attack.missed"
-                line = Text("attack.automatic" if outcome.automatic else key, said)
-                if title is None:
-                    title = line
-                else:
-                    notes.append(line)
-                if outcome.auto:
-                    notes.append(Text(f"luck.{outcome.auto}"))
-                if outcome.stance:
-                    notes.append(Text("attack.stance", {"defender": outcome.defender}))
-            elif isinstance(outcome, fight.Paid) and outcome.secret:
-                notes.append(Text("mp.paid_secret", {"name": outcome.name}))
-            elif isinstance(outcome, fight.Paid):
-                key = "mp.paid_with_master" if outcome.master else "mp.paid"
-                notes.append(Text(key, {"name": outcome.name, "cost": outcome.cost, "master": outcome.master or "",
-                                        "given": outcome.from_master}))  # fmt: skip
-            elif isinstance(outcome, fight.Saved):
-                notes.append(Text(f"save.{outcome.result}", {"defender": outcome.defender, "dc": outcome.dc,
-                                                              "total": outcome.total}))  # fmt: skip
-            elif isinstance(outcome, fight.Evaded):
-                notes.append(
-                    Text(
-                        "attack.evaded" if outcome.evaded else "attack.not_evaded",
-                        {"defender": outcome.defender, "total": outcome.total, "against": outcome.against},
-                    )
-                )
-            elif isinstance(outcome, fight.Guarded):
-                notes.append(Text("attack.guarded", {"guard": outcome.guard, "defender": outcome.defender}))
-            elif isinstance(outcome, fight.Damaged):
-                notes += _damage_notes(outcome)
-            elif isinstance(outcome, fight.Casting):
-                title = Text("attack.casting", {"caster": outcome.caster, "means": fight.means_text(outcome.means),
-                                                "defender": outcome.defender})  # fmt: skip
-            elif isinstance(outcome, fight.Struck):
-                key = "attack.counter" if outcome.counter else "attack.opportunity"
-                notes.append(
-                    Text(
-                        key,
-                        {
-                            "striker": outcome.striker,
-                            "target": outcome.target,
-                            "total": outcome.total,
-                            "result": Text("attack.result_hit" if outcome.hit else "attack.result_miss"),
-                        },
-                    )
-                )
-            elif isinstance(outcome, upkeep.Boosted):
-                title = Text("boost.title", {"name": outcome.name, "stat": Text(f"stat.{outcome.stat}"),
-                                             "ranks": outcome.ranks})  # fmt: skip
-                if outcome.extra_cost:
-                    notes.append(Text("boost.paid", {"cost": outcome.extra_cost}))
-            elif isinstance(outcome, upkeep.PlusOn):
-                title = Text("plus.on", {"name": outcome.name, "target": _target_text(outcome.target),
-                                         "multiplier": outcome.multiplier})  # fmt: skip
-            elif isinstance(outcome, upkeep.PlusOff):
-                notes.append(Text("plus.off", {"name": outcome.name, "target": _target_text(outcome.target)}))
-            elif isinstance(outcome, upkeep.Regenerated):
-                notes.append(Text("regenerated", {"name": outcome.name, "hp": outcome.hp, "mp": outcome.mp}))
-            elif isinstance(outcome, upkeep.StatusSet):
-                key = "status.on" if outcome.on else "status.off"
-                title = Text(key, {"name": outcome.name, "status": Text(f"status.{outcome.status}")})
-            elif isinstance(outcome, fight.Withheld):
-                title = Text("consent.called_off", {"name": outcome.name, "cost": outcome.cost})
-            elif isinstance(outcome, fight.Dropped):
-                notes.append(Text("np.dropped", {"name": outcome.name, "phantasm": outcome.phantasm}))
-            elif isinstance(outcome, actions.Moved):
-                key = "move.placed" if outcome.placed else "move.ran" if outcome.ran else "move.moved"
-                title = Text(key, {"name": outcome.name})
-            elif isinstance(outcome, fight.Ended):
-                notes.append(Text("fate.continuation_ended", {"name": outcome.name}))
-            elif isinstance(outcome, Initiated):
-                groups = [" = ".join(group) for group in outcome.order]
-                title = Text("initiative.title")
-                notes.append(Text("initiative.order", {"order": " → ".join(groups)}))
-            elif isinstance(outcome, upkeep.Defending):
-                title = Text("defend.title", {"name": outcome.name})
-            elif isinstance(outcome, upkeep.Transferred):
-                key = (
-                    "transfer.reverse" if outcome.reverse else ("transfer.given" if outcome.paid else "transfer.ritual")
-                )
-                title = Text(key, {"master": outcome.master, "servant": outcome.servant, "paid": outcome.paid,
-                                   "gained": outcome.gained})  # fmt: skip
-            elif isinstance(outcome, upkeep.Rested):
-                title = Text("rest.title", {"name": outcome.name, "gained": outcome.gained})
-            elif isinstance(outcome, upkeep.DailyUpkeep) and outcome.secret:
-                notes.append(Text("upkeep.daily_secret", {"name": outcome.name}))
-            elif isinstance(outcome, upkeep.DailyUpkeep):
-                key = "upkeep.daily_with_master" if outcome.from_master else "upkeep.daily"
-                notes.append(Text(key, {"name": outcome.name, "cost": outcome.cost, "given": outcome.from_master}))
-            elif isinstance(outcome, upkeep.Masterless):
-                key = "masterless.days" if outcome.days is not None else "masterless.rounds"
-                notes.append(Text(key, {"name": outcome.name, "days": outcome.days or 0}))
-            elif isinstance(outcome, upkeep.Vanished):
-                notes.append(Text("masterless.vanished", {"name": outcome.name}))
-            elif isinstance(outcome, UpkeepPaid):
-                key = ("upkeep.paid" if outcome.paid else "upkeep.unpaid") + ("_secret" if outcome.secret else "")
-                notes.append(Text(key, {"name": outcome.name, "cost": outcome.cost, "given": outcome.from_master}))
+            if not isinstance(outcome, Told):
+                continue
+            headline, lines = outcome.told()
+            if headline is not None and title is None:
+                title = headline
+            elif headline is not None:
+                notes.append(headline)
+            notes += lines
         return Report(title, notes=tuple(notes))
 
     def out_of_play(self, character: CharacterSnapshot) -> str | None:
@@ -438,7 +352,7 @@ class GrailZhPlay(Play):
         if kind == "status.set" and payload.get("status") in upkeep.STATUSES:
             return Text("event.status.set", {"status": Text(f"status.{payload['status']}")})
         if kind in ("plus.on", "plus.off") and isinstance(payload.get("target"), str):
-            return Text(f"event.{kind}", {"target": _target_text(payload["target"])})
+            return Text(f"event.{kind}", {"target": target_text(payload["target"])})
         return None
 
     def combat_started(self, scene: Scene) -> Opening | None:
@@ -605,13 +519,6 @@ def _combat_upkeep(role: str, servant: CharacterSnapshot, options: GrailZhOption
     return Step(effects=tuple(effects), outcomes=(paid,))
 
 
-def _target_text(target: str) -> Text | str:
-    """A "+"'s target: a stat or a skill by its name, or a Servant's own skill as written."""
-    if target in STATS:
-        return Text(f"stat.{target}")
-    return Text(f"skill.{target}") if target in SKILLS else target
-
-
 def joined_lines(parts: Sequence[Text | str]) -> Text | str:
     return joined(parts, "list.lines")
 
@@ -645,26 +552,3 @@ def _skill_text(skill: ServantSkill, ex_value: int) -> Text:
     effect: Text | str = Text(f"skill_effect.{skill.name}", said) if known else skill.effect or "—"
     key = "sheet.class_skill" if skill.from_class else "sheet.skill"
     return Text(key, {"name": named, "rank": str(skill.rank), "effect": effect})
-
-
-def _damage_notes(outcome: fight.Damaged) -> list[Text]:
-    said: dict[str, str | int | Text] = {"defender": outcome.defender, "rolled": outcome.rolled,
-                                         "taken": outcome.taken, "temp": outcome.temp_hp}  # fmt: skip
-    if outcome.reduced:
-        said["rolled"] = Text(
-            "damage.reduced",
-            {"rolled": outcome.rolled, "by": joined([Text(f"reduced.{name}") for name in outcome.reduced])},
-        )
-    if outcome.no_mystery:
-        notes = [Text("damage.no_mystery", said)]
-    elif outcome.temp_hp:
-        notes = [Text("damage.with_temp", said)]
-    else:
-        notes = [Text("damage.taken", said)]
-    if outcome.multiplier > 1:
-        notes.append(Text("damage.plus", {"multiplier": outcome.multiplier}))
-    if outcome.fate == CONTINUING:  # death and vanishing are told by the bot with every fall
-        notes.append(Text("fate.continuing", {"name": outcome.defender}))
-    if outcome.kill_mp:
-        notes.append(Text("damage.kill_mp", {"mp": outcome.kill_mp}))
-    return notes

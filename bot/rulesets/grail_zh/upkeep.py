@@ -21,14 +21,17 @@ from bot.rulesets.grail_zh.characters import (
     SPIRIT_FORM,
     UNAWARE,
     VANISHED,
+    Tale,
+    Told,
     fate_of,
     grail_options,
     master_file,
     master_of,
     servant_file,
     servant_of,
+    target_text,
 )
-from rules.exchange import Effect, Outcome, PoolDelta, PoolMaximum, Roll, RuleError, StatePatch, Step, Text, member
+from rules.exchange import Effect, PoolDelta, PoolMaximum, Roll, RuleError, StatePatch, Step, Text, member
 from rules.grail_zh.characters import plus_on
 from rules.grail_zh.model import CLASS_TABLE, INDEPENDENT_ACTION_DAYS, ROUNDS_PER_MINUTE, STATS, TRANSFER_RANGE
 from rules.grail_zh.options import GrailZhOptions
@@ -49,12 +52,15 @@ def day_of(character: CharacterSnapshot) -> int:
     return int(hours) // HOURS_PER_DAY if isinstance(hours, int) else 0
 
 
-class Defending(Outcome):
+class Defending(Told):
     event = "stance.defend"
     name: str
 
+    def told(self) -> Tale:
+        return Text("defend.title", {"name": self.name}), []
 
-class Transferred(Outcome):
+
+class Transferred(Told):
     event = "mp.transfer"
     master: str
     servant: str
@@ -62,14 +68,23 @@ class Transferred(Outcome):
     gained: int  # MP the other gained
     reverse: bool  # the Servant gave to its Master (the ritual's reverse direction)
 
+    def told(self) -> Tale:
+        key = "transfer.reverse" if self.reverse else "transfer.given" if self.paid else "transfer.ritual"
+        said: dict[str, str | int | Text] = {"master": self.master, "servant": self.servant, "paid": self.paid,
+                                             "gained": self.gained}  # fmt: skip
+        return Text(key, said), []
 
-class Rested(Outcome):
+
+class Rested(Told):
     event = "mp.rest"
     name: str
     gained: int
 
+    def told(self) -> Tale:
+        return Text("rest.title", {"name": self.name, "gained": self.gained}), []
 
-class DailyUpkeep(Outcome):
+
+class DailyUpkeep(Told):
     event = "mp.daily_upkeep"
     name: str
     cost: int
@@ -77,16 +92,29 @@ class DailyUpkeep(Outcome):
     vanished: bool
     secret: bool = False  # a character the GMs run
 
+    def told(self) -> Tale:
+        if self.secret:
+            return None, [Text("upkeep.daily_secret", {"name": self.name})]
+        key = "upkeep.daily_with_master" if self.from_master else "upkeep.daily"
+        return None, [Text(key, {"name": self.name, "cost": self.cost, "given": self.from_master})]
 
-class Masterless(Outcome):
+
+class Masterless(Told):
     event = "servant.masterless"
     name: str
     days: int | None  # Independent Action's days; None: it vanishes within rounds
 
+    def told(self) -> Tale:
+        key = "masterless.days" if self.days is not None else "masterless.rounds"
+        return None, [Text(key, {"name": self.name, "days": self.days or 0})]
 
-class Vanished(Outcome):
+
+class Vanished(Told):
     event = "servant.vanished"
     name: str
+
+    def told(self) -> Tale:
+        return None, [Text("masterless.vanished", {"name": self.name})]
 
 
 def _pair(scene: Scene) -> tuple[str, CharacterSnapshot, str, CharacterSnapshot]:
@@ -313,25 +341,37 @@ PLUS_DAYS = "plus_days"  # the state key of the day each passive "+" was last tu
 PLUS_ROUNDS = 10 * ROUNDS_PER_MINUTE  # R17: for up to 10 minutes
 
 
-class Boosted(Outcome):
+class Boosted(Told):
     event = "skill.rank_boost"
     name: str
     stat: str
     ranks: int
     extra_cost: int  # combat upkeep for the boosted ranks, when `upkeep_before_boost` is off (D40)
 
+    def told(self) -> Tale:
+        title = Text("boost.title", {"name": self.name, "stat": Text(f"stat.{self.stat}"), "ranks": self.ranks})
+        return title, [Text("boost.paid", {"cost": self.extra_cost})] if self.extra_cost else []
 
-class PlusOn(Outcome):
+
+class PlusOn(Told):
     event = "plus.on"
     name: str
     target: str
     multiplier: int
 
+    def told(self) -> Tale:
+        said: dict[str, str | int | Text] = {"name": self.name, "target": target_text(self.target),
+                                             "multiplier": self.multiplier}  # fmt: skip
+        return Text("plus.on", said), []
 
-class PlusOff(Outcome):
+
+class PlusOff(Told):
     event = "plus.off"
     name: str
     target: str
+
+    def told(self) -> Tale:
+        return None, [Text("plus.off", {"name": self.name, "target": target_text(self.target)})]
 
 
 def boost(scene: Scene, ranks: int) -> Step:
@@ -446,11 +486,15 @@ def servant_pays(
 STATUSES = {"defend": DEFENDING, "unaware": UNAWARE, "spirit_form": SPIRIT_FORM}
 
 
-class StatusSet(Outcome):
+class StatusSet(Told):
     event = "status.set"
     name: str
     status: str
     on: bool
+
+    def told(self) -> Tale:
+        said: dict[str, str | int | Text] = {"name": self.name, "status": Text(f"status.{self.status}")}
+        return Text("status.on" if self.on else "status.off", said), []
 
 
 def status(scene: Scene, name: str, on: bool) -> Step:
@@ -466,11 +510,14 @@ def status(scene: Scene, name: str, on: bool) -> Step:
     )
 
 
-class Regenerated(Outcome):
+class Regenerated(Told):
     event = "skill.regeneration"
     name: str
     hp: int
     mp: int
+
+    def told(self) -> Tale:
+        return None, [Text("regenerated", {"name": self.name, "hp": self.hp, "mp": self.mp})]
 
 
 def regeneration(
