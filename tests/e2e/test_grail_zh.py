@@ -639,3 +639,10 @@ async def test_what_a_first_play_through_found(table: Table) -> None:
             break
     assert "Berserker has lost its Master and will vanish" in said
     assert "Berserker vanishes without its Master" in said
+    status = (await harness.slash(gm, table.channel, "combat status")).reply.text()
+    assert "**Berserker**: Berserker has vanished." in status  # out of play, marked in the turn order
+    # Luck E rolls a 20 and a 19 again (R1), and the roll shows them struck through.
+    await harness.slash(rin, table.channel, "character use", name="Archer")
+    harness.dice.queue([20, 19, 4])
+    rolled = (await harness.slash(rin, table.channel, "check", stat="LUK")).reply.text()
+    assert "check: 1d20 [~~20~~, ~~19~~, 4] +1 (Luck) = **5**" in rolled
