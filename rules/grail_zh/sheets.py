@@ -80,6 +80,7 @@ class Damage(BaseModel):
 
 
 DamageField = Annotated[Damage, PlainSerializer(str, return_type=str)]
+Kind = Annotated[str, Field(min_length=1, max_length=40)]
 
 
 class _File(BaseModel):
@@ -103,6 +104,7 @@ class MasterFile(_File):
     spell_attr: Literal["int", "wis", "cha"] | None = None
     general_spells: list[Spell] = Field(default_factory=list, max_length=6)
     signature_feat: SignatureFeat | None = None
+    creature: list[Kind] = Field(default_factory=list, max_length=10)  # what a slayer may name (R18): human...
 
     def attribute(self, name: Attribute) -> int:
         return self.attributes.get(name, 0)
@@ -145,6 +147,7 @@ class NoblePhantasm(_File):
     damage: DamageField | None = None  # T8 by its rank unless the GM sets one
     magecraft: bool = False  # D27: Magic Resistance applies
     ranged: bool = False
+    damage_type: Annotated[str, Field(min_length=1, max_length=40)] | None = None  # for resistances (R18)
     effect: str = Field("", max_length=500)
 
 
@@ -156,6 +159,7 @@ class ServantFile(_File):
     mad_enhancement: RankField | None = None  # a Berserker's, chosen by its Master
     skills: list[SkillEntry] = Field(default_factory=list, max_length=25)
     noble_phantasms: list[NoblePhantasm] = Field(default_factory=list, max_length=10)
+    creature: list[Kind] = Field(default_factory=list, max_length=10)  # what a slayer may name (R18): dragon...
     stealth_legend: bool = True  # an Assassin without one has Presence Concealment a rank lower (R20)
     luck_rerolls: bool = True  # D35: the bot takes a Luck reroll the rank allows; False declines them
 

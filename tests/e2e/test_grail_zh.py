@@ -452,6 +452,13 @@ async def test_casting_in_a_fight_opens_a_window_for_opportunity_attacks_and_mar
     text = struck.replies[-1].text()
     assert "Saber's opportunity attack on Rin (13): a hit" in text
     assert "Rin takes 6 damage (rolled 6)" in text
+    # The window stays open for others (D16b); Saber has had its one, and a GM lets the spell go on.
+    offer = next(m for m in reversed(harness.emulator.visible_to(shirou, table.channel)) if m.buttons()[:1] == [
+        "Opportunity attack"])  # fmt: skip
+    twice = await harness.emulator.click(shirou, offer, "Opportunity attack")
+    assert twice.replies[-1].ephemeral and twice.replies[-1].content == "Saber has struck at this opening already."
+    went = await harness.emulator.click(gm, harness.last(table.channel, gm), "Let the spell go on")
+    text = went.replies[-1].text()
     assert "Rin pays 10 MP" in text  # 5 per standard action (R21)
     # Her bolt: 15 + int 3 - Saber's AGI 4 = 14, a hit: 2d4 + 3 = 11, less Magic Resistance A+1's 30: nothing.
     assert "Rin hits Saber with attack magecraft (14)" in text
@@ -646,3 +653,27 @@ async def test_what_a_first_play_through_found(table: Table) -> None:
     harness.dice.queue([20, 19, 4])
     rolled = (await harness.slash(rin, table.channel, "check", stat="LUK")).reply.text()
     assert "check: 1d20 [~~20~~, ~~19~~, 4] +1 (Luck) = **5**" in rolled
+
+
+async def test_resistance_against_a_type_and_a_slayer_against_a_kind(table: Table) -> None:
+    harness, shirou, rin, gm = table.harness, table.shirou, table.rin, table.gm
+    slayer = {"name": "slayer", "rank": "B", "target": "dragon"}
+    await _summon(table, shirou, E3_MASTER, {**SABER, "skills": [slayer],
+                  "noble_phantasms": [{"name": "Excalibur", "rank": "A", "scope": "anti_city", "mode": "one_shot",
+                                       "damage_type": "holy"}]})  # fmt: skip
+    wyrm = {"kind": "servant", "name": "Fafnir", "master": "Siegfried", "servant_class": "berserker",
+            "legend": {"STR": "C", "END": "A", "AGI": "E", "MAG": "E", "LUK": "E"}, "mad_enhancement": "E",
+            "creature": ["Dragon"], "skills": [{"name": "抗性", "rank": "C", "target": "holy"}]}  # fmt: skip
+    for npc in ({"kind": "master", "name": "Siegfried", "master_type": "ordinary"}, wyrm):
+        upload = yaml.safe_dump(npc, allow_unicode=True).encode()
+        await harness.slash(gm, table.channel, "character import", file=("npc.yaml", upload), npc=True)
+    # Saber's melee on a dragon: 3d12 and Slayer B's 4d6 (R18).
+    harness.dice.queue([15, 5, 5, 5, 1, 2, 3, 4])
+    slain = (await harness.slash(shirou, table.channel, "attack", target="Fafnir", action="melee")).reply.text()
+    assert "slayer: 4d6 [1, 2, 3, 4] = **10**" in slain
+    assert "Fafnir takes 25 damage (rolled 25)" in slain
+    # Excalibur is holy: 5d12+9 = 14 and the slayer's 4d6 = 4, less resistance C's 15.
+    harness.dice.queue([15, 1, 1, 1, 1, 1, 1, 1, 1, 1])
+    resisted = (await harness.slash(shirou, table.channel, "attack", target="Fafnir",
+                                    action="np:Excalibur")).reply.text()  # fmt: skip
+    assert "Fafnir takes 3 damage (rolled 18; reduced: resistance)" in resisted

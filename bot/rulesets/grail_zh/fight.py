@@ -102,6 +102,7 @@ class GrailAttackInput(AttackInput):
     confirm: bool = Field(False, description="param.confirm")
     plus: bool = Field(False, description="param.plus")
     charge: bool = Field(False, description="param.charge")
+    type: str | None = Field(None, max_length=40, description="param.type")
 
 
 class Attacked(Told):
@@ -196,7 +197,7 @@ class Damaged(Told):
     no_mystery: bool = False  # a mundane attack on a Servant (R4)
     kill_mp: int = 0  # MP the attacker recovered for the kill (R15)
     multiplier: int = 1  # a "+" released (R17)
-    reduced: tuple[str, ...] = ()  # what took damage off: halved, defend, magic_resistance, tactics
+    reduced: tuple[str, ...] = ()  # what took damage off: halved, defend, magic_resistance, resisted, tactics
 
     def told(self) -> Tale:
         rolled: str | int | Text = self.rolled
@@ -236,6 +237,7 @@ class Means:
     cost: int = 0
     pluses: int = 0  # the "+" of a Noble Phantasm (R17)
     sustained: bool = False  # a sustained release, paid again every round it is kept up (R13)
+    damage_type: str | None = None  # a Noble Phantasm's own (fire, holy...), for resistances
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.__dict__, "damage": str(self.damage)}
@@ -291,7 +293,7 @@ def means_of(character: CharacterSnapshot, action: str, actions: int, options: G
                          magecraft=np.magecraft, normal=False, np_rank=str(np.rank), scope=np.scope,
                          one_shot=np.mode == "one_shot", resolution=np.resolution, save_stat=np.save_stat,
                          cost=release_cost(np) if np.needs_release else 0, pluses=np.rank.pluses,
-                         sustained=np.mode == "sustained")  # fmt: skip
+                         sustained=np.mode == "sustained", damage_type=np.damage_type)  # fmt: skip
     else:
         sheet, stats_ = master_file(character), master_of(character)
         spell = sheet.attribute(sheet.attack_attribute)
@@ -485,7 +487,8 @@ class Withheld(Told):
 
 
 def opportunity(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
-    """The window closed: an opportunity attack on the caster, who casts after it if it still can; or the spell."""
+    """An opportunity attack on the caster, the window staying open for others (D16b: unlimited unless
+    `opportunity_cap`); or, the window closed, the spell."""
     options = grail_options(scene.options)
     given = GrailAttackInput.model_validate(state["given"])
     caster = scene.one(ATTACKER)
@@ -493,13 +496,21 @@ def opportunity(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
     if answer.wait != OPPORTUNITY_WAIT:
         return _carried_out(scene, given, means)
     striker = scene.one(ANSWERER)
+    struck_by = [int(character_id) for character_id in state.get("struck_by", [])]
     if striker.id == caster.id:
         raise RuleError("grail_guard_self", name=striker.name)
+    if striker.id in struck_by:  # D16b: one opportunity attack per trigger for each character
+        raise RuleError("grail_struck_already", name=striker.name)
     if (apart := actions.distance(striker, caster)) is not None and apart > 1:
         raise RuleError("grail_not_adjacent", name=caster.name, distance=apart)
     struck = _strike(scene, ANSWERER, ATTACKER, counter=False)
     if any(isinstance(o, Damaged) and o.fate in (DEAD, VANISHED) for o in struck.outcomes):
         return struck  # the caster fell: the spell is lost, and nothing is paid for it
+    struck_by.append(striker.id)
+    if options.opportunity_cap is None or len(struck_by) < options.opportunity_cap:
+        # D16b: the window stays open for anyone else next to the caster, until a GM lets the spell go on.
+        again = {**state, "struck_by": struck_by}
+        return Step.of(struck, pause=Pause(OPPORTUNITY_WAIT, _opportunity_waits(scene, means, options), again))
     return struck.then(_carried_out(scene, given, means))
 
 
@@ -748,17 +759,22 @@ def _damage(
     if means.scope == "anti_army" and (tactics := _magnitude(attacker, "tactics", options)):
         extra.append(Modifier("skill:tactics", tactics))
     rolled = damage_roll(scene.dice, means.damage, f"damage:{attacker.name}", extra, maximal=assassin_unaware)
+    rolls = [rolled]
+    if slayer := _against(attacker, "slayer", _kinds_of(defender), options):  # R18: +Xd6 against its kind
+        rolls.append(damage_roll(scene.dice, Damage(count=slayer, sides=6), "slayer"))
     no_mystery = not means.mystery and defender.kind == SERVANT
-    resisted = 5 * _magnitude(defender, "magic_resistance", options) if means.magecraft else 0
+    warded = 5 * _magnitude(defender, "magic_resistance", options) if means.magecraft else 0
+    resisted = 5 * _against(defender, "resist", _types_of(means, given), options)  # R18: 5X against its type
     outwitted = _magnitude(defender, "tactics", options) if means.scope == "anti_army" else 0
-    flat = resisted + outwitted
+    flat = warded + resisted + outwitted
     stance = None
     if DEFENDING in defender.state:
         stance = servant_of(defender, options).ranks["END"].n if defender.kind == SERVANT else (
             master_file(defender).attribute("con"))  # fmt: skip
     multiplier = plus_multiplier(means.pluses, options.plus_mode) if given.plus else 1
     reductions = Reductions(multiplier=multiplier, halved=halved, defend=stance, flat=flat)
-    taken = 0 if no_mystery else damage_taken(rolled.total, reductions)
+    dealt = sum(roll.total for roll in rolls)
+    taken = 0 if no_mystery else damage_taken(dealt, reductions)
     split = split_damage(taken, defender.pools[TEMP_HP].current)
     effects: list[Effect] = []
     if split.temp_hp:
@@ -777,12 +793,44 @@ def _damage(
         kill_mp = min(KILL_MP, (mp.maximum or mp.current + KILL_MP) - mp.current)
         if kill_mp:
             effects.append(PoolDelta(by, MP, kill_mp))
-    applied = (("halved", halved), ("defend", stance is not None), ("magic_resistance", resisted > 0),
+    applied = (("halved", halved), ("defend", stance is not None), ("magic_resistance", warded > 0),
+               ("resisted", resisted > 0),
                ("tactics", outwitted > 0))  # fmt: skip
     reduced = () if no_mystery else tuple(name for name, applies in applied if applies)
-    damaged = Damaged(defender=defender.name, rolled=rolled.total, taken=taken, temp_hp=split.temp_hp, fate=fate,
+    damaged = Damaged(defender=defender.name, rolled=dealt, taken=taken, temp_hp=split.temp_hp, fate=fate,
                       no_mystery=no_mystery, kill_mp=kill_mp, multiplier=multiplier, reduced=reduced)  # fmt: skip
-    return Step(rolls=(rolled,), effects=tuple(effects), outcomes=(damaged,)).then(orphaned)
+    return Step(rolls=tuple(rolls), effects=tuple(effects), outcomes=(damaged,)).then(orphaned)
+
+
+def _against(character: CharacterSnapshot, skill: str, words: frozenset[str], options: GrailZhOptions) -> int:
+    """The X of a resistance or a slayer skill whose `target` is one of `words`; 0 otherwise."""
+    if character.kind != SERVANT:
+        return 0
+    found = servant_of(character, options).skill(skill)
+    if found is None or found.target is None or found.target.casefold() not in words:
+        return 0
+    return found.rank.magnitude(options.ex_value)
+
+
+def _types_of(means: Means, given: GrailAttackInput) -> frozenset[str]:
+    """The words a resistance may name for an attack: melee or ranged, magecraft, noble_phantasm, and its type."""
+    words = {"ranged" if means.ranged else "melee"}
+    if means.magecraft:
+        words.add("magecraft")
+    if means.key == NP:
+        words.add("noble_phantasm")
+    words.update(word.casefold() for word in (means.damage_type, given.type) if word)
+    return frozenset(words)
+
+
+def _kinds_of(character: CharacterSnapshot) -> frozenset[str]:
+    """The words a slayer may name for a target: master or servant, its class, and the kinds its file gives."""
+    words = {character.kind}
+    sheet = servant_file(character) if character.kind == SERVANT else master_file(character)
+    if character.kind == SERVANT:
+        words.add(servant_file(character).servant_class)
+    words.update(kind.casefold() for kind in sheet.creature)
+    return frozenset(words)
 
 
 def _fate(
