@@ -656,7 +656,7 @@ async def test_what_a_first_play_through_found(table: Table) -> None:
 
 
 async def test_resistance_against_a_type_and_a_slayer_against_a_kind(table: Table) -> None:
-    harness, shirou, rin, gm = table.harness, table.shirou, table.rin, table.gm
+    harness, shirou, gm = table.harness, table.shirou, table.gm
     slayer = {"name": "slayer", "rank": "B", "target": "dragon"}
     await _summon(table, shirou, E3_MASTER, {**SABER, "skills": [slayer],
                   "noble_phantasms": [{"name": "Excalibur", "rank": "A", "scope": "anti_city", "mode": "one_shot",
