@@ -677,3 +677,12 @@ async def test_resistance_against_a_type_and_a_slayer_against_a_kind(table: Tabl
     resisted = (await harness.slash(shirou, table.channel, "attack", target="Fafnir",
                                     action="np:Excalibur")).reply.text()  # fmt: skip
     assert "Fafnir takes 3 damage (rolled 18; reduced: resistance)" in resisted
+
+    # A familiar (a 1-HP creature the GMs make, of the kind `familiar`) is hard to hit: -5 (R21).
+    familiar = {"kind": "master", "name": "Owl", "master_type": "ordinary", "attributes": {"con": -5},
+                "creature": ["familiar"]}  # fmt: skip
+    upload = yaml.safe_dump(familiar, allow_unicode=True).encode()
+    await harness.slash(gm, table.channel, "character import", file=("owl.yaml", upload), npc=True)
+    harness.dice.queue([8])  # 8 + 5 - 5: a miss
+    missed = (await harness.slash(shirou, table.channel, "attack", target="Owl", action="melee")).reply.text()
+    assert "1d20 [8] +5 (attack bonus) -5 (a familiar) = **8**" in missed

@@ -85,6 +85,7 @@ OPPORTUNITY_WAIT, CAST_WAIT = "opportunity", "cast"
 CONSENT_WAIT, GIVE, REFUSE = "consent", "give", "refuse"
 MASTER_ROLE = "master"  # the Servant's Master, cast into the exchange to consent to a transfer
 OPPORTUNITY, GO_ON = "strike", "go_on"
+FAMILIAR, FAMILIAR_PENALTY = "familiar", -5  # a creature of that kind is hard to hit (R3, R21)
 PROVOKING = frozenset({"bolt", "feat"})  # D36: spellcasting, and a signature feat's magecraft
 REACTED = "reacted"  # the character state key of the round it used its reaction action in (R25)
 BOLT_MP = 5  # per standard action of attack magecraft (R21)
@@ -389,6 +390,8 @@ def attacker_modifiers(
             modifiers.append(Modifier("skill:arrow_ward", -arrows))
     if instinct := _magnitude(defender, "instinct", options):
         modifiers.append(Modifier("skill:instinct", -instinct))
+    if FAMILIAR in _kinds_of(defender):  # 「对使魔的攻击骰-5」
+        modifiers.append(Modifier("familiar", FAMILIAR_PENALTY))
     return tuple(modifiers)
 
 
