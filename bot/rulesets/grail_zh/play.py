@@ -65,7 +65,6 @@ from rules.exchange import Effect, Modifier, Opening, Outcome, RuleError, StateP
 from rules.grail_zh.characters import ServantSkill, effective_ranks, master_stats, release_cost, stats_at
 from rules.grail_zh.model import (
     ATTRIBUTES,
-    CLASS_TABLE,
     INDEPENDENT_ACTION_DAYS,
     ROUNDS_PER_MINUTE,
     SKILLS,
@@ -229,8 +228,8 @@ class GrailZhPlay(Play):
         """R8 for a Master; R9 and R20 for a Servant, whose ranks are kept as its Master made them. Pools full."""
         if kind == MASTER:
             sheet = parse_master(data)
-            stats = master_stats_of(sheet)
-            pools = {HP: Pool(stats[0], stats[0]), MP: Pool(stats[1], stats[1]), TEMP_HP: Pool(0, None)}
+            stats = master_stats(sheet)
+            pools = {HP: Pool(stats.hp_max, stats.hp_max), MP: Pool(stats.mp_max, stats.mp_max), TEMP_HP: Pool(0, None)}
             return CharacterDraft(sheet.name, MASTER, {"file": sheet.model_dump(mode="json")}, pools, ())
         servant = parse_servant(written_skills(data))
         master = bound.get(CONTRACT)
@@ -276,11 +275,12 @@ class GrailZhPlay(Play):
 
     def pool_maxima(self, character: CharacterSnapshot, sheet: Mapping[str, Any]) -> Mapping[str, int | None]:
         if character.kind == MASTER:
-            hp, mp = master_stats_of(MasterFile.model_validate(sheet["file"]))
-            return {HP: hp, MP: mp}
-        servant = ServantFile.model_validate(sheet["file"])
+            master = master_stats(MasterFile.model_validate(sheet["file"]))
+            return {HP: master.hp_max, MP: master.mp_max}
         ranks = {stat: Rank.parse(sheet["derived"]["ranks"][stat]) for stat in STATS}
-        return {HP: _hp_max(servant, ranks), MP: 20 * ranks["MAG"].value}
+        # The pools' maxima do not depend on the campaign's options.
+        servant = stats_at(ServantFile.model_validate(sheet["file"]), ranks, GrailZhOptions())
+        return {HP: servant.hp_max, MP: servant.mp_max}
 
     def sheet_lines(self, character: CharacterSnapshot, options: CampaignOptions, *, full: bool) -> list[SheetLine]:
         """Without `full` (a player looking at a rival's or at a character the GMs run) only a Master's type or a
@@ -486,15 +486,6 @@ def _servant_lines(character: CharacterSnapshot, options: CampaignOptions, *, fu
     if character.state.get(UPKEEP_UNPAID):
         lines.append(SheetLine("sheet.state", Text("sheet.upkeep_unpaid")))
     return lines
-
-
-def master_stats_of(sheet: MasterFile) -> tuple[int, int]:
-    stats = master_stats(sheet)
-    return stats.hp_max, stats.mp_max
-
-
-def _hp_max(servant: ServantFile, ranks: Mapping[Stat, Rank]) -> int:
-    return ranks["END"].value * CLASS_TABLE[servant.servant_class].hp
 
 
 def _servant_sheet(servant: ServantFile, ranks: Mapping[Stat, Rank]) -> dict[str, Any]:
