@@ -65,8 +65,9 @@ def sheet_embed(tr: Translator, character: CharacterSnapshot, lines: list[SheetL
     )
     held = character.state.get(HELD)
     if held:
-        note = "character.rejected_note" if held == REJECTED else "character.held_note"
-        embed.add_field(name=tr("character.held"), value=tr(note, name=character.name), inline=False)
+        title, note = ("character.rejected", "character.rejected_note") if held == REJECTED else (
+            "character.held", "character.held_note")  # fmt: skip
+        embed.add_field(name=tr(title), value=tr(note, name=character.name), inline=False)
     if full:
         embed.add_field(name=tr("character.pools"), value=pools_text(tr, character.pools), inline=False)
     for line in lines:

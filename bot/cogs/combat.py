@@ -82,11 +82,9 @@ class CombatCog(commands.GroupCog, group_name="combat", group_description="Fight
     @app_commands.command(name="status", description="The turn order and the actions each character has left")
     async def status(self, interaction: Interaction) -> None:
         report = await self.bot.combat.status(place_of(interaction), actor_of(interaction))
-        await output.reply(
-            interaction,
-            embed=report_embed(translator(interaction, report.ruleset), report, "combat.round"),
-            ephemeral=True,
-        )
+        title_key = "combat.round" if report.in_combat else "combat.no_fight_title"
+        tr = translator(interaction, report.ruleset)
+        await output.reply(interaction, embed=report_embed(tr, report, title_key), ephemeral=True)
 
     @app_commands.command(name="end", description="End the fight and the scene (GM only)")
     async def end(self, interaction: Interaction) -> None:

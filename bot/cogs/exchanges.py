@@ -72,7 +72,8 @@ def summary_text(tr: Translator, closed: Closed) -> str:
 
 
 def audience_mention(tr: Translator, audience_ids: Sequence[int]) -> str:
-    return " ".join(mention(user_id) for user_id in audience_ids) if audience_ids else tr("wait.the_gms")
+    """Whom a prompt addresses, at its start: its users, or the GMs where it names nobody."""
+    return " ".join(mention(user_id) for user_id in audience_ids) if audience_ids else tr("wait.gms_addressed")
 
 
 def prompt_text(tr: Translator, prompt: Prompt) -> str:

@@ -92,8 +92,13 @@ class PlayCog(commands.Cog):
         if found is None:
             return []
         tr, play = found
+        try:  # the active character's own stats, where its kind has fewer than the ruleset
+            shown = await self.bot.characters.show(place_of(interaction), actor_of(interaction), None)
+            stats = play.check_stats_of(shown.character)
+        except UserError:
+            stats = play.check_stats
         # Offered in the reader's words where the ruleset has them; sent as the rules write them.
-        named = [(tr(f"stat.{stat}") if tr.has(f"stat.{stat}") else stat, stat) for stat in play.check_stats]
+        named = [(tr(f"stat.{stat}") if tr.has(f"stat.{stat}") else stat, stat) for stat in stats]
         return [app_commands.Choice(name=label, value=stat) for label, stat in named
                 if current.casefold() in label.casefold() or current.casefold() in stat.casefold()]  # fmt: skip
 
@@ -250,8 +255,19 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
         answered = tr("gm.auto_set", name=name, wait=tr.text(label), answer=tr.text(option))
         await output.reply(interaction, answered, ephemeral=True)
 
+    @app_commands.command(
+        name="reveal", description="Show a character's secret sheet to everyone, or hide it again (GM)"
+    )
+    @app_commands.describe(character="Whose sheet", hide="Hide it again instead")
+    async def reveal(self, interaction: Interaction, character: NameText, hide: bool = False) -> None:
+        revealed = await self.bot.characters.reveal(place_of(interaction), actor_of(interaction), character,
+                                                    shown=not hide)  # fmt: skip
+        tr = public_translator(interaction, revealed.language, revealed.ruleset)
+        await output.reply(interaction, tr("gm.revealed" if revealed.shown else "gm.hidden", name=revealed.name))
+
     @award.autocomplete("character")
     @auto.autocomplete("character")
+    @reveal.autocomplete("character")
     async def award_characters(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         return await character_choices(self.bot, interaction, current)
 

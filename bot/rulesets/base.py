@@ -30,6 +30,7 @@ FIGHTERS = "fighters"  # combat start: the turn order as the GM gave it
 # The active character of whoever answered a wait open to every player (one who steps into the exchange).
 ANSWERER = "answerer"
 EVERYONE = "everyone"  # round, scene, session, time and campaign-turn hooks: every character of the campaign
+REVEALED = "revealed"  # the character state key of a sheet a GM showed to everyone (`/gm reveal`)
 
 
 @dataclass(frozen=True)
@@ -257,6 +258,8 @@ class Play:
     """What a ruleset implements for characters, checks, attacks, exchanges and the campaign's clock."""
 
     kinds: tuple[str, ...] = ()
+    # Kinds only a GM makes, always run by the GMs (a ruleset's creatures).
+    gm_kinds: frozenset[str] = frozenset()
     pool_names: tuple[str, ...] = ()
     check_stats: tuple[str, ...] = ()
     # The catalog key of the note at the top of a character template.
@@ -283,6 +286,10 @@ class Play:
     def preset_choices(self, preset: Preset, character: CharacterSnapshot) -> tuple[Choice, ...]:
         """The answers a GM may give in advance for this character (its own armour and crests, say)."""
         return preset.options
+
+    def check_stats_of(self, character: CharacterSnapshot) -> tuple[str, ...]:
+        """The stats this character can roll a check with (of `check_stats`): all of them unless its kind has fewer."""
+        return self.check_stats
 
     def binding(self, kind: str) -> Binding | None:
         return None
@@ -344,14 +351,17 @@ class Play:
         """Why a character can no longer act ("dead", "down"...), or None."""
         return None
 
+    def sheet_hidden(self, gm_run: bool, state: Mapping[str, Any]) -> bool:
+        """Whether a character's sheet and pools are only its owner's and the GMs' to know: a character the GMs run,
+        or every one where sheets are private, until a GM reveals it."""
+        return (gm_run or self.private_sheets) and not state.get(REVEALED)
+
     def pools_shown(self, character: CharacterSnapshot, viewer: int | None, *, gm: bool) -> bool:
-        """Whether a reader (`viewer`; None for a post everyone sees) sees a character's pools: a GM always; the
-        GMs' characters' otherwise never; where sheets are private, only their owner."""
-        if gm:
+        """Whether a reader (`viewer`; None for a post everyone sees) sees a character's pools: a GM always; a
+        hidden sheet's otherwise only its owner (none for the GMs' characters)."""
+        if gm or not self.sheet_hidden(character.gm_run, character.state):
             return True
-        if character.gm_run:
-            return False
-        return not self.private_sheets or character.owner_id == viewer
+        return not character.gm_run and character.owner_id == viewer
 
     def acts_on_own_turn(self, options: CampaignOptions) -> bool:
         """Whether, in a fight, a player's character acts only on its own turn (its reactions aside)."""

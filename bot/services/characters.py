@@ -22,7 +22,7 @@ from bot.db.models import (
     ResourcePool,
 )
 from bot.errors import SheetRefused, UserError, rule_refused
-from bot.rulesets.base import Binding, CharacterDraft, CharacterSnapshot, Play, Ruleset
+from bot.rulesets.base import REVEALED, Binding, CharacterDraft, CharacterSnapshot, Play, Ruleset
 from bot.rulesets.registry import RULESETS
 from bot.services.campaigns import campaign_options
 from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, record_event, require_gm
@@ -126,6 +126,14 @@ class Edited:
 
 
 @dataclass(frozen=True)
+class Revealed:
+    name: str
+    shown: bool  # False: hidden again
+    language: str | None
+    ruleset: str
+
+
+@dataclass(frozen=True)
 class Deleted:
     name: str
     language: str | None
@@ -153,6 +161,8 @@ class CharacterService:
             play = play_of(campaign)
             if kind not in play.kinds:
                 raise UserError("error.unknown_kind", kind=kind, kinds=", ".join(play.kinds))
+            if kind in play.gm_kinds and not gm_run:
+                raise UserError("error.gm_kind", kind=Text(f"kind.{kind}")).within(campaign.ruleset)
             if gm_run:
                 await require_gm(session, campaign.id, actor)
             binding = play.binding(kind)
@@ -282,9 +292,9 @@ class CharacterService:
                 if name
                 else await active_character(session, campaign, actor)
             )
+            private = play.sheet_hidden(character.gm_run, character.state)
             own = not character.gm_run and (not play.private_sheets or character.owner_id == actor.user_id)
-            full = own or await is_gm(session, campaign.id, actor)
-            private = character.gm_run or play.private_sheets
+            full = own or not private or await is_gm(session, campaign.id, actor)
             return Shown(campaign, await snapshot(session, character), play, campaign_options(campaign), full, private)
 
     async def roster(self, place: Place, actor: Actor) -> tuple[Campaign, list[CharacterSnapshot], bool]:
@@ -384,6 +394,26 @@ class CharacterService:
                 created_at=self.clock(),
             )  # fmt: skip
             return Edited(campaign.ruleset, character.name, field, old, value, campaign.language, character.gm_run)
+
+    async def reveal(self, place: Place, actor: Actor, name: str, *, shown: bool) -> Revealed:
+        """A GM shows a hidden sheet (a rival's where sheets are private, or one the GMs run) to everyone, or hides
+        it again."""
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, place, lock=True)
+            await require_gm(session, campaign.id, actor)
+            play = play_of(campaign)
+            character = await find_character(session, campaign, name)
+            if not play.sheet_hidden(character.gm_run, {}):
+                raise UserError("error.sheet_not_secret", name=character.name)
+            if bool(character.state.get(REVEALED)) == shown:
+                raise UserError("error.reveal_unchanged" if shown else "error.hide_unchanged", name=character.name)
+            state = {key: value for key, value in character.state.items() if key != REVEALED}
+            character.state = {**state, REVEALED: True} if shown else state
+            record_event(
+                session, campaign.id, "character.revealed" if shown else "character.hidden", actor_id=actor.user_id,
+                payload={"name": character.name}, created_at=self.clock(),
+            )  # fmt: skip
+            return Revealed(character.name, shown, campaign.language, campaign.ruleset)
 
     async def set_auto_answer(
         self, place: Place, actor: Actor, name: str, wait: str, option: str | None

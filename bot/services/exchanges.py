@@ -371,9 +371,9 @@ class ExchangeEngine:
         campaign, exchange = running.campaign, running.exchange
         pools, fallen = await self._apply(session, campaign, running.play, running.refs, step.effects, exchange, now)
         self._log(session, campaign, running.kind, step, actor_id, exchange, payload, now)
-        # Pools public steps leave out: the GMs' characters', and everyone's where sheets are private.
+        # Pools public steps leave out: the GMs' characters', and everyone's where sheets are private, unless revealed.
         hidden = frozenset(character.name for character in running.refs.values()
-                           if character.gm_run or running.play.private_sheets)  # fmt: skip
+                           if running.play.sheet_hidden(character.gm_run, character.state))  # fmt: skip
         progress.steps.append(Applied(step.rolls, step.outcomes, pools, tuple(fallen), hidden))
         if exchange is None:
             if step.cast:

@@ -121,7 +121,9 @@ class PlayService:
             defender = await snapshot(session, await find_character(session, campaign, defender_name))
             # Odds tell the sheets they are computed from: a GM's characters', and a rival's where sheets are private.
             hidden = [
-                c for c in (attacker, defender) if c.gm_run or (play.private_sheets and c.owner_id != actor.user_id)
+                c
+                for c in (attacker, defender)
+                if play.sheet_hidden(c.gm_run, c.state) and (c.gm_run or c.owner_id != actor.user_id)
             ]
             if hidden and not await is_gm(session, campaign.id, actor):
                 raise UserError("error.odds_gms_only")
@@ -186,7 +188,7 @@ class PlayService:
                 ).within(campaign.ruleset) from error
             applied = change.current - pool.current
             # What a GM gives a character the GMs run, or a player's where sheets are private, tells its pools.
-            private = character.gm_run or play.private_sheets
+            private = play.sheet_hidden(character.gm_run, character.state)
             record_event(
                 session, campaign.id, "gm.award", actor_id=actor.user_id,
                 payload={"name": character.name, "resource": resource, "amount": amount,

@@ -110,11 +110,16 @@ _RAISED: dict[ServantClass, tuple[tuple[str, int, Stat, int], ...]] = {
 }
 
 
-def servant_skills(sheet: ServantFile, ranks: Mapping[Stat, Rank]) -> tuple[ServantSkill, ...]:
-    """The Servant's own skills with its class abilities (R20), derived from its effective ranks (D5)."""
+def servant_skills(
+    sheet: ServantFile, ranks: Mapping[Stat, Rank], *, class_abilities: bool = True
+) -> tuple[ServantSkill, ...]:
+    """The Servant's own skills with its class abilities (R20), derived from its effective ranks (D5); a puppet,
+    on a class row without being of the class, has none."""
     skills = {
         skill.name: ServantSkill(skill.name, skill.rank, skill.target, effect=skill.effect) for skill in sheet.skills
     }
+    if not class_abilities:
+        return tuple(skills.values())
 
     def own_or_gained(name: str, raised_by: int, stat: Stat, plus: int) -> None:
         own = skills.get(name)
@@ -203,9 +208,11 @@ def servant_stats(sheet: ServantFile, master: MasterFile | None, options: GrailZ
     return stats_at(sheet, effective_ranks(sheet, master, options), options)
 
 
-def stats_at(sheet: ServantFile, ranks: Mapping[Stat, Rank], options: GrailZhOptions) -> ServantStats:
+def stats_at(
+    sheet: ServantFile, ranks: Mapping[Stat, Rank], options: GrailZhOptions, *, class_abilities: bool = True
+) -> ServantStats:
     """A Servant's values at its effective ranks (as they were derived when it was summoned)."""
-    skills = servant_skills(sheet, ranks)
+    skills = servant_skills(sheet, ranks, class_abilities=class_abilities)
     row = CLASS_TABLE[sheet.servant_class]
     strength, agility = ranks["STR"], ranks["AGI"]
     assassin = sheet.servant_class == "assassin"

@@ -67,6 +67,8 @@ SCOPE_MULTIPLIER: dict[Scope, int] = {"anti_unit": 1, "anti_army": 3, "anti_city
 DAILY_BASE = 2  # 「每天基础消耗2MP」
 TRANSFER_RANGE = 30  # squares between a Master and its Servant for a transfer (「处于英灵30格内」)
 KILL_MP = 5  # 「每杀1人恢复5mp」
+FAMILIAR_HP, FAMILIAR_SPEED = 1, 10  # 「使魔只有1HP」, speed 10 (T2)
+TERRITORY_SQUARES = 50  # a Caster's territory is at most 50x50 squares, built in a day (§2.6)
 ROUNDS_PER_MINUTE = 10  # D8
 
 

@@ -153,7 +153,7 @@ class NoblePhantasm(_File):
 
 class ServantFile(_File):
     name: Name
-    master: Name  # the Master character's name
+    master: Name | None = None  # the Master character's name; only a puppet has none (the binding requires one)
     servant_class: ServantClass
     legend: dict[Stat, RankField]
     mad_enhancement: RankField | None = None  # a Berserker's, chosen by its Master
@@ -171,22 +171,55 @@ class ServantFile(_File):
         return next((np for np in self.noble_phantasms if np.name.casefold() == wanted), None)
 
 
-def master_problems(sheet: MasterFile) -> list[SheetProblem]:
-    """R8: each attribute -5..5 (an ordinary human has no upper limit), at most 10 points in all, the Master
-    type's number of general spells, and a signature feat's direct damage at most 25."""
+class PuppetFile(_File):
+    """A puppet soldier (R22, D33): treated as a Servant on the Caster's class row with every rank the same (its
+    maker's MAG.n - 2 by the rules; the GM's to set), without skills, Noble Phantasms, upkeep or a Master."""
+
+    name: Name
+    rank: RankField
+    creature: list[Kind] = Field(default_factory=list, max_length=10)
+
+    def as_servant(self) -> ServantFile:
+        return ServantFile(name=self.name, servant_class="caster", legend=dict.fromkeys(STATS, self.rank),
+                           creature=list(self.creature))  # fmt: skip
+
+
+class FamiliarFile(_File):
+    """A familiar (R21, R22): 1 HP, speed 10 (a Caster's teleports), no stats of its own to roll; attacks against it
+    are at -5."""
+
+    name: Name
+    teleports: bool = False
+    creature: list[Kind] = Field(default_factory=list, max_length=10)
+
+    def as_master(self) -> MasterFile:
+        """Its body as the rules of mortals see it: an ordinary human whose every attribute is 0."""
+        return MasterFile(name=self.name, master_type="ordinary", creature=list(self.creature))
+
+
+def point_buy_problems(attributes: Mapping[str, int], *, ordinary: bool) -> list[SheetProblem]:
+    """R8's point-buy: each attribute -5..5 (an ordinary human's has no upper limit), at most 10 points in all."""
     problems = []
-    for name, value in sheet.attributes.items():
-        high = None if sheet.master_type == "ordinary" else ATTRIBUTE_MAX
+    high = None if ordinary else ATTRIBUTE_MAX
+    for name, value in attributes.items():
         if value < ATTRIBUTE_MIN or (high is not None and value > high):
             shown_high = "∞" if high is None else str(high)
             params: dict[str, int | str] = {"value": value, "min": ATTRIBUTE_MIN, "max": shown_high}
             problems.append(SheetProblem(f"attributes.{name}", "out_of_range", params))
-    spent = sum(sheet.attributes.values())
+    spent = sum(attributes.values())
     if spent > ATTRIBUTE_BUDGET:
         problems.append(SheetProblem("attributes", "grail_budget", {"spent": spent, "budget": ATTRIBUTE_BUDGET}))
+    return problems
+
+
+def master_problems(sheet: MasterFile) -> list[SheetProblem]:
+    """R8: each attribute -5..5 (an ordinary human has no upper limit), at most 10 points in all, the Master
+    type's number of general spells, and a signature feat's direct damage at most 25."""
+    attributes = {str(name): value for name, value in sheet.attributes.items()}
+    problems = point_buy_problems(attributes, ordinary=sheet.master_type == "ordinary")
     wanted = SPELL_COUNT[sheet.master_type]
     if sheet.master_type != "magus" and len(sheet.general_spells) != wanted:
-        params = {"count": len(sheet.general_spells), "wanted": wanted}
+        params: dict[str, int | str] = {"count": len(sheet.general_spells), "wanted": wanted}
         problems.append(SheetProblem("general_spells", "grail_spell_count", params))
     if len(set(sheet.general_spells)) != len(sheet.general_spells):
         problems.append(SheetProblem("general_spells", "grail_spell_twice"))
@@ -234,7 +267,7 @@ def all_ranks(sheet: ServantFile) -> list[Rank]:
     return [*sheet.legend.values(), *(skill.rank for skill in sheet.skills), *(np.rank for np in sheet.noble_phantasms)]
 
 
-def _validated(model: type[MasterFile] | type[ServantFile], data: Mapping[str, Any]) -> Any:
+def _validated(model: type[_File], data: Mapping[str, Any]) -> Any:
     try:
         return model.model_validate(data)
     except ValidationError as error:
@@ -242,7 +275,16 @@ def _validated(model: type[MasterFile] | type[ServantFile], data: Mapping[str, A
 
 
 def parse_master(data: Mapping[str, Any]) -> MasterFile:
-    sheet: MasterFile = _validated(MasterFile, data)
+    """The file's every problem at once: where the rest of it is malformed, its point-buy is judged as written."""
+    try:
+        sheet = MasterFile.model_validate(data)
+    except ValidationError as error:
+        problems = validation_problems(error)
+        attributes = data.get("attributes")
+        if isinstance(attributes, Mapping) and not any(p.field.startswith("attributes") for p in problems):
+            written = {str(name): value for name, value in attributes.items() if type(value) is int}
+            problems += point_buy_problems(written, ordinary=data.get("master_type") == "ordinary")
+        raise SheetError(problems) from error
     if problems := master_problems(sheet):
         raise SheetError(problems)
     return sheet
@@ -252,4 +294,17 @@ def parse_servant(data: Mapping[str, Any]) -> ServantFile:
     sheet: ServantFile = _validated(ServantFile, data)
     if problems := servant_problems(sheet):
         raise SheetError(problems)
+    return sheet
+
+
+def parse_puppet(data: Mapping[str, Any]) -> PuppetFile:
+    """A plain rank E..A: no EX, nothing over A and no "+" (a puppet's ranks are its maker's MAG less two)."""
+    sheet: PuppetFile = _validated(PuppetFile, data)
+    if sheet.rank.ex or sheet.rank.x or sheet.rank.pluses:
+        raise SheetError([SheetProblem("rank", "grail_puppet_rank", {"value": str(sheet.rank)})])
+    return sheet
+
+
+def parse_familiar(data: Mapping[str, Any]) -> FamiliarFile:
+    sheet: FamiliarFile = _validated(FamiliarFile, data)
     return sheet

@@ -548,7 +548,7 @@ async def test_the_gms_run_an_npc_whose_sheet_stays_hidden_and_who_answers_by_it
     harness.dice.queue([12])
     await harness.slash(war.bob, war.channel, "attack", target="Lancer", action="melee|Invisible Air")
     prompt = harness.last(war.channel, war.gm)
-    assert prompt.content.startswith("the GMs, Archer attacks Lancer.")
+    assert prompt.content.startswith("GMs, Archer attacks Lancer.")
     assert prompt.notified == frozenset()
     # The defences an NPC has would tell its sheet: the GM picks among them privately.
     assert prompt.buttons() == ["Answer (GM)", "Cancel (GM)"]
@@ -717,7 +717,7 @@ async def test_values_only_a_gm_may_set_hold_a_players_sheet_until_a_gm_approves
         "A GM rejected Caster's sheet: delete it with /character delete and import a corrected one."
     )
     sheet = (await harness.slash(bob, war.channel, "character show", name="Caster")).reply
-    assert _sheet_value(sheet, "Waiting for a GM").startswith("A GM rejected this sheet")
+    assert _sheet_value(sheet, "Rejected by a GM").startswith("A GM rejected this sheet")
     log = (await harness.slash(gm, war.channel, "log show")).reply.text()
     assert f"{gm.mention} approved Lancer's sheet" in log and f"{gm.mention} rejected Caster's sheet" in log
 

@@ -25,6 +25,7 @@ class Table:
     shirou: User
     rin: User
     ken: User
+    mei: User
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -35,12 +36,12 @@ async def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
     ):
         emulator = harness.emulator
         gm, shirou, rin = emulator.add_user("gm"), emulator.add_user("shirou"), emulator.add_user("rin", locale="zh-CN")
-        ken = emulator.add_user("ken", locale="ja")
+        ken, mei = emulator.add_user("ken", locale="ja"), emulator.add_user("mei", locale="zh-CN")
         guild = emulator.add_guild("Fuyuki", owner=gm)
-        for player in (shirou, rin, ken):
+        for player in (shirou, rin, ken, mei):
             emulator.add_member(guild, player)
         await harness.start_bot()
-        yield Table(harness, guild, emulator.add_channel(guild, "lobby"), gm, shirou, rin, ken)
+        yield Table(harness, guild, emulator.add_channel(guild, "lobby"), gm, shirou, rin, ken, mei)
 
 
 @pytest.fixture
@@ -173,6 +174,13 @@ async def test_checks_roll_luck_and_attacks_meet_mind_s_eye(table: Table) -> Non
         table.shirou, table.channel)  # fmt: skip
     assert "HP 21/36" in await _pools(table, "Archer")
 
+    # /check offers the stats of the active character's kind, in the reader's words.
+    offered = await harness.emulator.autocomplete(table.rin, table.channel, "check", {"stat": ""}, "stat")
+    assert [choice["value"] for choice in offered] == ["STR", "END", "AGI", "MAG", "LUK"]
+    await harness.slash(table.rin, table.channel, "character use", name="Rin")
+    offered = await harness.emulator.autocomplete(table.rin, table.channel, "check", {"stat": "感"}, "stat")
+    assert offered == [{"name": "感知", "value": "WIS"}]
+
 
 async def test_a_fight_pays_upkeep_and_a_release_with_the_masters_help(table: Table) -> None:
     harness = table.harness
@@ -273,6 +281,8 @@ async def test_a_masterless_servant_keeps_its_days_of_independent_action(table: 
     # E8 without its Noble Phantasm: 2 + MAG 4 + Magic Resistance 4 + Independent Action 4; no Master to help.
     assert passed.reply.text().count("Archer pays its daily upkeep: 14 MP") == 2
     assert "MP 112/140" in await _pools(table, "Archer")
+    asked = (await harness.slash(rin, table.channel, "grail ritual")).reply
+    assert asked.ephemeral and asked.content == "Archer的MASTER（Rin）已经死亡：两者之间无法再传递魔力。"
 
 
 async def test_the_gms_creatures_answer_in_advance_and_a_plus_doubles_a_release(table: Table) -> None:
@@ -411,6 +421,8 @@ async def test_squares_distances_a_charge_a_run_and_a_sustained_release(table: T
     assert ran.embeds[0]["title"] == "Rin runs: no defence until its next turn"
     again = (await harness.slash(rin, table.channel, "grail move", x=41, y=10)).reply
     assert again.ephemeral and again.content == "Rin本轮已经用过移动动作。"
+    struck = (await harness.slash(rin, table.channel, "attack", target="Saber", action="melee")).reply
+    assert struck.ephemeral and struck.content == "Rin本轮已经奔跑：奔跑后直到下个回合都没有标准动作。"
     rounded = await harness.slash(gm, table.channel, "combat next")
     assert "Saber pays 6 MP" in rounded.reply.text()  # paid again at the new round's start
     assert "MP 35/80" in await _pools(table, "Saber")  # 80 - 33 upkeep (Gate D counts 2) - 6 - 6
@@ -559,7 +571,8 @@ async def test_without_auto_transfer_the_master_consents_to_give(table: Table) -
 
 
 async def test_what_a_first_play_through_found(table: Table) -> None:
-    harness, shirou, rin, gm = table.harness, table.shirou, table.rin, table.gm
+    """A war between two pairs made by Chinese-speaking players and one the GMs run."""
+    harness, mei, rin, gm = table.harness, table.mei, table.rin, table.gm
     caladbolg = {"name": "Caladbolg II", "rank": "A", "scope": "anti_army", "mode": "one_shot", "ranged": True}
     archer = {
         "kind": "servant",
@@ -581,8 +594,8 @@ async def test_what_a_first_play_through_found(table: Table) -> None:
     declined = await harness.slash(rin, table.channel, "character edit", name="Archer", field="luck_rerolls",
                                    value="false")  # fmt: skip
     assert not declined.reply.ephemeral, declined.reply.content
-    await _import(table, shirou, E3_MASTER)
-    await _import(table, shirou, SABER)  # waits for a GM
+    await _import(table, mei, E3_MASTER)
+    await _import(table, mei, SABER)  # waits for a GM
     held = await harness.slash(gm, table.channel, "combat start", order="Rin, Archer, Saber")
     assert held.reply.ephemeral and held.reply.content.startswith("Saber's sheet is waiting for a GM's approval")
     prompt = next(m for m in reversed(harness.emulator.visible_to(gm, table.channel)) if "Approve" in m.buttons())
@@ -626,6 +639,9 @@ async def test_what_a_first_play_through_found(table: Table) -> None:
     assert "Berserker takes 7 damage (rolled 14; reduced: halved)" in text
     assert "Saber takes 14 damage (rolled 14)" in text
     assert "Archer pays 30 MP" in text
+    await harness.slash(mei, table.channel, "character use", name="Saber")
+    early = (await harness.slash(mei, table.channel, "attack", target="Berserker", action="melee")).reply
+    assert early.ephemeral and early.content == "现在是 Archer 的回合：Saber 在自己的回合行动。"
 
     # Round 2: Rin's standard action went into her spell.
     for _ in range(4):
@@ -678,7 +694,7 @@ async def test_resistance_against_a_type_and_a_slayer_against_a_kind(table: Tabl
                                     action="np:Excalibur")).reply.text()  # fmt: skip
     assert "Fafnir takes 3 damage (rolled 18; reduced: resistance)" in resisted
 
-    # A familiar (a 1-HP creature the GMs make, of the kind `familiar`) is hard to hit: -5 (R21).
+    # A creature whose file names it a familiar is as hard to hit as a familiar: -5 (R21).
     familiar = {"kind": "master", "name": "Owl", "master_type": "ordinary", "attributes": {"con": -5},
                 "creature": ["familiar"]}  # fmt: skip
     upload = yaml.safe_dump(familiar, allow_unicode=True).encode()
@@ -686,3 +702,115 @@ async def test_resistance_against_a_type_and_a_slayer_against_a_kind(table: Tabl
     harness.dice.queue([8])  # 8 + 5 - 5: a miss
     missed = (await harness.slash(shirou, table.channel, "attack", target="Owl", action="melee")).reply.text()
     assert "1d20 [8] +5 (attack bonus) -5 (a familiar) = **8**" in missed
+
+
+async def test_the_gms_puppets_and_familiars_and_charisma_for_an_ally(table: Table) -> None:
+    harness, shirou, rin, gm = table.harness, table.shirou, table.rin, table.gm
+    refused = await _import(table, rin, {"kind": "puppet", "name": "Golem", "rank": "C"})
+    assert refused.ephemeral and refused.content == "只有GM能创建傀儡兵：它是由GM操控的角色（命令的 npc 选项）。"
+    bad = (
+        await harness.slash(
+            gm,
+            table.channel,
+            "character import",
+            npc=True,
+            file=("golem.yaml", yaml.safe_dump({"kind": "puppet", "name": "Golem", "rank": "EX"}).encode()),
+        )
+    ).reply
+    assert bad.ephemeral and "`rank`: EX: a puppet's rank is a plain E to A" in bad.content
+    for npc in ({"kind": "puppet", "name": "Golem", "rank": "C"}, {"kind": "familiar", "name": "Owl"}):
+        upload = yaml.safe_dump(npc).encode()
+        made = (await harness.slash(gm, table.channel, "character import", file=("npc.yaml", upload), npc=True)).reply
+        assert not made.ephemeral or "Golem" in made.content or "Owl" in made.content, made.content
+    # D33: a Servant on the Caster's row, all ranks C: 3 x 8 HP, no MP of its own and no class skills.
+    assert "HP 24/24 · MP 0/0" in await _pools(table, "Golem")
+    assert "HP 1/1 · MP 0/0" in await _pools(table, "Owl")
+    golem = _fields((await harness.slash(gm, table.channel, "character show", name="Golem")).reply)
+    assert golem["Ranks"] == "Strength C (3) · Endurance C (3) · Agility C (3) · Magic C (3) · Luck C (3)"
+    assert "Skills" not in golem and "MP upkeep" not in golem
+    owl = _fields((await harness.slash(gm, table.channel, "character show", name="Owl")).reply)
+    assert owl["Movement"] == "Speed 10" and "attacks against it are at -5" in owl["A familiar"]
+
+    await harness.slash(gm, table.channel, "character use", name="Owl")
+    looked = (await harness.slash(gm, table.channel, "check", stat="WIS")).reply
+    assert looked.ephemeral and looked.content.startswith("Owl is a familiar: it has no stats to roll.")
+    pecked = (await harness.slash(gm, table.channel, "attack", target="Golem", action="melee")).reply
+    assert pecked.ephemeral and pecked.content == "Owl is a familiar: it has no attacks of its own."
+
+    # Saber's Charisma B: its Master gets +4 to attack and damage while they stand in one sector (R19).
+    await _summon(table, shirou, E3_MASTER, {**SABER, "skills": [{"name": "统御力", "rank": "B"}]})
+    await harness.slash(shirou, table.channel, "character use", name="Shirou")
+    harness.dice.queue([10, 3])  # 10 + 4 - 5 + 4 = 13 against a familiar's defence 0; 1d6 + 7 + 4
+    struck = (await harness.slash(shirou, table.channel, "attack", target="Owl", action="melee")).reply.text()
+    assert "1d20 [10] +4 (attack bonus) -5 (a familiar) +4 (Charisma) = **13**" in struck
+    assert "1d6 [3] +7 (bonus) +4 (Charisma) = **14**" in struck and "Owl is dead." in struck
+    # A puppet is treated as a Servant: a Master's fists, without mystery, do nothing to it.
+    harness.dice.queue([15, 2])
+    fists = (await harness.slash(shirou, table.channel, "attack", target="Golem", action="melee")).reply.text()
+    assert "Golem takes nothing" in fists
+    # Once the two stand in different sectors, Saber is out of sight.
+    await harness.slash(gm, table.channel, "grail place", character="Saber", x=1, y=1, sector_x=1)
+    await harness.slash(gm, table.channel, "grail place", character="Shirou", x=1, y=1)
+    await harness.slash(gm, table.channel, "grail place", character="Golem", x=2, y=1)
+    harness.dice.queue([15, 2])
+    alone = (await harness.slash(shirou, table.channel, "attack", target="Golem", action="melee")).reply.text()
+    assert "Charisma" not in alone and "1d20 [15] +4 (attack bonus) -3 (defence) = **16**" in alone
+    # The puppet strikes back as a Caster-row Servant: STR C, 1d8.
+    await harness.slash(gm, table.channel, "character use", name="Golem")
+    harness.dice.queue([12, 5])
+    blow = (await harness.slash(gm, table.channel, "attack", target="Shirou", action="melee")).reply.text()
+    assert "1d20 [12] +3 (attack bonus) -3 (defence) = **12**" in blow and "Shirou takes 5 damage" in blow
+
+
+async def test_a_casters_territory_restores_its_mp_inside_it(table: Table) -> None:
+    harness, rin, gm = table.harness, table.rin, table.gm
+    medea = {"kind": "servant", "name": "Medea", "master": "Souichirou", "servant_class": "caster",
+             "legend": {"STR": "E", "END": "D", "AGI": "C", "MAG": "A", "LUK": "B"}}  # fmt: skip
+    await _summon(table, rin, {"kind": "master", "name": "Souichirou", "master_type": "melee"}, medea)
+    unplaced = (await harness.slash(rin, table.channel, "grail territory")).reply
+    assert unplaced.ephemeral and unplaced.content.startswith("Medea在地图上没有位置")
+    await harness.slash(gm, table.channel, "grail place", character="Medea", x=50, y=50)
+    founded = (await harness.slash(rin, table.channel, "grail territory")).reply
+    assert founded.embeds[0]["title"] == "Medea begins its territory"
+    await harness.slash(gm, table.channel, "gm award", character="Medea", resource="mp", amount=-50)
+    # A day's work before it stands: an hour later, nothing.
+    early = (await harness.slash(gm, table.channel, "campaign time", hours=1)).reply.text()
+    assert "Medea regenerates" not in early
+    # Territory Creation A: 5 MP a minute once it stands, never above the maximum.
+    stood = (await harness.slash(gm, table.channel, "campaign time", hours=24)).reply.text()
+    assert "Medea regenerates: HP +0, MP +50" in stood
+    assert "Medea pays its daily upkeep: 7 MP" in stood and "MP 93/100" in await _pools(table, "Medea")
+    # Outside its 50x50 squares (25 to the east is out), nothing; 24 to the east is in.
+    await harness.slash(gm, table.channel, "gm award", character="Medea", resource="mp", amount=-10)
+    await harness.slash(gm, table.channel, "grail place", character="Medea", x=75, y=50)
+    away = (await harness.slash(gm, table.channel, "campaign time", hours=1)).reply.text()
+    assert "Medea regenerates" not in away
+    await harness.slash(gm, table.channel, "grail place", character="Medea", x=74, y=26)
+    home = (await harness.slash(gm, table.channel, "campaign time", hours=1)).reply.text()
+    assert "Medea regenerates: HP +0, MP +17" in home and "MP 100/100" in await _pools(table, "Medea")
+
+
+async def test_a_gm_reveals_a_secret_sheet_and_hides_it_again(table: Table) -> None:
+    harness, shirou, rin, gm = table.harness, table.shirou, table.rin, table.gm
+    await _summon(table, shirou, E3_MASTER, SABER)
+    refused = (await harness.slash(rin, table.channel, "gm reveal", character="Saber")).reply
+    assert refused.ephemeral and "GM" in refused.content
+    assert "Saber" in (await harness.slash(rin, table.channel, "character list")).reply.text()
+    revealed = (await harness.slash(gm, table.channel, "gm reveal", character="Saber")).reply
+    assert not revealed.ephemeral
+    assert (
+        revealed.content
+        == "The GMs reveal Saber's sheet: everyone can now read it with /character show, pools included."
+    )
+    shown = (await harness.slash(rin, table.channel, "character show", name="Saber")).reply
+    assert not shown.ephemeral and "Excalibur" in _fields(shown)["Noble Phantasms"]
+    roster = (await harness.slash(rin, table.channel, "character list")).reply.text()
+    assert "HP（生命） 64/64" in roster.split("**Saber**")[1].splitlines()[0]
+    again = (await harness.slash(gm, table.channel, "gm reveal", character="Saber")).reply
+    assert again.ephemeral and again.content == "Saber's sheet is revealed already."
+    hidden = (await harness.slash(gm, table.channel, "gm reveal", character="Saber", hide=True)).reply
+    assert hidden.content == "Saber's sheet is secret again."
+    rival = (await harness.slash(rin, table.channel, "character show", name="Saber")).reply
+    assert rival.ephemeral and _fields(rival) == {"职阶": "剑士"}
+    log = (await harness.slash(gm, table.channel, "log show")).reply.text()
+    assert "revealed Saber's sheet" in log and "hid Saber's sheet again" in log

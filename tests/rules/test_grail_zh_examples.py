@@ -71,6 +71,11 @@ def test_e4_invalid_and_valid_sheets() -> None:
         parse_master({**master(int=6), "master_type": "magus"})
     assert too_high.value.problems[0].field == "attributes.int"
     parse_master(master(type="ordinary", int=7, str=3))  # type: ignore[arg-type]
+    # A file wrong elsewhere still has its point-buy judged: every problem at once.
+    with pytest.raises(SheetError) as both:
+        parse_master({**master(str=4, dex=3, con=4), "master_type": "wizard"})
+    assert [(problem.field, problem.code) for problem in both.value.problems] == [
+        ("master_type", "invalid_choice"), ("attributes", "grail_budget")]  # fmt: skip
 
 
 def test_e5_magus_and_homunculus() -> None:

@@ -7,8 +7,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot.rulesets.base import CharacterSnapshot, Scene, Turn
-from bot.rulesets.grail_zh.characters import Tale, Told
+from bot.rulesets.grail_zh.characters import Tale, Told, servant_like
 from rules.exchange import RuleError, StatePatch, Step, Text
+from rules.grail_zh.characters import RUN_MULTIPLIER_MASTER, RUN_MULTIPLIER_SERVANT
 
 ACTIONS = "actions"  # the character state key of the actions it used, and the round they were used in
 STANDARD, MOVE, MINOR = "standard", "move", "minor"
@@ -37,6 +38,8 @@ def spend(role: str, character: CharacterSnapshot, turn: Turn, *actions: str) ->
         return Step()
     spent = used(character, turn)
     for action in actions:
+        if action == STANDARD and action in spent and character.state.get(RUNNING_KEY) == turn.round_number:
+            raise RuleError("grail_ran", name=character.name)  # R26: a run leaves no standard action
         if action in spent:
             raise RuleError("grail_action_used", name=character.name, action=Text(f"action.{action}"))
     return Step(effects=(StatePatch(role, ACTIONS, {"round": turn.round_number, "used": [*spent, *actions]}),))
@@ -70,6 +73,10 @@ def square(character: CharacterSnapshot) -> tuple[int, int] | None:
     return int(sector[0]) * SECTOR_SQUARES + int(position["x"]), int(sector[1]) * SECTOR_SQUARES + int(position["y"])
 
 
+def sector_of(square: tuple[int, int]) -> tuple[int, int]:
+    return square[0] // SECTOR_SQUARES, square[1] // SECTOR_SQUARES
+
+
 def distance(first: CharacterSnapshot, second: CharacterSnapshot) -> int | None:
     """Chebyshev distance in squares (R25: adjacent is 1), or None when either has no square."""
     a, b = square(first), square(second)
@@ -95,15 +102,18 @@ class Moved(Told):
         return Text(key, {"name": self.name}), []
 
 
-def move(scene: Scene, role: str, x: int, y: int, sector: tuple[int, int], *, run: bool, speed: int) -> Step:
+def move(
+    scene: Scene, role: str, x: int, y: int, sector: tuple[int, int], *, run: bool, speed: int | None
+) -> Step:  # fmt: skip
     """A move action within its speed (a run: four times a Master's, ten times a Servant's, and no standard action
-    nor defence until its next turn, R26); the first square a character takes is free."""
+    nor defence until its next turn, R26; no limit for what teleports); the first square a character takes is
+    free."""
     character = scene.one(role)
     target = position_value(x, y, sector)
     here = square(character)
-    reach = speed * (run_multiplier(character) if run else 1)
     there = (sector[0] * SECTOR_SQUARES + x, sector[1] * SECTOR_SQUARES + y)
-    if here is not None and max(abs(here[0] - there[0]), abs(here[1] - there[1])) > reach:
+    reach = None if speed is None else speed * (run_multiplier(character) if run else 1)
+    if here is not None and reach is not None and max(abs(here[0] - there[0]), abs(here[1] - there[1])) > reach:
         raise RuleError("grail_move_too_far", name=character.name, reach=reach)
     spent = spend(role, character, scene.turn, MOVE, *((STANDARD,) if run else ()))
     effects = [StatePatch(role, POSITION, target)]
@@ -122,4 +132,4 @@ def place(scene: Scene, role: str, x: int, y: int, sector: tuple[int, int]) -> S
 
 def run_multiplier(character: CharacterSnapshot) -> int:
     """R26: a Master runs four times its speed, a Servant ten times."""
-    return 10 if character.kind == "servant" else 4
+    return RUN_MULTIPLIER_SERVANT if servant_like(character) else RUN_MULTIPLIER_MASTER

@@ -1,9 +1,10 @@
 """Masters and Servants as the bot stores them, and the values the rules derive from them.
 
 A Master's sheet is `{"file": <its validated file>}`; a Servant's also keeps `derived.ranks`, its effective ranks
-when it was summoned (R9 needs its Master's attributes, and a Servant outlives its Master). Pools: `hp`, `mp`
-and `temp_hp` for both. A character's `fate` state is "dead" (a Master, D24) or "vanished" (a Servant, R16);
-`continuing` holds the round at which a Servant's Battle Continuation ends (R19).
+when it was summoned (R9 needs its Master's attributes, and a Servant outlives its Master). The GMs' creatures
+have kinds of their own: a puppet (R22, D33) rolls as a Servant, a familiar (R21) as a mortal with no stats.
+Pools: `hp`, `mp` and `temp_hp` for every kind. A character's `fate` state is "dead" (a Master, D24) or
+"vanished" (a Servant, R16); `continuing` holds the round at which a Servant's Battle Continuation ends (R19).
 """
 
 from __future__ import annotations
@@ -16,15 +17,16 @@ from bot.rulesets.base import CharacterSnapshot
 from bot.rulesets.words import as_written
 from rules.exchange import Outcome, Text
 from rules.grail_zh.characters import MasterStats, ServantStats, master_stats, plus_on, stats_at
-from rules.grail_zh.model import ATTRIBUTES, CLASS_TABLE, SKILLS, STATS, Attribute, Stat
+from rules.grail_zh.model import ATTRIBUTES, CLASS_TABLE, FAMILIAR_SPEED, SKILLS, STATS, Attribute, Stat
 from rules.grail_zh.options import GrailZhOptions
 from rules.grail_zh.ranks import Rank
 from rules.grail_zh.rolls import plus_multiplier
-from rules.grail_zh.sheets import MasterFile, ServantFile
+from rules.grail_zh.sheets import FamiliarFile, MasterFile, PuppetFile, ServantFile
 from rules.options import CampaignOptions
 
 CATALOGS = resources.files("bot.rulesets.grail_zh") / "i18n"
 MASTER, SERVANT = "master", "servant"
+PUPPET, FAMILIAR = "puppet", "familiar"  # creatures only a GM makes
 CONTRACT = "contract"  # a Servant's bond to its Master
 HP, MP, TEMP_HP = "hp", "mp", "temp_hp"
 FATE = "fate"
@@ -80,11 +82,20 @@ def written_skills(data: Mapping[str, Any]) -> dict[str, Any]:
     return {**data, "skills": named}
 
 
+def servant_like(character: CharacterSnapshot) -> bool:
+    """Whether it rolls as a Servant does (ranks, Luck, the mystery gate): a Servant or a puppet (「视作英灵」)."""
+    return character.kind in (SERVANT, PUPPET)
+
+
 def master_file(character: CharacterSnapshot) -> MasterFile:
+    if character.kind == FAMILIAR:
+        return FamiliarFile.model_validate(character.sheet["file"]).as_master()
     return MasterFile.model_validate(character.sheet["file"])
 
 
 def servant_file(character: CharacterSnapshot) -> ServantFile:
+    if character.kind == PUPPET:
+        return PuppetFile.model_validate(character.sheet["file"]).as_servant()
     return ServantFile.model_validate(character.sheet["file"])
 
 
@@ -105,7 +116,7 @@ def servant_of(character: CharacterSnapshot, options: CampaignOptions) -> Servan
     if isinstance(boost, Mapping) and boost.get("stat") in ranks:
         stat = boost["stat"]
         ranks[stat] = ranks[stat].shifted(int(boost["ranks"]))
-    stats = stats_at(sheet, ranks, rules_options)
+    stats = stats_at(sheet, ranks, rules_options, class_abilities=character.kind == SERVANT)
     active = character.state.get(PLUS_ACTIVE)
     if isinstance(active, Mapping):
         multiplier = plus_multiplier(int(active["pluses"]), rules_options.plus_mode)
@@ -115,11 +126,20 @@ def servant_of(character: CharacterSnapshot, options: CampaignOptions) -> Servan
 
 def luck_of(character: CharacterSnapshot) -> Rank | None:
     """A Servant's LUK for its d20s (R1); a Master rolls a plain d20."""
-    return derived_ranks(character)["LUK"] if character.kind == SERVANT else None
+    return derived_ranks(character)["LUK"] if servant_like(character) else None
 
 
 def takes_luck_rerolls(character: CharacterSnapshot) -> bool:
     return character.kind != SERVANT or servant_file(character).luck_rerolls
+
+
+def speed_of(character: CharacterSnapshot, options: CampaignOptions) -> int | None:
+    """Squares a move action covers; None for a familiar that teleports (a Caster's, T2)."""
+    if servant_like(character):
+        return servant_of(character, options).speed
+    if character.kind == FAMILIAR:
+        return None if FamiliarFile.model_validate(character.sheet["file"]).teleports else FAMILIAR_SPEED
+    return master_of(character).speed
 
 
 def fate_of(character: CharacterSnapshot) -> str | None:

@@ -1,5 +1,5 @@
-"""Commands only the Chinese d20 game has: /grail defend, move, place, where, status, boost, plus, transfer, ritual
-and rest."""
+"""Commands only the Chinese d20 game has: /grail defend, move, place, where, status, boost, plus, territory,
+transfer, ritual and rest."""
 
 from __future__ import annotations
 
@@ -87,6 +87,12 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
     async def plus(self, interaction: Interaction, target: app_commands.Range[str, 1, 100]) -> None:
         progress = await self.grail.act(call_of(interaction), "plus.on", "exchange.plus",
                                         lambda play, scene: play.plus(scene, target))  # fmt: skip
+        await respond(interaction, progress)
+
+    @app_commands.command(name="territory", description="Territory Creation: build your territory around your square")
+    async def territory(self, interaction: Interaction) -> None:
+        progress = await self.grail.act(call_of(interaction), "skill.territory", "exchange.territory",
+                                        lambda play, scene: play.territory(scene))  # fmt: skip
         await respond(interaction, progress)
 
     @app_commands.command(name="where", description="Where your characters stand (a GM sees everyone)")

@@ -18,6 +18,7 @@ from bot.rulesets.grail_zh.characters import (
     CONTRACT,
     DEAD,
     DEFENDING,
+    FAMILIAR,
     FATE,
     HP,
     MP,
@@ -35,7 +36,9 @@ from bot.rulesets.grail_zh.characters import (
     master_file,
     master_of,
     servant_file,
+    servant_like,
     servant_of,
+    speed_of,
     takes_luck_rerolls,
 )
 from bot.rulesets.words import joined
@@ -85,7 +88,7 @@ OPPORTUNITY_WAIT, CAST_WAIT = "opportunity", "cast"
 CONSENT_WAIT, GIVE, REFUSE = "consent", "give", "refuse"
 MASTER_ROLE = "master"  # the Servant's Master, cast into the exchange to consent to a transfer
 OPPORTUNITY, GO_ON = "strike", "go_on"
-FAMILIAR, FAMILIAR_PENALTY = "familiar", -5  # a creature of that kind is hard to hit (R3, R21)
+FAMILIAR_PENALTY = -5  # a familiar, or a creature whose file says it is one, is hard to hit (R3, R21)
 PROVOKING = frozenset({"bolt", "feat"})  # D36: spellcasting, and a signature feat's magecraft
 REACTED = "reacted"  # the character state key of the round it used its reaction action in (R25)
 BOLT_MP = 5  # per standard action of attack magecraft (R21)
@@ -255,9 +258,12 @@ def burst_damage(rank: Rank, ex_value: int) -> Damage:
 
 
 def attack_actions(character: CharacterSnapshot, options: GrailZhOptions) -> list[tuple[str, str, str]]:
-    """(value, kind, name) of each attack the character has: melee always; a ranged attack for the classes that have
-    one and the trickster's rifle; attack magecraft and the signature feat of a Master; each Noble Phantasm."""
-    if character.kind == SERVANT:
+    """(value, kind, name) of each attack the character has: melee always, but for a familiar (which has none); a
+    ranged attack for the classes that have one and the trickster's rifle; attack magecraft and the signature feat
+    of a Master; each Noble Phantasm."""
+    if character.kind == FAMILIAR:
+        return []
+    if servant_like(character):
         stats = servant_of(character, options)
         actions = [("melee", "melee", "")]
         if stats.ranged_bonus is not None:
@@ -281,7 +287,9 @@ SNIPER = Damage(count=3, sides=12)  # R29
 def means_of(character: CharacterSnapshot, action: str, actions: int, options: GrailZhOptions) -> Means:
     """The attack named by `action` (as `attack_actions` gives it), or a RuleError naming what the character has."""
     kind, _, name = action.partition(SEPARATOR)
-    if character.kind == SERVANT:
+    if character.kind == FAMILIAR:
+        raise RuleError("grail_familiar_attack", name=character.name)
+    if servant_like(character):
         stats = servant_of(character, options)
         if kind == "melee":
             return Means("melee", "melee", stats.melee_bonus, stats.melee_damage)
@@ -353,7 +361,7 @@ def _payment(
 
 
 def _magnitude(character: CharacterSnapshot, skill: str, options: GrailZhOptions) -> int:
-    return servant_of(character, options).magnitude(skill, options.ex_value) if character.kind == SERVANT else 0
+    return servant_of(character, options).magnitude(skill, options.ex_value) if servant_like(character) else 0
 
 
 def _minds_eye(character: CharacterSnapshot, options: GrailZhOptions) -> int:
@@ -366,7 +374,7 @@ def _defense(character: CharacterSnapshot, options: GrailZhOptions) -> int:
     lancer = character.kind == SERVANT and servant_file(character).servant_class == "lancer"
     if actions.RUNNING_KEY in character.state and not lancer:
         return 0
-    return servant_of(character, options).defense if character.kind == SERVANT else master_of(character).defense
+    return servant_of(character, options).defense if servant_like(character) else master_of(character).defense
 
 
 def attacker_modifiers(
@@ -392,7 +400,23 @@ def attacker_modifiers(
         modifiers.append(Modifier("skill:instinct", -instinct))
     if FAMILIAR in _kinds_of(defender):  # 「对使魔的攻击骰-5」
         modifiers.append(Modifier("familiar", FAMILIAR_PENALTY))
+    if charisma := _charisma(attacker, options):
+        modifiers.append(Modifier("skill:charisma", charisma))
     return tuple(modifiers)
+
+
+def _charisma(attacker: CharacterSnapshot, options: GrailZhOptions) -> int:
+    """R19: an ally in sight with Charisma gives +X to attack and damage, never to itself. This game's team is a
+    Master and its Servant (§2.6: no camps); in sight is the same sector where both stand on the map."""
+    best = 0
+    for ally in (attacker.partner(CONTRACT), attacker.dependant(CONTRACT)):
+        if ally is None or fate_of(ally) is not None:
+            continue
+        here, there = actions.square(attacker), actions.square(ally)
+        if here is not None and there is not None and actions.sector_of(here) != actions.sector_of(there):
+            continue
+        best = max(best, _magnitude(ally, "charisma", options))
+    return best
 
 
 def attack(scene: Scene, given: GrailAttackInput) -> Step:
@@ -564,11 +588,11 @@ def _charged(
     target (on the map, when both squares are kept)."""
     if means.ranged:
         raise RuleError("grail_charge_melee", name=attacker.name)
-    speed = servant_of(attacker, options).speed if attacker.kind == SERVANT else master_of(attacker).speed
+    speed = speed_of(attacker, options)
     apart = actions.distance(attacker, target)
     if apart is None:
         return Step()
-    if apart - 1 > speed:
+    if speed is not None and apart - 1 > speed:
         raise RuleError("grail_too_far", name=target.name, distance=apart, speed=speed)
     there, here = actions.square(target), actions.square(attacker)
     if there is None or here is None:
@@ -720,7 +744,7 @@ def _saved(scene: Scene, role: str, defender: CharacterSnapshot, state: Mapping[
     attacker = scene.one(ATTACKER)
     means = Means.from_dict(state["means"])
     source = Rank.parse(means.np_rank or "E")
-    if defender.kind == SERVANT:
+    if servant_like(defender):
         target_rank = servant_of(defender, options).ranks["MAG" if means.save_stat == "MAG" else "LUK"]
         target = target_rank.magnitude(options.ex_value) if target_rank.ex else target_rank.n
     else:  # D10: a Master resists magic with its best of int, wis and cha, and has no Luck rank
@@ -761,18 +785,20 @@ def _damage(
         extra.append(Modifier("unaware", servant_of(attacker, options).ranks["AGI"].n))
     if means.scope == "anti_army" and (tactics := _magnitude(attacker, "tactics", options)):
         extra.append(Modifier("skill:tactics", tactics))
+    if charisma := _charisma(attacker, options):
+        extra.append(Modifier("skill:charisma", charisma))
     rolled = damage_roll(scene.dice, means.damage, f"damage:{attacker.name}", extra, maximal=assassin_unaware)
     rolls = [rolled]
     if slayer := _against(attacker, "slayer", _kinds_of(defender), options):  # R18: +Xd6 against its kind
         rolls.append(damage_roll(scene.dice, Damage(count=slayer, sides=6), "slayer"))
-    no_mystery = not means.mystery and defender.kind == SERVANT
+    no_mystery = not means.mystery and servant_like(defender)
     warded = 5 * _magnitude(defender, "magic_resistance", options) if means.magecraft else 0
     resisted = 5 * _against(defender, "resist", _types_of(means, given), options)  # R18: 5X against its type
     outwitted = _magnitude(defender, "tactics", options) if means.scope == "anti_army" else 0
     flat = warded + resisted + outwitted
     stance = None
     if DEFENDING in defender.state:
-        stance = servant_of(defender, options).ranks["END"].n if defender.kind == SERVANT else (
+        stance = servant_of(defender, options).ranks["END"].n if servant_like(defender) else (
             master_file(defender).attribute("con"))  # fmt: skip
     multiplier = plus_multiplier(means.pluses, options.plus_mode) if given.plus else 1
     reductions = Reductions(multiplier=multiplier, halved=halved, defend=stance, flat=flat)
@@ -807,7 +833,7 @@ def _damage(
 
 def _against(character: CharacterSnapshot, skill: str, words: frozenset[str], options: GrailZhOptions) -> int:
     """The X of a resistance or a slayer skill whose `target` is one of `words`; 0 otherwise."""
-    if character.kind != SERVANT:
+    if not servant_like(character):
         return 0
     found = servant_of(character, options).skill(skill)
     if found is None or found.target is None or found.target.casefold() not in words:
@@ -827,9 +853,10 @@ def _types_of(means: Means, given: GrailAttackInput) -> frozenset[str]:
 
 
 def _kinds_of(character: CharacterSnapshot) -> frozenset[str]:
-    """The words a slayer may name for a target: master or servant, its class, and the kinds its file gives."""
+    """The words a slayer may name for a target: its kind (master, servant, puppet, familiar), a Servant's class,
+    and the kinds its file gives."""
     words = {character.kind}
-    sheet = servant_file(character) if character.kind == SERVANT else master_file(character)
+    sheet = servant_file(character) if servant_like(character) else master_file(character)
     if character.kind == SERVANT:
         words.add(servant_file(character).servant_class)
     words.update(kind.casefold() for kind in sheet.creature)
@@ -843,7 +870,7 @@ def _fate(
     for X minutes while its HP stays at or above -10(X-1) (R19, E20)."""
     if hp > 0 or character.state.get(FATE) is not None:
         return None, []
-    if character.kind != SERVANT:
+    if not servant_like(character):
         return DEAD, [StatePatch(role, FATE, DEAD)]
     x = _magnitude(character, "battle_continuation", options)
     if x and hp >= -10 * (x - 1):

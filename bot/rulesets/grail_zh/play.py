@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from pydantic import field_validator
+from pydantic import BaseModel, field_validator
 
 from bot.rulesets.base import (
     ACTOR,
@@ -38,9 +38,11 @@ from bot.rulesets.grail_zh.characters import (
     CONTRACT,
     DEAD,
     DEFENDING,
+    FAMILIAR,
     HP,
     MASTER,
     MP,
+    PUPPET,
     SERVANT,
     TEMP_HP,
     UPKEEP_UNPAID,
@@ -54,7 +56,9 @@ from bot.rulesets.grail_zh.characters import (
     master_file,
     master_of,
     servant_file,
+    servant_like,
     servant_of,
+    speed_of,
     takes_luck_rerolls,
     target_text,
     written_skills,
@@ -65,6 +69,8 @@ from rules.exchange import Effect, Modifier, Opening, Outcome, RuleError, StateP
 from rules.grail_zh.characters import ServantSkill, effective_ranks, master_stats, release_cost, stats_at
 from rules.grail_zh.model import (
     ATTRIBUTES,
+    FAMILIAR_HP,
+    FAMILIAR_SPEED,
     INDEPENDENT_ACTION_DAYS,
     ROUNDS_PER_MINUTE,
     SKILLS,
@@ -75,7 +81,17 @@ from rules.grail_zh.model import (
 from rules.grail_zh.options import GrailZhOptions
 from rules.grail_zh.ranks import Rank
 from rules.grail_zh.rolls import InitiativeEntry, initiative, luck_d20, succeeds
-from rules.grail_zh.sheets import MasterFile, NoblePhantasm, ServantFile, parse_master, parse_servant
+from rules.grail_zh.sheets import (
+    FamiliarFile,
+    MasterFile,
+    NoblePhantasm,
+    PuppetFile,
+    ServantFile,
+    parse_familiar,
+    parse_master,
+    parse_puppet,
+    parse_servant,
+)
 from rules.options import CampaignOptions
 
 BATTLE_CONTINUATION_HP_FLOOR = -200  # below anything Battle Continuation reaches: the rules decide a Servant's fate
@@ -86,6 +102,8 @@ MASTER_TEMPLATE: dict[str, Any] = {
     "attributes": {"str": 0, "dex": 2, "con": 0, "int": 3, "wis": 0, "cha": 5},
     "mp_attr": "int",
 }
+PUPPET_TEMPLATE: dict[str, Any] = {"name": "Dragon Tooth Warrior 1", "rank": "D"}
+FAMILIAR_TEMPLATE: dict[str, Any] = {"name": "Owl", "teleports": False}
 SERVANT_TEMPLATE: dict[str, Any] = {
     "name": "Archer",
     "master": "Tohsaka Rin",
@@ -146,7 +164,9 @@ def _stat_of(character: CharacterSnapshot, word: str) -> tuple[str, int]:
     """The stat a check names, and its modifier: a Master's attribute, a Servant's rank (its n, R10). STR and
     敏捷 are both a Master's and a Servant's: DEX and AGI stand for each other."""
     upper = word.upper()
-    if character.kind == SERVANT:
+    if character.kind == FAMILIAR:  # its senses are its maker's, who rolls for what it perceives
+        raise RuleError("grail_familiar_check", name=character.name)
+    if servant_like(character):
         stat = SERVANT_WORDS.get(upper)
         if stat is not None:
             return stat, derived_ranks(character)[stat].n
@@ -154,7 +174,7 @@ def _stat_of(character: CharacterSnapshot, word: str) -> tuple[str, int]:
         attribute = MASTER_WORDS.get(upper)
         if attribute is not None:
             return attribute.upper(), master_file(character).attribute(attribute)
-    shown = ", ".join(STATS if character.kind == SERVANT else (a.upper() for a in ATTRIBUTES))
+    shown = ", ".join(STATS if servant_like(character) else (a.upper() for a in ATTRIBUTES))
     raise RuleError("grail_stat_not_here", stat=word, name=character.name, stats=shown)
 
 
@@ -163,7 +183,8 @@ SERVANT_WORDS: dict[str, Stat] = {**{stat: stat for stat in STATS}, "DEX": "AGI"
 
 
 class GrailZhPlay(Play):
-    kinds: tuple[str, ...] = (MASTER, SERVANT)
+    kinds: tuple[str, ...] = (MASTER, SERVANT, PUPPET, FAMILIAR)
+    gm_kinds = frozenset({PUPPET, FAMILIAR})
     pool_names: tuple[str, ...] = (HP, MP, TEMP_HP)
     check_stats: tuple[str, ...] = tuple(CHECK_WORDS)
     template_note_key = "grail_zh.template_note"
@@ -197,8 +218,7 @@ class GrailZhPlay(Play):
 
     def move(self, scene: Scene, x: int, y: int, sector: tuple[int, int], *, run: bool) -> Step:
         character = scene.one(ACTOR)
-        speed = servant_of(character, scene.options).speed if character.kind == SERVANT else master_of(character).speed
-        return actions.move(scene, ACTOR, x, y, sector, run=run, speed=speed)
+        return actions.move(scene, ACTOR, x, y, sector, run=run, speed=speed_of(character, scene.options))
 
     def place(self, scene: Scene, x: int, y: int, sector: tuple[int, int]) -> Step:
         return actions.place(scene, ACTOR, x, y, sector)
@@ -212,11 +232,21 @@ class GrailZhPlay(Play):
         named = stat if stat in STATS else as_written(CATALOGS, "skill", SKILLS, target)
         return upkeep.plus(scene, str(named))
 
+    def territory(self, scene: Scene) -> Step:
+        return upkeep.found_territory(scene)
+
     def status(self, scene: Scene, name: str, on: bool) -> Step:
         return upkeep.status(scene, name, on)
 
     def template(self, kind: str) -> dict[str, Any]:
-        return dict(MASTER_TEMPLATE if kind == MASTER else SERVANT_TEMPLATE)
+        return dict({MASTER: MASTER_TEMPLATE, PUPPET: PUPPET_TEMPLATE, FAMILIAR: FAMILIAR_TEMPLATE}.get(
+            kind, SERVANT_TEMPLATE))  # fmt: skip
+
+    def check_stats_of(self, character: CharacterSnapshot) -> tuple[str, ...]:
+        """A Servant's (or a puppet's) five ranks, a Master's six attributes; a familiar has none."""
+        if character.kind == FAMILIAR:
+            return ()
+        return STATS if servant_like(character) else tuple(attribute.upper() for attribute in ATTRIBUTES)
 
     def binding(self, kind: str) -> Binding | None:
         return Binding(CONTRACT, "master", MASTER) if kind == SERVANT else None
@@ -225,12 +255,24 @@ class GrailZhPlay(Play):
         self, kind: str, data: Mapping[str, Any], bound: Mapping[str, CharacterSnapshot], dice: DiceSource,
         options: CampaignOptions, *, gm_run: bool = False,
     ) -> CharacterDraft:  # fmt: skip
-        """R8 for a Master; R9 and R20 for a Servant, whose ranks are kept as its Master made them. Pools full."""
+        """R8 for a Master; R9 and R20 for a Servant, whose ranks are kept as its Master made them; a puppet's and a
+        familiar's bodies (D33, R21). Pools full."""
         if kind == MASTER:
             sheet = parse_master(data)
             stats = master_stats(sheet)
             pools = {HP: Pool(stats.hp_max, stats.hp_max), MP: Pool(stats.mp_max, stats.mp_max), TEMP_HP: Pool(0, None)}
             return CharacterDraft(sheet.name, MASTER, {"file": sheet.model_dump(mode="json")}, pools, ())
+        if kind == FAMILIAR:
+            familiar = parse_familiar(data)
+            pools = {HP: Pool(FAMILIAR_HP, FAMILIAR_HP), MP: Pool(0, 0), TEMP_HP: Pool(0, None)}
+            return CharacterDraft(familiar.name, FAMILIAR, {"file": familiar.model_dump(mode="json")}, pools, ())
+        if kind == PUPPET:
+            puppet = parse_puppet(data)
+            body, ranks = puppet.as_servant(), dict.fromkeys(STATS, puppet.rank)
+            sheet_ = {**_servant_sheet(body, ranks), "file": puppet.model_dump(mode="json")}
+            stats_ = stats_at(body, ranks, grail_options(options), class_abilities=False)
+            pools = {HP: Pool(stats_.hp_max, stats_.hp_max), MP: Pool(0, 0), TEMP_HP: Pool(0, None)}
+            return CharacterDraft(puppet.name, PUPPET, sheet_, pools, ())
         servant = parse_servant(written_skills(data))
         master = bound.get(CONTRACT)
         ranks = effective_ranks(servant, master_file(master) if master else None, grail_options(options))
@@ -242,6 +284,8 @@ class GrailZhPlay(Play):
         """R18 「须经过审核」: a Servant's legend ranks, skills and Noble Phantasms, and a Master's signature feat, are
         the GM's to approve."""
         file = sheet["file"]
+        if kind in self.gm_kinds:
+            return ()
         if kind == MASTER:
             feat = file.get("signature_feat")
             return (f"`signature_feat`: {feat['name']}",) if feat else ()
@@ -257,7 +301,8 @@ class GrailZhPlay(Play):
         """A GM edits any field but the name and the Master; a player only whether its Servant takes Luck's optional
         rerolls (every other field moves the numbers)."""
         root = field.split(".", 1)[0]
-        model = MasterFile if kind == MASTER else ServantFile
+        models: dict[str, type[BaseModel]] = {MASTER: MasterFile, PUPPET: PuppetFile, FAMILIAR: FamiliarFile}
+        model = models.get(kind, ServantFile)
         if not by_gm:  # D35: declining Luck's optional rerolls is the player's choice
             return kind == SERVANT and field == "luck_rerolls"
         return root in model.model_fields and root not in ("name", "master")
@@ -268,6 +313,12 @@ class GrailZhPlay(Play):
         """The file validated again; a Servant's ranks derived again from its Master as it now is."""
         if character.kind == MASTER:
             return {"file": parse_master(file).model_dump(mode="json")}
+        if character.kind == FAMILIAR:
+            return {"file": parse_familiar(file).model_dump(mode="json")}
+        if character.kind == PUPPET:
+            puppet = parse_puppet(file)
+            sheet = _servant_sheet(puppet.as_servant(), dict.fromkeys(STATS, puppet.rank))
+            return {**sheet, "file": puppet.model_dump(mode="json")}
         servant = parse_servant(written_skills(file))
         master = character.partner(CONTRACT)
         return _servant_sheet(servant, effective_ranks(servant, master_file(master) if master else None,
@@ -277,16 +328,23 @@ class GrailZhPlay(Play):
         if character.kind == MASTER:
             master = master_stats(MasterFile.model_validate(sheet["file"]))
             return {HP: master.hp_max, MP: master.mp_max}
+        if character.kind == FAMILIAR:
+            return {HP: FAMILIAR_HP, MP: 0}
         ranks = {stat: Rank.parse(sheet["derived"]["ranks"][stat]) for stat in STATS}
+        puppet = character.kind == PUPPET
+        body = PuppetFile.model_validate(sheet["file"]).as_servant() if puppet else ServantFile.model_validate(
+            sheet["file"])  # fmt: skip
         # The pools' maxima do not depend on the campaign's options.
-        servant = stats_at(ServantFile.model_validate(sheet["file"]), ranks, GrailZhOptions())
-        return {HP: servant.hp_max, MP: servant.mp_max}
+        servant = stats_at(body, ranks, GrailZhOptions(), class_abilities=not puppet)
+        return {HP: servant.hp_max, MP: 0 if puppet else servant.mp_max}
 
     def sheet_lines(self, character: CharacterSnapshot, options: CampaignOptions, *, full: bool) -> list[SheetLine]:
         """Without `full` (a player looking at a rival's or at a character the GMs run) only a Master's type or a
         Servant's class."""
         if character.kind == MASTER:
             return _master_lines(character, full=full)
+        if character.kind == FAMILIAR:
+            return _familiar_lines(character)
         return _servant_lines(character, options, full=full)
 
     def check(self, scene: Scene, params: CheckInput) -> Step:
@@ -342,6 +400,8 @@ class GrailZhPlay(Play):
         if fate is not None:
             return fate
         hp, mp = character.pools[HP].current, character.pools[MP].current
+        if character.kind in self.gm_kinds:  # a body with no MP of its own to lose
+            return (VANISHED if character.kind == PUPPET else DEAD) if hp <= 0 else None
         if character.kind == MASTER:
             return DEAD if hp <= 0 or mp <= 0 else None
         return VANISHED if mp <= 0 or (hp <= 0 and CONTINUING not in character.state) else None
@@ -362,7 +422,7 @@ class GrailZhPlay(Play):
         fighters = scene.members(FIGHTERS)
         entries = []
         for fighter in fighters:
-            if fighter.kind == SERVANT:
+            if servant_like(fighter):
                 ranks = derived_ranks(fighter)
                 entries.append(InitiativeEntry(fighter.id, ranks["AGI"].n, ranks["LUK"], ranks["LUK"].n, fighter.name))
             else:
@@ -402,7 +462,7 @@ class GrailZhPlay(Play):
         passed = hours + upkeep.HOURS_PER_DAY * days
         minutes = passed * 60
         regenerated = upkeep.regeneration(scene, EVERYONE, everyone, rounds=minutes * ROUNDS_PER_MINUTE,
-                                          minutes=minutes)  # fmt: skip
+                                          minutes=minutes, hours=passed)  # fmt: skip
         lost = upkeep.masters_lost(scene, EVERYONE, everyone, lambda master: self.out_of_play(master) is not None)
         step = Step.of(lost, *plus_ends, regenerated,
                        upkeep.days_passed(scene, EVERYONE, everyone, passed))  # fmt: skip
@@ -462,9 +522,18 @@ def _master_lines(character: CharacterSnapshot, *, full: bool) -> list[SheetLine
     return lines
 
 
+def _familiar_lines(character: CharacterSnapshot) -> list[SheetLine]:
+    """Nothing about a familiar is secret: it is what the rules make every familiar."""
+    familiar = FamiliarFile.model_validate(character.sheet["file"])
+    moves = Text("sheet.teleports") if familiar.teleports else Text("sheet.speed", {"speed": FAMILIAR_SPEED})
+    return [SheetLine("sheet.movement", moves), SheetLine("sheet.familiar", Text("sheet.familiar_rules"), inline=False)]
+
+
 def _servant_lines(character: CharacterSnapshot, options: CampaignOptions, *, full: bool) -> list[SheetLine]:
     servant = servant_file(character)
-    lines = [SheetLine("sheet.class", Text(f"class.{servant.servant_class}"))]
+    puppet = character.kind == PUPPET
+    kind = Text("sheet.puppet") if puppet else Text(f"class.{servant.servant_class}")
+    lines = [SheetLine("sheet.class", kind)]
     if not full:
         return lines
     stats = servant_of(character, options)
@@ -477,6 +546,8 @@ def _servant_lines(character: CharacterSnapshot, options: CampaignOptions, *, fu
     lines.append(SheetLine("sheet.moves", Text("sheet.servant_moves", {
         "speed": stats.speed, "run": stats.run, "melee": f"{stats.melee_bonus:+d}",
         "damage": str(stats.melee_damage), "ranged": ranged, "defense": stats.defense}), inline=False))  # fmt: skip
+    if puppet:  # 「视作英灵」 on the Caster's row, with nothing of a Servant's own
+        return lines
     skills = [_skill_text(skill, ex_value) for skill in stats.skills]
     lines.append(SheetLine("sheet.skills", joined_lines(skills) if skills else "—", inline=False))
     phantasms = [_phantasm_text(np, ex_value) for np in servant.noble_phantasms]

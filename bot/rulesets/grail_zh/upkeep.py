@@ -4,7 +4,7 @@ and reverse transfers, the ritual, a Master's rest, daily upkeep at each day's t
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from bot.rulesets.base import ACTOR, CharacterSnapshot, Scene
 from bot.rulesets.grail_zh import actions
@@ -28,12 +28,20 @@ from bot.rulesets.grail_zh.characters import (
     master_file,
     master_of,
     servant_file,
+    servant_like,
     servant_of,
     target_text,
 )
 from rules.exchange import Effect, PoolDelta, PoolMaximum, Roll, RuleError, StatePatch, Step, Text, member
 from rules.grail_zh.characters import plus_on
-from rules.grail_zh.model import CLASS_TABLE, INDEPENDENT_ACTION_DAYS, ROUNDS_PER_MINUTE, STATS, TRANSFER_RANGE
+from rules.grail_zh.model import (
+    CLASS_TABLE,
+    INDEPENDENT_ACTION_DAYS,
+    ROUNDS_PER_MINUTE,
+    STATS,
+    TERRITORY_SQUARES,
+    TRANSFER_RANGE,
+)
 from rules.grail_zh.options import GrailZhOptions
 from rules.grail_zh.ranks import combat_cost
 from rules.grail_zh.rolls import Payment, pay, plus_multiplier, transfer
@@ -118,17 +126,23 @@ class Vanished(Told):
 
 
 def _pair(scene: Scene) -> tuple[str, CharacterSnapshot, str, CharacterSnapshot]:
-    """(Master's reference, Master, Servant's reference, Servant) of the active character's contract."""
+    """(Master's reference, Master, Servant's reference, Servant) of the active character's contract, both still in
+    the war: nothing passes to or from the dead."""
     character = scene.one(ACTOR)
     if character.kind == SERVANT:
         master = scene.get(f"{ACTOR}.{CONTRACT}")
         if master is None:
             raise RuleError("grail_no_master", name=character.name)
-        return f"{ACTOR}.{CONTRACT}", master, ACTOR, character
-    servant = scene.get(f"{ACTOR}.by.{CONTRACT}")
-    if servant is None:
-        raise RuleError("grail_no_servant", name=character.name)
-    return ACTOR, character, f"{ACTOR}.by.{CONTRACT}", servant
+        pair = (f"{ACTOR}.{CONTRACT}", master, ACTOR, character)
+    else:
+        servant = scene.get(f"{ACTOR}.by.{CONTRACT}")
+        if servant is None:
+            raise RuleError("grail_no_servant", name=character.name)
+        pair = (ACTOR, character, f"{ACTOR}.by.{CONTRACT}", servant)
+    _alive(pair[3])
+    if fate_of(pair[1]) is not None:
+        raise RuleError("grail_master_gone", master=pair[1].name, servant=pair[3].name)
+    return pair
 
 
 def _alive(*characters: CharacterSnapshot) -> None:
@@ -150,7 +164,6 @@ def give(scene: Scene, amount: int) -> Step:
     """R14's manual transfer: the Master (not an ordinary human) pays, the Servant gains twice as much, never above
     its maximum (D43), and the Master keeps at least 1 MP (「一旦MP为0，master死亡」)."""
     master_ref, master, servant_ref, servant = _pair(scene)
-    _alive(master, servant)
     if master_file(master).master_type == "ordinary":
         raise RuleError("grail_ordinary_transfer", name=master.name)
     if not can_give(master, servant):
@@ -170,7 +183,6 @@ def ritual(scene: Scene, reverse: int | None) -> Step:
     other way, it gives 10 MP for each 1 its Master recovers. Any pair unless `ritual_ordinary_only`."""
     options = grail_options(scene.options)
     master_ref, master, servant_ref, servant = _pair(scene)
-    _alive(master, servant)
     if options.ritual_ordinary_only and master_file(master).master_type != "ordinary":
         raise RuleError("grail_ritual_ordinary", name=master.name)
     if scene.turn.in_combat:  # half an hour's ritual
@@ -510,6 +522,48 @@ def status(scene: Scene, name: str, on: bool) -> Step:
     )
 
 
+TERRITORY = "territory"  # the state key of a Caster's territory: its centre square and the story hour it stands
+
+
+class TerritoryFounded(Told):
+    event = "skill.territory"
+    name: str
+
+    def told(self) -> Tale:
+        return Text("territory.founded", {"name": self.name}), [Text("territory.ready_after_a_day")]
+
+
+def found_territory(scene: Scene) -> Step:
+    """Territory Creation (R20, §2.6): a territory of 50x50 squares around the Caster's square, standing after a
+    day's work; a new one replaces the old."""
+    options = grail_options(scene.options)
+    caster = scene.one(ACTOR)
+    _alive(caster)
+    if not servant_like(caster) or not servant_of(caster, options).magnitude("territory", options.ex_value):
+        raise RuleError("grail_no_territory", name=caster.name)
+    if scene.turn.in_combat:  # a day's work
+        raise RuleError("grail_not_in_a_fight", name=caster.name)
+    here = actions.square(caster)
+    if here is None:
+        raise RuleError("grail_territory_unplaced", name=caster.name)
+    hours = int(caster.state.get(HOURS, 0) or 0)
+    territory = {"x": here[0], "y": here[1], "from_hour": hours + HOURS_PER_DAY}
+    return Step(effects=(StatePatch(ACTOR, TERRITORY, territory),), outcomes=(TerritoryFounded(name=caster.name),))
+
+
+def _territory_minutes(character: CharacterSnapshot, minutes: int, hours_ahead: int) -> int:
+    """How many of the coming `minutes` (ending `hours_ahead` story hours from now) a Caster spends in its standing
+    territory: none where it stands outside it."""
+    territory, here = character.state.get(TERRITORY), actions.square(character)
+    if not isinstance(territory, Mapping) or here is None:
+        return 0
+    half = TERRITORY_SQUARES // 2
+    if not all(-half <= here[axis] - int(territory[key]) < half for axis, key in ((0, "x"), (1, "y"))):
+        return 0
+    standing_for = int(character.state.get(HOURS, 0) or 0) + hours_ahead - int(territory["from_hour"])
+    return max(0, min(minutes, standing_for * 60)) if hours_ahead else (minutes if standing_for >= 0 else 0)
+
+
 class Regenerated(Told):
     event = "skill.regeneration"
     name: str
@@ -521,10 +575,11 @@ class Regenerated(Told):
 
 
 def regeneration(
-    scene: Scene, role: str, characters: Sequence[CharacterSnapshot], *, rounds: int, minutes: int
+    scene: Scene, role: str, characters: Sequence[CharacterSnapshot], *, rounds: int, minutes: int, hours: int = 0
 ) -> Step:
-    """R15 and R18: HP regeneration X a round and MP regeneration X a minute (a Caster's in its territory is the
-    GM's to rule: not counted here), over `rounds` rounds and `minutes` minutes, never above the maxima."""
+    """R15 and R18: HP regeneration X a round, MP regeneration X a minute and a Caster's Territory Creation X a
+    minute inside its standing territory, over `rounds` rounds and `minutes` minutes (`hours` of story time),
+    never above the maxima."""
     options = grail_options(scene.options)
     steps: list[Step] = []
     for position, character in enumerate(characters):
@@ -532,12 +587,14 @@ def regeneration(
             continue
         stats = servant_of(character, options)
         hp_x, mp_x = stats.magnitude("hp_regen", options.ex_value), stats.magnitude("mp_regen", options.ex_value)
-        if not hp_x and not mp_x:
+        territory_x = stats.magnitude("territory", options.ex_value)
+        territory_mp = territory_x * _territory_minutes(character, minutes, hours) if territory_x else 0
+        if not hp_x and not mp_x and not territory_mp:
             continue
         who = member(role, position)
         hp, mp = character.pools[HP], character.pools[MP]
         hp_gain = min(hp_x * rounds, (hp.maximum or 0) - hp.current) if hp_x else 0
-        mp_gain = min(mp_x * minutes, (mp.maximum or 0) - mp.current) if mp_x else 0
+        mp_gain = min(mp_x * minutes + territory_mp, (mp.maximum or 0) - mp.current)
         effects: list[Effect] = []
         if hp_gain > 0:
             effects.append(PoolDelta(who, HP, hp_gain))
