@@ -232,11 +232,13 @@ def joined(messages: Sequence[tuple[str | None, discord.Embed | None]]) -> tuple
     return ("\n".join(lines) or None), embeds
 
 
-async def respond(interaction: Interaction, progress: Progress) -> None:
+async def respond(interaction: Interaction, progress: Progress, *, private: bool = False) -> None:
     """A command's reply: its steps, then its prompts. A step that shows nothing but one wait is answered by
-    the prompt itself (a request for a GM's approval), in the command's reply."""
+    the prompt itself (a request for a GM's approval), in the command's reply. A `private` reply (a GM's ruling
+    that the table must not learn) is the user's alone, in their language."""
     bot = interaction.client
-    tr = public_translator(interaction, progress.language, progress.ruleset)
+    tr = translator(interaction, progress.ruleset) if private else public_translator(
+        interaction, progress.language, progress.ruleset)  # fmt: skip
     messages = step_messages(tr, progress)
     ended = {closed.wait_id for closed in progress.closed}
     opened = [prompt for prompt in progress.opened if prompt.wait_id not in ended]
@@ -250,7 +252,7 @@ async def respond(interaction: Interaction, progress: Progress) -> None:
         await bot.exchanges.attach_message(prompt.wait_id, reply.id)
         return
     content, embeds = joined(messages) if messages else (tr("step.nothing_happened"), [])
-    await output.reply(interaction, content, embeds=embeds)
+    await output.reply(interaction, content, embeds=embeds, ephemeral=private)
     await close_prompts(bot, tr, progress.closed, skip=None)
     await post_prompts(bot, progress, interaction.guild_locale)
 

@@ -218,14 +218,16 @@ def initiative(dice: DiceSource, entries: Sequence[InitiativeEntry]) -> Initiati
 
 
 def contradiction(
-    dice: DiceSource, first: Rank, second: Rank, luck: tuple[Rank | None, Rank | None]
-) -> tuple[bool, tuple[Roll, ...]]:
-    """R7: the higher mystery wins; equal mysteries roll d20s (with Luck) until one is higher. True: the first wins."""
+    dice: DiceSource, first: Rank, second: Rank, luck: tuple[Rank | None, Rank | None],
+    labels: tuple[str, str] = ("contradiction", "contradiction"),
+) -> tuple[bool, tuple[Roll, ...]]:  # fmt: skip
+    """R7: the higher mystery wins; equal mysteries roll d20s (with Luck) until one is higher, each side's roll
+    under its label. True: the first wins."""
     if first.mystery != second.mystery:
         return first.mystery > second.mystery, ()
     rolls: list[Roll] = []
     while True:
-        a, b = luck_d20(dice, luck[0]).roll("contradiction"), luck_d20(dice, luck[1]).roll("contradiction")
+        a, b = luck_d20(dice, luck[0]).roll(labels[0]), luck_d20(dice, luck[1]).roll(labels[1])
         rolls += (a, b)
         if a.total != b.total:
             return a.total > b.total, tuple(rolls)

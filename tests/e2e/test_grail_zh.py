@@ -299,6 +299,27 @@ async def test_the_gms_creatures_answer_in_advance_and_a_plus_doubles_a_release(
     preset = await harness.slash(gm, table.channel, "gm auto", character="Hassan", wait="reaction", answer="minds_eye")
     assert preset.reply.ephemeral, preset.reply.content
 
+    # R7: Excalibur (A+) meets Presence Concealment A (Hassan's class, from AGI A): equal mysteries, so d20s
+    # with Luck until one is higher; the ranks that decided it are not told.
+    harness.dice.queue([7, 7, 12, 3])
+    met = (await harness.slash(gm, table.channel, "grail contradict", character="Saber", ability="excalibur",
+                               opponent="Hassan", against="气息遮蔽")).reply  # fmt: skip
+    assert met.embeds[0]["title"] == "Saber's Excalibur against Hassan's Presence Concealment"
+    text = met.text()
+    assert "contradiction, Saber: 1d20 [12] = **12**" in text and "contradiction, Hassan: 1d20 [3] = **3**" in text
+    assert "The mysteries are equal: Saber's Excalibur prevails on the dice." in text and "A+" not in text
+    higher = (await harness.slash(gm, table.channel, "grail contradict", character="Hassan", ability="幸运",
+                                  opponent="Saber", against="Magic Resistance")).reply.text()  # fmt: skip
+    assert "Saber's Magic Resistance prevails: a mystery is powerless before a higher one." in higher
+    unknown = (await harness.slash(gm, table.channel, "grail contradict", character="Saber", ability="Avalon",
+                                   opponent="Hassan", against="STR")).reply  # fmt: skip
+    assert unknown.ephemeral and unknown.content.startswith("Saber has no ability called Avalon")
+    refused = (await harness.slash(shirou, table.channel, "grail contradict", character="Saber", ability="STR",
+                                   opponent="Hassan", against="STR")).reply  # fmt: skip
+    assert refused.ephemeral and "GM" in refused.content
+    log = (await harness.slash(gm, table.channel, "log show")).reply.text()
+    assert "Hassan's Luck met Saber's Magic Resistance: Saber's prevailed" in log
+
     # Saber hits Hassan (d20 12 + 5 - AGI 5 = 12); the GMs' answer rolls Mind's Eye at once: 8 + 2 = 10, not above
     # the attack roll of 17. Excalibur's 5d12+9 = 40, doubled by its "+" (E18).
     harness.dice.queue([12, 8, 6, 6, 6, 6, 7])
@@ -522,7 +543,10 @@ async def test_a_rank_boost_a_plus_statuses_and_regeneration(table: Table) -> No
     struck = (await harness.slash(rin, table.channel, "attack", target="Saber", action="melee")).reply
     assert "+5 (attack bonus) -8 (Instinct) -4 (defence) = **12**" in struck.text()
     # A GM rules Saber unaware: its AGI no longer counts (R3); Instinct still does while conscious.
-    await harness.slash(gm, table.channel, "grail status", character="Saber", status="unaware")
+    ruled = (await harness.slash(gm, table.channel, "grail status", character="Saber", status="unaware")).reply
+    assert ruled.ephemeral and "unaware" in ruled.text().lower()  # a public post would tell Saber's player
+    log = (await harness.slash(shirou, table.channel, "log show")).reply.text()
+    assert "made a ruling on Saber that the GMs keep to themselves" in log
     harness.dice.queue([13, 2])
     hit = (await harness.slash(rin, table.channel, "attack", target="Saber", action="melee")).reply
     assert "+5 (attack bonus) -8 (Instinct) = **10**" in hit.text()

@@ -11,7 +11,7 @@ from rules.dice import FixedDice, FixedDiceError, SeededDice
 from rules.exchange import Modifier, RuleError
 from rules.grail_zh.odds import d20_outcomes, hit_chance
 from rules.grail_zh.ranks import Rank
-from rules.grail_zh.rolls import AttackRoll, Reductions, damage_taken, luck_d20, pay
+from rules.grail_zh.rolls import AttackRoll, Reductions, contradiction, damage_taken, luck_d20, pay
 from rules.grail_zh.sheets import parse_master
 from rules.sheets import SheetError
 
@@ -125,3 +125,16 @@ def test_an_optional_reroll_is_only_taken_on_a_face_that_may_be_rerolled(letter:
     assert taken.faces[0] == declined.faces[0]
     if len(taken.faces) == 2:  # only a low face is rerolled: B on a 1, A on 2 or less
         assert taken.faces[0] <= (1 if letter == "B" else 2)
+
+
+@given(ranks, ranks, st.integers(0, 2**32))
+def test_a_contradiction_goes_to_the_higher_mystery_and_equal_ones_to_the_dice(
+    first: Rank, second: Rank, seed: int
+) -> None:
+    first_wins, rolls = contradiction(SeededDice(seed), first, second, (first, second), ("a", "b"))
+    if first.mystery != second.mystery:  # R7: over-A and "+" never count, EX is above A
+        assert rolls == () and first_wins == (first.mystery > second.mystery)
+    else:
+        assert rolls and len(rolls) % 2 == 0 and [roll.label for roll in rolls[-2:]] == ["a", "b"]
+        assert all(a.total == b.total for a, b in zip(rolls[:-2:2], rolls[1:-2:2], strict=True))
+        assert first_wins == (rolls[-2].total > rolls[-1].total) and rolls[-2].total != rolls[-1].total

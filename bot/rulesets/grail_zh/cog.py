@@ -1,5 +1,5 @@
-"""Commands only the Chinese d20 game has: /grail defend, move, place, where, status, boost, plus, territory,
-transfer, ritual and rest."""
+"""Commands only the Chinese d20 game has: /grail defend, move, place, where, status, contradict, boost, plus,
+territory, transfer, ritual and rest."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from bot.cogs.characters import character_choices
 from bot.cogs.exchanges import respond
 from bot.rulesets.grail_zh.actions import SECTOR_SQUARES as SECTOR
 from bot.rulesets.grail_zh.service import RULESET_ID, GrailService
+from bot.rulesets.grail_zh.upkeep import SECRET_STATUSES
 
 Square = app_commands.Range[int, 0, 99]
 STATUS_NAMES = {"defend": "Defend stance", "unaware": "Unaware of its attackers", "spirit_form": "Spirit form"}
@@ -73,6 +74,20 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
             call_of(interaction), character, "status.set", "exchange.status",
             lambda play, scene: play.status(scene, status.value, on),
         )  # fmt: skip
+        await respond(interaction, progress, private=status.value in SECRET_STATUSES)
+
+    @app_commands.command(name="contradict", description="Two abilities contradict: which prevails (GM only)")
+    @app_commands.describe(
+        character="Whose ability", ability="Its skill, Noble Phantasm or stat", opponent="Whose ability it meets",
+        against="The opponent's skill, Noble Phantasm or stat",
+    )  # fmt: skip
+    async def contradict(
+        self, interaction: Interaction, character: NameText, ability: NameText, opponent: NameText, against: NameText
+    ) -> None:  # fmt: skip
+        progress = await self.grail.rule_on(
+            call_of(interaction), character, "mystery.contradiction", "exchange.contradiction",
+            lambda play, scene: play.contradict(scene, ability, against), opponent=opponent,
+        )  # fmt: skip
         await respond(interaction, progress)
 
     @app_commands.command(name="boost", description="Rank Boost: raise its stat for this fight (once a fight)")
@@ -108,6 +123,8 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
 
     @place.autocomplete("character")
     @status.autocomplete("character")
+    @contradict.autocomplete("character")
+    @contradict.autocomplete("opponent")
     async def any_character(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         return await character_choices(self.bot, interaction, current)
 

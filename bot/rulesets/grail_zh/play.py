@@ -29,7 +29,7 @@ from bot.rulesets.base import (
     SheetLine,
     Turn,
 )
-from bot.rulesets.grail_zh import actions, fight, upkeep
+from bot.rulesets.grail_zh import actions, fight, rulings, upkeep
 from bot.rulesets.grail_zh.characters import (
     BOOST,
     CATALOGS,
@@ -235,6 +235,9 @@ class GrailZhPlay(Play):
     def territory(self, scene: Scene) -> Step:
         return upkeep.found_territory(scene)
 
+    def contradict(self, scene: Scene, ability: str, against: str) -> Step:
+        return rulings.contradict(scene, ability, against)
+
     def status(self, scene: Scene, name: str, on: bool) -> Step:
         return upkeep.status(scene, name, on)
 
@@ -413,6 +416,8 @@ class GrailZhPlay(Play):
             return Text("event.status.set", {"status": Text(f"status.{payload['status']}")})
         if kind in ("plus.on", "plus.off") and isinstance(payload.get("target"), str):
             return Text(f"event.{kind}", {"target": target_text(payload["target"])})
+        if kind == rulings.Contradicted.event:
+            return Text(f"event.{kind}", rulings.contradiction_words(payload))
         return None
 
     def combat_started(self, scene: Scene) -> Opening | None:

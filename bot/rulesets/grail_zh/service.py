@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from bot.db.engine import Database
 from bot.db.models import Campaign
-from bot.rulesets.base import ACTOR, Scene
+from bot.rulesets.base import ACTOR, OPPONENT, Scene
 from bot.rulesets.grail_zh import actions
 from bot.rulesets.grail_zh.play import GrailZhPlay
 from bot.services.characters import active_character, campaign_characters, find_character
@@ -55,17 +55,21 @@ class GrailService:
             )  # fmt: skip
 
     async def rule_on(
-        self, call: Call, name: str, kind: str, title_key: str, act: Callable[[GrailZhPlay, Scene], Step]
-    ) -> Progress:
-        """A GM's ruling on a named character: its square, its status."""
+        self, call: Call, name: str, kind: str, title_key: str, act: Callable[[GrailZhPlay, Scene], Step], *,
+        opponent: str | None = None,
+    ) -> Progress:  # fmt: skip
+        """A GM's ruling on a named character (its square, its status), or between it and an `opponent`."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
             play = grail_play(campaign)
             await require_gm(session, campaign.id, call.actor)
             character = await find_character(session, campaign, name)
+            roles = {ACTOR: [character]}
+            if opponent is not None:
+                roles[OPPONENT] = [await find_character(session, campaign, opponent)]
             return await self.engine.run(
                 session, campaign, kind=kind, title=Text(title_key, {"name": character.name}),
-                cast=Cast({ACTOR: [character]}), step_of=lambda scene: act(play, scene), dice=call.dice,
+                cast=Cast(roles), step_of=lambda scene: act(play, scene), dice=call.dice,
                 actor_id=call.actor.user_id, channel_id=call.channel_id,
             )  # fmt: skip
 

@@ -496,6 +496,7 @@ def servant_pays(
 
 
 STATUSES = {"defend": DEFENDING, "unaware": UNAWARE, "spirit_form": SPIRIT_FORM}
+SECRET_STATUSES = frozenset({"unaware"})  # a public prompt never tells who is caught unaware
 
 
 class StatusSet(Told):
@@ -503,6 +504,7 @@ class StatusSet(Told):
     name: str
     status: str
     on: bool
+    secret: bool = False  # a fact its holder does not know (unaware of its attackers): the GMs' to keep
 
     def told(self) -> Tale:
         said: dict[str, str | int | Text] = {"name": self.name, "status": Text(f"status.{self.status}")}
@@ -517,9 +519,8 @@ def status(scene: Scene, name: str, on: bool) -> Step:
     if (key in character.state) == on:
         raise RuleError("grail_status_unchanged", name=character.name, status=Text(f"status.{name}"))
     value = scene.turn.round_number if on else None
-    return Step(
-        effects=(StatePatch(ACTOR, key, value),), outcomes=(StatusSet(name=character.name, status=name, on=on),)
-    )
+    ruled = StatusSet(name=character.name, status=name, on=on, secret=name in SECRET_STATUSES)
+    return Step(effects=(StatePatch(ACTOR, key, value),), outcomes=(ruled,))
 
 
 TERRITORY = "territory"  # the state key of a Caster's territory: its centre square and the story hour it stands
