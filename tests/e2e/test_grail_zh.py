@@ -838,3 +838,39 @@ async def test_a_gm_reveals_a_secret_sheet_and_hides_it_again(table: Table) -> N
     assert rival.ephemeral and _fields(rival) == {"职阶": "剑士"}
     log = (await harness.slash(gm, table.channel, "log show")).reply.text()
     assert "revealed Saber's sheet" in log and "hid Saber's sheet again" in log
+
+
+async def test_gm_options_rounds_to_die_in_and_a_standard_action_for_a_move(table: Table) -> None:
+    harness, shirou, rin, gm = table.harness, table.shirou, table.rin, table.gm
+    await _summon(table, shirou, E3_MASTER, SABER)
+    await _import(table, rin, {"kind": "master", "name": "Rin", "master_type": "melee", "attributes": {"str": 5}})
+    for option, value in (("dying_rounds", "2"), ("action_downgrade", "true")):
+        await harness.slash(gm, table.channel, "campaign set", option=option, value=value)
+    await harness.slash(gm, table.channel, "grail place", character="Rin", x=10, y=10)
+    await harness.slash(gm, table.channel, "grail place", character="Shirou", x=12, y=10)
+    harness.dice.queue([20, 1])
+    await harness.slash(gm, table.channel, "combat start", order="Rin, Shirou")
+    # D32's option: a second move takes the standard action's place; then there is none left for an attack.
+    await harness.slash(rin, table.channel, "grail move", x=15, y=10)
+    second = (await harness.slash(rin, table.channel, "grail move", x=11, y=10)).reply
+    assert not second.ephemeral, second.content
+    third = (await harness.slash(rin, table.channel, "grail move", x=12, y=11)).reply
+    assert third.ephemeral and third.content == "Rin本轮已经用过移动动作。"
+    assert "**Rin**: minor action" in (await harness.slash(gm, table.channel, "combat status")).reply.text()
+
+    # D24's option: dropped to 0 HP, Shirou is down for two rounds; not healed, he dies, and only then is
+    # Saber masterless.
+    await harness.slash(gm, table.channel, "gm award", character="Shirou", resource="hp", amount=-20)
+    for _ in range(2):
+        await harness.slash(gm, table.channel, "combat next")
+    harness.dice.queue([15])
+    await harness.slash(rin, table.channel, "attack", target="Shirou", action="melee")
+    harness.dice.queue([4])
+    taken = await harness.emulator.click(shirou, harness.last(table.channel, shirou), "Take the hit")
+    assert "Shirou is down and dying" in taken.replies[-1].text()
+    said = [(await harness.slash(gm, table.channel, "combat next")).reply.text() for _ in range(3)]
+    # The down are passed over in the turn order: round 3, then round 4, when its two rounds are out.
+    assert said[0].startswith("Round 3") and "Shirou is down and dying" in said[0]
+    assert "Saber has lost its Master" not in said[0]
+    assert said[1].startswith("Round 4") and "Shirou dies of its wounds." in said[1]
+    assert "Saber has lost its Master and will vanish" in said[2]

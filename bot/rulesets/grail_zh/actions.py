@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot.rulesets.base import CharacterSnapshot, Scene, Turn
-from bot.rulesets.grail_zh.characters import Tale, Told, servant_like
+from bot.rulesets.grail_zh.characters import Tale, Told, grail_options, servant_like
 from rules.exchange import RuleError, StatePatch, Step, Text
 from rules.grail_zh.characters import RUN_MULTIPLIER_MASTER, RUN_MULTIPLIER_SERVANT
 
@@ -32,17 +32,22 @@ def left(character: CharacterSnapshot, turn: Turn) -> tuple[Text, ...]:
     return tuple(Text(f"action.{action}") for action in TURN_ACTIONS if action not in spent)
 
 
-def spend(role: str, character: CharacterSnapshot, turn: Turn, *actions: str) -> Step:
-    """In a fight, the actions an act takes, refused when one is used already this round; outside one, nothing."""
+def spend(scene: Scene, role: str, *actions: str) -> Step:
+    """In a fight, the actions an act takes, refused when one is used already this round (with
+    `action_downgrade`, D32, a move or minor action may take the standard action's place); outside one, nothing."""
+    turn, character = scene.turn, scene.one(role)
     if not turn.in_combat:
         return Step()
+    downgrade = grail_options(scene.options).action_downgrade
     spent = used(character, turn)
     for action in actions:
         if action == STANDARD and action in spent and character.state.get(RUNNING_KEY) == turn.round_number:
             raise RuleError("grail_ran", name=character.name)  # R26: a run leaves no standard action
-        if action in spent:
+        stands_in = downgrade and action in (MOVE, MINOR) and STANDARD not in spent
+        if action in spent and not stands_in:
             raise RuleError("grail_action_used", name=character.name, action=Text(f"action.{action}"))
-    return Step(effects=(StatePatch(role, ACTIONS, {"round": turn.round_number, "used": [*spent, *actions]}),))
+        spent.append(STANDARD if action in spent else action)
+    return Step(effects=(StatePatch(role, ACTIONS, {"round": turn.round_number, "used": spent}),))
 
 
 def given_back(role: str, character: CharacterSnapshot, turn: Turn, action: str) -> Step:
@@ -115,7 +120,7 @@ def move(
     reach = None if speed is None else speed * (run_multiplier(character) if run else 1)
     if here is not None and reach is not None and max(abs(here[0] - there[0]), abs(here[1] - there[1])) > reach:
         raise RuleError("grail_move_too_far", name=character.name, reach=reach)
-    spent = spend(role, character, scene.turn, MOVE, *((STANDARD,) if run else ()))
+    spent = spend(scene, role, MOVE, *((STANDARD,) if run else ()))
     effects = [StatePatch(role, POSITION, target)]
     if run:
         effects.append(StatePatch(role, RUNNING_KEY, scene.turn.round_number))

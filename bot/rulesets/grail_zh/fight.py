@@ -18,6 +18,8 @@ from bot.rulesets.grail_zh.characters import (
     CONTRACT,
     DEAD,
     DEFENDING,
+    DOWN,
+    DYING,
     FAMILIAR,
     FATE,
     HP,
@@ -432,7 +434,7 @@ def attack(scene: Scene, given: GrailAttackInput) -> Step:
         raise RuleError("grail_one_target", name=means.name)
     # R25: an attack, a charge and a burst release are standard actions; a sustained release is a minor one.
     sustained = means.key == NP and means.sustained
-    acted = actions.spend(ATTACKER, attacker, scene.turn, actions.MINOR if sustained else actions.STANDARD)
+    acted = actions.spend(scene, ATTACKER, actions.MINOR if sustained else actions.STANDARD)
     for defender in defenders:
         _within_reach(attacker, defender, means, given)
     if given.charge:
@@ -870,29 +872,40 @@ def _fate(
     for X minutes while its HP stays at or above -10(X-1) (R19, E20)."""
     if hp > 0 or character.state.get(FATE) is not None:
         return None, []
-    if not servant_like(character):
-        return DEAD, [StatePatch(role, FATE, DEAD)]
     x = _magnitude(character, "battle_continuation", options)
     if x and hp >= -10 * (x - 1):
         if CONTINUING in character.state:
             return None, []
         until = scene.turn.round_number + ROUNDS_PER_MINUTE * x
         return CONTINUING, [StatePatch(role, CONTINUING, until)]
-    return VANISHED, [StatePatch(role, FATE, VANISHED), StatePatch(role, CONTINUING, None)]
+    if options.dying_rounds:  # D24's option: a few rounds to be healed before the end
+        if DYING in character.state:
+            return None, []
+        return DOWN, [StatePatch(role, DYING, scene.turn.round_number + options.dying_rounds),
+                      StatePatch(role, CONTINUING, None)]  # fmt: skip
+    end = VANISHED if servant_like(character) else DEAD
+    return end, [StatePatch(role, FATE, end), StatePatch(role, CONTINUING, None)]
 
 
-def expired_continuations(scene: Scene, role: str, characters: Sequence[CharacterSnapshot]) -> Step:
-    """At a round's start: a Servant whose Battle Continuation ran out with HP below 1 vanishes."""
+def expired_continuations(
+    scene: Scene, role: str, characters: Sequence[CharacterSnapshot], *, all_of_them: bool = False
+) -> Step:  # fmt: skip
+    """At a round's start (every one of them, when story time passes): a Servant whose Battle Continuation ran
+    out with HP below 1 vanishes; a dying character (D24) not healed by then dies."""
     effects: list[Effect] = []
     outcomes: list[Outcome] = []
     for position, character in enumerate(characters):
-        until = character.state.get(CONTINUING)
-        if isinstance(until, int) and scene.turn.round_number >= until:
-            who = member(role, position)
-            effects.append(StatePatch(who, CONTINUING, None))
-            if character.pools[HP].current < 1:
-                effects.append(StatePatch(who, FATE, VANISHED))
-                outcomes.append(Ended(name=character.name))
+        who = member(role, position)
+        for key in (CONTINUING, DYING):
+            until = character.state.get(key)
+            if not isinstance(until, int) or (scene.turn.round_number < until and not all_of_them):
+                continue
+            effects.append(StatePatch(who, key, None))
+            if character.pools[HP].current < 1 and fate_of(character) is None:
+                end = VANISHED if servant_like(character) else DEAD
+                effects.append(StatePatch(who, FATE, end))
+                ended = Ended(name=character.name) if key == CONTINUING else DiedOfWounds(name=character.name, fate=end)
+                outcomes.append(ended)
     return Step(effects=tuple(effects), outcomes=tuple(outcomes))
 
 
@@ -902,6 +915,15 @@ class Ended(Told):
 
     def told(self) -> Tale:
         return None, [Text("fate.continuation_ended", {"name": self.name})]
+
+
+class DiedOfWounds(Told):
+    event = "character.died_of_wounds"
+    name: str
+    fate: str  # dead or vanished
+
+    def told(self) -> Tale:
+        return None, [Text(f"fate.dying_ended.{self.fate}", {"name": self.name})]
 
 
 class Dropped(Told):

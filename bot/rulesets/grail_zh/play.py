@@ -38,6 +38,8 @@ from bot.rulesets.grail_zh.characters import (
     CONTRACT,
     DEAD,
     DEFENDING,
+    DOWN,
+    DYING,
     FAMILIAR,
     HP,
     MASTER,
@@ -403,11 +405,17 @@ class GrailZhPlay(Play):
         if fate is not None:
             return fate
         hp, mp = character.pools[HP].current, character.pools[MP].current
+        if hp <= 0 and DYING in character.state:
+            return DOWN
         if character.kind in self.gm_kinds:  # a body with no MP of its own to lose
             return (VANISHED if character.kind == PUPPET else DEAD) if hp <= 0 else None
         if character.kind == MASTER:
             return DEAD if hp <= 0 or mp <= 0 else None
         return VANISHED if mp <= 0 or (hp <= 0 and CONTINUING not in character.state) else None
+
+    def gone(self, character: CharacterSnapshot) -> bool:
+        """Out of the war for good: dead or vanished, not merely down."""
+        return self.out_of_play(character) in self.final_fates
 
     def log_text(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
         if kind == "attack.rolled":
@@ -450,7 +458,9 @@ class GrailZhPlay(Play):
         now = scene.turn.round_number
         plus_ends = [upkeep.plus_expired(member(EVERYONE, position), character, now=now)
                      for position, character in enumerate(everyone)]  # fmt: skip
-        lost = upkeep.masters_lost(scene, EVERYONE, everyone, lambda master: self.out_of_play(master) is not None)
+        lost = upkeep.masters_lost(
+            scene, EVERYONE, everyone, lambda master: self.out_of_play(master) in self.final_fates
+        )
         step = Step.of(lost, fight.expired_continuations(scene, EVERYONE, everyone),
                        upkeep.masterless_rounds(scene, EVERYONE, everyone),
                        fight.sustained_costs(scene, EVERYONE, everyone), *plus_ends,
@@ -468,8 +478,11 @@ class GrailZhPlay(Play):
         minutes = passed * 60
         regenerated = upkeep.regeneration(scene, EVERYONE, everyone, rounds=minutes * ROUNDS_PER_MINUTE,
                                           minutes=minutes, hours=passed)  # fmt: skip
-        lost = upkeep.masters_lost(scene, EVERYONE, everyone, lambda master: self.out_of_play(master) is not None)
-        step = Step.of(lost, *plus_ends, regenerated,
+        lost = upkeep.masters_lost(
+            scene, EVERYONE, everyone, lambda master: self.out_of_play(master) in self.final_fates
+        )
+        step = Step.of(lost, fight.expired_continuations(scene, EVERYONE, everyone, all_of_them=True), *plus_ends,
+                       regenerated,
                        upkeep.days_passed(scene, EVERYONE, everyone, passed))  # fmt: skip
         return step if step.effects else None
 

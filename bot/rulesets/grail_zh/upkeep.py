@@ -155,7 +155,7 @@ def defend(scene: Scene) -> Step:
     """R26: a standard action; until its next turn (D39) every attack roll against it hits, for half the damage
     less its CON or END."""
     character = scene.one(ACTOR)
-    spent = actions.spend(ACTOR, character, scene.turn, actions.STANDARD)
+    spent = actions.spend(scene, ACTOR, actions.STANDARD)
     return spent.then(Step(effects=(StatePatch(ACTOR, DEFENDING, scene.turn.round_number),),
                            outcomes=(Defending(name=character.name),)))  # fmt: skip
 
