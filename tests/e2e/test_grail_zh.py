@@ -874,3 +874,72 @@ async def test_gm_options_rounds_to_die_in_and_a_standard_action_for_a_move(tabl
     assert "Saber has lost its Master" not in said[0]
     assert said[1].startswith("Round 4") and "Shirou dies of its wounds." in said[1]
     assert "Saber has lost its Master and will vanish" in said[2]
+
+
+async def test_the_tricksters_grenades_and_a_sniper_who_aims(table: Table) -> None:
+    harness, shirou, gm = table.harness, table.shirou, table.gm
+    kiritsugu = {"kind": "master", "name": "Kiritsugu", "master_type": "trickster",
+                 "attributes": {"dex": 5, "con": 3, "wis": 2}, "general_spells": ["heal", "shield"]}  # fmt: skip
+    await _import(table, shirou, kiritsugu)
+    squares = {"Kiritsugu": (10, 10), "Thug 1": (15, 10), "Thug 2": (16, 11), "Thug 3": (17, 10), "Thug 4": (11, 11)}
+    for name, (x, y) in squares.items():
+        if name != "Kiritsugu":
+            upload = yaml.safe_dump({"kind": "master", "name": name, "master_type": "ordinary"}).encode()
+            await harness.slash(gm, table.channel, "character import", file=("npc.yaml", upload), npc=True)
+        await harness.slash(gm, table.channel, "grail place", character=name, x=x, y=y)
+
+    # R29, D31: one roll (10 + dex 5) against each creature's defence in a 3x3 area; each takes its own 3d10.
+    harness.dice.queue([10, 5, 5, 5, 1, 1, 1, 2, 2, 2])
+    blast = (await harness.slash(shirou, table.channel, "attack", target="Thug 1, Thug 2, Thug 3",
+                                 action="grenade")).reply.text()  # fmt: skip
+    assert blast.count("hits") == 3 and "Thug 1 takes 15 damage" in blast and "Thug 1 is dead." in blast
+    assert "Thug 2 takes 3 damage" in blast and "Thug 3 takes 6 damage" in blast
+    wide = (await harness.slash(shirou, table.channel, "attack", target="Thug 3, Thug 4", action="grenade")).reply
+    assert wide.ephemeral and wide.content == "A grenade strikes a 3×3 area: its targets must all stand within one."
+    await harness.slash(gm, table.channel, "grail place", character="Thug 4", x=22, y=10)
+    far = (await harness.slash(shirou, table.channel, "attack", target="Thug 4", action="grenade")).reply
+    assert far.ephemeral and far.content == "Thug 4 is 12 squares away: a grenade is thrown at most 10."
+    for _ in range(9):  # ten grenades in all: nine more, each a miss (1 + 5)
+        harness.dice.queue([1])
+        await harness.slash(shirou, table.channel, "attack", target="Thug 3", action="grenade")
+    spent = (await harness.slash(shirou, table.channel, "attack", target="Thug 3", action="grenade")).reply
+    assert spent.ephemeral and spent.content == "Kiritsugu has thrown all its grenades."
+
+    # Out of a fight, three minutes of aim at once: +30 and the rifle's 3d12 at their maximum.
+    aimed = (await harness.slash(shirou, table.channel, "grail aim", target="Thug 2", rounds=30)).reply
+    assert aimed.embeds[0]["title"] == "Kiritsugu aims at Thug 2"
+    harness.dice.queue([5])
+    shot = (await harness.slash(shirou, table.channel, "attack", target="Thug 2", action="ranged")).reply.text()
+    assert "1d20 [5] +5 (attack bonus) +30 (aim) = **40**" in shot and "3d12 [12, 12, 12]" in shot
+
+    # In a fight, a standard action each round: three rounds of aim give +3; meanwhile everyone else gets +5.
+    await harness.slash(gm, table.channel, "grail place", character="Thug 4", x=11, y=11)
+    harness.dice.queue([10, 5, 1])
+    await harness.slash(gm, table.channel, "combat start", order="Kiritsugu, Thug 3, Thug 4")
+    await harness.slash(shirou, table.channel, "grail aim", target="Thug 3")
+    once = (await harness.slash(shirou, table.channel, "grail aim", target="Thug 3")).reply
+    assert once.ephemeral and once.content == "Kiritsugu has used its standard action this round."
+    for _ in range(2):
+        await harness.slash(gm, table.channel, "combat next")
+    await harness.slash(gm, table.channel, "character use", name="Thug 4")
+    harness.dice.queue([10])
+    await harness.slash(gm, table.channel, "attack", target="Kiritsugu", action="melee")
+    assert "+5 (aiming at someone else)" in harness.seen_by(shirou, table.channel)
+    harness.dice.queue([2])
+    await harness.emulator.click(shirou, harness.last(table.channel, shirou), "Take the hit")
+    for _ in range(2):  # rounds 2 and 3
+        await harness.slash(gm, table.channel, "combat next")
+        aimed = (await harness.slash(shirou, table.channel, "grail aim", target="Thug 3")).reply
+        for _ in range(2):
+            await harness.slash(gm, table.channel, "combat next")
+    assert "3 rounds of aim" in aimed.text()
+    await harness.slash(gm, table.channel, "combat next")  # round 4
+    harness.dice.queue([8, 1, 1, 1])
+    shot = (await harness.slash(shirou, table.channel, "attack", target="Thug 3", action="ranged")).reply.text()
+    assert "1d20 [8] +5 (attack bonus) +3 (aim) = **16**" in shot and "3d12 [1, 1, 1]" in shot
+    # D25's option: a campaign may give the rifle a maximum range.
+    await harness.slash(gm, table.channel, "combat end")
+    await harness.slash(gm, table.channel, "campaign set", option="sniper_range", value="10")
+    await harness.slash(gm, table.channel, "grail place", character="Thug 3", x=40, y=10)
+    beyond = (await harness.slash(shirou, table.channel, "attack", target="Thug 3", action="ranged")).reply
+    assert beyond.ephemeral and beyond.content == "Thug 3 is 30 squares away: this campaign's rifle reaches 10."

@@ -76,6 +76,16 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
         )  # fmt: skip
         await respond(interaction, progress, private=status.value in SECRET_STATUSES)
 
+    @app_commands.command(name="aim", description="A trickster aims the sniper rifle: +1 to the shot per round")
+    @app_commands.describe(target="Whom it aims at", rounds="Rounds of aim at once, out of a fight (in one: 1)")
+    async def aim(
+        self, interaction: Interaction, target: NameText, rounds: app_commands.Range[int, 1, 100] = 1
+    ) -> None:  # fmt: skip
+        progress = await self.grail.act(call_of(interaction), "sniper.aim", "exchange.aim",
+                                        lambda play, scene: play.aim(scene, rounds), turn=True,
+                                        opponent=target)  # fmt: skip
+        await respond(interaction, progress)
+
     @app_commands.command(name="contradict", description="Two abilities contradict: which prevails (GM only)")
     @app_commands.describe(
         character="Whose ability", ability="Its skill, Noble Phantasm or stat", opponent="Whose ability it meets",
@@ -123,6 +133,7 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
 
     @place.autocomplete("character")
     @status.autocomplete("character")
+    @aim.autocomplete("target")
     @contradict.autocomplete("character")
     @contradict.autocomplete("opponent")
     async def any_character(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:

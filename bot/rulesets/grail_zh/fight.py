@@ -5,13 +5,23 @@ the defender takes it; then the damage lands, through temporary HP first."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
 from pydantic import Field
 
-from bot.rulesets.base import ANSWERER, ATTACKER, DEFENDER, AttackInput, CharacterSnapshot, Scene
+from bot.rulesets.base import (
+    ACTOR,
+    ANSWERER,
+    ATTACKER,
+    DEFENDER,
+    OPPONENT,
+    AttackInput,
+    CharacterSnapshot,
+    Scene,
+    Turn,
+)
 from bot.rulesets.grail_zh import actions, upkeep
 from bot.rulesets.grail_zh.characters import (
     CONTINUING,
@@ -23,6 +33,7 @@ from bot.rulesets.grail_zh.characters import (
     FAMILIAR,
     FATE,
     HP,
+    MASTER,
     MP,
     SERVANT,
     SPIRIT_FORM,
@@ -244,6 +255,8 @@ class Means:
     pluses: int = 0  # the "+" of a Noble Phantasm (R17)
     sustained: bool = False  # a sustained release, paid again every round it is kept up (R13)
     damage_type: str | None = None  # a Noble Phantasm's own (fire, holy...), for resistances
+    area: bool = False  # strikes every creature in an area with one roll (a grenade, D31)
+    aim: int = 0  # rounds a sniper aimed at its target before the shot (R29)
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.__dict__, "damage": str(self.damage)}
@@ -275,7 +288,7 @@ def attack_actions(character: CharacterSnapshot, options: GrailZhOptions) -> lis
     sheet = master_file(character)
     actions = [("melee", "melee", "")]
     if sheet.master_type == "trickster":
-        actions.append(("ranged", "rifle", ""))
+        actions += [("ranged", "rifle", ""), ("grenade", "grenade", "")]
     if "bolt" in sheet.spells:
         actions.append(("bolt", "bolt", ""))
     if sheet.signature_feat is not None and sheet.signature_feat.damage is not None:
@@ -284,6 +297,12 @@ def attack_actions(character: CharacterSnapshot, options: GrailZhOptions) -> lis
 
 
 SNIPER = Damage(count=3, sides=12)  # R29
+GRENADE = Damage(count=3, sides=10)
+GRENADE_RANGE, GRENADE_AREA = 10, 3  # thrown at most 10 squares, onto a 3x3 area (R29)
+GRENADES_THROWN = "grenades_thrown"  # the character state key of how many of its grenades are gone
+AIMING = "aiming"  # the state key of a sniper's aim: {"target": id, "name", "rounds", "round"} (R29, D26, D38)
+FULL_AIM_ROUNDS = 30  # 3 minutes of aim: the shot's damage at its maximum
+AIMED_AT_BONUS = 5  # everyone but its target attacks an aiming trickster at +5
 
 
 def means_of(character: CharacterSnapshot, action: str, actions: int, options: GrailZhOptions) -> Means:
@@ -312,6 +331,8 @@ def means_of(character: CharacterSnapshot, action: str, actions: int, options: G
             return Means("melee", "melee", sheet.attribute("str"), stats_.melee_damage, mystery=False)
         if kind == "ranged" and sheet.master_type == "trickster":
             return Means("ranged", "rifle", sheet.attribute("dex"), SNIPER, ranged=True, mystery=False)
+        if kind == "grenade" and sheet.master_type == "trickster":
+            return Means("grenade", "grenade", sheet.attribute("dex"), GRENADE, ranged=True, mystery=False, area=True)
         if kind == "bolt" and "bolt" in sheet.spells:
             # R21/D37: one roll; each standard action spent on it adds 5 MP and 1d4.
             return Means("bolt", "bolt", spell, Damage(count=actions, sides=4, bonus=spell), ranged=True,
@@ -404,7 +425,68 @@ def attacker_modifiers(
         modifiers.append(Modifier("familiar", FAMILIAR_PENALTY))
     if charisma := _charisma(attacker, options):
         modifiers.append(Modifier("skill:charisma", charisma))
+    if means.aim:
+        modifiers.append(Modifier("aim", means.aim if options.aim_cap is None else min(means.aim, options.aim_cap)))
+    if (elsewhere := _aim(defender)) is not None and elsewhere["target"] != attacker.id:
+        modifiers.append(Modifier("aiming_elsewhere", AIMED_AT_BONUS))  # 「瞄准时…其他人攻击你+5」
     return tuple(modifiers)
+
+
+def _aim(character: CharacterSnapshot) -> Mapping[str, Any] | None:
+    aim = character.state.get(AIMING)
+    return aim if isinstance(aim, Mapping) else None
+
+
+class Aimed(Told):
+    event = "sniper.aim"
+    name: str
+    target: str
+    rounds: int
+
+    def told(self) -> Tale:
+        said: dict[str, str | int | Text] = {"name": self.name, "target": self.target, "rounds": self.rounds}
+        lines = [Text("aim.full" if self.rounds >= FULL_AIM_ROUNDS else "aim.bonus", said)]
+        return Text("aim.title", said), lines
+
+
+def aim(scene: Scene, rounds: int) -> Step:
+    """R29, D26, D38: a trickster aims its rifle at the opponent, a standard action for each round of a fight (out
+    of one, `rounds` at once); the aim grows while it is kept on the same target, round after round."""
+    sniper, target = scene.one(ACTOR), scene.one(OPPONENT)
+    if sniper.kind != MASTER or master_file(sniper).master_type != "trickster":
+        raise RuleError("grail_no_rifle", name=sniper.name)
+    if target.id == sniper.id:
+        raise RuleError("grail_aim_self", name=sniper.name)
+    turn = scene.turn
+    if turn.in_combat and rounds != 1:
+        raise RuleError("grail_aim_a_round", name=sniper.name)
+    previous = _aim(sniper)
+    last = previous.get("round") if previous is not None else None
+    kept = previous is not None and previous.get("target") == target.id and (
+        not turn.in_combat or last is None or int(last) >= turn.round_number - 1)  # fmt: skip
+    total = (int(previous["rounds"]) if kept and previous is not None else 0) + rounds
+    aimed = {"target": target.id, "name": target.name, "rounds": total,
+             "round": turn.round_number if turn.in_combat else None}  # fmt: skip
+    spent = actions.spend(scene, ACTOR, actions.STANDARD)
+    return spent.then(Step(effects=(StatePatch(ACTOR, AIMING, aimed),),
+                           outcomes=(Aimed(name=sniper.name, target=target.name, rounds=total),)))  # fmt: skip
+
+
+def lapsed_aim(role: str, character: CharacterSnapshot, turn: Turn) -> Step:
+    """At the start of its turn in a fight, an aim not kept up in the round before is lost."""
+    previous = _aim(character)
+    last = previous.get("round") if previous is not None else None
+    if last is None or int(last) >= turn.round_number - 1:
+        return Step()
+    return Step(effects=(StatePatch(role, AIMING, None),))
+
+
+def _aimed(attacker: CharacterSnapshot, defender: CharacterSnapshot, means: Means) -> Means:
+    """A rifle shot carries the rounds its shooter aimed at this very target (R29)."""
+    aim = _aim(attacker)
+    if means.name != "rifle" or aim is None or aim.get("target") != defender.id:
+        return means
+    return replace(means, aim=int(aim["rounds"]))
 
 
 def _charisma(attacker: CharacterSnapshot, options: GrailZhOptions) -> int:
@@ -430,15 +512,20 @@ def attack(scene: Scene, given: GrailAttackInput) -> Step:
     _combat_refused(attacker, scene)
     means = means_of(attacker, given.action, given.actions, options)
     defenders = scene.members(DEFENDER)
-    if len(defenders) > 1 and means.scope not in ("anti_army", "anti_city"):
-        raise RuleError("grail_one_target", name=means.name)
+    if len(defenders) > 1 and means.scope not in ("anti_army", "anti_city") and not means.area:
+        raise RuleError("grail_one_target", name=means_text(means.name))
     # R25: an attack, a charge and a burst release are standard actions; a sustained release is a minor one.
     sustained = means.key == NP and means.sustained
     acted = actions.spend(scene, ATTACKER, actions.MINOR if sustained else actions.STANDARD)
     for defender in defenders:
-        _within_reach(attacker, defender, means, given)
+        _within_reach(attacker, defender, means, given, options)
     if given.charge:
         acted = acted.then(_charged(scene, attacker, defenders[0], means, options))
+    if means.key == "grenade":
+        acted = acted.then(_grenade_thrown(attacker, defenders, given))
+    if means.name == "rifle" and AIMING in attacker.state:  # the shot ends the aim
+        means = _aimed(attacker, defenders[0], means)
+        acted = acted.then(Step(effects=(StatePatch(ATTACKER, AIMING, None),)))
     if given.plus:
         acted = acted.then(_plus_used(scene, attacker, means))
     if means.key == "bolt" and given.actions > 1 and scene.turn.in_combat:
@@ -470,7 +557,7 @@ def _opportunity_waits(scene: Scene, means: Means, options: GrailZhOptions) -> t
 
 def means_text(name: str) -> Text | str:
     """An attack's means in the reader's words: melee, a ranged attack, attack magecraft; an NP or a feat by name."""
-    return Text(f"means.{name}") if name in ("melee", "ranged", "rifle", "bolt") else name
+    return Text(f"means.{name}") if name in ("melee", "ranged", "rifle", "grenade", "bolt") else name
 
 
 def _consent(
@@ -572,11 +659,35 @@ def _carried_out(scene: Scene, given: GrailAttackInput, means: Means, *, consent
     return Step.of(*steps)
 
 
+def _grenade_thrown(
+    attacker: CharacterSnapshot, defenders: Sequence[CharacterSnapshot], given: GrailAttackInput
+) -> Step:
+    """R29: one of its ten grenades, thrown at most 10 squares onto a 3x3 area holding every target."""
+    thrown = int(attacker.state.get(GRENADES_THROWN, 0) or 0)
+    if thrown >= master_of(attacker).grenades:
+        raise RuleError("grail_no_grenades", name=attacker.name)
+    squares = [there for defender in defenders if (there := actions.square(defender)) is not None]
+    for axis in (0, 1):
+        if squares and max(s[axis] for s in squares) - min(s[axis] for s in squares) >= GRENADE_AREA:
+            raise RuleError("grail_grenade_area", size=GRENADE_AREA)
+    for defender in defenders:
+        apart = given.distance or actions.distance(attacker, defender)
+        if apart is not None and apart > GRENADE_RANGE:
+            raise RuleError("grail_grenade_range", name=defender.name, distance=apart, range=GRENADE_RANGE)
+    return Step(effects=(StatePatch(ATTACKER, GRENADES_THROWN, thrown + 1),))
+
+
 def _within_reach(
-    attacker: CharacterSnapshot, defender: CharacterSnapshot, means: Means, given: GrailAttackInput
-) -> None:
-    """Where both squares are kept, a melee attack needs the target adjacent (R25), or within a charge (R26)."""
+    attacker: CharacterSnapshot, defender: CharacterSnapshot, means: Means, given: GrailAttackInput,
+    options: GrailZhOptions,
+) -> None:  # fmt: skip
+    """Where both squares are kept, a melee attack needs the target adjacent (R25), or within a charge (R26); the
+    rifle has no maximum range unless `sniper_range` sets one (D25)."""
     apart = actions.distance(attacker, defender)
+    if means.name == "rifle" and options.sniper_range is not None:
+        reach = given.distance or apart
+        if reach is not None and reach > options.sniper_range:
+            raise RuleError("grail_out_of_range", name=defender.name, distance=reach, range=options.sniper_range)
     if apart is None or means.ranged or apart <= 1:
         return
     if not given.charge:
@@ -789,7 +900,8 @@ def _damage(
         extra.append(Modifier("skill:tactics", tactics))
     if charisma := _charisma(attacker, options):
         extra.append(Modifier("skill:charisma", charisma))
-    rolled = damage_roll(scene.dice, means.damage, f"damage:{attacker.name}", extra, maximal=assassin_unaware)
+    maximal = assassin_unaware or means.aim >= FULL_AIM_ROUNDS  # 「瞄准3分钟后伤害骰取满」
+    rolled = damage_roll(scene.dice, means.damage, f"damage:{attacker.name}", extra, maximal=maximal)
     rolls = [rolled]
     if slayer := _against(attacker, "slayer", _kinds_of(defender), options):  # R18: +Xd6 against its kind
         rolls.append(damage_roll(scene.dice, Damage(count=slayer, sides=6), "slayer"))
@@ -1001,7 +1113,7 @@ def odds(attacker: CharacterSnapshot, defender: CharacterSnapshot, given: GrailA
          options: GrailZhOptions) -> tuple[tuple[Text, Fraction], ...]:  # fmt: skip
     """The exact chance the attack hits, as it would be rolled now; for a defender with Mind's Eye, also the chance
     it still hits after the defender rolls it."""
-    means = means_of(attacker, given.action, given.actions, options)
+    means = _aimed(attacker, defender, means_of(attacker, given.action, given.actions, options))
     if means.resolution != "attack_roll":
         raise RuleError("grail_odds_attack_rolls", name=means.name)
     if not given.distance and (apart := actions.distance(attacker, defender)) is not None:

@@ -237,6 +237,9 @@ class GrailZhPlay(Play):
     def territory(self, scene: Scene) -> Step:
         return upkeep.found_territory(scene)
 
+    def aim(self, scene: Scene, rounds: int) -> Step:
+        return fight.aim(scene, rounds)
+
     def contradict(self, scene: Scene, ability: str, against: str) -> Step:
         return rulings.contradict(scene, ability, against)
 
@@ -493,7 +496,8 @@ class GrailZhPlay(Play):
             return None
         effects = tuple(StatePatch(CURRENT, key, None) for key in (DEFENDING, actions.RUNNING_KEY)
                         if key in character.state)  # fmt: skip
-        step = Step(effects=effects).then(actions.committed_turn(CURRENT, character, scene.turn))
+        step = Step.of(Step(effects=effects), actions.committed_turn(CURRENT, character, scene.turn),
+                       fight.lapsed_aim(CURRENT, character, scene.turn))  # fmt: skip
         return step if step.effects else None
 
     def acts_on_own_turn(self, options: CampaignOptions) -> bool:
@@ -506,7 +510,15 @@ class GrailZhPlay(Play):
     def combat_ended(self, scene: Scene) -> Step | None:
         effects: list[Effect] = []
         for position, character in enumerate(scene.members(EVERYONE)):
-            for key in (UPKEEP_UNPAID, DEFENDING, actions.RUNNING_KEY, fight.SUSTAINING, BOOST, actions.COMMITTED):
+            for key in (
+                UPKEEP_UNPAID,
+                DEFENDING,
+                actions.RUNNING_KEY,
+                fight.SUSTAINING,
+                BOOST,
+                actions.COMMITTED,
+                fight.AIMING,
+            ):
                 if key in character.state:
                     effects.append(StatePatch(member(EVERYONE, position), key, None))
         return Step(effects=tuple(effects)) if effects else None

@@ -33,16 +33,20 @@ class GrailService:
         self.engine = ExchangeEngine(clock)
 
     async def act(
-        self, call: Call, kind: str, title_key: str, act: Callable[[GrailZhPlay, Scene], Step], *, turn: bool = False
-    ) -> Progress:
-        """One of the game's own actions by the actor's active character, which must be able to act (and, for an
-        action of its turn in a fight, whose turn it must be)."""
+        self, call: Call, kind: str, title_key: str, act: Callable[[GrailZhPlay, Scene], Step], *, turn: bool = False,
+        opponent: str | None = None,
+    ) -> Progress:  # fmt: skip
+        """One of the game's own actions by the actor's active character (at an `opponent`, for some), which must be
+        able to act (and, for an action of its turn in a fight, whose turn it must be)."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
             play = grail_play(campaign)
             character = await active_character(session, campaign, call.actor)
             if turn:
                 await refuse_out_of_turn(session, campaign, play, character, call.actor)
+            roles = {ACTOR: [character]}
+            if opponent is not None:
+                roles[OPPONENT] = [await find_character(session, campaign, opponent)]
 
             def step(scene: Scene) -> Step:
                 refuse_fallen(play, RULESET_ID, scene.members(ACTOR))
@@ -50,7 +54,7 @@ class GrailService:
 
             return await self.engine.run(
                 session, campaign, kind=kind, title=Text(title_key, {"name": character.name}),
-                cast=Cast({ACTOR: [character]}), step_of=step, dice=call.dice, actor_id=call.actor.user_id,
+                cast=Cast(roles), step_of=step, dice=call.dice, actor_id=call.actor.user_id,
                 channel_id=call.channel_id,
             )  # fmt: skip
 
