@@ -14,6 +14,10 @@ ServantClass = Literal["saber", "lancer", "archer", "rider", "caster", "assassin
 CLASSES: tuple[ServantClass, ...] = get_args(ServantClass)
 Spell = Literal["alarm", "heal", "familiar", "bolt", "shield", "suggest"]
 GENERAL_SPELLS: tuple[Spell, ...] = get_args(Spell)
+# T3: a Caster's or a Spellcasting Servant's list, the general ones and four more.
+CasterSpell = Literal["alarm", "heal", "familiar", "bolt", "shield", "suggest", "teleport", "flight", "reinforce",
+                      "puppets"]  # fmt: skip
+CASTER_SPELLS: tuple[CasterSpell, ...] = get_args(CasterSpell)
 Scope = Literal["anti_unit", "anti_army", "anti_city", "other"]
 NPMode = Literal["one_shot", "sustained", "passive", "mount"]
 SaveStat = Literal["MAG", "LUK"]
@@ -70,6 +74,13 @@ KILL_MP = 5  # 「每杀1人恢复5mp」
 FAMILIAR_HP, FAMILIAR_SPEED = 1, 10  # 「使魔只有1HP」, speed 10 (T2)
 TERRITORY_SQUARES = 50  # a Caster's territory is at most 50x50 squares, built in a day (§2.6)
 ROUNDS_PER_MINUTE = 10  # D8
+# T2, for a Master and for a Caster (or a Servant with Spellcasting): HP and temporary HP for each MP, and how many
+# minutes a protection lasts; a healing touches an adjacent target (D30), a protection one within 5 squares.
+HEAL_PER_MP = {"master": 2, "caster": 5}
+SHIELD_PER_MP = {"master": 2, "caster": 5}
+SHIELD_MINUTES = {"master": 3, "caster": 10}
+SHIELD_RANGE = 5
+TELEPORT_MP_PER_SQUARE = 1
 
 
 def attribute_adjustment(value: int) -> int:

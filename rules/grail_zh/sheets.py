@@ -19,6 +19,7 @@ from rules.grail_zh.model import (
     SPELL_COUNT,
     STATS,
     Attribute,
+    CasterSpell,
     MasterType,
     NPMode,
     SaveStat,
@@ -30,6 +31,8 @@ from rules.grail_zh.model import (
 from rules.grail_zh.ranks import MAX_PLUSES, Rank, RankError
 from rules.sheets import SheetError, SheetProblem, validation_problems
 from rules.text import Name
+
+EX_MAGNITUDE = 6  # D6: an EX skill's X, for what a file may hold (a campaign's `ex_value` only moves effects)
 
 _DAMAGE = re.compile(r"^\s*(\d{1,2})\s*[dD]\s*(\d{1,3})\s*(?:([+-])\s*(\d{1,3}))?\s*$")
 
@@ -160,6 +163,7 @@ class ServantFile(_File):
     skills: list[SkillEntry] = Field(default_factory=list, max_length=25)
     noble_phantasms: list[NoblePhantasm] = Field(default_factory=list, max_length=10)
     creature: list[Kind] = Field(default_factory=list, max_length=10)  # what a slayer may name (R18): dragon...
+    spells: list[CasterSpell] = Field(default_factory=list, max_length=10)  # T3, with Spellcasting (R22)
     stealth_legend: bool = True  # an Assassin without one has Presence Concealment a rank lower (R20)
     luck_rerolls: bool = True  # D35: the bot takes a Luck reroll the rank allows; False declines them
 
@@ -256,9 +260,26 @@ def servant_problems(sheet: ServantFile) -> list[SheetProblem]:
     for index, np in enumerate(sheet.noble_phantasms):
         if names.index(np.name.casefold()) != index:
             problems.append(SheetProblem(f"noble_phantasms.{index}.name", "duplicate_name", {"name": np.name}))
+    problems += _spell_problems(sheet)
     pluses = sum(rank.pluses for rank in all_ranks(sheet))
     if pluses > MAX_PLUSES:
         problems.append(SheetProblem("legend", "grail_pluses", {"count": pluses, "max": MAX_PLUSES}))
+    return problems
+
+
+def _spell_problems(sheet: ServantFile) -> list[SheetProblem]:
+    """R22: Spellcasting X picks X spells of T3 (a Caster 2X), each once."""
+    if not sheet.spells:
+        return []
+    casting = sheet.skill("spellcasting")
+    allowed = 0 if casting is None else casting.rank.magnitude(EX_MAGNITUDE)
+    allowed *= 2 if sheet.servant_class == "caster" else 1
+    problems = []
+    if len(sheet.spells) > allowed:
+        params: dict[str, int | str] = {"count": len(sheet.spells), "allowed": allowed}
+        problems.append(SheetProblem("spells", "grail_spells_allowed", params))
+    if len(set(sheet.spells)) != len(sheet.spells):
+        problems.append(SheetProblem("spells", "grail_spell_twice"))
     return problems
 
 

@@ -490,7 +490,7 @@ async def test_casting_in_a_fight_opens_a_window_for_opportunity_attacks_and_mar
         "Opportunity attack"])  # fmt: skip
     twice = await harness.emulator.click(shirou, offer, "Opportunity attack")
     assert twice.replies[-1].ephemeral and twice.replies[-1].content == "Saber has struck at this opening already."
-    went = await harness.emulator.click(gm, harness.last(table.channel, gm), "Let the spell go on")
+    went = await harness.emulator.click(gm, harness.last(table.channel, gm), "Let it go on")
     text = went.replies[-1].text()
     assert "Rin pays 10 MP" in text  # 5 per standard action (R21)
     # Her bolt: 15 + int 3 - Saber's AGI 4 = 14, a hit: 2d4 + 3 = 11, less Magic Resistance A+1's 30: nothing.
@@ -647,7 +647,7 @@ async def test_what_a_first_play_through_found(table: Table) -> None:
                                 details="actions:2")).reply  # fmt: skip
     assert cast.embeds[0]["title"] == "Rin begins to cast attack magecraft at Berserker"
     harness.dice.queue([15, 2, 2])  # 15 + 3 - AGI 6 = 12, a hit, taken as the GMs set: 2d4 + 3 = 7
-    went = await harness.emulator.click(gm, harness.last(table.channel, gm), "Let the spell go on")
+    went = await harness.emulator.click(gm, harness.last(table.channel, gm), "Let it go on")
     assert "Berserker takes 7 damage (rolled 7)" in went.replies[-1].text()
     assert (await harness.slash(rin, table.channel, "grail rest")).reply.content == "Rin不能在战斗中这样做。"
 
@@ -943,3 +943,100 @@ async def test_the_tricksters_grenades_and_a_sniper_who_aims(table: Table) -> No
     await harness.slash(gm, table.channel, "grail place", character="Thug 3", x=40, y=10)
     beyond = (await harness.slash(shirou, table.channel, "attack", target="Thug 3", action="ranged")).reply
     assert beyond.ephemeral and beyond.content == "Thug 3 is 30 squares away: this campaign's rifle reaches 10."
+
+
+MEDEA = {"kind": "servant", "name": "Medea", "master": "Rin", "servant_class": "caster",
+         "legend": {"STR": "E", "END": "D", "AGI": "C", "MAG": "A", "LUK": "B"},
+         "skills": [{"name": "施法", "rank": "B"}], "spells": ["heal", "shield", "suggest", "teleport"]}  # fmt: skip
+RIN_MAGUS = {"kind": "master", "name": "Rin", "master_type": "magus", "attributes": {"dex": 2, "int": 3, "cha": 5}}
+
+
+async def test_healing_protection_suggestion_and_what_expires(table: Table) -> None:
+    harness, shirou, rin, gm = table.harness, table.shirou, table.rin, table.gm
+    await _summon(table, shirou, E3_MASTER, SABER)
+    await _import(table, rin, RIN_MAGUS)
+    too_many = await _import(table, rin, {**MEDEA, "skills": [{"name": "spellcasting", "rank": "E"}]})
+    assert "`spells`：选择了 4 种魔术；施法只允许 2 种（Caster为X的两倍）" in too_many.content
+    await _import(table, rin, MEDEA)
+    await harness.approve_sheet(gm, table.channel, "Medea")
+    for npc in ({"kind": "master", "name": "Thug", "master_type": "ordinary"},
+                {"kind": "master", "name": "Kayneth", "master_type": "magus"}):  # fmt: skip
+        await harness.slash(gm, table.channel, "character import", file=("npc.yaml", yaml.safe_dump(npc).encode()),
+                            npc=True)  # fmt: skip
+
+    # R21: a Master's healing, 2 HP for each MP; R22: a Caster's, 5, never above the maximum (D30).
+    await harness.slash(gm, table.channel, "gm award", character="Shirou", resource="hp", amount=-10)
+    await harness.slash(rin, table.channel, "character use", name="Rin")
+    healed = (await harness.slash(rin, table.channel, "grail cast", spell="heal", target="Shirou", amount=3)).reply
+    assert healed.embeds[0]["title"] == "Rin casts healing" and "Shirou regains 6 HP." in healed.text()
+    assert "Rin pays 3 MP" in healed.text()
+    await harness.slash(rin, table.channel, "character use", name="Medea")
+    topped = (await harness.slash(rin, table.channel, "grail cast", spell="heal", target="Shirou", amount=1)).reply
+    assert "Shirou regains 4 HP." in topped.text()
+    full = (await harness.slash(rin, table.channel, "grail cast", spell="heal", target="Shirou", amount=1)).reply
+    assert full.ephemeral and full.content == "Shirou的HP是满的：没有可以治疗的。"
+
+    # A Caster's protection: 5 temporary HP for each MP, for 10 minutes; one kept up costs a MP a minute (D42).
+    shielded = (await harness.slash(rin, table.channel, "grail cast", spell="shield", target="Saber",
+                                    amount=10)).reply.text()  # fmt: skip
+    assert "Saber gains 50 temporary HP for 10 minutes." in shielded
+    await harness.slash(rin, table.channel, "grail cast", spell="shield", target="Shirou", amount=1, keep=True)
+    hour = (await harness.slash(gm, table.channel, "campaign time", hours=1)).reply.text()
+    assert "Saber's protection ends (50 temporary HP gone)." in hour
+    assert "Medea pays 51 MP to keep Shirou's protection up." in hour
+    later = (await harness.slash(gm, table.channel, "campaign time", hours=2)).reply.text()
+    assert "Shirou's protection ends (5 temporary HP gone)." in later  # 120 MP more: more than it has
+
+    # Suggestion: a Master's d20 + cha against a mortal who is not a magus; a Caster's holds a mortal at once.
+    await harness.slash(rin, table.channel, "character use", name="Rin")
+    harness.dice.queue([5])
+    held = (await harness.slash(rin, table.channel, "grail cast", spell="suggest", target="Thug")).reply.text()
+    assert "1d20 [5] +5 (Charisma) = **10**" in held and "The suggestion takes hold of Thug." in held
+    magus = (await harness.slash(rin, table.channel, "grail cast", spell="suggest", target="Kayneth")).reply
+    assert magus.ephemeral and magus.content == "Kayneth是魔术师：MASTER的暗示对魔术师无效。"
+    await harness.slash(rin, table.channel, "character use", name="Medea")
+    sure = (await harness.slash(rin, table.channel, "grail cast", spell="suggest", target="Thug")).reply.text()
+    assert "The suggestion takes hold of Thug." in sure and "1d20" not in sure
+    harness.dice.queue([3])
+    resisted = (await harness.slash(rin, table.channel, "grail cast", spell="suggest", target="Kayneth",
+                                    modifier=-5)).reply.text()  # fmt: skip
+    assert "+5 (Magic) -5 (situation) = **3**" in resisted and "Kayneth resists the suggestion." in resisted
+    servant = (await harness.slash(rin, table.channel, "grail cast", spell="suggest", target="Saber")).reply
+    assert servant.ephemeral
+    unknown = (await harness.slash(shirou, table.channel, "grail cast", spell="heal", amount=1)).reply
+    assert unknown.ephemeral and unknown.content == "Saber does not know healing."
+
+
+async def test_spells_and_spirit_form_provoke_in_a_fight(table: Table) -> None:
+    harness, shirou, rin, gm = table.harness, table.shirou, table.rin, table.gm
+    await _summon(table, shirou, E3_MASTER, SABER)
+    await _summon(table, rin, RIN_MAGUS, MEDEA)
+    await harness.slash(gm, table.channel, "grail place", character="Medea", x=10, y=10)
+    await harness.slash(gm, table.channel, "grail place", character="Saber", x=11, y=10)
+    harness.dice.queue([20, 1])
+    await harness.slash(gm, table.channel, "combat start", order="Medea, Saber")
+    # R22's teleport: a move action that provokes; Saber, next to it, strikes first; then 1 MP a square.
+    cast = (await harness.slash(rin, table.channel, "grail cast", spell="teleport", x=30, y=10)).reply
+    prompt = next(m for m in reversed(harness.emulator.visible_to(shirou, table.channel)) if m.buttons()[:1] == [
+        "Opportunity attack"])  # fmt: skip
+    assert "Medea casts teleport, which leaves an opening" in prompt.content, prompt.content
+    harness.dice.queue([15, 1, 1, 1])
+    struck = await harness.emulator.click(shirou, prompt, "Opportunity attack")
+    assert struck.error is None, struck.error
+    went = await harness.emulator.click(gm, harness.last(table.channel, gm), "Let it go on")
+    assert "Medea crosses 20 squares in an instant." in went.replies[-1].text(), cast.content
+    assert "Medea pays 20 MP" in went.replies[-1].text()
+    where = (await harness.slash(rin, table.channel, "grail where")).reply.content
+    assert "Medea：小地图（0, 0），格（30, 10）" in where
+
+    # R23: spirit form takes Saber's whole turn and provokes; inside it, no attacks; leaving it is free.
+    await harness.slash(gm, table.channel, "combat next")
+    await harness.slash(shirou, table.channel, "grail spirit")
+    await harness.emulator.click(gm, harness.last(table.channel, gm), "Let it go on")
+    assert "Saber turns to spirit form" in harness.seen_by(rin, table.channel)
+    refused = (await harness.slash(shirou, table.channel, "attack", target="Medea", action="melee")).reply
+    assert refused.ephemeral
+    left = (await harness.slash(shirou, table.channel, "grail spirit", leave=True)).reply
+    assert left.embeds[0]["title"] == "Saber takes form again"
+    again = (await harness.slash(shirou, table.channel, "grail spirit")).reply
+    assert again.ephemeral, again.content  # its whole turn went into the first

@@ -19,6 +19,6 @@ RULESET = Ruleset(
     extension="bot.rulesets.grail_zh.cog",
     proper_noun_keys=frozenset(
         {"sheet.rank", "sheet.value", "pool.hp", "pool.mp"}
-        | {f"cmd.grail.{command}.arg.{axis}.name" for command in ("move", "place") for axis in ("x", "y")}
+        | {f"cmd.grail.{command}.arg.{axis}.name" for command in ("move", "place", "cast") for axis in ("x", "y")}
     ),
 )

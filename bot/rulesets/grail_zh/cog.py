@@ -1,5 +1,5 @@
-"""Commands only the Chinese d20 game has: /grail defend, move, place, where, status, contradict, boost, plus,
-territory, transfer, ritual and rest."""
+"""Commands only the Chinese d20 game has: /grail defend, move, place, where, status, contradict, spirit, cast,
+aim, boost, plus, territory, transfer, ritual and rest."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from bot.rulesets.grail_zh.service import RULESET_ID, GrailService
 from bot.rulesets.grail_zh.upkeep import SECRET_STATUSES
 
 Square = app_commands.Range[int, 0, 99]
+SPELLS = {"heal": "Healing", "shield": "Protection", "suggest": "Suggestion", "teleport": "Teleport"}
 STATUS_NAMES = {"defend": "Defend stance", "unaware": "Unaware of its attackers", "spirit_form": "Spirit form"}
 SectorIndex = app_commands.Range[int, -100, 100]
 
@@ -76,6 +77,36 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
         )  # fmt: skip
         await respond(interaction, progress, private=status.value in SECRET_STATUSES)
 
+    @app_commands.command(name="spirit", description="A Servant turns to spirit form (a whole turn), or leaves it")
+    @app_commands.describe(leave="Leave spirit form instead (free)")
+    async def spirit(self, interaction: Interaction, leave: bool = False) -> None:
+        progress = await self.grail.act(call_of(interaction), "spirit.form", "exchange.spirit",
+                                        lambda play, scene: play.spirit_form(scene, leave), turn=True)  # fmt: skip
+        await respond(interaction, progress)
+
+    @app_commands.command(name="cast", description="Cast a spell: healing, protection, suggestion, teleport")
+    @app_commands.describe(
+        spell="The spell", target="On whom (default: yourself)", amount="MP put into a healing or a protection",
+        modifier="A suggestion's difficulty the GM gave, -10..10", x="Teleport: the column, 0-99",
+        y="Teleport: the row, 0-99", sector_x="Teleport: the sector's column", sector_y="Teleport: the sector's row",
+        keep="Keep a protection up past its time with MP", confirm="Spend a Master's last MP",
+    )  # fmt: skip
+    @app_commands.choices(spell=[
+        app_commands.Choice(name=locale_str(label, key=f"spell.{name}"), value=name) for name, label in SPELLS.items()
+    ])  # fmt: skip
+    async def cast(
+        self, interaction: Interaction, spell: app_commands.Choice[str], target: NameText | None = None,
+        amount: app_commands.Range[int, 1, 1000] | None = None, modifier: app_commands.Range[int, -10, 10] = 0,
+        x: Square | None = None, y: Square | None = None, sector_x: SectorIndex = 0, sector_y: SectorIndex = 0,
+        keep: bool = False, confirm: bool = False,
+    ) -> None:  # fmt: skip
+        params = {"amount": amount, "modifier": modifier, "x": x, "y": y if y is not None else 0,
+                  "sector_x": sector_x, "sector_y": sector_y, "keep": keep, "confirm": confirm}  # fmt: skip
+        progress = await self.grail.act(call_of(interaction), "spell.cast", "exchange.spell",
+                                        lambda play, scene: play.cast(scene, spell.value, params), turn=True,
+                                        opponent=target)  # fmt: skip
+        await respond(interaction, progress)
+
     @app_commands.command(name="aim", description="A trickster aims the sniper rifle: +1 to the shot per round")
     @app_commands.describe(target="Whom it aims at", rounds="Rounds of aim at once, out of a fight (in one: 1)")
     async def aim(
@@ -134,6 +165,7 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
     @place.autocomplete("character")
     @status.autocomplete("character")
     @aim.autocomplete("target")
+    @cast.autocomplete("target")
     @contradict.autocomplete("character")
     @contradict.autocomplete("opponent")
     async def any_character(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:

@@ -4,7 +4,7 @@ the defender takes it; then the damage lands, through temporary HP first."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
@@ -358,7 +358,7 @@ def _unaware(given: GrailAttackInput, defender: CharacterSnapshot) -> bool:
     return given.unaware or UNAWARE in defender.state
 
 
-def _payment(
+def payment(
     scene: Scene, role: str, attacker: CharacterSnapshot, cost: int, confirm: bool, *, helped: bool = True
 ) -> Step:  # fmt: skip
     """R14 for a voluntary cost: a Servant pays with its Master's help (unless refused); a Master pays from its own
@@ -533,17 +533,64 @@ def attack(scene: Scene, given: GrailAttackInput) -> Step:
         acted = acted.then(Step(effects=(StatePatch(ATTACKER, actions.COMMITTED, given.actions - 1),)))
     if means.key in PROVOKING and scene.turn.in_combat:
         casting = Casting(caster=attacker.name, means=means.name, defender=", ".join(d.name for d in defenders))
-        return Step.of(acted, Step(outcomes=(casting,)),
-                       pause=Pause(OPPORTUNITY_WAIT, _opportunity_waits(scene, means, options),
-                                   {"given": given.model_dump(mode="json")}))  # fmt: skip
+        window = opportunity_window(scene, ATTACKER, Text("provoke.casts", {"means": means_text(means.name)}),
+                                    OPPORTUNITY_WAIT, {"given": given.model_dump(mode="json")})  # fmt: skip
+        return Step.of(acted, Step(outcomes=(casting,)), pause=window)
     return acted.then(_carried_out(scene, given, means))
 
 
-def _opportunity_waits(scene: Scene, means: Means, options: GrailZhOptions) -> tuple[Wait, ...]:
+def opportunity_window(
+    scene: Scene, caster_role: str, what: Text | str, handler: str, state: Mapping[str, Any]
+) -> Pause:  # fmt: skip
+    """R25, D36: a provoking act (spellcasting, entering spirit form) waits for opportunity attacks on its maker,
+    then `handler` carries it out with `state`."""
+    waits = _opportunity_waits(scene, caster_role, what, grail_options(scene.options))
+    return Pause(handler, waits, {**state, "caster": caster_role, "what": _what_dict(what)})
+
+
+def _what_dict(what: Text | str) -> dict[str, Any] | str:
+    return what.to_dict() if isinstance(what, Text) else what
+
+
+def _what(state: Mapping[str, Any]) -> Text | str:
+    what = state.get("what", "")
+    return Text.from_dict(what) if isinstance(what, Mapping) else str(what)
+
+
+def answer_window(
+    scene: Scene, state: Mapping[str, Any], answer: Answer, handler: str, go_on: Callable[[], Step]
+) -> Step:  # fmt: skip
+    """An opportunity attack on the maker of a provoking act, the window staying open for others (D16b: unlimited
+    unless `opportunity_cap`); or, the window closed, the act itself (`go_on`). A maker who falls loses it."""
+    options = grail_options(scene.options)
+    if answer.wait != OPPORTUNITY_WAIT:
+        return go_on()
+    role = str(state.get("caster", ATTACKER))
+    caster, striker = scene.one(role), scene.one(ANSWERER)
+    struck_by = [int(character_id) for character_id in state.get("struck_by", [])]
+    if striker.id == caster.id:
+        raise RuleError("grail_guard_self", name=striker.name)
+    if striker.id in struck_by:  # D16b: one opportunity attack per trigger for each character
+        raise RuleError("grail_struck_already", name=striker.name)
+    if (apart := actions.distance(striker, caster)) is not None and apart > 1:
+        raise RuleError("grail_not_adjacent", name=caster.name, distance=apart)
+    struck = _strike(scene, ANSWERER, role, counter=False)
+    if any(isinstance(o, Damaged) and o.fate in (DEAD, VANISHED) for o in struck.outcomes):
+        return struck  # the caster fell: the spell is lost, and nothing is paid for it
+    struck_by.append(striker.id)
+    if options.opportunity_cap is None or len(struck_by) < options.opportunity_cap:
+        again = {**state, "struck_by": struck_by}
+        return Step.of(struck, pause=Pause(handler, _opportunity_waits(scene, role, _what(state), options), again))
+    return struck.then(go_on())
+
+
+def _opportunity_waits(
+    scene: Scene, caster_role: str, what: Text | str, options: GrailZhOptions
+) -> tuple[Wait, ...]:  # fmt: skip
     """Any player's opportunity attack on the caster (an adjacent character's, where the map is kept), and the GMs'
     button that lets the spell go on; with no answer the spell goes on when `reaction_minutes` pass."""
-    caster = scene.one(ATTACKER)
-    said: dict[str, str | int | Text] = {"caster": caster.name, "means": means_text(means.name)}
+    caster = scene.one(caster_role)
+    said: dict[str, str | int | Text] = {"caster": caster.name, "act": what}
     strike = Option(OPPORTUNITY, Text("opportunity.button"), tone="danger",
                     summary=Text("opportunity.done", said))  # fmt: skip
     go_on = Option(GO_ON, Text("opportunity.go_on"), tone="secondary")
@@ -603,31 +650,10 @@ class Withheld(Told):
 
 
 def opportunity(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
-    """An opportunity attack on the caster, the window staying open for others (D16b: unlimited unless
-    `opportunity_cap`); or, the window closed, the spell."""
-    options = grail_options(scene.options)
+    """An attack spell's window for opportunity attacks; closed, the spell."""
     given = GrailAttackInput.model_validate(state["given"])
-    caster = scene.one(ATTACKER)
-    means = means_of(caster, given.action, given.actions, options)
-    if answer.wait != OPPORTUNITY_WAIT:
-        return _carried_out(scene, given, means)
-    striker = scene.one(ANSWERER)
-    struck_by = [int(character_id) for character_id in state.get("struck_by", [])]
-    if striker.id == caster.id:
-        raise RuleError("grail_guard_self", name=striker.name)
-    if striker.id in struck_by:  # D16b: one opportunity attack per trigger for each character
-        raise RuleError("grail_struck_already", name=striker.name)
-    if (apart := actions.distance(striker, caster)) is not None and apart > 1:
-        raise RuleError("grail_not_adjacent", name=caster.name, distance=apart)
-    struck = _strike(scene, ANSWERER, ATTACKER, counter=False)
-    if any(isinstance(o, Damaged) and o.fate in (DEAD, VANISHED) for o in struck.outcomes):
-        return struck  # the caster fell: the spell is lost, and nothing is paid for it
-    struck_by.append(striker.id)
-    if options.opportunity_cap is None or len(struck_by) < options.opportunity_cap:
-        # D16b: the window stays open for anyone else next to the caster, until a GM lets the spell go on.
-        again = {**state, "struck_by": struck_by}
-        return Step.of(struck, pause=Pause(OPPORTUNITY_WAIT, _opportunity_waits(scene, means, options), again))
-    return struck.then(_carried_out(scene, given, means))
+    means = means_of(scene.one(ATTACKER), given.action, given.actions, grail_options(scene.options))
+    return answer_window(scene, state, answer, OPPORTUNITY_WAIT, lambda: _carried_out(scene, given, means))
 
 
 def _carried_out(scene: Scene, given: GrailAttackInput, means: Means, *, consented: bool | None = None) -> Step:
@@ -644,7 +670,7 @@ def _carried_out(scene: Scene, given: GrailAttackInput, means: Means, *, consent
         and upkeep.can_give(master, attacker)
     ):
         return _consent(scene, attacker, master, given, means)
-    paid = _payment(scene, ATTACKER, attacker, means.cost, given.confirm, helped=consented is not False)
+    paid = payment(scene, ATTACKER, attacker, means.cost, given.confirm, helped=consented is not False)
     if means.key == NP and means.sustained:  # R13: kept up, it is paid again at the start of each later round
         paid = paid.then(Step(effects=(StatePatch(ATTACKER, SUSTAINING, {"name": means.name, "cost": means.cost}),)))
     if any(isinstance(o, Paid) and o.vanished for o in paid.outcomes):
@@ -1056,7 +1082,7 @@ def sustained_costs(scene: Scene, role: str, characters: Sequence[CharacterSnaps
             continue
         who = member(role, position)
         try:
-            steps.append(_payment(scene, who, character, int(kept["cost"]), False))
+            steps.append(payment(scene, who, character, int(kept["cost"]), False))
         except RuleError:
             dropped = Dropped(name=character.name, phantasm=str(kept["name"]))
             steps.append(Step(effects=(StatePatch(who, SUSTAINING, None),), outcomes=(dropped,)))

@@ -29,7 +29,7 @@ from bot.rulesets.base import (
     SheetLine,
     Turn,
 )
-from bot.rulesets.grail_zh import actions, fight, rulings, upkeep
+from bot.rulesets.grail_zh import actions, fight, magecraft, rulings, upkeep
 from bot.rulesets.grail_zh.characters import (
     BOOST,
     CATALOGS,
@@ -203,7 +203,8 @@ class GrailZhPlay(Play):
     @property
     def handlers(self) -> Mapping[str, Handler]:
         return {fight.REACTION_WAIT: fight.reacted, fight.OPPORTUNITY_WAIT: fight.opportunity,
-                fight.CONSENT_WAIT: fight.consent}  # fmt: skip
+                fight.CONSENT_WAIT: fight.consent, magecraft.SPIRIT_WINDOW: magecraft.spirit_window,
+                magecraft.SPELL_WINDOW: magecraft.spell_window}  # fmt: skip
 
     # What only this game has, for its own commands (bot.rulesets.grail_zh.cog).
     def defend(self, scene: Scene) -> Step:
@@ -236,6 +237,12 @@ class GrailZhPlay(Play):
 
     def territory(self, scene: Scene) -> Step:
         return upkeep.found_territory(scene)
+
+    def spirit_form(self, scene: Scene, leave: bool) -> Step:
+        return magecraft.spirit_form(scene, leave)
+
+    def cast(self, scene: Scene, spell: str, params: Mapping[str, Any]) -> Step:
+        return magecraft.cast(scene, spell, params)
 
     def aim(self, scene: Scene, rounds: int) -> Step:
         return fight.aim(scene, rounds)
@@ -427,6 +434,8 @@ class GrailZhPlay(Play):
             return Text("event.status.set", {"status": Text(f"status.{payload['status']}")})
         if kind in ("plus.on", "plus.off") and isinstance(payload.get("target"), str):
             return Text(f"event.{kind}", {"target": target_text(payload["target"])})
+        if kind == magecraft.SpiritFormTaken.event:
+            return Text("event.spirit.entered" if payload.get("entered") else "event.spirit.left")
         if kind == rulings.Contradicted.event:
             return Text(f"event.{kind}", rulings.contradiction_words(payload))
         return None
@@ -461,12 +470,11 @@ class GrailZhPlay(Play):
         now = scene.turn.round_number
         plus_ends = [upkeep.plus_expired(member(EVERYONE, position), character, now=now)
                      for position, character in enumerate(everyone)]  # fmt: skip
-        lost = upkeep.masters_lost(
-            scene, EVERYONE, everyone, lambda master: self.out_of_play(master) in self.final_fates
-        )
+        lost = upkeep.masters_lost(scene, EVERYONE, everyone, self.gone)
         step = Step.of(lost, fight.expired_continuations(scene, EVERYONE, everyone),
                        upkeep.masterless_rounds(scene, EVERYONE, everyone),
                        fight.sustained_costs(scene, EVERYONE, everyone), *plus_ends,
+                       magecraft.shields_expire(scene, EVERYONE, everyone, 0),
                        # A minute's MP regeneration comes every tenth round of a fight (D8).
                        upkeep.regeneration(scene, EVERYONE, everyone, rounds=1,
                                            minutes=0 if now % ROUNDS_PER_MINUTE else 1))  # fmt: skip
@@ -481,11 +489,9 @@ class GrailZhPlay(Play):
         minutes = passed * 60
         regenerated = upkeep.regeneration(scene, EVERYONE, everyone, rounds=minutes * ROUNDS_PER_MINUTE,
                                           minutes=minutes, hours=passed)  # fmt: skip
-        lost = upkeep.masters_lost(
-            scene, EVERYONE, everyone, lambda master: self.out_of_play(master) in self.final_fates
-        )
+        lost = upkeep.masters_lost(scene, EVERYONE, everyone, self.gone)
         step = Step.of(lost, fight.expired_continuations(scene, EVERYONE, everyone, all_of_them=True), *plus_ends,
-                       regenerated,
+                       magecraft.shields_expire(scene, EVERYONE, everyone, minutes), regenerated,
                        upkeep.days_passed(scene, EVERYONE, everyone, passed))  # fmt: skip
         return step if step.effects else None
 
@@ -580,6 +586,9 @@ def _servant_lines(character: CharacterSnapshot, options: CampaignOptions, *, fu
         return lines
     skills = [_skill_text(skill, ex_value) for skill in stats.skills]
     lines.append(SheetLine("sheet.skills", joined_lines(skills) if skills else "—", inline=False))
+    if servant.spells:
+        lines.append(SheetLine("sheet.spells", joined([Text(f"spell.{spell}") for spell in servant.spells]),
+                               inline=False))  # fmt: skip
     phantasms = [_phantasm_text(np, ex_value) for np in servant.noble_phantasms]
     lines.append(SheetLine("sheet.phantasms", joined_lines(phantasms) if phantasms else "—", inline=False))
     lines.append(SheetLine("sheet.upkeep", Text("sheet.upkeep_costs", {"daily": stats.daily_cost,

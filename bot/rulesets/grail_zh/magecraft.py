@@ -1,0 +1,279 @@
+"""Spellcasting besides attack magecraft (R21 for Masters, R22 for Casters and Servants with Spellcasting) and
+spirit form (R23). Each spell and entering spirit form provoke in a fight (R25, D36): they wait for opportunity
+attacks before they happen. Protections expire on their own as rounds and story time pass (D42's upkeep aside)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from bot.rulesets.base import ACTOR, OPPONENT, CharacterSnapshot, Scene
+from bot.rulesets.grail_zh import actions, fight
+from bot.rulesets.grail_zh.characters import (
+    HP,
+    MASTER,
+    MP,
+    SERVANT,
+    SPIRIT_FORM,
+    TEMP_HP,
+    Tale,
+    Told,
+    fate_of,
+    grail_options,
+    master_file,
+    master_of,
+    servant_file,
+    servant_like,
+    servant_of,
+)
+from rules.exchange import Answer, Effect, Modifier, Outcome, PoolDelta, RuleError, StatePatch, Step, Text, member
+from rules.grail_zh.model import (
+    HEAL_PER_MP,
+    ROUNDS_PER_MINUTE,
+    SHIELD_MINUTES,
+    SHIELD_PER_MP,
+    SHIELD_RANGE,
+    TELEPORT_MP_PER_SQUARE,
+)
+from rules.grail_zh.rolls import luck_d20, succeeds
+
+SPIRIT_WINDOW, SPELL_WINDOW = "spirit_window", "spell_window"  # the pauses of a provoking act, by what follows
+SHIELD = "shield"  # the state key of a protection: {"caster": id, "until": round, "kept": bool}
+
+
+class SpiritFormTaken(Told):
+    event = "spirit.form"
+    name: str
+    entered: bool
+
+    def told(self) -> Tale:
+        return Text("spirit.entered" if self.entered else "spirit.left", {"name": self.name}), []
+
+
+def spirit_form(scene: Scene, leave: bool) -> Step:
+    """R23: a Servant turns to spirit form with its whole turn (D15), which provokes in a fight; it leaves freely."""
+    servant = scene.one(ACTOR)
+    if servant.kind != SERVANT:
+        raise RuleError("grail_spirit_servants", name=servant.name)
+    if leave:
+        if SPIRIT_FORM not in servant.state:
+            raise RuleError("grail_not_spirit", name=servant.name)
+        return Step(effects=(StatePatch(ACTOR, SPIRIT_FORM, None),),
+                    outcomes=(SpiritFormTaken(name=servant.name, entered=False),))  # fmt: skip
+    if SPIRIT_FORM in servant.state:
+        raise RuleError("grail_spirit_already", name=servant.name)
+    whole_turn = actions.spend(scene, ACTOR, actions.STANDARD, actions.MOVE, actions.MINOR)
+    if scene.turn.in_combat:
+        window = fight.opportunity_window(scene, ACTOR, Text("provoke.spirit_form"), SPIRIT_WINDOW, {})
+        return Step.of(whole_turn, pause=window)
+    return whole_turn.then(_spirit_entered(scene))
+
+
+def spirit_window(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    return fight.answer_window(scene, state, answer, SPIRIT_WINDOW, lambda: _spirit_entered(scene))
+
+
+def _spirit_entered(scene: Scene) -> Step:
+    servant = scene.one(ACTOR)
+    return Step(effects=(StatePatch(ACTOR, SPIRIT_FORM, scene.turn.round_number),),
+                outcomes=(SpiritFormTaken(name=servant.name, entered=True),))  # fmt: skip
+
+
+def _column(caster: CharacterSnapshot) -> str:
+    """Which column of T2 a caster reads: a Servant's spells are a Caster's (R22), a Master's its own (R21)."""
+    return "caster" if servant_like(caster) else "master"
+
+
+def known_spells(caster: CharacterSnapshot) -> tuple[str, ...]:
+    if caster.kind == MASTER:
+        return tuple(master_file(caster).spells)
+    return tuple(servant_file(caster).spells) if caster.kind == SERVANT else ()
+
+
+class SpellCast(Told):
+    event = "spell.cast"
+    caster: str
+    spell: str
+    target: str
+    amount: int  # HP healed, temporary HP given, squares crossed
+    minutes: int = 0  # how long a protection lasts
+    kept: bool = False  # D42: kept up past its time with MP
+    took_hold: bool | None = None  # a suggestion's result
+
+    def told(self) -> Tale:
+        said: dict[str, str | int | Text] = {"caster": self.caster, "target": self.target, "amount": self.amount,
+                                             "minutes": self.minutes, "spell": Text(f"spell.{self.spell}")}  # fmt: skip
+        lines: list[Text] = []
+        if self.spell == "suggest":
+            lines.append(Text("spell.suggest_held" if self.took_hold else "spell.suggest_failed", said))
+        else:
+            lines.append(Text(f"spell.{self.spell}_done", said))
+        if self.kept:
+            lines.append(Text("spell.shield_kept", said))
+        return Text("spell.title", said), lines
+
+
+def cast(scene: Scene, spell: str, params: Mapping[str, Any]) -> Step:
+    """A spell the caster knows, at the opponent (itself when none is named): its actions (R25: a protection takes
+    the whole turn, D15; a teleport is a move action), then, in a fight, a window for opportunity attacks."""
+    caster = scene.one(ACTOR)
+    if spell not in known_spells(caster):
+        raise RuleError("grail_spell_unknown", name=caster.name, spell=Text(f"spell.{spell}"))
+    if SPIRIT_FORM in caster.state:
+        raise RuleError("grail_spirit_form", name=caster.name)
+    target = scene.get(OPPONENT) or caster
+    _in_range(caster, target, spell, params)
+    needs = {"shield": (actions.STANDARD, actions.MOVE, actions.MINOR), "teleport": (actions.MOVE,)}
+    acted = actions.spend(scene, ACTOR, *needs.get(spell, (actions.STANDARD,)))
+    state = {"spell": spell, "params": dict(params)}
+    if scene.turn.in_combat:
+        what = Text("provoke.casts", {"means": Text(f"spell.{spell}")})
+        return Step.of(acted, pause=fight.opportunity_window(scene, ACTOR, what, SPELL_WINDOW, state))
+    return acted.then(_cast(scene, state))
+
+
+def spell_window(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    return fight.answer_window(scene, state, answer, SPELL_WINDOW, lambda: _cast(scene, state))
+
+
+def _in_range(caster: CharacterSnapshot, target: CharacterSnapshot, spell: str, params: Mapping[str, Any]) -> None:
+    """D30: a healing touches an adjacent target, a protection reaches 5 squares; a suggestion commands someone
+    else, never a Servant."""
+    apart = actions.distance(caster, target)
+    reach = {"heal": 1, "shield": SHIELD_RANGE}.get(spell)
+    if reach is not None and apart is not None and apart > reach:
+        raise RuleError("grail_spell_reach", name=target.name, distance=apart, reach=reach)
+    if spell in ("heal", "shield") and int(params.get("amount") or 0) < 1:
+        raise RuleError("grail_spell_amount", spell=Text(f"spell.{spell}"))
+    if spell == "suggest" and (target.id == caster.id or servant_like(target)):
+        raise RuleError("grail_suggest_target", name=target.name)
+    if spell == "teleport" and params.get("x") is None:
+        raise RuleError("grail_teleport_where")
+
+
+def _cast(scene: Scene, state: Mapping[str, Any]) -> Step:
+    spell, params = str(state["spell"]), state["params"]
+    caster = scene.one(ACTOR)
+    target_role = OPPONENT if scene.get(OPPONENT) is not None else ACTOR
+    target = scene.one(target_role)
+    if fate_of(caster) is not None:
+        return Step()  # it fell to an opportunity attack: the spell is lost
+    column = _column(caster)
+    confirm = bool(params.get("confirm"))
+    if spell == "heal":
+        cost = int(params["amount"])
+        hp = target.pools[HP]
+        healed = min(HEAL_PER_MP[column] * cost, (hp.maximum or hp.current) - hp.current)
+        if healed <= 0:
+            raise RuleError("grail_heal_full", name=target.name)
+        done = SpellCast(caster=caster.name, spell=spell, target=target.name, amount=healed)
+        effect: tuple[Effect, ...] = (PoolDelta(target_role, HP, healed),)
+        return fight.payment(scene, ACTOR, caster, cost, confirm).then(Step(effects=effect, outcomes=(done,)))
+    if spell == "shield":
+        return _shielded(scene, caster, target_role, target, int(params["amount"]), bool(params.get("keep")), confirm)
+    if spell == "suggest":
+        return _suggested(scene, caster, target, int(params.get("modifier") or 0))
+    return _teleported(scene, caster, params, confirm)
+
+
+def _shielded(
+    scene: Scene, caster: CharacterSnapshot, role: str, target: CharacterSnapshot, cost: int, keep: bool,
+    confirm: bool,
+) -> Step:  # fmt: skip
+    """R21/R22 and D30: 2 (a Caster's 5) temporary HP for each MP, the target's in all at most the caster's MP
+    maximum; it lasts 3 (10) minutes, or longer when kept up with MP (D42)."""
+    column = _column(caster)
+    ceiling = servant_of(caster, scene.options).mp_max if servant_like(caster) else master_of(caster).mp_max
+    given = min(SHIELD_PER_MP[column] * cost, ceiling - target.pools[TEMP_HP].current)
+    if given <= 0:
+        raise RuleError("grail_shield_full", name=target.name, cap=ceiling)
+    minutes = SHIELD_MINUTES[column]
+    shield = {"caster": caster.id, "until": scene.turn.round_number + minutes * ROUNDS_PER_MINUTE, "kept": keep}
+    done = SpellCast(caster=caster.name, spell="shield", target=target.name, amount=given, minutes=minutes, kept=keep)
+    effects = (PoolDelta(role, TEMP_HP, given), StatePatch(role, SHIELD, shield))
+    return fight.payment(scene, ACTOR, caster, cost, confirm).then(Step(effects=effects, outcomes=(done,)))
+
+
+def _suggested(scene: Scene, caster: CharacterSnapshot, target: CharacterSnapshot, modifier: int) -> Step:
+    """R21: d20 + cha + the GM's modifier reaching 10 commands a mortal who is not a magus; R22: a Caster's holds
+    a mortal at once, and a magus on d20 + MAG.n + the modifier."""
+    magus = target.kind == MASTER and master_file(target).master_type == "magus"
+    if caster.kind == MASTER and magus:
+        raise RuleError("grail_suggest_magus", name=target.name)
+    if servant_like(caster) and not magus:
+        return Step(outcomes=(SpellCast(caster=caster.name, spell="suggest", target=target.name, amount=0,
+                                        took_hold=True),))  # fmt: skip
+    power = (Modifier("stat:MAG", servant_of(caster, scene.options).ranks["MAG"].n) if servant_like(caster)
+             else Modifier("stat:CHA", master_file(caster).attribute("cha")))  # fmt: skip
+    d20 = luck_d20(scene.dice, None)
+    roll = d20.roll("spell:suggest", [power, *([Modifier("situational", modifier)] if modifier else [])])
+    held = succeeds(d20, roll.total, 10)
+    done = SpellCast(caster=caster.name, spell="suggest", target=target.name, amount=0, took_hold=held)
+    return Step(rolls=(roll,), outcomes=(done,))
+
+
+def _teleported(scene: Scene, caster: CharacterSnapshot, params: Mapping[str, Any], confirm: bool) -> Step:
+    """R22: a move action, 1 MP for each square crossed (the first square a character takes is free)."""
+    x, y = int(params["x"]), int(params["y"])
+    sector = (int(params.get("sector_x") or 0), int(params.get("sector_y") or 0))
+    target = actions.position_value(x, y, sector)
+    here = actions.square(caster)
+    there = (sector[0] * actions.SECTOR_SQUARES + x, sector[1] * actions.SECTOR_SQUARES + y)
+    crossed = 0 if here is None else max(abs(here[0] - there[0]), abs(here[1] - there[1]))
+    done = SpellCast(caster=caster.name, spell="teleport", target=caster.name, amount=crossed)
+    moved = Step(effects=(StatePatch(ACTOR, actions.POSITION, target),), outcomes=(done,))
+    return fight.payment(scene, ACTOR, caster, crossed * TELEPORT_MP_PER_SQUARE, confirm).then(moved)
+
+
+class ShieldEnded(Told):
+    event = "spell.shield_ended"
+    name: str
+    lost: int
+
+    def told(self) -> Tale:
+        return None, [Text("spell.shield_ended", {"name": self.name, "lost": self.lost})]
+
+
+class ShieldKept(Told):
+    event = "spell.shield_kept"
+    caster: str
+    name: str
+    cost: int
+
+    def told(self) -> Tale:
+        return None, [Text("spell.shield_upkeep", {"caster": self.caster, "name": self.name, "cost": self.cost})]
+
+
+def shields_expire(scene: Scene, role: str, characters: Sequence[CharacterSnapshot], minutes_past: int) -> Step:
+    """A protection past its time ends, taking the temporary HP still left (R21: 「最多持续3分钟」); one kept up
+    costs its caster `shield_upkeep_mp_per_minute` a minute for each minute past it (D42) while it can pay.
+    `minutes_past`: the story minutes gone by beyond the current round (0 at a round's start)."""
+    rate = grail_options(scene.options).shield_upkeep_mp_per_minute
+    now = scene.turn.round_number + minutes_past * ROUNDS_PER_MINUTE
+    casters = {character.id: (member(role, position), character) for position, character in enumerate(characters)}
+    effects: list[Effect] = []
+    outcomes: list[Outcome] = []
+    paying: dict[int, int] = {}  # MP each caster has left after what it paid here
+    for position, character in enumerate(characters):
+        shield = character.state.get(SHIELD)
+        if not isinstance(shield, Mapping) or now < int(shield["until"]):
+            continue
+        who = member(role, position)
+        minutes = max(1, (now - int(shield["until"])) // ROUNDS_PER_MINUTE + 1)
+        caster_ref, caster = casters.get(int(shield["caster"]), (None, None))
+        if shield.get("kept") and caster is not None and caster_ref is not None and fate_of(caster) is None:
+            left = paying.get(caster.id, caster.pools[MP].current)
+            cost = rate * minutes
+            if left - cost >= 1:  # never a caster's last MP
+                paying[caster.id] = left - cost
+                # Paid up to the minute after `now`, counted from the campaign's round as it stands.
+                until = int(shield["until"]) + (minutes - minutes_past) * ROUNDS_PER_MINUTE
+                effects += [PoolDelta(caster_ref, MP, -cost), StatePatch(who, SHIELD, {**shield, "until": until})]
+                outcomes.append(ShieldKept(caster=caster.name, name=character.name, cost=cost))
+                continue
+        lost = character.pools[TEMP_HP].current
+        effects.append(StatePatch(who, SHIELD, None))
+        if lost:
+            effects.append(PoolDelta(who, TEMP_HP, -lost))
+        outcomes.append(ShieldEnded(name=character.name, lost=lost))
+    return Step(effects=tuple(effects), outcomes=tuple(outcomes))
