@@ -241,10 +241,12 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
         edited = await self.bot.characters.edit_field(
             place_of(interaction), actor_of(interaction), name, field.strip(), load_document(value)
         )
-        tr = public_translator(interaction, edited.language, edited.ruleset)
+        # A hidden sheet's change is told to whoever made it, in their language; anything else to the table.
+        tr = translator(interaction, edited.ruleset) if edited.private else public_translator(
+            interaction, edited.language, edited.ruleset)  # fmt: skip
         text = tr("character.edited", user=mention(interaction.user.id), name=edited.name, field=edited.field,
                   old=shown_value(edited.old), new=shown_value(edited.new))  # fmt: skip
-        await output.reply(interaction, text, ephemeral=edited.gm_run)
+        await output.reply(interaction, text, ephemeral=edited.private)
 
     @edit.autocomplete("field")
     async def field_choices(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:

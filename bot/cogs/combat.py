@@ -30,7 +30,7 @@ def report_embed(tr: Translator, report: CombatReport, title_key: str) -> discor
             shown = tr(f"fallen.{report.fates[fighter.id]}", name=fighter.name)
         # The GMs' characters keep their pools to themselves, as in /character list.
         shows = play is None or play.pools_shown(fighter, report.viewer, gm=report.for_gm)
-        pools = pools_text(tr, fighter.pools) if shows else tr("character.hidden")
+        pools = pools_text(tr, fighter.pools) if shows else tr("combat.pools_hidden")
         lines.append(tr("combat.line", mark=mark, name=fighter.name, actions=shown, pools=pools))
     embed = discord.Embed(
         title=tr(title_key, round=report.round_number),

@@ -217,6 +217,8 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
             lines.append(tr("gm.reason", reason=reason))
         lines.extend(fallen_lines(tr, award.fallen))
         await output.reply(interaction, "\n".join(lines), ephemeral=award.private)
+        if award.private and award.fallen:  # the pools stay the GMs'; a death is for the table to learn
+            await output.reply(interaction, "\n".join(fallen_lines(tr, award.fallen)))
 
     @app_commands.command(name="pending", description="Everything still waiting for an answer: force or cancel it (GM)")
     async def pending(self, interaction: Interaction) -> None:

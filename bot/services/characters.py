@@ -122,7 +122,7 @@ class Edited:
     old: Any
     new: Any
     language: str | None  # the campaign's, for the announcement
-    gm_run: bool = False  # a character the GMs run: its sheet is the GMs' to know
+    private: bool = False  # a hidden sheet (the GMs' characters', any where sheets are private): its owner's to know
 
 
 @dataclass(frozen=True)
@@ -387,13 +387,14 @@ class CharacterService:
                     assert pool_id is not None
                     changed = await set_pool_maximum(session, pool_id, maximum)
                     maxima[pool_name] = [changed.current, changed.maximum]
+            private = play.sheet_hidden(character.gm_run, character.state)
             record_event(
-                session, campaign.id, "character.edited", actor_id=actor.user_id, secret=character.gm_run,
+                session, campaign.id, "character.edited", actor_id=actor.user_id, secret=private,
                 payload={"name": character.name, "field": field, "old": old, "new": value, "by_gm": by_gm,
                          "pools": maxima},
                 created_at=self.clock(),
             )  # fmt: skip
-            return Edited(campaign.ruleset, character.name, field, old, value, campaign.language, character.gm_run)
+            return Edited(campaign.ruleset, character.name, field, old, value, campaign.language, private)
 
     async def reveal(self, place: Place, actor: Actor, name: str, *, shown: bool) -> Revealed:
         """A GM shows a hidden sheet (a rival's where sheets are private, or one the GMs run) to everyone, or hides

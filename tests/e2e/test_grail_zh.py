@@ -120,6 +120,10 @@ async def test_masters_and_servants_by_the_creation_rules(table: Table) -> None:
     bad = await _import(table, table.rin, {**SABER, "name": "Lancer", "master": "Rin", "servant_class": "lancer",
                                            "legend": {"STR": "A", "END": "C"}})  # fmt: skip
     assert "`legend`：每项能力都需要rank；缺少：AGI, MAG, LUK" in bad.content
+    # A name that could pass for another's, or break a list, is refused.
+    for name, code in (("Saber\u200b", "U+200B"), ("Two\nlines", "U+000A"), ("\u202eRTL", "U+202E")):
+        twin = await _import(table, table.rin, {**E3_MASTER, "name": name})
+        assert f"`name`：名字中不能包含换行或不可见字符（{code}）" in twin.content, twin.content
 
 
 async def test_checks_roll_luck_and_attacks_meet_mind_s_eye(table: Table) -> None:
@@ -180,6 +184,11 @@ async def test_checks_roll_luck_and_attacks_meet_mind_s_eye(table: Table) -> Non
     await harness.slash(table.rin, table.channel, "character use", name="Rin")
     offered = await harness.emulator.autocomplete(table.rin, table.channel, "check", {"stat": "感"}, "stat")
     assert offered == [{"name": "感知", "value": "WIS"}]
+    magic = (await harness.slash(table.rin, table.channel, "check", stat="魔力")).reply
+    assert magic.ephemeral and magic.content.startswith("Rin没有可检定的「魔力」"), magic.content
+    assert "MAG" not in magic.content and "STR" not in magic.content
+    bolt = (await harness.slash(table.rin, table.channel, "attack", target="Saber", action="ranged")).reply
+    assert bolt.ephemeral and "bolt" not in bolt.content and "ranged" not in bolt.content, bolt.content
 
 
 async def test_a_fight_pays_upkeep_and_a_release_with_the_masters_help(table: Table) -> None:
@@ -191,8 +200,9 @@ async def test_a_fight_pays_upkeep_and_a_release_with_the_masters_help(table: Ta
     await harness.slash(table.gm, table.channel, "combat start", order="Shirou, Saber, Rin")
     text = harness.seen_by(table.gm, table.channel)
     assert "Order: Saber → Shirou → Rin" in text
-    assert "Saber pays its combat upkeep: 36 MP" in text  # E7
-    assert "**Saber**: standard action · move action · minor action (hidden)" in text  # a public post
+    # E7: 36 MP, told to no one but its owner and the GMs (an amount would tell a rival the ranks behind it).
+    assert "Saber pays its combat upkeep" in text and "36" not in text
+    assert "**Saber**: standard action · move action · minor action (pools hidden)" in text  # a public post
     status = (await harness.slash(table.shirou, table.channel, "combat status")).reply.text()
     assert "(HP 64/64 · MP 44/80 · temporary HP 0)" in status and "**Rin**: standard action" in status
     assert "MP 44/80" in await _pools(table, "Saber")
@@ -200,7 +210,7 @@ async def test_a_fight_pays_upkeep_and_a_release_with_the_masters_help(table: Ta
     # Excalibur: d20 10 + A 5 - Rin's dex 2 = 13; release 50: Shirou gives 4, Saber keeps 2 (E7).
     harness.dice.queue([10, 6, 6, 6, 6, 6])
     released = (await harness.slash(table.shirou, table.channel, "attack", target="Rin", action="np:Excalibur")).reply
-    assert "Saber pays 50 MP, Shirou giving 4 MP for it" in released.text()
+    assert "Saber pays the MP it costs" in released.text() and "50" not in released.text()
     # In a fight a hit waits for an ally's Guard, or for the defender to take it.
     prompt = harness.last(table.channel, table.rin)
     assert prompt.buttons()[0] == "Take the hit", prompt.content
@@ -242,8 +252,8 @@ async def test_mp_between_master_and_servant_the_defend_stance_and_what_a_day_do
 
     # A day's turn: Saber pays its daily upkeep (E6: 14), and the Master may rest again.
     passed = await harness.slash(gm, table.channel, "campaign time", days=1)
-    assert "Saber pays its daily upkeep: 14 MP" in passed.reply.text()
-    assert "MP 66/80" in await _pools(table, "Saber")
+    assert "Saber pays its daily upkeep" in passed.reply.text()
+    assert "MP 66/80" in await _pools(table, "Saber")  # 14 (E6)
     full = await grail(shirou, "rest")  # a new day, but nothing to recover: the day's rest is not spent
     assert full.ephemeral and full.content == "Shirou's MP is full."
     await harness.slash(gm, table.channel, "gm award", character="Shirou", resource="mp", amount=-2)
@@ -279,7 +289,7 @@ async def test_a_masterless_servant_keeps_its_days_of_independent_action(table: 
     assert "Archer has lost its Master: Independent Action keeps it for 30 days" in text  # E8: A+2
     passed = await harness.slash(table.gm, table.channel, "campaign time", days=2)
     # E8 without its Noble Phantasm: 2 + MAG 4 + Magic Resistance 4 + Independent Action 4; no Master to help.
-    assert passed.reply.text().count("Archer pays its daily upkeep: 14 MP") == 2
+    assert passed.reply.text().count("Archer pays its daily upkeep") == 2
     assert "MP 112/140" in await _pools(table, "Archer")
     asked = (await harness.slash(rin, table.channel, "grail ritual")).reply
     assert asked.ephemeral and asked.content == "Archer的MASTER（Rin）已经死亡：两者之间无法再传递魔力。"
@@ -434,7 +444,7 @@ async def test_squares_distances_a_charge_a_run_and_a_sustained_release(table: T
     await harness.slash(gm, table.channel, "combat start", order="Saber, Rin")
     harness.dice.queue([2])
     gated = (await harness.slash(shirou, table.channel, "attack", target="Rin", action="np:Gate")).reply
-    assert "Saber pays 6 MP" in gated.text()  # D 2 x anti-army 3, sustained: no doubling (E19)
+    assert "Saber pays the MP it costs" in gated.text()  # D 2 x anti-army 3, sustained: no doubling (E19)
     await harness.slash(gm, table.channel, "combat next")
     too_far = (await harness.slash(rin, table.channel, "grail move", x=60, y=10, run=True)).reply
     assert too_far.ephemeral and too_far.content == "Rin最多移动 28 格。"  # speed 7, run x4
@@ -445,7 +455,7 @@ async def test_squares_distances_a_charge_a_run_and_a_sustained_release(table: T
     struck = (await harness.slash(rin, table.channel, "attack", target="Saber", action="melee")).reply
     assert struck.ephemeral and struck.content == "Rin本轮已经奔跑：奔跑后直到下个回合都没有标准动作。"
     rounded = await harness.slash(gm, table.channel, "combat next")
-    assert "Saber pays 6 MP" in rounded.reply.text()  # paid again at the new round's start
+    assert "Saber pays the MP it costs" in rounded.reply.text()  # paid again at the new round's start
     assert "MP 35/80" in await _pools(table, "Saber")  # 80 - 33 upkeep (Gate D counts 2) - 6 - 6
     # Round 2, Saber's turn, before Rin's: she ran, so her dex does not count: 5 + 5 = 10 hits.
     await harness.slash(gm, table.channel, "grail place", character="Saber", x=41, y=10)
@@ -492,7 +502,7 @@ async def test_casting_in_a_fight_opens_a_window_for_opportunity_attacks_and_mar
     assert twice.replies[-1].ephemeral and twice.replies[-1].content == "Saber has struck at this opening already."
     went = await harness.emulator.click(gm, harness.last(table.channel, gm), "Let it go on")
     text = went.replies[-1].text()
-    assert "Rin pays 10 MP" in text  # 5 per standard action (R21)
+    assert "Rin pays the MP it costs" in text  # 5 per standard action (R21)
     # Her bolt: 15 + int 3 - Saber's AGI 4 = 14, a hit: 2d4 + 3 = 11, less Magic Resistance A+1's 30: nothing.
     assert "Rin hits Saber with attack magecraft (14)" in text
     taken = await harness.emulator.click(shirou, harness.last(table.channel, shirou), "Take the hit")
@@ -531,9 +541,10 @@ async def test_odds_are_exact_and_a_rivals_stay_the_gms(table: Table) -> None:
 
 async def test_a_rank_boost_a_plus_statuses_and_regeneration(table: Table) -> None:
     harness, shirou, rin, gm = table.harness, table.shirou, table.rin, table.gm
-    skills = [{"name": "rank_boost", "rank": "C", "target": "STR"}, {"name": "回血", "rank": "B"},
+    skills = [{"name": "rank_boost", "rank": "C", "target": "力量"}, {"name": "回血", "rank": "B"},
               {"name": "instinct", "rank": "B+"}]  # fmt: skip
-    await _summon(table, shirou, E3_MASTER, {**SABER, "skills": skills})
+    legend = {"STR": "B", "END": "C+", "AGI": "C", "MAG": "B", "LUK": "A"}
+    await _summon(table, shirou, E3_MASTER, {**SABER, "legend": legend, "skills": skills})
     await _import(table, rin, {"kind": "master", "name": "Rin", "master_type": "melee", "attributes": {"str": 5}})
 
     # The "+" on Instinct B: x2 for 10 minutes, once a day (R17); an attack on Saber is at -8 instead of -4.
@@ -542,11 +553,19 @@ async def test_a_rank_boost_a_plus_statuses_and_regeneration(table: Table) -> No
     harness.dice.queue([19, 3])
     struck = (await harness.slash(rin, table.channel, "attack", target="Saber", action="melee")).reply
     assert "+5 (attack bonus) -8 (Instinct) -4 (defence) = **12**" in struck.text()
+    # Each "+" is its own (R17): END's turns on beside Instinct's, with its extra HP, 4 more per rank over B.
+    twice = (await harness.slash(shirou, table.channel, "grail plus", target="Instinct")).reply
+    assert twice.ephemeral and twice.content == 'The "+" of Saber\'s Instinct is on already.'
+    endurance = (await harness.slash(shirou, table.channel, "grail plus", target="耐力")).reply
+    assert endurance.embeds[0]["title"] == 'Saber turns on the "+" of Endurance: ×2 for 10 minutes'
+    none = (await harness.slash(shirou, table.channel, "grail plus", target="LUK")).reply
+    assert none.ephemeral and none.content == 'Saber has no "+" on Luck.'
     # A GM rules Saber unaware: its AGI no longer counts (R3); Instinct still does while conscious.
     ruled = (await harness.slash(gm, table.channel, "grail status", character="Saber", status="unaware")).reply
     assert ruled.ephemeral and "unaware" in ruled.text().lower()  # a public post would tell Saber's player
     log = (await harness.slash(shirou, table.channel, "log show")).reply.text()
-    assert "made a ruling on Saber that the GMs keep to themselves" in log
+    assert "made a ruling that the GMs keep to themselves" in log
+    assert not any("ruling" in line and "Saber" in line for line in log.splitlines())
     harness.dice.queue([13, 2])
     hit = (await harness.slash(rin, table.channel, "attack", target="Saber", action="melee")).reply
     assert "+5 (attack bonus) -8 (Instinct) = **10**" in hit.text()
@@ -554,6 +573,7 @@ async def test_a_rank_boost_a_plus_statuses_and_regeneration(table: Table) -> No
     # An hour passes: the "+" ends, and HP Regeneration B would give 4 a round (Saber is unhurt: nothing).
     ended = await harness.slash(gm, table.channel, "campaign time", hours=1)
     assert 'The "+" of Saber\'s Instinct ends' in ended.reply.text()
+    assert 'The "+" of Saber\'s Endurance ends' in ended.reply.text()
 
     await harness.slash(gm, table.channel, "gm award", character="Saber", resource="hp", amount=-20)
     harness.dice.queue([20, 1])
@@ -584,7 +604,8 @@ async def test_without_auto_transfer_the_master_consents_to_give(table: Table) -
     assert asked.content.startswith("Saber needs 50 MP and has 44: will Shirou give MP for it"), asked.content
     harness.dice.queue([10, 1, 1, 1, 1, 1])
     given = await harness.emulator.click(shirou, asked, "Give the MP")
-    assert "Saber pays 50 MP, Shirou giving 4 MP for it" in given.replies[-1].text()
+    assert "Saber pays the MP it costs" in given.replies[-1].text()
+    assert "MP 2/80" in await _pools(table, "Saber") and "MP 6/10" in await _pools(table, "Shirou")
 
     await harness.slash(gm, table.channel, "gm award", character="Saber", resource="mp", amount=40)
     await _import(table, table.rin, {"kind": "master", "name": "Taiga", "master_type": "melee"})
@@ -617,7 +638,7 @@ async def test_what_a_first_play_through_found(table: Table) -> None:
     # A player declines Luck's optional rerolls; an unapproved Servant does not fight.
     declined = await harness.slash(rin, table.channel, "character edit", name="Archer", field="luck_rerolls",
                                    value="false")  # fmt: skip
-    assert not declined.reply.ephemeral, declined.reply.content
+    assert declined.reply.ephemeral and "luck_rerolls" in declined.reply.content  # a private sheet's change
     await _import(table, mei, E3_MASTER)
     await _import(table, mei, SABER)  # waits for a GM
     held = await harness.slash(gm, table.channel, "combat start", order="Rin, Archer, Saber")
@@ -662,7 +683,7 @@ async def test_what_a_first_play_through_found(table: Table) -> None:
     assert "Berserker's Mind's Eye (18) beats the attack roll (17): evaded" in text
     assert "Berserker takes 7 damage (rolled 14; reduced: halved)" in text
     assert "Saber takes 14 damage (rolled 14)" in text
-    assert "Archer pays 30 MP" in text
+    assert "Archer pays the MP it costs" in text
     await harness.slash(mei, table.channel, "character use", name="Saber")
     early = (await harness.slash(mei, table.channel, "attack", target="Berserker", action="melee")).reply
     assert early.ephemeral and early.content == "现在是 Archer 的回合：Saber 在自己的回合行动。"
@@ -678,6 +699,7 @@ async def test_what_a_first_play_through_found(table: Table) -> None:
 
     # A Master a GM kills with an award leaves its Servant masterless at the next round: gone within 1d3 rounds.
     await harness.slash(gm, table.channel, "gm award", character="Illya", resource="hp", amount=-100)
+    assert "Illya is dead." in harness.seen_by(mei, table.channel)  # the pools stay hidden; the death does not
     harness.dice.queue([1])
     said = ""
     for _ in range(12):
@@ -772,10 +794,13 @@ async def test_the_gms_puppets_and_familiars_and_charisma_for_an_ally(table: Tab
     harness.dice.queue([15, 2])
     fists = (await harness.slash(shirou, table.channel, "attack", target="Golem", action="melee")).reply.text()
     assert "Golem takes nothing" in fists
-    # Once the two stand in different sectors, Saber is out of sight.
-    await harness.slash(gm, table.channel, "grail place", character="Saber", x=1, y=1, sector_x=1)
+    # Once Shirou stands on the map and Saber nowhere on it, or in another sector, Saber is out of sight.
     await harness.slash(gm, table.channel, "grail place", character="Shirou", x=1, y=1)
     await harness.slash(gm, table.channel, "grail place", character="Golem", x=2, y=1)
+    harness.dice.queue([15, 2])
+    unseen = (await harness.slash(shirou, table.channel, "attack", target="Golem", action="melee")).reply.text()
+    assert "Charisma" not in unseen
+    await harness.slash(gm, table.channel, "grail place", character="Saber", x=1, y=1, sector_x=1)
     harness.dice.queue([15, 2])
     alone = (await harness.slash(shirou, table.channel, "attack", target="Golem", action="melee")).reply.text()
     assert "Charisma" not in alone and "1d20 [15] +4 (attack bonus) -3 (defence) = **16**" in alone
@@ -803,7 +828,7 @@ async def test_a_casters_territory_restores_its_mp_inside_it(table: Table) -> No
     # Territory Creation A: 5 MP a minute once it stands, never above the maximum.
     stood = (await harness.slash(gm, table.channel, "campaign time", hours=24)).reply.text()
     assert "Medea regenerates: HP +0, MP +50" in stood
-    assert "Medea pays its daily upkeep: 7 MP" in stood and "MP 93/100" in await _pools(table, "Medea")
+    assert "Medea pays its daily upkeep" in stood and "MP 93/100" in await _pools(table, "Medea")  # 7
     # Outside its 50x50 squares (25 to the east is out), nothing; 24 to the east is in.
     await harness.slash(gm, table.channel, "gm award", character="Medea", resource="mp", amount=-10)
     await harness.slash(gm, table.channel, "grail place", character="Medea", x=75, y=50)
@@ -969,7 +994,7 @@ async def test_healing_protection_suggestion_and_what_expires(table: Table) -> N
     await harness.slash(rin, table.channel, "character use", name="Rin")
     healed = (await harness.slash(rin, table.channel, "grail cast", spell="heal", target="Shirou", amount=3)).reply
     assert healed.embeds[0]["title"] == "Rin casts healing" and "Shirou regains 6 HP." in healed.text()
-    assert "Rin pays 3 MP" in healed.text()
+    assert "Rin pays the MP it costs" in healed.text()
     await harness.slash(rin, table.channel, "character use", name="Medea")
     topped = (await harness.slash(rin, table.channel, "grail cast", spell="heal", target="Shirou", amount=1)).reply
     assert "Shirou regains 4 HP." in topped.text()
@@ -1025,7 +1050,7 @@ async def test_spells_and_spirit_form_provoke_in_a_fight(table: Table) -> None:
     assert struck.error is None, struck.error
     went = await harness.emulator.click(gm, harness.last(table.channel, gm), "Let it go on")
     assert "Medea crosses 20 squares in an instant." in went.replies[-1].text(), cast.content
-    assert "Medea pays 20 MP" in went.replies[-1].text()
+    assert "Medea pays the MP it costs" in went.replies[-1].text()
     where = (await harness.slash(rin, table.channel, "grail where")).reply.content
     assert "Medea：小地图（0, 0），格（30, 10）" in where
 

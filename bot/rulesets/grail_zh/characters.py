@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
-from bot.rulesets.base import CharacterSnapshot
+from bot.rulesets.base import REVEALED, CharacterSnapshot
 from bot.rulesets.words import as_written
 from rules.exchange import Outcome, Text
 from rules.grail_zh.characters import MasterStats, ServantStats, master_stats, plus_on, stats_at
@@ -37,7 +37,7 @@ DOWN = "down"  # its fate meanwhile: out of the fight, not yet out of the war
 UNAWARE = "unaware"  # the state key of a character a GM ruled unaware of its attackers
 SPIRIT_FORM = "spirit_form"  # the state key of a Servant in spirit form (R23)
 BOOST = "rank_boost"  # the state key of a fight's rank boost: {"stat", "ranks"}
-PLUS_ACTIVE = "plus_active"  # the state key of a passive "+" that is on: {"target", "pluses", "until", "extra"}
+PLUS_ACTIVE = "plus_active"  # the state key of the passive "+" that are on: [{"target", "pluses", "until", "extra"}]
 DEFENDING = "defending"  # the state key of the round its Defend stance began (R26)
 UPKEEP_UNPAID = "upkeep_unpaid"  # the state key of a fight whose combat upkeep it could not pay (D19)
 # What /check takes: a Master's six attributes and a Servant's five stats, each by one upper-case word.
@@ -76,12 +76,23 @@ def written_skills(data: Mapping[str, Any]) -> dict[str, Any]:
     skills = data.get("skills")
     if not isinstance(skills, list):
         return dict(data)
-    named = [
-        {**skill, "name": as_written(CATALOGS, "skill", SKILLS, skill.get("name"))} if isinstance(skill, Mapping)
-        else skill
-        for skill in skills
-    ]  # fmt: skip
+    named = [_written_skill(skill) if isinstance(skill, Mapping) else skill for skill in skills]
     return {**data, "skills": named}
+
+
+def _written_skill(skill: Mapping[str, Any]) -> dict[str, Any]:
+    """A skill by the rules' name, and a rank boost's stat too (`力量`, `Strength` are STR)."""
+    name = as_written(CATALOGS, "skill", SKILLS, skill.get("name"))
+    written = {**skill, "name": name}
+    if name == "rank_boost" and "target" in skill:
+        written["target"] = as_written(CATALOGS, "stat", STATS, skill["target"])
+    return written
+
+
+def hidden_sheet(character: CharacterSnapshot) -> bool:
+    """Every sheet of this game is its owner's and the GMs' until a GM reveals it: what it pays would tell its
+    ranks, so amounts are told only where it is revealed."""
+    return not character.state.get(REVEALED)
 
 
 def servant_like(character: CharacterSnapshot) -> bool:
@@ -119,11 +130,18 @@ def servant_of(character: CharacterSnapshot, options: CampaignOptions) -> Servan
         stat = boost["stat"]
         ranks[stat] = ranks[stat].shifted(int(boost["ranks"]))
     stats = stats_at(sheet, ranks, rules_options, class_abilities=character.kind == SERVANT)
-    active = character.state.get(PLUS_ACTIVE)
-    if isinstance(active, Mapping):
+    for active in pluses_on(character):
         multiplier = plus_multiplier(int(active["pluses"]), rules_options.plus_mode)
         stats = plus_on(stats, str(active["target"]), multiplier, CLASS_TABLE[sheet.servant_class].hp)
     return stats
+
+
+def pluses_on(character: CharacterSnapshot) -> list[Mapping[str, Any]]:
+    """Each passive "+" that is on (R17: each its own, once a day)."""
+    active = character.state.get(PLUS_ACTIVE)
+    if isinstance(active, Mapping):  # one "+" on, as it was stored before several could be
+        return [active]
+    return [entry for entry in active if isinstance(entry, Mapping)] if isinstance(active, list) else []
 
 
 def luck_of(character: CharacterSnapshot) -> Rank | None:
@@ -144,6 +162,24 @@ def speed_of(character: CharacterSnapshot, options: CampaignOptions) -> int | No
     return master_of(character).speed
 
 
-def fate_of(character: CharacterSnapshot) -> str | None:
+def recorded_fate(character: CharacterSnapshot) -> str | None:
+    """The fate the rules wrote down (a death, a vanishing), whatever the pools say."""
     fate = character.state.get(FATE)
     return fate if isinstance(fate, str) else None
+
+
+def fate_of(character: CharacterSnapshot) -> str | None:
+    """Why a character is out of play, or None: its recorded fate, else what its pools mean. A Master at 0 HP or 0
+    MP is dead (D24, 「一旦MP为0，master死亡」); a Servant at 0 MP vanishes (R16), and at 0 HP unless Battle
+    Continuation holds it (R19); a puppet or a familiar is gone at 0 HP; one dying (D24's option) is down."""
+    fate = recorded_fate(character)
+    if fate is not None:
+        return fate
+    hp, mp = character.pools[HP].current, character.pools[MP].current
+    if hp <= 0 and DYING in character.state:
+        return DOWN
+    if character.kind in (PUPPET, FAMILIAR):  # a body with no MP of its own to lose
+        return (VANISHED if character.kind == PUPPET else DEAD) if hp <= 0 else None
+    if character.kind == MASTER:
+        return DEAD if hp <= 0 or mp <= 0 else None
+    return VANISHED if mp <= 0 or (hp <= 0 and CONTINUING not in character.state) else None

@@ -45,9 +45,11 @@ from bot.rulesets.grail_zh.characters import (
     Told,
     fate_of,
     grail_options,
+    hidden_sheet,
     luck_of,
     master_file,
     master_of,
+    recorded_fate,
     servant_file,
     servant_like,
     servant_of,
@@ -341,7 +343,8 @@ def means_of(character: CharacterSnapshot, action: str, actions: int, options: G
         if kind == "feat" and feat is not None and feat.damage is not None:
             return Means("feat", feat.name, spell, feat.damage, magecraft=True, normal=False)
     known = [Text(f"attack_choice.{kind}", {"name": name}) for _, kind, name in attack_actions(character, options)]
-    raise RuleError("grail_no_such_attack", action=action, name=character.name, actions=joined(known))
+    raise RuleError("grail_no_such_attack", action=means_text(kind) if kind != NP else action, name=character.name,
+                    actions=joined(known))  # fmt: skip
 
 
 def _combat_refused(attacker: CharacterSnapshot, scene: Scene) -> None:
@@ -370,7 +373,9 @@ def payment(
         if mp - cost < 0 or (mp - cost == 0 and not confirm):
             raise RuleError("grail_master_cost", cost=cost, mp=mp)
         effects: list[Effect] = [PoolDelta(role, MP, -cost)]
-        paid = Paid(name=attacker.name, cost=cost, from_master=0, master=None, vanished=False, secret=attacker.gm_run)
+        paid = Paid(
+            name=attacker.name, cost=cost, from_master=0, master=None, vanished=False, secret=hidden_sheet(attacker)
+        )
         if mp == cost:  # 「一旦MP为0，master死亡」, confirmed
             effects.append(StatePatch(role, FATE, DEAD))
             return Step(effects=tuple(effects), outcomes=(paid,)).then(upkeep.master_fell(scene, role))
@@ -379,7 +384,7 @@ def payment(
     effects, payment = upkeep.servant_pays(role, attacker, cost, master, forced=False, helped=helped, fatal=confirm)
     paid = Paid(name=attacker.name, cost=cost, from_master=payment.from_master,
                 master=master.name if master is not None and payment.from_master else None,
-                vanished=payment.vanished, secret=attacker.gm_run)  # fmt: skip
+                vanished=payment.vanished, secret=hidden_sheet(attacker))  # fmt: skip
     return Step(effects=tuple(effects), outcomes=(paid,))
 
 
@@ -491,12 +496,15 @@ def _aimed(attacker: CharacterSnapshot, defender: CharacterSnapshot, means: Mean
 
 def _charisma(attacker: CharacterSnapshot, options: GrailZhOptions) -> int:
     """R19: an ally in sight with Charisma gives +X to attack and damage, never to itself. This game's team is a
-    Master and its Servant (§2.6: no camps); in sight is the same sector where both stand on the map."""
+    Master and its Servant (§2.6: no camps); in sight is the same sector where the map is kept for both (an ally
+    off the map, when the attacker is on it, is not there)."""
     best = 0
     for ally in (attacker.partner(CONTRACT), attacker.dependant(CONTRACT)):
         if ally is None or fate_of(ally) is not None:
             continue
         here, there = actions.square(attacker), actions.square(ally)
+        if (here is None) != (there is None):  # one stands on the map and the other nowhere on it: not in sight
+            continue
         if here is not None and there is not None and actions.sector_of(here) != actions.sector_of(there):
             continue
         best = max(best, _magnitude(ally, "charisma", options))
@@ -1039,7 +1047,7 @@ def expired_continuations(
             if not isinstance(until, int) or (scene.turn.round_number < until and not all_of_them):
                 continue
             effects.append(StatePatch(who, key, None))
-            if character.pools[HP].current < 1 and fate_of(character) is None:
+            if character.pools[HP].current < 1 and recorded_fate(character) is None:
                 end = VANISHED if servant_like(character) else DEAD
                 effects.append(StatePatch(who, FATE, end))
                 ended = Ended(name=character.name) if key == CONTINUING else DiedOfWounds(name=character.name, fate=end)

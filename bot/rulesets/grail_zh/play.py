@@ -34,12 +34,9 @@ from bot.rulesets.grail_zh.characters import (
     BOOST,
     CATALOGS,
     CHECK_WORDS,
-    CONTINUING,
     CONTRACT,
     DEAD,
     DEFENDING,
-    DOWN,
-    DYING,
     FAMILIAR,
     HP,
     MASTER,
@@ -54,6 +51,7 @@ from bot.rulesets.grail_zh.characters import (
     derived_ranks,
     fate_of,
     grail_options,
+    hidden_sheet,
     luck_of,
     master_file,
     master_of,
@@ -176,8 +174,10 @@ def _stat_of(character: CharacterSnapshot, word: str) -> tuple[str, int]:
         attribute = MASTER_WORDS.get(upper)
         if attribute is not None:
             return attribute.upper(), master_file(character).attribute(attribute)
-    shown = ", ".join(STATS if servant_like(character) else (a.upper() for a in ATTRIBUTES))
-    raise RuleError("grail_stat_not_here", stat=word, name=character.name, stats=shown)
+    words = STATS if servant_like(character) else tuple(a.upper() for a in ATTRIBUTES)
+    named: Text | str = Text(f"stat.{upper}") if upper in CHECK_WORDS else word
+    raise RuleError("grail_stat_not_here", stat=named, name=character.name,
+                    stats=joined([Text(f"stat.{stat}") for stat in words]))  # fmt: skip
 
 
 MASTER_WORDS: dict[str, Attribute] = {**{attribute.upper(): attribute for attribute in ATTRIBUTES}, "AGI": "dex"}
@@ -409,19 +409,7 @@ class GrailZhPlay(Play):
         return Report(title, notes=tuple(notes))
 
     def out_of_play(self, character: CharacterSnapshot) -> str | None:
-        """A Master at 0 HP or 0 MP is dead (D24, 「一旦MP为0，master死亡」); a Servant at 0 MP vanishes (R16), and at 0
-        HP unless Battle Continuation holds it (R19); and whatever fate the rules recorded."""
-        fate = fate_of(character)
-        if fate is not None:
-            return fate
-        hp, mp = character.pools[HP].current, character.pools[MP].current
-        if hp <= 0 and DYING in character.state:
-            return DOWN
-        if character.kind in self.gm_kinds:  # a body with no MP of its own to lose
-            return (VANISHED if character.kind == PUPPET else DEAD) if hp <= 0 else None
-        if character.kind == MASTER:
-            return DEAD if hp <= 0 or mp <= 0 else None
-        return VANISHED if mp <= 0 or (hp <= 0 and CONTINUING not in character.state) else None
+        return fate_of(character)
 
     def gone(self, character: CharacterSnapshot) -> bool:
         """Out of the war for good: dead or vanished, not merely down."""
@@ -614,9 +602,11 @@ def _combat_upkeep(role: str, servant: CharacterSnapshot, options: GrailZhOption
         effects, payment = upkeep.servant_pays(role, servant, cost, servant.partner(CONTRACT), forced=False,
                                                helped=options.auto_transfer)  # fmt: skip
     except RuleError:
-        unpaid = UpkeepPaid(name=servant.name, cost=cost, from_master=0, paid=False, secret=servant.gm_run)
+        unpaid = UpkeepPaid(name=servant.name, cost=cost, from_master=0, paid=False, secret=hidden_sheet(servant))
         return Step(effects=(StatePatch(role, UPKEEP_UNPAID, True),), outcomes=(unpaid,))
-    paid = UpkeepPaid(name=servant.name, cost=cost, from_master=payment.from_master, paid=True, secret=servant.gm_run)
+    paid = UpkeepPaid(
+        name=servant.name, cost=cost, from_master=payment.from_master, paid=True, secret=hidden_sheet(servant)
+    )
     return Step(effects=tuple(effects), outcomes=(paid,))
 
 

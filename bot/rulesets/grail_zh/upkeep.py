@@ -25,8 +25,10 @@ from bot.rulesets.grail_zh.characters import (
     Told,
     fate_of,
     grail_options,
+    hidden_sheet,
     master_file,
     master_of,
+    pluses_on,
     servant_file,
     servant_like,
     servant_of,
@@ -98,9 +100,11 @@ class DailyUpkeep(Told):
     cost: int
     from_master: int
     vanished: bool
-    secret: bool = False  # a character the GMs run
+    secret: bool = False  # a hidden sheet: what it pays would tell its ranks
 
     def told(self) -> Tale:
+        if self.vanished:  # its last MP went into it: it could not pay the day
+            return None, [Text("upkeep.daily_unpaid", {"name": self.name})]
         if self.secret:
             return None, [Text("upkeep.daily_secret", {"name": self.name})]
         key = "upkeep.daily_with_master" if self.from_master else "upkeep.daily"
@@ -345,7 +349,7 @@ def _daily(
     effects, payment = servant_pays(who, servant, cost, master, forced=True, helped=options.auto_transfer, mp=mp,
                                     master_mp=master_mp)  # fmt: skip
     paid = DailyUpkeep(name=servant.name, cost=cost, from_master=payment.from_master, vanished=payment.vanished,
-                       secret=servant.gm_run)  # fmt: skip
+                       secret=hidden_sheet(servant))  # fmt: skip
     return Step(effects=tuple(effects), outcomes=(paid,)), payment
 
 
@@ -424,9 +428,10 @@ def plus(scene: Scene, target: str) -> Step:
     sheet = servant_file(servant)
     pluses = _pluses_on(sheet, target)
     if not pluses:
-        raise RuleError("grail_no_plus", name=target)
-    if PLUS_ACTIVE in servant.state:
-        raise RuleError("grail_plus_active", name=servant.name)
+        raise RuleError("grail_no_plus", name=servant.name, target=target_text(target))
+    active = pluses_on(servant)
+    if any(entry.get("target") == target for entry in active):
+        raise RuleError("grail_plus_active", name=servant.name, target=target_text(target))
     day = day_of(servant)
     used = servant.state.get(PLUS_DAYS) or {}
     if isinstance(used, dict) and used.get(target) == day:
@@ -436,8 +441,8 @@ def plus(scene: Scene, target: str) -> Step:
     after = plus_on(before, target, multiplier, CLASS_TABLE[sheet.servant_class].hp)
     extra = {HP: after.hp_max - before.hp_max, MP: after.mp_max - before.mp_max}
     effects: list[Effect] = [
-        StatePatch(ACTOR, PLUS_ACTIVE, {"target": target, "pluses": pluses,
-                                        "until": scene.turn.round_number + PLUS_ROUNDS, "extra": extra}),
+        StatePatch(ACTOR, PLUS_ACTIVE, [*active, {"target": target, "pluses": pluses,
+                                                  "until": scene.turn.round_number + PLUS_ROUNDS, "extra": extra}]),
         StatePatch(ACTOR, PLUS_DAYS, {**(used if isinstance(used, dict) else {}), target: day}),
     ]  # fmt: skip
     for pool, amount in extra.items():
@@ -458,14 +463,21 @@ def _pluses_on(sheet: ServantFile, target: str) -> int:
 def plus_expired(who: str, character: CharacterSnapshot, *, now: int | None) -> Step:
     """A "+" that is on ends after its 10 minutes (`now`: the round; None: story time passed, ending it at once);
     its extra HP and MP go with it, the pools coming down to their maxima."""
-    active = character.state.get(PLUS_ACTIVE)
-    if not isinstance(active, dict) or (now is not None and now < int(active["until"])):
+    active = pluses_on(character)
+    ended = [entry for entry in active if now is None or now >= int(entry["until"])]
+    if not ended:
         return Step()
-    effects: list[Effect] = [StatePatch(who, PLUS_ACTIVE, None)]
-    for pool, amount in (active.get("extra") or {}).items():
+    kept = [entry for entry in active if entry not in ended]
+    effects: list[Effect] = [StatePatch(who, PLUS_ACTIVE, kept or None)]
+    lowered: dict[str, int] = {}
+    for entry in ended:
+        for pool, amount in (entry.get("extra") or {}).items():
+            lowered[pool] = lowered.get(pool, 0) + int(amount)
+    for pool, amount in lowered.items():
         if amount:
-            effects.append(PoolMaximum(who, pool, (character.pools[pool].maximum or 0) - int(amount)))
-    return Step(effects=tuple(effects), outcomes=(PlusOff(name=character.name, target=str(active["target"])),))
+            effects.append(PoolMaximum(who, pool, (character.pools[pool].maximum or 0) - amount))
+    outcomes = tuple(PlusOff(name=character.name, target=str(entry["target"])) for entry in ended)
+    return Step(effects=tuple(effects), outcomes=outcomes)
 
 
 def can_give(master: CharacterSnapshot | None, servant: CharacterSnapshot) -> bool:
