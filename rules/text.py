@@ -21,12 +21,14 @@ REASON_LIMIT = 200
 _UNSEEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 
 
+def unseen_character(name: str) -> str | None:
+    """The first character of a name that a reader cannot see as itself (as `U+200B`), or None."""
+    return next((f"U+{ord(c):04X}" for c in name if unicodedata.category(c) in _UNSEEN), None)
+
+
 def _seen_whole(name: str) -> str:
-    for character in name:
-        if unicodedata.category(character) in _UNSEEN:
-            raise PydanticCustomError(
-                "name_characters", "{code} cannot be in a name", {"code": f"U+{ord(character):04X}"}
-            )
+    if (code := unseen_character(name)) is not None:
+        raise PydanticCustomError("name_characters", "{code} cannot be in a name", {"code": code})
     return name
 
 

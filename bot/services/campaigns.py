@@ -15,6 +15,7 @@ from bot.errors import UserError
 from bot.rulesets.registry import RULESETS
 from bot.services.common import Actor, Clock, Place, active_campaign, gm_ids, record_event, require_gm
 from rules.options import CampaignOptions, OptionError, with_option
+from rules.text import unseen_character
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,8 @@ class CampaignService:
     async def start(self, place: Place, actor: Actor, ruleset: str, name: str) -> Campaign:
         if ruleset not in RULESETS:
             raise UserError("error.unknown_ruleset", ruleset=ruleset)
+        if (code := unseen_character(name)) is not None:
+            raise UserError("error.name_characters", code=code)
         try:
             async with self.database.write() as session:
                 now = self.clock()

@@ -12,7 +12,7 @@ from bot.db.models import Side, SideMember
 from bot.errors import UserError
 from bot.services.characters import find_character
 from bot.services.common import Actor, Clock, Place, active_campaign, record_event, require_gm
-from rules.text import NAME_LIMIT
+from rules.text import NAME_LIMIT, unseen_character
 
 
 class SideService:
@@ -24,6 +24,8 @@ class SideService:
         """A side of the channel's campaign with these (character name, place) members; GM only."""
         if not name.strip() or len(name) > NAME_LIMIT:
             raise UserError("error.name_length", limit=NAME_LIMIT)
+        if (code := unseen_character(name)) is not None:
+            raise UserError("error.name_characters", code=code)
         if len({member.lower() for member, _ in members}) != len(members):
             raise UserError("error.side_member_twice")
         try:

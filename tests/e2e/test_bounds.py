@@ -111,6 +111,14 @@ async def test_a_name_past_its_limit_is_refused_the_same_on_every_backend(gate: 
     assert "N" * 100 not in roster.text()
 
 
+async def test_a_name_that_could_pass_for_another_is_refused_wherever_names_are_given(gate: Gate) -> None:
+    refused = await _master(gate, name="Rin\u200b")
+    assert "`name`: a name cannot hold line breaks or invisible characters (U+200B)" in refused
+    started = await gate.harness.slash(gate.gm, gate.channel, "campaign start", ruleset="fate_points",
+                                       name="Two\nlines")  # fmt: skip
+    assert started.reply.ephemeral and "(U+000A)" in started.reply.content
+
+
 async def test_a_forged_button_gets_a_clear_answer(gate: Gate) -> None:
     anything = (await gate.harness.slash(gate.gm, gate.channel, "roll", dice="1d20")).reply
     for custom_id in ("wait:" + "9" * 40 + ":dodge", "waitcancel:" + "9" * 40, "wait:123456:dodge"):
