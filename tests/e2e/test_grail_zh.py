@@ -1065,3 +1065,56 @@ async def test_spells_and_spirit_form_provoke_in_a_fight(table: Table) -> None:
     assert left.embeds[0]["title"] == "Saber takes form again"
     again = (await harness.slash(shirou, table.channel, "grail spirit")).reply
     assert again.ephemeral, again.content  # its whole turn went into the first
+
+
+async def test_searching_the_map_and_presence_concealment(table: Table) -> None:
+    harness, shirou, rin, gm = table.harness, table.shirou, table.rin, table.gm
+    await _summon(table, shirou, E3_MASTER, SABER)
+    archer = {"kind": "servant", "name": "Archer", "master": "Sakura", "servant_class": "archer",
+              "legend": {"STR": "D", "END": "C", "AGI": "C", "MAG": "B", "LUK": "E"},
+              "skills": [{"name": "clairvoyance", "rank": "C"}]}  # fmt: skip
+    await _summon(table, rin, {"kind": "master", "name": "Sakura", "master_type": "melee",
+                               "attributes": {"wis": 3}}, archer)  # fmt: skip
+    hassan = {"kind": "servant", "name": "Hassan", "master": "Kirei", "servant_class": "assassin",
+              "legend": {"STR": "C", "END": "C", "AGI": "A", "MAG": "C", "LUK": "C"}}  # fmt: skip
+    for npc in ({"kind": "master", "name": "Kirei", "master_type": "melee", "attributes": {"str": 5}}, hassan):
+        await harness.slash(gm, table.channel, "character import", npc=True,
+                            file=("npc.yaml", yaml.safe_dump(npc).encode()))  # fmt: skip
+    squares = {"Saber": (10, 10, 0), "Shirou": (12, 10, 0), "Hassan": (30, 30, 0), "Sakura": (40, 40, 0),
+               "Archer": (5, 5, 3), "Kirei": (50, 50, 7)}  # fmt: skip
+    for name, (x, y, sector_x) in squares.items():
+        await harness.slash(gm, table.channel, "grail place", character=name, x=x, y=y, sector_x=sector_x)
+    await harness.slash(gm, table.channel, "character use", name="Hassan")
+    hidden = (await harness.slash(gm, table.channel, "grail conceal")).reply
+    assert hidden.ephemeral and hidden.embeds[0]["title"] == "Hassan conceals its presence"
+    assert "conceals its presence" not in harness.seen_by(shirou, table.channel)
+
+    # E17: Saber (MAG B, AGI B) rolls 17: 17 + 4 + 4 = 25 < 10 + 5 x 5 for Presence Concealment A; the Master
+    # Sakura is found at 17 + 4 - 5 = 16; Archer, three sectors away, only by Clairvoyance C.
+    harness.dice.queue([17])
+    searched = (await harness.slash(shirou, table.channel, "grail search")).reply
+    text = searched.text()
+    assert searched.ephemeral and searched.embeds[0]["title"] == "Saber searches the area"
+    assert "search, against concealment: 1d20 [17] +4 (Magic) +4 (Agility) = **25**" in text
+    assert "Sakura: sector (0, 0), square (40, 40)" in text and "Shirou: sector (0, 0)" in text
+    assert "Hassan" not in text.split("Notes")[-1] and "Archer" not in text
+    await harness.slash(rin, table.channel, "character use", name="Archer")
+    harness.dice.queue([12])
+    far = (await harness.slash(rin, table.channel, "grail search")).reply.text()
+    assert "Saber：小地图（0, 0），格（10, 10）" in far and "Kirei" not in far
+    # A Master (wis 3) rolls 20: 23, still short of 35; a failed search says only that it found no one.
+    await harness.slash(gm, table.channel, "grail place", character="Sakura", x=29, y=29)
+    await harness.slash(rin, table.channel, "character use", name="Sakura")
+    harness.dice.queue([20])
+    missed = (await harness.slash(rin, table.channel, "grail search")).reply.text()
+    assert "侦查（对抗气息遮蔽）: 1d20 [20] +3 (感知) = **23**" in missed and "Hassan" not in missed
+    log = (await harness.slash(shirou, table.channel, "log show")).reply.text()
+    assert "someone searched the area" in log and "a secret move on the map" in log and "hid" not in log
+
+    # D29: its first blow from hiding treats Saber as unaware (no defence, an Assassin's dice at their maximum).
+    await harness.slash(gm, table.channel, "grail place", character="Hassan", x=11, y=11)
+    harness.dice.queue([10])
+    struck = (await harness.slash(gm, table.channel, "attack", target="Saber", action="melee")).reply.text()
+    assert "Hassan strikes from concealment" in struck and "(defence)" not in struck and "[12, 12]" in struck
+    again = (await harness.slash(gm, table.channel, "grail conceal", leave=True)).reply
+    assert again.ephemeral and again.content == "Hassan is not concealed."

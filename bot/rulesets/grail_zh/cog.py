@@ -1,5 +1,5 @@
-"""Commands only the Chinese d20 game has: /grail defend, move, place, where, status, contradict, spirit, cast,
-aim, boost, plus, territory, transfer, ritual and rest."""
+"""Commands only the Chinese d20 game has: /grail defend, move, place, where, search, conceal, status, contradict,
+spirit, cast, aim, boost, plus, territory, transfer, ritual and rest."""
 
 from __future__ import annotations
 
@@ -106,6 +106,19 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
                                         lambda play, scene: play.cast(scene, spell.value, params), turn=True,
                                         opponent=target)  # fmt: skip
         await respond(interaction, progress)
+
+    @app_commands.command(name="search", description="Look for others in your sector (privately)")
+    async def search(self, interaction: Interaction) -> None:
+        progress = await self.grail.act(call_of(interaction), "map.search", "exchange.search",
+                                        lambda play, scene: play.search(scene), turn=True, everyone=True)  # fmt: skip
+        await respond(interaction, progress, private=True)
+
+    @app_commands.command(name="conceal", description="Presence Concealment: hide, out of a fight (privately)")
+    @app_commands.describe(leave="Leave concealment instead")
+    async def conceal(self, interaction: Interaction, leave: bool = False) -> None:
+        progress = await self.grail.act(call_of(interaction), "map.concealment", "exchange.conceal",
+                                        lambda play, scene: play.conceal(scene, leave))  # fmt: skip
+        await respond(interaction, progress, private=True)
 
     @app_commands.command(name="aim", description="A trickster aims the sniper rifle: +1 to the shot per round")
     @app_commands.describe(target="Whom it aims at", rounds="Rounds of aim at once, out of a fight (in one: 1)")

@@ -56,6 +56,7 @@ from bot.rulesets.grail_zh.characters import (
     speed_of,
     takes_luck_rerolls,
 )
+from bot.rulesets.grail_zh.detection import CONCEALED
 from bot.rulesets.words import joined
 from rules.exchange import (
     Answer,
@@ -143,6 +144,14 @@ class Attacked(Told):
         if self.stance:
             lines.append(Text("attack.stance", {"defender": self.defender}))
         return Text(key, said), lines
+
+
+class Unveiled(Told):
+    event = "map.unveiled"
+    name: str
+
+    def told(self) -> Tale:
+        return None, [Text("conceal.struck", {"name": self.name})]
 
 
 class Casting(Told):
@@ -519,12 +528,17 @@ def attack(scene: Scene, given: GrailAttackInput) -> Step:
     attacker = scene.one(ATTACKER)
     _combat_refused(attacker, scene)
     means = means_of(attacker, given.action, given.actions, options)
+    revealed = Step()
+    if CONCEALED in attacker.state:  # D29: the first blow from hiding finds its target unaware, and ends it
+        given = given.model_copy(update={"unaware": True})
+        revealed = Step(effects=(StatePatch(ATTACKER, CONCEALED, None),),
+                        outcomes=(Unveiled(name=attacker.name),))  # fmt: skip
     defenders = scene.members(DEFENDER)
     if len(defenders) > 1 and means.scope not in ("anti_army", "anti_city") and not means.area:
         raise RuleError("grail_one_target", name=means_text(means.name))
     # R25: an attack, a charge and a burst release are standard actions; a sustained release is a minor one.
     sustained = means.key == NP and means.sustained
-    acted = actions.spend(scene, ATTACKER, actions.MINOR if sustained else actions.STANDARD)
+    acted = revealed.then(actions.spend(scene, ATTACKER, actions.MINOR if sustained else actions.STANDARD))
     for defender in defenders:
         _within_reach(attacker, defender, means, given, options)
     if given.charge:

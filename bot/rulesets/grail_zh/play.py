@@ -29,7 +29,7 @@ from bot.rulesets.base import (
     SheetLine,
     Turn,
 )
-from bot.rulesets.grail_zh import actions, fight, magecraft, rulings, upkeep
+from bot.rulesets.grail_zh import actions, detection, fight, magecraft, rulings, upkeep
 from bot.rulesets.grail_zh.characters import (
     BOOST,
     CATALOGS,
@@ -243,6 +243,12 @@ class GrailZhPlay(Play):
 
     def cast(self, scene: Scene, spell: str, params: Mapping[str, Any]) -> Step:
         return magecraft.cast(scene, spell, params)
+
+    def search(self, scene: Scene) -> Step:
+        return detection.search(scene)
+
+    def conceal(self, scene: Scene, leave: bool) -> Step:
+        return detection.conceal(scene, leave)
 
     def aim(self, scene: Scene, rounds: int) -> Step:
         return fight.aim(scene, rounds)

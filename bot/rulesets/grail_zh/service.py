@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from bot.db.engine import Database
 from bot.db.models import Campaign
-from bot.rulesets.base import ACTOR, OPPONENT, Scene
+from bot.rulesets.base import ACTOR, EVERYONE, OPPONENT, Scene
 from bot.rulesets.grail_zh import actions
 from bot.rulesets.grail_zh.play import GrailZhPlay
 from bot.services.characters import active_character, campaign_characters, find_character
@@ -34,10 +34,11 @@ class GrailService:
 
     async def act(
         self, call: Call, kind: str, title_key: str, act: Callable[[GrailZhPlay, Scene], Step], *, turn: bool = False,
-        opponent: str | None = None,
+        opponent: str | None = None, everyone: bool = False,
     ) -> Progress:  # fmt: skip
-        """One of the game's own actions by the actor's active character (at an `opponent`, for some), which must be
-        able to act (and, for an action of its turn in a fight, whose turn it must be)."""
+        """One of the game's own actions by the actor's active character (at an `opponent`, for some; among
+        `everyone`, for a search), which must be able to act (and, for an action of its turn in a fight, whose turn
+        it must be)."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
             play = grail_play(campaign)
@@ -47,6 +48,8 @@ class GrailService:
             roles = {ACTOR: [character]}
             if opponent is not None:
                 roles[OPPONENT] = [await find_character(session, campaign, opponent)]
+            if everyone:  # what the act looks for may be anyone in the campaign
+                roles[EVERYONE] = await campaign_characters(session, campaign)
 
             def step(scene: Scene) -> Step:
                 refuse_fallen(play, RULESET_ID, scene.members(ACTOR))

@@ -1,0 +1,135 @@
+"""Finding the others on the map (R27) and hiding from them (R28): a search rolls once and names only whom it
+finds, to the searcher alone; a failed search says nothing of who was there. Presence Concealment is entered out of
+a fight, and its first attack treats the target as unaware, then it ends (D29)."""
+
+from __future__ import annotations
+
+from bot.rulesets.base import ACTOR, EVERYONE, CharacterSnapshot, Scene
+from bot.rulesets.grail_zh import actions
+from bot.rulesets.grail_zh.actions import SECTOR_SQUARES
+from bot.rulesets.grail_zh.characters import (
+    MASTER,
+    Tale,
+    Told,
+    fate_of,
+    grail_options,
+    luck_of,
+    master_file,
+    servant_like,
+    servant_of,
+    takes_luck_rerolls,
+)
+from rules.exchange import Modifier, Roll, RuleError, StatePatch, Step, Text
+from rules.grail_zh.model import Stat
+from rules.grail_zh.rolls import D20, luck_d20
+from rules.options import CampaignOptions
+
+CONCEALED = "concealed"  # the state key of a character in Presence Concealment (R28)
+DETECTION_TARGET = 10  # R2's 10
+MASTER_HIDDEN = -5  # 「侦查MASTER时结果-5」
+CONCEALMENT_BASE, CONCEALMENT_STEP = 10, 5  # found at 10 + 5X (「若结果小于15/20/25/30/35，他们无法发现你」)
+
+
+class Searched(Told):
+    event = "map.search"
+    secret: bool = True  # what a character finds is its player's alone
+    observer: str
+    found: list[str]
+    squares: list[list[int]]  # each found character's, across sectors
+
+    def told(self) -> Tale:
+        title = Text("search.title", {"name": self.observer})
+        if not self.found:
+            return title, [Text("search.nothing", {"name": self.observer})]
+        return title, [Text("where.square", {"name": name, "sx": x // SECTOR_SQUARES, "sy": y // SECTOR_SQUARES,
+                                             "x": x % SECTOR_SQUARES, "y": y % SECTOR_SQUARES})
+                       for name, (x, y) in zip(self.found, self.squares, strict=True)]  # fmt: skip
+
+
+def search(scene: Scene) -> Step:
+    """R27: a d20 (with Luck) + wis for a Master, + the better of MAG and AGI for a Servant, reaching 10 finds a
+    Servant in its sector (a Master at -5), or in sectors up to Clairvoyance's X away; R28: one concealed is found
+    only by d20 + wis (a Master) or + MAG + AGI (a Servant) reaching 10 + 5X."""
+    options = grail_options(scene.options)
+    observer = scene.one(ACTOR)
+    here = actions.square(observer)
+    if here is None:
+        raise RuleError("grail_search_unplaced", name=observer.name)
+    reach = servant_of(observer, options).magnitude("clairvoyance", options.ex_value) if servant_like(observer) else 0
+    d20 = luck_d20(scene.dice, luck_of(observer), optional_rerolls=takes_luck_rerolls(observer))
+    plain, against_concealment = _search_rolls(observer, d20, options)
+    rolls: list[Roll] = [plain]
+    found: list[str] = []
+    squares: list[list[int]] = []
+    for other in scene.members(EVERYONE):
+        there = actions.square(other)
+        if other.id == observer.id or there is None or fate_of(other) is not None:
+            continue
+        apart = _sectors_apart(here, there)
+        if apart > reach:
+            continue
+        concealment = concealment_of(other, options)
+        if concealment:
+            if against_concealment not in rolls:
+                rolls.append(against_concealment)
+            seen = against_concealment.total >= CONCEALMENT_BASE + CONCEALMENT_STEP * concealment
+        else:
+            seen = plain.total + (MASTER_HIDDEN if other.kind == MASTER else 0) >= DETECTION_TARGET
+        if seen:
+            found.append(other.name)
+            squares.append(list(there))
+    return Step(rolls=tuple(rolls), outcomes=(Searched(observer=observer.name, found=found, squares=squares),))
+
+
+def _search_rolls(observer: CharacterSnapshot, d20: D20, options: CampaignOptions) -> tuple[Roll, Roll]:
+    """The one d20 read twice: as a search, and against Presence Concealment."""
+    if servant_like(observer):
+        ranks = servant_of(observer, options).ranks
+        best: Stat = "MAG" if ranks["MAG"].n >= ranks["AGI"].n else "AGI"
+        plain = d20.roll("search", [Modifier(f"stat:{best}", ranks[best].n)])
+        both = [Modifier("stat:MAG", ranks["MAG"].n), Modifier("stat:AGI", ranks["AGI"].n)]
+        return plain, d20.roll("search_concealed", both)
+    wis = Modifier("stat:WIS", master_file(observer).attribute("wis"))
+    return d20.roll("search", [wis]), d20.roll("search_concealed", [wis])
+
+
+def _sectors_apart(here: tuple[int, int], there: tuple[int, int]) -> int:
+    a, b = actions.sector_of(here), actions.sector_of(there)
+    return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
+
+
+def concealment_of(character: CharacterSnapshot, options: CampaignOptions) -> int:
+    """The X of the Presence Concealment a character is in; 0 when it is not hiding."""
+    if CONCEALED not in character.state or not servant_like(character):
+        return 0
+    return servant_of(character, options).magnitude("presence_concealment", grail_options(options).ex_value)
+
+
+class Concealed(Told):
+    event = "map.concealment"
+    secret: bool = True  # that it hides is its player's to know
+    name: str
+    hidden: bool
+
+    def told(self) -> Tale:
+        return Text("conceal.on" if self.hidden else "conceal.off", {"name": self.name}), []
+
+
+def conceal(scene: Scene, leave: bool) -> Step:
+    """R28, D29: Presence Concealment, entered out of a fight (a standard action there is none of); left freely."""
+    options = grail_options(scene.options)
+    character = scene.one(ACTOR)
+    if leave:
+        if CONCEALED not in character.state:
+            raise RuleError("grail_not_concealed", name=character.name)
+        return Step(effects=(StatePatch(ACTOR, CONCEALED, None),), outcomes=(Concealed(name=character.name,
+                                                                                    hidden=False),))  # fmt: skip
+    x = servant_of(character, options).magnitude("presence_concealment", options.ex_value) if servant_like(
+        character) else 0  # fmt: skip
+    if not x:
+        raise RuleError("grail_no_concealment", name=character.name)
+    if scene.turn.in_combat:
+        raise RuleError("grail_not_in_a_fight", name=character.name)
+    if CONCEALED in character.state:
+        raise RuleError("grail_concealed_already", name=character.name)
+    return Step(effects=(StatePatch(ACTOR, CONCEALED, True),), outcomes=(Concealed(name=character.name, hidden=True),))
