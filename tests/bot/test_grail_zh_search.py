@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from bot.rulesets.base import ACTOR, EVERYONE, CharacterSnapshot, Pool, Scene, Turn
 from bot.rulesets.grail_zh.actions import POSITION
-from bot.rulesets.grail_zh.detection import CONCEALED, CONCEALMENT_BASE, CONCEALMENT_STEP, Searched, search
+from bot.rulesets.grail_zh.characters import CONCEALED
+from bot.rulesets.grail_zh.detection import CONCEALMENT_BASE, CONCEALMENT_STEP, Searched, search
 from bot.rulesets.grail_zh.play import GrailZhPlay
 from rules.dice import SeededDice
 from rules.grail_zh.options import GrailZhOptions

@@ -972,7 +972,7 @@ async def test_the_tricksters_grenades_and_a_sniper_who_aims(table: Table) -> No
 
 MEDEA = {"kind": "servant", "name": "Medea", "master": "Rin", "servant_class": "caster",
          "legend": {"STR": "E", "END": "D", "AGI": "C", "MAG": "A", "LUK": "B"},
-         "skills": [{"name": "施法", "rank": "B"}], "spells": ["heal", "shield", "suggest", "teleport"]}  # fmt: skip
+         "skills": [{"name": "施法", "rank": "B"}], "spells": ["heal", "shield", "suggest", "teleport", "alarm"]}  # fmt: skip
 RIN_MAGUS = {"kind": "master", "name": "Rin", "master_type": "magus", "attributes": {"dex": 2, "int": 3, "cha": 5}}
 
 
@@ -981,7 +981,7 @@ async def test_healing_protection_suggestion_and_what_expires(table: Table) -> N
     await _summon(table, shirou, E3_MASTER, SABER)
     await _import(table, rin, RIN_MAGUS)
     too_many = await _import(table, rin, {**MEDEA, "skills": [{"name": "spellcasting", "rank": "E"}]})
-    assert "`spells`：选择了 4 种魔术；施法只允许 2 种（Caster为X的两倍）" in too_many.content
+    assert "`spells`：选择了 5 种魔术；施法只允许 2 种（Caster为X的两倍）" in too_many.content
     await _import(table, rin, MEDEA)
     await harness.approve_sheet(gm, table.channel, "Medea")
     for npc in ({"kind": "master", "name": "Thug", "master_type": "ordinary"},
@@ -1030,6 +1030,19 @@ async def test_healing_protection_suggestion_and_what_expires(table: Table) -> N
     assert servant.ephemeral
     unknown = (await harness.slash(shirou, table.channel, "grail cast", spell="heal", amount=1)).reply
     assert unknown.ephemeral and unknown.content == "Saber does not know healing."
+
+    # R21: an alarm barrier stands after 3 minutes; its owner then senses whoever is inside, from afar.
+    await harness.slash(gm, table.channel, "grail place", character="Medea", x=10, y=10)
+    await harness.slash(rin, table.channel, "character use", name="Medea")
+    barrier = (await harness.slash(rin, table.channel, "grail cast", spell="alarm")).reply.text()
+    assert "stands after 3 minutes of setup" in barrier
+    await harness.slash(gm, table.channel, "campaign time", hours=1)
+    await harness.slash(gm, table.channel, "grail place", character="Medea", x=10, y=10, sector_x=5)
+    await harness.slash(gm, table.channel, "grail place", character="Thug", x=55, y=40)
+    await harness.slash(gm, table.channel, "grail place", character="Kayneth", x=90, y=90)
+    harness.dice.queue([1])
+    sensed = (await harness.slash(rin, table.channel, "grail search")).reply.text()
+    assert "Thug：小地图（0, 0），格（55, 40）" in sensed and "Kayneth" not in sensed
 
 
 async def test_spells_and_spirit_form_provoke_in_a_fight(table: Table) -> None:

@@ -17,6 +17,7 @@ TURN_ACTIONS = (STANDARD, MOVE, MINOR)
 POSITION = "position"  # the character state key of its square: {"sector": [sx, sy], "x": x, "y": y}
 SECTOR_SQUARES = 100
 COMMITTED = "committed"  # the state key of standard actions of its next turns already spent on a spell (D37)
+BARRIER = "barrier"  # the state key of a caster's alarm barrier: {"x", "y", "reach", "ready": round} (R21)
 RUNNING_KEY = "running"  # the character state key of the round it ran in: no defence until its next turn (R26)
 
 
@@ -138,3 +139,12 @@ def place(scene: Scene, role: str, x: int, y: int, sector: tuple[int, int]) -> S
 def run_multiplier(character: CharacterSnapshot) -> int:
     """R26: a Master runs four times its speed, a Servant ten times."""
     return RUN_MULTIPLIER_SERVANT if servant_like(character) else RUN_MULTIPLIER_MASTER
+
+
+def inside_barrier(owner: CharacterSnapshot, other: CharacterSnapshot, round_number: int) -> bool:
+    """Whether `other` stands inside `owner`'s standing alarm barrier."""
+    barrier, there = owner.state.get(BARRIER), square(other)
+    if not isinstance(barrier, Mapping) or there is None or int(barrier["ready"]) > round_number:
+        return False
+    reach = int(barrier["reach"])
+    return max(abs(there[0] - int(barrier["x"])), abs(there[1] - int(barrier["y"]))) <= reach

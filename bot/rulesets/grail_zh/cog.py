@@ -16,7 +16,13 @@ from bot.rulesets.grail_zh.service import RULESET_ID, GrailService
 from bot.rulesets.grail_zh.upkeep import SECRET_STATUSES
 
 Square = app_commands.Range[int, 0, 99]
-SPELLS = {"heal": "Healing", "shield": "Protection", "suggest": "Suggestion", "teleport": "Teleport"}
+SPELLS = {
+    "heal": "Healing",
+    "shield": "Protection",
+    "suggest": "Suggestion",
+    "alarm": "Alarm barrier",
+    "teleport": "Teleport",
+}
 STATUS_NAMES = {"defend": "Defend stance", "unaware": "Unaware of its attackers", "spirit_form": "Spirit form"}
 SectorIndex = app_commands.Range[int, -100, 100]
 
@@ -84,7 +90,7 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
                                         lambda play, scene: play.spirit_form(scene, leave), turn=True)  # fmt: skip
         await respond(interaction, progress)
 
-    @app_commands.command(name="cast", description="Cast a spell: healing, protection, suggestion, teleport")
+    @app_commands.command(name="cast", description="Cast a spell: healing, protection, suggestion, alarm, teleport")
     @app_commands.describe(
         spell="The spell", target="On whom (default: yourself)", amount="MP put into a healing or a protection",
         modifier="A suggestion's difficulty the GM gave, -10..10", x="Teleport: the column, 0-99",

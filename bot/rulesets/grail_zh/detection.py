@@ -8,6 +8,7 @@ from bot.rulesets.base import ACTOR, EVERYONE, CharacterSnapshot, Scene
 from bot.rulesets.grail_zh import actions
 from bot.rulesets.grail_zh.actions import SECTOR_SQUARES
 from bot.rulesets.grail_zh.characters import (
+    CONCEALED,
     MASTER,
     Tale,
     Told,
@@ -24,7 +25,6 @@ from rules.grail_zh.model import Stat
 from rules.grail_zh.rolls import D20, luck_d20
 from rules.options import CampaignOptions
 
-CONCEALED = "concealed"  # the state key of a character in Presence Concealment (R28)
 DETECTION_TARGET = 10  # R2's 10
 MASTER_HIDDEN = -5  # 「侦查MASTER时结果-5」
 CONCEALMENT_BASE, CONCEALMENT_STEP = 10, 5  # found at 10 + 5X (「若结果小于15/20/25/30/35，他们无法发现你」)
@@ -49,11 +49,12 @@ class Searched(Told):
 def search(scene: Scene) -> Step:
     """R27: a d20 (with Luck) + wis for a Master, + the better of MAG and AGI for a Servant, reaching 10 finds a
     Servant in its sector (a Master at -5), or in sectors up to Clairvoyance's X away; R28: one concealed is found
-    only by d20 + wis (a Master) or + MAG + AGI (a Servant) reaching 10 + 5X."""
+    only by d20 + wis (a Master) or + MAG + AGI (a Servant) reaching 10 + 5X. Whoever is inside the searcher's
+    alarm barrier is sensed without the roll (R21)."""
     options = grail_options(scene.options)
     observer = scene.one(ACTOR)
     here = actions.square(observer)
-    if here is None:
+    if here is None and actions.BARRIER not in observer.state:
         raise RuleError("grail_search_unplaced", name=observer.name)
     reach = servant_of(observer, options).magnitude("clairvoyance", options.ex_value) if servant_like(observer) else 0
     d20 = luck_d20(scene.dice, luck_of(observer), optional_rerolls=takes_luck_rerolls(observer))
@@ -65,11 +66,12 @@ def search(scene: Scene) -> Step:
         there = actions.square(other)
         if other.id == observer.id or there is None or fate_of(other) is not None:
             continue
-        apart = _sectors_apart(here, there)
-        if apart > reach:
-            continue
         concealment = concealment_of(other, options)
-        if concealment:
+        if actions.inside_barrier(observer, other, scene.turn.round_number) and _barrier_sees(observer, other, options):
+            seen = True  # R21: the barrier's owner senses whoever is inside it
+        elif here is None or _sectors_apart(here, there) > reach:
+            continue
+        elif concealment:
             if against_concealment not in rolls:
                 rolls.append(against_concealment)
             seen = against_concealment.total >= CONCEALMENT_BASE + CONCEALMENT_STEP * concealment
@@ -91,6 +93,17 @@ def _search_rolls(observer: CharacterSnapshot, d20: D20, options: CampaignOption
         return plain, d20.roll("search_concealed", both)
     wis = Modifier("stat:WIS", master_file(observer).attribute("wis"))
     return d20.roll("search", [wis]), d20.roll("search_concealed", [wis])
+
+
+def _barrier_sees(owner: CharacterSnapshot, other: CharacterSnapshot, options: CampaignOptions) -> bool:
+    """A barrier senses all who do not hide; a Servant's (a Caster's, R22) also those whose Presence Concealment
+    is of a lower rank than its MAG."""
+    if CONCEALED not in other.state or not servant_like(other):
+        return True
+    if not servant_like(owner):
+        return False
+    hiding = servant_of(other, options).skill("presence_concealment")
+    return hiding is not None and hiding.rank.mystery < servant_of(owner, options).ranks["MAG"].mystery
 
 
 def _sectors_apart(here: tuple[int, int], there: tuple[int, int]) -> int:

@@ -24,6 +24,7 @@ from bot.rulesets.base import (
 )
 from bot.rulesets.grail_zh import actions, upkeep
 from bot.rulesets.grail_zh.characters import (
+    CONCEALED,
     CONTINUING,
     CONTRACT,
     DEAD,
@@ -56,7 +57,6 @@ from bot.rulesets.grail_zh.characters import (
     speed_of,
     takes_luck_rerolls,
 )
-from bot.rulesets.grail_zh.detection import CONCEALED
 from bot.rulesets.words import joined
 from rules.exchange import (
     Answer,

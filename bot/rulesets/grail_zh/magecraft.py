@@ -39,6 +39,8 @@ from rules.grail_zh.rolls import luck_d20, succeeds
 
 SPIRIT_WINDOW, SPELL_WINDOW = "spirit_window", "spell_window"  # the pauses of a provoking act, by what follows
 SHIELD = "shield"  # the state key of a protection: {"caster": id, "until": round, "kept": bool}
+BARRIER_REACH = {"master": 20, "caster": 50}  # squares from its centre: radius 20, or a 100 x 100 square (T2)
+BARRIER_SETUP_MINUTES = 3
 
 
 class SpiritFormTaken(Told):
@@ -173,7 +175,33 @@ def _cast(scene: Scene, state: Mapping[str, Any]) -> Step:
         return _shielded(scene, caster, target_role, target, int(params["amount"]), bool(params.get("keep")), confirm)
     if spell == "suggest":
         return _suggested(scene, caster, target, int(params.get("modifier") or 0))
+    if spell == "alarm":
+        return _barrier(scene, caster)
     return _teleported(scene, caster, params, confirm)
+
+
+def _barrier(scene: Scene, caster: CharacterSnapshot) -> Step:
+    """R21, R22: an alarm barrier around the caster's square, standing after 3 minutes of setup (30 rounds, or
+    once story time passes): a Master's 20 squares around, a Servant's 100 x 100."""
+    here = actions.square(caster)
+    if here is None:
+        raise RuleError("grail_territory_unplaced", name=caster.name)
+    column = _column(caster)
+    barrier = {"x": here[0], "y": here[1], "reach": BARRIER_REACH[column],
+               "ready": scene.turn.round_number + BARRIER_SETUP_MINUTES * ROUNDS_PER_MINUTE}  # fmt: skip
+    done = SpellCast(caster=caster.name, spell="alarm", target=caster.name, amount=BARRIER_REACH[column],
+                     minutes=BARRIER_SETUP_MINUTES)  # fmt: skip
+    return Step(effects=(StatePatch(ACTOR, actions.BARRIER, barrier),), outcomes=(done,))
+
+
+def barriers_set_up(role: str, characters: Sequence[CharacterSnapshot], round_number: int) -> Step:
+    """Story time passing finishes every barrier's three minutes of setup."""
+    effects = [
+        StatePatch(member(role, position), actions.BARRIER, {**barrier, "ready": round_number})
+        for position, character in enumerate(characters)
+        if isinstance(barrier := character.state.get(actions.BARRIER), Mapping) and int(barrier["ready"]) > round_number
+    ]
+    return Step(effects=tuple(effects))
 
 
 def _shielded(

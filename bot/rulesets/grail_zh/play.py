@@ -486,6 +486,7 @@ class GrailZhPlay(Play):
         lost = upkeep.masters_lost(scene, EVERYONE, everyone, self.gone)
         step = Step.of(lost, fight.expired_continuations(scene, EVERYONE, everyone, all_of_them=True), *plus_ends,
                        magecraft.shields_expire(scene, EVERYONE, everyone, minutes), regenerated,
+                       magecraft.barriers_set_up(EVERYONE, everyone, scene.turn.round_number),
                        upkeep.days_passed(scene, EVERYONE, everyone, passed))  # fmt: skip
         return step if step.effects else None
 
