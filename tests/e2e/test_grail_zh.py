@@ -972,7 +972,8 @@ async def test_the_tricksters_grenades_and_a_sniper_who_aims(table: Table) -> No
 
 MEDEA = {"kind": "servant", "name": "Medea", "master": "Rin", "servant_class": "caster",
          "legend": {"STR": "E", "END": "D", "AGI": "C", "MAG": "A", "LUK": "B"},
-         "skills": [{"name": "施法", "rank": "B"}], "spells": ["heal", "shield", "suggest", "teleport", "alarm"]}  # fmt: skip
+         "skills": [{"name": "施法", "rank": "B"}],
+         "spells": ["heal", "shield", "suggest", "teleport", "alarm", "flight", "reinforce"]}  # fmt: skip
 RIN_MAGUS = {"kind": "master", "name": "Rin", "master_type": "magus", "attributes": {"dex": 2, "int": 3, "cha": 5}}
 
 
@@ -981,7 +982,7 @@ async def test_healing_protection_suggestion_and_what_expires(table: Table) -> N
     await _summon(table, shirou, E3_MASTER, SABER)
     await _import(table, rin, RIN_MAGUS)
     too_many = await _import(table, rin, {**MEDEA, "skills": [{"name": "spellcasting", "rank": "E"}]})
-    assert "`spells`：选择了 5 种魔术；施法只允许 2 种（Caster为X的两倍）" in too_many.content
+    assert "`spells`：选择了 7 种魔术；施法只允许 2 种（Caster为X的两倍）" in too_many.content
     await _import(table, rin, MEDEA)
     await harness.approve_sheet(gm, table.channel, "Medea")
     for npc in ({"kind": "master", "name": "Thug", "master_type": "ordinary"},
@@ -1043,6 +1044,19 @@ async def test_healing_protection_suggestion_and_what_expires(table: Table) -> N
     harness.dice.queue([1])
     sensed = (await harness.slash(rin, table.channel, "grail search")).reply.text()
     assert "Thug：小地图（0, 0），格（55, 40）" in sensed and "Kayneth" not in sensed
+
+    # R22: flight at 4 + AGI + MAG a move for 5 MP a round; a reinforced item, a Noble Phantasm for an hour.
+    flew = (await harness.slash(rin, table.channel, "grail cast", spell="flight")).reply.text()
+    assert "12 squares a move, 5 MP a round" in flew or "每次移动 12 格" in flew, flew
+    reinforced = (await harness.slash(rin, table.channel, "grail cast", spell="reinforce", target="Shirou",
+                                      amount=2, item="Bokken")).reply.text()  # fmt: skip
+    assert "Shirou's Bokken becomes a Noble Phantasm of rank D for an hour" in reinforced
+    await harness.slash(shirou, table.channel, "character use", name="Shirou")
+    harness.dice.queue([15, 3, 3])
+    struck = (await harness.slash(shirou, table.channel, "attack", target="Saber", action="np:Bokken")).reply.text()
+    assert "Saber takes 9 damage (rolled 9)" in struck  # T8's 2d12+3, with mystery
+    hour = (await harness.slash(gm, table.channel, "campaign time", hours=1)).reply.text()
+    assert "Medea comes down: it flies no longer." in hour and "Shirou's Bokken is an item again." in hour
 
 
 async def test_spells_and_spirit_form_provoke_in_a_fight(table: Table) -> None:

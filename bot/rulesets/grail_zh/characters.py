@@ -35,6 +35,7 @@ CONTINUING = "continuing"
 DYING = "dying"  # the state key of the round at which a character at 0 HP dies, with `dying_rounds` (D24)
 DOWN = "down"  # its fate meanwhile: out of the fight, not yet out of the war
 UNAWARE = "unaware"  # the state key of a character a GM ruled unaware of its attackers
+REINFORCED = "reinforced"  # the state key of an item made a Noble Phantasm: {"name", "rank", "until": round}
 CONCEALED = "concealed"  # the state key of a character in Presence Concealment (R28)
 SPIRIT_FORM = "spirit_form"  # the state key of a Servant in spirit form (R23)
 BOOST = "rank_boost"  # the state key of a fight's rank boost: {"stat", "ranks"}

@@ -16,13 +16,8 @@ from bot.rulesets.grail_zh.service import RULESET_ID, GrailService
 from bot.rulesets.grail_zh.upkeep import SECRET_STATUSES
 
 Square = app_commands.Range[int, 0, 99]
-SPELLS = {
-    "heal": "Healing",
-    "shield": "Protection",
-    "suggest": "Suggestion",
-    "alarm": "Alarm barrier",
-    "teleport": "Teleport",
-}
+SPELLS = {"heal": "Healing", "shield": "Protection", "suggest": "Suggestion", "alarm": "Alarm barrier",
+          "teleport": "Teleport", "flight": "Flight", "reinforce": "Reinforcement"}  # fmt: skip
 STATUS_NAMES = {"defend": "Defend stance", "unaware": "Unaware of its attackers", "spirit_form": "Spirit form"}
 SectorIndex = app_commands.Range[int, -100, 100]
 
@@ -90,12 +85,13 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
                                         lambda play, scene: play.spirit_form(scene, leave), turn=True)  # fmt: skip
         await respond(interaction, progress)
 
-    @app_commands.command(name="cast", description="Cast a spell: healing, protection, suggestion, alarm, teleport")
+    @app_commands.command(name="cast", description="Cast a spell: healing, protection, alarm, teleport, flight...")
     @app_commands.describe(
         spell="The spell", target="On whom (default: yourself)", amount="MP put into a healing or a protection",
         modifier="A suggestion's difficulty the GM gave, -10..10", x="Teleport: the column, 0-99",
         y="Teleport: the row, 0-99", sector_x="Teleport: the sector's column", sector_y="Teleport: the sector's row",
         keep="Keep a protection up past its time with MP", confirm="Spend a Master's last MP",
+        item="Reinforcement: the item that becomes a Noble Phantasm (its rank is the amount)",
     )  # fmt: skip
     @app_commands.choices(spell=[
         app_commands.Choice(name=locale_str(label, key=f"spell.{name}"), value=name) for name, label in SPELLS.items()
@@ -104,10 +100,11 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
         self, interaction: Interaction, spell: app_commands.Choice[str], target: NameText | None = None,
         amount: app_commands.Range[int, 1, 1000] | None = None, modifier: app_commands.Range[int, -10, 10] = 0,
         x: Square | None = None, y: Square | None = None, sector_x: SectorIndex = 0, sector_y: SectorIndex = 0,
-        keep: bool = False, confirm: bool = False,
+        keep: bool = False, confirm: bool = False, item: NameText | None = None,
     ) -> None:  # fmt: skip
         params = {"amount": amount, "modifier": modifier, "x": x, "y": y if y is not None else 0,
-                  "sector_x": sector_x, "sector_y": sector_y, "keep": keep, "confirm": confirm}  # fmt: skip
+                  "sector_x": sector_x, "sector_y": sector_y, "keep": keep, "confirm": confirm,
+                  "item": item}  # fmt: skip
         progress = await self.grail.act(call_of(interaction), "spell.cast", "exchange.spell",
                                         lambda play, scene: play.cast(scene, spell.value, params), turn=True,
                                         opponent=target)  # fmt: skip

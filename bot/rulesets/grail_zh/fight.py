@@ -36,6 +36,7 @@ from bot.rulesets.grail_zh.characters import (
     HP,
     MASTER,
     MP,
+    REINFORCED,
     SERVANT,
     SPIRIT_FORM,
     TEMP_HP,
@@ -289,6 +290,12 @@ def attack_actions(character: CharacterSnapshot, options: GrailZhOptions) -> lis
     of a Master; each Noble Phantasm."""
     if character.kind == FAMILIAR:
         return []
+    item = character.state.get(REINFORCED)
+    held = [(f"{NP}{SEPARATOR}{item['name']}", NP, str(item["name"]))] if isinstance(item, Mapping) else []
+    return [*_own_attacks(character, options), *held]
+
+
+def _own_attacks(character: CharacterSnapshot, options: GrailZhOptions) -> list[tuple[str, str, str]]:
     if servant_like(character):
         stats = servant_of(character, options)
         actions = [("melee", "melee", "")]
@@ -321,6 +328,11 @@ def means_of(character: CharacterSnapshot, action: str, actions: int, options: G
     kind, _, name = action.partition(SEPARATOR)
     if character.kind == FAMILIAR:
         raise RuleError("grail_familiar_attack", name=character.name)
+    item = character.state.get(REINFORCED)
+    if kind == NP and isinstance(item, Mapping) and str(item["name"]).casefold() == name.strip().casefold():
+        rank = Rank.parse(str(item["rank"]))  # R22: a Noble Phantasm of its rank for the hour, paid for already
+        return Means(NP, str(item["name"]), rank.n, burst_damage(rank, options.ex_value), normal=False,
+                     np_rank=str(rank))  # fmt: skip
     if servant_like(character):
         stats = servant_of(character, options)
         if kind == "melee":

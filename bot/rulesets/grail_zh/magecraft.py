@@ -13,6 +13,7 @@ from bot.rulesets.grail_zh.characters import (
     HP,
     MASTER,
     MP,
+    REINFORCED,
     SERVANT,
     SPIRIT_FORM,
     TEMP_HP,
@@ -35,12 +36,17 @@ from rules.grail_zh.model import (
     SHIELD_RANGE,
     TELEPORT_MP_PER_SQUARE,
 )
+from rules.grail_zh.ranks import Rank
 from rules.grail_zh.rolls import luck_d20, succeeds
+from rules.options import CampaignOptions
 
 SPIRIT_WINDOW, SPELL_WINDOW = "spirit_window", "spell_window"  # the pauses of a provoking act, by what follows
 SHIELD = "shield"  # the state key of a protection: {"caster": id, "until": round, "kept": bool}
 BARRIER_REACH = {"master": 20, "caster": 50}  # squares from its centre: radius 20, or a 100 x 100 square (T2)
 BARRIER_SETUP_MINUTES = 3
+FLYING = "flying"  # the state key of the round a flier took off in (R22)
+FLIGHT_MP_PER_ROUND, FLIGHT_BASE_SPEED = 5, 4
+REINFORCE_MP_PER_RANK = 5
 
 
 class SpiritFormTaken(Told):
@@ -101,10 +107,13 @@ class SpellCast(Told):
     minutes: int = 0  # how long a protection lasts
     kept: bool = False  # D42: kept up past its time with MP
     took_hold: bool | None = None  # a suggestion's result
+    item: str = ""  # what a reinforcement made a Noble Phantasm of
+    rank: str = ""
 
     def told(self) -> Tale:
         said: dict[str, str | int | Text] = {"caster": self.caster, "target": self.target, "amount": self.amount,
-                                             "minutes": self.minutes, "spell": Text(f"spell.{self.spell}")}  # fmt: skip
+                                             "minutes": self.minutes, "spell": Text(f"spell.{self.spell}"),
+                                             "item": self.item, "rank": self.rank}  # fmt: skip
         lines: list[Text] = []
         if self.spell == "suggest":
             lines.append(Text("spell.suggest_held" if self.took_hold else "spell.suggest_failed", said))
@@ -123,6 +132,8 @@ def cast(scene: Scene, spell: str, params: Mapping[str, Any]) -> Step:
         raise RuleError("grail_spell_unknown", name=caster.name, spell=Text(f"spell.{spell}"))
     if SPIRIT_FORM in caster.state:
         raise RuleError("grail_spirit_form", name=caster.name)
+    if spell == "flight" and FLYING in caster.state:  # landing is free
+        return Step(effects=(StatePatch(ACTOR, FLYING, None),), outcomes=(Landed(name=caster.name),))
     target = scene.get(OPPONENT) or caster
     _in_range(caster, target, spell, params)
     needs = {"shield": (actions.STANDARD, actions.MOVE, actions.MINOR), "teleport": (actions.MOVE,)}
@@ -177,7 +188,91 @@ def _cast(scene: Scene, state: Mapping[str, Any]) -> Step:
         return _suggested(scene, caster, target, int(params.get("modifier") or 0))
     if spell == "alarm":
         return _barrier(scene, caster)
+    if spell == "flight":
+        taken_off = Step(effects=(StatePatch(ACTOR, FLYING, scene.turn.round_number),),
+                         outcomes=(SpellCast(caster=caster.name, spell="flight", target=caster.name,
+                                             amount=air_speed(caster, scene.options)),))  # fmt: skip
+        return fight.payment(scene, ACTOR, caster, FLIGHT_MP_PER_ROUND, confirm).then(taken_off)
+    if spell == "reinforce":
+        return _reinforced(scene, caster, target_role, target, params, confirm)
     return _teleported(scene, caster, params, confirm)
+
+
+def air_speed(character: CharacterSnapshot, options: CampaignOptions) -> int:
+    """R22: 4 + AGI + MAG (their n) squares a move while flying."""
+    ranks = servant_of(character, options).ranks
+    return FLIGHT_BASE_SPEED + ranks["AGI"].n + ranks["MAG"].n
+
+
+class Landed(Told):
+    event = "spell.landed"
+    name: str
+    spent: bool = False  # it could not pay for another round in the air
+
+    def told(self) -> Tale:
+        return None, [Text("spell.flight_spent" if self.spent else "spell.landed", {"name": self.name})]
+
+
+def flights_paid(scene: Scene, role: str, characters: Sequence[CharacterSnapshot], *, story_time: bool) -> Step:
+    """R22: each round in the air costs 5 MP, paid at its start, or the flier comes down; story time passing (far
+    more rounds than any flier could pay) brings every flier down."""
+    steps: list[Step] = []
+    for position, character in enumerate(characters):
+        if FLYING not in character.state or fate_of(character) is not None:
+            continue
+        who = member(role, position)
+        landing = Step(effects=(StatePatch(who, FLYING, None),), outcomes=(Landed(name=character.name, spent=True),))
+        if story_time:
+            steps.append(landing)
+            continue
+        try:
+            steps.append(fight.payment(scene, who, character, FLIGHT_MP_PER_ROUND, False))
+        except RuleError:
+            steps.append(landing)
+    return Step.of(*steps)
+
+
+def _reinforced(
+    scene: Scene, caster: CharacterSnapshot, role: str, target: CharacterSnapshot, params: Mapping[str, Any],
+    confirm: bool,
+) -> Step:  # fmt: skip
+    """R22: an item becomes a Noble Phantasm of rank k (at most MAG - 1) for an hour, for 5k MP; its holder attacks
+    with it as `np:<item>`, with its rank's bonus and T8's damage."""
+    item = str(params.get("item") or "").strip()
+    if not item:
+        raise RuleError("grail_reinforce_item")
+    top = servant_of(caster, scene.options).ranks["MAG"].n - 1
+    rank = int(params.get("amount") or 0)
+    if not 1 <= rank <= top:
+        raise RuleError("grail_reinforce_rank", name=caster.name, top=top)
+    reinforced = {"name": item, "rank": str(Rank(rank)), "until": scene.turn.round_number + 60 * ROUNDS_PER_MINUTE}
+    done = SpellCast(caster=caster.name, spell="reinforce", target=target.name, amount=rank, minutes=60,
+                     item=item, rank=str(Rank(rank)))  # fmt: skip
+    effect = Step(effects=(StatePatch(role, REINFORCED, reinforced),), outcomes=(done,))
+    return fight.payment(scene, ACTOR, caster, REINFORCE_MP_PER_RANK * rank, confirm).then(effect)
+
+
+def reinforcements_end(role: str, characters: Sequence[CharacterSnapshot], round_number: int, *,
+                       story_hours: int) -> Step:  # fmt: skip
+    """A reinforced item is an item again after its hour (rounds in a fight, or an hour of story time)."""
+    effects = []
+    outcomes: list[Outcome] = []
+    for position, character in enumerate(characters):
+        item = character.state.get(REINFORCED)
+        if not isinstance(item, Mapping) or (round_number < int(item["until"]) and story_hours < 1):
+            continue
+        effects.append(StatePatch(member(role, position), REINFORCED, None))
+        outcomes.append(ReinforcementEnded(name=character.name, item=str(item["name"])))
+    return Step(effects=tuple(effects), outcomes=tuple(outcomes))
+
+
+class ReinforcementEnded(Told):
+    event = "spell.reinforcement_ended"
+    name: str
+    item: str
+
+    def told(self) -> Tale:
+        return None, [Text("spell.reinforce_ended", {"name": self.name, "item": self.item})]
 
 
 def _barrier(scene: Scene, caster: CharacterSnapshot) -> Step:

@@ -221,7 +221,9 @@ class GrailZhPlay(Play):
 
     def move(self, scene: Scene, x: int, y: int, sector: tuple[int, int], *, run: bool) -> Step:
         character = scene.one(ACTOR)
-        return actions.move(scene, ACTOR, x, y, sector, run=run, speed=speed_of(character, scene.options))
+        flying = magecraft.FLYING in character.state
+        speed = magecraft.air_speed(character, scene.options) if flying else speed_of(character, scene.options)
+        return actions.move(scene, ACTOR, x, y, sector, run=run, speed=speed)
 
     def place(self, scene: Scene, x: int, y: int, sector: tuple[int, int]) -> Step:
         return actions.place(scene, ACTOR, x, y, sector)
@@ -469,6 +471,8 @@ class GrailZhPlay(Play):
                        upkeep.masterless_rounds(scene, EVERYONE, everyone),
                        fight.sustained_costs(scene, EVERYONE, everyone), *plus_ends,
                        magecraft.shields_expire(scene, EVERYONE, everyone, 0),
+                       magecraft.flights_paid(scene, EVERYONE, everyone, story_time=False),
+                       magecraft.reinforcements_end(EVERYONE, everyone, now, story_hours=0),
                        # A minute's MP regeneration comes every tenth round of a fight (D8).
                        upkeep.regeneration(scene, EVERYONE, everyone, rounds=1,
                                            minutes=0 if now % ROUNDS_PER_MINUTE else 1))  # fmt: skip
@@ -487,6 +491,8 @@ class GrailZhPlay(Play):
         step = Step.of(lost, fight.expired_continuations(scene, EVERYONE, everyone, all_of_them=True), *plus_ends,
                        magecraft.shields_expire(scene, EVERYONE, everyone, minutes), regenerated,
                        magecraft.barriers_set_up(EVERYONE, everyone, scene.turn.round_number),
+                       magecraft.flights_paid(scene, EVERYONE, everyone, story_time=True),
+                       magecraft.reinforcements_end(EVERYONE, everyone, scene.turn.round_number, story_hours=passed),
                        upkeep.days_passed(scene, EVERYONE, everyone, passed))  # fmt: skip
         return step if step.effects else None
 
