@@ -197,7 +197,19 @@ class Reveal:
     key: str
 
 
-Effect = PoolDelta | PoolSet | PoolMaximum | StatePatch | StateUpdate | Note | Commit | Reveal
+@dataclass(frozen=True)
+class Summon:
+    """A character the rules bring into play (a spell's familiars, puppet soldiers): built by the ruleset from its
+    `kind` and file `data`, owned and run as the character playing `by` is, with `state` to start from. A name
+    taken in the campaign gets the next free number."""
+
+    by: str
+    kind: str
+    data: Mapping[str, Any]
+    state: Mapping[str, Any] = field(default_factory=dict)
+
+
+Effect = PoolDelta | PoolSet | PoolMaximum | StatePatch | StateUpdate | Note | Commit | Reveal | Summon
 _EFFECT_TYPES: dict[str, type[Effect]] = {
     "pool_delta": PoolDelta,
     "pool_set": PoolSet,
@@ -207,6 +219,7 @@ _EFFECT_TYPES: dict[str, type[Effect]] = {
     "note": Note,
     "commit": Commit,
     "reveal": Reveal,
+    "summon": Summon,
 }
 _EFFECT_NAMES = {effect_type: name for name, effect_type in _EFFECT_TYPES.items()}
 

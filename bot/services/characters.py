@@ -28,7 +28,7 @@ from bot.services.campaigns import campaign_options
 from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, record_event, require_gm
 from bot.services.exchanges import Cast, Closed, ExchangeEngine, Progress
 from bot.services.held import EXCHANGE_KIND, HELD, SUBJECT, approval_step
-from bot.services.snapshots import play_of, snapshot, snapshots
+from bot.services.snapshots import play_of, snapshot, snapshots, store_character
 from bot.sheet_paths import read_path, with_value
 from rules.dice import DiceSource
 from rules.exchange import RuleError, Text
@@ -188,7 +188,8 @@ class CharacterService:
                 raise UserError("error.character_exists", name=draft.name)
             trusted = gm_run or await is_gm(session, campaign.id, actor)
             held = () if trusted else play.gm_only_fields(kind, draft.sheet)
-            character = await self._store(session, campaign, actor, draft, gm_run, {HELD: list(held)} if held else {})
+            character = await store_character(session, campaign, actor.user_id, draft, gm_run,
+                                              {HELD: list(held)} if held else {}, self.clock())  # fmt: skip
             if binding is not None and target is not None:
                 session.add(CharacterLink(
                     campaign_id=campaign.id, character_id=character.id, target_id=target.id,
@@ -239,31 +240,6 @@ class CharacterService:
                 raise UserError("error.binding_taken", name=target.name,
                                 bound=", ".join(character.name for character in taken))  # fmt: skip
         return target
-
-    async def _store(
-        self, session: AsyncSession, campaign: Campaign, actor: Actor, draft: CharacterDraft, gm_run: bool,
-        state: dict[str, object],
-    ) -> Character:  # fmt: skip
-        character = Character(
-            campaign_id=campaign.id,
-            owner_id=actor.user_id,
-            name=draft.name,
-            kind=draft.kind,
-            sheet=draft.sheet,
-            state=state,
-            gm_run=gm_run,
-            created_at=self.clock(),
-        )
-        session.add(character)
-        await session.flush()
-        for name, pool in draft.pools.items():
-            session.add(
-                ResourcePool(
-                    character_id=character.id, name=name, current=pool.current, maximum=pool.maximum,
-                    minimum=pool.minimum,
-                )
-            )  # fmt: skip
-        return character
 
     async def _membership(self, session: AsyncSession, campaign: Campaign, actor: Actor) -> Membership:
         """The actor's membership, joining them as a player if they have none (GMs stay GMs)."""

@@ -56,7 +56,7 @@ from bot.rulesets.registry import RULESETS
 from bot.services.campaigns import campaign_options
 from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, record_event, require_gm
 from bot.services.held import SHARED_HANDLERS, refuse_fallen
-from bot.services.snapshots import play_of, snapshots
+from bot.services.snapshots import play_of, snapshots, store_character
 from rules.dice import DiceSource
 from rules.exchange import (
     Answer,
@@ -73,6 +73,7 @@ from rules.exchange import (
     StatePatch,
     StateUpdate,
     Step,
+    Summon,
     Text,
     Wait,
     effect_to_dict,
@@ -369,7 +370,7 @@ class ExchangeEngine:
         """Apply one step, log it, and pause or close its exchange; then run any answers given in advance."""
         now = self.clock()
         campaign, exchange = running.campaign, running.exchange
-        pools, fallen = await self._apply(session, campaign, running.play, running.refs, step.effects, exchange, now)
+        pools, fallen = await self._apply(session, running, step.effects, exchange, now)
         self._log(session, campaign, running.kind, step, actor_id, exchange, payload, now)
         # Pools public steps leave out: the GMs' characters', and everyone's where sheets are private, unless revealed.
         hidden = frozenset(character.name for character in running.refs.values()
@@ -484,10 +485,12 @@ class ExchangeEngine:
         return tuple(players), side.name
 
     async def _apply(
-        self, session: AsyncSession, campaign: Campaign, play: Play, refs: Mapping[str, Character],
-        effects: Sequence[Effect], exchange: Exchange | None, now: datetime,
+        self, session: AsyncSession, running: _Running, effects: Sequence[Effect], exchange: Exchange | None,
+        now: datetime,
     ) -> tuple[dict[str, dict[str, tuple[int, int | None]]], list[Fallen]]:  # fmt: skip
-        """Pool changes as atomic updates, states replaced or patched, commitments stored; report who fell."""
+        """Pool changes as atomic updates, states replaced or patched, commitments stored, characters summoned;
+        report who fell."""
+        campaign, play, refs = running.campaign, running.play, running.refs
         pools: dict[str, dict[str, tuple[int, int | None]]] = {}
         touched: dict[int, Character] = {}
         pool_ids = await self._pool_ids(session, refs, effects)
@@ -498,6 +501,9 @@ class ExchangeEngine:
                 continue
             if isinstance(effect, Commit | Reveal):
                 await self._commitment(session, campaign, exchange, effect, now)
+                continue
+            if isinstance(effect, Summon):
+                await self._summon(session, running, effect, now)
                 continue
             character = self._who(refs, effect.who)
             if isinstance(effect, StateUpdate):
@@ -533,6 +539,23 @@ class ExchangeEngine:
                     created_at=now,
                 )  # fmt: skip
         return pools, fallen
+
+    async def _summon(self, session: AsyncSession, running: _Running, effect: Summon, now: datetime) -> None:
+        """A character the rules bring into play, its maker's to run (the GMs', for one of theirs); whatever its
+        building rolls is logged with it."""
+        campaign, play = running.campaign, running.play
+        maker = self._who(running.refs, effect.by)
+        taken = set(await session.scalars(select(Character.name).where(Character.campaign_id == campaign.id)))
+        data = dict(effect.data)
+        name, number = str(data.get("name", "")), 1
+        while data.get("name") in taken:
+            number += 1
+            data["name"] = f"{name} {number}"
+        draft = play.build(effect.kind, data, {}, running.dice, campaign_options(campaign), gm_run=maker.gm_run)
+        await store_character(session, campaign, maker.owner_id, draft, maker.gm_run, effect.state, now)
+        record_event(session, campaign.id, "character.summoned", actor_id=None, secret=maker.gm_run,
+                     payload={"name": draft.name, "kind": draft.kind, "by": maker.name,
+                              "rolls": [roll.to_dict() for roll in draft.rolls]}, created_at=now)  # fmt: skip
 
     async def _pool_ids(
         self, session: AsyncSession, refs: Mapping[str, Character], effects: Sequence[Effect]

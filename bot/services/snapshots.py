@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TypeVar
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import Campaign, Character, CharacterLink, ResourcePool
 from bot.errors import UserError
-from bot.rulesets.base import CharacterSnapshot, Play, Pool
+from bot.rulesets.base import CharacterDraft, CharacterSnapshot, Play, Pool
 from bot.rulesets.registry import RULESETS
 from rules.exchange import Text
 
@@ -94,3 +95,18 @@ def _snapshot(
         character.id, character.name, character.kind, character.owner_id, character.sheet, pools, character.state,
         character.gm_run, bound_to or {}, bound_by or {},
     )  # fmt: skip
+
+
+async def store_character(
+    session: AsyncSession, campaign: Campaign, owner_id: int, draft: CharacterDraft, gm_run: bool,
+    state: Mapping[str, Any], now: datetime,
+) -> Character:  # fmt: skip
+    """A built character and its pools, added to the campaign."""
+    character = Character(campaign_id=campaign.id, owner_id=owner_id, name=draft.name, kind=draft.kind,
+                          sheet=draft.sheet, state=dict(state), gm_run=gm_run, created_at=now)  # fmt: skip
+    session.add(character)
+    await session.flush()
+    for name, pool in draft.pools.items():
+        session.add(ResourcePool(character_id=character.id, name=name, current=pool.current, maximum=pool.maximum,
+                                 minimum=pool.minimum))  # fmt: skip
+    return character

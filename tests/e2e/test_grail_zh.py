@@ -972,8 +972,9 @@ async def test_the_tricksters_grenades_and_a_sniper_who_aims(table: Table) -> No
 
 MEDEA = {"kind": "servant", "name": "Medea", "master": "Rin", "servant_class": "caster",
          "legend": {"STR": "E", "END": "D", "AGI": "C", "MAG": "A", "LUK": "B"},
-         "skills": [{"name": "施法", "rank": "B"}],
-         "spells": ["heal", "shield", "suggest", "teleport", "alarm", "flight", "reinforce"]}  # fmt: skip
+         "skills": [{"name": "施法", "rank": "A"}],
+         "spells": ["heal", "shield", "suggest", "teleport", "alarm", "flight", "reinforce", "familiar",
+                    "puppets"]}  # fmt: skip
 RIN_MAGUS = {"kind": "master", "name": "Rin", "master_type": "magus", "attributes": {"dex": 2, "int": 3, "cha": 5}}
 
 
@@ -982,7 +983,7 @@ async def test_healing_protection_suggestion_and_what_expires(table: Table) -> N
     await _summon(table, shirou, E3_MASTER, SABER)
     await _import(table, rin, RIN_MAGUS)
     too_many = await _import(table, rin, {**MEDEA, "skills": [{"name": "spellcasting", "rank": "E"}]})
-    assert "`spells`：选择了 7 种魔术；施法只允许 2 种（Caster为X的两倍）" in too_many.content
+    assert "`spells`：选择了 9 种魔术；施法只允许 2 种（Caster为X的两倍）" in too_many.content
     await _import(table, rin, MEDEA)
     await harness.approve_sheet(gm, table.channel, "Medea")
     for npc in ({"kind": "master", "name": "Thug", "master_type": "ordinary"},
@@ -1057,6 +1058,25 @@ async def test_healing_protection_suggestion_and_what_expires(table: Table) -> N
     assert "Saber takes 9 damage (rolled 9)" in struck  # T8's 2d12+3, with mystery
     hour = (await harness.slash(gm, table.channel, "campaign time", hours=1)).reply.text()
     assert "Medea comes down: it flies no longer." in hour and "Shirou's Bokken is an item again." in hour
+
+    # R21.3: a Master keeps three familiars; R22: a Caster's puppets, 5 MP each, every rank MAG - 2 (D33).
+    await harness.slash(rin, table.channel, "character use", name="Rin")
+    called = (await harness.slash(rin, table.channel, "grail cast", spell="familiar", amount=3, item="Owl")).reply
+    assert "3 familiars answer Rin's call" in called.text()
+    fourth = (await harness.slash(rin, table.channel, "grail cast", spell="familiar", amount=1)).reply
+    assert fourth.ephemeral and fourth.content == "Rin最多只能拥有 3 个使魔，现在已有 3 个。"
+    await harness.slash(rin, table.channel, "character use", name="Medea")
+    risen = (await harness.slash(rin, table.channel, "grail cast", spell="puppets", amount=2)).reply.text()
+    assert "2 puppet soldiers rise for Medea" in risen
+    assert "HP 24/24" in await _pools(table, "Medea puppet 2") and "HP 1/1" in await _pools(table, "Owl 3")
+    # A familiar scouts: its maker's senses (Rin's wis), from the familiar's square.
+    await harness.slash(gm, table.channel, "grail place", character="Owl 1", x=60, y=40)
+    await harness.slash(rin, table.channel, "character use", name="Owl 1")
+    harness.dice.queue([15])
+    scouted = (await harness.slash(rin, table.channel, "grail search")).reply.text()
+    assert scouted.startswith("Owl 1侦查四周") and "Thug：小地图（0, 0），格（55, 40）" in scouted, scouted
+    own = (await harness.slash(rin, table.channel, "character list")).reply.text()  # hers to run and to see
+    assert "HP（生命） 24/24" in own.split("**Medea puppet 1**")[1].splitlines()[0]
 
 
 async def test_spells_and_spirit_form_provoke_in_a_fight(table: Table) -> None:

@@ -36,6 +36,7 @@ DYING = "dying"  # the state key of the round at which a character at 0 HP dies,
 DOWN = "down"  # its fate meanwhile: out of the fight, not yet out of the war
 UNAWARE = "unaware"  # the state key of a character a GM ruled unaware of its attackers
 REINFORCED = "reinforced"  # the state key of an item made a Noble Phantasm: {"name", "rank", "until": round}
+MAKER = "maker"  # the state key of the character that summoned a familiar or a puppet (R21, R22)
 CONCEALED = "concealed"  # the state key of a character in Presence Concealment (R28)
 SPIRIT_FORM = "spirit_form"  # the state key of a Servant in spirit form (R23)
 BOOST = "rank_boost"  # the state key of a fight's rank boost: {"stat", "ranks"}

@@ -17,7 +17,9 @@ from bot.rulesets.grail_zh.upkeep import SECRET_STATUSES
 
 Square = app_commands.Range[int, 0, 99]
 SPELLS = {"heal": "Healing", "shield": "Protection", "suggest": "Suggestion", "alarm": "Alarm barrier",
-          "teleport": "Teleport", "flight": "Flight", "reinforce": "Reinforcement"}  # fmt: skip
+          "teleport": "Teleport", "flight": "Flight", "reinforce": "Reinforcement", "familiar": "Familiars",
+          "puppets": "Puppet soldiers"}  # fmt: skip
+SUMMONING = frozenset({"familiar", "puppets"})  # spells that count what their caster has made already
 STATUS_NAMES = {"defend": "Defend stance", "unaware": "Unaware of its attackers", "spirit_form": "Spirit form"}
 SectorIndex = app_commands.Range[int, -100, 100]
 
@@ -87,11 +89,12 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
 
     @app_commands.command(name="cast", description="Cast a spell: healing, protection, alarm, teleport, flight...")
     @app_commands.describe(
-        spell="The spell", target="On whom (default: yourself)", amount="MP put into a healing or a protection",
+        spell="The spell", target="On whom (default: yourself)",
+        amount="MP into a healing or a protection; a reinforcement's rank; how many familiars or puppets",
         modifier="A suggestion's difficulty the GM gave, -10..10", x="Teleport: the column, 0-99",
         y="Teleport: the row, 0-99", sector_x="Teleport: the sector's column", sector_y="Teleport: the sector's row",
         keep="Keep a protection up past its time with MP", confirm="Spend a Master's last MP",
-        item="Reinforcement: the item that becomes a Noble Phantasm (its rank is the amount)",
+        item="Reinforcement: the item that becomes a Noble Phantasm; familiars or puppets: what to call them",
     )  # fmt: skip
     @app_commands.choices(spell=[
         app_commands.Choice(name=locale_str(label, key=f"spell.{name}"), value=name) for name, label in SPELLS.items()
@@ -107,7 +110,7 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
                   "item": item}  # fmt: skip
         progress = await self.grail.act(call_of(interaction), "spell.cast", "exchange.spell",
                                         lambda play, scene: play.cast(scene, spell.value, params), turn=True,
-                                        opponent=target)  # fmt: skip
+                                        opponent=target, everyone=spell.value in SUMMONING)  # fmt: skip
         await respond(interaction, progress)
 
     @app_commands.command(name="search", description="Look for others in your sector (privately)")

@@ -9,6 +9,8 @@ from bot.rulesets.grail_zh import actions
 from bot.rulesets.grail_zh.actions import SECTOR_SQUARES
 from bot.rulesets.grail_zh.characters import (
     CONCEALED,
+    FAMILIAR,
+    MAKER,
     MASTER,
     Tale,
     Told,
@@ -56,9 +58,10 @@ def search(scene: Scene) -> Step:
     here = actions.square(observer)
     if here is None and actions.BARRIER not in observer.state:
         raise RuleError("grail_search_unplaced", name=observer.name)
-    reach = servant_of(observer, options).magnitude("clairvoyance", options.ex_value) if servant_like(observer) else 0
-    d20 = luck_d20(scene.dice, luck_of(observer), optional_rerolls=takes_luck_rerolls(observer))
-    plain, against_concealment = _search_rolls(observer, d20, options)
+    senses = _senses_of(observer, scene.members(EVERYONE))
+    reach = servant_of(senses, options).magnitude("clairvoyance", options.ex_value) if servant_like(senses) else 0
+    d20 = luck_d20(scene.dice, luck_of(senses), optional_rerolls=takes_luck_rerolls(senses))
+    plain, against_concealment = _search_rolls(senses, d20, options)
     rolls: list[Roll] = [plain]
     found: list[str] = []
     squares: list[list[int]] = []
@@ -81,6 +84,14 @@ def search(scene: Scene) -> Step:
             found.append(other.name)
             squares.append(list(there))
     return Step(rolls=tuple(rolls), outcomes=(Searched(observer=observer.name, found=found, squares=squares),))
+
+
+def _senses_of(observer: CharacterSnapshot, everyone: tuple[CharacterSnapshot, ...]) -> CharacterSnapshot:
+    """Whose senses a search uses: a familiar's are its maker's (R21: shared senses), from where the familiar is."""
+    if observer.kind != FAMILIAR:
+        return observer
+    maker = next((other for other in everyone if other.id == observer.state.get(MAKER)), None)
+    return maker if maker is not None and fate_of(maker) is None else observer
 
 
 def _search_rolls(observer: CharacterSnapshot, d20: D20, options: CampaignOptions) -> tuple[Roll, Roll]:

@@ -7,12 +7,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bot.rulesets.base import ACTOR, OPPONENT, CharacterSnapshot, Scene
+from bot.rulesets.base import ACTOR, EVERYONE, OPPONENT, CharacterSnapshot, Scene
 from bot.rulesets.grail_zh import actions, fight
 from bot.rulesets.grail_zh.characters import (
+    FAMILIAR,
     HP,
+    MAKER,
     MASTER,
     MP,
+    PUPPET,
     REINFORCED,
     SERVANT,
     SPIRIT_FORM,
@@ -27,7 +30,19 @@ from bot.rulesets.grail_zh.characters import (
     servant_like,
     servant_of,
 )
-from rules.exchange import Answer, Effect, Modifier, Outcome, PoolDelta, RuleError, StatePatch, Step, Text, member
+from rules.exchange import (
+    Answer,
+    Effect,
+    Modifier,
+    Outcome,
+    PoolDelta,
+    RuleError,
+    StatePatch,
+    Step,
+    Summon,
+    Text,
+    member,
+)
 from rules.grail_zh.model import (
     HEAL_PER_MP,
     ROUNDS_PER_MINUTE,
@@ -44,6 +59,8 @@ SPIRIT_WINDOW, SPELL_WINDOW = "spirit_window", "spell_window"  # the pauses of a
 SHIELD = "shield"  # the state key of a protection: {"caster": id, "until": round, "kept": bool}
 BARRIER_REACH = {"master": 20, "caster": 50}  # squares from its centre: radius 20, or a 100 x 100 square (T2)
 BARRIER_SETUP_MINUTES = 3
+FAMILIARS = {"master": 3, "caster": 10}
+PUPPETS_PER_MAG, PUPPET_MP, PUPPET_RANK_BELOW_MAG = 5, 5, 2
 FLYING = "flying"  # the state key of the round a flier took off in (R22)
 FLIGHT_MP_PER_ROUND, FLIGHT_BASE_SPEED = 5, 4
 REINFORCE_MP_PER_RANK = 5
@@ -195,7 +212,36 @@ def _cast(scene: Scene, state: Mapping[str, Any]) -> Step:
         return fight.payment(scene, ACTOR, caster, FLIGHT_MP_PER_ROUND, confirm).then(taken_off)
     if spell == "reinforce":
         return _reinforced(scene, caster, target_role, target, params, confirm)
+    if spell in ("familiar", "puppets"):
+        return _summoned(scene, caster, spell, params, confirm)
     return _teleported(scene, caster, params, confirm)
+
+
+def _summoned(scene: Scene, caster: CharacterSnapshot, spell: str, params: Mapping[str, Any], confirm: bool) -> Step:
+    """R21.3 and R22: familiars (a Master keeps 3, a Servant 10 that teleport) and puppet soldiers (up to 5 x MAG,
+    5 MP each, every rank MAG - 2, D33), each a character of its caster's to run."""
+    count = int(params.get("amount") or 1)
+    kind = FAMILIAR if spell == "familiar" else PUPPET
+    made = [other for other in scene.members(EVERYONE)
+            if other.kind == kind and other.state.get(MAKER) == caster.id and fate_of(other) is None]  # fmt: skip
+    if kind == FAMILIAR:
+        limit = FAMILIARS[_column(caster)]
+        file: dict[str, Any] = {"teleports": servant_like(caster)}
+        cost = 0
+    else:
+        magic = servant_of(caster, scene.options).ranks["MAG"].n
+        if magic - PUPPET_RANK_BELOW_MAG < 1:  # 「视作英灵」 with ranks of nothing: unavailable
+            raise RuleError("grail_puppets_too_weak", name=caster.name)
+        limit, cost = PUPPETS_PER_MAG * magic, PUPPET_MP * count
+        file = {"rank": str(Rank(magic - PUPPET_RANK_BELOW_MAG))}
+    if len(made) + count > limit:
+        raise RuleError("grail_summon_limit", name=caster.name, kind=Text(f"kind.{kind}"), limit=limit,
+                        has=len(made))  # fmt: skip
+    base = str(params.get("item") or "").strip() or f"{caster.name} {kind}"
+    summons = tuple(Summon(ACTOR, kind, {**file, "name": f"{base} {len(made) + index + 1}"}, {MAKER: caster.id})
+                    for index in range(count))  # fmt: skip
+    done = SpellCast(caster=caster.name, spell=spell, target=caster.name, amount=count, item=base)
+    return fight.payment(scene, ACTOR, caster, cost, confirm).then(Step(effects=summons, outcomes=(done,)))
 
 
 def air_speed(character: CharacterSnapshot, options: CampaignOptions) -> int:
