@@ -1158,6 +1158,17 @@ async def test_searching_the_map_and_presence_concealment(table: Table) -> None:
     log = (await harness.slash(shirou, table.channel, "log show")).reply.text()
     assert "someone searched the area" in log and "a secret move on the map" in log and "hid" not in log
 
+    # R23: a Servant in spirit form is seen by Servants and its own Master, not by another Master.
+    await harness.slash(gm, table.channel, "grail status", character="Saber", status="spirit_form")
+    harness.dice.queue([19])
+    blind = (await harness.slash(rin, table.channel, "grail search")).reply.text()
+    assert "Saber" not in blind.split("\n", 3)[-1] and "Shirou" in blind
+    await harness.slash(gm, table.channel, "grail status", character="Saber", status="spirit_form", on=False)
+    # A Japanese player's Master, off the map, cannot search.
+    await _import(table, table.ken, {"kind": "master", "name": "Kotomine", "master_type": "melee"})
+    lost = (await harness.slash(table.ken, table.channel, "grail search")).reply
+    assert lost.ephemeral and lost.content.startswith("Kotomineはマップ上にマスがありません。")
+
     # D29: its first blow from hiding treats Saber as unaware (no defence, an Assassin's dice at their maximum).
     await harness.slash(gm, table.channel, "grail place", character="Hassan", x=11, y=11)
     harness.dice.queue([10])

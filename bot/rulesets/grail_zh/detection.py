@@ -9,9 +9,11 @@ from bot.rulesets.grail_zh import actions
 from bot.rulesets.grail_zh.actions import SECTOR_SQUARES
 from bot.rulesets.grail_zh.characters import (
     CONCEALED,
+    CONTRACT,
     FAMILIAR,
     MAKER,
     MASTER,
+    SPIRIT_FORM,
     Tale,
     Told,
     fate_of,
@@ -69,6 +71,8 @@ def search(scene: Scene) -> Step:
         there = actions.square(other)
         if other.id == observer.id or there is None or fate_of(other) is not None:
             continue
+        if SPIRIT_FORM in other.state and not _sees_spirits(senses, other):
+            continue
         concealment = concealment_of(other, options)
         if actions.inside_barrier(observer, other, scene.turn.round_number) and _barrier_sees(observer, other, options):
             seen = True  # R21: the barrier's owner senses whoever is inside it
@@ -84,6 +88,14 @@ def search(scene: Scene) -> Step:
             found.append(other.name)
             squares.append(list(there))
     return Step(rolls=tuple(rolls), outcomes=(Searched(observer=observer.name, found=found, squares=squares),))
+
+
+def _sees_spirits(observer: CharacterSnapshot, spirit: CharacterSnapshot) -> bool:
+    """R23: a Servant in spirit form is seen by Servants and its own Master, and sensed by a trained magus."""
+    master = spirit.partner(CONTRACT)
+    if servant_like(observer) or (master is not None and master.id == observer.id):
+        return True
+    return observer.kind == MASTER and master_file(observer).master_type == "magus"
 
 
 def _senses_of(observer: CharacterSnapshot, everyone: tuple[CharacterSnapshot, ...]) -> CharacterSnapshot:
