@@ -209,7 +209,16 @@ class Summon:
     state: Mapping[str, Any] = field(default_factory=dict)
 
 
-Effect = PoolDelta | PoolSet | PoolMaximum | StatePatch | StateUpdate | Note | Commit | Reveal | Summon
+@dataclass(frozen=True)
+class Whisper:
+    """A word for the player of the character playing `who` alone (the GMs, for one of theirs), sent privately:
+    what only that character noticed."""
+
+    who: str
+    text: Text
+
+
+Effect = PoolDelta | PoolSet | PoolMaximum | StatePatch | StateUpdate | Note | Commit | Reveal | Summon | Whisper
 _EFFECT_TYPES: dict[str, type[Effect]] = {
     "pool_delta": PoolDelta,
     "pool_set": PoolSet,
@@ -220,13 +229,19 @@ _EFFECT_TYPES: dict[str, type[Effect]] = {
     "commit": Commit,
     "reveal": Reveal,
     "summon": Summon,
+    "whisper": Whisper,
 }
 _EFFECT_NAMES = {effect_type: name for name, effect_type in _EFFECT_TYPES.items()}
 
 
 def effect_to_dict(effect: Effect, *, public: bool = False) -> dict[str, Any]:
-    """An effect as JSON; `public` leaves out a commitment's hidden secret and nonce (for the log)."""
+    """An effect as JSON; `public` leaves out a commitment's hidden secret and nonce and a whisper's words (for the
+    log)."""
     data: dict[str, Any] = {"type": _EFFECT_NAMES[type(effect)], **effect.__dict__}
+    if isinstance(effect, Whisper):
+        data["text"] = effect.text.to_dict()
+        if public:
+            del data["text"]
     if public and isinstance(effect, Commit):
         del data["secret"], data["nonce"]
     # Mappings may be read-only views: the JSON column needs plain dicts.
@@ -235,6 +250,8 @@ def effect_to_dict(effect: Effect, *, public: bool = False) -> dict[str, Any]:
 
 def effect_from_dict(data: Mapping[str, Any]) -> Effect:
     fields = {name: value for name, value in data.items() if name != "type"}
+    if data["type"] == "whisper":
+        fields["text"] = Text.from_dict(fields["text"])
     return _EFFECT_TYPES[data["type"]](**fields)
 
 

@@ -192,7 +192,8 @@ async def close_prompts(bot: Fatebot, tr: Translator, closed: Sequence[Closed], 
 
 
 async def post_prompts(bot: Fatebot, progress: Progress, guild_locale: discord.Locale | None) -> None:
-    """Each opened wait as a message of its own that pings whoever may answer it."""
+    """Each opened wait as a message of its own that pings whoever may answer it; and each whisper to its player."""
+    await deliver_whispers(bot, progress, guild_locale)
     ended = {closed.wait_id for closed in progress.closed}
     # A prompt is public like the rest of the campaign: in its language, whoever it pings.
     tr = campaign_translator(progress.language, guild_locale, progress.ruleset)
@@ -205,6 +206,20 @@ async def post_prompts(bot: Fatebot, progress: Progress, guild_locale: discord.L
             mentions=pinging(prompt),
         )  # fmt: skip
         await bot.exchanges.attach_message(prompt.wait_id, message.id)
+
+
+async def deliver_whispers(bot: Fatebot, progress: Progress, guild_locale: discord.Locale | None) -> None:
+    """What some characters alone noticed, to their players in a direct message, in each one's language; one that
+    cannot be delivered (closed DMs) is logged and lost, as the player chose."""
+    for applied in progress.steps:
+        for user_ids, text in applied.whispers:
+            for user_id in user_ids:
+                tr = bot.translator_for(user_id, guild_locale, progress.ruleset)
+                try:
+                    user = bot.get_user(user_id) or await bot.fetch_user(user_id)
+                    await output.post(user, tr.text(text))
+                except discord.HTTPException:
+                    log.warning("could not whisper to user %s", user_id, exc_info=True)
 
 
 def pinging(prompt: Prompt) -> discord.AllowedMentions:
@@ -250,6 +265,7 @@ async def respond(interaction: Interaction, progress: Progress, *, private: bool
         )  # fmt: skip
         reply = await interaction.original_response()
         await bot.exchanges.attach_message(prompt.wait_id, reply.id)
+        await deliver_whispers(bot, progress, interaction.guild_locale)
         return
     content, embeds = joined(messages) if messages else (tr("step.nothing_happened"), [])
     await output.reply(interaction, content, embeds=embeds, ephemeral=private)

@@ -272,6 +272,8 @@ class Play:
     # Whether a player's sheet is its owner's and the GMs' alone (rivals see what `sheet_lines` shows without
     # `full`), and every look at a sheet is private.
     private_sheets: bool = False
+    # Whether an attack's steps see every character of the campaign (`EVERYONE`): for what others notice of it.
+    attacks_see_everyone: bool = False
     # The fates of `out_of_play` a character never comes back from: nothing can target it any more.
     final_fates: frozenset[str] = frozenset({"dead"})
 

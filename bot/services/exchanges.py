@@ -54,7 +54,7 @@ from bot.render import mention
 from bot.rulesets.base import ANSWERER, CharacterSnapshot, CommitmentSnapshot, Handler, Play, Scene, SideSnapshot, Turn
 from bot.rulesets.registry import RULESETS
 from bot.services.campaigns import campaign_options
-from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, record_event, require_gm
+from bot.services.common import Actor, Clock, Place, active_campaign, gm_ids, is_gm, record_event, require_gm
 from bot.services.held import SHARED_HANDLERS, refuse_fallen
 from bot.services.snapshots import play_of, snapshots, store_character
 from rules.dice import DiceSource
@@ -76,6 +76,7 @@ from rules.exchange import (
     Summon,
     Text,
     Wait,
+    Whisper,
     effect_to_dict,
     member,
 )
@@ -113,6 +114,9 @@ class Fallen:
     fate: str
 
 
+WhisperTo = tuple[tuple[int, ...], Text]  # the users a whisper is for, and its words
+
+
 @dataclass(frozen=True)
 class Applied:
     """One step as applied: its rolls and outcomes, each changed character's pools now, and who fell."""
@@ -123,6 +127,8 @@ class Applied:
     fallen: tuple[Fallen, ...]
     # The characters the GMs run among `pools`: their pools are not shown to the table.
     hidden: frozenset[str] = frozenset()
+    # Words for some players alone (a noise only their characters heard): to send each of them privately.
+    whispers: tuple[WhisperTo, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -370,12 +376,12 @@ class ExchangeEngine:
         """Apply one step, log it, and pause or close its exchange; then run any answers given in advance."""
         now = self.clock()
         campaign, exchange = running.campaign, running.exchange
-        pools, fallen = await self._apply(session, running, step.effects, exchange, now)
+        pools, fallen, whispers = await self._apply(session, running, step.effects, exchange, now)
         self._log(session, campaign, running.kind, step, actor_id, exchange, payload, now)
         # Pools public steps leave out: the GMs' characters', and everyone's where sheets are private, unless revealed.
         hidden = frozenset(character.name for character in running.refs.values()
                            if running.play.sheet_hidden(character.gm_run, character.state))  # fmt: skip
-        progress.steps.append(Applied(step.rolls, step.outcomes, pools, tuple(fallen), hidden))
+        progress.steps.append(Applied(step.rolls, step.outcomes, pools, tuple(fallen), hidden, tuple(whispers)))
         if exchange is None:
             if step.cast:
                 raise EngineError("only a paused exchange can change who plays a role")
@@ -487,10 +493,11 @@ class ExchangeEngine:
     async def _apply(
         self, session: AsyncSession, running: _Running, effects: Sequence[Effect], exchange: Exchange | None,
         now: datetime,
-    ) -> tuple[dict[str, dict[str, tuple[int, int | None]]], list[Fallen]]:  # fmt: skip
-        """Pool changes as atomic updates, states replaced or patched, commitments stored, characters summoned;
-        report who fell."""
+    ) -> tuple[dict[str, dict[str, tuple[int, int | None]]], list[Fallen], list[WhisperTo]]:  # fmt: skip
+        """Pool changes as atomic updates, states replaced or patched, commitments stored, characters summoned,
+        whispers addressed; report who fell."""
         campaign, play, refs = running.campaign, running.play, running.refs
+        whispers: list[WhisperTo] = []
         pools: dict[str, dict[str, tuple[int, int | None]]] = {}
         touched: dict[int, Character] = {}
         pool_ids = await self._pool_ids(session, refs, effects)
@@ -504,6 +511,13 @@ class ExchangeEngine:
                 continue
             if isinstance(effect, Summon):
                 await self._summon(session, running, effect, now)
+                continue
+            if isinstance(effect, Whisper):
+                heard = self._who(refs, effect.who)
+                to = tuple(await gm_ids(session, campaign.id)) if heard.gm_run else (heard.owner_id,)
+                whispers.append((to, effect.text))
+                record_event(session, campaign.id, "character.whispered", actor_id=None, secret=True,
+                             payload={"name": heard.name, "text": effect.text.to_dict()}, created_at=now)  # fmt: skip
                 continue
             character = self._who(refs, effect.who)
             if isinstance(effect, StateUpdate):
@@ -538,7 +552,7 @@ class ExchangeEngine:
                     session, campaign.id, f"character.{fate}", actor_id=None, payload={"name": character.name},
                     created_at=now,
                 )  # fmt: skip
-        return pools, fallen
+        return pools, fallen, whispers
 
     async def _summon(self, session: AsyncSession, running: _Running, effect: Summon, now: datetime) -> None:
         """A character the rules bring into play, its maker's to run (the GMs', for one of theirs); whatever its

@@ -17,6 +17,7 @@ from bot.rulesets.base import (
     ACTOR,
     ATTACKER,
     DEFENDER,
+    EVERYONE,
     OPPONENT,
     AttackInput,
     CharacterSnapshot,
@@ -26,7 +27,7 @@ from bot.rulesets.base import (
     Scene,
 )
 from bot.services.campaigns import campaign_options
-from bot.services.characters import active_character, find_character
+from bot.services.characters import active_character, campaign_characters, find_character
 from bot.services.common import Actor, Call, Clock, Place, active_campaign, is_gm, record_event, require_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Fallen, Progress, turn_of
 from bot.services.held import refuse_fallen, refuse_unreachable
@@ -158,10 +159,12 @@ class PlayService:
 
             title = Text("exchange.attack", {"attacker": attacker.name,
                                              "defenders": ", ".join(d.name for d in defenders)})  # fmt: skip
+            roles = {ATTACKER: [attacker], DEFENDER: defenders}
+            if play.attacks_see_everyone:
+                roles[EVERYONE] = await campaign_characters(session, campaign)
             return await self.engine.run(
-                session, campaign, kind="attack", title=title, cast=Cast({ATTACKER: [attacker], DEFENDER: defenders}),
-                step_of=attack_step, dice=call.dice, actor_id=call.actor.user_id,
-                channel_id=call.channel_id,
+                session, campaign, kind="attack", title=title, cast=Cast(roles), step_of=attack_step, dice=call.dice,
+                actor_id=call.actor.user_id, channel_id=call.channel_id,
             )  # fmt: skip
 
     async def award(

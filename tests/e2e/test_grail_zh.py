@@ -1174,5 +1174,14 @@ async def test_searching_the_map_and_presence_concealment(table: Table) -> None:
     harness.dice.queue([10])
     struck = (await harness.slash(gm, table.channel, "attack", target="Saber", action="melee")).reply.text()
     assert "Hassan strikes from concealment" in struck and "(defence)" not in struck and "[12, 12]" in struck
+    # R27: a fight with a Servant is heard by the Masters and Servants within a sector, each told privately.
+    heard = [message.text() for message in harness.emulator.dms(rin)]
+    assert heard and heard[-1] == "Sakura听到了小地图（0, 0）中的战斗声。"
+    assert any("Shirou hears fighting in sector (0, 0)." in m.text() for m in harness.emulator.dms(shirou))
+    assert not any("Archer" in text for text in heard)
+    # A released Noble Phantasm carries it as many sectors further as its rank: Excalibur (A) reaches Archer.
+    harness.dice.queue([15, 1, 1, 1, 1, 1])
+    await harness.slash(shirou, table.channel, "attack", target="Hassan", action="np:Excalibur")
+    assert harness.emulator.dms(rin)[-1].text() == "Archer听到了小地图（0, 0）中的战斗声。"
     again = (await harness.slash(gm, table.channel, "grail conceal", leave=True)).reply
     assert again.ephemeral and again.content == "Hassan is not concealed."

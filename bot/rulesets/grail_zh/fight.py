@@ -16,6 +16,7 @@ from bot.rulesets.base import (
     ANSWERER,
     ATTACKER,
     DEFENDER,
+    EVERYONE,
     OPPONENT,
     AttackInput,
     CharacterSnapshot,
@@ -73,6 +74,7 @@ from rules.exchange import (
     Step,
     Text,
     Wait,
+    Whisper,
     member,
 )
 from rules.grail_zh.characters import release_cost
@@ -565,12 +567,46 @@ def attack(scene: Scene, given: GrailAttackInput) -> Step:
     if means.key == "bolt" and given.actions > 1 and scene.turn.in_combat:
         # D37: each further d4 is a further standard action: those of its next turns go into this spell.
         acted = acted.then(Step(effects=(StatePatch(ATTACKER, actions.COMMITTED, given.actions - 1),)))
+    acted = acted.then(_noise(scene, means))
     if means.key in PROVOKING and scene.turn.in_combat:
         casting = Casting(caster=attacker.name, means=means.name, defender=", ".join(d.name for d in defenders))
         window = opportunity_window(scene, ATTACKER, Text("provoke.casts", {"means": means_text(means.name)}),
                                     OPPORTUNITY_WAIT, {"given": given.model_dump(mode="json")})  # fmt: skip
         return Step.of(acted, Step(outcomes=(casting,)), pause=window)
     return acted.then(_carried_out(scene, given, means))
+
+
+HEARD = "heard_fight"  # the state key of the round a character last heard a fight (one whisper a round)
+
+
+def _noise(scene: Scene, means: Means) -> Step:
+    """R27: a fight between Masters is heard by everyone in its sector; one with a Servant by the Masters and
+    Servants within 1 sector, and each released Noble Phantasm carries it as many sectors further as its rank. Each
+    who hears it is told privately, once a round."""
+    fighters = (scene.one(ATTACKER), *scene.members(DEFENDER))
+    where = next((there for fighter in fighters if (there := actions.square(fighter)) is not None), None)
+    if where is None:
+        return Step()
+    servants = any(servant_like(fighter) for fighter in fighters)
+    reach = (1 if servants else 0) + (Rank.parse(means.np_rank).n if means.np_rank else 0)
+    sector = actions.sector_of(where)
+    ids = {fighter.id for fighter in fighters}
+    effects: list[Effect] = []
+    for position, other in enumerate(scene.members(EVERYONE)):
+        there = actions.square(other)
+        if other.id in ids or other.gm_run or there is None or fate_of(other) is not None:
+            continue
+        if servants and other.kind not in (MASTER, SERVANT):
+            continue
+        apart = actions.sector_of(there)
+        if max(abs(apart[0] - sector[0]), abs(apart[1] - sector[1])) > reach:
+            continue
+        if scene.turn.in_combat and other.state.get(HEARD) == scene.turn.round_number:
+            continue
+        who = member(EVERYONE, position)
+        heard = Text("noise.heard", {"name": other.name, "sx": sector[0], "sy": sector[1]})
+        effects += [Whisper(who, heard), StatePatch(who, HEARD, scene.turn.round_number)]
+    return Step(effects=tuple(effects))
 
 
 def opportunity_window(

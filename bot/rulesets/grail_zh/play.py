@@ -198,6 +198,7 @@ class GrailZhPlay(Play):
         Preset(fight.REACTION_WAIT, Text("preset.reaction"),
                (Choice(fight.MINDS_EYE, Text("reaction.minds_eye")), Choice(fight.TAKE, Text("reaction.take")))),
     )  # fmt: skip
+    attacks_see_everyone = True  # R27: a fight is heard by those near it
     private_sheets = True  # 「须经过审核」 aside, a rival's ranks and Noble Phantasms are its owner's secret
 
     @property
