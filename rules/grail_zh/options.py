@@ -22,6 +22,7 @@ class GrailZhOptions(CampaignOptions):
     dying_rounds: int = Field(0, ge=0, le=10)
     sniper_range: int | None = Field(None, ge=10, le=1_000)
     aim_cap: int | None = Field(None, ge=1, le=20)
+    aim_action: Literal["standard", "move", "minor"] = "standard"  # D38: the action a round of aim takes
     action_downgrade: bool = False
     defend_until_next_turn: bool = True
     upkeep_before_boost: bool = True

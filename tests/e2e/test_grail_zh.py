@@ -962,7 +962,14 @@ async def test_the_tricksters_grenades_and_a_sniper_who_aims(table: Table) -> No
     harness.dice.queue([8, 1, 1, 1])
     shot = (await harness.slash(shirou, table.channel, "attack", target="Thug 3", action="ranged")).reply.text()
     assert "1d20 [8] +5 (attack bonus) +3 (aim) = **16**" in shot and "3d12 [1, 1, 1]" in shot
-    # D25's option: a campaign may give the rifle a maximum range.
+    # D25's option: a campaign may give the rifle a maximum range; D38's, the action a round of aim takes.
+    await harness.slash(gm, table.channel, "combat end")
+    await harness.slash(gm, table.channel, "campaign set", option="aim_action", value="minor")
+    harness.dice.queue([10, 5, 1])
+    await harness.slash(gm, table.channel, "combat start", order="Kiritsugu, Thug 3, Thug 4")
+    await harness.slash(shirou, table.channel, "grail aim", target="Thug 3")
+    left = (await harness.slash(gm, table.channel, "combat status")).reply.text()
+    assert "**Kiritsugu**: standard action · move action (" in left
     await harness.slash(gm, table.channel, "combat end")
     await harness.slash(gm, table.channel, "campaign set", option="sniper_range", value="10")
     await harness.slash(gm, table.channel, "grail place", character="Thug 3", x=40, y=10)

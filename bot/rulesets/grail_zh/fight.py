@@ -495,7 +495,7 @@ def aim(scene: Scene, rounds: int) -> Step:
     total = (int(previous["rounds"]) if kept and previous is not None else 0) + rounds
     aimed = {"target": target.id, "name": target.name, "rounds": total,
              "round": turn.round_number if turn.in_combat else None}  # fmt: skip
-    spent = actions.spend(scene, ACTOR, actions.STANDARD)
+    spent = actions.spend(scene, ACTOR, grail_options(scene.options).aim_action)  # D38
     return spent.then(Step(effects=(StatePatch(ACTOR, AIMING, aimed),),
                            outcomes=(Aimed(name=sniper.name, target=target.name, rounds=total),)))  # fmt: skip
 
