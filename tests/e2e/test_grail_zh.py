@@ -53,6 +53,7 @@ async def table(server: Table) -> Table:
 
 E3_MASTER = {"kind": "master", "name": "Shirou", "master_type": "melee",
              "attributes": {"str": 4, "dex": 3, "con": 3, "int": 0, "wis": 0, "cha": 0}}  # fmt: skip
+ARCHER_LEGEND = {"STR": "D", "END": "C", "AGI": "C", "MAG": "B", "LUK": "E"}  # E8
 SABER = {"kind": "servant", "name": "Saber", "master": "Shirou", "servant_class": "saber",
          "legend": {"STR": "B", "END": "C", "AGI": "C", "MAG": "B", "LUK": "A"},
          "noble_phantasms": [{"name": "Excalibur", "rank": "A", "scope": "anti_city", "mode": "one_shot"}]}  # fmt: skip
@@ -130,7 +131,7 @@ async def test_checks_roll_luck_and_attacks_meet_mind_s_eye(table: Table) -> Non
     harness = table.harness
     await _summon(table, table.shirou, E3_MASTER, SABER)
     archer = {"kind": "servant", "name": "Archer", "master": "Rin", "servant_class": "archer",
-              "legend": {"STR": "D", "END": "C", "AGI": "C", "MAG": "B", "LUK": "E"},
+              "legend": ARCHER_LEGEND,
               "skills": [{"name": "心眼（真）", "rank": "B"}]}  # fmt: skip
     rin = {"kind": "master", "name": "Rin", "master_type": "magus",
            "attributes": {"str": 0, "dex": 2, "con": 0, "int": 3, "wis": 0, "cha": 5}}  # fmt: skip
@@ -278,7 +279,7 @@ async def test_a_masterless_servant_keeps_its_days_of_independent_action(table: 
     harness, shirou, rin = table.harness, table.shirou, table.rin
     await _summon(table, shirou, E3_MASTER, SABER)
     archer = {"kind": "servant", "name": "Archer", "master": "Rin", "servant_class": "archer",
-              "legend": {"STR": "D", "END": "C", "AGI": "C", "MAG": "B", "LUK": "E"}}  # fmt: skip
+              "legend": ARCHER_LEGEND}  # fmt: skip
     rin_master = {"kind": "master", "name": "Rin", "master_type": "magus",
                   "attributes": {"str": 0, "dex": 2, "con": 0, "int": 3, "wis": 0, "cha": 5}}  # fmt: skip
     await _summon(table, rin, rin_master, archer)
@@ -525,7 +526,7 @@ async def test_odds_are_exact_and_a_rivals_stay_the_gms(table: Table) -> None:
     harness, shirou, rin, gm = table.harness, table.shirou, table.rin, table.gm
     await _summon(table, shirou, E3_MASTER, SABER)
     archer = {"kind": "servant", "name": "Archer", "master": "Rin", "servant_class": "archer",
-              "legend": {"STR": "D", "END": "C", "AGI": "C", "MAG": "B", "LUK": "E"},
+              "legend": ARCHER_LEGEND,
               "skills": [{"name": "minds_eye_true", "rank": "B"}]}  # fmt: skip
     await _summon(table, rin, {"kind": "master", "name": "Rin", "master_type": "magus"}, archer)
     hidden = (await harness.slash(shirou, table.channel, "odds", attacker="Saber", defender="Archer",
@@ -624,7 +625,7 @@ async def test_what_a_first_play_through_found(table: Table) -> None:
         "name": "Archer",
         "master": "Rin",
         "servant_class": "archer",
-        "legend": {"STR": "D", "END": "C", "AGI": "C", "MAG": "B", "LUK": "E"},
+        "legend": ARCHER_LEGEND,
         "noble_phantasms": [caladbolg],
     }
     await _summon(table, rin, {"kind": "master", "name": "Rin", "master_type": "magus",
@@ -1125,7 +1126,7 @@ async def test_searching_the_map_and_presence_concealment(table: Table) -> None:
     harness, shirou, rin, gm = table.harness, table.shirou, table.rin, table.gm
     await _summon(table, shirou, E3_MASTER, SABER)
     archer = {"kind": "servant", "name": "Archer", "master": "Sakura", "servant_class": "archer",
-              "legend": {"STR": "D", "END": "C", "AGI": "C", "MAG": "B", "LUK": "E"},
+              "legend": ARCHER_LEGEND,
               "skills": [{"name": "clairvoyance", "rank": "C"}]}  # fmt: skip
     await _summon(table, rin, {"kind": "master", "name": "Sakura", "master_type": "melee",
                                "attributes": {"wis": 3}}, archer)  # fmt: skip
