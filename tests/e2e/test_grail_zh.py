@@ -434,11 +434,16 @@ async def test_squares_distances_a_charge_a_run_and_a_sustained_release(table: T
 
     far = (await harness.slash(shirou, table.channel, "attack", target="Rin", action="melee")).reply
     assert far.ephemeral and "5 squares away" in far.content
-    harness.dice.queue([10, 1, 1, 1])  # a charge: 10 + 5 - 2 = 13, 3d12 = 3
+    # A charge: 10 + 5 - 2 = 13, 3d12 = 3; it ends on the nearest free square next to Rin (Shirou stands on
+    # the nearest of all).
+    await harness.slash(gm, table.channel, "grail place", character="Shirou", x=14, y=10)
+    harness.dice.queue([10, 1, 1, 1])
     charged = (await harness.slash(shirou, table.channel, "attack", target="Rin", action="melee",
                                     details="charge:true")).reply  # fmt: skip
     assert "Rin takes 3 damage (rolled 3)" in charged.text()
-    assert "square (14, 10)" in (await harness.slash(gm, table.channel, "grail where")).reply.content
+    assert (
+        "Saber: sector (0, 0), square (14, 9)" in (await harness.slash(gm, table.channel, "grail where")).reply.content
+    )
 
     # A fight: Rin runs and loses her defence until her next turn; Saber keeps a sustained Noble Phantasm up.
     harness.dice.queue([20, 1])
@@ -1109,11 +1114,11 @@ async def test_spells_and_spirit_form_provoke_in_a_fight(table: Table) -> None:
     where = (await harness.slash(rin, table.channel, "grail where")).reply.content
     assert "Medea：小地图（0, 0），格（30, 10）" in where
 
-    # R23: spirit form takes Saber's whole turn and provokes; inside it, no attacks; leaving it is free.
+    # R23: spirit form takes Saber's whole turn; it provokes, but with no one next to Saber now (Medea is 19
+    # squares away) no window opens; inside it, no attacks; leaving it is free.
     await harness.slash(gm, table.channel, "combat next")
-    await harness.slash(shirou, table.channel, "grail spirit")
-    await harness.emulator.click(gm, harness.last(table.channel, gm), "Let it go on")
-    assert "Saber turns to spirit form" in harness.seen_by(rin, table.channel)
+    entered = (await harness.slash(shirou, table.channel, "grail spirit")).reply
+    assert entered.embeds[0]["title"] == "Saber turns to spirit form" and not entered.buttons()
     refused = (await harness.slash(shirou, table.channel, "attack", target="Medea", action="melee")).reply
     assert refused.ephemeral
     left = (await harness.slash(shirou, table.channel, "grail spirit", leave=True)).reply

@@ -19,7 +19,6 @@ Square = app_commands.Range[int, 0, 99]
 SPELLS = {"heal": "Healing", "shield": "Protection", "suggest": "Suggestion", "alarm": "Alarm barrier",
           "teleport": "Teleport", "flight": "Flight", "reinforce": "Reinforcement", "familiar": "Familiars",
           "puppets": "Puppet soldiers"}  # fmt: skip
-SUMMONING = frozenset({"familiar", "puppets"})  # spells that count what their caster has made already
 STATUS_NAMES = {"defend": "Defend stance", "unaware": "Unaware of its attackers", "spirit_form": "Spirit form"}
 SectorIndex = app_commands.Range[int, -100, 100]
 
@@ -84,7 +83,8 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
     @app_commands.describe(leave="Leave spirit form instead (free)")
     async def spirit(self, interaction: Interaction, leave: bool = False) -> None:
         progress = await self.grail.act(call_of(interaction), "spirit.form", "exchange.spirit",
-                                        lambda play, scene: play.spirit_form(scene, leave), turn=True)  # fmt: skip
+                                        lambda play, scene: play.spirit_form(scene, leave), turn=True,
+                                        everyone=True)  # fmt: skip
         await respond(interaction, progress)
 
     @app_commands.command(name="cast", description="Cast a spell: healing, protection, alarm, teleport, flight...")
@@ -110,7 +110,7 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
                   "item": item}  # fmt: skip
         progress = await self.grail.act(call_of(interaction), "spell.cast", "exchange.spell",
                                         lambda play, scene: play.cast(scene, spell.value, params), turn=True,
-                                        opponent=target, everyone=spell.value in SUMMONING)  # fmt: skip
+                                        opponent=target, everyone=True)  # fmt: skip
         await respond(interaction, progress)
 
     @app_commands.command(name="search", description="Look for others in your sector (privately)")

@@ -568,7 +568,7 @@ def attack(scene: Scene, given: GrailAttackInput) -> Step:
         # D37: each further d4 is a further standard action: those of its next turns go into this spell.
         acted = acted.then(Step(effects=(StatePatch(ATTACKER, actions.COMMITTED, given.actions - 1),)))
     acted = acted.then(_noise(scene, means))
-    if means.key in PROVOKING and scene.turn.in_combat:
+    if means.key in PROVOKING and provokes(scene, ATTACKER):
         casting = Casting(caster=attacker.name, means=means.name, defender=", ".join(d.name for d in defenders))
         window = opportunity_window(scene, ATTACKER, Text("provoke.casts", {"means": means_text(means.name)}),
                                     OPPORTUNITY_WAIT, {"given": given.model_dump(mode="json")})  # fmt: skip
@@ -607,6 +607,22 @@ def _noise(scene: Scene, means: Means) -> Step:
         heard = Text("noise.heard", {"name": other.name, "sx": sector[0], "sy": sector[1]})
         effects += [Whisper(who, heard), StatePatch(who, HEARD, scene.turn.round_number)]
     return Step(effects=tuple(effects))
+
+
+def provokes(scene: Scene, role: str) -> bool:
+    """Whether a provoking act opens a window for opportunity attacks: in a fight, unless the map shows no player's
+    character next to the one who acts (R25: only an adjacent character may strike)."""
+    if not scene.turn.in_combat:
+        return False
+    everyone, here = scene.members(EVERYONE), actions.square(scene.one(role))
+    if not everyone or here is None:
+        return True  # who stands where is not known: anyone may say they are adjacent
+    acting = scene.one(role).id
+    return any(
+        other.id != acting and not other.gm_run and fate_of(other) is None
+        and (apart := actions.distance(scene.one(role), other)) is not None and apart <= 1
+        for other in everyone
+    )  # fmt: skip
 
 
 def opportunity_window(
@@ -793,8 +809,8 @@ def _within_reach(
 def _charged(
     scene: Scene, attacker: CharacterSnapshot, target: CharacterSnapshot, means: Means, options: GrailZhOptions
 ) -> Step:
-    """R26's charge: a standard action that moves up to its speed, then one melee attack; it ends next to the
-    target (on the map, when both squares are kept)."""
+    """R26's charge: a standard action that moves up to its speed, then one melee attack; it ends on the free square
+    next to the target nearest to where it began (on the map, when both squares are kept)."""
     if means.ranged:
         raise RuleError("grail_charge_melee", name=attacker.name)
     speed = speed_of(attacker, options)
@@ -804,14 +820,18 @@ def _charged(
     if speed is not None and apart - 1 > speed:
         raise RuleError("grail_too_far", name=target.name, distance=apart, speed=speed)
     there, here = actions.square(target), actions.square(attacker)
-    if there is None or here is None:
+    if there is None or here is None or apart <= 1:
         return Step()
-    step_x = (here[0] > there[0]) - (here[0] < there[0])
-    step_y = (here[1] > there[1]) - (here[1] < there[1])
-    x, y = there[0] + step_x, there[1] + step_y
-    square = actions.position_value(x % actions.SECTOR_SQUARES, y % actions.SECTOR_SQUARES,
-                                    (x // actions.SECTOR_SQUARES, y // actions.SECTOR_SQUARES))  # fmt: skip
-    return Step(effects=(StatePatch(ATTACKER, actions.POSITION, square),))
+    taken = {spot for other in scene.members(EVERYONE) if other.id != attacker.id
+             and (spot := actions.square(other)) is not None}  # fmt: skip
+    around = [(there[0] + dx, there[1] + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
+    free = sorted((max(abs(x - here[0]), abs(y - here[1])), (x, y)) for x, y in around if (x, y) not in taken)
+    if not free or (speed is not None and free[0][0] > speed):
+        raise RuleError("grail_no_room", name=target.name)
+    x, y = free[0][1]
+    landing = actions.position_value(x % actions.SECTOR_SQUARES, y % actions.SECTOR_SQUARES,
+                                     (x // actions.SECTOR_SQUARES, y // actions.SECTOR_SQUARES))  # fmt: skip
+    return Step(effects=(StatePatch(ATTACKER, actions.POSITION, landing),))
 
 
 def _plus_used(scene: Scene, attacker: CharacterSnapshot, means: Means) -> Step:

@@ -88,7 +88,7 @@ def spirit_form(scene: Scene, leave: bool) -> Step:
     if SPIRIT_FORM in servant.state:
         raise RuleError("grail_spirit_already", name=servant.name)
     whole_turn = actions.spend(scene, ACTOR, actions.STANDARD, actions.MOVE, actions.MINOR)
-    if scene.turn.in_combat:
+    if fight.provokes(scene, ACTOR):
         window = fight.opportunity_window(scene, ACTOR, Text("provoke.spirit_form"), SPIRIT_WINDOW, {})
         return Step.of(whole_turn, pause=window)
     return whole_turn.then(_spirit_entered(scene))
@@ -156,7 +156,7 @@ def cast(scene: Scene, spell: str, params: Mapping[str, Any]) -> Step:
     needs = {"shield": (actions.STANDARD, actions.MOVE, actions.MINOR), "teleport": (actions.MOVE,)}
     acted = actions.spend(scene, ACTOR, *needs.get(spell, (actions.STANDARD,)))
     state = {"spell": spell, "params": dict(params)}
-    if scene.turn.in_combat:
+    if fight.provokes(scene, ACTOR):
         what = Text("provoke.casts", {"means": Text(f"spell.{spell}")})
         return Step.of(acted, pause=fight.opportunity_window(scene, ACTOR, what, SPELL_WINDOW, state))
     return acted.then(_cast(scene, state))
