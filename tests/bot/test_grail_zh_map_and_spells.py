@@ -95,7 +95,7 @@ def test_puppets_never_outnumber_five_times_their_makers_magic(magic: str, made:
     scene = _scene((ACTOR, (caster,)), (EVERYONE, (caster, *existing)))
     n = "EDCBA".index(magic) + 1
     try:
-        step = cast(scene, "puppets", {"amount": wanted})
+        step = cast(scene, "puppets", {"amount": wanted, "item": "Dragon Tooth"})
     except RuleError:
         assert n - 2 < 1 or made + wanted > 5 * n
         return

@@ -899,12 +899,12 @@ async def test_gm_options_rounds_to_die_in_and_a_standard_action_for_a_move(tabl
     harness.dice.queue([4])
     taken = await harness.emulator.click(shirou, harness.last(table.channel, shirou), "Take the hit")
     assert "Shirou is down and dying" in taken.replies[-1].text()
-    said = [(await harness.slash(gm, table.channel, "combat next")).reply.text() for _ in range(3)]
+    said = [(await harness.slash(gm, table.channel, "combat next")).reply.text() for _ in range(2)]
     # The down are passed over in the turn order: round 3, then round 4, when its two rounds are out.
     assert said[0].startswith("Round 3") and "Shirou is down and dying" in said[0]
     assert "Saber has lost its Master" not in said[0]
     assert said[1].startswith("Round 4") and "Shirou dies of its wounds." in said[1]
-    assert "Saber has lost its Master and will vanish" in said[2]
+    assert "Saber has lost its Master and will vanish" in said[1]  # R16 counts from the death
 
 
 async def test_the_tricksters_grenades_and_a_sniper_who_aims(table: Table) -> None:
@@ -930,6 +930,9 @@ async def test_the_tricksters_grenades_and_a_sniper_who_aims(table: Table) -> No
     await harness.slash(gm, table.channel, "grail place", character="Thug 4", x=22, y=10)
     far = (await harness.slash(shirou, table.channel, "attack", target="Thug 4", action="grenade")).reply
     assert far.ephemeral and far.content == "Thug 4 is 12 squares away: a grenade is thrown at most 10."
+    claimed = (await harness.slash(shirou, table.channel, "attack", target="Thug 4", action="grenade",
+                                   details="distance:1")).reply  # fmt: skip
+    assert claimed.content == far.content  # where the map is kept, a stated distance does not shorten it
     for _ in range(9):  # ten grenades in all: nine more, each a miss (1 + 5)
         harness.dice.queue([1])
         await harness.slash(shirou, table.channel, "attack", target="Thug 3", action="grenade")
@@ -963,7 +966,7 @@ async def test_the_tricksters_grenades_and_a_sniper_who_aims(table: Table) -> No
         aimed = (await harness.slash(shirou, table.channel, "grail aim", target="Thug 3")).reply
         for _ in range(2):
             await harness.slash(gm, table.channel, "combat next")
-    assert "3 rounds of aim" in aimed.text()
+    assert "Rounds of aim: 3. Its next rifle shot at Thug 3 gets +3" in aimed.text()
     await harness.slash(gm, table.channel, "combat next")  # round 4
     harness.dice.queue([8, 1, 1, 1])
     shot = (await harness.slash(shirou, table.channel, "attack", target="Thug 3", action="ranged")).reply.text()
@@ -1075,12 +1078,18 @@ async def test_healing_protection_suggestion_and_what_expires(table: Table) -> N
     # R21.3: a Master keeps three familiars; R22: a Caster's puppets, 5 MP each, every rank MAG - 2 (D33).
     await harness.slash(rin, table.channel, "character use", name="Rin")
     called = (await harness.slash(rin, table.channel, "grail cast", spell="familiar", amount=3, item="Owl")).reply
-    assert "3 familiars answer Rin's call" in called.text()
-    fourth = (await harness.slash(rin, table.channel, "grail cast", spell="familiar", amount=1)).reply
+    assert "Familiars answer Rin's call, 3 in all (Owl and a number)" in called.text()
+    unnamed = (await harness.slash(rin, table.channel, "grail cast", spell="familiar", amount=1)).reply
+    assert unnamed.ephemeral and unnamed.content.startswith("请用 item 指定名字")
+    hidden = (await harness.slash(rin, table.channel, "grail cast", spell="familiar", amount=1,
+                                  item="Owl\u200b")).reply  # fmt: skip
+    assert hidden.ephemeral and "U+200B" in hidden.content
+    fourth = (await harness.slash(rin, table.channel, "grail cast", spell="familiar", amount=1, item="Crow")).reply
     assert fourth.ephemeral and fourth.content == "Rin最多只能拥有 3 个使魔，现在已有 3 个。"
     await harness.slash(rin, table.channel, "character use", name="Medea")
-    risen = (await harness.slash(rin, table.channel, "grail cast", spell="puppets", amount=2)).reply.text()
-    assert "2 puppet soldiers rise for Medea" in risen
+    risen = (await harness.slash(rin, table.channel, "grail cast", spell="puppets", amount=2,
+                                 item="Medea puppet")).reply.text()  # fmt: skip
+    assert "Puppet soldiers rise for Medea, 2 in all" in risen
     assert "HP 24/24" in await _pools(table, "Medea puppet 2") and "HP 1/1" in await _pools(table, "Owl 3")
     # A familiar scouts: its maker's senses (Rin's wis), from the familiar's square.
     await harness.slash(gm, table.channel, "grail place", character="Owl 1", x=60, y=40)
@@ -1109,7 +1118,7 @@ async def test_spells_and_spirit_form_provoke_in_a_fight(table: Table) -> None:
     struck = await harness.emulator.click(shirou, prompt, "Opportunity attack")
     assert struck.error is None, struck.error
     went = await harness.emulator.click(gm, harness.last(table.channel, gm), "Let it go on")
-    assert "Medea crosses 20 squares in an instant." in went.replies[-1].text(), cast.content
+    assert "Medea is elsewhere in an instant: 20 squares crossed." in went.replies[-1].text(), cast.content
     assert "Medea pays the MP it costs" in went.replies[-1].text()
     where = (await harness.slash(rin, table.channel, "grail where")).reply.content
     assert "Medea：小地图（0, 0），格（30, 10）" in where

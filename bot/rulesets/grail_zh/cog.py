@@ -105,7 +105,7 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
         x: Square | None = None, y: Square | None = None, sector_x: SectorIndex = 0, sector_y: SectorIndex = 0,
         keep: bool = False, confirm: bool = False, item: NameText | None = None,
     ) -> None:  # fmt: skip
-        params = {"amount": amount, "modifier": modifier, "x": x, "y": y if y is not None else 0,
+        params = {"amount": amount, "modifier": modifier, "x": x, "y": y,
                   "sector_x": sector_x, "sector_y": sector_y, "keep": keep, "confirm": confirm,
                   "item": item}  # fmt: skip
         progress = await self.grail.act(call_of(interaction), "spell.cast", "exchange.spell",

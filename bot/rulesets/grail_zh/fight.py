@@ -149,6 +149,15 @@ class Attacked(Told):
         return Text(key, said), lines
 
 
+class Provoking(Told):
+    event = "act.provoking"
+    name: str
+    act: dict[str, Any]  # the act in words, as a Text
+
+    def told(self) -> Tale:
+        return Text("provoke.waits", {"name": self.name, "act": Text.from_dict(self.act)}), []
+
+
 class Unveiled(Told):
     event = "map.unveiled"
     name: str
@@ -470,9 +479,11 @@ class Aimed(Told):
     name: str
     target: str
     rounds: int
+    bonus: int  # what the rounds add to the shot (`aim_cap`, D26)
 
     def told(self) -> Tale:
-        said: dict[str, str | int | Text] = {"name": self.name, "target": self.target, "rounds": self.rounds}
+        said: dict[str, str | int | Text] = {"name": self.name, "target": self.target, "rounds": self.rounds,
+                                             "bonus": self.bonus}  # fmt: skip
         lines = [Text("aim.full" if self.rounds >= FULL_AIM_ROUNDS else "aim.bonus", said)]
         return Text("aim.title", said), lines
 
@@ -495,9 +506,11 @@ def aim(scene: Scene, rounds: int) -> Step:
     total = (int(previous["rounds"]) if kept and previous is not None else 0) + rounds
     aimed = {"target": target.id, "name": target.name, "rounds": total,
              "round": turn.round_number if turn.in_combat else None}  # fmt: skip
+    cap = grail_options(scene.options).aim_cap
     spent = actions.spend(scene, ACTOR, grail_options(scene.options).aim_action)  # D38
     return spent.then(Step(effects=(StatePatch(ACTOR, AIMING, aimed),),
-                           outcomes=(Aimed(name=sniper.name, target=target.name, rounds=total),)))  # fmt: skip
+                           outcomes=(Aimed(name=sniper.name, target=target.name, rounds=total,
+                                           bonus=total if cap is None else min(total, cap)),)))  # fmt: skip
 
 
 def lapsed_aim(role: str, character: CharacterSnapshot, turn: Turn) -> Step:
@@ -771,6 +784,13 @@ def _carried_out(scene: Scene, given: GrailAttackInput, means: Means, *, consent
     return Step.of(*steps)
 
 
+def map_distance(attacker: CharacterSnapshot, defender: CharacterSnapshot, given: GrailAttackInput) -> int | None:
+    """Squares between them: the map's where it is kept for both (what a player says cannot shorten it), else the
+    distance the attack states."""
+    apart = actions.distance(attacker, defender)
+    return apart if apart is not None else (given.distance or None)
+
+
 def _grenade_thrown(
     attacker: CharacterSnapshot, defenders: Sequence[CharacterSnapshot], given: GrailAttackInput
 ) -> Step:
@@ -783,7 +803,7 @@ def _grenade_thrown(
         if squares and max(s[axis] for s in squares) - min(s[axis] for s in squares) >= GRENADE_AREA:
             raise RuleError("grail_grenade_area", size=GRENADE_AREA)
     for defender in defenders:
-        apart = given.distance or actions.distance(attacker, defender)
+        apart = map_distance(attacker, defender, given)
         if apart is not None and apart > GRENADE_RANGE:
             raise RuleError("grail_grenade_range", name=defender.name, distance=apart, range=GRENADE_RANGE)
     return Step(effects=(StatePatch(ATTACKER, GRENADES_THROWN, thrown + 1),))
@@ -797,7 +817,7 @@ def _within_reach(
     rifle has no maximum range unless `sniper_range` sets one (D25)."""
     apart = actions.distance(attacker, defender)
     if means.name == "rifle" and options.sniper_range is not None:
-        reach = given.distance or apart
+        reach = map_distance(attacker, defender, given)
         if reach is not None and reach > options.sniper_range:
             raise RuleError("grail_out_of_range", name=defender.name, distance=reach, range=options.sniper_range)
     if apart is None or means.ranged or apart <= 1:
@@ -852,8 +872,7 @@ def _attack_roll(scene: Scene, attacker: CharacterSnapshot, defender: CharacterS
                  options: GrailZhOptions) -> AttackRoll:  # fmt: skip
     given = GrailAttackInput.model_validate(state["given"])
     means = Means.from_dict(state["means"])
-    if not given.distance and (apart := actions.distance(attacker, defender)) is not None:
-        given = given.model_copy(update={"distance": apart})  # the map's distance, unless the GM stated one
+    given = given.model_copy(update={"distance": map_distance(attacker, defender, given) or 0})
     modifiers = attacker_modifiers(attacker, defender, means, given, options)
     defense = 0 if _unaware(given, defender) else _defense(defender, options)
     return AttackRoll(_d20(state), modifiers, defense, defend_stance=DEFENDING in defender.state)
@@ -1232,8 +1251,7 @@ def odds(attacker: CharacterSnapshot, defender: CharacterSnapshot, given: GrailA
     means = _aimed(attacker, defender, means_of(attacker, given.action, given.actions, options))
     if means.resolution != "attack_roll":
         raise RuleError("grail_odds_attack_rolls", name=means.name)
-    if not given.distance and (apart := actions.distance(attacker, defender)) is not None:
-        given = given.model_copy(update={"distance": apart})
+    given = given.model_copy(update={"distance": map_distance(attacker, defender, given) or 0})
     bonus = sum(modifier.value for modifier in attacker_modifiers(attacker, defender, means, given, options))
     defense = 0 if _unaware(given, defender) else _defense(defender, options)
     stance = DEFENDING in defender.state

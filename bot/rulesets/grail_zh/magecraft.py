@@ -24,11 +24,13 @@ from bot.rulesets.grail_zh.characters import (
     Told,
     fate_of,
     grail_options,
+    luck_of,
     master_file,
     master_of,
     servant_file,
     servant_like,
     servant_of,
+    takes_luck_rerolls,
 )
 from rules.exchange import (
     Answer,
@@ -54,6 +56,7 @@ from rules.grail_zh.model import (
 from rules.grail_zh.ranks import Rank
 from rules.grail_zh.rolls import luck_d20, succeeds
 from rules.options import CampaignOptions
+from rules.text import NAME_LIMIT, unseen_character
 
 SPIRIT_WINDOW, SPELL_WINDOW = "spirit_window", "spell_window"  # the pauses of a provoking act, by what follows
 SHIELD = "shield"  # the state key of a protection: {"caster": id, "until": round, "kept": bool}
@@ -61,6 +64,7 @@ BARRIER_REACH = {"master": 20, "caster": 50}  # squares from its centre: radius 
 BARRIER_SETUP_MINUTES = 3
 FAMILIARS = {"master": 3, "caster": 10}
 PUPPETS_PER_MAG, PUPPET_MP, PUPPET_RANK_BELOW_MAG = 5, 5, 2
+SUMMON_NUMBER_ROOM = 4  # the " 12" a summoned creature's name takes
 FLYING = "flying"  # the state key of the round a flier took off in (R22)
 FLIGHT_MP_PER_ROUND, FLIGHT_BASE_SPEED = 5, 4
 REINFORCE_MP_PER_RANK = 5
@@ -89,8 +93,9 @@ def spirit_form(scene: Scene, leave: bool) -> Step:
         raise RuleError("grail_spirit_already", name=servant.name)
     whole_turn = actions.spend(scene, ACTOR, actions.STANDARD, actions.MOVE, actions.MINOR)
     if fight.provokes(scene, ACTOR):
-        window = fight.opportunity_window(scene, ACTOR, Text("provoke.spirit_form"), SPIRIT_WINDOW, {})
-        return Step.of(whole_turn, pause=window)
+        act = Text("provoke.spirit_form")
+        waiting = Step(outcomes=(fight.Provoking(name=servant.name, act=act.to_dict()),))
+        return Step.of(whole_turn, waiting, pause=fight.opportunity_window(scene, ACTOR, act, SPIRIT_WINDOW, {}))
     return whole_turn.then(_spirit_entered(scene))
 
 
@@ -126,11 +131,12 @@ class SpellCast(Told):
     took_hold: bool | None = None  # a suggestion's result
     item: str = ""  # what a reinforcement made a Noble Phantasm of
     rank: str = ""
+    rate: int = 0  # D42: MP a minute to keep a protection up
 
     def told(self) -> Tale:
         said: dict[str, str | int | Text] = {"caster": self.caster, "target": self.target, "amount": self.amount,
                                              "minutes": self.minutes, "spell": Text(f"spell.{self.spell}"),
-                                             "item": self.item, "rank": self.rank}  # fmt: skip
+                                             "item": self.item, "rank": self.rank, "rate": self.rate}  # fmt: skip
         lines: list[Text] = []
         if self.spell == "suggest":
             lines.append(Text("spell.suggest_held" if self.took_hold else "spell.suggest_failed", said))
@@ -158,7 +164,8 @@ def cast(scene: Scene, spell: str, params: Mapping[str, Any]) -> Step:
     state = {"spell": spell, "params": dict(params)}
     if fight.provokes(scene, ACTOR):
         what = Text("provoke.casts", {"means": Text(f"spell.{spell}")})
-        return Step.of(acted, pause=fight.opportunity_window(scene, ACTOR, what, SPELL_WINDOW, state))
+        waiting = Step(outcomes=(fight.Provoking(name=caster.name, act=what.to_dict()),))
+        return Step.of(acted, waiting, pause=fight.opportunity_window(scene, ACTOR, what, SPELL_WINDOW, state))
     return acted.then(_cast(scene, state))
 
 
@@ -177,8 +184,10 @@ def _in_range(caster: CharacterSnapshot, target: CharacterSnapshot, spell: str, 
         raise RuleError("grail_spell_amount", spell=Text(f"spell.{spell}"))
     if spell == "suggest" and (target.id == caster.id or servant_like(target)):
         raise RuleError("grail_suggest_target", name=target.name)
-    if spell == "teleport" and params.get("x") is None:
+    if spell == "teleport" and (params.get("x") is None or params.get("y") is None):
         raise RuleError("grail_teleport_where")
+    if fate_of(target) is not None:
+        raise RuleError("grail_gone", name=target.name)
 
 
 def _cast(scene: Scene, state: Mapping[str, Any]) -> Step:
@@ -191,11 +200,11 @@ def _cast(scene: Scene, state: Mapping[str, Any]) -> Step:
     column = _column(caster)
     confirm = bool(params.get("confirm"))
     if spell == "heal":
-        cost = int(params["amount"])
-        hp = target.pools[HP]
-        healed = min(HEAL_PER_MP[column] * cost, (hp.maximum or hp.current) - hp.current)
+        rate, hp = HEAL_PER_MP[column], target.pools[HP]
+        healed = min(rate * int(params["amount"]), (hp.maximum or hp.current) - hp.current)
         if healed <= 0:
             raise RuleError("grail_heal_full", name=target.name)
+        cost = -(-healed // rate)  # only the MP the wound takes (D30: never above the maximum)
         done = SpellCast(caster=caster.name, spell=spell, target=target.name, amount=healed)
         effect: tuple[Effect, ...] = (PoolDelta(target_role, HP, healed),)
         return fight.payment(scene, ACTOR, caster, cost, confirm).then(Step(effects=effect, outcomes=(done,)))
@@ -222,6 +231,11 @@ def _summoned(scene: Scene, caster: CharacterSnapshot, spell: str, params: Mappi
     5 MP each, every rank MAG - 2, D33), each a character of its caster's to run."""
     count = int(params.get("amount") or 1)
     kind = FAMILIAR if spell == "familiar" else PUPPET
+    base = str(params.get("item") or "").strip()
+    if not base:
+        raise RuleError("grail_summon_name", kind=Text(f"kind.{kind}"))
+    if (code := unseen_character(base)) is not None or len(base) > NAME_LIMIT - SUMMON_NUMBER_ROOM:
+        raise RuleError("grail_bad_name", code=code or "", limit=NAME_LIMIT - SUMMON_NUMBER_ROOM)
     made = [other for other in scene.members(EVERYONE)
             if other.kind == kind and other.state.get(MAKER) == caster.id and fate_of(other) is None]  # fmt: skip
     if kind == FAMILIAR:
@@ -237,8 +251,8 @@ def _summoned(scene: Scene, caster: CharacterSnapshot, spell: str, params: Mappi
     if len(made) + count > limit:
         raise RuleError("grail_summon_limit", name=caster.name, kind=Text(f"kind.{kind}"), limit=limit,
                         has=len(made))  # fmt: skip
-    base = str(params.get("item") or "").strip() or f"{caster.name} {kind}"
-    summons = tuple(Summon(ACTOR, kind, {**file, "name": f"{base} {len(made) + index + 1}"}, {MAKER: caster.id})
+    ever = sum(1 for other in scene.members(EVERYONE) if other.kind == kind and other.state.get(MAKER) == caster.id)
+    summons = tuple(Summon(ACTOR, kind, {**file, "name": f"{base} {ever + index + 1}"}, {MAKER: caster.id})
                     for index in range(count))  # fmt: skip
     done = SpellCast(caster=caster.name, spell=spell, target=caster.name, amount=count, item=base)
     return fight.payment(scene, ACTOR, caster, cost, confirm).then(Step(effects=summons, outcomes=(done,)))
@@ -287,6 +301,8 @@ def _reinforced(
     item = str(params.get("item") or "").strip()
     if not item:
         raise RuleError("grail_reinforce_item")
+    if (code := unseen_character(item)) is not None:
+        raise RuleError("grail_bad_name", code=code, limit=NAME_LIMIT - SUMMON_NUMBER_ROOM)
     top = servant_of(caster, scene.options).ranks["MAG"].n - 1
     rank = int(params.get("amount") or 0)
     if not 1 <= rank <= top:
@@ -356,9 +372,11 @@ def _shielded(
     given = min(SHIELD_PER_MP[column] * cost, ceiling - target.pools[TEMP_HP].current)
     if given <= 0:
         raise RuleError("grail_shield_full", name=target.name, cap=ceiling)
+    cost = -(-given // SHIELD_PER_MP[column])  # only the MP the room left takes
     minutes = SHIELD_MINUTES[column]
     shield = {"caster": caster.id, "until": scene.turn.round_number + minutes * ROUNDS_PER_MINUTE, "kept": keep}
-    done = SpellCast(caster=caster.name, spell="shield", target=target.name, amount=given, minutes=minutes, kept=keep)
+    done = SpellCast(caster=caster.name, spell="shield", target=target.name, amount=given, minutes=minutes, kept=keep,
+                     rate=grail_options(scene.options).shield_upkeep_mp_per_minute)  # fmt: skip
     effects = (PoolDelta(role, TEMP_HP, given), StatePatch(role, SHIELD, shield))
     return fight.payment(scene, ACTOR, caster, cost, confirm).then(Step(effects=effects, outcomes=(done,)))
 
@@ -374,7 +392,7 @@ def _suggested(scene: Scene, caster: CharacterSnapshot, target: CharacterSnapsho
                                         took_hold=True),))  # fmt: skip
     power = (Modifier("stat:MAG", servant_of(caster, scene.options).ranks["MAG"].n) if servant_like(caster)
              else Modifier("stat:CHA", master_file(caster).attribute("cha")))  # fmt: skip
-    d20 = luck_d20(scene.dice, None)
+    d20 = luck_d20(scene.dice, luck_of(caster), optional_rerolls=takes_luck_rerolls(caster))
     roll = d20.roll("spell:suggest", [power, *([Modifier("situational", modifier)] if modifier else [])])
     held = succeeds(d20, roll.total, 10)
     done = SpellCast(caster=caster.name, spell="suggest", target=target.name, amount=0, took_hold=held)
@@ -432,13 +450,17 @@ def shields_expire(scene: Scene, role: str, characters: Sequence[CharacterSnapsh
         caster_ref, caster = casters.get(int(shield["caster"]), (None, None))
         if shield.get("kept") and caster is not None and caster_ref is not None and fate_of(caster) is None:
             left = paying.get(caster.id, caster.pools[MP].current)
-            cost = rate * minutes
-            if left - cost >= 1:  # never a caster's last MP
+            # Minute by minute while it can pay, never its last MP: the shield lasts as long as the MP does.
+            paid_for = minutes if not rate else min(minutes, (left - 1) // rate)
+            if paid_for > 0:
+                cost = rate * paid_for
                 paying[caster.id] = left - cost
+                effects.append(PoolDelta(caster_ref, MP, -cost))
+                outcomes.append(ShieldKept(caster=caster.name, name=character.name, cost=cost))
+            if paid_for == minutes:
                 # Paid up to the minute after `now`, counted from the campaign's round as it stands.
                 until = int(shield["until"]) + (minutes - minutes_past) * ROUNDS_PER_MINUTE
-                effects += [PoolDelta(caster_ref, MP, -cost), StatePatch(who, SHIELD, {**shield, "until": until})]
-                outcomes.append(ShieldKept(caster=caster.name, name=character.name, cost=cost))
+                effects.append(StatePatch(who, SHIELD, {**shield, "until": until}))
                 continue
         lost = character.pools[TEMP_HP].current
         effects.append(StatePatch(who, SHIELD, None))

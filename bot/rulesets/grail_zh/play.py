@@ -3,7 +3,7 @@ with their reactions, initiative and combat upkeep at a fight's start (rules in 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from pydantic import BaseModel, field_validator
@@ -424,6 +424,12 @@ class GrailZhPlay(Play):
         """Out of the war for good: dead or vanished, not merely down."""
         return self.out_of_play(character) in self.final_fates
 
+    def _gone_now(self, ended: Step) -> Callable[[CharacterSnapshot], bool]:
+        """Gone, counting those whose last rounds (`ended`, this very step) ran out: their Servants learn of it at
+        once (R16 counts from the death)."""
+        died = {outcome.name for outcome in ended.outcomes if isinstance(outcome, fight.Ended | fight.DiedOfWounds)}
+        return lambda character: self.gone(character) or character.name in died
+
     def log_text(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
         if kind == "attack.rolled":
             return Text("event.attack.rolled.hit" if payload.get("hit") else "event.attack.rolled.missed")
@@ -467,9 +473,9 @@ class GrailZhPlay(Play):
         now = scene.turn.round_number
         plus_ends = [upkeep.plus_expired(member(EVERYONE, position), character, now=now)
                      for position, character in enumerate(everyone)]  # fmt: skip
-        lost = upkeep.masters_lost(scene, EVERYONE, everyone, self.gone)
-        step = Step.of(lost, fight.expired_continuations(scene, EVERYONE, everyone),
-                       upkeep.masterless_rounds(scene, EVERYONE, everyone),
+        ended = fight.expired_continuations(scene, EVERYONE, everyone)
+        lost = upkeep.masters_lost(scene, EVERYONE, everyone, self._gone_now(ended))
+        step = Step.of(ended, lost, upkeep.masterless_rounds(scene, EVERYONE, everyone),
                        fight.sustained_costs(scene, EVERYONE, everyone), *plus_ends,
                        magecraft.shields_expire(scene, EVERYONE, everyone, 0),
                        magecraft.flights_paid(scene, EVERYONE, everyone, story_time=False),
@@ -488,8 +494,9 @@ class GrailZhPlay(Play):
         minutes = passed * 60
         regenerated = upkeep.regeneration(scene, EVERYONE, everyone, rounds=minutes * ROUNDS_PER_MINUTE,
                                           minutes=minutes, hours=passed)  # fmt: skip
-        lost = upkeep.masters_lost(scene, EVERYONE, everyone, self.gone)
-        step = Step.of(lost, fight.expired_continuations(scene, EVERYONE, everyone, all_of_them=True), *plus_ends,
+        ended = fight.expired_continuations(scene, EVERYONE, everyone, all_of_them=True)
+        lost = upkeep.masters_lost(scene, EVERYONE, everyone, self._gone_now(ended))
+        step = Step.of(ended, lost, *plus_ends,
                        magecraft.shields_expire(scene, EVERYONE, everyone, minutes), regenerated,
                        magecraft.barriers_set_up(EVERYONE, everyone, scene.turn.round_number),
                        magecraft.flights_paid(scene, EVERYONE, everyone, story_time=True),
