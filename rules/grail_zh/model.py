@@ -81,6 +81,12 @@ SHIELD_PER_MP = {"master": 2, "caster": 5}
 SHIELD_MINUTES = {"master": 3, "caster": 10}
 SHIELD_RANGE = 5
 TELEPORT_MP_PER_SQUARE = 1
+BARRIER_REACH = {"master": 20, "caster": 50}  # squares from its centre: radius 20, or a 100 x 100 square
+BARRIER_SETUP_MINUTES = 3
+FAMILIARS = {"master": 3, "caster": 10}  # how many a caster keeps
+PUPPETS_PER_MAG, PUPPET_MP, PUPPET_RANK_BELOW_MAG = 5, 5, 2  # up to 5 x MAG, 5 MP each, every rank MAG - 2 (D33)
+FLIGHT_MP_PER_ROUND, FLIGHT_BASE_SPEED = 5, 4  # air speed 4 + AGI + MAG
+REINFORCE_MP_PER_RANK = 5  # an item made a Noble Phantasm of rank k for 5k MP, k at most MAG - 1
 
 
 def attribute_adjustment(value: int) -> int:

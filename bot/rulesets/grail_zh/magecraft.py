@@ -1,6 +1,7 @@
 """Spellcasting besides attack magecraft (R21 for Masters, R22 for Casters and Servants with Spellcasting) and
 spirit form (R23). Each spell and entering spirit form provoke in a fight (R25, D36): they wait for opportunity
-attacks before they happen. Protections expire on their own as rounds and story time pass (D42's upkeep aside)."""
+attacks before they happen. What lasts (protections, flight, a reinforced item, a barrier's setup) ends or
+comes to be on its own as rounds and story time pass; familiars and puppets are summoned as characters."""
 
 from __future__ import annotations
 
@@ -46,7 +47,16 @@ from rules.exchange import (
     member,
 )
 from rules.grail_zh.model import (
+    BARRIER_REACH,
+    BARRIER_SETUP_MINUTES,
+    FAMILIARS,
+    FLIGHT_BASE_SPEED,
+    FLIGHT_MP_PER_ROUND,
     HEAL_PER_MP,
+    PUPPET_MP,
+    PUPPET_RANK_BELOW_MAG,
+    PUPPETS_PER_MAG,
+    REINFORCE_MP_PER_RANK,
     ROUNDS_PER_MINUTE,
     SHIELD_MINUTES,
     SHIELD_PER_MP,
@@ -60,14 +70,8 @@ from rules.text import NAME_LIMIT, unseen_character
 
 SPIRIT_WINDOW, SPELL_WINDOW = "spirit_window", "spell_window"  # the pauses of a provoking act, by what follows
 SHIELD = "shield"  # the state key of a protection: {"caster": id, "until": round, "kept": bool}
-BARRIER_REACH = {"master": 20, "caster": 50}  # squares from its centre: radius 20, or a 100 x 100 square (T2)
-BARRIER_SETUP_MINUTES = 3
-FAMILIARS = {"master": 3, "caster": 10}
-PUPPETS_PER_MAG, PUPPET_MP, PUPPET_RANK_BELOW_MAG = 5, 5, 2
 SUMMON_NUMBER_ROOM = 4  # the " 12" a summoned creature's name takes
 FLYING = "flying"  # the state key of the round a flier took off in (R22)
-FLIGHT_MP_PER_ROUND, FLIGHT_BASE_SPEED = 5, 4
-REINFORCE_MP_PER_RANK = 5
 
 
 class SpiritFormTaken(Told):
@@ -234,8 +238,10 @@ def _summoned(scene: Scene, caster: CharacterSnapshot, spell: str, params: Mappi
     base = str(params.get("item") or "").strip()
     if not base:
         raise RuleError("grail_summon_name", kind=Text(f"kind.{kind}"))
-    if (code := unseen_character(base)) is not None or len(base) > NAME_LIMIT - SUMMON_NUMBER_ROOM:
-        raise RuleError("grail_bad_name", code=code or "", limit=NAME_LIMIT - SUMMON_NUMBER_ROOM)
+    if (code := unseen_character(base)) is not None:
+        raise RuleError("grail_bad_name", code=code)
+    if len(base) > NAME_LIMIT - SUMMON_NUMBER_ROOM:
+        raise RuleError("grail_name_too_long", limit=NAME_LIMIT - SUMMON_NUMBER_ROOM)
     made = [other for other in scene.members(EVERYONE)
             if other.kind == kind and other.state.get(MAKER) == caster.id and fate_of(other) is None]  # fmt: skip
     if kind == FAMILIAR:
@@ -302,7 +308,7 @@ def _reinforced(
     if not item:
         raise RuleError("grail_reinforce_item")
     if (code := unseen_character(item)) is not None:
-        raise RuleError("grail_bad_name", code=code, limit=NAME_LIMIT - SUMMON_NUMBER_ROOM)
+        raise RuleError("grail_bad_name", code=code)
     top = servant_of(caster, scene.options).ranks["MAG"].n - 1
     rank = int(params.get("amount") or 0)
     if not 1 <= rank <= top:
