@@ -82,13 +82,15 @@ class Fatebot(commands.Bot):
         clock: Clock = system_clock,
         guild_ready_timeout: float = 2.0,
         deadline_poll_seconds: float = DEADLINE_POLL_SECONDS,
+        read_messages: bool = False,
     ) -> None:
         super().__init__(
             command_prefix=commands.when_mentioned,
             help_command=None,
             # Everything the bot does starts from an interaction: it asks for no message events (in a busy server
-            # they would be most of its traffic) and keeps no message cache.
-            intents=discord.Intents(guilds=True),
+            # they would be most of its traffic) and keeps no message cache, unless it was allowed to read plain
+            # messages (a ruleset may take answers from them; it needs the message content intent).
+            intents=discord.Intents(guilds=True, guild_messages=read_messages, message_content=read_messages),
             max_messages=None,
             allowed_mentions=discord.AllowedMentions.none(),
             tree_cls=FatebotTree,

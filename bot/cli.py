@@ -78,7 +78,9 @@ async def _run(settings: Settings) -> int:
     restore_endpoints = point_at(settings.discord_api_base, settings.discord_gateway_url)
     database = Database.from_url(settings.database_url)
     try:
-        async with Fatebot(database, SystemDice(), command_guild_ids=settings.command_guild_ids) as bot:
+        async with Fatebot(
+            database, SystemDice(), command_guild_ids=settings.command_guild_ids, read_messages=settings.read_messages
+        ) as bot:
             _close_on_signals(bot)
             await bot.start(settings.discord_token)
     except discord.LoginFailure:

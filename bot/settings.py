@@ -21,6 +21,8 @@ class Settings(BaseSettings):
     # NoDecode keeps pydantic-settings from expecting JSON, so "1,2" works as documented.
     command_guild_ids: Annotated[tuple[int, ...], NoDecode] = ()
     log_level: str = "INFO"
+    # Whether the bot reads plain messages (numbers posted as anchors): needs the message content intent.
+    read_messages: bool = False
 
     @field_validator("command_guild_ids", mode="before")
     @classmethod

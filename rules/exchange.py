@@ -173,6 +173,15 @@ class StateUpdate:
 
 
 @dataclass(frozen=True)
+class SidePatch:
+    """Set one key of a side's state (`side`: its role in the exchange); a `None` value removes the key."""
+
+    side: str
+    key: str
+    value: Any
+
+
+@dataclass(frozen=True)
 class Note:
     """An event for the campaign log that no other effect or outcome records."""
 
@@ -218,13 +227,16 @@ class Whisper:
     text: Text
 
 
-Effect = PoolDelta | PoolSet | PoolMaximum | StatePatch | StateUpdate | Note | Commit | Reveal | Summon | Whisper
+Effect = (
+    PoolDelta | PoolSet | PoolMaximum | StatePatch | StateUpdate | SidePatch | Note | Commit | Reveal | Summon | Whisper
+)
 _EFFECT_TYPES: dict[str, type[Effect]] = {
     "pool_delta": PoolDelta,
     "pool_set": PoolSet,
     "pool_maximum": PoolMaximum,
     "state_patch": StatePatch,
     "state": StateUpdate,
+    "side_patch": SidePatch,
     "note": Note,
     "commit": Commit,
     "reveal": Reveal,

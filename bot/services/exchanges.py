@@ -70,6 +70,7 @@ from rules.exchange import (
     Reveal,
     Roll,
     RuleError,
+    SidePatch,
     StatePatch,
     StateUpdate,
     Step,
@@ -511,6 +512,15 @@ class ExchangeEngine:
                 continue
             if isinstance(effect, Summon):
                 await self._summon(session, running, effect, now)
+                continue
+            if isinstance(effect, SidePatch):
+                side = running.cast.sides.get(effect.side)
+                if side is None:
+                    raise EngineError(f"no side plays {effect.side!r} in this exchange")
+                side_state = {**side.state, effect.key: effect.value}
+                if effect.value is None:
+                    del side_state[effect.key]
+                side.state = side_state
                 continue
             if isinstance(effect, Whisper):
                 heard = self._who(refs, effect.who)

@@ -44,13 +44,15 @@ class Harness:
         self.bot: Fatebot | None = None
         self._task: asyncio.Task[None] | None = None
         self._names = itertools.count(1)
+        # Whether the bot reads plain messages (set before it starts).
+        self.read_messages = False
 
     async def start_bot(self) -> Fatebot:
         database = Database.from_url(self.database_url)
         # The bot keeps the emulator's time, so a test that moves the clock moves the bot's deadlines too.
         bot = Fatebot(
             database, self.dice, clock=self.emulator.clock.now, guild_ready_timeout=0.05,
-            deadline_poll_seconds=DEADLINE_POLL_SECONDS,
+            deadline_poll_seconds=DEADLINE_POLL_SECONDS, read_messages=self.read_messages,
         )  # fmt: skip
         self._task = asyncio.create_task(bot.start(self.emulator.bot_token))
         self.bot = bot

@@ -1,0 +1,234 @@
+"""Commands only the anka game has: /anka camp, join, camps, formation, talisman, base, battle, strength, check,
+verify, seal, vanish and kill; /anchor; and, when the bot may read messages, anchors posted as plain numbers."""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+from discord import app_commands
+from discord.app_commands import locale_str
+from discord.ext import commands
+
+from bot import output
+from bot.app import Fatebot, Interaction, NameText, actor_of, call_of, place_of, translator
+from bot.cogs.characters import character_choices
+from bot.cogs.exchanges import publish, respond
+from bot.errors import UserError
+from bot.rulesets.grail_anka.service import RULESET_ID, AnkaService
+from bot.services.common import Actor, Place
+from rules.grail_anka.anchors import anchor_in
+from rules.grail_anka.model import PARAMS, Talisman
+from rules.text import LABEL_LIMIT
+
+log = logging.getLogger(__name__)
+
+NameList = app_commands.Range[str, 1, 1000]
+Rate = app_commands.Range[int, -100, 200]
+TALISMAN_NAMES = {"illusion": "Illusion talisman", "illusion_kai": "Improved illusion talisman",
+                  "substitute": "Substitute talisman", "substitute_kai": "Improved substitute talisman"}  # fmt: skip
+
+
+def names(text: str | None) -> list[str]:
+    return [name.strip() for name in (text or "").split(",") if name.strip()]
+
+
+@app_commands.guild_only()
+class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka game: camps, battles and decisions"):
+    def __init__(self, bot: Fatebot, service: AnkaService) -> None:
+        self.bot = bot
+        self.anka = service
+        super().__init__()
+
+    @app_commands.command(name="camp", description="Found a camp of characters (GM only)")
+    @app_commands.describe(name="The camp's name", members="Its characters, separated by commas",
+                           gm_run="Whether the GMs run this camp (they answer its choices)")  # fmt: skip
+    async def camp(self, interaction: Interaction, name: NameText, members: NameList, gm_run: bool = False) -> None:
+        await self.anka.create_camp(call_of(interaction), name, names(members), gm_run=gm_run)
+        tr = translator(interaction, RULESET_ID)
+        await output.reply(interaction, tr("anka.camp_created", name=name, members=", ".join(names(members))))
+
+    @app_commands.command(name="join", description="Add a character to a camp (GM only)")
+    @app_commands.describe(camp="The camp", character="Who joins it")
+    async def join(self, interaction: Interaction, camp: NameText, character: NameText) -> None:
+        await self.anka.join_camp(call_of(interaction), camp, character)
+        tr = translator(interaction, RULESET_ID)
+        await output.reply(interaction, tr("anka.camp_joined", camp=camp, name=character))
+
+    @app_commands.command(name="camps", description="The camps and their members")
+    async def camps(self, interaction: Interaction) -> None:
+        tr = translator(interaction, RULESET_ID)
+        lines = []
+        for camp in await self.anka.camps(place_of(interaction), actor_of(interaction)):
+            members = ", ".join(tr(f"anka.place.{place}", name=name) if place else name for name, place in camp.members)
+            lines.append(tr("anka.camp_line", name=camp.name, members=members or "—"))
+            if camp.gm_run:
+                lines.append(tr("anka.camp_gm_run"))
+            if camp.talismans:
+                held = ", ".join(tr(f"anka.talisman.{kind}") + f" ×{count}" for kind, count in camp.talismans.items())
+                lines.append(tr("anka.camp_talismans", talismans=held))
+            if camp.base:
+                lines.append(tr("anka.camp_base", base=camp.base))
+        await output.reply(interaction, "\n".join(lines) or tr("anka.no_camps"), ephemeral=True)
+
+    @app_commands.command(name="formation", description="Set a camp's formation for its next battle")
+    @app_commands.describe(camp="The camp", main="Its main fighter", subs="Up to two subs, separated by commas",
+                           companions="Companions, separated by commas")  # fmt: skip
+    async def formation(
+        self, interaction: Interaction, camp: NameText, main: NameText, subs: NameList | None = None,
+        companions: NameList | None = None,
+    ) -> None:  # fmt: skip
+        name, chief, seconds, others = await self.anka.formation(
+            call_of(interaction), camp, main, names(subs), names(companions)
+        )
+        tr = translator(interaction, RULESET_ID)
+        text = tr("anka.formation_set", camp=name, main=chief, subs=", ".join(seconds) or "—",
+                  companions=", ".join(others) or "—")  # fmt: skip
+        await output.reply(interaction, text, ephemeral=True)
+
+    @app_commands.command(name="talisman", description="Set how many talismans of a kind a camp holds (GM only)")
+    @app_commands.describe(camp="The camp", kind="Which talisman", count="How many it holds now")
+    @app_commands.choices(kind=[
+        app_commands.Choice(name=locale_str(label, key=f"anka.talisman.{value}"), value=value)
+        for value, label in TALISMAN_NAMES.items()
+    ])  # fmt: skip
+    async def talisman(
+        self, interaction: Interaction, camp: NameText, kind: app_commands.Choice[str],
+        count: app_commands.Range[int, 0, 99],
+    ) -> None:  # fmt: skip
+        name, before, now = await self.anka.set_talismans(call_of(interaction), camp, Talisman(kind.value), count)
+        tr = translator(interaction, RULESET_ID)
+        text = tr("anka.talismans_set", camp=name, talisman=tr(f"anka.talisman.{kind.value}"), before=before, now=now)
+        await output.reply(interaction, text, ephemeral=True)
+
+    @app_commands.command(name="base", description="Record a camp's base, or clear it (GM only)")
+    @app_commands.describe(camp="The camp", base="Where its base is (leave out: it has none)")
+    async def base(
+        self, interaction: Interaction, camp: NameText, base: app_commands.Range[str, 1, LABEL_LIMIT] | None = None
+    ) -> None:
+        name = await self.anka.set_base(call_of(interaction), camp, base)
+        tr = translator(interaction, RULESET_ID)
+        text = tr("anka.base_set", camp=name, base=base) if base else tr("anka.base_cleared", camp=name)
+        await output.reply(interaction, text, ephemeral=True)
+
+    @app_commands.command(name="battle", description="Start a battle between two camps (the first one initiates)")
+    @app_commands.describe(first="The camp that initiates: it goes first", second="The camp it meets",
+                           at_base_of="If the battle is at one camp's base: that camp")  # fmt: skip
+    async def battle(
+        self, interaction: Interaction, first: NameText, second: NameText, at_base_of: NameText | None = None
+    ) -> None:
+        progress = await self.anka.start_battle(call_of(interaction), first, second, at_base_of=at_base_of)
+        await respond(interaction, progress)
+
+    @app_commands.command(name="strength", description="A camp's strength per parameter in its formation")
+    @app_commands.describe(camp="Your camp (a GM: any)")
+    async def strength(self, interaction: Interaction, camp: NameText) -> None:
+        name, values = await self.anka.strengths(place_of(interaction), actor_of(interaction), camp)
+        tr = translator(interaction, RULESET_ID)
+        shown = ", ".join(tr("anka.param_value", param=tr(f"anka.param.{param}"), value=values[param])
+                          for param in PARAMS)  # fmt: skip
+        await output.reply(interaction, tr("anka.strength", camp=name, values=shown), ephemeral=True)
+
+    @app_commands.command(name="check", description="Open a check at a success rate, decided by an anchor (GM only)")
+    @app_commands.describe(rate="The success rate in percent", purpose="What is being checked")
+    async def check(
+        self, interaction: Interaction, rate: Rate, purpose: app_commands.Range[str, 1, LABEL_LIMIT]
+    ) -> None:
+        progress = await self.anka.check(call_of(interaction), rate, purpose)
+        await respond(interaction, progress)
+
+    @app_commands.command(
+        name="verify", description="Hash a revealed decision again and compare it with its commitment"
+    )
+    @app_commands.describe(decision="The decision's id")
+    async def verify(self, interaction: Interaction, decision: app_commands.Range[str, 1, 40]) -> None:
+        verified = await self.anka.verify(place_of(interaction), decision)
+        tr = translator(interaction, RULESET_ID)
+        if not verified.revealed:
+            text = tr("anka.verify_pending", id=verified.key, digest=verified.digest)
+        else:
+            key = "anka.verify_ok" if verified.matches else "anka.verify_mismatch"
+            text = tr(key, id=verified.key, digest=verified.digest, input=verified.hashed or "")
+        await output.reply(interaction, text, ephemeral=True)
+
+    @verify.autocomplete("decision")
+    async def decision_choices(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        try:
+            found = await self.anka.decisions(place_of(interaction), current)
+        except UserError:
+            return []
+        return [app_commands.Choice(name=key, value=key) for key in found]
+
+    @app_commands.command(name="seal", description="Spend a command seal: your Servant recovers 6 fatigue")
+    @app_commands.describe(servant="Your Servant")
+    async def seal(self, interaction: Interaction, servant: NameText) -> None:
+        progress = await self.anka.recover(call_of(interaction), servant)
+        await respond(interaction, progress)
+
+    @app_commands.command(name="vanish", description="Mark a Servant vanished, or back in play (GM only)")
+    @app_commands.describe(character="The Servant", on="Vanished (default) or back")
+    async def vanish(self, interaction: Interaction, character: NameText, on: bool = True) -> None:
+        progress = await self.anka.set_fate(call_of(interaction), character, "vanished", on)
+        await respond(interaction, progress)
+
+    @app_commands.command(name="kill", description="Mark a Master or another character dead, or alive (GM only)")
+    @app_commands.describe(character="Who", on="Dead (default) or alive")
+    async def kill(self, interaction: Interaction, character: NameText, on: bool = True) -> None:
+        progress = await self.anka.set_fate(call_of(interaction), character, "dead", on)
+        await respond(interaction, progress)
+
+    @join.autocomplete("character")
+    @formation.autocomplete("main")
+    @seal.autocomplete("servant")
+    @vanish.autocomplete("character")
+    @kill.autocomplete("character")
+    async def any_character(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await character_choices(self.bot, interaction, current)
+
+
+class AnchorCog(commands.Cog):
+    """Anchors: `/anchor`, and numbers posted in the channel when the bot may read messages."""
+
+    def __init__(self, bot: Fatebot, service: AnkaService) -> None:
+        self.bot = bot
+        self.anka = service
+
+    @app_commands.command(name="anchor", description="Give the anchor number of an open decision")
+    @app_commands.describe(number="A number from 1 to 100", decision="Which decision, when several are open")
+    @app_commands.guild_only()
+    async def anchor(
+        self, interaction: Interaction, number: app_commands.Range[int, 1, 100],
+        decision: app_commands.Range[str, 1, 40] | None = None,
+    ) -> None:  # fmt: skip
+        progress = await self.anka.anchor(
+            place_of(interaction), actor_of(interaction), number, self.bot.dice, decision=decision
+        )
+        await respond(interaction, progress)
+
+    @commands.Cog.listener()
+    async def on_message(self, message: discord.Message) -> None:
+        """A plain message that holds one number anchors the channel's open decision, if its author may; anything
+        else is chatter (R2)."""
+        if message.author.bot or message.guild is None:
+            return
+        number = anchor_in(message.content)
+        if number is None:
+            return
+        channel = message.channel
+        parent = getattr(channel, "parent_id", None) if isinstance(channel, discord.Thread) else None
+        place = Place(message.guild.id, parent or channel.id)
+        try:
+            if not await self.anka.anchor_open(place):
+                return
+            actor = Actor(message.author.id, getattr(getattr(message.author, "guild_permissions", None),
+                                                     "manage_guild", False))  # fmt: skip
+            progress = await self.anka.anchor(place, actor, number, self.bot.dice)
+        except UserError:
+            return  # not eligible: chatter, skipped
+        await publish(self.bot, progress)
+
+
+async def setup(bot: Fatebot) -> None:
+    service = AnkaService(bot.database, bot.clock)
+    await bot.add_cog(AnkaCog(bot, service))
+    await bot.add_cog(AnchorCog(bot, service))

@@ -1,0 +1,161 @@
+"""Anchored decisions (R1-R3) as steps of any exchange of the game: commit, take anchors, reveal, read.
+
+`request` commits one secret per decision and posts the digests before any anchor is taken; one wait then takes
+the anchors in order (the k-th eligible number anchors the k-th decision, or one number all of them with
+`batch_anchor`). When the window closes short, the decisions left take the last anchor received (shift up); with
+none received, the campaign's fallback applies: keep waiting, let the GMs give the number, or draw it. Once every
+decision has its anchor, all are revealed and the exchange goes on with the values (`then`, a continuation of the
+ruleset's by name). Anchors arrive as numbers from the game's own service, which checks who may give them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final
+
+from bot.rulesets.base import Scene
+from bot.rulesets.grail_anka.told import told
+from rules.exchange import Answer, Audience, Commit, Note, Option, Pause, Reveal, Roll, Step, Text, ValueRange, Wait
+from rules.grail_anka import checks
+from rules.grail_anka.options import GrailAnkaOptions
+
+ANCHOR_WAIT: Final = "anchor"
+ANCHOR_HANDLER: Final = "anka_anchor"
+ANCHOR_EVENT: Final = "anka.anchor"
+REQUEST: Final = "request"
+CLOSE: Final = "close"
+EXTEND: Final = "extend"
+# Who may give the next anchor: anyone but the GMs while the window is open or after it (fallback "wait"); the GMs
+# once the window closed with fallback "gm" or a GM closed it.
+OPEN, AFTER, GMS = "open", "after", "gms"
+ID_DIGITS: Final = 8
+
+# A continuation: the exchange's state, the values of its decisions in order (with who anchored each), the step so far.
+Then = Callable[[Scene, dict[str, Any], list[int], Step], Step]
+
+
+def anka_options(scene: Scene) -> GrailAnkaOptions:
+    assert isinstance(scene.options, GrailAnkaOptions)
+    return scene.options
+
+
+def decision_id(scene: Scene) -> str:
+    """A short id that names the decision in commands and in its hashed string."""
+    return "".join(f"{face - 1:x}" for face in scene.dice.roll(ID_DIGITS, 16))
+
+
+def request(
+    scene: Scene, state: Mapping[str, Any], purposes: Sequence[Text], then: str, *, rates: Sequence[int | None] = (),
+) -> Step:  # fmt: skip
+    """Commit one decision per purpose (with its success rate, if it is a check) and wait for their anchors."""
+    ids, effects, lines = [], [], []
+    for index, purpose in enumerate(purposes):
+        key = decision_id(scene)
+        committed = checks.commit_decision(scene.campaign_id, key, scene.dice)
+        ids.append(key)
+        effects.append(Commit(key, committed.digest, committed.secret, committed.nonce))
+        rate = rates[index] if index < len(rates) else None
+        if rate is None:
+            lines.append(told("anka.decision_committed", id=key, purpose=purpose, digest=committed.digest))
+        else:
+            lines.append(told("anka.decision_committed_at", id=key, purpose=purpose, digest=committed.digest,
+                              rate=rate))  # fmt: skip
+    pending = {"ids": ids, "purposes": [purpose.to_dict() for purpose in purposes], "rates": list(rates),
+               "anchors": [], "by": [], "then": then, "phase": OPEN}  # fmt: skip
+    opened = Step(effects=tuple(effects), outcomes=(told("anka.decisions_opened", headline=True, count=len(ids)),
+                                                      *lines))  # fmt: skip
+    return opened.then(_anchor_pause(scene, {**state, REQUEST: pending}))
+
+
+def _anchor_pause(scene: Scene, state: Mapping[str, Any]) -> Step:
+    options = anka_options(scene)
+    pending = state[REQUEST]
+    taken = len(pending["anchors"])
+    ids = pending["ids"]
+    target = ids[taken]
+    phase = pending["phase"]
+    if phase == GMS:
+        prompt = Text("anka.anchor_prompt_gms", {"id": target})
+    elif phase == AFTER:
+        prompt = Text("anka.anchor_prompt_after", {"id": target})
+    elif options.batch_anchor and len(ids) > 1:
+        prompt = Text("anka.anchor_prompt_batch", {"ids": ", ".join(f"`{key}`" for key in ids)})
+    else:
+        prompt = Text("anka.anchor_prompt", {"id": target, "order": taken + 1, "count": len(ids)})
+    timed = phase == OPEN
+    wait = Wait(
+        ANCHOR_WAIT, Audience.gms(), prompt,
+        options=(Option(CLOSE, Text("anka.anchor_close"), tone="secondary"),
+                 Option(EXTEND, Text("anka.anchor_extend"), tone="secondary")),
+        value=ValueRange(checks.ANCHOR_MIN, checks.ANCHOR_MAX),
+        deadline_seconds=options.anchor_window_s + options.anchor_grace_s if timed else None,
+        default=CLOSE if timed else None,
+    )  # fmt: skip
+    return Step(pause=Pause(ANCHOR_HANDLER, (wait,), state))
+
+
+def anchored(scene: Scene, state: Mapping[str, Any], answer: Answer, continuations: Mapping[str, Then]) -> Step:
+    """An anchor given, a window closed or extended."""
+    pending = dict(state[REQUEST])
+    options = anka_options(scene)
+    left = len(pending["ids"]) - len(pending["anchors"])
+    if answer.value is not None:
+        count = left if options.batch_anchor else 1
+        pending["anchors"] = [*pending["anchors"], *[answer.value] * count]
+        pending["by"] = [*pending["by"], *[answer.by] * count]
+        given = Step(
+            effects=(Note(ANCHOR_EVENT, {"by": answer.by, "anchor": answer.value}),),
+            outcomes=(told("anka.anchor_taken", anchor=answer.value, user=f"<@{answer.by}>" if answer.by else "—",
+                           id=pending["ids"][len(pending["anchors"]) - 1]),),
+        )  # fmt: skip
+        return given.then(_proceed(scene, {**state, REQUEST: pending}, continuations))
+    if answer.option == EXTEND:
+        pending["phase"] = OPEN
+        return Step(outcomes=(told("anka.anchor_extended"),)).then(_anchor_pause(scene, {**state, REQUEST: pending}))
+    if pending["anchors"]:  # shift up: the decisions left take the last anchor received
+        pending["anchors"] = [*pending["anchors"], *[pending["anchors"][-1]] * left]
+        pending["by"] = [*pending["by"], *[pending["by"][-1]] * left]
+        shifted = Step(outcomes=(told("anka.anchor_shifted_up", count=left),))
+        return shifted.then(_proceed(scene, {**state, REQUEST: pending}, continuations))
+    fallback = options.anchor_fallback
+    if answer.option == CLOSE and not answer.expired:
+        fallback = "gm"  # a GM who closes a window nobody answered gives the number themselves
+    if fallback == "bot_random":
+        rolls = tuple(Roll("anchor", 100, (face,), (face,), (), face) for face in scene.dice.roll(left, 100))
+        pending["anchors"] = [*pending["anchors"], *[roll.total for roll in rolls]]
+        pending["by"] = [*pending["by"], *[None] * left]
+        drawn = Step(rolls=rolls, outcomes=(told("anka.anchor_fallback_drawn", count=left),))
+        return drawn.then(_proceed(scene, {**state, REQUEST: pending}, continuations))
+    pending["phase"] = GMS if fallback == "gm" else AFTER
+    closed = told("anka.anchor_window_closed_gm" if fallback == "gm" else "anka.anchor_window_passed")
+    return Step(outcomes=(closed,)).then(_anchor_pause(scene, {**state, REQUEST: pending}))
+
+
+def _proceed(scene: Scene, state: Mapping[str, Any], continuations: Mapping[str, Then]) -> Step:
+    pending = state[REQUEST]
+    if len(pending["anchors"]) < len(pending["ids"]):
+        return _anchor_pause(scene, state)
+    values, lines = [], []
+    for key, anchor in zip(pending["ids"], pending["anchors"], strict=True):
+        committed = scene.commitments[key]
+        value = checks.value_of(int(committed.secret), anchor)
+        values.append(value)
+        lines.append(told("anka.decision_revealed", id=key, secret=committed.secret, nonce=committed.nonce,
+                          anchor=anchor, value=checks.shown(value)))  # fmt: skip
+    revealed = Step(effects=tuple(Reveal(key) for key in pending["ids"]), outcomes=tuple(lines))
+    rest = {name: value for name, value in state.items() if name != REQUEST}
+    return continuations[pending["then"]](scene, rest, values, revealed)
+
+
+def phase_of(state: Mapping[str, Any]) -> str | None:
+    """Who may anchor an exchange's open request now (OPEN and AFTER: anyone but the GMs; GMS: the GMs)."""
+    pending = state.get(REQUEST)
+    return pending["phase"] if isinstance(pending, Mapping) else None
+
+
+def reading(verdict: checks.Verdict) -> Text:
+    """A check's value as the table reads it: critical, success, failure, fumble."""
+    word = (
+        "critical" if verdict.critical else "fumble" if verdict.fumble else "success" if verdict.success else "failure"
+    )
+    return Text(f"anka.reading.{word}")

@@ -1,0 +1,739 @@
+"""A battle between two camps as one exchange (R4-R15, R18): setup skills, each side's parameter and a random
+third, main skills, the win rate, the anchored decision, cleanup skills, and the aftermath.
+
+The exchange's sides are `a` (the side whose win rate is computed: the player camp against a GM-run one, else the
+first side) and `b`; its `fighter` role holds every member in the formations, side a's first, and `fighters` in its
+state tells each one's side and place. Each side is asked only for what is its own to choose: its skills (offered
+privately, so a rival learns a skill only when it is used), its parameter, a cancel of the other side's activation
+while it can still be cancelled (R11), and, for each losing Servant, its Master's player's way out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from bot.rulesets.base import CharacterSnapshot, Scene
+from bot.rulesets.grail_anka.decisions import Then, anka_options, reading, request
+from bot.rulesets.grail_anka.told import Told, told
+from bot.rulesets.words import joined
+from rules.exchange import (
+    Answer,
+    Audience,
+    Effect,
+    Option,
+    OptionGroup,
+    Pause,
+    PoolDelta,
+    Roll,
+    SidePatch,
+    StatePatch,
+    Step,
+    Text,
+    Wait,
+    member,
+)
+from rules.grail_anka import battle, checks
+from rules.grail_anka.model import (
+    PARAMS,
+    RETREAT_FATIGUE,
+    UNDO_VANISH_SEALS,
+    SkillTag,
+    Talisman,
+    Timing,
+)
+from rules.grail_anka.sheets import FILES, CharacterFile, Skill
+
+FIGHTER: Final = "fighter"
+MASTER_RELATION: Final = "master"
+FATIGUE: Final = "fatigue"
+SEALS: Final = "command_seals"
+VANISHED: Final = "vanished"
+DEAD: Final = "dead"
+TALISMANS: Final = "talismans"
+BASE: Final = "base"
+MAIN, SUB, COMPANION = "main", "sub", "companion"
+PLACES: Final = (MAIN, SUB, COMPANION)
+
+SKILL_HANDLER, CANCEL_HANDLER, PICK_HANDLER = "anka_skill", "anka_cancel", "anka_pick"
+FATE_HANDLER, UNDO_HANDLER = "anka_fate", "anka_undo"
+PASS, ALLOW = "pass", "allow"
+SKILL_GROUP, CANCEL_GROUP = "skills", "counters"
+WINDOW_TIMINGS: Final = (Timing.SETUP, Timing.MAIN, Timing.CLEANUP)
+# A losing Servant's ways out (R14), in the order the rules try them.
+FATES: Final = ("retreat_skill", Talisman.SUBSTITUTE_KAI.value, Talisman.SUBSTITUTE.value, "seal", "face")
+
+
+def sheet_of(character: CharacterSnapshot) -> CharacterFile:
+    return FILES[character.kind].model_validate(character.sheet["file"])
+
+
+def is_servant(character: CharacterSnapshot) -> bool:
+    return FATIGUE in character.pools
+
+
+def fatigue_of(character: CharacterSnapshot) -> int:
+    return character.pools[FATIGUE].current if is_servant(character) else 0
+
+
+def other(side: str) -> str:
+    return "b" if side == "a" else "a"
+
+
+@dataclass(frozen=True)
+class Fighter:
+    index: int
+    ref: str
+    character: CharacterSnapshot
+    side: str
+    place: str
+
+    @property
+    def sheet(self) -> CharacterFile:
+        return sheet_of(self.character)
+
+    @property
+    def master_ref(self) -> str:
+        return f"{self.ref}.{MASTER_RELATION}"
+
+
+def fighters(scene: Scene, state: Mapping[str, Any]) -> list[Fighter]:
+    return [
+        Fighter(index, member(FIGHTER, index), character, entry["side"], entry["place"])
+        for index, (character, entry) in enumerate(zip(scene.members(FIGHTER), state["fighters"], strict=True))
+    ]
+
+
+def side_name(scene: Scene, side: str) -> str:
+    return scene.side(side).name
+
+
+def talismans(scene: Scene, side: str) -> dict[str, int]:
+    held = scene.side(side).state.get(TALISMANS, {})
+    return {kind.value: int(held.get(kind.value, 0)) for kind in Talisman}
+
+
+def spend_talisman(scene: Scene, side: str, kind: str) -> SidePatch:
+    held = talismans(scene, side)
+    return SidePatch(side, TALISMANS, {**held, kind: held[kind] - 1})
+
+
+# The battle's start
+
+
+def begin(scene: Scene, first: str, home: str | None, fighter_places: Sequence[tuple[str, str]]) -> Step:
+    """R5.1: the battle opens with its sides and formations; each Servant's fatigue is noted for the win rate (R7)
+    and the skills it may use (R9)."""
+    state: dict[str, Any] = {
+        "first": first, "home": home,
+        "fighters": [{"side": side, "place": place} for side, place in fighter_places],
+        "uses": {}, "activations": [], "picks": [], "timing": Timing.SETUP.value, "turn": 0,
+    }  # fmt: skip
+    state["fatigue_start"] = [fatigue_of(character) for character in scene.members(FIGHTER)]
+    lines = [told("anka.battle_begun", headline=True, first=side_name(scene, first),
+                  second=side_name(scene, other(first)))]  # fmt: skip
+    for side in ("a", "b"):
+        main, subs, companions = _formation(scene, state, side)
+        lines.append(told("anka.formation", side=side_name(scene, side), main=main, subs=subs, companions=companions))
+    return Step(outcomes=tuple(lines)).then(_advance(scene, state))
+
+
+def _formation(scene: Scene, state: Mapping[str, Any], side: str) -> tuple[str, str, str]:
+    present = [fighter for fighter in fighters(scene, state) if fighter.side == side]
+    main, subs, companions = (", ".join(f.character.name for f in present if f.place == place) or "—"
+                              for place in PLACES)  # fmt: skip
+    return main, subs, companions
+
+
+def draw_first(scene: Scene) -> tuple[Step, str]:
+    """`first_side_rule: random`: a die says which side goes first."""
+    (face,) = scene.dice.roll(1, 2)
+    first = "a" if face == 1 else "b"
+    line = told("anka.first_drawn", side=side_name(scene, first))
+    return Step(rolls=(Roll("first_side", 2, (face,), (face,), (), face),), outcomes=(line,)), first
+
+
+def order(state: Mapping[str, Any]) -> tuple[str, str]:
+    return state["first"], other(state["first"])
+
+
+# Skill windows (R5.2, R5.6, R5.8, R9)
+
+
+def _advance(scene: Scene, state: dict[str, Any]) -> Step:
+    """The next side's skill window at this timing, or what follows the timing."""
+    timing = Timing(state["timing"])
+    while state["turn"] < 2:
+        side = order(state)[state["turn"]]
+        offered = _skill_options(scene, state, side, timing)
+        if offered:
+            prompt = Text(
+                "anka.skill_prompt", {"side": side_name(scene, side), "timing": Text(f"anka.timing.{timing}")}
+            )
+            wait = Wait(
+                "skill", Audience.side(side), prompt,
+                options=(*offered, Option(PASS, Text("anka.pass"), tone="secondary")),
+                groups=(OptionGroup(SKILL_GROUP, Text("anka.use_a_skill"), Text("anka.which_skill")),),
+                deadline_seconds=anka_options(scene).response_minutes * 60, default=PASS,
+            )  # fmt: skip
+            return Step(pause=Pause(SKILL_HANDLER, (wait,), state))
+        state = {**state, "turn": state["turn"] + 1}
+    state = {**state, "turn": 0}
+    if timing == Timing.SETUP:
+        return _ask_pick(scene, state)
+    if timing == Timing.MAIN:
+        return _decide(scene, state)
+    return _aftermath(scene, state)
+
+
+def _uses(state: Mapping[str, Any], fighter: int, skill: int) -> int:
+    return int(state["uses"].get(f"{fighter}:{skill}", 0))
+
+
+def _usable(state: Mapping[str, Any], fighter: Fighter, timing: Timing) -> list[tuple[int, Skill]]:
+    start = state["fatigue_start"][fighter.index]
+    return [
+        (index, skill) for index, skill in enumerate(fighter.sheet.skills)
+        if battle.usable(skill, timing, place=fighter.place, fatigue_at_start=start,
+                         used=_uses(state, fighter.index, index)) is None
+    ]  # fmt: skip
+
+
+def _skill_options(scene: Scene, state: Mapping[str, Any], side: str, timing: Timing) -> list[Option]:
+    offered = []
+    for fighter in fighters(scene, state):
+        if fighter.side != side or _gone(fighter.character):
+            continue
+        for index, skill in _usable(state, fighter, timing):
+            if skill.effect.cancels:  # a counter-skill answers another's activation
+                continue
+            label = Text("anka.skill_choice", {"who": fighter.character.name, "skill": skill.name,
+                                               "kind": Text(f"anka.kind.{skill.kind}")})  # fmt: skip
+            offered.append(Option(f"u{fighter.index}_{index}", label, group=SKILL_GROUP))
+    return offered[:24]
+
+
+def _gone(character: CharacterSnapshot) -> bool:
+    return bool(character.state.get(VANISHED) or character.state.get(DEAD))
+
+
+def _picked(key: str) -> tuple[int, int]:
+    fighter, skill = key[1:].split("_")
+    return int(fighter), int(skill)
+
+
+def skill_chosen(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    side = order(state)[state["turn"]]
+    timing = state["timing"]
+    if answer.option == PASS or answer.option is None:
+        passed = told("anka.passed", side=side_name(scene, side), timing=Text(f"anka.timing.{timing}"))
+        return Step(outcomes=(passed,)).then(_advance(scene, {**state, "turn": state["turn"] + 1}))
+    fighter_index, skill_index = _picked(answer.option)
+    fighter = fighters(scene, state)[fighter_index]
+    skill = fighter.sheet.skills[skill_index]
+    used = {**state["uses"], f"{fighter_index}:{skill_index}": _uses(state, fighter_index, skill_index) + 1}
+    state = {**state, "uses": used, "using": [fighter_index, skill_index]}
+    activated = told("anka.skill_activated", who=fighter.character.name, skill=skill.name,
+                     kind=Text(f"anka.kind.{skill.kind}"), side=side_name(scene, side))  # fmt: skip
+    offered = _cancel_options(scene, state, other(side), skill)
+    if not offered:
+        return Step(outcomes=(activated,)).then(_resolve_use(scene, state))
+    prompt = Text("anka.cancel_prompt", {"side": side_name(scene, other(side)), "who": fighter.character.name,
+                                         "skill": skill.name})  # fmt: skip
+    wait = Wait(
+        "cancel", Audience.side(other(side)), prompt,
+        options=(*offered, Option(ALLOW, Text("anka.allow"), tone="secondary")),
+        groups=(OptionGroup(CANCEL_GROUP, Text("anka.cancel_it"), Text("anka.cancel_how")),),
+        deadline_seconds=anka_options(scene).response_minutes * 60, default=ALLOW,
+    )  # fmt: skip
+    return Step(outcomes=(activated,), pause=Pause(CANCEL_HANDLER, (wait,), state))
+
+
+def _cancel_options(scene: Scene, state: Mapping[str, Any], side: str, target: Skill) -> list[Option]:
+    """What the other side could cancel this activation with: a talisman it holds, or a counter-skill of one of
+    its members at this timing (R11)."""
+    offered = [
+        Option(kind, Text(f"anka.talisman.{kind}"), group=CANCEL_GROUP)
+        for kind in (Talisman.ILLUSION, Talisman.ILLUSION_KAI)
+        if talismans(scene, side)[kind.value] > 0 and battle.cancellable_by(kind, target.kind)
+    ]
+    if not battle.cancellable_by("counter", target.kind):
+        return offered
+    timing = Timing(state["timing"])
+    for fighter in fighters(scene, state):
+        if fighter.side != side or _gone(fighter.character):
+            continue
+        for index, skill in _usable(state, fighter, timing):
+            if skill.effect.cancels:
+                label = Text("anka.skill_choice", {"who": fighter.character.name, "skill": skill.name,
+                                                   "kind": Text(f"anka.kind.{skill.kind}")})  # fmt: skip
+                offered.append(Option(f"c{fighter.index}_{index}", label, group=CANCEL_GROUP))
+    return offered[:24]
+
+
+def cancel_chosen(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    fighter_index, skill_index = state["using"]
+    fighter = fighters(scene, state)[fighter_index]
+    skill = fighter.sheet.skills[skill_index]
+    if answer.option in (ALLOW, None):
+        return _resolve_use(scene, state)
+    canceller = other(fighter.side)
+    effects: list[Effect] = []
+    if answer.option in (Talisman.ILLUSION, Talisman.ILLUSION_KAI):
+        effects.append(spend_talisman(scene, canceller, answer.option))
+        means: str | Text = Text(f"anka.talisman.{answer.option}")
+    else:
+        counter_index, counter_skill = _picked(answer.option)
+        counter = fighters(scene, state)[counter_index]
+        used = counter.sheet.skills[counter_skill]
+        state = {**state, "uses": {**state["uses"], f"{counter_index}:{counter_skill}":
+                                   _uses(state, counter_index, counter_skill) + 1}}  # fmt: skip
+        effects += _tire(counter, used.fatigue_cost)
+        state = _record(state, counter_index, counter_skill, cancelled=False)
+        means = Text("anka.counter_by", {"who": counter.character.name, "skill": used.name})
+    state = _record(state, fighter_index, skill_index, cancelled=True)
+    cancelled = told("anka.skill_cancelled", who=fighter.character.name, skill=skill.name, means=means)
+    return Step(effects=tuple(effects), outcomes=(cancelled,)).then(_advance(scene, _without(state, "using")))
+
+
+def _without(state: Mapping[str, Any], *keys: str) -> dict[str, Any]:
+    return {name: value for name, value in state.items() if name not in keys}
+
+
+def _record(state: Mapping[str, Any], fighter: int, skill: int, *, cancelled: bool) -> dict[str, Any]:
+    entry = {"fighter": fighter, "skill": skill, "timing": state["timing"], "cancelled": cancelled}
+    return {**state, "activations": [*state["activations"], entry]}
+
+
+def _tire(fighter: Fighter, cost: int) -> list[Effect]:
+    """R9: a skill's fatigue lands at once on the Servant who used it (Masters and others have none)."""
+    return [PoolDelta(fighter.ref, FATIGUE, cost)] if cost and is_servant(fighter.character) else []
+
+
+def _resolve_use(scene: Scene, state: Mapping[str, Any]) -> Step:
+    fighter_index, skill_index = state["using"]
+    fighter = fighters(scene, state)[fighter_index]
+    skill = fighter.sheet.skills[skill_index]
+    state = _record(_without(state, "using"), fighter_index, skill_index, cancelled=False)
+    used = Step(effects=tuple(_tire(fighter, skill.fatigue_cost)),
+                outcomes=(told("anka.skill_resolved", who=fighter.character.name, skill=skill.name,
+                               effect=effect_text(skill)),))  # fmt: skip
+    if SkillTag.ASSASSINATION in skill.tags:
+        rate = skill.effect.success_rate or 0
+        purpose = Text("anka.purpose.assassination", {"who": fighter.character.name, "skill": skill.name})
+        asked = request(scene, {**state, "assassin": fighter_index}, [purpose], "assassination", rates=[rate])
+        return used.then(asked)
+    return used.then(_advance(scene, state))
+
+
+def effect_text(skill: Skill) -> Text:
+    """What a skill does, in the reader's words."""
+    effect = skill.effect
+    parts: list[str | Text] = []
+    if effect.win_rate_delta:
+        parts.append(Text("anka.effect.win_rate", {"delta": f"{effect.win_rate_delta:+d}"}))
+    for param, delta in effect.param_delta.items():
+        if delta:
+            parts.append(Text("anka.effect.param", {"param": Text(f"anka.param.{param}"), "delta": f"{delta:+d}"}))
+    if effect.min_win_rate is not None:
+        parts.append(Text("anka.effect.min_win_rate", {"rate": effect.min_win_rate}))
+    if effect.success_rate is not None:
+        parts.append(Text("anka.effect.assassination", {"rate": effect.success_rate}))
+    if effect.cancels:
+        parts.append(Text("anka.effect.cancels"))
+    if SkillTag.RETREAT in skill.tags:
+        parts.append(Text("anka.effect.retreat"))
+    if not parts:
+        return Text("anka.effect.narrative")
+    return Text("anka.effect.list", {"effects": joined(parts)})
+
+
+def assassinated(scene: Scene, state: dict[str, Any], values: list[int], revealed: Step) -> Step:
+    """R12: a success wins the battle for the assassin's side, skipping the rest; a failure lets it go on."""
+    fighter = fighters(scene, state)[state["assassin"]]
+    activation = state["activations"][-1]
+    skill = fighter.sheet.skills[activation["skill"]]
+    verdict = checks.judge(values[0], skill.effect.success_rate or 0)
+    line = told("anka.assassination_checked", who=fighter.character.name, value=checks.shown(verdict.value),
+                rate=verdict.rate, reading=reading(verdict))  # fmt: skip
+    if not verdict.success:
+        return Step.of(revealed, Step(outcomes=(line,))).then(_advance(scene, _without(state, "assassin")))
+    won = {**state, "winner": fighter.side, "decided_by": "assassination", "retreat_disabled": False}
+    decided = told("anka.battle_won", headline=True, winner=side_name(scene, fighter.side),
+                   loser=side_name(scene, other(fighter.side)), how=Text("anka.decided_by.assassination"))  # fmt: skip
+    return Step.of(revealed, Step(outcomes=(line, decided))).then(_aftermath(scene, won))
+
+
+# Parameters (R5.3-R5.5, R6)
+
+
+def _ask_pick(scene: Scene, state: dict[str, Any]) -> Step:
+    picks = state["picks"]
+    side = "a" if not picks else "b"
+    offered = tuple(Option(param, Text(f"anka.param.{param}")) for param in PARAMS if param not in picks)
+    prompt = Text("anka.pick_prompt", {"side": side_name(scene, side), "order": len(picks) + 1})
+    return Step(pause=Pause(PICK_HANDLER, (Wait("pick", Audience.side(side), prompt, options=offered),), state))
+
+
+def param_picked(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    picks = [*state["picks"], str(answer.option)]
+    side = "a" if len(picks) == 1 else "b"
+    picked = Step(outcomes=(told("anka.param_picked", side=side_name(scene, side),
+                                 param=Text(f"anka.param.{picks[-1]}")),))  # fmt: skip
+    state = {**state, "picks": picks}
+    if len(picks) == 1:
+        return picked.then(_ask_pick(scene, state))
+    if anka_options(scene).random_param_source == "server_rng":
+        left = battle.remaining(picks)
+        (face,) = scene.dice.roll(1, len(left))
+        rolled = Step(rolls=(Roll("third_param", len(left), (face,), (face,), (), face),))
+        return picked.then(Step.of(rolled, _third(scene, state, left[face - 1])))
+    choices = joined([Text(f"anka.param.{param}") for param in battle.remaining(picks)])
+    purpose = Text("anka.purpose.third", {"choices": choices})
+    return picked.then(request(scene, state, [purpose], "third"))
+
+
+def third_drawn(scene: Scene, state: dict[str, Any], values: list[int], revealed: Step) -> Step:
+    return Step.of(revealed, _third(scene, state, battle.third_parameter(state["picks"], values[0])))
+
+
+def _third(scene: Scene, state: Mapping[str, Any], third: str) -> Step:
+    line = told("anka.third_param", param=Text(f"anka.param.{third}"))
+    state = {**state, "picks": [*state["picks"], third], "timing": Timing.MAIN.value, "turn": 0}
+    return Step(outcomes=(line,)).then(_advance(scene, state))
+
+
+# The win rate and the decision (R7, R8, R10)
+
+
+def standing_activations(scene: Scene, state: Mapping[str, Any]) -> list[battle.Activation]:
+    everyone = fighters(scene, state)
+    return [
+        battle.Activation(everyone[entry["fighter"]].side, everyone[entry["fighter"]].sheet.skills[entry["skill"]],
+                          cancelled=entry["cancelled"])
+        for entry in state["activations"]
+    ]  # fmt: skip
+
+
+def side_strength(scene: Scene, state: Mapping[str, Any], side: str) -> dict[str, int]:
+    present = [fighter for fighter in fighters(scene, state) if fighter.side == side]
+    main = next(fighter for fighter in present if fighter.place == MAIN)
+    subs = [fighter.sheet.values for fighter in present if fighter.place == SUB]
+    return battle.strength(main.sheet.values, subs)
+
+
+def rate_of(scene: Scene, state: Mapping[str, Any]) -> tuple[battle.WinRate, list[battle.Activation]]:
+    """R7 with the skills that took effect (R10): side A's win rate, every term apart."""
+    met = battle.interplay(
+        standing_activations(scene, state), np_priority_fatigue=anka_options(scene).np_priority_fatigue
+    )
+    sums = {side: battle.totals(met, side) for side in ("a", "b")}
+    strengths = {side: battle.with_deltas(side_strength(scene, state, side), [sums[side].params]) for side in sums}
+    present = fighters(scene, state)
+    mains = {fighter.side: fighter for fighter in present if fighter.place == MAIN}
+    scope = (MAIN, SUB) if anka_options(scene).fatigue_scope == "main_and_sub" else PLACES
+    tired = {side: sum(state["fatigue_start"][f.index] for f in present if f.side == side and f.place in scope)
+             for side in ("a", "b")}  # fmt: skip
+    result = battle.win_rate(
+        state["picks"], strengths["a"], strengths["b"], level_a=mains["a"].sheet.level,
+        level_b=mains["b"].sheet.level, fatigue_a=tired["a"], fatigue_b=tired["b"], skills_a=sums["a"].win_rate,
+        skills_b=sums["b"].win_rate, min_a=sums["a"].min_win_rate, min_b=sums["b"].min_win_rate,
+    )  # fmt: skip
+    return result, met
+
+
+def rate_lines(scene: Scene, state: Mapping[str, Any], result: battle.WinRate) -> list[Text]:
+    met = battle.interplay(
+        standing_activations(scene, state), np_priority_fatigue=anka_options(scene).np_priority_fatigue
+    )
+    sums = {side: battle.totals(met, side) for side in ("a", "b")}
+    strengths = {side: battle.with_deltas(side_strength(scene, state, side), [sums[side].params]) for side in sums}
+    lines = [Text("anka.compared", {"param": Text(f"anka.param.{param}"), "a": strengths["a"][param],
+                                    "b": strengths["b"][param], "side_a": side_name(scene, "a"),
+                                    "side_b": side_name(scene, "b")})
+             for param in result.chosen]  # fmt: skip
+    if result.automatic:
+        lines.append(Text(f"anka.{result.automatic}", {"side": side_name(scene, "a")}))
+        return lines
+    lines.append(Text("anka.rate_terms", {
+        "advantages": result.advantages, "disadvantages": result.disadvantages, "base": result.base,
+        "totals": f"{result.totals:+d}", "levels": f"{result.levels:+d}", "fatigue": f"{result.fatigue:+d}",
+        "skills": f"{result.skills:+d}", "rate": result.rate or 0, "side": side_name(scene, "a"),
+    }))  # fmt: skip
+    if result.floor is not None or result.ceiling is not None:
+        lines.append(
+            Text(
+                "anka.rate_bounds",
+                {
+                    "floor": "—" if result.floor is None else result.floor,
+                    "ceiling": "—" if result.ceiling is None else result.ceiling,
+                },
+            )
+        )
+    return lines
+
+
+def _decide(scene: Scene, state: dict[str, Any]) -> Step:
+    result, met = rate_of(scene, state)
+    everyone = fighters(scene, state)
+    effects: list[Effect] = []
+    lines = []
+    for entry, activation in zip(state["activations"], met, strict=True):
+        if activation.suppressed:
+            fighter = everyone[entry["fighter"]]
+            lines.append(told("anka.skill_overridden", who=fighter.character.name, skill=activation.skill.name))
+            if not activation.tires:  # D20: like a cancel, the skill's fatigue is taken back
+                effects += [PoolDelta(fighter.ref, FATIGUE, -cost) for cost in [activation.skill.fatigue_cost]
+                            if cost and is_servant(fighter.character)]  # fmt: skip
+    lines += [told("anka.rate_line", line=line) for line in rate_lines(scene, state, result)]
+    computed = Step(effects=tuple(effects), outcomes=(told("anka.win_rate", headline=True), *lines))
+    automatic = battle.automatic_winner(result)
+    if automatic is not None:
+        winner = "a" if automatic else "b"
+        state = {**state, "winner": winner, "decided_by": "auto", "retreat_disabled": False}
+        decided = told("anka.battle_won", headline=True, winner=side_name(scene, winner),
+                       loser=side_name(scene, other(winner)), how=Text("anka.decided_by.auto"))  # fmt: skip
+        return computed.then(Step(outcomes=(decided,))).then(_cleanup(scene, state))
+    purpose = Text("anka.purpose.battle", {"side": side_name(scene, "a")})
+    return computed.then(request(scene, {**state, "rate": result.rate}, [purpose], "battle", rates=[result.rate or 0]))
+
+
+def battle_decided(scene: Scene, state: dict[str, Any], values: list[int], revealed: Step) -> Step:
+    """R8: side A wins iff its check succeeds; a loss on 01 or 00 disables the loser's retreat skills."""
+    verdict = checks.judge(values[0], state["rate"])
+    winner = "a" if verdict.success else "b"
+    how = "critical" if verdict.critical else "fumble" if verdict.fumble else "roll"
+    state = {**state, "winner": winner, "decided_by": how, "retreat_disabled": verdict.critical or verdict.fumble}
+    lines = [told("anka.battle_check", value=checks.shown(verdict.value), rate=verdict.rate, reading=reading(verdict)),
+             told("anka.battle_won", headline=True, winner=side_name(scene, winner),
+                  loser=side_name(scene, other(winner)), how=Text(f"anka.decided_by.{how}"))]  # fmt: skip
+    if state["retreat_disabled"]:
+        lines.append(told("anka.retreat_disabled", side=side_name(scene, other(winner))))
+    return Step.of(revealed, Step(outcomes=tuple(lines))).then(_cleanup(scene, state))
+
+
+def _cleanup(scene: Scene, state: dict[str, Any]) -> Step:
+    return _advance(scene, {**state, "timing": Timing.CLEANUP.value, "turn": 0})
+
+
+# The aftermath (R12-R15, R18)
+
+
+def _aftermath(scene: Scene, state: dict[str, Any]) -> Step:
+    winner = state["winner"]
+    everyone = fighters(scene, state)
+    used = {entry["fighter"] for entry in state["activations"] if not entry["cancelled"]}
+    if state["decided_by"] == "assassination":  # R12: the assassin, and winners who had already used a skill
+        rolling = [f for f in everyone if f.side == winner and is_servant(f.character)
+                   and (f.index == state["assassin"] or f.index in used)]  # fmt: skip
+    else:  # R13: the winners' main and subs; companions skip the table
+        rolling = [f for f in everyone if f.side == winner and is_servant(f.character) and f.place in (MAIN, SUB)]
+    losers = [f.index for f in everyone if f.side != winner and is_servant(f.character) and not _gone(f.character)]
+    after = {"winners": [f.index for f in rolling], "queue": losers, "facing": [], "retreated": [],
+             "rescued": False}  # fmt: skip
+    return _next_fate(scene, {**state, "after": after})
+
+
+def fate_options(scene: Scene, state: Mapping[str, Any], fighter: Fighter) -> list[Option]:
+    """The ways out a losing Servant has, in R14's order, each with what it costs; facing the vanish check shows
+    its odds."""
+    offered = []
+    options = anka_options(scene)
+    if not state.get("retreat_disabled") and _retreat_skill(state, fighter) is not None:
+        offered.append(
+            Option("retreat_skill", Text("anka.fate.retreat_skill", {"skill": _retreat_skill_name(state, fighter)}))
+        )
+    held = talismans(scene, fighter.side)
+    for kind in (Talisman.SUBSTITUTE_KAI, Talisman.SUBSTITUTE):
+        if held[kind.value] > 0:
+            offered.append(Option(kind.value, Text(f"anka.fate.{kind.value}", {"count": held[kind.value]})))
+    master = scene.get(fighter.master_ref)
+    if master is not None and not _gone(master) and master.pools[SEALS].current >= 1:
+        offered.append(Option("seal", Text("anka.fate.seal", {"seals": master.pools[SEALS].current})))
+    rate = battle.survive_rate(fatigue_of(fighter.character))
+    chance = checks.survive_chance(rate, critical_fumble_all_checks=options.critical_fumble_all_checks)
+    offered.append(Option("face", Text("anka.fate.face", {"chance": percent(chance)}), tone="danger"))
+    return offered
+
+
+def percent(chance: Any) -> str:
+    return f"{float(chance) * 100:.1f}%"
+
+
+def _retreat_skill(state: Mapping[str, Any], fighter: Fighter) -> int | None:
+    usable = _usable(state, fighter, Timing.POST_BATTLE)
+    return next((index for index, skill in usable if SkillTag.RETREAT in skill.tags), None)
+
+
+def _retreat_skill_name(state: Mapping[str, Any], fighter: Fighter) -> str:
+    index = _retreat_skill(state, fighter)
+    return "" if index is None else fighter.sheet.skills[index].name
+
+
+def _next_fate(scene: Scene, state: dict[str, Any]) -> Step:
+    after = state["after"]
+    if not after["queue"]:
+        return _roll_aftermath(scene, state)
+    fighter = fighters(scene, state)[after["queue"][0]]
+    offered = fate_options(scene, state, fighter)
+    if len(offered) == 1:  # nothing but the vanish check
+        return _fate(scene, state, fighter, "face")
+    prompt = Text("anka.fate_prompt", {"who": fighter.character.name})
+    wait = Wait("fate", Audience.character(fighter.ref), prompt, options=tuple(offered))
+    return Step(pause=Pause(FATE_HANDLER, (wait,), state))
+
+
+def fate_chosen(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    fighter = fighters(scene, state)[state["after"]["queue"][0]]
+    return _fate(scene, dict(state), fighter, str(answer.option))
+
+
+def _fate(scene: Scene, state: dict[str, Any], fighter: Fighter, choice: str) -> Step:
+    after = {**state["after"], "queue": state["after"]["queue"][1:]}
+    effects: list[Effect] = []
+    name = fighter.character.name
+    if choice == "face":
+        after["facing"] = [*after["facing"], fighter.index]
+        rate = battle.survive_rate(fatigue_of(fighter.character))
+        line = told("anka.fate_faced", who=name, rate=max(rate, 0))
+        return Step(outcomes=(line,)).then(_next_fate(scene, {**state, "after": after}))
+    if choice == "retreat_skill":
+        index = _retreat_skill(state, fighter)
+        assert index is not None
+        state = {**state, "uses": {**state["uses"], f"{fighter.index}:{index}": _uses(state, fighter.index, index) + 1}}
+        means: Text = Text("anka.means.skill", {"skill": fighter.sheet.skills[index].name})
+        gained, after["rescued"] = RETREAT_FATIGUE, True
+    elif choice in (Talisman.SUBSTITUTE, Talisman.SUBSTITUTE_KAI):
+        effects.append(spend_talisman(scene, fighter.side, choice))
+        means, gained, after["rescued"] = Text(f"anka.talisman.{choice}"), battle.retreat_fatigue(choice), True
+    else:
+        effects.append(PoolDelta(fighter.master_ref, SEALS, -1))
+        means, gained = Text("anka.means.seal", {"count": 1}), RETREAT_FATIGUE
+    effects += [PoolDelta(fighter.ref, FATIGUE, gained)] if gained else []
+    after["retreated"] = [*after["retreated"], fighter.index]
+    line = told("anka.retreated", who=name, means=means, fatigue=fatigue_of(fighter.character) + gained)
+    return Step(effects=tuple(effects), outcomes=(line,)).then(_next_fate(scene, {**state, "after": after}))
+
+
+def _roll_aftermath(scene: Scene, state: dict[str, Any]) -> Step:
+    after = state["after"]
+    everyone = fighters(scene, state)
+    purposes = [Text("anka.purpose.fatigue", {"who": everyone[index].character.name}) for index in after["winners"]]
+    rates: list[int | None] = [None] * len(purposes)
+    for index in after["facing"]:
+        rate = battle.survive_rate(fatigue_of(everyone[index].character))
+        purposes.append(Text("anka.purpose.vanish", {"who": everyone[index].character.name}))
+        rates.append(rate)
+    if not purposes:
+        return _finish(scene, state)
+    return request(scene, state, purposes, "aftermath", rates=rates)
+
+
+def aftermath_rolled(scene: Scene, state: dict[str, Any], values: list[int], revealed: Step) -> Step:
+    after = dict(state["after"])
+    everyone = fighters(scene, state)
+    options = anka_options(scene)
+    effects: list[Effect] = []
+    lines = []
+    winners = after["winners"]
+    for index, value in zip(winners, values, strict=False):
+        fighter = everyone[index]
+        digit = checks.digit(value)
+        now = battle.winner_fatigue(fatigue_of(fighter.character), digit)
+        effects.append(PoolDelta(fighter.ref, FATIGUE, now - fatigue_of(fighter.character)))
+        lines.append(told("anka.winner_fatigue", who=fighter.character.name, digit=digit,
+                          delta=f"{now - fatigue_of(fighter.character):+d}", fatigue=now,
+                          mood=Text(f"anka.mood.{digit}")))  # fmt: skip
+    undo = []
+    for index, value in zip(after["facing"], values[len(winners) :], strict=True):
+        fighter = everyone[index]
+        rate = battle.survive_rate(fatigue_of(fighter.character))
+        survived = checks.survives_vanish(value, rate, critical_fumble_all_checks=options.critical_fumble_all_checks)
+        verdict = Text("anka.survived" if survived else "anka.vanishes")
+        lines.append(told("anka.vanish_checked", who=fighter.character.name, value=checks.shown(value),
+                          rate=max(rate, 0), reading=verdict))  # fmt: skip
+        if survived:
+            effects.append(PoolDelta(fighter.ref, FATIGUE, RETREAT_FATIGUE))
+            after["retreated"] = [*after["retreated"], index]
+            lines.append(told("anka.retreated", who=fighter.character.name, means=Text("anka.means.check"),
+                              fatigue=fatigue_of(fighter.character) + RETREAT_FATIGUE))  # fmt: skip
+        else:
+            undo.append(index)
+    state = {**state, "after": {**after, "undo": undo, "facing": []}}
+    return Step.of(revealed, Step(effects=tuple(effects), outcomes=tuple(lines))).then(_next_undo(scene, state))
+
+
+def _next_undo(scene: Scene, state: dict[str, Any]) -> Step:
+    """R18: a Servant that failed its vanish check may still be pulled back with two strokes, if its Master has
+    them; otherwise it vanishes for good."""
+    after = state["after"]
+    lines: list[Told] = []
+    effects: list[Effect] = []
+    queue = list(after["undo"])
+    while queue:
+        fighter = fighters(scene, state)[queue[0]]
+        master = scene.get(fighter.master_ref)
+        if master is not None and not _gone(master) and master.pools[SEALS].current >= UNDO_VANISH_SEALS:
+            prompt = Text("anka.undo_prompt", {"who": fighter.character.name, "master": master.name,
+                                               "seals": master.pools[SEALS].current})  # fmt: skip
+            offered = (
+                Option("seal", Text("anka.undo.seal")),
+                Option("accept", Text("anka.undo.accept"), tone="danger"),
+            )
+            wait = Wait("undo", Audience.character(fighter.ref), prompt, options=offered)
+            paused = {**state, "after": {**after, "undo": queue}}
+            return Step(effects=tuple(effects), outcomes=tuple(lines), pause=Pause(UNDO_HANDLER, (wait,), paused))
+        effects.append(StatePatch(fighter.ref, VANISHED, True))
+        lines.append(told("anka.vanished", who=fighter.character.name))
+        queue.pop(0)
+    return Step(effects=tuple(effects), outcomes=tuple(lines)).then(
+        _finish(scene, {**state, "after": {**after, "undo": []}})
+    )
+
+
+def undo_chosen(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    after = state["after"]
+    fighter = fighters(scene, state)[after["undo"][0]]
+    rest = {**state, "after": {**after, "undo": after["undo"][1:]}}
+    if answer.option == "seal":
+        effects = (
+            PoolDelta(fighter.master_ref, SEALS, -UNDO_VANISH_SEALS),
+            PoolDelta(fighter.ref, FATIGUE, RETREAT_FATIGUE),
+        )
+        rest["after"]["retreated"] = [*after["retreated"], fighter.index]
+        line = told("anka.retreated", who=fighter.character.name, means=Text("anka.means.seal", {"count": 2}),
+                    fatigue=fatigue_of(fighter.character) + RETREAT_FATIGUE)  # fmt: skip
+        return Step(effects=effects, outcomes=(line,)).then(_next_undo(scene, rest))
+    gone = Step(effects=(StatePatch(fighter.ref, VANISHED, True),),
+                outcomes=(told("anka.vanished", who=fighter.character.name),))  # fmt: skip
+    return gone.then(_next_undo(scene, rest))
+
+
+def _finish(scene: Scene, state: Mapping[str, Any]) -> Step:
+    """R14's end: the losing camp's other members retreat with a surviving Servant, or else negotiate with the
+    winners (no negotiation after a retreat skill or a substitute talisman); a camp beaten at home that retreats
+    loses its base."""
+    after = state["after"]
+    loser = other(state["winner"])
+    others = [f for f in fighters(scene, state) if f.side == loser and not is_servant(f.character)]
+    effects: list[Effect] = []
+    lines = []
+    retreating = bool(after["retreated"])
+    if others:
+        names = ", ".join(f.character.name for f in others)
+        key = "anka.others_retreat" if retreating or after["rescued"] else "anka.negotiation"
+        lines.append(told(key, names=names, winner=side_name(scene, state["winner"])))
+    if state.get("home") == loser and (retreating or after["rescued"]) and scene.side(loser).state.get(BASE):
+        effects.append(SidePatch(loser, BASE, None))
+        lines.append(told("anka.base_lost", side=side_name(scene, loser), base=str(scene.side(loser).state[BASE])))
+    lines.append(told("anka.battle_over", headline=True, winner=side_name(scene, state["winner"])))
+    return Step(effects=tuple(effects), outcomes=tuple(lines))
+
+
+CONTINUATIONS: Final[Mapping[str, Then]] = {
+    "assassination": assassinated,
+    "third": third_drawn,
+    "battle": battle_decided,
+    "aftermath": aftermath_rolled,
+}

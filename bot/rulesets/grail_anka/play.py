@@ -1,0 +1,168 @@
+"""The anka game on Discord: Masters, Servants and other characters, camps, anchored decisions and battles (rules in
+`rules/grail_anka`).
+
+A character's stored sheet is `{"file": <the validated file>}` with its parameters as numbers. A Master has the pool
+`command_seals` (3 of 3), a Servant `fatigue` (from 0, unbounded); a vanished Servant and a dead character carry
+`vanished` or `dead` in their state. Parameters, levels and skills are the GM's to enter (D1): a player's file waits
+for a GM's approval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from bot.rulesets.base import (
+    Binding,
+    CharacterDraft,
+    CharacterSnapshot,
+    Handler,
+    Play,
+    Pool,
+    Report,
+    Scene,
+    SheetLine,
+)
+from bot.rulesets.grail_anka import decisions, fight, told
+from bot.rulesets.grail_anka.decisions import reading, request
+from bot.rulesets.words import joined
+from rules.dice import DiceSource
+from rules.exchange import Outcome, Step, Text
+from rules.grail_anka import checks
+from rules.grail_anka.model import COMMAND_SEALS, PARAMS
+from rules.grail_anka.options import GrailAnkaOptions
+from rules.grail_anka.sheets import FILES, ServantFile, Skill, parse_file
+from rules.options import CampaignOptions
+
+MASTER, SERVANT, OTHER = "master", "servant", "other"
+CHECK_CONTINUATION: Final = "check"
+
+TEMPLATE_PARAMS: Final = {"str": 30, "end": 30, "agi": 30, "mag": 30, "luk": 30, "np": 30}
+TEMPLATES: Final[dict[str, dict[str, Any]]] = {
+    MASTER: {"name": "Rin", "level": 5, "params": {**TEMPLATE_PARAMS, "mag": "B"},
+             "skills": [{"name": "Gem magecraft", "kind": "mystic_code", "timing": "main", "category": "magecraft",
+                         "effect": {"win_rate_delta": 5}}]},
+    SERVANT: {"name": "Archer", "master": "Rin", "servant_class": "Archer", "level": 10,
+              "params": {"str": "D", "end": "C", "agi": "C", "mag": "B", "luk": "E", "np": "A+"},
+              "skills": [{"name": "Clairvoyance", "kind": "normal", "timing": "main", "category": "sight",
+                          "fatigue_cost": 1, "effect": {"param_delta": {"agi": 5}}},
+                         {"name": "Retreat", "timing": "post_battle", "tags": ["retreat"]}]},
+    OTHER: {"name": "Bystander", "level": 1, "params": dict.fromkeys(PARAMS, 5)},
+}  # fmt: skip
+
+
+def anka_options(options: CampaignOptions) -> GrailAnkaOptions:
+    assert isinstance(options, GrailAnkaOptions)
+    return options
+
+
+def gm_check(scene: Scene, rate: int, purpose: Text) -> Step:
+    """A GM's check at any success rate outside battles (the source's 判定)."""
+    return request(scene, {"rate": rate, "purpose": purpose.to_dict()}, [purpose], CHECK_CONTINUATION, rates=[rate])
+
+
+def _checked(scene: Scene, state: dict[str, Any], values: list[int], revealed: Step) -> Step:
+    verdict = checks.judge(values[0], state["rate"])
+    line = told.told("anka.check_decided", headline=True, purpose=Text.from_dict(state["purpose"]),
+                     value=checks.shown(verdict.value), rate=verdict.rate, reading=reading(verdict))  # fmt: skip
+    return Step.of(revealed, Step(outcomes=(line,)))
+
+
+CONTINUATIONS: Final = {**fight.CONTINUATIONS, CHECK_CONTINUATION: _checked}
+
+
+class GrailAnkaPlay(Play):
+    kinds: tuple[str, ...] = (MASTER, SERVANT, OTHER)
+    pool_names: tuple[str, ...] = (fight.FATIGUE, fight.SEALS)
+    template_note_key = "anka.template_note"
+    # A rival camp's parameters, skills and Noble Phantasms stay hidden until used.
+    private_sheets = True
+    final_fates = frozenset({fight.DEAD, fight.VANISHED})
+
+    @property
+    def handlers(self) -> Mapping[str, Handler]:
+        return {
+            decisions.ANCHOR_HANDLER: lambda scene, state, answer: decisions.anchored(scene, state, answer,
+                                                                                      CONTINUATIONS),
+            fight.SKILL_HANDLER: fight.skill_chosen,
+            fight.CANCEL_HANDLER: fight.cancel_chosen,
+            fight.PICK_HANDLER: fight.param_picked,
+            fight.FATE_HANDLER: fight.fate_chosen,
+            fight.UNDO_HANDLER: fight.undo_chosen,
+        }  # fmt: skip
+
+    def template(self, kind: str) -> dict[str, Any]:
+        return dict(TEMPLATES[kind])
+
+    def binding(self, kind: str) -> Binding | None:
+        # A Master may hold several Servants (R20).
+        return Binding(fight.MASTER_RELATION, "master", MASTER, per_target=None) if kind == SERVANT else None
+
+    def build(
+        self, kind: str, data: Mapping[str, Any], bound: Mapping[str, CharacterSnapshot], dice: DiceSource,
+        options: CampaignOptions, *, gm_run: bool = False,
+    ) -> CharacterDraft:  # fmt: skip
+        sheet = parse_file(kind, data, anka_options(options))
+        pools: dict[str, Pool] = {}
+        if kind == MASTER:
+            pools[fight.SEALS] = Pool(COMMAND_SEALS, COMMAND_SEALS)
+        if kind == SERVANT:
+            pools[fight.FATIGUE] = Pool(0, None)
+        return CharacterDraft(sheet.name, kind, {"file": sheet.model_dump(mode="json")}, pools, ())
+
+    def gm_only_fields(self, kind: str, sheet: Mapping[str, Any]) -> tuple[str, ...]:
+        """D1: parameters, level and skills are the GM's to enter."""
+        file = sheet["file"]
+        params = ", ".join(f"{param} {file['params'][param]}" for param in PARAMS)
+        fields = [f"`level`: {file['level']}", f"`params`: {params}"]
+        fields += [f"`skills.{index}`: {skill['name']}" for index, skill in enumerate(file["skills"])]
+        return tuple(fields)
+
+    def editable(self, kind: str, field: str, *, by_gm: bool) -> bool:
+        root = field.split(".", 1)[0]
+        return by_gm and root in FILES[kind].model_fields and root not in ("name", "master")
+
+    def edited_sheet(
+        self, character: CharacterSnapshot, file: Mapping[str, Any], options: CampaignOptions, *, by_gm: bool
+    ) -> dict[str, Any]:
+        return {"file": parse_file(character.kind, file, anka_options(options)).model_dump(mode="json")}
+
+    def sheet_lines(self, character: CharacterSnapshot, options: CampaignOptions, *, full: bool) -> list[SheetLine]:
+        sheet = fight.sheet_of(character)
+        lines = []
+        if character.kind == SERVANT and (servant := ServantFile.model_validate(character.sheet["file"])).servant_class:
+            lines.append(SheetLine("anka.sheet.class", servant.servant_class))
+        fate = self.out_of_play(character)
+        if fate is not None:
+            lines.append(SheetLine("anka.sheet.fate", Text(f"anka.fate_word.{fate}")))
+        if not full:
+            return lines
+        lines.append(SheetLine("anka.sheet.level", str(sheet.level)))
+        shown = [Text("anka.param_value", {"param": Text(f"anka.param.{param}"), "value": sheet.params[param]})
+                 for param in PARAMS]  # fmt: skip
+        lines.append(SheetLine("anka.sheet.params", joined(shown), inline=False))
+        if sheet.skills:
+            lines.append(SheetLine("anka.sheet.skills", joined([skill_line(skill) for skill in sheet.skills]),
+                                   inline=False))  # fmt: skip
+        return lines
+
+    def report(self, outcomes: Sequence[Outcome]) -> Report:
+        return told.report(outcomes)
+
+    def log_text(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
+        return told.log_text(payload) if kind == told.EVENT else None
+
+    def out_of_play(self, character: CharacterSnapshot) -> str | None:
+        if character.state.get(fight.DEAD):
+            return fight.DEAD
+        if character.state.get(fight.VANISHED):
+            return fight.VANISHED
+        return None
+
+
+def skill_line(skill: Skill) -> Text:
+    details = [Text(f"anka.kind.{skill.kind}"), Text(f"anka.timing.{skill.timing}")]
+    if skill.fatigue_cost:
+        details.append(Text("anka.fatigue_cost", {"cost": skill.fatigue_cost}))
+    return Text("anka.skill_line", {"name": skill.name, "details": joined(details),
+                                    "effect": fight.effect_text(skill)})  # fmt: skip

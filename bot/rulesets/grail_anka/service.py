@@ -1,0 +1,463 @@
+"""What only the anka game has, applied to stored state: camps, formations, talismans and bases; battles; anchors and
+their eligibility; GM checks; verifying a revealed decision; command seals outside battle; a GM's vanish or death.
+Each change is one transaction, and every step goes through the shared exchange engine."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.engine import Database
+from bot.db.models import (
+    EXCHANGE_OPEN,
+    PENDING,
+    Campaign,
+    Character,
+    Commitment,
+    Event,
+    Exchange,
+    ExchangeRole,
+    Side,
+    SideMember,
+    WaitRow,
+)
+from bot.errors import UserError
+from bot.rulesets.base import ACTOR, Scene
+from bot.rulesets.grail_anka import decisions, fight
+from bot.rulesets.grail_anka.play import SERVANT, GrailAnkaPlay, anka_options, gm_check
+from bot.rulesets.grail_anka.told import told
+from bot.services.campaigns import campaign_options
+from bot.services.characters import controls, find_character
+from bot.services.common import Actor, Call, Clock, Place, active_campaign, is_gm, record_event, require_gm
+from bot.services.exchanges import Cast, ExchangeEngine, Progress
+from bot.services.held import refuse_fallen
+from bot.services.snapshots import ruleset_play, snapshots
+from rules.dice import DiceSource
+from rules.exchange import Answer, PoolDelta, StatePatch, Step, Text
+from rules.grail_anka import anchors, battle, checks
+from rules.grail_anka.model import Talisman
+from rules.text import NAME_LIMIT, unseen_character
+
+RULESET_ID = "grail_anka"
+BATTLE_KIND = "anka.battle"
+GM_RUN = "gm_run"
+TARGET = "target"
+MAX_SUBS = 2
+
+
+def anka_play(campaign: Campaign) -> GrailAnkaPlay:
+    return ruleset_play(campaign, RULESET_ID, GrailAnkaPlay)
+
+
+def refused(code: str, **params: object) -> UserError:
+    return UserError(f"rule.{code}", **params).within(RULESET_ID)
+
+
+@dataclass(frozen=True)
+class Verified:
+    """A decision as `/anka verify` shows it: its digest and, once revealed, what anyone can hash again."""
+
+    key: str
+    digest: str
+    revealed: bool
+    hashed: str | None = None
+    matches: bool = False
+
+
+@dataclass(frozen=True)
+class CampView:
+    name: str
+    gm_run: bool
+    base: str | None
+    talismans: dict[str, int]
+    members: list[tuple[str, str]]
+
+
+class AnkaService:
+    def __init__(self, database: Database, clock: Clock) -> None:
+        self.database = database
+        self.clock = clock
+        self.engine = ExchangeEngine(clock)
+
+    # Camps
+
+    async def create_camp(self, call: Call, name: str, members: Sequence[str], *, gm_run: bool) -> None:
+        if not name.strip() or len(name) > NAME_LIMIT:
+            raise UserError("error.name_length", limit=NAME_LIMIT)
+        if (code := unseen_character(name)) is not None:
+            raise UserError("error.name_characters", code=code)
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, call.place, lock=True)
+            anka_play(campaign)
+            await require_gm(session, campaign.id, call.actor)
+            if await session.scalar(select(Side.id).where(Side.campaign_id == campaign.id, Side.name == name)):
+                raise UserError("error.side_exists", name=name)
+            characters = [await find_character(session, campaign, member) for member in members]
+            if len({character.id for character in characters}) != len(characters):
+                raise UserError("error.side_member_twice")
+            for character in characters:
+                if (elsewhere := await self._camp_of(session, campaign, character)) is not None:
+                    raise refused("in_another_camp", name=character.name, camp=elsewhere.name)
+            side = Side(campaign_id=campaign.id, name=name, state={GM_RUN: gm_run, fight.TALISMANS: {}},
+                        created_at=self.clock())  # fmt: skip
+            session.add(side)
+            await session.flush()
+            for character in characters:
+                session.add(SideMember(side_id=side.id, character_id=character.id, place="member"))
+            record_event(session, campaign.id, "anka.camp_created", actor_id=call.actor.user_id,
+                         payload={"name": name, "members": [c.name for c in characters], "gm_run": gm_run},
+                         created_at=self.clock())  # fmt: skip
+
+    async def join_camp(self, call: Call, camp: str, member: str) -> None:
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, call.place, lock=True)
+            anka_play(campaign)
+            await require_gm(session, campaign.id, call.actor)
+            side = await self._camp(session, campaign, camp)
+            character = await find_character(session, campaign, member)
+            if (elsewhere := await self._camp_of(session, campaign, character)) is not None:
+                raise refused("in_another_camp", name=character.name, camp=elsewhere.name)
+            session.add(SideMember(side_id=side.id, character_id=character.id, place="member"))
+            record_event(session, campaign.id, "anka.camp_joined", actor_id=call.actor.user_id,
+                         payload={"camp": side.name, "name": character.name}, created_at=self.clock())  # fmt: skip
+
+    async def _camp(self, session: AsyncSession, campaign: Campaign, name: str) -> Side:
+        side = await session.scalar(
+            select(Side).where(Side.campaign_id == campaign.id, func.lower(Side.name) == name.strip().lower())
+        )
+        if side is None:
+            raise UserError("error.unknown_side", name=name)
+        return side
+
+    async def _camp_of(self, session: AsyncSession, campaign: Campaign, character: Character) -> Side | None:
+        return await session.scalar(
+            select(Side).join(SideMember, SideMember.side_id == Side.id)
+            .where(Side.campaign_id == campaign.id, SideMember.character_id == character.id)
+        )  # fmt: skip
+
+    async def _members(self, session: AsyncSession, side: Side) -> list[tuple[Character, SideMember]]:
+        rows = await session.execute(
+            select(Character, SideMember).join(SideMember, SideMember.character_id == Character.id)
+            .where(SideMember.side_id == side.id).order_by(SideMember.id)
+        )  # fmt: skip
+        return [(character, row) for character, row in rows.all()]
+
+    async def formation(
+        self, call: Call, camp: str, main: str, subs: Sequence[str], companions: Sequence[str]
+    ) -> tuple[str, str, list[str], list[str]]:
+        """A camp's formation for its next battle (R4): a main, up to two subs, any companions; everyone else of the
+        camp stays away. Its players set it, or a GM; a GM-run camp's, only a GM."""
+        if len(subs) > MAX_SUBS:
+            raise refused("too_many_subs", count=len(subs))
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, call.place, lock=True)
+            play = anka_play(campaign)
+            side = await self._camp(session, campaign, camp)
+            members = await self._members(session, side)
+            gm = await is_gm(session, campaign.id, call.actor)
+            owned = any(not c.gm_run and c.owner_id == call.actor.user_id for c, _ in members)
+            if not gm and (side.state.get(GM_RUN) or not owned):
+                raise refused("not_your_camp", camp=side.name)
+            by_name = {character.name.lower(): (character, row) for character, row in members}
+            named = [main, *subs, *companions]
+            if len({name.lower() for name in named}) != len(named):
+                raise UserError("error.side_member_twice")
+            for name in named:
+                if name.lower() not in by_name:
+                    raise refused("not_in_camp", name=name, camp=side.name)
+            shown = await snapshots(session, [by_name[name.lower()][0] for name in named])
+            refuse_fallen(play, RULESET_ID, shown)
+            places = {main.lower(): fight.MAIN} | {name.lower(): fight.SUB for name in subs}
+            places |= {name.lower(): fight.COMPANION for name in companions}
+            for name, (_, row) in by_name.items():
+                row.place = places.get(name, "member")
+            record_event(session, campaign.id, "anka.formation_set", actor_id=call.actor.user_id,
+                         payload={"camp": side.name, "main": main, "subs": list(subs),
+                                  "companions": list(companions)}, created_at=self.clock())  # fmt: skip
+            return side.name, by_name[main.lower()][0].name, [by_name[n.lower()][0].name for n in subs], [
+                by_name[n.lower()][0].name for n in companions]  # fmt: skip
+
+    async def set_talismans(self, call: Call, camp: str, kind: Talisman, count: int) -> tuple[str, int, int]:
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, call.place, lock=True)
+            anka_play(campaign)
+            await require_gm(session, campaign.id, call.actor)
+            side = await self._camp(session, campaign, camp)
+            held = dict(side.state.get(fight.TALISMANS, {}))
+            before = int(held.get(kind.value, 0))
+            side.state = {**side.state, fight.TALISMANS: {**held, kind.value: count}}
+            record_event(session, campaign.id, "anka.talismans_set", actor_id=call.actor.user_id,
+                         payload={"camp": side.name, "kind": kind.value, "from": before, "to": count},
+                         created_at=self.clock())  # fmt: skip
+            return side.name, before, count
+
+    async def set_base(self, call: Call, camp: str, base: str | None) -> str:
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, call.place, lock=True)
+            anka_play(campaign)
+            await require_gm(session, campaign.id, call.actor)
+            side = await self._camp(session, campaign, camp)
+            side.state = {**side.state, fight.BASE: base}
+            record_event(session, campaign.id, "anka.base_set", actor_id=call.actor.user_id,
+                         payload={"camp": side.name, "base": base}, created_at=self.clock())  # fmt: skip
+            return side.name
+
+    async def camps(self, place: Place, actor: Actor) -> list[CampView]:
+        """Every camp with its members; talismans and places are told to the GMs and the camp's own players."""
+        async with self.database.read() as session:
+            campaign = await active_campaign(session, place)
+            anka_play(campaign)
+            gm = await is_gm(session, campaign.id, actor)
+            shown = []
+            for side in await session.scalars(select(Side).where(Side.campaign_id == campaign.id).order_by(Side.id)):
+                members = await self._members(session, side)
+                own = gm or any(not c.gm_run and c.owner_id == actor.user_id for c, _ in members)
+                held = {kind.value: int(side.state.get(fight.TALISMANS, {}).get(kind.value, 0)) for kind in Talisman}
+                shown.append(CampView(
+                    side.name, bool(side.state.get(GM_RUN)), side.state.get(fight.BASE) if own else None,
+                    held if own else {}, [(c.name, row.place if own else "") for c, row in members],
+                ))  # fmt: skip
+            return shown
+
+    # Battles
+
+    async def start_battle(self, call: Call, first: str, second: str, *, at_base_of: str | None) -> Progress:
+        """R5: a battle between two camps with formations. A GM starts it, or a player of the first camp (the side
+        that initiated it is first, D9; with `first_side_rule: random` a die decides)."""
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, call.place, lock=True)
+            play = anka_play(campaign)
+            options = anka_options(campaign_options(campaign))
+            camps = [await self._camp(session, campaign, first), await self._camp(session, campaign, second)]
+            if camps[0].id == camps[1].id:
+                raise refused("same_camp")
+            members = [await self._members(session, camp) for camp in camps]
+            gm = await is_gm(session, campaign.id, call.actor)
+            if not gm and not any(not c.gm_run and c.owner_id == call.actor.user_id for c, _ in members[0]):
+                raise refused("not_your_camp", camp=camps[0].name)
+            for camp in camps:
+                if await self._in_battle(session, campaign, camp):
+                    raise refused("camp_in_battle", camp=camp.name)
+            if at_base_of is not None and at_base_of.strip().lower() not in {c.name.lower() for c in camps}:
+                raise refused("base_not_in_battle", camp=at_base_of)
+            formations = []
+            for camp, present in zip(camps, members, strict=True):
+                placed = [(c, row.place) for place in fight.PLACES for c, row in present if row.place == place]
+                if not any(place == fight.MAIN for _, place in placed):
+                    raise refused("no_formation", camp=camp.name)
+                refuse_fallen(play, RULESET_ID, await snapshots(session, [c for c, _ in placed]))
+                formations.append(placed)
+            # Side A is the one whose win rate is computed: the players' camp against a GM-run one, else the first.
+            gm_run = [bool(camp.state.get(GM_RUN)) for camp in camps]
+            a_index = 1 if gm_run == [True, False] else 0
+            sides = {"a": camps[a_index], "b": camps[1 - a_index]}
+            placed_a, placed_b = formations[a_index], formations[1 - a_index]
+            fighters = [c for c, _ in placed_a] + [c for c, _ in placed_b]
+            places = [("a", place) for _, place in placed_a] + [("b", place) for _, place in placed_b]
+            home = None
+            if at_base_of is not None:
+                home = "a" if sides["a"].name.lower() == at_base_of.strip().lower() else "b"
+            first_role = "a" if a_index == 0 else "b"
+
+            def opening(scene: Scene) -> Step:
+                if options.first_side_rule == "random":
+                    drawn = fight.draw_first(scene)
+                    return Step.of(drawn[0], fight.begin(scene, drawn[1], home, places))
+                return fight.begin(scene, first_role, home, places)
+
+            title = Text("exchange.anka_battle", {"a": sides["a"].name, "b": sides["b"].name})
+            return await self.engine.run(
+                session, campaign, kind=BATTLE_KIND, title=title,
+                cast=Cast({fight.FIGHTER: fighters}, sides), step_of=opening, dice=call.dice,
+                actor_id=call.actor.user_id, channel_id=call.channel_id,
+            )  # fmt: skip
+
+    async def _in_battle(self, session: AsyncSession, campaign: Campaign, camp: Side) -> bool:
+        found = await session.scalar(
+            select(Exchange.id).join(ExchangeRole, ExchangeRole.exchange_id == Exchange.id)
+            .where(Exchange.campaign_id == campaign.id, Exchange.kind == BATTLE_KIND,
+                   Exchange.status == EXCHANGE_OPEN, ExchangeRole.side_id == camp.id)
+        )  # fmt: skip
+        return found is not None
+
+    async def strengths(self, place: Place, actor: Actor, camp: str) -> tuple[str, dict[str, int]]:
+        """A camp's strength per parameter in its formation (R4), for its own players and the GMs."""
+        async with self.database.read() as session:
+            campaign = await active_campaign(session, place)
+            anka_play(campaign)
+            side = await self._camp(session, campaign, camp)
+            members = await self._members(session, side)
+            if not await is_gm(session, campaign.id, actor) and not any(
+                not c.gm_run and c.owner_id == actor.user_id for c, _ in members
+            ):
+                raise refused("not_your_camp", camp=side.name)
+            shown = dict(zip([c.id for c, _ in members], await snapshots(session, [c for c, _ in members]),
+                             strict=True))  # fmt: skip
+            main = next((shown[c.id] for c, row in members if row.place == fight.MAIN), None)
+            if main is None:
+                raise refused("no_formation", camp=side.name)
+            subs = [fight.sheet_of(shown[c.id]).values for c, row in members if row.place == fight.SUB]
+            return side.name, battle.strength(fight.sheet_of(main).values, subs)
+
+    # Anchors and decisions
+
+    async def anchor(
+        self, place: Place, actor: Actor, number: int, dice: DiceSource, *, decision: str | None = None
+    ) -> Progress:
+        """An anchor for the channel's open decision (the one named, when several are open): refused when its giver
+        may not give it now (R2)."""
+        if not checks.ANCHOR_MIN <= number <= checks.ANCHOR_MAX:
+            raise refused("anchor_range", number=number)
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, place, lock=True)
+            options = anka_options(campaign_options(campaign))
+            anka_play(campaign)
+            wait, exchange = await self._anchor_wait(session, campaign, decision)
+            gm = await is_gm(session, campaign.id, actor)
+            if decisions.phase_of(exchange.state) == decisions.GMS:
+                if not gm:
+                    raise refused("anchor_gms_only")
+            else:
+                previous = await session.scalar(
+                    select(Event).where(Event.campaign_id == campaign.id, Event.kind == decisions.ANCHOR_EVENT)
+                    .order_by(Event.id.desc()).limit(1)
+                )  # fmt: skip
+                code = anchors.refusal(
+                    actor.user_id, gm=gm, previous_author=previous.payload.get("by") if previous else None,
+                    previous_at=previous.created_at if previous else None, now=self.clock(),
+                    low_participation=options.low_participation,
+                )  # fmt: skip
+                if code is not None:
+                    raise refused(code)
+            answer = Answer(decisions.ANCHOR_WAIT, value=number, by=actor.user_id)
+            return await self.engine.answer(session, campaign, wait, answer, dice)
+
+    async def _anchor_wait(
+        self, session: AsyncSession, campaign: Campaign, decision: str | None
+    ) -> tuple[WaitRow, Exchange]:
+        open_waits = await session.execute(
+            select(WaitRow, Exchange).join(Exchange, Exchange.id == WaitRow.exchange_id)
+            .where(WaitRow.campaign_id == campaign.id, WaitRow.status == PENDING,
+                   WaitRow.key == decisions.ANCHOR_WAIT).order_by(WaitRow.id)
+        )  # fmt: skip
+        found = [(wait, exchange) for wait, exchange in open_waits.all()]
+        if decision is not None:
+            wanted = decision.strip().lower()
+            found = [(w, e) for w, e in found if wanted in e.state.get(decisions.REQUEST, {}).get("ids", [])]
+        if not found:
+            raise refused("no_anchor_waiting")
+        if len(found) > 1:
+            ids = ", ".join(e.state[decisions.REQUEST]["ids"][len(e.state[decisions.REQUEST]["anchors"])]
+                            for _, e in found)  # fmt: skip
+            raise refused("several_decisions", ids=ids)
+        return found[0]
+
+    async def anchor_open(self, place: Place) -> bool:
+        """Whether the channel's campaign is this game's and waits for an anchor (a cheap look before a write)."""
+        async with self.database.read() as session:
+            campaign = await active_campaign(session, place)
+            if campaign.ruleset != RULESET_ID:
+                return False
+            waiting = await session.scalar(
+                select(WaitRow.id).where(WaitRow.campaign_id == campaign.id, WaitRow.status == PENDING,
+                                         WaitRow.key == decisions.ANCHOR_WAIT).limit(1)
+            )  # fmt: skip
+            return waiting is not None
+
+    async def check(self, call: Call, rate: int, purpose: str) -> Progress:
+        """A GM's check at any success rate (the source's 判定), decided by a committed secret and an anchor."""
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, call.place, lock=True)
+            anka_play(campaign)
+            await require_gm(session, campaign.id, call.actor)
+            said = Text("anka.purpose.check", {"purpose": purpose})
+            return await self.engine.run(
+                session, campaign, kind="anka.check", title=Text("exchange.anka_check", {"purpose": purpose}),
+                cast=Cast(), step_of=lambda scene: gm_check(scene, rate, said), dice=call.dice,
+                actor_id=call.actor.user_id, channel_id=call.channel_id,
+            )  # fmt: skip
+
+    async def verify(self, place: Place, decision: str) -> Verified:
+        async with self.database.read() as session:
+            campaign = await active_campaign(session, place)
+            anka_play(campaign)
+            stored = await session.scalar(
+                select(Commitment).where(Commitment.campaign_id == campaign.id,
+                                         Commitment.key == decision.strip().lower())
+            )  # fmt: skip
+            if stored is None:
+                raise refused("unknown_decision", id=decision)
+            if stored.revealed_at is None:
+                return Verified(stored.key, stored.digest, revealed=False)
+            hashed = f"{checks.prefix(campaign.id, stored.key)}|{stored.secret}|{stored.nonce}"
+            matches = checks.verifies(campaign.id, stored.key, stored.secret, stored.nonce, stored.digest)
+            return Verified(stored.key, stored.digest, True, hashed, matches)
+
+    async def decisions(self, place: Place, current: str) -> list[str]:
+        """Ids of the campaign's decisions, newest first, for autocomplete."""
+        async with self.database.read() as session:
+            campaign = await active_campaign(session, place)
+            keys = await session.scalars(
+                select(Commitment.key).where(Commitment.campaign_id == campaign.id,
+                                             Commitment.key.startswith(current.strip().lower()))
+                .order_by(Commitment.id.desc()).limit(25)
+            )  # fmt: skip
+            return list(keys)
+
+    # Command seals and fates
+
+    async def recover(self, call: Call, servant: str) -> Progress:
+        """R18: one stroke of a Master's command seals takes 6 fatigue off its own Servant (D24: never another's)."""
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, call.place, lock=True)
+            play = anka_play(campaign)
+            character = await find_character(session, campaign, servant)
+            if character.kind != SERVANT:
+                raise refused("not_a_servant", name=character.name)
+            (shown,) = await snapshots(session, [character])
+            master = shown.partner(fight.MASTER_RELATION)
+            if master is None:
+                raise refused("no_master", name=character.name)
+            master_row = await session.get(Character, master.id)
+            assert master_row is not None
+            if not await controls(session, campaign, master_row, call.actor):
+                raise refused("not_your_servant", name=character.name)
+            refuse_fallen(play, RULESET_ID, [shown, master])
+            if master.pools[fight.SEALS].current < 1:
+                raise refused("no_seals", name=master.name)
+
+            def recovered(scene: Scene) -> Step:
+                tired = fight.fatigue_of(scene.one(TARGET))
+                now = battle.seal_recovery(tired)
+                line = told("anka.seal_recovered", headline=True, master=master.name, who=character.name,
+                                  before=tired, after=now, seals=master.pools[fight.SEALS].current - 1)  # fmt: skip
+                return Step(effects=(PoolDelta(ACTOR, fight.SEALS, -1), PoolDelta(TARGET, fight.FATIGUE, now - tired)),
+                            outcomes=(line,))  # fmt: skip
+
+            return await self.engine.run(
+                session, campaign, kind="anka.seal", title=Text("exchange.anka_seal", {"name": master.name}),
+                cast=Cast({ACTOR: [master_row], TARGET: [character]}), step_of=recovered, dice=call.dice,
+                actor_id=call.actor.user_id, channel_id=call.channel_id,
+            )  # fmt: skip
+
+    async def set_fate(self, call: Call, name: str, fate: str, on: bool) -> Progress:
+        """A GM's ruling: a Servant vanished (or back), a character dead (or not)."""
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, call.place, lock=True)
+            anka_play(campaign)
+            await require_gm(session, campaign.id, call.actor)
+            character = await find_character(session, campaign, name)
+            if fate == fight.VANISHED and character.kind != SERVANT:
+                raise refused("not_a_servant", name=character.name)
+            if fate == fight.DEAD and character.kind == SERVANT:
+                raise refused("servants_vanish", name=character.name)
+            line = told(f"anka.fate_set.{fate}.{'on' if on else 'off'}", headline=True, who=character.name)
+            return await self.engine.run(
+                session, campaign, kind=f"anka.{fate}", title=Text("exchange.anka_fate", {"name": character.name}),
+                cast=Cast({ACTOR: [character]}),
+                step_of=lambda _: Step(effects=(StatePatch(ACTOR, fate, True if on else None),), outcomes=(line,)),
+                dice=call.dice, actor_id=call.actor.user_id, channel_id=call.channel_id,
+            )  # fmt: skip

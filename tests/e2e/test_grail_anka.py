@@ -1,0 +1,376 @@
+"""The anka game through the emulator: camps and formations, battles step by step with committed decisions and
+anchors (by /anchor and by plain messages, chatter skipped), cancels in response, assassination, the aftermath
+with command seals, talismans and vanishing, every revealed decision verified; ja, en and zh-CN players.
+
+The tests read a decision's secret from the database to pick the anchor that gives the value they need: what no
+player can do, and what makes each branch of the rules reachable on purpose."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pytest
+import yaml
+from sqlalchemy import select
+
+from bot.db.models import Commitment
+from bot.emulator.models import Channel, Guild, Message, User
+from tests.databases import BACKENDS, fresh_database_url
+from tests.e2e.harness import Harness, running_harness
+
+
+@dataclass(frozen=True)
+class Table:
+    harness: Harness
+    guild: Guild
+    channel: Channel
+    gm: User
+    ken: User  # ja
+    mei: User  # zh-CN
+    bob: User  # en
+    kirei: User  # a spectator
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+async def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Table]:
+    async with (
+        fresh_database_url(request.param, tmp_path_factory.mktemp("anka")) as url,
+        running_harness(url) as harness,
+    ):
+        emulator = harness.emulator
+        gm, bob, kirei = emulator.add_user("gm"), emulator.add_user("bob"), emulator.add_user("kirei")
+        ken, mei = emulator.add_user("ken", locale="ja"), emulator.add_user("mei", locale="zh-CN")
+        guild = emulator.add_guild("Fuyuki", owner=gm)
+        for player in (ken, mei, bob, kirei):
+            emulator.add_member(guild, player)
+        harness.read_messages = True
+        await harness.start_bot()
+        yield Table(harness, guild, emulator.add_channel(guild, "lobby"), gm, ken, mei, bob, kirei)
+
+
+@pytest.fixture
+async def table(server: Table) -> Table:
+    channel = server.harness.new_channel(server.guild)
+    await server.harness.slash(server.gm, channel, "campaign start", ruleset="grail_anka", name="Anka")
+    return replace(server, channel=channel)
+
+
+def params(*values: int) -> dict[str, int]:
+    return dict(zip(("str", "end", "agi", "mag", "luk", "np"), values, strict=True))
+
+
+SABER = {
+    "name": "Saber",
+    "master": "Ma",
+    "servant_class": "Saber",
+    "level": 12,
+    "params": params(45, 40, 35, 20, 30, 50),
+}
+MA = {"name": "Ma", "level": 5, "params": params(10, 10, 15, 35, 20, 0)}
+BERSERKER = {
+    "name": "Berserker", "master": "Mb1", "servant_class": "Berserker", "level": 15,
+    "params": params(55, 50, 30, 10, 15, 35),
+    "skills": [
+        {"name": "Rage", "kind": "normal", "timing": "setup", "category": "fury", "fatigue_cost": 1,
+         "effect": {"win_rate_delta": 10}},
+        {"name": "Mad Roar", "kind": "normal", "timing": "main", "fatigue_cost": 1},
+    ],
+}  # fmt: skip
+ASSASSIN = {
+    "name": "Assassin", "master": "Mb2", "servant_class": "Assassin", "level": 8, "params": params(25, 20, 45, 15, 25, 25),
+    "skills": [{"name": "Zabaniya", "timing": "setup", "tags": ["assassination"], "effect": {"success_rate": 20}}],
+}  # fmt: skip
+MB1 = {"name": "Mb1", "level": 4, "params": params(5, 10, 10, 30, 15, 0)}
+MB2 = {"name": "Mb2", "level": 3, "params": params(5, 5, 5, 20, 10, 0)}
+
+
+async def _create(table: Table, user: User, kind: str, data: dict[str, Any]) -> None:
+    """A player's character: its file waits for the GM's approval (parameters are the GM's to enter, D1)."""
+    text = yaml.safe_dump({"kind": kind, **data}, allow_unicode=True).encode()
+    held = (await table.harness.slash(user, table.channel, "character import", file=("sheet.yaml", text))).reply
+    assert not held.ephemeral, held.content
+    await table.harness.approve_sheet(table.gm, table.channel, data["name"])
+
+
+async def _camps(table: Table) -> None:
+    """W1's camps: ken's Saber and Ma against mei's Berserker and Mb1 with bob's Assassin and Mb2."""
+    harness = table.harness
+    for user, kind, data in (
+        (table.ken, "master", MA), (table.ken, "servant", SABER), (table.mei, "master", MB1),
+        (table.mei, "servant", BERSERKER), (table.bob, "master", MB2), (table.bob, "servant", ASSASSIN),
+    ):  # fmt: skip
+        await _create(table, user, kind, data)
+    await harness.slash(table.gm, table.channel, "anka camp", name="Sakura Gate", members="Saber, Ma")
+    await harness.slash(
+        table.gm, table.channel, "anka camp", name="Emiya House", members="Berserker, Mb1, Assassin, Mb2"
+    )
+    for name, amount in (("Saber", 2), ("Berserker", 4), ("Assassin", 1)):
+        await harness.slash(table.gm, table.channel, "gm award", character=name, resource="fatigue", amount=amount)
+
+
+async def _secret(table: Table, key: str) -> int:
+    assert table.harness.bot is not None
+    async with table.harness.bot.database.read() as session:
+        stored = await session.scalar(select(Commitment).where(Commitment.key == key))
+        assert stored is not None
+        return int(stored.secret)
+
+
+async def _open_decision(table: Table) -> str:
+    """The decision the channel's open anchor prompt is for."""
+    prompt = _last_anchor_prompt(table)
+    return prompt.content.split("`")[1]
+
+
+def _last_anchor_prompt(table: Table) -> Message:
+    shown = table.harness.emulator.visible_to(table.gm, table.channel)
+    return next(m for m in reversed(shown) if "Close the window" in m.buttons() or "締め切る" in m.buttons())
+
+
+async def _anchor_for(table: Table, value: int) -> int:
+    """The anchor that makes the open decision's value `value`."""
+    secret = await _secret(table, await _open_decision(table))
+    return (value - secret) % 100 or 100
+
+
+def _prompt(table: Table, user: User, button: str) -> Message:
+    shown = table.harness.emulator.visible_to(user, table.channel)
+    return next(m for m in reversed(shown) if button in m.buttons())
+
+
+async def _use(table: Table, user: User, group: str, choice: str) -> None:
+    """Open a group button's private choices and pick one."""
+    emulator = table.harness.emulator
+    question = (await emulator.click(user, _prompt(table, user, group), group)).reply
+    assert question.ephemeral
+    answered = await emulator.click(user, question, choice)
+    assert answered.error is None, answered.error
+
+
+async def _verify_all(table: Table) -> int:
+    """Every revealed decision of the campaign checks out against its commitment, as sha256sum would."""
+    assert table.harness.bot is not None
+    async with table.harness.bot.database.read() as session:
+        keys = list(await session.scalars(select(Commitment.key).where(Commitment.revealed_at.is_not(None))))
+    checked = 0
+    for key in keys:
+        reply = (await table.harness.slash(table.bob, table.channel, "anka verify", decision=key)).reply
+        if "checks out" not in reply.content:
+            continue  # another campaign's decision
+        hashed, digest = reply.content.split("`")[3], reply.content.split("`")[5]
+        assert hashlib.sha256(hashed.encode()).hexdigest() == digest
+        checked += 1
+    return checked
+
+
+async def test_a_battle_between_two_camps_from_setup_to_aftermath(table: Table) -> None:
+    harness, emulator = table.harness, table.harness.emulator
+    await _camps(table)
+    await harness.slash(table.gm, table.channel, "anka talisman", camp="Sakura Gate", kind="illusion", count=1)
+    formed = (await harness.slash(table.ken, table.channel, "anka formation", camp="Sakura Gate", main="Saber",
+                                  subs="Ma")).reply  # fmt: skip
+    assert formed.ephemeral and "メイン Saber" in formed.content
+    refused = (await harness.slash(table.ken, table.channel, "anka formation", camp="Emiya House",
+                                   main="Berserker")).reply  # fmt: skip
+    assert refused.ephemeral and "あなたの陣営ではありません" in refused.content
+    await harness.slash(table.mei, table.channel, "anka formation", camp="Emiya House", main="Berserker",
+                        subs="Assassin, Mb1")  # fmt: skip
+    strength = (await harness.slash(table.ken, table.channel, "anka strength", camp="Sakura Gate")).reply
+    assert "【筋】50" in strength.content and "【宝】50" in strength.content  # W1
+
+    started = (await harness.slash(table.ken, table.channel, "anka battle", first="Sakura Gate",
+                                   second="Emiya House")).reply  # fmt: skip
+    assert "Battle: Sakura Gate (first) against Emiya House" in started.text()
+    # Setup: Sakura Gate has no setup skill; Emiya House's Berserker uses Rage, which ken cancels with his talisman.
+    await _use(table, table.mei, "Use a skill…", "Berserker：Rage（●通常技能）")
+    await _use(table, table.ken, "Cancel it…", "幻惑符")
+    seen = harness.seen_by(table.bob, table.channel)
+    assert "Berserker's Rage is cancelled by Illusion talisman" in seen
+    # Then bob's Assassin tries Zabaniya: nothing can cancel it any more, so its assassination check is committed.
+    await _use(table, table.bob, "Use a skill…", "Assassin: Zabaniya (normal skill)")
+    decision = await _open_decision(table)
+    anchor = await _anchor_for(table, 50)
+    # Plain messages: chatter is skipped (no number, two numbers, a number out of range), the GM may not anchor.
+    await emulator.post(table.kirei, table.channel, "who goes first?")
+    await emulator.post(table.kirei, table.channel, "between 4 and 5")
+    await emulator.post(table.gm, table.channel, str(anchor))
+    await emulator.post(table.kirei, table.channel, "150")
+    assert await _open_decision(table) == decision
+    await emulator.post(table.kirei, table.channel, str(anchor))
+    seen = harness.seen_by(table.bob, table.channel)
+    assert f"Anchor {anchor} by <@{table.kirei.id}> for `{decision}`" in seen
+    assert "Assassination by Assassin: 50 against 20%: failure" in seen
+
+    # Parameters: Sakura Gate picks NP, Emiya House STR (W2); the bot restarts in between.
+    await emulator.click(table.ken, _prompt(table, table.ken, "NP"), "NP")
+    await harness.restart()
+    await emulator.click(table.bob, _prompt(table, table.bob, "STR"), "STR")
+    # The third parameter: a decision whose value 42 picks MAG from END, AGI, MAG, LUK; kirei anchored last time.
+    anchor = await _anchor_for(table, 42)
+    twice = (await harness.slash(table.kirei, table.channel, "anchor", number=anchor)).reply
+    assert twice.ephemeral and "someone else gives this one" in twice.content
+    await harness.slash(table.mei, table.channel, "anchor", number=anchor)
+    assert "The third parameter: MAG." in harness.seen_by(table.bob, table.channel)
+
+    # Main: Berserker roars (fatigue 4 -> 5, not counted in this battle's rate); the rate is W3's 60%.
+    await _use(table, table.mei, "Use a skill…", "Berserker：Mad Roar（●通常技能）")
+    seen = harness.seen_by(table.bob, table.channel)
+    assert "Sakura Gate: 2 advantage(s), 1 disadvantage(s): 70%; total strength -13, level -3, fatigue +6" in seen
+    assert "→ **60%**" in seen
+    # The decision: 61 loses for Sakura Gate (W4's boundary).
+    await harness.slash(table.kirei, table.channel, "anchor", number=await _anchor_for(table, 61))
+    seen = harness.seen_by(table.bob, table.channel)
+    assert "The battle's check: 61 against 60%: failure" in seen
+    assert "Emiya House defeats Sakura Gate (the check)" in seen
+
+    # Aftermath: Saber's way out, offered to ken with the odds; he spends one of Ma's command seals.
+    fate = _prompt(table, table.ken, "One command seal: retreat (3 left)")
+    assert "Face the vanish check (60.0% to survive)" in fate.buttons()
+    await emulator.click(table.ken, fate, "One command seal: retreat (3 left)")
+    # The winners' fatigue table: Berserker and Assassin, one anchor each, in order.
+    first = await _open_decision(table)
+    await emulator.post(table.ken, table.channel, str(await _anchor_for(table, 76)))
+    second = await _open_decision(table)
+    assert second != first
+    await emulator.post(table.ken, table.channel, "5")  # ken anchored the one before: chatter
+    assert await _open_decision(table) == second
+    await emulator.post(table.mei, table.channel, str(await _anchor_for(table, 9)))
+    seen = harness.seen_by(table.bob, table.channel)
+    assert "Berserker: fatigue table 6 (quite tired): +2 → fatigue 7" in seen  # 4 + 1 (Mad Roar) + 2
+    assert "Assassin: fatigue table 9 (used too much strength): +5 → fatigue 6" in seen
+    assert "Saber retreats (1 command seal(s)): fatigue 5." in seen
+    assert "Ma: retreating with the camp's Servants." in seen
+    assert "The battle is over: Emiya House won" in seen
+    sheet = (await harness.slash(table.ken, table.channel, "character list")).reply.text()
+    assert "command seals 2/3" in sheet or "令呪 2/3" in sheet
+    assert await _verify_all(table) >= 5
+
+
+LANCER = {"name": "Lancer", "master": "Kotomine", "servant_class": "Lancer", "level": 20,
+          "params": params(90, 90, 90, 90, 90, 90)}  # fmt: skip
+KOTOMINE = {"name": "Kotomine", "level": 10, "params": params(40, 40, 40, 40, 40, 0)}
+
+
+async def _npc(table: Table, kind: str, data: dict[str, Any]) -> None:
+    text = yaml.safe_dump({"kind": kind, **data}, allow_unicode=True).encode()
+    made = (await table.harness.slash(table.gm, table.channel, "character import", file=("npc.yaml", text),
+                                      npc=True)).reply  # fmt: skip
+    assert made.error is None if hasattr(made, "error") else True
+
+
+async def test_a_lost_battle_against_a_gm_camp_saved_by_a_talisman_and_a_vanishing(table: Table) -> None:
+    """W8 and W13 in play: the players' camp is side A against a GM-run camp, loses without a roll, Berserker
+    escapes on a substitute talisman, Assassin (whose Master has one stroke left) faces its vanish check and
+    vanishes; the camp, beaten at home, loses its base."""
+    harness, emulator = table.harness, table.harness.emulator
+    for user, kind, data in ((table.mei, "master", MB1), (table.mei, "servant", {**BERSERKER, "skills": []}),
+                             (table.bob, "master", MB2), (table.bob, "servant", {**ASSASSIN, "skills": []})):  # fmt: skip
+        await _create(table, user, kind, data)
+    await _npc(table, "master", KOTOMINE)
+    await _npc(table, "servant", LANCER)
+    gm = table.gm
+    await harness.slash(gm, table.channel, "anka camp", name="Church", members="Lancer, Kotomine", gm_run=True)
+    await harness.slash(gm, table.channel, "anka camp", name="Emiya House", members="Berserker, Assassin, Mb1, Mb2")
+    await harness.slash(gm, table.channel, "anka talisman", camp="Emiya House", kind="substitute", count=1)
+    await harness.slash(gm, table.channel, "anka base", camp="Emiya House", base="Emiya residence")
+    await harness.slash(gm, table.channel, "gm award", character="Mb2", resource="command_seals", amount=-2)
+    await harness.slash(gm, table.channel, "gm award", character="Assassin", resource="fatigue", amount=1)
+    await harness.slash(gm, table.channel, "campaign set", option="batch_anchor", value="true")
+    refused = (await harness.slash(table.bob, table.channel, "anka formation", camp="Church", main="Lancer")).reply
+    assert refused.ephemeral and "not your camp" in refused.content
+    await harness.slash(gm, table.channel, "anka formation", camp="Church", main="Lancer", subs="Kotomine")
+    await harness.slash(table.bob, table.channel, "anka formation", camp="Emiya House", main="Berserker",
+                        subs="Assassin", companions="Mb1")  # fmt: skip
+
+    await harness.slash(gm, table.channel, "anka battle", first="Church", second="Emiya House",
+                        at_base_of="Emiya House")  # fmt: skip
+    # Against a GM-run camp the players' side picks first (R5.3), then the GMs for the Church.
+    await emulator.click(table.mei, _prompt(table, table.mei, "STR"), "STR")
+    pick = _prompt(table, gm, "END")
+    stranger = await emulator.click(table.mei, pick, "END")
+    assert stranger.reply is not None and stranger.reply.ephemeral  # the Church's choice is the GMs'
+    await emulator.click(gm, pick, "END")
+    await emulator.post(table.kirei, table.channel, str(await _anchor_for(table, 7)))
+    seen = harness.seen_by(table.mei, table.channel)
+    assert "Emiya House is at a disadvantage in all three: it loses without a roll." in seen
+    assert "Church defeats Emiya House (the table alone, without a roll)" in seen
+
+    # Berserker's way out is mei's to choose, Assassin's bob's.
+    fate = _prompt(table, table.mei, "Substitute talisman (1 left)")
+    not_yours = await emulator.click(table.bob, fate, "Substitute talisman (1 left)")
+    assert not_yours.reply is not None and not_yours.reply.ephemeral
+    await emulator.click(table.mei, fate, "Substitute talisman (1 left)")
+    fate = _prompt(table, table.bob, "Face the vanish check (65.0% to survive)")
+    assert "One command seal: retreat (1 left)" in fate.buttons()
+    await emulator.click(table.bob, fate, "Face the vanish check (65.0% to survive)")
+    # One anchor for both decisions (batch_anchor): Lancer's fatigue table and Assassin's vanish check.
+    ids = _last_anchor_prompt(table).content.split("`")[1::2]
+    assert len(ids) == 2
+    anchor = (90 - await _secret(table, ids[1])) % 100 or 100
+    await harness.slash(table.ken, table.channel, "anchor", number=anchor)
+    seen = harness.seen_by(table.bob, table.channel)
+    assert "Assassin's vanish check: 90 against 65% to survive: vanishes" in seen
+    assert "Assassin vanishes for good." in seen
+    assert "Berserker retreats (Substitute talisman): fatigue 3." in seen
+    assert "Mb1: retreating with the camp's Servants." in seen
+    assert "Emiya House loses its base (Emiya residence)." in seen
+    camps = (await harness.slash(table.mei, table.channel, "anka camps")).reply.content
+    assert "Emiya residence" not in camps and "Assassin" in camps
+    gone = (await harness.slash(table.bob, table.channel, "anka formation", camp="Emiya House",
+                                main="Assassin")).reply  # fmt: skip
+    assert gone.ephemeral and "Assassin" in gone.content
+    assert await _verify_all(table) >= 2
+
+
+async def test_checks_windows_fallbacks_and_who_may_anchor(table: Table) -> None:
+    harness, emulator = table.harness, table.harness.emulator
+    gm = table.gm
+    await _create(table, table.ken, "master", MA)
+    not_gm = (await harness.slash(table.ken, table.channel, "anka check", rate=50, purpose="Find the church")).reply
+    assert not_gm.ephemeral
+    opened = (await harness.slash(gm, table.channel, "anka check", rate=50, purpose="Find the church")).reply
+    decision = opened.text().split("`")[1]
+    # Before the reveal, nobody reads the secret: not the log, not the export, not a verify.
+    assert harness.bot is not None
+    async with harness.bot.database.read() as session:
+        stored = await session.scalar(select(Commitment).where(Commitment.key == decision))
+        assert stored is not None
+        nonce = stored.nonce
+    log = (await harness.slash(gm, table.channel, "log show")).reply.text()
+    assert nonce not in log
+    pending = (await harness.slash(table.ken, table.channel, "anka verify", decision=decision)).reply
+    assert "not revealed yet" in pending.content or "まだ公開されていません" in pending.content
+    assert nonce not in pending.content
+    # A player may not close the window; the window passes with nobody anchoring: the default keeps waiting.
+    closing = await emulator.click(table.ken, _last_anchor_prompt(table), "Close the window")
+    assert closing.reply is not None and closing.reply.ephemeral
+    emulator.clock.advance(601)
+    await harness.eventually(lambda: "has passed without an anchor" in harness.seen_by(table.ken, table.channel))
+    await emulator.post(table.ken, table.channel, str(await _anchor_for(table, 1)))
+    seen = harness.seen_by(table.ken, table.channel)
+    assert "Check “Find the church”: 01 against 50%: critical" in seen
+    # A GM who closes a window nobody answered gives the anchor; the players may not.
+    await harness.slash(gm, table.channel, "anka check", rate=30, purpose="Sneak past")
+    await emulator.click(gm, _last_anchor_prompt(table), "Close the window")
+    late = (await harness.slash(table.bob, table.channel, "anchor", number=10)).reply
+    assert late.ephemeral and "a GM gives this anchor" in late.content
+    await harness.slash(gm, table.channel, "anchor", number=await _anchor_for(table, 0))
+    assert "“Sneak past”: 00 against 30%: fumble" in harness.seen_by(table.ken, table.channel)
+    # With the bot_random fallback, the bot draws the anchor when the window passes, and shows the die.
+    await harness.slash(gm, table.channel, "campaign set", option="anchor_fallback", value="bot_random")
+    await harness.slash(gm, table.channel, "anka check", rate=99, purpose="Stay awake")
+    emulator.clock.advance(601)
+    await harness.eventually(lambda: "the bot drew 1 anchor(s)" in harness.seen_by(table.ken, table.channel))
+    seen = harness.seen_by(table.ken, table.channel)
+    assert "drawn anchor: 1d100" in seen and "“Stay awake”:" in seen
+    # Two decisions open at once: /anchor must name one.
+    await harness.slash(gm, table.channel, "anka check", rate=10, purpose="One")
+    await harness.slash(gm, table.channel, "anka check", rate=10, purpose="Two")
+    which = (await harness.slash(table.ken, table.channel, "anchor", number=5)).reply
+    assert which.ephemeral and "decision" in which.content
+    nothing = (await harness.slash(table.ken, table.channel, "anka verify", decision="nope")).reply
+    assert nothing.ephemeral and "nope" in nothing.content
+    assert await _verify_all(table) >= 3

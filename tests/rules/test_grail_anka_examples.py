@@ -1,0 +1,150 @@
+"""The spec's worked examples W1-W14 as far as the pure rules go (rules/grail_anka.md §6)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from rules.commitment import digest_of
+from rules.grail_anka import battle, checks
+from rules.grail_anka.anchors import anchor_in
+from rules.grail_anka.model import AUTO_LOSE, AUTO_WIN, SkillKind, Talisman, Timing
+from rules.grail_anka.options import GrailAnkaOptions
+from rules.grail_anka.sheets import Skill, rank_value
+
+SABER = {"str": 45, "end": 40, "agi": 35, "mag": 20, "luk": 30, "np": 50}
+MA = {"str": 10, "end": 10, "agi": 15, "mag": 35, "luk": 20, "np": 0}
+BERSERKER = {"str": 55, "end": 50, "agi": 30, "mag": 10, "luk": 15, "np": 35}
+ASSASSIN = {"str": 25, "end": 20, "agi": 45, "mag": 15, "luk": 25, "np": 25}
+MB1 = {"str": 5, "end": 10, "agi": 10, "mag": 30, "luk": 15, "np": 0}
+SIDE_A = battle.strength(SABER, [MA])
+SIDE_B = battle.strength(BERSERKER, [ASSASSIN, MB1])
+
+
+def test_w1_strength() -> None:
+    assert SIDE_A == {"str": 50, "end": 45, "agi": 43, "mag": 38, "luk": 40, "np": 50}
+    assert SIDE_B == {"str": 70, "end": 65, "agi": 58, "mag": 33, "luk": 35, "np": 48}
+
+
+@pytest.mark.parametrize(("value", "third"), [(42, "mag"), (0, "end"), (37, "agi"), (99, "luk")])
+def test_w2_the_third_parameter(value: int, third: str) -> None:
+    assert battle.remaining(["np", "str"]) == ("end", "agi", "mag", "luk")
+    assert battle.third_parameter(["np", "str"], value) == third
+
+
+def test_w3_win_rate() -> None:
+    rate = battle.win_rate(["np", "str", "mag"], SIDE_A, SIDE_B, level_a=12, level_b=15, fatigue_a=2, fatigue_b=5)
+    assert (rate.advantages, rate.disadvantages, rate.base) == (2, 1, 70)
+    assert (rate.totals, rate.levels, rate.fatigue, rate.rate) == (-13, -3, 6, 60)
+
+
+def test_w4_the_commitment_and_the_decision() -> None:
+    nonce = "00112233445566778899aabbccddeeff"
+    digest = digest_of(checks.prefix("demo-campaign", "roll-0001"), checks.secret_text(58), nonce)
+    assert digest == "20e9cf2a6e6bfb68023aab29c83bf2e3dc1bf9e61658e031de89493c65f06385"
+    assert checks.verifies("demo-campaign", "roll-0001", "58", nonce, digest)
+    assert not checks.verifies("demo-campaign", "roll-0001", "59", nonce, digest)
+    second = digest_of(checks.prefix("demo-campaign", "roll-0002"), "07", "ffeeddccbbaa99887766554433221100")
+    assert second == "21d6f80138ad0a7ce9db7a8fcb001fdf715aec04676835670d85f666ea2c424c"
+    readings = {anchor: checks.judge(checks.value_of(58, anchor), 60) for anchor in (73, 2, 3, 42, 43)}
+    assert readings[73].value == 31 and readings[73].success
+    assert readings[2].value == 60 and readings[2].success
+    assert readings[3].value == 61 and not readings[3].success
+    assert readings[42].fumble and not readings[42].success
+    assert readings[43].critical and readings[43].success
+
+
+def test_w5_winners_fatigue() -> None:
+    assert battle.winner_fatigue(2, checks.digit(76)) == 4
+    assert battle.winner_fatigue(0, checks.digit(0)) == 0
+    assert battle.winner_fatigue(0, checks.digit(9)) == 5
+    assert battle.winner_fatigue(0, checks.digit(58)) == 3
+
+
+def test_w6_losers() -> None:
+    assert battle.survive_rate(5) == 45
+    assert checks.survives_vanish(45, 45, critical_fumble_all_checks=False)
+    assert battle.survive_rate(1) == 65
+    assert not checks.survives_vanish(80, 65, critical_fumble_all_checks=False)
+    assert 1 + battle.retreat_fatigue("seal") == 4
+
+
+def test_w7_turn_end_then_a_seal() -> None:
+    assert battle.seal_recovery(7) == 1
+    saber = Skill(name="Burst", fatigue_cost=1, timing=Timing.MAIN)
+    assert battle.usable(saber, Timing.MAIN, place="main", fatigue_at_start=7, used=0) == "skill_too_tired"
+    retreat = Skill.model_validate({"name": "Away", "timing": "post_battle", "tags": ["retreat"], "fatigue_cost": 1})
+    assert battle.usable(retreat, Timing.POST_BATTLE, place="companion", fatigue_at_start=7, used=0) is None
+
+
+def test_w8_automatic_results_skip_every_correction() -> None:
+    won = battle.win_rate(["str", "end", "agi"], {"str": 9, "end": 9, "agi": 9}, {"str": 1, "end": 1, "agi": 1},
+                          level_a=1, level_b=99, fatigue_a=20, fatigue_b=0)  # fmt: skip
+    assert won.automatic == AUTO_WIN and won.rate is None and battle.automatic_winner(won) is True
+    lost = battle.win_rate(["str", "end", "agi"], {"str": 1, "end": 1, "agi": 1}, {"str": 9, "end": 9, "agi": 9},
+                           level_a=1, level_b=1, fatigue_a=0, fatigue_b=0, min_a=10)  # fmt: skip
+    assert lost.automatic == AUTO_LOSE and battle.automatic_winner(lost) is False
+
+
+def test_w9_extremes() -> None:
+    assert checks.chances(-5) == {"critical": Fraction(1, 100), "success": 0, "failure": Fraction(98, 100),
+                                  "fumble": Fraction(1, 100)}  # fmt: skip
+    assert checks.chances(112)["failure"] == 0 and checks.chances(112)["success"] == Fraction(98, 100)
+
+
+@pytest.mark.parametrize(("subs", "expected"), [([15, 15], 45), ([15], 38), ([15, 10], 43)])
+def test_w10_subs_round_up_once(subs: list[int], expected: int) -> None:
+    main = dict.fromkeys(("str", "end", "agi", "mag", "luk", "np"), 30)
+    assert battle.strength(main, [dict.fromkeys(main, sub) for sub in subs])["str"] == expected
+
+
+def test_w12_a_certain_vanish() -> None:
+    assert battle.survive_rate(14) == 0
+    assert checks.survive_chance(0, critical_fumble_all_checks=False) == 0
+    assert checks.survive_chance(0, critical_fumble_all_checks=True) == Fraction(1, 100)
+    assert checks.survive_chance(45, critical_fumble_all_checks=False) == Fraction(45, 100)
+
+
+def test_w13_substitute_talismans() -> None:
+    assert 3 + battle.retreat_fatigue(Talisman.SUBSTITUTE) == 6
+    assert 3 + battle.retreat_fatigue(Talisman.SUBSTITUTE_KAI) == 3
+
+
+def test_w14_cancellation_and_categories() -> None:
+    assert battle.cancellable_by(Talisman.ILLUSION, SkillKind.NORMAL)
+    assert not battle.cancellable_by(Talisman.ILLUSION, SkillKind.NP)
+    assert battle.cancellable_by(Talisman.ILLUSION_KAI, SkillKind.NP)
+    assert battle.cancellable_by(Talisman.ILLUSION_KAI, SkillKind.NORMAL)
+    assert not battle.cancellable_by(Talisman.ILLUSION_KAI, SkillKind.SPECIAL)
+    assert not battle.cancellable_by("counter", SkillKind.ADV_MYSTIC_CODE)
+    boost = Skill.model_validate({"name": "Boost", "category": "rush", "fatigue_cost": 1,
+                                  "effect": {"win_rate_delta": 10}})  # fmt: skip
+    phantasm = Skill.model_validate({"name": "Excalibur", "kind": "np", "category": "rush",
+                                     "effect": {"win_rate_delta": 15}})  # fmt: skip
+    special = Skill.model_validate({"name": "Oath", "kind": "special", "category": "rush",
+                                    "effect": {"win_rate_delta": 5}})  # fmt: skip
+    met = battle.interplay([battle.Activation("b", boost), battle.Activation("a", phantasm)], np_priority_fatigue=False)
+    assert met[0].suppressed and not met[0].tires and not met[1].suppressed
+    assert battle.totals(met, "a").win_rate == 15 and battle.totals(met, "b").win_rate == 0
+    met = battle.interplay(
+        [battle.Activation("b", special), battle.Activation("a", phantasm)], np_priority_fatigue=False
+    )
+    assert met[0].suppressed and met[0].tires
+    netted = battle.interplay([battle.Activation("b", boost), battle.Activation("a", boost)], np_priority_fatigue=False)
+    assert not any(activation.suppressed for activation in netted)
+
+
+def test_anchors_in_messages() -> None:
+    assert anchor_in("42") == 42
+    assert anchor_in("４２ です") == 42
+    assert anchor_in("I take <@123456789> 7") == 7
+    assert anchor_in("100") == 100
+    for chatter in ("101", "0", "no number", "4 and 5", "-5", "4.5"):
+        assert anchor_in(chatter) is None
+
+
+def test_rank_letters() -> None:
+    options = GrailAnkaOptions()
+    assert [rank_value(rank, options) for rank in ("E", "B+", "A++", "EX", "ex")] == [10, 45, 60, 60, 60]
+    assert rank_value("F", options) is None
