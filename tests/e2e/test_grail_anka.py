@@ -80,7 +80,8 @@ BERSERKER = {
     ],
 }  # fmt: skip
 ASSASSIN = {
-    "name": "Assassin", "master": "Mb2", "servant_class": "Assassin", "level": 8, "params": params(25, 20, 45, 15, 25, 25),
+    "name": "Assassin", "master": "Mb2", "servant_class": "Assassin", "level": 8,
+    "params": params(25, 20, 45, 15, 25, 25),
     "skills": [{"name": "Zabaniya", "timing": "setup", "tags": ["assassination"], "effect": {"success_rate": 20}}],
 }  # fmt: skip
 MB1 = {"name": "Mb1", "level": 4, "params": params(5, 10, 10, 30, 15, 0)}
@@ -266,8 +267,9 @@ async def test_a_lost_battle_against_a_gm_camp_saved_by_a_talisman_and_a_vanishi
     escapes on a substitute talisman, Assassin (whose Master has one stroke left) faces its vanish check and
     vanishes; the camp, beaten at home, loses its base."""
     harness, emulator = table.harness, table.harness.emulator
-    for user, kind, data in ((table.mei, "master", MB1), (table.mei, "servant", {**BERSERKER, "skills": []}),
-                             (table.bob, "master", MB2), (table.bob, "servant", {**ASSASSIN, "skills": []})):  # fmt: skip
+    berserker, assassin = {**BERSERKER, "skills": []}, {**ASSASSIN, "skills": []}
+    for user, kind, data in ((table.mei, "master", MB1), (table.mei, "servant", berserker),
+                             (table.bob, "master", MB2), (table.bob, "servant", assassin)):  # fmt: skip
         await _create(table, user, kind, data)
     await _npc(table, "master", KOTOMINE)
     await _npc(table, "servant", LANCER)
