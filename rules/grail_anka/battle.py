@@ -101,6 +101,53 @@ def win_rate(
                    rate)  # fmt: skip
 
 
+MAIN, SUB, COMPANION = "main", "sub", "companion"
+
+
+@dataclass(frozen=True)
+class Member:
+    """One character in a formation, as the win rate sees it (fatigue: 0 for all but Servants)."""
+
+    place: str
+    params: Params
+    level: int
+    fatigue: int = 0
+
+
+@dataclass(frozen=True)
+class Rated:
+    result: WinRate
+    strength_a: dict[str, int]
+    strength_b: dict[str, int]
+
+
+def formation_rate(
+    chosen: Sequence[str], side_a: Sequence[Member], side_b: Sequence[Member], *, companions_tire: bool = True,
+    skills_a: SkillTotals | None = None, skills_b: SkillTotals | None = None,
+) -> Rated:  # fmt: skip
+    """R4 and R7 for two formations: strength with the skills' parameter changes, the mains' levels, and the fatigue
+    of the Servants present (D12: companions too, unless `fatigue_scope` leaves them out)."""
+    totals_a, totals_b = skills_a or SkillTotals(), skills_b or SkillTotals()
+
+    def strength_of(side: Sequence[Member], totals: SkillTotals) -> dict[str, int]:
+        main = next(member for member in side if member.place == MAIN)
+        return with_deltas(strength(main.params, [m.params for m in side if m.place == SUB]), [totals.params])
+
+    def tired(side: Sequence[Member]) -> int:
+        return sum(m.fatigue for m in side if companions_tire or m.place in (MAIN, SUB))
+
+    def level(side: Sequence[Member]) -> int:
+        return next(member.level for member in side if member.place == MAIN)
+
+    strength_a, strength_b = strength_of(side_a, totals_a), strength_of(side_b, totals_b)
+    result = win_rate(
+        chosen, strength_a, strength_b, level_a=level(side_a), level_b=level(side_b), fatigue_a=tired(side_a),
+        fatigue_b=tired(side_b), skills_a=totals_a.win_rate, skills_b=totals_b.win_rate,
+        min_a=totals_a.min_win_rate, min_b=totals_b.min_win_rate,
+    )  # fmt: skip
+    return Rated(result, strength_a, strength_b)
+
+
 def automatic_winner(result: WinRate) -> bool | None:
     """Whether side A won without a roll (True), lost without one (False), or must roll (None)."""
     return {AUTO_WIN: True, AUTO_LOSE: False}.get(result.automatic or "")

@@ -198,9 +198,10 @@ async def test_players_read_their_language(table: Table) -> None:
     await harness.slash(table.alice, channel, "campaign start", ruleset="grail_anka", name="聖杯")
     info = (await harness.slash(table.ken, channel, "campaign info")).reply
     assert "聖杯戦争安価" in info.text()
-    not_yet = (await harness.slash(table.ken, channel, "character template", kind="master")).reply
-    assert not_yet.ephemeral
-    assert not_yet.content.startswith("このキャンペーンのルールには、まだボットのキャラクターと戦闘の機能")
+    template = (await harness.slash(table.ken, channel, "character template", kind="master")).reply
+    assert template.ephemeral
+    assert template.content.startswith("記入用のマスターファイルです。")
+    assert "パラメーター" in template.attachments[0].data.decode()
     names = {command["name"]: command for command in harness.emulator.commands()}
     assert names["roll"]["name_localizations"]["zh-CN"] == "掷骰"
     assert names["roll"]["name_localizations"]["ja"] == "ダイス"

@@ -182,6 +182,23 @@ async def test_a_battle_between_two_camps_from_setup_to_aftermath(table: Table) 
     strength = (await harness.slash(table.ken, table.channel, "anka strength", camp="Sakura Gate")).reply
     assert "【筋】50" in strength.content and "【宝】50" in strength.content  # W1
 
+    odds = (await harness.slash(table.gm, table.channel, "anka odds", first="Sakura Gate", second="Emiya House",
+                                param1="np", param2="str", param3="mag")).reply  # fmt: skip
+    assert odds.ephemeral and "→ **60%**" in odds.content  # W3
+    assert "critical 1.0%, success 59.0%, failure 39.0%, fumble 1.0%" in odds.content
+    players_may_not = (
+        await harness.slash(
+            table.ken,
+            table.channel,
+            "anka odds",
+            first="Sakura Gate",
+            second="Emiya House",
+            param1="np",
+            param2="str",
+            param3="mag",
+        )
+    ).reply
+    assert players_may_not.ephemeral and "→" not in players_may_not.content
     started = (await harness.slash(table.ken, table.channel, "anka battle", first="Sakura Gate",
                                    second="Emiya House")).reply  # fmt: skip
     assert "Battle: Sakura Gate (first) against Emiya House" in started.text()
@@ -206,8 +223,10 @@ async def test_a_battle_between_two_camps_from_setup_to_aftermath(table: Table) 
     assert "Assassination by Assassin: 50 against 20%: failure" in seen
 
     # Parameters: Sakura Gate picks NP, Emiya House STR (W2); the bot restarts in between.
+    emulator.clock.advance(5 * 3600)  # play by post: the next answer comes hours later
     await emulator.click(table.ken, _prompt(table, table.ken, "NP"), "NP")
     await harness.restart()
+    emulator.clock.advance(9 * 3600)
     await emulator.click(table.bob, _prompt(table, table.bob, "STR"), "STR")
     # The third parameter: a decision whose value 42 picks MAG from END, AGI, MAG, LUK; kirei anchored last time.
     anchor = await _anchor_for(table, 42)
@@ -248,6 +267,16 @@ async def test_a_battle_between_two_camps_from_setup_to_aftermath(table: Table) 
     sheet = (await harness.slash(table.ken, table.channel, "character list")).reply.text()
     assert "command seals 2/3" in sheet or "令呪 2/3" in sheet
     assert await _verify_all(table) >= 5
+    # R18 outside a battle: only Ma's player spends Ma's seals, and only on Ma's own Servant (D24).
+    stolen = (await harness.slash(table.bob, table.channel, "anka seal", servant="Saber")).reply
+    assert stolen.ephemeral and "not your Servant" in stolen.content
+    sealed = (await harness.slash(table.ken, table.channel, "anka seal", servant="Saber")).reply.text()
+    assert "Ma spends a command seal: Saber's fatigue 5 → 0 (1 left)" in sealed
+    await harness.slash(table.gm, table.channel, "anka kill", character="Ma")
+    dead = (await harness.slash(table.ken, table.channel, "anka seal", servant="Saber")).reply
+    assert dead.ephemeral and "Ma" in dead.content and "死亡" in dead.content
+    not_gm = (await harness.slash(table.ken, table.channel, "anka kill", character="Berserker")).reply
+    assert not_gm.ephemeral
 
 
 LANCER = {"name": "Lancer", "master": "Kotomine", "servant_class": "Lancer", "level": 20,
@@ -376,3 +405,5 @@ async def test_checks_windows_fallbacks_and_who_may_anchor(table: Table) -> None
     nothing = (await harness.slash(table.ken, table.channel, "anka verify", decision="nope")).reply
     assert nothing.ephemeral and "nope" in nothing.content
     assert await _verify_all(table) >= 3
+    shared = (await harness.slash(table.ken, table.channel, "check")).reply
+    assert shared.ephemeral and "/anka check" in shared.content

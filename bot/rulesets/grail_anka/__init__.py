@@ -17,5 +17,7 @@ RULESET = Ruleset(
     resources.files(__name__) / "i18n",
     play=GrailAnkaPlay(),
     extension="bot.rulesets.grail_anka.cog",
-    proper_noun_keys=frozenset({"anka.param_value", "anka.effect.param", "anka.rate_line", "anka.means.skill"}),
+    proper_noun_keys=frozenset(
+        {"anka.param_value", "anka.effect.param", "anka.rate_line", "anka.means.skill", "anka.purpose.check"}
+    ),
 )

@@ -15,6 +15,7 @@ from bot.app import Fatebot, Interaction, NameText, actor_of, call_of, place_of,
 from bot.cogs.characters import character_choices
 from bot.cogs.exchanges import publish, respond
 from bot.errors import UserError
+from bot.rulesets.grail_anka import fight
 from bot.rulesets.grail_anka.service import RULESET_ID, AnkaService
 from bot.services.common import Actor, Place
 from rules.grail_anka.anchors import anchor_in
@@ -27,6 +28,12 @@ NameList = app_commands.Range[str, 1, 1000]
 Rate = app_commands.Range[int, -100, 200]
 TALISMAN_NAMES = {"illusion": "Illusion talisman", "illusion_kai": "Improved illusion talisman",
                   "substitute": "Substitute talisman", "substitute_kai": "Improved substitute talisman"}  # fmt: skip
+
+
+PARAM_CHOICES = [
+    app_commands.Choice(name=locale_str(name, key=f"anka.param.{param}"), value=param)
+    for param, name in zip(PARAMS, ("STR", "END", "AGI", "MAG", "LUK", "NP"), strict=True)
+]
 
 
 def names(text: str | None) -> list[str]:
@@ -128,6 +135,21 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
         shown = ", ".join(tr("anka.param_value", param=tr(f"anka.param.{param}"), value=values[param])
                           for param in PARAMS)  # fmt: skip
         await output.reply(interaction, tr("anka.strength", camp=name, values=shown), ephemeral=True)
+
+    @app_commands.command(name="odds", description="The win rate two camps' formations would give (GM only)")
+    @app_commands.describe(first="The camp that would initiate", second="The camp it would meet",
+                           param1="A parameter compared", param2="Another", param3="The third")  # fmt: skip
+    @app_commands.choices(param1=PARAM_CHOICES, param2=PARAM_CHOICES, param3=PARAM_CHOICES)
+    async def odds(
+        self, interaction: Interaction, first: NameText, second: NameText, param1: app_commands.Choice[str],
+        param2: app_commands.Choice[str], param3: app_commands.Choice[str],
+    ) -> None:  # fmt: skip
+        chosen = [param1.value, param2.value, param3.value]
+        odds = await self.anka.odds(place_of(interaction), actor_of(interaction), first, second, chosen)
+        tr = translator(interaction, RULESET_ID)
+        lines = [tr("anka.odds_title", a=odds.side_a, b=odds.side_b)]
+        lines += [tr.text(line) for line in fight.rate_lines(odds.side_a, odds.side_b, odds.rated)]
+        await output.reply(interaction, "\n".join(lines), ephemeral=True)
 
     @app_commands.command(name="check", description="Open a check at a success rate, decided by an anchor (GM only)")
     @app_commands.describe(rate="The success rate in percent", purpose="What is being checked")

@@ -53,7 +53,7 @@ VANISHED: Final = "vanished"
 DEAD: Final = "dead"
 TALISMANS: Final = "talismans"
 BASE: Final = "base"
-MAIN, SUB, COMPANION = "main", "sub", "companion"
+MAIN, SUB, COMPANION = battle.MAIN, battle.SUB, battle.COMPANION
 PLACES: Final = (MAIN, SUB, COMPANION)
 
 SKILL_HANDLER, CANCEL_HANDLER, PICK_HANDLER = "anka_skill", "anka_cancel", "anka_pick"
@@ -416,50 +416,37 @@ def standing_activations(scene: Scene, state: Mapping[str, Any]) -> list[battle.
     ]  # fmt: skip
 
 
-def side_strength(scene: Scene, state: Mapping[str, Any], side: str) -> dict[str, int]:
-    present = [fighter for fighter in fighters(scene, state) if fighter.side == side]
-    main = next(fighter for fighter in present if fighter.place == MAIN)
-    subs = [fighter.sheet.values for fighter in present if fighter.place == SUB]
-    return battle.strength(main.sheet.values, subs)
+def members(scene: Scene, state: Mapping[str, Any], side: str) -> list[battle.Member]:
+    """A side's formation as the win rate sees it, with each Servant's fatigue at the battle's start (R7)."""
+    return [battle.Member(f.place, f.sheet.values, f.sheet.level, state["fatigue_start"][f.index])
+            for f in fighters(scene, state) if f.side == side]  # fmt: skip
 
 
-def rate_of(scene: Scene, state: Mapping[str, Any]) -> tuple[battle.WinRate, list[battle.Activation]]:
+def rate_of(scene: Scene, state: Mapping[str, Any]) -> tuple[battle.Rated, list[battle.Activation]]:
     """R7 with the skills that took effect (R10): side A's win rate, every term apart."""
-    met = battle.interplay(
-        standing_activations(scene, state), np_priority_fatigue=anka_options(scene).np_priority_fatigue
-    )
-    sums = {side: battle.totals(met, side) for side in ("a", "b")}
-    strengths = {side: battle.with_deltas(side_strength(scene, state, side), [sums[side].params]) for side in sums}
-    present = fighters(scene, state)
-    mains = {fighter.side: fighter for fighter in present if fighter.place == MAIN}
-    scope = (MAIN, SUB) if anka_options(scene).fatigue_scope == "main_and_sub" else PLACES
-    tired = {side: sum(state["fatigue_start"][f.index] for f in present if f.side == side and f.place in scope)
-             for side in ("a", "b")}  # fmt: skip
-    result = battle.win_rate(
-        state["picks"], strengths["a"], strengths["b"], level_a=mains["a"].sheet.level,
-        level_b=mains["b"].sheet.level, fatigue_a=tired["a"], fatigue_b=tired["b"], skills_a=sums["a"].win_rate,
-        skills_b=sums["b"].win_rate, min_a=sums["a"].min_win_rate, min_b=sums["b"].min_win_rate,
+    options = anka_options(scene)
+    met = battle.interplay(standing_activations(scene, state), np_priority_fatigue=options.np_priority_fatigue)
+    rated = battle.formation_rate(
+        state["picks"], members(scene, state, "a"), members(scene, state, "b"),
+        companions_tire=options.fatigue_scope == "present_servants", skills_a=battle.totals(met, "a"),
+        skills_b=battle.totals(met, "b"),
     )  # fmt: skip
-    return result, met
+    return rated, met
 
 
-def rate_lines(scene: Scene, state: Mapping[str, Any], result: battle.WinRate) -> list[Text]:
-    met = battle.interplay(
-        standing_activations(scene, state), np_priority_fatigue=anka_options(scene).np_priority_fatigue
-    )
-    sums = {side: battle.totals(met, side) for side in ("a", "b")}
-    strengths = {side: battle.with_deltas(side_strength(scene, state, side), [sums[side].params]) for side in sums}
-    lines = [Text("anka.compared", {"param": Text(f"anka.param.{param}"), "a": strengths["a"][param],
-                                    "b": strengths["b"][param], "side_a": side_name(scene, "a"),
-                                    "side_b": side_name(scene, "b")})
+def rate_lines(side_a: str, side_b: str, rated: battle.Rated) -> list[Text]:
+    """The comparison of each chosen parameter, the table's base and every correction, and the exact chances."""
+    result = rated.result
+    lines = [Text("anka.compared", {"param": Text(f"anka.param.{param}"), "a": rated.strength_a[param],
+                                    "b": rated.strength_b[param], "side_a": side_a, "side_b": side_b})
              for param in result.chosen]  # fmt: skip
     if result.automatic:
-        lines.append(Text(f"anka.{result.automatic}", {"side": side_name(scene, "a")}))
+        lines.append(Text(f"anka.{result.automatic}", {"side": side_a}))
         return lines
     lines.append(Text("anka.rate_terms", {
         "advantages": result.advantages, "disadvantages": result.disadvantages, "base": result.base,
         "totals": f"{result.totals:+d}", "levels": f"{result.levels:+d}", "fatigue": f"{result.fatigue:+d}",
-        "skills": f"{result.skills:+d}", "rate": result.rate or 0, "side": side_name(scene, "a"),
+        "skills": f"{result.skills:+d}", "rate": result.rate or 0, "side": side_a,
     }))  # fmt: skip
     if result.floor is not None or result.ceiling is not None:
         lines.append(
@@ -471,11 +458,14 @@ def rate_lines(scene: Scene, state: Mapping[str, Any], result: battle.WinRate) -
                 },
             )
         )
+    chances = checks.chances(result.rate or 0)
+    lines.append(Text("anka.chances", {name: percent(chance) for name, chance in chances.items()}))
     return lines
 
 
 def _decide(scene: Scene, state: dict[str, Any]) -> Step:
-    result, met = rate_of(scene, state)
+    rated, met = rate_of(scene, state)
+    result = rated.result
     everyone = fighters(scene, state)
     effects: list[Effect] = []
     lines = []
@@ -486,7 +476,8 @@ def _decide(scene: Scene, state: dict[str, Any]) -> Step:
             if not activation.tires:  # D20: like a cancel, the skill's fatigue is taken back
                 effects += [PoolDelta(fighter.ref, FATIGUE, -cost) for cost in [activation.skill.fatigue_cost]
                             if cost and is_servant(fighter.character)]  # fmt: skip
-    lines += [told("anka.rate_line", line=line) for line in rate_lines(scene, state, result)]
+    shown = rate_lines(side_name(scene, "a"), side_name(scene, "b"), rated)
+    lines += [told("anka.rate_line", line=line) for line in shown]
     computed = Step(effects=tuple(effects), outcomes=(told("anka.win_rate", headline=True), *lines))
     automatic = battle.automatic_winner(result)
     if automatic is not None:
@@ -578,7 +569,7 @@ def _next_fate(scene: Scene, state: dict[str, Any]) -> Step:
     fighter = fighters(scene, state)[after["queue"][0]]
     offered = fate_options(scene, state, fighter)
     if len(offered) == 1:  # nothing but the vanish check
-        return _fate(scene, state, fighter, "face")
+        return take_way_out(scene, state, fighter, "face")
     prompt = Text("anka.fate_prompt", {"who": fighter.character.name})
     wait = Wait("fate", Audience.character(fighter.ref), prompt, options=tuple(offered))
     return Step(pause=Pause(FATE_HANDLER, (wait,), state))
@@ -586,10 +577,10 @@ def _next_fate(scene: Scene, state: dict[str, Any]) -> Step:
 
 def fate_chosen(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
     fighter = fighters(scene, state)[state["after"]["queue"][0]]
-    return _fate(scene, dict(state), fighter, str(answer.option))
+    return take_way_out(scene, dict(state), fighter, str(answer.option))
 
 
-def _fate(scene: Scene, state: dict[str, Any], fighter: Fighter, choice: str) -> Step:
+def take_way_out(scene: Scene, state: dict[str, Any], fighter: Fighter, choice: str) -> Step:
     after = {**state["after"], "queue": state["after"]["queue"][1:]}
     effects: list[Effect] = []
     name = fighter.character.name
@@ -661,10 +652,10 @@ def aftermath_rolled(scene: Scene, state: dict[str, Any], values: list[int], rev
         else:
             undo.append(index)
     state = {**state, "after": {**after, "undo": undo, "facing": []}}
-    return Step.of(revealed, Step(effects=tuple(effects), outcomes=tuple(lines))).then(_next_undo(scene, state))
+    return Step.of(revealed, Step(effects=tuple(effects), outcomes=tuple(lines))).then(next_undo(scene, state))
 
 
-def _next_undo(scene: Scene, state: dict[str, Any]) -> Step:
+def next_undo(scene: Scene, state: dict[str, Any]) -> Step:
     """R18: a Servant that failed its vanish check may still be pulled back with two strokes, if its Master has
     them; otherwise it vanishes for good."""
     after = state["after"]
@@ -704,10 +695,10 @@ def undo_chosen(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
         rest["after"]["retreated"] = [*after["retreated"], fighter.index]
         line = told("anka.retreated", who=fighter.character.name, means=Text("anka.means.seal", {"count": 2}),
                     fatigue=fatigue_of(fighter.character) + RETREAT_FATIGUE)  # fmt: skip
-        return Step(effects=effects, outcomes=(line,)).then(_next_undo(scene, rest))
+        return Step(effects=effects, outcomes=(line,)).then(next_undo(scene, rest))
     gone = Step(effects=(StatePatch(fighter.ref, VANISHED, True),),
                 outcomes=(told("anka.vanished", who=fighter.character.name),))  # fmt: skip
-    return gone.then(_next_undo(scene, rest))
+    return gone.then(next_undo(scene, rest))
 
 
 def _finish(scene: Scene, state: Mapping[str, Any]) -> Step:

@@ -13,9 +13,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from bot.rulesets.base import (
+    AttackInput,
     Binding,
     CharacterDraft,
     CharacterSnapshot,
+    CheckInput,
     Handler,
     Play,
     Pool,
@@ -27,7 +29,7 @@ from bot.rulesets.grail_anka import decisions, fight, told
 from bot.rulesets.grail_anka.decisions import reading, request
 from bot.rulesets.words import joined
 from rules.dice import DiceSource
-from rules.exchange import Outcome, Step, Text
+from rules.exchange import Outcome, RuleError, Step, Text
 from rules.grail_anka import checks
 from rules.grail_anka.model import COMMAND_SEALS, PARAMS
 from rules.grail_anka.options import GrailAnkaOptions
@@ -145,6 +147,12 @@ class GrailAnkaPlay(Play):
             lines.append(SheetLine("anka.sheet.skills", joined([skill_line(skill) for skill in sheet.skills]),
                                    inline=False))  # fmt: skip
         return lines
+
+    def check(self, scene: Scene, params: CheckInput) -> Step:
+        raise RuleError("checks_by_gm")
+
+    def attack(self, scene: Scene, params: AttackInput) -> Step:
+        raise RuleError("battles_between_camps")
 
     def report(self, outcomes: Sequence[Outcome]) -> Report:
         return told.report(outcomes)

@@ -68,6 +68,13 @@ class Verified:
 
 
 @dataclass(frozen=True)
+class Odds:
+    side_a: str
+    side_b: str
+    rated: battle.Rated
+
+
+@dataclass(frozen=True)
 class CampView:
     name: str
     gm_run: bool
@@ -301,6 +308,38 @@ class AnkaService:
                 raise refused("no_formation", camp=side.name)
             subs = [fight.sheet_of(shown[c.id]).values for c, row in members if row.place == fight.SUB]
             return side.name, battle.strength(fight.sheet_of(main).values, subs)
+
+    async def odds(self, place: Place, actor: Actor, first: str, second: str, chosen: Sequence[str]) -> Odds:
+        """The win rate two camps' formations would give on three parameters, before skills (GM only: it tells
+        both camps' strength)."""
+        if len(set(chosen)) != len(chosen):
+            raise refused("params_twice")
+        async with self.database.read() as session:
+            campaign = await active_campaign(session, place)
+            anka_play(campaign)
+            await require_gm(session, campaign.id, actor)
+            options = anka_options(campaign_options(campaign))
+            camps = [await self._camp(session, campaign, first), await self._camp(session, campaign, second)]
+            if camps[0].id == camps[1].id:
+                raise refused("same_camp")
+            gm_run = [bool(camp.state.get(GM_RUN)) for camp in camps]
+            if gm_run == [True, False]:
+                camps.reverse()
+            formations = []
+            for camp in camps:
+                placed = [(c, row.place) for c, row in await self._members(session, camp) if row.place in fight.PLACES]
+                if not any(place == fight.MAIN for _, place in placed):
+                    raise refused("no_formation", camp=camp.name)
+                shown = await snapshots(session, [c for c, _ in placed], with_links=False)
+                formations.append(
+                    [
+                        battle.Member(place, fight.sheet_of(s).values, fight.sheet_of(s).level, fight.fatigue_of(s))
+                        for s, (_, place) in zip(shown, placed, strict=True)
+                    ]
+                )
+            rated = battle.formation_rate(chosen, formations[0], formations[1],
+                                          companions_tire=options.fatigue_scope == "present_servants")  # fmt: skip
+            return Odds(camps[0].name, camps[1].name, rated)
 
     # Anchors and decisions
 

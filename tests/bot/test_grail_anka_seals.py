@@ -1,0 +1,65 @@
+"""Command seals in a battle's aftermath, on built scenes: a Servant's way out spends only its own Master's strokes,
+is offered only while that Master has them, and never takes them below 0 nor above 3."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.rulesets.base import CharacterSnapshot, Pool, Scene, SideSnapshot, Turn
+from bot.rulesets.grail_anka import fight
+from rules.dice.source import SeededDice
+from rules.exchange import PoolDelta, Step
+from rules.grail_anka.model import COMMAND_SEALS
+from rules.grail_anka.options import GrailAnkaOptions
+
+PARAMS = {"str": 10, "end": 10, "agi": 10, "mag": 10, "luk": 10, "np": 10}
+
+
+def _character(id_: int, kind: str, pools: dict[str, Pool], **extra: Any) -> CharacterSnapshot:
+    file = {"name": f"c{id_}", "level": 1, "params": PARAMS, "skills": [], **extra}
+    return CharacterSnapshot(id_, f"c{id_}", kind, 100 + id_, {"file": file}, pools, {})
+
+
+def _scene(seals: int, fatigue: int, substitutes: int) -> tuple[Scene, dict[str, Any]]:
+    master = _character(1, "master", {fight.SEALS: Pool(seals, COMMAND_SEALS)})
+    servant = _character(2, "servant", {fight.FATIGUE: Pool(fatigue, None)}, master="c1")
+    rival = _character(3, "master", {fight.SEALS: Pool(COMMAND_SEALS, COMMAND_SEALS)})
+    held = {fight.TALISMANS: {"substitute": substitutes}}
+    sides = {"a": SideSnapshot(1, "A", ((rival, "main"),)), "b": SideSnapshot(2, "B", ((servant, "main"),), held)}
+    roles = {fight.FIGHTER: (rival, servant), "fighter#1.master": (master,)}
+    scene = Scene(1, roles, Turn(1, False, 1, 1, 1), GrailAnkaOptions(), SeededDice(1), sides)
+    state = {"fighters": [{"side": "a", "place": "main"}, {"side": "b", "place": "main"}], "uses": {},
+             "fatigue_start": [0, fatigue], "activations": [], "winner": "a", "first": "a", "home": None,
+             "after": {"winners": [], "queue": [1], "facing": [], "retreated": [], "rescued": False}}  # fmt: skip
+    return scene, state
+
+
+def _seal_spends(step: Step) -> list[PoolDelta]:
+    return [effect for effect in step.effects if isinstance(effect, PoolDelta) and effect.pool == fight.SEALS]
+
+
+@given(st.integers(0, COMMAND_SEALS), st.integers(0, 20), st.integers(0, 2))
+def test_a_way_out_spends_only_the_servants_own_masters_seals(seals: int, fatigue: int, substitutes: int) -> None:
+    scene, state = _scene(seals, fatigue, substitutes)
+    servant = fight.fighters(scene, state)[1]
+    offered = {option.key for option in fight.fate_options(scene, state, servant)}
+    assert ("seal" in offered) == (seals >= 1)
+    assert "face" in offered
+    for choice in offered - {"face"}:
+        spends = _seal_spends(fight.take_way_out(scene, state, servant, choice))
+        assert all(spend.who == "fighter#1.master" for spend in spends)
+        assert 0 <= seals + sum(spend.delta for spend in spends) <= COMMAND_SEALS
+
+
+@given(st.integers(0, COMMAND_SEALS))
+def test_pulling_back_a_vanishing_servant_takes_two_strokes_it_has(seals: int) -> None:
+    scene, state = _scene(seals, 10, 0)
+    state = {**state, "after": {**state["after"], "queue": [], "undo": [1]}}
+    step = fight.next_undo(scene, state)
+    if seals >= 2:
+        assert step.pause is not None and step.pause.waits[0].key == "undo"
+    else:
+        assert step.pause is None and not _seal_spends(step)
