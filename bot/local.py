@@ -5,6 +5,7 @@ A line is `USER[@LOCALE] [#CHANNEL[/THREAD]]: ACTION`, where ACTION is one of
   click LABEL                                             press a button on the newest message showing it
   submit [FIELD:]"text" ...                               fill in and send the newest form shown to USER
   complete /command [subcommand] option:partial           show what the bot offers for that option
+  say TEXT                                                post a plain message in the channel
 Users and channels are created on first use, the first user owns the server, `@name` in a value names a
 user already seen, `\n` in a submitted text is a line break, and `#` starts a comment line.
 """
@@ -66,6 +67,8 @@ class Step:
     submit: dict[str, str] | None = None
     # `complete`: the option being typed (the last one given).
     complete: str | None = None
+    # `say`: a plain message the user posts.
+    say: str | None = None
 
 
 def parse_line(number: int, text: str) -> Step | None:
@@ -83,6 +86,8 @@ def parse_line(number: int, text: str) -> Step | None:
     word, _, rest = action.partition(" ")
     if word == "click":
         return Step(*where, click=rest.strip())
+    if word == "say":
+        return Step(*where, say=rest.strip())
     if word == "submit":
         return Step(*where, submit=_form_values(number, rest))
     if word == "complete":
@@ -103,7 +108,7 @@ def _tokens(number: int, text: str) -> list[str]:
 
 def _command(number: int, action: str) -> tuple[str, dict[str, str]]:
     if not action.startswith("/"):
-        raise ScriptError(number, f"expected a /command, 'click', 'submit' or 'complete', got {action!r}")
+        raise ScriptError(number, f"expected a /command, 'click', 'submit', 'complete' or 'say', got {action!r}")
     tokens = _tokens(number, action[1:])
     path = [token for token in tokens if ":" not in token]
     options = dict(token.split(":", 1) for token in tokens if ":" in token)
@@ -266,6 +271,9 @@ async def perform(world: LocalWorld, step: Step) -> Form | Choices | None:
         return _opened(world, step.user, await world.emulator.click(user, message, step.click))
     if step.submit is not None:
         return _opened(world, step.user, await _submit(world, step, user))
+    if step.say is not None:
+        await world.emulator.post(user, channel, step.say)
+        return None
     assert step.command is not None
     options = {name: _option_value(world, step, value) for name, value in step.options.items()}
     locale = world.locales.get(step.user)
@@ -346,7 +354,8 @@ async def running_bot(
     async with Emulator(seed=seed) as emulator:
         restore = point_at(emulator.api_base, emulator.gateway_url)
         database = Database.from_url(database_url)
-        bot = Fatebot(database, dice, clock=clock, guild_ready_timeout=0.05)
+        # The emulator is a sandbox: the bot reads plain messages there as a server allowing it would let it.
+        bot = Fatebot(database, dice, clock=clock, guild_ready_timeout=0.05, read_messages=True)
         task = asyncio.create_task(bot.start(emulator.bot_token))
         try:
             await emulator.wait_ready()

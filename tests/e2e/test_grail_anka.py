@@ -137,6 +137,22 @@ async def _anchor_for(table: Table, value: int) -> int:
     return (value - secret) % 100 or 100
 
 
+async def _say_anchor(table: Table, user: User, number: int) -> None:
+    """Post a number as a plain message and wait until the bot took it (it answers no interaction, so nothing
+    tells the emulator when it is done)."""
+    harness = table.harness
+    taken = f"Anchor {number} by <@{user.id}>"
+    before = harness.seen_by(table.gm, table.channel).count(taken)
+    await harness.emulator.post(user, table.channel, str(number))
+    await harness.eventually(lambda: harness.seen_by(table.gm, table.channel).count(taken) > before)
+
+
+async def _say_chatter(table: Table, user: User, text: str) -> None:
+    """Post a message the bot must skip; give it the time to look at it, since it answers nothing."""
+    await table.harness.emulator.post(user, table.channel, text)
+    await table.harness.emulator.settle(quiet_for=0.2)
+
+
 def _prompt(table: Table, user: User, button: str) -> Message:
     shown = table.harness.emulator.visible_to(user, table.channel)
     return next(m for m in reversed(shown) if button in m.buttons())
@@ -212,12 +228,12 @@ async def test_a_battle_between_two_camps_from_setup_to_aftermath(table: Table) 
     decision = await _open_decision(table)
     anchor = await _anchor_for(table, 50)
     # Plain messages: chatter is skipped (no number, two numbers, a number out of range), the GM may not anchor.
-    await emulator.post(table.kirei, table.channel, "who goes first?")
-    await emulator.post(table.kirei, table.channel, "between 4 and 5")
-    await emulator.post(table.gm, table.channel, str(anchor))
-    await emulator.post(table.kirei, table.channel, "150")
+    await _say_chatter(table, table.kirei, "who goes first?")
+    await _say_chatter(table, table.kirei, "between 4 and 5")
+    await _say_chatter(table, table.gm, str(anchor))
+    await _say_chatter(table, table.kirei, "150")
     assert await _open_decision(table) == decision
-    await emulator.post(table.kirei, table.channel, str(anchor))
+    await _say_anchor(table, table.kirei, anchor)
     seen = harness.seen_by(table.bob, table.channel)
     assert f"Anchor {anchor} by <@{table.kirei.id}> for `{decision}`" in seen
     assert "Assassination by Assassin: 50 against 20%: failure" in seen
@@ -252,12 +268,12 @@ async def test_a_battle_between_two_camps_from_setup_to_aftermath(table: Table) 
     await emulator.click(table.ken, fate, "One command seal: retreat (3 left)")
     # The winners' fatigue table: Berserker and Assassin, one anchor each, in order.
     first = await _open_decision(table)
-    await emulator.post(table.ken, table.channel, str(await _anchor_for(table, 76)))
+    await _say_anchor(table, table.ken, await _anchor_for(table, 76))
     second = await _open_decision(table)
     assert second != first
-    await emulator.post(table.ken, table.channel, "5")  # ken anchored the one before: chatter
+    await _say_chatter(table, table.ken, "5")  # ken anchored the one before: chatter
     assert await _open_decision(table) == second
-    await emulator.post(table.mei, table.channel, str(await _anchor_for(table, 9)))
+    await _say_anchor(table, table.mei, await _anchor_for(table, 9))
     seen = harness.seen_by(table.bob, table.channel)
     assert "Berserker: fatigue table 6 (quite tired): +2 → fatigue 7" in seen  # 4 + 1 (Mad Roar) + 2
     assert "Assassin: fatigue table 9 (used too much strength): +5 → fatigue 6" in seen
@@ -324,7 +340,7 @@ async def test_a_lost_battle_against_a_gm_camp_saved_by_a_talisman_and_a_vanishi
     stranger = await emulator.click(table.mei, pick, "END")
     assert stranger.reply is not None and stranger.reply.ephemeral  # the Church's choice is the GMs'
     await emulator.click(gm, pick, "END")
-    await emulator.post(table.kirei, table.channel, str(await _anchor_for(table, 7)))
+    await _say_anchor(table, table.kirei, await _anchor_for(table, 7))
     seen = harness.seen_by(table.mei, table.channel)
     assert "Emiya House is at a disadvantage in all three: it loses without a roll." in seen
     assert "Church defeats Emiya House (the table alone, without a roll)" in seen
@@ -380,7 +396,7 @@ async def test_checks_windows_fallbacks_and_who_may_anchor(table: Table) -> None
     assert closing.reply is not None and closing.reply.ephemeral
     emulator.clock.advance(601)
     await harness.eventually(lambda: "has passed without an anchor" in harness.seen_by(table.ken, table.channel))
-    await emulator.post(table.ken, table.channel, str(await _anchor_for(table, 1)))
+    await _say_anchor(table, table.ken, await _anchor_for(table, 1))
     seen = harness.seen_by(table.ken, table.channel)
     assert "Check “Find the church”: 01 against 50%: critical" in seen
     # A GM who closes a window nobody answered gives the anchor; the players may not.

@@ -104,7 +104,7 @@ def anchored(scene: Scene, state: Mapping[str, Any], answer: Answer, continuatio
         pending["anchors"] = [*pending["anchors"], *[answer.value] * count]
         pending["by"] = [*pending["by"], *[answer.by] * count]
         given = Step(
-            effects=(Note(ANCHOR_EVENT, {"by": answer.by, "anchor": answer.value}),),
+            effects=(Note(ANCHOR_EVENT, {"user": answer.by, "anchor": answer.value}),),
             outcomes=(told("anka.anchor_taken", anchor=answer.value, user=f"<@{answer.by}>" if answer.by else "—",
                            id=pending["ids"][len(pending["anchors"]) - 1]),),
         )  # fmt: skip

@@ -365,7 +365,7 @@ class AnkaService:
                     .order_by(Event.id.desc()).limit(1)
                 )  # fmt: skip
                 code = anchors.refusal(
-                    actor.user_id, gm=gm, previous_author=previous.payload.get("by") if previous else None,
+                    actor.user_id, gm=gm, previous_author=previous.payload.get("user") if previous else None,
                     previous_at=previous.created_at if previous else None, now=self.clock(),
                     low_participation=options.low_participation,
                 )  # fmt: skip

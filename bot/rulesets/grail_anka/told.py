@@ -20,8 +20,6 @@ class Told(Outcome):
     key: str
     params: dict[str, Any] = Field(default_factory=dict)
     headline: bool = False
-    # Whether the line tells what only the GMs may know (a GM-run camp's hidden values): logged as secret.
-    secret: bool = False
 
     def text(self) -> Text:
         return Text.from_dict({"key": self.key, "params": self.params})
