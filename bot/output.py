@@ -19,6 +19,8 @@ from pathlib import Path
 import discord
 from discord.utils import MISSING
 
+from bot.db.engine import LONG_WAIT
+
 CONTENT_LIMIT = 2000
 TITLE_LIMIT = 256
 DESCRIPTION_LIMIT = 4096
@@ -234,10 +236,13 @@ def guard(interaction: discord.Interaction[discord.Client]) -> None:
 
     def on_deadline() -> None:
         # Almost every command has answered by now: the task is only made for those that have not.
-        if not interaction.response.is_done():
+        if not interaction.response.is_done() and _WATCH not in interaction.extras:
             interaction.extras[_WATCH] = asyncio.create_task(defer_if_slow())
 
     asyncio.get_running_loop().call_later(DEFER_AFTER_SECONDS, on_deadline)
+    # In a burst the loop is too busy to keep that appointment: a command queueing behind many others to write
+    # defers as it joins the queue.
+    LONG_WAIT.set(on_deadline)
 
 
 async def defer(interaction: discord.Interaction[discord.Client], *, ephemeral: bool) -> None:

@@ -363,7 +363,8 @@ class ValueRange:
 class Wait:
     """What an exchange waits for. With `deadline_seconds`, `default` (an option key, or a number for a
     value wait) answers it when the time is up; `needs_all` waits for every member of the audience.
-    `settled` is what its prompt says when another wait of the same step is answered first."""
+    `settled` is what its prompt says when another wait of the same step is answered first; `lapse` what it says
+    will happen at the deadline, where the default's label would not tell (a number waited for)."""
 
     key: str
     audience: Audience
@@ -375,6 +376,7 @@ class Wait:
     deadline_seconds: int | None = None
     default: str | None = None
     settled: Text | None = None
+    lapse: Text | None = None
 
     def __post_init__(self) -> None:
         if not KEY_PATTERN.match(self.key):
@@ -419,6 +421,7 @@ class Wait:
             "deadline_seconds": self.deadline_seconds,
             "default": self.default,
             "settled": self.settled.to_dict() if self.settled else None,
+            "lapse": self.lapse.to_dict() if self.lapse else None,
         }
 
     @classmethod
@@ -435,6 +438,7 @@ class Wait:
             deadline_seconds=data.get("deadline_seconds"),
             default=data.get("default"),
             settled=Text.from_dict(data["settled"]) if data.get("settled") else None,
+            lapse=Text.from_dict(data["lapse"]) if data.get("lapse") else None,
         )
 
 

@@ -40,6 +40,8 @@ def expected_values(model: type[CampaignOptions], name: str) -> str:
             described.append(f"{alternative.get('minimum', '…')}..{alternative.get('maximum', '…')}")
         elif alternative.get("type") == "null":
             described.append("none")
+        elif alternative.get("type") == "string":  # free text in a shape: the field's own examples show it
+            described.extend(str(example) for example in schema.get("examples", []))
     return " | ".join(described)
 
 

@@ -70,6 +70,8 @@ def _translate(detail: ErrorDetails) -> SheetProblem:
         return SheetProblem(path, "empty")
     if kind == "string_too_long":
         return SheetProblem(path, "too_long", {"max": str(context.get("max_length"))})
+    if kind == "too_long":  # a list
+        return SheetProblem(path, "too_many", {"max": str(context.get("max_length"))})
     if kind == "greater_than_equal":
         return SheetProblem(path, "too_small", {"value": str(value), "min": str(context.get("ge"))})
     if kind == "less_than_equal":

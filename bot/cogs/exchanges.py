@@ -81,7 +81,8 @@ def prompt_text(tr: Translator, prompt: Prompt) -> str:
     lines = [tr.text(Text(prompt.wait.prompt.key, params))]
     if prompt.deadline is not None and prompt.wait.default is not None:
         default = prompt.wait.option(prompt.wait.default)
-        chosen = tr.text(default.label) if default else prompt.wait.default
+        lapse = prompt.wait.lapse or (default.label if default else None)
+        chosen = tr.text(lapse) if lapse else prompt.wait.default
         lines.append(tr("wait.deadline", time=f"<t:{int(prompt.deadline.timestamp())}:R>", default=chosen))
     if prompt.wait.value is not None:
         lines.append(tr("wait.number", minimum=prompt.wait.value.minimum, maximum=prompt.wait.value.maximum))
@@ -160,9 +161,9 @@ def prompt_view(tr: Translator, prompt: Prompt) -> discord.ui.View:
 def wait_view(
     tr: Translator, wait_id: int, wait: Wait, *, group: str | None = None, with_cancel: bool = False
 ) -> discord.ui.View:
-    """The buttons of a wait: its options, one button per group of options, and the GM's cancel (not on a wait
-    for the GMs themselves: they decide it anyway)."""
-    with_cancel = with_cancel and wait.audience.kind != "gms"
+    """The buttons of a wait: its options, one button per group of options, and the GM's cancel (not on a choice
+    for the GMs themselves, which they decide anyway; but on a number they wait for, which no choice ends)."""
+    with_cancel = with_cancel and (wait.audience.kind != "gms" or wait.value is not None)
     view = discord.ui.View(timeout=None)
     shown_groups: set[str] = set()
     for option in wait.options:
@@ -286,7 +287,10 @@ async def show_answer(interaction: Interaction, progress: Progress) -> None:
     clicked = interaction.message.id if interaction.message else None
     summary = progress.answered or (progress.closed[0] if progress.closed else None)
     if summary is not None:
-        await output.update(interaction, summary_text(tr, summary))
+        # A private choice (a group's options) is its answerer's alone, in their language.
+        private = interaction.message is not None and interaction.message.flags.ephemeral
+        summary_tr = translator(interaction, progress.ruleset) if private else tr
+        await output.update(interaction, summary_text(summary_tr, summary))
     else:
         await output.acknowledge(interaction)
     if messages := step_messages(tr, progress):

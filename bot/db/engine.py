@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import AsyncIterator, Iterator
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -39,6 +40,13 @@ _BEGIN_MODE = "fatebot_begin"
 # Set once a write transaction of the current command has committed: an error after it must not say that
 # nothing changed. Each interaction runs in a task of its own, with its own copy of this.
 COMMITTED: ContextVar[bool] = ContextVar("committed", default=False)
+# Called, where a command set it, when the command is about to queue for its turn to write behind others for
+# longer than LONG_WAIT_SECONDS (in a burst): it defers its answer then rather than at its deadline, which a busy
+# event loop would let pass (`output.guard`).
+LONG_WAIT: ContextVar[Callable[[], None] | None] = ContextVar("long_wait", default=None)
+LONG_WAIT_SECONDS = 0.5
+# How much each new turn to write weighs in the running estimate of a turn's length.
+_TURN_WEIGHT = 0.2
 # Where a session finds its database's campaign directory (`session.info`).
 DIRECTORY_KEY = "campaign_directory"
 
@@ -128,6 +136,7 @@ class Database:
         )
         self._write_turn = asyncio.Lock() if is_sqlite(engine) else None
         self._queued_writers = 0
+        self._turn_seconds = 0.01  # a running estimate of how long a turn to write lasts (a guess to start with)
         # PostgreSQL: one INSERT is atomic by itself, so a batch of rows goes in one round trip, without
         # BEGIN and COMMIT around it.
         self._row_writer = engine.execution_options(
@@ -181,6 +190,8 @@ class Database:
             return
         if self._write_turn.locked() or self._queued_writers:
             self._queued_writers += 1
+            if (self._queued_writers * self._turn_seconds > LONG_WAIT_SECONDS) and (hook := LONG_WAIT.get()):
+                hook()
             try:
                 async with asyncio.timeout(SQLITE_WRITE_QUEUE_SECONDS):
                     await self._write_turn.acquire()
@@ -190,10 +201,13 @@ class Database:
                 self._queued_writers -= 1
         else:  # free, with nobody queued before: asyncio's lock is taken at once then, so no timer is needed
             await self._write_turn.acquire()
+        started = time.perf_counter()
         try:
             yield
         finally:
             self._write_turn.release()
+            lasted = time.perf_counter() - started
+            self._turn_seconds += _TURN_WEIGHT * (lasted - self._turn_seconds)
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:

@@ -250,12 +250,17 @@ class InteractionRecord:
     # saw an answer (a reply, an edited message, choices or a modal; "thinking..." is not an answer).
     dispatched_at: float | None = None
     answered_at: float | None = None
+    # When the bot first responded at all (a "thinking..." too): what Discord's 3-second deadline is about.
+    acknowledged_at: float | None = None
     # Set at every change, so a waiter wakes exactly when there is something new to look at.
     changed: asyncio.Event = field(default_factory=asyncio.Event, repr=False, compare=False)
 
-    def note_change(self, *, answered: bool) -> None:
+    def note_change(self, *, answered: bool, acknowledged: bool = False) -> None:
+        now = time.perf_counter()
+        if acknowledged and self.acknowledged_at is None:
+            self.acknowledged_at = now
         if answered and self.answered_at is None:
-            self.answered_at = time.perf_counter()
+            self.answered_at = now
         self.changed.set()
 
     async def until(self, condition: Callable[[], bool], seconds: float) -> None:

@@ -874,7 +874,9 @@ class World:
         else:
             record.modal = validate_modal(data)
         record.response_type = int(callback_type)
-        record.note_change(answered=callback_type not in (CALLBACK_DEFERRED_MESSAGE, CALLBACK_DEFERRED_UPDATE))
+        record.note_change(
+            answered=callback_type not in (CALLBACK_DEFERRED_MESSAGE, CALLBACK_DEFERRED_UPDATE), acknowledged=True
+        )
         interaction: JSON = {
             "id": str(record.id),
             "type": record.type,

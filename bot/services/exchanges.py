@@ -360,7 +360,7 @@ class ExchangeEngine:
     def _summary(self, spec: Wait, wait: WaitRow, answer: Answer) -> Text:
         choice = self._choice_label(spec, answer)
         if answer.expired:
-            return Text("wait.expired", {"choice": choice})
+            return Text("wait.expired", {"choice": spec.lapse or choice})
         who: str = wait.subject or mention(answer.by)
         option = spec.option(answer.option) if answer.option else None
         if option is not None and option.summary is not None:

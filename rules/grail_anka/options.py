@@ -23,7 +23,7 @@ class GrailAnkaOptions(CampaignOptions):
     critical_fumble_all_checks: bool = False
     fatigue_scope: Literal["present_servants", "main_and_sub"] = "present_servants"
     np_priority_fatigue: bool = False
-    rank_scale: str = "E10 D20 C30 B40 A50 EX60"
+    rank_scale: str = Field("E10 D20 C30 B40 A50 EX60", examples=["E10 D20 C30 B40 A50 EX60"])
     rank_plus: int = Field(5, ge=0, le=100)
     max_turns: int | None = Field(None, ge=1, le=1_000)
     # Not in the source: how long a side has to use a skill or cancel one before the battle goes on without.
@@ -35,6 +35,9 @@ class GrailAnkaOptions(CampaignOptions):
         entries = value.upper().split()
         if not entries or any(_SCALE_ENTRY.match(entry) is None for entry in entries):
             raise ValueError("ranks and numbers such as E10 D20 C30 B40 A50 EX60")
+        letters = [entry.rstrip("0123456789") for entry in entries]
+        if len(set(letters)) != len(letters):
+            raise ValueError("each rank once")
         return " ".join(entries)
 
     def rank_values(self) -> dict[str, int]:

@@ -8,7 +8,16 @@ import re
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from rules.grail_anka.model import PARAMS, Param, SkillKind, SkillTag, Timing
@@ -16,7 +25,20 @@ from rules.grail_anka.options import GrailAnkaOptions
 from rules.sheets import SheetError, validation_problems
 from rules.text import Name
 
-ParamValue = Annotated[int, Field(ge=0, le=1_000)]
+
+def _ranked(value: object, info: ValidationInfo) -> object:
+    """A rank letter on the campaign's scale as its number (D1); anything else is left to the number's checks."""
+    options = (info.context or {}).get("options")
+    if not isinstance(value, str) or not isinstance(options, GrailAnkaOptions):
+        return value
+    ranked = rank_value(value, options)
+    if ranked is None:
+        raise PydanticCustomError("not_a_rank", "{value} is no rank of {scale}",
+                                  {"value": value, "scale": options.rank_scale})  # fmt: skip
+    return ranked
+
+
+ParamValue = Annotated[int, BeforeValidator(_ranked), Field(ge=0, le=1_000)]
 Category = Annotated[str, Field(min_length=1, max_length=40)]
 _RANK = re.compile(r"^(EX|[A-E])(\+*)$")
 
@@ -83,21 +105,6 @@ class CharacterFile(_File):
     def values(self) -> dict[str, int]:
         """The parameters by name, for arithmetic."""
         return {str(param): value for param, value in self.params.items()}
-
-    @field_validator("params", mode="before")
-    @classmethod
-    def _ranks(cls, value: object, info: ValidationInfo) -> object:
-        options = (info.context or {}).get("options")
-        if not isinstance(value, Mapping) or not isinstance(options, GrailAnkaOptions):
-            return value
-        converted: dict[object, object] = {}
-        for name, given in value.items():
-            ranked = rank_value(given, options) if isinstance(given, str) else given
-            if ranked is None:
-                raise PydanticCustomError("not_a_rank", "{value} is no rank of {scale}",
-                                          {"value": given, "scale": options.rank_scale})  # fmt: skip
-            converted[name] = ranked
-        return converted
 
     @field_validator("params")
     @classmethod

@@ -128,7 +128,7 @@ async def _open_decision(table: Table) -> str:
 
 def _last_anchor_prompt(table: Table) -> Message:
     shown = table.harness.emulator.visible_to(table.gm, table.channel)
-    return next(m for m in reversed(shown) if "Close the window" in m.buttons() or "締め切る" in m.buttons())
+    return next(m for m in reversed(shown) if "Extend the window" in m.buttons())
 
 
 async def _anchor_for(table: Table, value: int) -> int:
@@ -222,7 +222,7 @@ async def test_a_battle_between_two_camps_from_setup_to_aftermath(table: Table) 
     await _use(table, table.mei, "Use a skill…", "Berserker：Rage（●通常技能）")
     await _use(table, table.ken, "Cancel it…", "幻惑符")
     seen = harness.seen_by(table.bob, table.channel)
-    assert "Berserker's Rage is cancelled by Illusion talisman" in seen
+    assert "Berserker's Rage is cancelled by Sakura Gate's Illusion talisman" in seen
     # Then bob's Assassin tries Zabaniya: nothing can cancel it any more, so its assassination check is committed.
     await _use(table, table.bob, "Use a skill…", "Assassin: Zabaniya (normal skill)")
     decision = await _open_decision(table)
@@ -319,7 +319,12 @@ async def test_a_lost_battle_against_a_gm_camp_saved_by_a_talisman_and_a_vanishi
     await _npc(table, "master", KOTOMINE)
     await _npc(table, "servant", LANCER)
     gm = table.gm
+    mixed = (await harness.slash(gm, table.channel, "anka camp", name="Church", members="Lancer, Mb1",
+                                 gm_run=True)).reply  # fmt: skip
+    assert mixed.ephemeral and "Mb1 is a player's character" in mixed.content
     await harness.slash(gm, table.channel, "anka camp", name="Church", members="Lancer, Kotomine", gm_run=True)
+    twin = (await harness.slash(gm, table.channel, "anka camp", name=" church ", members="Mb1")).reply
+    assert twin.ephemeral and "already a camp called church" in twin.content
     await harness.slash(gm, table.channel, "anka camp", name="Emiya House", members="Berserker, Assassin, Mb1, Mb2")
     await harness.slash(gm, table.channel, "anka talisman", camp="Emiya House", kind="substitute", count=1)
     await harness.slash(gm, table.channel, "anka base", camp="Emiya House", base="Emiya residence")
@@ -413,11 +418,15 @@ async def test_checks_windows_fallbacks_and_who_may_anchor(table: Table) -> None
     await harness.eventually(lambda: "the bot drew 1 anchor(s)" in harness.seen_by(table.ken, table.channel))
     seen = harness.seen_by(table.ken, table.channel)
     assert "drawn anchor: 1d100" in seen and "“Stay awake”:" in seen
-    # Two decisions open at once: /anchor must name one.
-    await harness.slash(gm, table.channel, "anka check", rate=10, purpose="One")
-    await harness.slash(gm, table.channel, "anka check", rate=10, purpose="Two")
-    which = (await harness.slash(table.ken, table.channel, "anchor", number=5)).reply
-    assert which.ephemeral and "decision" in which.content
+    # Two decisions open at once: a number goes to the older one, unless it names the other.
+    one = (await harness.slash(gm, table.channel, "anka check", rate=10, purpose="One")).reply.text().split("`")[1]
+    two = (await harness.slash(gm, table.channel, "anka check", rate=10, purpose="Two")).reply.text().split("`")[1]
+    await harness.slash(table.ken, table.channel, "anchor", number=5)
+    assert f"Anchor 5 by <@{table.ken.id}> for `{one}`" in harness.seen_by(table.ken, table.channel)
+    taken = (await harness.slash(table.mei, table.channel, "anchor", number=6, decision=one)).reply
+    assert taken.ephemeral and "已有安价" in taken.content
+    await harness.slash(table.mei, table.channel, "anchor", number=6, decision=two)
+    assert f"Anchor 6 by <@{table.mei.id}> for `{two}`" in harness.seen_by(table.ken, table.channel)
     nothing = (await harness.slash(table.ken, table.channel, "anka verify", decision="nope")).reply
     assert nothing.ephemeral and "nope" in nothing.content
     assert await _verify_all(table) >= 3

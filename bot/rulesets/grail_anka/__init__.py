@@ -18,6 +18,13 @@ RULESET = Ruleset(
     play=GrailAnkaPlay(),
     extension="bot.rulesets.grail_anka.cog",
     proper_noun_keys=frozenset(
-        {"anka.param_value", "anka.effect.param", "anka.rate_line", "anka.means.skill", "anka.purpose.check"}
+        {
+            "anka.param_value",
+            "anka.effect.param",
+            "anka.rate_line",
+            "anka.means.skill",
+            "anka.effect.list",
+            "anka.purpose.check",
+        }
     ),
 )

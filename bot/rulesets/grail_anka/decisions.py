@@ -83,13 +83,14 @@ def _anchor_pause(scene: Scene, state: Mapping[str, Any]) -> Step:
     else:
         prompt = Text("anka.anchor_prompt", {"id": target, "order": taken + 1, "count": len(ids)})
     timed = phase == OPEN
+    extend = Option(EXTEND, Text("anka.anchor_extend"), tone="secondary")
+    # Once a GM gives the number, there is no window left to close.
+    offered = (extend,) if phase == GMS else (Option(CLOSE, Text("anka.anchor_close"), tone="secondary"), extend)
     wait = Wait(
-        ANCHOR_WAIT, Audience.gms(), prompt,
-        options=(Option(CLOSE, Text("anka.anchor_close"), tone="secondary"),
-                 Option(EXTEND, Text("anka.anchor_extend"), tone="secondary")),
+        ANCHOR_WAIT, Audience.gms(), prompt, options=offered,
         value=ValueRange(checks.ANCHOR_MIN, checks.ANCHOR_MAX),
         deadline_seconds=options.anchor_window_s + options.anchor_grace_s if timed else None,
-        default=CLOSE if timed else None,
+        default=CLOSE if timed else None, lapse=Text(f"anka.lapse.{options.anchor_fallback}") if timed else None,
     )  # fmt: skip
     return Step(pause=Pause(ANCHOR_HANDLER, (wait,), state))
 
@@ -103,10 +104,11 @@ def anchored(scene: Scene, state: Mapping[str, Any], answer: Answer, continuatio
         count = left if options.batch_anchor else 1
         pending["anchors"] = [*pending["anchors"], *[answer.value] * count]
         pending["by"] = [*pending["by"], *[answer.by] * count]
+        anchored_ids = pending["ids"][len(pending["anchors"]) - count : len(pending["anchors"])]
         given = Step(
             effects=(Note(ANCHOR_EVENT, {"user": answer.by, "anchor": answer.value}),),
             outcomes=(told("anka.anchor_taken", anchor=answer.value, user=f"<@{answer.by}>" if answer.by else "—",
-                           id=pending["ids"][len(pending["anchors"]) - 1]),),
+                           id=", ".join(f"`{key}`" for key in anchored_ids)),),
         )  # fmt: skip
         return given.then(_proceed(scene, {**state, REQUEST: pending}, continuations))
     if answer.option == EXTEND:
@@ -118,8 +120,8 @@ def anchored(scene: Scene, state: Mapping[str, Any], answer: Answer, continuatio
         shifted = Step(outcomes=(told("anka.anchor_shifted_up", count=left),))
         return shifted.then(_proceed(scene, {**state, REQUEST: pending}, continuations))
     fallback = options.anchor_fallback
-    if answer.option == CLOSE and not answer.expired:
-        fallback = "gm"  # a GM who closes a window nobody answered gives the number themselves
+    if answer.option == CLOSE and not answer.expired and fallback == "wait":
+        fallback = "gm"  # a GM who closes a window nobody answered, rather than wait on, gives the number
     if fallback == "bot_random":
         rolls = tuple(Roll("anchor", 100, (face,), (face,), (), face) for face in scene.dice.roll(left, 100))
         pending["anchors"] = [*pending["anchors"], *[roll.total for roll in rolls]]

@@ -27,6 +27,7 @@ from rules.exchange import (
     Pause,
     PoolDelta,
     Roll,
+    RuleError,
     SidePatch,
     StatePatch,
     Step,
@@ -99,6 +100,8 @@ class Fighter:
 
 
 def fighters(scene: Scene, state: Mapping[str, Any]) -> list[Fighter]:
+    if len(scene.members(FIGHTER)) != len(state["fighters"]):
+        raise RuleError("fighter_gone")  # deleted meanwhile: the battle cannot go on, a GM cancels it
     return [
         Fighter(index, member(FIGHTER, index), character, entry["side"], entry["place"])
         for index, (character, entry) in enumerate(zip(scene.members(FIGHTER), state["fighters"], strict=True))
@@ -114,9 +117,11 @@ def talismans(scene: Scene, side: str) -> dict[str, int]:
     return {kind.value: int(held.get(kind.value, 0)) for kind in Talisman}
 
 
-def spend_talisman(scene: Scene, side: str, kind: str) -> SidePatch:
+def spend_talisman(scene: Scene, state: Mapping[str, Any], side: str, kind: str) -> tuple[SidePatch, dict[str, Any]]:
+    """A talisman spent, and the state that remembers it (a cancelled battle gives it back)."""
     held = talismans(scene, side)
-    return SidePatch(side, TALISMANS, {**held, kind: held[kind] - 1})
+    return SidePatch(side, TALISMANS, {**held, kind: held[kind] - 1}), {
+        **state, "spent": [*state.get("spent", []), [side, kind]]}  # fmt: skip
 
 
 # The battle's start
@@ -281,8 +286,12 @@ def cancel_chosen(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Ste
     canceller = other(fighter.side)
     effects: list[Effect] = []
     if answer.option in (Talisman.ILLUSION, Talisman.ILLUSION_KAI):
-        effects.append(spend_talisman(scene, canceller, answer.option))
-        means: str | Text = Text(f"anka.talisman.{answer.option}")
+        spent, state = spend_talisman(scene, state, canceller, answer.option)
+        effects.append(spent)
+        means: str | Text = Text(
+            "anka.talisman_of",
+            {"side": side_name(scene, canceller), "talisman": Text(f"anka.talisman.{answer.option}")},
+        )
     else:
         counter_index, counter_skill = _picked(answer.option)
         counter = fighters(scene, state)[counter_index]
@@ -448,16 +457,10 @@ def rate_lines(side_a: str, side_b: str, rated: battle.Rated) -> list[Text]:
         "totals": f"{result.totals:+d}", "levels": f"{result.levels:+d}", "fatigue": f"{result.fatigue:+d}",
         "skills": f"{result.skills:+d}", "rate": result.rate or 0, "side": side_a,
     }))  # fmt: skip
-    if result.floor is not None or result.ceiling is not None:
-        lines.append(
-            Text(
-                "anka.rate_bounds",
-                {
-                    "floor": "—" if result.floor is None else result.floor,
-                    "ceiling": "—" if result.ceiling is None else result.ceiling,
-                },
-            )
-        )
+    if result.floor is not None:
+        lines.append(Text("anka.rate_floor", {"floor": result.floor}))
+    if result.ceiling is not None:
+        lines.append(Text("anka.rate_ceiling", {"ceiling": result.ceiling}))
     chances = checks.chances(result.rate or 0)
     lines.append(Text("anka.chances", {name: percent(chance) for name, chance in chances.items()}))
     return lines
@@ -596,7 +599,8 @@ def take_way_out(scene: Scene, state: dict[str, Any], fighter: Fighter, choice: 
         means: Text = Text("anka.means.skill", {"skill": fighter.sheet.skills[index].name})
         gained, after["rescued"] = RETREAT_FATIGUE, True
     elif choice in (Talisman.SUBSTITUTE, Talisman.SUBSTITUTE_KAI):
-        effects.append(spend_talisman(scene, fighter.side, choice))
+        spent, state = spend_talisman(scene, state, fighter.side, choice)
+        effects.append(spent)
         means, gained, after["rescued"] = Text(f"anka.talisman.{choice}"), battle.retreat_fatigue(choice), True
     else:
         effects.append(PoolDelta(fighter.master_ref, SEALS, -1))
@@ -720,6 +724,28 @@ def _finish(scene: Scene, state: Mapping[str, Any]) -> Step:
         lines.append(told("anka.base_lost", side=side_name(scene, loser), base=str(scene.side(loser).state[BASE])))
     lines.append(told("anka.battle_over", headline=True, winner=side_name(scene, state["winner"])))
     return Step(effects=tuple(effects), outcomes=tuple(lines))
+
+
+def cancelled(scene: Scene, state: Mapping[str, Any]) -> Step | None:
+    """A GM's cancel of a battle not yet decided: as if it never happened, its skills' fatigue and its talismans
+    come back. Once decided, what the decision did stands."""
+    if "winner" in state or len(scene.members(FIGHTER)) != len(state["fighters"]):
+        return None
+    everyone = fighters(scene, state)
+    effects: list[Effect] = []
+    for entry in state["activations"]:
+        if not entry["cancelled"]:
+            fighter = everyone[entry["fighter"]]
+            effects += [PoolDelta(ref, FATIGUE, -cost) for ref, cost in
+                        [(fighter.ref, fighter.sheet.skills[entry["skill"]].fatigue_cost)]
+                        if cost and is_servant(fighter.character)]  # fmt: skip
+    held = {side: talismans(scene, side) for side in ("a", "b")}
+    for side, kind in state.get("spent", []):
+        held[side][kind] += 1
+    effects += [SidePatch(side, TALISMANS, held[side]) for side in {side for side, _ in state.get("spent", [])}]
+    if not effects:
+        return None
+    return Step(effects=tuple(effects), outcomes=(told("anka.battle_cancelled"),))
 
 
 CONTINUATIONS: Final[Mapping[str, Then]] = {

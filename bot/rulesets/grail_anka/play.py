@@ -37,6 +37,7 @@ from rules.grail_anka.sheets import FILES, ServantFile, Skill, parse_file
 from rules.options import CampaignOptions
 
 MASTER, SERVANT, OTHER = "master", "servant", "other"
+BATTLE_KIND: Final = "anka.battle"
 CHECK_CONTINUATION: Final = "check"
 
 TEMPLATE_PARAMS: Final = {"str": 30, "end": 30, "agi": 30, "mag": 30, "luk": 30, "np": 30}
@@ -153,6 +154,14 @@ class GrailAnkaPlay(Play):
 
     def attack(self, scene: Scene, params: AttackInput) -> Step:
         raise RuleError("battles_between_camps")
+
+    def pools_shown(self, character: CharacterSnapshot, viewer: int | None, *, gm: bool) -> bool:
+        """Fatigue and command seals are no secret here: the battles' posts tell them, and the win rate counts
+        fatigue in the open. Parameters and skills are what a private sheet hides."""
+        return True
+
+    def cancelled(self, scene: Scene, kind: str, state: Mapping[str, Any]) -> Step | None:
+        return fight.cancelled(scene, state) if kind == BATTLE_KIND else None
 
     def report(self, outcomes: Sequence[Outcome]) -> Report:
         return told.report(outcomes)

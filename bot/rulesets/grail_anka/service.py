@@ -5,7 +5,7 @@ Each change is one transaction, and every step goes through the shared exchange 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.engine import Database
 from bot.db.models import (
     EXCHANGE_OPEN,
+    EXPIRED,
     PENDING,
     Campaign,
     Character,
@@ -27,7 +28,7 @@ from bot.db.models import (
 from bot.errors import UserError
 from bot.rulesets.base import ACTOR, Scene
 from bot.rulesets.grail_anka import decisions, fight
-from bot.rulesets.grail_anka.play import SERVANT, GrailAnkaPlay, anka_options, gm_check
+from bot.rulesets.grail_anka.play import BATTLE_KIND, SERVANT, GrailAnkaPlay, anka_options, gm_check
 from bot.rulesets.grail_anka.told import told
 from bot.services.campaigns import campaign_options
 from bot.services.characters import controls, find_character
@@ -39,10 +40,10 @@ from rules.dice import DiceSource
 from rules.exchange import Answer, PoolDelta, StatePatch, Step, Text
 from rules.grail_anka import anchors, battle, checks
 from rules.grail_anka.model import Talisman
+from rules.grail_anka.options import GrailAnkaOptions
 from rules.text import NAME_LIMIT, unseen_character
 
 RULESET_ID = "grail_anka"
-BATTLE_KIND = "anka.battle"
 GM_RUN = "gm_run"
 TARGET = "target"
 MAX_SUBS = 2
@@ -92,7 +93,10 @@ class AnkaService:
     # Camps
 
     async def create_camp(self, call: Call, name: str, members: Sequence[str], *, gm_run: bool) -> None:
-        if not name.strip() or len(name) > NAME_LIMIT:
+        name = name.strip()
+        if not members:
+            raise refused("camp_empty")
+        if not name or len(name) > NAME_LIMIT:
             raise UserError("error.name_length", limit=NAME_LIMIT)
         if (code := unseen_character(name)) is not None:
             raise UserError("error.name_characters", code=code)
@@ -100,14 +104,14 @@ class AnkaService:
             campaign = await active_campaign(session, call.place, lock=True)
             anka_play(campaign)
             await require_gm(session, campaign.id, call.actor)
-            if await session.scalar(select(Side.id).where(Side.campaign_id == campaign.id, Side.name == name)):
-                raise UserError("error.side_exists", name=name)
+            named = func.lower(Side.name) == name.lower()
+            if await session.scalar(select(Side.id).where(Side.campaign_id == campaign.id, named)):
+                raise refused("camp_exists", name=name)
             characters = [await find_character(session, campaign, member) for member in members]
             if len({character.id for character in characters}) != len(characters):
                 raise UserError("error.side_member_twice")
             for character in characters:
-                if (elsewhere := await self._camp_of(session, campaign, character)) is not None:
-                    raise refused("in_another_camp", name=character.name, camp=elsewhere.name)
+                await self._may_join(session, campaign, character, gm_run=gm_run)
             side = Side(campaign_id=campaign.id, name=name, state={GM_RUN: gm_run, fight.TALISMANS: {}},
                         created_at=self.clock())  # fmt: skip
             session.add(side)
@@ -125,18 +129,27 @@ class AnkaService:
             await require_gm(session, campaign.id, call.actor)
             side = await self._camp(session, campaign, camp)
             character = await find_character(session, campaign, member)
-            if (elsewhere := await self._camp_of(session, campaign, character)) is not None:
-                raise refused("in_another_camp", name=character.name, camp=elsewhere.name)
+            await self._may_join(session, campaign, character, gm_run=bool(side.state.get(GM_RUN)))
             session.add(SideMember(side_id=side.id, character_id=character.id, place="member"))
             record_event(session, campaign.id, "anka.camp_joined", actor_id=call.actor.user_id,
                          payload={"camp": side.name, "name": character.name}, created_at=self.clock())  # fmt: skip
+
+    async def _may_join(self, session: AsyncSession, campaign: Campaign, character: Character, *, gm_run: bool) -> None:
+        """A character is in one camp at most; the GMs' characters in the camps they run, the players' in the
+        others (a players' camp would otherwise see and use the hidden sheet of a GM's character)."""
+        if (elsewhere := await self._camp_of(session, campaign, character)) is not None:
+            raise refused("in_another_camp", name=character.name, camp=elsewhere.name)
+        if character.gm_run and not gm_run:
+            raise refused("gm_character_in_players_camp", name=character.name)
+        if gm_run and not character.gm_run:
+            raise refused("players_character_in_gm_camp", name=character.name)
 
     async def _camp(self, session: AsyncSession, campaign: Campaign, name: str) -> Side:
         side = await session.scalar(
             select(Side).where(Side.campaign_id == campaign.id, func.lower(Side.name) == name.strip().lower())
         )
         if side is None:
-            raise UserError("error.unknown_side", name=name)
+            raise refused("unknown_camp", name=name)
         return side
 
     async def _camp_of(self, session: AsyncSession, campaign: Campaign, character: Character) -> Side | None:
@@ -290,6 +303,14 @@ class AnkaService:
         )  # fmt: skip
         return found is not None
 
+    async def _battle_of(self, session: AsyncSession, campaign: Campaign, character: Character) -> bool:
+        found = await session.scalar(
+            select(Exchange.id).join(ExchangeRole, ExchangeRole.exchange_id == Exchange.id)
+            .where(Exchange.campaign_id == campaign.id, Exchange.kind == BATTLE_KIND,
+                   Exchange.status == EXCHANGE_OPEN, ExchangeRole.character_id == character.id)
+        )  # fmt: skip
+        return found is not None
+
     async def strengths(self, place: Place, actor: Actor, camp: str) -> tuple[str, dict[str, int]]:
         """A camp's strength per parameter in its formation (R4), for its own players and the GMs."""
         async with self.database.read() as session:
@@ -346,53 +367,88 @@ class AnkaService:
     async def anchor(
         self, place: Place, actor: Actor, number: int, dice: DiceSource, *, decision: str | None = None
     ) -> Progress:
-        """An anchor for the channel's open decision (the one named, when several are open): refused when its giver
-        may not give it now (R2)."""
+        """An anchor for the channel's open decision (the one named, else the oldest this giver may anchor):
+        refused when its giver may not give it now (R2). A window whose time is up closes first, as its deadline
+        would have closed it: the number counts only if the decision still takes one from this giver."""
         if not checks.ANCHOR_MIN <= number <= checks.ANCHOR_MAX:
             raise refused("anchor_range", number=number)
         async with self.database.write() as session:
             campaign = await active_campaign(session, place, lock=True)
-            options = anka_options(campaign_options(campaign))
             anka_play(campaign)
-            wait, exchange = await self._anchor_wait(session, campaign, decision)
+            options = anka_options(campaign_options(campaign))
             gm = await is_gm(session, campaign.id, actor)
-            if decisions.phase_of(exchange.state) == decisions.GMS:
-                if not gm:
-                    raise refused("anchor_gms_only")
-            else:
-                previous = await session.scalar(
-                    select(Event).where(Event.campaign_id == campaign.id, Event.kind == decisions.ANCHOR_EVENT)
-                    .order_by(Event.id.desc()).limit(1)
+            wait, exchange = await self._anchor_wait(session, campaign, decision, options, gm=gm)
+            lapsed = None
+            if wait.deadline_at is not None and wait.deadline_at <= self.clock():
+                closing = Answer(decisions.ANCHOR_WAIT, option=decisions.CLOSE, expired=True)
+                lapsed = await self.engine.answer(session, campaign, wait, closing, dice, status=EXPIRED)
+                reopened = await session.scalar(
+                    select(WaitRow).where(WaitRow.exchange_id == exchange.id, WaitRow.status == PENDING,
+                                          WaitRow.key == decisions.ANCHOR_WAIT)
                 )  # fmt: skip
-                code = anchors.refusal(
-                    actor.user_id, gm=gm, previous_author=previous.payload.get("user") if previous else None,
-                    previous_at=previous.created_at if previous else None, now=self.clock(),
-                    low_participation=options.low_participation,
-                )  # fmt: skip
-                if code is not None:
-                    raise refused(code)
+                if reopened is None:
+                    raise refused("anchor_window_closed")  # the bot drew it: the deadline will say so
+                wait = reopened
+            await self._may_anchor(session, campaign, exchange, actor, options, gm=gm)
             answer = Answer(decisions.ANCHOR_WAIT, value=number, by=actor.user_id)
-            return await self.engine.answer(session, campaign, wait, answer, dice)
+            given = await self.engine.answer(session, campaign, wait, answer, dice)
+            if lapsed is None:
+                return given
+            return replace(lapsed, steps=[*lapsed.steps, *given.steps], opened=[*lapsed.opened, *given.opened],
+                           closed=[*lapsed.closed, *given.closed], answered=given.answered)  # fmt: skip
+
+    async def _may_anchor(
+        self, session: AsyncSession, campaign: Campaign, exchange: Exchange, actor: Actor, options: GrailAnkaOptions,
+        *, gm: bool,
+    ) -> None:  # fmt: skip
+        if decisions.phase_of(exchange.state) == decisions.GMS:
+            if not gm:
+                raise refused("anchor_gms_only")
+            return
+        previous = await session.scalar(
+            select(Event).where(Event.campaign_id == campaign.id, Event.kind == decisions.ANCHOR_EVENT)
+            .order_by(Event.id.desc()).limit(1)
+        )  # fmt: skip
+        code = anchors.refusal(
+            actor.user_id, gm=gm, previous_author=previous.payload.get("user") if previous else None,
+            previous_at=previous.created_at if previous else None, now=self.clock(),
+            low_participation=options.low_participation,
+        )  # fmt: skip
+        if code is not None:
+            raise refused(code)
 
     async def _anchor_wait(
-        self, session: AsyncSession, campaign: Campaign, decision: str | None
-    ) -> tuple[WaitRow, Exchange]:
+        self, session: AsyncSession, campaign: Campaign, decision: str | None, options: GrailAnkaOptions, *,
+        gm: bool,
+    ) -> tuple[WaitRow, Exchange]:  # fmt: skip
+        """The open request an anchor is for: the one holding the named decision (which must be the one waiting
+        for its anchor now), else the oldest that takes one from this giver (the GMs' once a window closed on
+        them, everyone else's before), as it would have taken the first message."""
         open_waits = await session.execute(
             select(WaitRow, Exchange).join(Exchange, Exchange.id == WaitRow.exchange_id)
             .where(WaitRow.campaign_id == campaign.id, WaitRow.status == PENDING,
                    WaitRow.key == decisions.ANCHOR_WAIT).order_by(WaitRow.id)
         )  # fmt: skip
         found = [(wait, exchange) for wait, exchange in open_waits.all()]
-        if decision is not None:
-            wanted = decision.strip().lower()
-            found = [(w, e) for w, e in found if wanted in e.state.get(decisions.REQUEST, {}).get("ids", [])]
-        if not found:
-            raise refused("no_anchor_waiting")
-        if len(found) > 1:
-            ids = ", ".join(e.state[decisions.REQUEST]["ids"][len(e.state[decisions.REQUEST]["anchors"])]
-                            for _, e in found)  # fmt: skip
-            raise refused("several_decisions", ids=ids)
-        return found[0]
+        if decision is None:
+            if not found:
+                raise refused("no_anchor_waiting")
+            fitting = [(w, e) for w, e in found if (decisions.phase_of(e.state) == decisions.GMS) == gm]
+            return fitting[0] if fitting else found[0]
+        wanted = decision.strip().lower()
+        for wait, exchange in found:
+            pending = exchange.state[decisions.REQUEST]
+            if wanted in pending["ids"]:
+                next_id = pending["ids"][len(pending["anchors"])]
+                if wanted != next_id and not options.batch_anchor:
+                    raise refused("decision_not_next", id=wanted, next=next_id)
+                return wait, exchange
+        stored = await session.scalar(
+            select(Commitment).where(Commitment.campaign_id == campaign.id, Commitment.key == wanted)
+        )
+        if stored is None:
+            raise refused("unknown_decision", id=decision)
+        raise refused("decision_anchored", id=wanted)
 
     async def anchor_open(self, place: Place) -> bool:
         """Whether the channel's campaign is this game's and waits for an anchor (a cheap look before a write)."""
@@ -467,6 +523,8 @@ class AnkaService:
             refuse_fallen(play, RULESET_ID, [shown, master])
             if master.pools[fight.SEALS].current < 1:
                 raise refused("no_seals", name=master.name)
+            if fight.fatigue_of(shown) == 0:
+                raise refused("no_fatigue", name=character.name)
 
             def recovered(scene: Scene) -> Step:
                 tired = fight.fatigue_of(scene.one(TARGET))
@@ -493,6 +551,10 @@ class AnkaService:
                 raise refused("not_a_servant", name=character.name)
             if fate == fight.DEAD and character.kind == SERVANT:
                 raise refused("servants_vanish", name=character.name)
+            if bool(character.state.get(fate)) == on:
+                raise refused(f"already_{fate}" if on else f"not_{fate}", name=character.name)
+            if await self._battle_of(session, campaign, character):
+                raise refused("fate_in_battle", name=character.name)
             line = told(f"anka.fate_set.{fate}.{'on' if on else 'off'}", headline=True, who=character.name)
             return await self.engine.run(
                 session, campaign, kind=f"anka.{fate}", title=Text("exchange.anka_fate", {"name": character.name}),
