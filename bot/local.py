@@ -25,7 +25,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TextIO
 
-from bot.app import Fatebot, point_at
+from bot.app import DEADLINE_POLL_SECONDS, Fatebot, point_at
+from bot.cogs.exchanges import publish
 from bot.db.engine import Database
 from bot.emulator import Emulator, EmulatorError
 from bot.emulator.models import EVERYONE, BotOutput, Channel, Guild, InteractionRecord, Message, User
@@ -36,6 +37,8 @@ GUILD_NAME = "Local server"
 DEFAULT_CHANNEL = "general"
 # With --seed the bot's clock starts here and moves one minute per script line, so logs repeat exactly.
 SCRIPT_EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
+# A scripted run looks at its deadlines after each line itself (`expire_deadlines`): the loop never comes round.
+SCRIPT_DEADLINES_NEVER_POLLED = 365 * 24 * 3600.0
 _MENTION = re.compile(r"<(@!?|@&|#)(\d+)>|<t:(-?\d+)(?::([tTdDfFR]))?>")
 # Discord's component types: a text input, and a label around one (newer forms).
 _TEXT_INPUT = 4
@@ -132,8 +135,9 @@ def _form_values(number: int, text: str) -> dict[str, str]:
 class LocalWorld:
     """The emulated server: users and channels appear as the script first names them."""
 
-    def __init__(self, emulator: Emulator, files_from: Path) -> None:
+    def __init__(self, emulator: Emulator, files_from: Path, bot: Fatebot) -> None:
         self.emulator = emulator
+        self.bot = bot
         # Where `option:<PATH` finds its file: the script's folder, or the current one interactively.
         self.files_from = files_from
         self.guild: Guild | None = None
@@ -348,18 +352,28 @@ def _newest_with_button(messages: list[Message], label: str) -> Message | None:
 
 @contextlib.asynccontextmanager
 async def running_bot(
-    database_url: str, dice: DiceSource, clock: Callable[[], datetime], seed: int | None, files_from: Path
-) -> AsyncIterator[LocalWorld]:
+    database_url: str, dice: DiceSource, clock: Callable[[], datetime], seed: int | None, files_from: Path,
+    *, scripted: bool = False,
+) -> AsyncIterator[LocalWorld]:  # fmt: skip
     """The emulator and the real bot connected to it, for as long as the block runs."""
     async with Emulator(seed=seed) as emulator:
         restore = point_at(emulator.api_base, emulator.gateway_url)
         database = Database.from_url(database_url)
-        # The emulator is a sandbox: the bot reads plain messages there as a server allowing it would let it.
-        bot = Fatebot(database, dice, clock=clock, guild_ready_timeout=0.05, read_messages=True)
+        # The emulator is a sandbox: the bot reads plain messages there as a server allowing it would let it. A
+        # script's clock moves with its lines, so its deadlines are looked at after each line rather than on the
+        # wall clock's schedule, and its output repeats exactly.
+        bot = Fatebot(
+            database,
+            dice,
+            clock=clock,
+            guild_ready_timeout=0.05,
+            read_messages=True,
+            deadline_poll_seconds=SCRIPT_DEADLINES_NEVER_POLLED if scripted else DEADLINE_POLL_SECONDS,
+        )
         task = asyncio.create_task(bot.start(emulator.bot_token))
         try:
             await emulator.wait_ready()
-            yield LocalWorld(emulator, files_from)
+            yield LocalWorld(emulator, files_from, bot)
         finally:
             await bot.close()
             with contextlib.suppress(asyncio.CancelledError):
@@ -376,7 +390,10 @@ async def play_script(lines: list[str], database_url: str, seed: int | None, out
         return SCRIPT_EPOCH + timedelta(minutes=current)
 
     dice: DiceSource = SeededDice(seed) if seed is not None else SystemDice()
-    async with running_bot(database_url, dice, clock if seed is not None else _utcnow, seed, files_from) as world:
+    scripted = seed is not None
+    async with running_bot(
+        database_url, dice, clock if scripted else _utcnow, seed, files_from, scripted=scripted
+    ) as world:
 
         def emit(record: dict[str, Any]) -> None:
             print(json.dumps(record, ensure_ascii=False), file=out, flush=True)
@@ -395,6 +412,17 @@ async def play_script(lines: list[str], database_url: str, seed: int | None, out
                 raise ScriptError(step.number, str(error)) from error
             if shown is not None:
                 emit({"step": step.number, **_shown_record(shown)})
+            if scripted:
+                await expire_deadlines(world)
+
+
+async def expire_deadlines(world: LocalWorld) -> None:
+    """What the deadlines' loop does, at this point of the script: every wait whose time is up (on the script's
+    clock) gets its default answer, posted as the bot posts it."""
+    await world.emulator.settle()
+    for progress in await world.bot.exchanges.expire_due(world.bot.dice):
+        await publish(world.bot, progress)
+    await world.emulator.settle()
 
 
 def _shown_record(shown: Form | Choices) -> dict[str, Any]:

@@ -233,7 +233,12 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
         await output.reply(interaction, "\n".join(lines), ephemeral=True)
         for view in waiting:
             tr = tr.scoped(view.ruleset)
-            who = view.subject or tr("wait.any_player" if view.wait.audience.kind == "players" else "wait.the_gms")
+            if view.subject:
+                who = view.subject
+            elif view.wait.value is not None:  # a number anyone may give (an anchor)
+                who = tr("wait.a_number", minimum=view.wait.value.minimum, maximum=view.wait.value.maximum)
+            else:
+                who = tr("wait.any_player" if view.wait.audience.kind == "players" else "wait.the_gms")
             since = f"<t:{int(view.created_at.timestamp())}:R>"
             line = tr("gm.pending_line", id=view.wait_id, title=tr.text(view.title), who=who, since=since)
             await output.reply(

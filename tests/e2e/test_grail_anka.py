@@ -432,3 +432,13 @@ async def test_checks_windows_fallbacks_and_who_may_anchor(table: Table) -> None
     assert await _verify_all(table) >= 3
     shared = (await harness.slash(table.ken, table.channel, "check")).reply
     assert shared.ephemeral and "/anka check" in shared.content
+    # A GM sees an open window as waiting for a number, and may cancel it from there.
+    await harness.slash(gm, table.channel, "anka check", rate=10, purpose="Left open")
+    pending = await harness.slash(gm, table.channel, "gm pending")
+    line = next(reply for reply in pending.replies if "Left open" in reply.content)
+    assert "a number from 1 to 100" in line.content and "Cancel (GM)" in line.buttons()
+    # Once the campaign ended, its decisions can still be checked.
+    await harness.slash(gm, table.channel, "campaign end")
+    await emulator.click(gm, harness.last(table.channel, gm), "End the campaign")
+    after = (await harness.slash(table.bob, table.channel, "anka verify", decision=one)).reply
+    assert after.ephemeral and "checks out" in after.content

@@ -32,7 +32,17 @@ from bot.rulesets.grail_anka.play import BATTLE_KIND, SERVANT, GrailAnkaPlay, an
 from bot.rulesets.grail_anka.told import told
 from bot.services.campaigns import campaign_options
 from bot.services.characters import controls, find_character
-from bot.services.common import Actor, Call, Clock, Place, active_campaign, is_gm, record_event, require_gm
+from bot.services.common import (
+    Actor,
+    Call,
+    Clock,
+    Place,
+    active_campaign,
+    is_gm,
+    latest_campaign,
+    record_event,
+    require_gm,
+)
 from bot.services.exchanges import Cast, ExchangeEngine, Progress
 from bot.services.held import refuse_fallen
 from bot.services.snapshots import ruleset_play, snapshots
@@ -476,8 +486,9 @@ class AnkaService:
             )  # fmt: skip
 
     async def verify(self, place: Place, decision: str) -> Verified:
+        """A decision of the channel's campaign, or of its last one once it ended: a record outlives its game."""
         async with self.database.read() as session:
-            campaign = await active_campaign(session, place)
+            campaign = await latest_campaign(session, place)
             anka_play(campaign)
             stored = await session.scalar(
                 select(Commitment).where(Commitment.campaign_id == campaign.id,
@@ -494,7 +505,7 @@ class AnkaService:
     async def decisions(self, place: Place, current: str) -> list[str]:
         """Ids of the campaign's decisions, newest first, for autocomplete."""
         async with self.database.read() as session:
-            campaign = await active_campaign(session, place)
+            campaign = await latest_campaign(session, place)
             keys = await session.scalars(
                 select(Commitment.key).where(Commitment.campaign_id == campaign.id,
                                              Commitment.key.startswith(current.strip().lower()))
