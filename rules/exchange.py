@@ -182,6 +182,25 @@ class SidePatch:
 
 
 @dataclass(frozen=True)
+class Bind:
+    """Bind the character `who` under `relation` to the character `to` instead of any it was bound to (a Servant
+    taking a new Master)."""
+
+    who: str
+    relation: str
+    to: str
+
+
+@dataclass(frozen=True)
+class JoinSide:
+    """Move the character `who` into the side `side` (a role of the exchange), out of any other side of its
+    campaign."""
+
+    who: str
+    side: str
+
+
+@dataclass(frozen=True)
 class Note:
     """An event for the campaign log that no other effect or outcome records."""
 
@@ -228,7 +247,19 @@ class Whisper:
 
 
 Effect = (
-    PoolDelta | PoolSet | PoolMaximum | StatePatch | StateUpdate | SidePatch | Note | Commit | Reveal | Summon | Whisper
+    PoolDelta
+    | PoolSet
+    | PoolMaximum
+    | StatePatch
+    | StateUpdate
+    | SidePatch
+    | Bind
+    | JoinSide
+    | Note
+    | Commit
+    | Reveal
+    | Summon
+    | Whisper
 )
 _EFFECT_TYPES: dict[str, type[Effect]] = {
     "pool_delta": PoolDelta,
@@ -237,6 +268,8 @@ _EFFECT_TYPES: dict[str, type[Effect]] = {
     "state_patch": StatePatch,
     "state": StateUpdate,
     "side_patch": SidePatch,
+    "bind": Bind,
+    "join_side": JoinSide,
     "note": Note,
     "commit": Commit,
     "reveal": Reveal,

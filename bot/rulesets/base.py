@@ -33,6 +33,12 @@ EVERYONE = "everyone"  # round, scene, session, time and campaign-turn hooks: ev
 REVEALED = "revealed"  # the character state key of a sheet a GM showed to everyone (`/gm reveal`)
 
 
+def campaign_side(position: int) -> str:
+    """The role of the campaign's side at `position` (in the order they were formed) in the clock's hooks, which
+    see every side of the campaign besides every character."""
+    return f"side{position}"
+
+
 @dataclass(frozen=True)
 class Pool:
     current: int

@@ -13,9 +13,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
-from bot.db.models import Campaign, Character
+from bot.db.models import Campaign, Character, Side
 from bot.errors import UserError
-from bot.rulesets.base import CURRENT, EVERYONE, FIGHTERS, CharacterSnapshot, Play, Scene
+from bot.rulesets.base import CURRENT, EVERYONE, FIGHTERS, CharacterSnapshot, Play, Scene, campaign_side
 from bot.services.characters import campaign_characters, find_character
 from bot.services.common import Actor, Call, Clock, Place, active_campaign, is_gm, require_gm
 from bot.services.exchanges import Applied, Cast, EngineError, ExchangeEngine, Progress, shown_round, turn_of
@@ -103,11 +103,12 @@ class CombatService:
     async def _hook(
         self, session: AsyncSession, campaign: Campaign, kind: str, roles: dict[str, list[Character]],
         hook: Callable[[Scene], Step | None], call: Call, payload: dict[str, str | int], *, by_gm: bool = True,
+        sides: dict[str, Side] | None = None,
     ) -> Progress:  # fmt: skip
         """One hook of the ruleset, run as an exchange's step; `by_gm` False when no one in particular moved the
         clock (a turn that began because the last one ended)."""
         return await self.engine.run(
-            session, campaign, kind=kind, title=Text(f"exchange.{kind}", dict(payload)), cast=Cast(roles),
+            session, campaign, kind=kind, title=Text(f"exchange.{kind}", dict(payload)), cast=Cast(roles, sides or {}),
             step_of=lambda scene: hook(scene) or Step(), dice=call.dice,
             actor_id=call.actor.user_id if by_gm else None, channel_id=call.channel_id, payload=payload,
         )  # fmt: skip
@@ -241,7 +242,9 @@ class CombatService:
             campaign, play = await self._gm_campaign(session, call)
             campaign.session_number += sessions
             everyone = {EVERYONE: await campaign_characters(session, campaign)}
-            progress = await self._hook(session, campaign, kind, everyone, hook(play), call, payload(campaign))
+            sides = await session.scalars(select(Side).where(Side.campaign_id == campaign.id).order_by(Side.id))
+            progress = await self._hook(session, campaign, kind, everyone, hook(play), call, payload(campaign),
+                                        sides={campaign_side(n): side for n, side in enumerate(sides)})  # fmt: skip
             campaign.turn_number += turns_after
             return Moment(campaign.ruleset, campaign.session_number, campaign.turn_number, progress)
 

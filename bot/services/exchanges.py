@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.atomic import (
@@ -39,6 +39,7 @@ from bot.db.models import (
     SUPERSEDED,
     Campaign,
     Character,
+    CharacterLink,
     Commitment,
     Exchange,
     ExchangeRole,
@@ -60,8 +61,10 @@ from bot.services.snapshots import play_of, snapshots, store_character
 from rules.dice import DiceSource
 from rules.exchange import (
     Answer,
+    Bind,
     Commit,
     Effect,
+    JoinSide,
     Note,
     Outcome,
     PoolDelta,
@@ -513,6 +516,12 @@ class ExchangeEngine:
             if isinstance(effect, Summon):
                 await self._summon(session, running, effect, now)
                 continue
+            if isinstance(effect, Bind):
+                await self._bind(session, campaign, refs, effect, now)
+                continue
+            if isinstance(effect, JoinSide):
+                await self._join_side(session, campaign, running.cast, refs, effect)
+                continue
             if isinstance(effect, SidePatch):
                 side = running.cast.sides.get(effect.side)
                 if side is None:
@@ -563,6 +572,32 @@ class ExchangeEngine:
                     created_at=now,
                 )  # fmt: skip
         return pools, fallen, whispers
+
+    async def _bind(
+        self, session: AsyncSession, campaign: Campaign, refs: Mapping[str, Character], effect: Bind, now: datetime
+    ) -> None:
+        character, target = self._who(refs, effect.who), self._who(refs, effect.to)
+        await session.execute(
+            delete(CharacterLink).where(CharacterLink.character_id == character.id,
+                                        CharacterLink.relation == effect.relation)
+        )  # fmt: skip
+        session.add(CharacterLink(campaign_id=campaign.id, character_id=character.id, target_id=target.id,
+                                  relation=effect.relation, created_at=now))  # fmt: skip
+
+    async def _join_side(
+        self, session: AsyncSession, campaign: Campaign, cast: Cast, refs: Mapping[str, Character], effect: JoinSide
+    ) -> None:
+        character = self._who(refs, effect.who)
+        side = cast.sides.get(effect.side)
+        if side is None:
+            raise EngineError(f"no side plays {effect.side!r} in this exchange")
+        await session.execute(
+            delete(SideMember).where(
+                SideMember.character_id == character.id,
+                SideMember.side_id.in_(select(Side.id).where(Side.campaign_id == campaign.id)),
+            )
+        )
+        session.add(SideMember(side_id=side.id, character_id=character.id, place="member"))
 
     async def _summon(self, session: AsyncSession, running: _Running, effect: Summon, now: datetime) -> None:
         """A character the rules bring into play, its maker's to run (the GMs', for one of theirs); whatever its

@@ -304,7 +304,7 @@ async def _npc(table: Table, kind: str, data: dict[str, Any]) -> None:
     text = yaml.safe_dump({"kind": kind, **data}, allow_unicode=True).encode()
     made = (await table.harness.slash(table.gm, table.channel, "character import", file=("npc.yaml", text),
                                       npc=True)).reply  # fmt: skip
-    assert made.error is None if hasattr(made, "error") else True
+    assert data["name"] in made.text() and not made.ephemeral, made.text()
 
 
 async def test_a_lost_battle_against_a_gm_camp_saved_by_a_talisman_and_a_vanishing(table: Table) -> None:
@@ -381,6 +381,19 @@ async def test_checks_windows_fallbacks_and_who_may_anchor(table: Table) -> None
     harness, emulator = table.harness, table.harness.emulator
     gm = table.gm
     await _create(table, table.ken, "master", MA)
+    # A Master may hold several Servants (R20); the GM enters and edits parameters (D1), letters on the scale.
+    for name in ("Caster", "Rider"):
+        await _create(table, table.ken, "servant", {**SABER, "name": name, "servant_class": name})
+    roster = (await harness.slash(table.ken, table.channel, "character list")).reply.text()
+    assert "Caster" in roster and "Rider" in roster
+    edited = (await harness.slash(gm, table.channel, "character edit", name="Ma", field="params.str",
+                                  value="A+")).reply  # fmt: skip
+    assert "params.str" in edited.text() or "A+" in edited.text(), edited.text()
+    shown = (await harness.slash(gm, table.channel, "character show", name="Ma")).reply.text()
+    assert "STR 55" in shown
+    not_player = (await harness.slash(table.ken, table.channel, "character edit", name="Ma", field="params.str",
+                                      value="EX")).reply  # fmt: skip
+    assert not_player.ephemeral
     not_gm = (await harness.slash(table.ken, table.channel, "anka check", rate=50, purpose="Find the church")).reply
     assert not_gm.ephemeral
     opened = (await harness.slash(gm, table.channel, "anka check", rate=50, purpose="Find the church")).reply
@@ -434,8 +447,8 @@ async def test_checks_windows_fallbacks_and_who_may_anchor(table: Table) -> None
     assert shared.ephemeral and "/anka check" in shared.content
     # A GM sees an open window as waiting for a number, and may cancel it from there.
     await harness.slash(gm, table.channel, "anka check", rate=10, purpose="Left open")
-    pending = await harness.slash(gm, table.channel, "gm pending")
-    line = next(reply for reply in pending.replies if "Left open" in reply.content)
+    listed = await harness.slash(gm, table.channel, "gm pending")
+    line = next(reply for reply in listed.replies if "Left open" in reply.content)
     assert "a number from 1 to 100" in line.content and "Cancel (GM)" in line.buttons()
     # Once the campaign ended, its decisions can still be checked.
     await harness.slash(gm, table.channel, "campaign end")
