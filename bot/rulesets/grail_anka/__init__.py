@@ -24,7 +24,7 @@ RULESET = Ruleset(
             "anka.rate_line",
             "anka.means.skill",
             "anka.effect.list",
-            "anka.purpose.check",
+            "anka.purpose.check", "anka.camp_heading",
         }
     ),
 )

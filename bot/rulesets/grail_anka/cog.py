@@ -11,12 +11,13 @@ from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot import output
-from bot.app import Fatebot, Interaction, NameText, actor_of, call_of, place_of, translator
+from bot.app import Fatebot, Interaction, NameText, actor_of, call_of, place_of, public_translator, translator
 from bot.cogs.characters import character_choices
 from bot.cogs.exchanges import publish, respond
 from bot.errors import UserError
+from bot.i18n import Translator
 from bot.rulesets.grail_anka import fight
-from bot.rulesets.grail_anka.service import RULESET_ID, AnkaService
+from bot.rulesets.grail_anka.service import RULESET_ID, AnkaService, MemberView
 from bot.services.common import Actor, Place
 from rules.grail_anka.anchors import anchor_in
 from rules.grail_anka.model import PARAMS, Talisman
@@ -36,6 +37,27 @@ PARAM_CHOICES = [
 ]
 
 
+def member_line(tr: Translator, member: MemberView) -> str:
+    """One member of a camp: its kind and place, its fatigue or seals, whether it lost its Master, and what it
+    risks (for its own camp and the GMs)."""
+    parts = [tr(f"kind.{member.kind}")]
+    if member.place:
+        parts.append(tr(f"anka.place_word.{member.place}"))
+    if member.fate:
+        parts.append(tr(f"anka.fate_word.{member.fate}"))
+    if member.fatigue is not None and not member.fate:
+        parts.append(tr("anka.status.fatigue", fatigue=member.fatigue))
+    if member.seals is not None and not member.fate:
+        parts.append(tr("anka.status.seals", seals=member.seals))
+    if member.masterless_turns is not None:
+        parts.append(tr("anka.status.masterless", turns=member.masterless_turns))
+    if member.vanish_if_lost is not None:
+        parts.append(tr("anka.status.if_lost", chance=member.vanish_if_lost))
+    if member.vanish_next_turn is not None:
+        parts.append(tr("anka.status.next_turn", chance=member.vanish_next_turn))
+    return tr("anka.member_line", name=member.name, details=tr("anka.separator").join(parts))
+
+
 def names(text: str | None) -> list[str]:
     return [name.strip() for name in (text or "").split(",") if name.strip()]
 
@@ -51,15 +73,15 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
     @app_commands.describe(name="The camp's name", members="Its characters, separated by commas",
                            gm_run="Whether the GMs run this camp (they answer its choices)")  # fmt: skip
     async def camp(self, interaction: Interaction, name: NameText, members: NameList, gm_run: bool = False) -> None:
-        await self.anka.create_camp(call_of(interaction), name, names(members), gm_run=gm_run)
-        tr = translator(interaction, RULESET_ID)
+        language = await self.anka.create_camp(call_of(interaction), name, names(members), gm_run=gm_run)
+        tr = public_translator(interaction, language, RULESET_ID)
         await output.reply(interaction, tr("anka.camp_created", name=name, members=", ".join(names(members))))
 
     @app_commands.command(name="join", description="Add a character to a camp (GM only)")
     @app_commands.describe(camp="The camp", character="Who joins it")
     async def join(self, interaction: Interaction, camp: NameText, character: NameText) -> None:
-        await self.anka.join_camp(call_of(interaction), camp, character)
-        tr = translator(interaction, RULESET_ID)
+        language = await self.anka.join_camp(call_of(interaction), camp, character)
+        tr = public_translator(interaction, language, RULESET_ID)
         await output.reply(interaction, tr("anka.camp_joined", camp=camp, name=character))
 
     @app_commands.command(name="camps", description="The camps and their members")
@@ -67,10 +89,12 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
         tr = translator(interaction, RULESET_ID)
         lines = []
         for camp in await self.anka.camps(place_of(interaction), actor_of(interaction)):
-            members = ", ".join(tr(f"anka.place.{place}", name=name) if place else name for name, place in camp.members)
-            lines.append(tr("anka.camp_line", name=camp.name, members=members or "—"))
+            lines.append(tr("anka.camp_heading", name=camp.name))
             if camp.gm_run:
                 lines.append(tr("anka.camp_gm_run"))
+            lines += [member_line(tr, member) for member in camp.members]
+            if camp.action:
+                lines.append(tr("anka.camp_declared", action=tr(f"anka.action.{camp.action}")))
             if camp.talismans:
                 held = ", ".join(tr(f"anka.talisman.{kind}") + f" ×{count}" for kind, count in camp.talismans.items())
                 lines.append(tr("anka.camp_talismans", talismans=held))
@@ -199,11 +223,86 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
         progress = await self.anka.set_fate(call_of(interaction), character, "dead", on)
         await respond(interaction, progress)
 
+    @app_commands.command(name="action", description="Declare your camp's action for this turn (rest recovers fatigue)")
+    @app_commands.describe(camp="Your camp", action="Rest, or another action", note="What it does, in a few words")
+    @app_commands.choices(action=[
+        app_commands.Choice(name=locale_str("Rest", key="anka.action.rest"), value="rest"),
+        app_commands.Choice(name=locale_str("Another action", key="anka.action.other"), value="other"),
+    ])  # fmt: skip
+    async def action(
+        self, interaction: Interaction, camp: NameText, action: app_commands.Choice[str],
+        note: app_commands.Range[str, 1, LABEL_LIMIT] | None = None,
+    ) -> None:  # fmt: skip
+        name, turn, language = await self.anka.declare_action(call_of(interaction), camp, action.value, note)
+        tr = public_translator(interaction, language, RULESET_ID)
+        said = tr("anka.action_declared", camp=name, turn=turn, action=tr(f"anka.action.{action.value}"))
+        await output.reply(interaction, said + (f" ({note})" if note else ""))
+
+    @app_commands.command(name="relation", description="Two camps allied, in ceasefire, or hostile again (GM only)")
+    @app_commands.describe(camp="A camp", other="The other camp", relation="How they stand")
+    @app_commands.choices(relation=[
+        app_commands.Choice(name=locale_str(label, key=f"anka.relation.{value}"), value=value)
+        for value, label in (("allied", "Allied"), ("ceasefire", "Ceasefire"), ("hostile", "Hostile"))
+    ])  # fmt: skip
+    async def relation(
+        self, interaction: Interaction, camp: NameText, other: NameText, relation: app_commands.Choice[str]
+    ) -> None:
+        first, second, language = await self.anka.set_relation(call_of(interaction), camp, other, relation.value)
+        tr = public_translator(interaction, language, RULESET_ID)
+        await output.reply(interaction, tr("anka.relation_set", camp=first, other=second,
+                                           relation=tr(f"anka.relation.{relation.value}")))  # fmt: skip
+
+    @app_commands.command(name="standing", description="Count a camp in the war or out of it, or by its members (GM)")
+    @app_commands.describe(camp="The camp", standing="In, out, or by its members (a living Master or Servant)")
+    @app_commands.choices(standing=[
+        app_commands.Choice(name=locale_str(label, key=f"anka.standing.{value}"), value=value)
+        for value, label in (("auto", "By its members"), ("active", "In the war"), ("out", "Out of the war"))
+    ])  # fmt: skip
+    async def standing(self, interaction: Interaction, camp: NameText, standing: app_commands.Choice[str]) -> None:
+        name = await self.anka.set_standing(call_of(interaction), camp, standing.value)
+        tr = translator(interaction, RULESET_ID)
+        text = tr("anka.standing_set", camp=name, standing=tr(f"anka.standing.{standing.value}"))
+        await output.reply(interaction, text, ephemeral=True)
+
+    @app_commands.command(name="finale", description="Begin the war's final processing (GM only)")
+    @app_commands.describe(extra_actions="Extra actions the camps get first (default none)")
+    async def finale(self, interaction: Interaction, extra_actions: app_commands.Range[int, 0, 10] = 0) -> None:
+        name, camps, language = await self.anka.finale(call_of(interaction), extra_actions)
+        tr = public_translator(interaction, language, RULESET_ID)
+        key = "anka.finale_after_actions" if extra_actions else "anka.finale_now"
+        await output.reply(interaction, tr(key, campaign=name, camps=", ".join(camps) or "—", count=extra_actions))
+
+    @app_commands.command(name="protagonist", description="Mark a protagonist: their death ends the game (GM only)")
+    @app_commands.describe(character="Who", on="A protagonist (default) or not")
+    async def protagonist(self, interaction: Interaction, character: NameText, on: bool = True) -> None:
+        name = await self.anka.set_protagonist(call_of(interaction), character, on)
+        tr = translator(interaction, RULESET_ID)
+        await output.reply(interaction, tr("anka.protagonist_on" if on else "anka.protagonist_off", name=name),
+                           ephemeral=True)  # fmt: skip
+
+    @app_commands.command(name="contract", description="A Servant and a Master agree to a new contract")
+    @app_commands.describe(servant="The Servant", master="Its new Master")
+    async def contract(self, interaction: Interaction, servant: NameText, master: NameText) -> None:
+        progress = await self.anka.contract(call_of(interaction), servant, master)
+        await respond(interaction, progress)
+
+    @app_commands.command(name="order", description="Spend a command seal on the story, as a GM allows")
+    @app_commands.describe(master="Your Master", reason="What the command does")
+    async def order(
+        self, interaction: Interaction, master: NameText, reason: app_commands.Range[str, 1, LABEL_LIMIT]
+    ) -> None:
+        progress = await self.anka.order(call_of(interaction), master, reason)
+        await respond(interaction, progress)
+
     @join.autocomplete("character")
     @formation.autocomplete("main")
     @seal.autocomplete("servant")
     @vanish.autocomplete("character")
     @kill.autocomplete("character")
+    @protagonist.autocomplete("character")
+    @contract.autocomplete("servant")
+    @contract.autocomplete("master")
+    @order.autocomplete("master")
     async def any_character(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         return await character_choices(self.bot, interaction, current)
 

@@ -25,7 +25,7 @@ from bot.rulesets.base import (
     Scene,
     SheetLine,
 )
-from bot.rulesets.grail_anka import decisions, fight, told
+from bot.rulesets.grail_anka import decisions, fight, told, turns
 from bot.rulesets.grail_anka.decisions import reading, request
 from bot.rulesets.words import joined
 from rules.dice import DiceSource
@@ -71,7 +71,7 @@ def _checked(scene: Scene, state: dict[str, Any], values: list[int], revealed: S
     return Step.of(revealed, Step(outcomes=(line,)))
 
 
-CONTINUATIONS: Final = {**fight.CONTINUATIONS, CHECK_CONTINUATION: _checked}
+CONTINUATIONS: Final = {**fight.CONTINUATIONS, **turns.CONTINUATIONS, CHECK_CONTINUATION: _checked}
 
 
 class GrailAnkaPlay(Play):
@@ -92,6 +92,8 @@ class GrailAnkaPlay(Play):
             fight.PICK_HANDLER: fight.param_picked,
             fight.FATE_HANDLER: fight.fate_chosen,
             fight.UNDO_HANDLER: fight.undo_chosen,
+            turns.CONTRACT_HANDLER: turns.contract_answered,
+            turns.ORDER_HANDLER: turns.order_answered,
         }  # fmt: skip
 
     def template(self, kind: str) -> dict[str, Any]:
@@ -169,12 +171,20 @@ class GrailAnkaPlay(Play):
     def log_text(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
         return told.log_text(payload) if kind == told.EVENT else None
 
+    def campaign_turn_ended(self, scene: Scene) -> Step | None:
+        return turns.turn_ended(scene)
+
     def out_of_play(self, character: CharacterSnapshot) -> str | None:
-        if character.state.get(fight.DEAD):
-            return fight.DEAD
-        if character.state.get(fight.VANISHED):
-            return fight.VANISHED
-        return None
+        return fate_of(character)
+
+
+def fate_of(character: CharacterSnapshot) -> str | None:
+    """Dead (a Master, another character) or vanished (a Servant): out of the war for good (R21)."""
+    if character.state.get(fight.DEAD):
+        return fight.DEAD
+    if character.state.get(fight.VANISHED):
+        return fight.VANISHED
+    return None
 
 
 def skill_line(skill: Skill) -> Text:

@@ -26,12 +26,12 @@ from bot.db.models import (
     WaitRow,
 )
 from bot.errors import UserError
-from bot.rulesets.base import ACTOR, Scene
-from bot.rulesets.grail_anka import decisions, fight
-from bot.rulesets.grail_anka.play import BATTLE_KIND, SERVANT, GrailAnkaPlay, anka_options, gm_check
-from bot.rulesets.grail_anka.told import told
+from bot.rulesets.base import ACTOR, CharacterSnapshot, Scene, SideSnapshot
+from bot.rulesets.grail_anka import decisions, fight, turns
+from bot.rulesets.grail_anka.play import BATTLE_KIND, MASTER, SERVANT, GrailAnkaPlay, anka_options, fate_of, gm_check
+from bot.rulesets.grail_anka.told import Told, told
 from bot.services.campaigns import campaign_options
-from bot.services.characters import controls, find_character
+from bot.services.characters import campaign_characters, controls, find_character
 from bot.services.common import (
     Actor,
     Call,
@@ -49,6 +49,7 @@ from bot.services.snapshots import ruleset_play, snapshots
 from rules.dice import DiceSource
 from rules.exchange import Answer, PoolDelta, StatePatch, Step, Text
 from rules.grail_anka import anchors, battle, checks
+from rules.grail_anka import turns as rules_turns
 from rules.grail_anka.model import Talisman
 from rules.grail_anka.options import GrailAnkaOptions
 from rules.text import NAME_LIMIT, unseen_character
@@ -86,12 +87,29 @@ class Odds:
 
 
 @dataclass(frozen=True)
+class MemberView:
+    """A camp's member as `/anka camps` shows it: its place and risks to its own camp and the GMs only."""
+
+    name: str
+    kind: str
+    place: str
+    fate: str | None
+    fatigue: int | None
+    seals: int | None
+    masterless_turns: int | None
+    # The chance it vanishes if it loses a battle now (R14), and at the next turn's end without a Master (R19).
+    vanish_if_lost: str | None = None
+    vanish_next_turn: str | None = None
+
+
+@dataclass(frozen=True)
 class CampView:
     name: str
     gm_run: bool
     base: str | None
     talismans: dict[str, int]
-    members: list[tuple[str, str]]
+    members: list[MemberView]
+    action: str | None = None
 
 
 class AnkaService:
@@ -102,7 +120,8 @@ class AnkaService:
 
     # Camps
 
-    async def create_camp(self, call: Call, name: str, members: Sequence[str], *, gm_run: bool) -> None:
+    async def create_camp(self, call: Call, name: str, members: Sequence[str], *, gm_run: bool) -> str | None:
+        """A camp (GM only); the campaign's language, for the announcement."""
         name = name.strip()
         if not members:
             raise refused("camp_empty")
@@ -131,8 +150,9 @@ class AnkaService:
             record_event(session, campaign.id, "anka.camp_created", actor_id=call.actor.user_id,
                          payload={"name": name, "members": [c.name for c in characters], "gm_run": gm_run},
                          created_at=self.clock())  # fmt: skip
+            return campaign.language
 
-    async def join_camp(self, call: Call, camp: str, member: str) -> None:
+    async def join_camp(self, call: Call, camp: str, member: str) -> str | None:
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
             anka_play(campaign)
@@ -143,6 +163,7 @@ class AnkaService:
             session.add(SideMember(side_id=side.id, character_id=character.id, place="member"))
             record_event(session, campaign.id, "anka.camp_joined", actor_id=call.actor.user_id,
                          payload={"camp": side.name, "name": character.name}, created_at=self.clock())  # fmt: skip
+            return campaign.language
 
     async def _may_join(self, session: AsyncSession, campaign: Campaign, character: Character, *, gm_run: bool) -> None:
         """A character is in one camp at most; the GMs' characters in the camps they run, the players' in the
@@ -242,15 +263,40 @@ class AnkaService:
             anka_play(campaign)
             gm = await is_gm(session, campaign.id, actor)
             shown = []
+            critical_fumble = anka_options(campaign_options(campaign)).critical_fumble_all_checks
             for side in await session.scalars(select(Side).where(Side.campaign_id == campaign.id).order_by(Side.id)):
                 members = await self._members(session, side)
                 own = gm or any(not c.gm_run and c.owner_id == actor.user_id for c, _ in members)
                 held = {kind.value: int(side.state.get(fight.TALISMANS, {}).get(kind.value, 0)) for kind in Talisman}
-                shown.append(CampView(
-                    side.name, bool(side.state.get(GM_RUN)), side.state.get(fight.BASE) if own else None,
-                    held if own else {}, [(c.name, row.place if own else "") for c, row in members],
-                ))  # fmt: skip
+                views = []
+                for character, row in zip(await snapshots(session, [c for c, _ in members]), members, strict=True):
+                    views.append(self._member_view(character, row[1].place, own=own, critical_fumble=critical_fumble))
+                action = side.state.get(turns.ACTION)
+                declared = action["kind"] if own and isinstance(action, dict) and action.get(
+                    "turn") == campaign.turn_number else None  # fmt: skip
+                shown.append(CampView(side.name, bool(side.state.get(GM_RUN)),
+                                      side.state.get(fight.BASE) if own else None, held if own else {}, views,
+                                      declared))  # fmt: skip
             return shown
+
+    def _member_view(self, character: CharacterSnapshot, place: str, *, own: bool, critical_fumble: bool) -> MemberView:
+        fate = fate_of(character)
+        servant = fight.is_servant(character)
+        masterless = servant and fate is None and not turns.has_master(character)
+        turns_without = int(character.state.get(turns.MASTERLESS_TURNS, 0)) if masterless else None
+        if_lost = next_turn = None
+        if own and servant and fate is None:
+            rate = battle.survive_rate(fight.fatigue_of(character))
+            if_lost = fight.percent(1 - checks.survive_chance(rate, critical_fumble_all_checks=critical_fumble))
+            if turns_without is not None:
+                coming = rules_turns.masterless_survive_rate(turns_without + 1)
+                next_turn = fight.percent(1 - checks.survive_chance(coming, critical_fumble_all_checks=critical_fumble))
+        return MemberView(
+            character.name, character.kind, place if own else "", fate,
+            fight.fatigue_of(character) if servant else None,
+            character.pools[fight.SEALS].current if fight.SEALS in character.pools else None,
+            turns_without, if_lost, next_turn,
+        )  # fmt: skip
 
     # Battles
 
@@ -513,6 +559,141 @@ class AnkaService:
             )  # fmt: skip
             return list(keys)
 
+    # The campaign's turns
+
+    async def declare_action(self, call: Call, camp: str, kind: str, note: str | None) -> tuple[str, int, str | None]:
+        """A camp's action for this turn (R17, D16: resting among them), by its players or a GM; the last one
+        declared counts."""
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, call.place, lock=True)
+            anka_play(campaign)
+            side = await self._camp(session, campaign, camp)
+            await self._own_camp(session, campaign, side, call.actor)
+            action = {"turn": campaign.turn_number, "kind": kind, "note": note}
+            side.state = {**side.state, turns.ACTION: action}
+            record_event(session, campaign.id, "anka.action_declared", actor_id=call.actor.user_id,
+                         payload={"camp": side.name, **action}, created_at=self.clock())  # fmt: skip
+            return side.name, campaign.turn_number, campaign.language
+
+    async def _own_camp(self, session: AsyncSession, campaign: Campaign, side: Side, actor: Actor) -> None:
+        """A camp's own players decide for it, or a GM; a camp the GMs run, only a GM."""
+        if await is_gm(session, campaign.id, actor):
+            return
+        members = await self._members(session, side)
+        if side.state.get(GM_RUN) or not any(not c.gm_run and c.owner_id == actor.user_id for c, _ in members):
+            raise refused("not_your_camp", camp=side.name)
+
+    async def set_relation(self, call: Call, camp: str, other: str, kind: str) -> tuple[str, str, str | None]:
+        """Two camps allied, in ceasefire or hostile again (R22), both ways; GM only."""
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, call.place, lock=True)
+            anka_play(campaign)
+            await require_gm(session, campaign.id, call.actor)
+            sides = [await self._camp(session, campaign, camp), await self._camp(session, campaign, other)]
+            if sides[0].id == sides[1].id:
+                raise refused("same_camp")
+            for side, to in ((sides[0], sides[1]), (sides[1], sides[0])):
+                relations = {**dict(side.state.get(turns.RELATIONS, {})), to.name.lower(): kind}
+                if kind == "hostile":
+                    del relations[to.name.lower()]
+                side.state = {**side.state, turns.RELATIONS: relations}
+            record_event(session, campaign.id, "anka.relation_set", actor_id=call.actor.user_id,
+                         payload={"camp": sides[0].name, "other": sides[1].name, "relation": kind},
+                         created_at=self.clock())  # fmt: skip
+            return sides[0].name, sides[1].name, campaign.language
+
+    async def set_standing(self, call: Call, camp: str, standing: str) -> str:
+        """D17's GM override: a camp counted in the war or out of it whatever its members (`auto`: by them)."""
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, call.place, lock=True)
+            anka_play(campaign)
+            await require_gm(session, campaign.id, call.actor)
+            side = await self._camp(session, campaign, camp)
+            side.state = {**side.state, turns.STANDING: None if standing == "auto" else standing}
+            record_event(session, campaign.id, "anka.standing_set", actor_id=call.actor.user_id,
+                         payload={"camp": side.name, "standing": standing}, created_at=self.clock())  # fmt: skip
+            return side.name
+
+    async def contract(self, call: Call, servant: str, master: str) -> Progress:
+        """R20: a Servant and a Master agree to a new contract: its player and the Master's both consent."""
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, call.place, lock=True)
+            play = anka_play(campaign)
+            servant_row = await find_character(session, campaign, servant)
+            master_row = await find_character(session, campaign, master)
+            if servant_row.kind != SERVANT:
+                raise refused("not_a_servant", name=servant_row.name)
+            if master_row.kind != MASTER:
+                raise refused("not_a_master", name=master_row.name)
+            shown = await snapshots(session, [servant_row, master_row])
+            refuse_fallen(play, RULESET_ID, shown)
+            current = shown[0].partner(fight.MASTER_RELATION)
+            if current is not None and current.id == master_row.id:
+                raise refused("already_contracted", servant=servant_row.name, master=master_row.name)
+            if not (await controls(session, campaign, servant_row, call.actor)
+                    or await controls(session, campaign, master_row, call.actor)):  # fmt: skip
+                raise refused("not_your_contract")
+            camp = await self._camp_of(session, campaign, master_row)
+            cast = Cast({turns.SERVANT_ROLE: [servant_row], turns.MASTER_ROLE: [master_row]},
+                        {turns.CAMP_ROLE: camp} if camp is not None else {})  # fmt: skip
+            title = Text("exchange.anka_contract", {"servant": servant_row.name, "master": master_row.name})
+            asker = call.actor.user_id
+            return await self.engine.run(
+                session, campaign, kind="anka.contract", title=title, cast=cast,
+                step_of=lambda scene: turns.contract_asked(scene, asker), dice=call.dice, actor_id=asker,
+                channel_id=call.channel_id,
+            )  # fmt: skip
+
+    async def order(self, call: Call, master: str, reason: str) -> Progress:
+        """R18's story use: one stroke for what the GM rules (compelling an unwilling Servant...), asked by the
+        Master's player and allowed by a GM; the Master need not be present."""
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, call.place, lock=True)
+            play = anka_play(campaign)
+            character = await find_character(session, campaign, master)
+            if character.kind != MASTER:
+                raise refused("not_a_master", name=character.name)
+            if not await controls(session, campaign, character, call.actor):
+                raise refused("not_your_master", name=character.name)
+            (shown,) = await snapshots(session, [character])
+            refuse_fallen(play, RULESET_ID, [shown])
+            if shown.pools[fight.SEALS].current < 1:
+                raise refused("no_seals", name=character.name)
+            return await self.engine.run(
+                session, campaign, kind="anka.order", title=Text("exchange.anka_order", {"name": character.name}),
+                cast=Cast({turns.MASTER_ROLE: [character]}), step_of=lambda scene: turns.order_asked(scene, reason),
+                dice=call.dice, actor_id=call.actor.user_id, channel_id=call.channel_id,
+            )  # fmt: skip
+
+    async def finale(self, call: Call, extra_actions: int) -> tuple[str, list[str], str | None]:
+        """R22: a GM opens the final processing, after a few extra actions if they grant them."""
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, call.place, lock=True)
+            anka_play(campaign)
+            await require_gm(session, campaign.id, call.actor)
+            sides = list(await session.scalars(select(Side).where(Side.campaign_id == campaign.id).order_by(Side.id)))
+            remaining = []
+            for side in sides:
+                members = await self._members(session, side)
+                shown = await snapshots(session, [c for c, _ in members], with_links=False)
+                snapshot = SideSnapshot(
+                    side.id,
+                    side.name,
+                    tuple((s, row.place) for s, (_, row) in zip(shown, members, strict=True)),
+                    dict(side.state),
+                )
+                if turns.camp_active(snapshot, frozenset()):
+                    remaining.append(side.name)
+            record_event(
+                session,
+                campaign.id,
+                "anka.finale",
+                actor_id=call.actor.user_id,
+                payload={"extra_actions": extra_actions, "camps": remaining},
+                created_at=self.clock(),
+            )
+            return campaign.name, remaining, campaign.language
+
     # Command seals and fates
 
     async def recover(self, call: Call, servant: str) -> Progress:
@@ -566,10 +747,35 @@ class AnkaService:
                 raise refused(f"already_{fate}" if on else f"not_{fate}", name=character.name)
             if await self._battle_of(session, campaign, character):
                 raise refused("fate_in_battle", name=character.name)
-            line = told(f"anka.fate_set.{fate}.{'on' if on else 'off'}", headline=True, who=character.name)
+            lines = [told(f"anka.fate_set.{fate}.{'on' if on else 'off'}", headline=True, who=character.name)]
+            if fate == fight.DEAD and on and character.state.get(turns.PROTAGONIST):
+                lines.append(await self._game_over(session, campaign, character))
             return await self.engine.run(
                 session, campaign, kind=f"anka.{fate}", title=Text("exchange.anka_fate", {"name": character.name}),
                 cast=Cast({ACTOR: [character]}),
-                step_of=lambda _: Step(effects=(StatePatch(ACTOR, fate, True if on else None),), outcomes=(line,)),
+                step_of=lambda _: Step(effects=(StatePatch(ACTOR, fate, True if on else None),), outcomes=tuple(lines)),
                 dice=call.dice, actor_id=call.actor.user_id, channel_id=call.channel_id,
             )  # fmt: skip
+
+    async def _game_over(self, session: AsyncSession, campaign: Campaign, character: Character) -> Told:
+        """R21: a protagonist's death ends its player's game, and the whole campaign's if it was the only one."""
+        others = [c for c in await campaign_characters(session, campaign) if c.id != character.id
+                  and c.state.get(turns.PROTAGONIST) and not c.state.get(fight.DEAD)]  # fmt: skip
+        if not others:
+            return told("anka.game_over_campaign", who=character.name)
+        return told("anka.game_over_player", who=character.name, user=f"<@{character.owner_id}>")
+
+    async def set_protagonist(self, call: Call, name: str, on: bool) -> str:
+        """R21: who the campaign's protagonists are (GM)."""
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, call.place, lock=True)
+            anka_play(campaign)
+            await require_gm(session, campaign.id, call.actor)
+            character = await find_character(session, campaign, name)
+            state = {**character.state, turns.PROTAGONIST: True}
+            if not on:
+                del state[turns.PROTAGONIST]
+            character.state = state
+            record_event(session, campaign.id, "anka.protagonist_set", actor_id=call.actor.user_id,
+                         payload={"name": character.name, "on": on}, created_at=self.clock())  # fmt: skip
+            return character.name

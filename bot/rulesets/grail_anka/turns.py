@@ -1,0 +1,218 @@
+"""The campaign's turns in the anka game (R17-R23), as steps of the shared clock's hook and of the game's own
+commands: a turn's end in R23's order, Servants taking new Masters with both players' consent (R20), a command
+seal spent on the story with a GM's approval (R18), and a death that ends a protagonist's game (R21).
+
+At a turn's end the clock's scene holds every character (`everyone`) and every camp (`side0`, `side1`...). The
+masterless Servants' vanish checks are committed decisions like any other: the turn's end waits for their
+anchors, and tells what ends the war once they are read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from bot.rulesets.base import EVERYONE, CharacterSnapshot, Scene, SideSnapshot
+from bot.rulesets.grail_anka.decisions import Then, anka_options, request
+from bot.rulesets.grail_anka.fight import DEAD, FATIGUE, MASTER_RELATION, VANISHED, fatigue_of, is_servant
+from bot.rulesets.grail_anka.told import Told, told
+from rules.exchange import (
+    Answer,
+    Audience,
+    Bind,
+    Effect,
+    JoinSide,
+    Option,
+    Pause,
+    PoolDelta,
+    StatePatch,
+    Step,
+    Text,
+    Wait,
+    member,
+)
+from rules.grail_anka import checks, turns
+
+MASTERLESS_TURNS: Final = "turns_masterless"
+PROTAGONIST: Final = "protagonist"
+ACTION: Final = "action"  # a camp's declared turn action: {"turn": N, "kind": "rest" | "other", "note": ...}
+RELATIONS: Final = "relations"  # a camp's standing with others, by their names in lower case
+STANDING: Final = "standing"  # a GM's override of whether a camp is still in the war: "active" or "out"
+REST: Final = "rest"
+CONTRACT_HANDLER, ORDER_HANDLER = "anka_contract", "anka_order"
+SERVANT_ROLE, MASTER_ROLE, CAMP_ROLE = "servant", "master", "camp"
+
+
+def in_play(character: CharacterSnapshot) -> bool:
+    return not (character.state.get(VANISHED) or character.state.get(DEAD))
+
+
+def has_master(servant: CharacterSnapshot) -> bool:
+    master = servant.partner(MASTER_RELATION)
+    return master is not None and in_play(master)
+
+
+def camp_of(scene: Scene, character: CharacterSnapshot) -> SideSnapshot | None:
+    return next((side for side in scene.sides.values() if any(m.id == character.id for m, _ in side.members)), None)
+
+
+def resting(camp: SideSnapshot | None, turn: int) -> bool:
+    action = camp.state.get(ACTION) if camp is not None else None
+    return isinstance(action, Mapping) and action.get("turn") == turn and action.get("kind") == REST
+
+
+def turn_ended(scene: Scene) -> Step:
+    """R23: 1) the masterless Servants' vanish checks (committed now, read once anchored), 2) fatigue -1 for every
+    Servant with a living Master (-2 in a camp that rested), 3) the next turn (the shared clock), 4) what ends the
+    war, once the checks are read."""
+    turn = scene.turn.turn_number
+    lines: list[Told] = [told("anka.turn_ended", headline=True, turn=turn)]
+    for side in scene.sides.values():
+        action = side.state.get(ACTION)
+        if isinstance(action, Mapping) and action.get("turn") == turn:
+            lines.append(told(f"anka.camp_action.{action['kind']}", camp=side.name, note=str(action.get("note") or "")))
+    effects: list[Effect] = []
+    masterless: list[int] = []
+    purposes: list[Text] = []
+    rates: list[int | None] = []
+    for index, character in enumerate(scene.members(EVERYONE)):
+        if not is_servant(character) or not in_play(character):
+            continue
+        ref = member(EVERYONE, index)
+        if not has_master(character):
+            counted = int(character.state.get(MASTERLESS_TURNS, 0)) + 1
+            effects.append(StatePatch(ref, MASTERLESS_TURNS, counted))
+            masterless.append(index)
+            rate = turns.masterless_survive_rate(counted)
+            purposes.append(Text("anka.purpose.masterless", {"who": character.name, "turns": counted}))
+            rates.append(rate)
+            lines.append(
+                told("anka.masterless_frozen", who=character.name, turns=counted, fatigue=fatigue_of(character))
+            )
+            continue
+        before = fatigue_of(character)
+        rested = resting(camp_of(scene, character), turn)
+        after = turns.recovered(before, has_master=True, resting=rested)
+        if after != before:
+            effects.append(PoolDelta(ref, FATIGUE, after - before))
+            lines.append(told("anka.turn_recovery_rest" if rested else "anka.turn_recovery", who=character.name,
+                              before=before, after=after))  # fmt: skip
+    step = Step(effects=tuple(effects), outcomes=tuple(lines))
+    if masterless:
+        state = {"turn": turn, "masterless": masterless, "rates": rates}
+        return step.then(request(scene, state, purposes, "masterless", rates=rates))
+    return step.then(war_standing(scene, turn, frozenset()))
+
+
+def masterless_checked(scene: Scene, state: dict[str, Any], values: list[int], revealed: Step) -> Step:
+    """R19: each masterless Servant survives at 100 - 5 x its turns without a Master (exact, D18)."""
+    everyone = scene.members(EVERYONE)
+    critical_fumble = anka_options(scene).critical_fumble_all_checks
+    effects: list[Effect] = []
+    lines = []
+    gone: set[int] = set()
+    for index, rate, value in zip(state["masterless"], state["rates"], values, strict=True):
+        character = everyone[index]
+        survived = checks.survives_vanish(value, rate, critical_fumble_all_checks=critical_fumble)
+        lines.append(told("anka.masterless_checked", who=character.name, value=checks.shown(value), rate=max(rate, 0),
+                          reading=Text("anka.survived" if survived else "anka.vanishes")))  # fmt: skip
+        if not survived:
+            effects.append(StatePatch(member(EVERYONE, index), VANISHED, True))
+            lines.append(told("anka.vanished", who=character.name))
+            gone.add(character.id)
+    checked = Step.of(revealed, Step(effects=tuple(effects), outcomes=tuple(lines)))
+    return checked.then(war_standing(scene, state["turn"], frozenset(gone)))
+
+
+def camp_active(side: SideSnapshot, gone: frozenset[int]) -> bool:
+    """D17 with a GM's override."""
+    standing = str(side.state.get(STANDING, ""))
+    if standing in ("active", "out"):
+        return standing == "active"
+    return turns.active((character.kind, in_play(character) and character.id not in gone)
+                        for character, _ in side.members)  # fmt: skip
+
+
+def war_standing(scene: Scene, turn: int, gone: frozenset[int]) -> Step:
+    """R21, R22: out of time past `max_turns`; the finale offered when two camps remain or all are at peace."""
+    lines = []
+    if turns.time_up(turn + 1, anka_options(scene).max_turns):
+        lines.append(told("anka.time_up", turn=turn))
+    camps = [side for side in scene.sides.values() if camp_active(side, gone)]
+    relations = {frozenset((side.name.lower(), other)): kind for side in camps
+                 for other, kind in dict(side.state.get(RELATIONS, {})).items()}  # fmt: skip
+    reason = turns.finale_reason([side.name.lower() for side in camps], relations)
+    if reason is not None:
+        lines.append(told(f"anka.finale_due.{reason}", camps=", ".join(side.name for side in camps)))
+    return Step(outcomes=tuple(lines))
+
+
+# New contracts (R20)
+
+
+def contract_asked(scene: Scene, asker: int) -> Step:
+    """A Servant and another camp's Master agree to a contract: each player consents (one who asked already has)."""
+    servant, master = scene.one(SERVANT_ROLE), scene.one(MASTER_ROLE)
+    waiting = [role for role, character in ((SERVANT_ROLE, servant), (MASTER_ROLE, master))
+               if character.gm_run or character.owner_id != asker]  # fmt: skip
+    return _next_consent(scene, {"waiting": waiting})
+
+
+def _next_consent(scene: Scene, state: dict[str, Any]) -> Step:
+    servant, master = scene.one(SERVANT_ROLE), scene.one(MASTER_ROLE)
+    if not state["waiting"]:
+        return _contracted(scene)
+    role = state["waiting"][0]
+    prompt = Text("anka.contract_prompt", {"servant": servant.name, "master": master.name,
+                                            "who": scene.one(role).name})  # fmt: skip
+    offered = (Option("agree", Text("anka.contract_agree"), tone="success"),
+               Option("refuse", Text("anka.contract_refuse"), tone="danger"))  # fmt: skip
+    wait = Wait("consent", Audience.character(role), prompt, options=offered)
+    return Step(pause=Pause(CONTRACT_HANDLER, (wait,), state))
+
+
+def contract_answered(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    if answer.option != "agree":
+        refused = told("anka.contract_refused", who=scene.one(state["waiting"][0]).name)
+        return Step(outcomes=(refused,))
+    return _next_consent(scene, {"waiting": state["waiting"][1:]})
+
+
+def _contracted(scene: Scene) -> Step:
+    """R20: the Servant is the new Master's, in its camp; the old Master (alive or not) keeps its seals; the
+    count of turns without a Master starts again."""
+    servant, master = scene.one(SERVANT_ROLE), scene.one(MASTER_ROLE)
+    effects: list[Effect] = [Bind(SERVANT_ROLE, MASTER_RELATION, MASTER_ROLE),
+                             StatePatch(SERVANT_ROLE, MASTERLESS_TURNS, None)]  # fmt: skip
+    camp = scene.sides.get(CAMP_ROLE)
+    if camp is not None:
+        effects.append(JoinSide(SERVANT_ROLE, CAMP_ROLE))
+    line = told("anka.contracted", headline=True, servant=servant.name, master=master.name,
+                camp=camp.name if camp is not None else "—")  # fmt: skip
+    return Step(effects=tuple(effects), outcomes=(line,))
+
+
+# A command seal for the story (R18's fourth use)
+
+
+def order_asked(scene: Scene, reason: str) -> Step:
+    master = scene.one(MASTER_ROLE)
+    prompt = Text("anka.order_prompt", {"master": master.name, "reason": reason})
+    offered = (Option("allow", Text("anka.order_allow"), tone="success"),
+               Option("deny", Text("anka.order_deny"), tone="danger"))  # fmt: skip
+    wait = Wait("order", Audience.gms(), prompt, options=offered)
+    return Step(pause=Pause(ORDER_HANDLER, (wait,), {"reason": reason}))
+
+
+def order_answered(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    master = scene.one(MASTER_ROLE)
+    if answer.option != "allow":
+        return Step(outcomes=(told("anka.order_denied", master=master.name, reason=state["reason"]),))
+    seals = master.pools["command_seals"].current
+    if seals < 1:
+        return Step(outcomes=(told("anka.order_no_seals", master=master.name),))
+    line = told("anka.order_spent", headline=True, master=master.name, reason=state["reason"], seals=seals - 1)
+    return Step(effects=(PoolDelta(MASTER_ROLE, "command_seals", -1),), outcomes=(line,))
+
+
+CONTINUATIONS: Final[Mapping[str, Then]] = {"masterless": masterless_checked}
