@@ -23,6 +23,7 @@ import statistics
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,8 @@ from rules.dice import SystemDice
 from tests.databases import BACKENDS, fresh_database_url
 
 DISCORD_DEADLINE_SECONDS = 3.0
+# How long a burst's slowest answer may take before the run is called broken (Discord allows 15 minutes).
+ANSWER_PATIENCE_SECONDS = 60.0
 
 
 class FloorBot(discord.Client):
@@ -109,7 +112,15 @@ async def sequential(table: Table, send: Send, rounds: int) -> list[InteractionR
 
 
 async def burst(table: Table, send: Send) -> list[InteractionRecord]:
-    return list(await asyncio.gather(*(send(channel) for channel in table.channels)))
+    records = list(await asyncio.gather(*(send(channel) for channel in table.channels)))
+    # A command that deferred ("thinking...") has returned here; its answer may still be on the way.
+    for record in records:
+        await record.until(partial(answered, record), ANSWER_PATIENCE_SECONDS)
+    return records
+
+
+def answered(record: InteractionRecord) -> bool:
+    return record.answered_at is not None
 
 
 @contextlib.asynccontextmanager
