@@ -455,3 +455,70 @@ async def test_checks_windows_fallbacks_and_who_may_anchor(table: Table) -> None
     await emulator.click(gm, harness.last(table.channel, gm), "End the campaign")
     after = (await harness.slash(table.bob, table.channel, "anka verify", decision=one)).reply
     assert after.ephemeral and "checks out" in after.content
+
+
+def _anka_file(name: str, level: int, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "level": level, "params": params(30, 30, 30, 30, 30, 30), **extra}
+
+
+async def test_a_war_of_three_camps_over_several_turns(table: Table) -> None:
+    """R17-R23 over two turns: a camp rests, a Master's death leaves two Servants masterless, one takes a new
+    Master in another camp with both players' consent, the other vanishes at the turn's end; a camp that lost its
+    Servant stays in play; with two camps left, the finale."""
+    harness, emulator, gm = table.harness, table.harness.emulator, table.gm
+    for user, kind, data in (
+        (table.ken, "master", _anka_file("Shirou", 3)),
+        (table.ken, "servant", _anka_file("Saber", 12, master="Shirou")),
+        (table.bob, "master", _anka_file("Rin", 4)), (table.bob, "servant", _anka_file("Archer", 11, master="Rin")),
+        (table.mei, "master", _anka_file("Shinji", 2)),
+        (table.mei, "servant", _anka_file("Rider", 10, master="Shinji")),
+        (table.mei, "servant", _anka_file("Hassan", 9, master="Shinji")),
+    ):  # fmt: skip
+        await _create(table, user, kind, data)
+    for name, members in (("Emiya", "Shirou, Saber"), ("Tohsaka", "Rin, Archer"), ("Matou", "Shinji, Rider, Hassan")):
+        await harness.slash(gm, table.channel, "anka camp", name=name, members=members)
+    await harness.slash(gm, table.channel, "gm award", character="Saber", resource="fatigue", amount=2)
+    await harness.slash(gm, table.channel, "gm award", character="Archer", resource="fatigue", amount=3)
+
+    # Turn 1: Tohsaka rests; Shinji dies, and his two Servants are masterless.
+    declared = (await harness.slash(table.bob, table.channel, "anka action", camp="Tohsaka", action="rest")).reply
+    assert "Tohsaka declares its action for turn 1: Rest" in declared.content
+    elsewhere = (await harness.slash(table.bob, table.channel, "anka action", camp="Emiya", action="rest")).reply
+    assert elsewhere.ephemeral
+    await harness.slash(gm, table.channel, "anka kill", character="Shinji")
+    status = (await harness.slash(table.mei, table.channel, "anka camps")).reply.content
+    assert "Rider：从者，未参战，疲劳度 0，失去御主 0 回合" in status
+    ended = (await harness.slash(gm, table.channel, "campaign turn")).reply.text()
+    assert "Turn 1 ends" in ended
+    assert ended.index("Rider has had no Master for 1 turn(s)") < ended.index("Saber: fatigue 2 → 1")
+    assert "Archer: fatigue 3 → 1 (rest)" in ended
+    # The masterless checks are decisions like any other: Rider survives at 95%, Hassan draws 00 and vanishes.
+    await harness.slash(table.ken, table.channel, "anchor", number=await _anchor_for(table, 10))
+    await harness.slash(table.bob, table.channel, "anchor", number=await _anchor_for(table, 0))
+    seen = harness.seen_by(table.ken, table.channel)
+    assert "Rider's vanish check: 10 against 95% to survive: survives" in seen
+    assert "Hassan's vanish check: 00 against 95% to survive: vanishes" in seen and "Hassan vanishes for good." in seen
+    assert "final processing" not in seen  # three camps are still in the war: Matou has Rider
+
+    # R20: Rider takes Rin as its Master, with both players' consent; it leaves Matou for Tohsaka.
+    asked = (await harness.slash(table.bob, table.channel, "anka contract", servant="Rider", master="Rin")).reply
+    assert "Rider's player, do you agree?" in asked.text()
+    refused = await emulator.click(table.ken, harness.current(asked), "Agree")
+    assert refused.reply is not None and refused.reply.ephemeral
+    await emulator.click(table.mei, harness.current(asked), "Agree")
+    assert "Rider is now Rin's Servant (camp: Tohsaka)" in harness.seen_by(table.bob, table.channel)
+    status = (await harness.slash(table.bob, table.channel, "anka camps")).reply.content
+    assert "Rider: Servant, away, fatigue 0" in status and "turn(s)" not in status.split("Rider")[1].splitlines()[0]
+    # R18's story use: a GM allows it, and one stroke goes.
+    await harness.slash(table.bob, table.channel, "anka order", master="Rin", reason="Rider, obey me")
+    await emulator.click(gm, harness.last(table.channel, gm), "Allow")
+    assert "Rin spends a command seal: “Rider, obey me” (2 left)" in harness.seen_by(table.bob, table.channel)
+
+    # Saber vanishes, but Emiya keeps Shirou, a living Master: it stays in the war (D17). Matou has no one left.
+    await harness.slash(gm, table.channel, "anka vanish", character="Saber")
+    ended = (await harness.slash(gm, table.channel, "campaign turn")).reply.text()
+    assert "Turn 2 ends" in ended and "Rider: fatigue" not in ended  # Rider was at 0
+    assert "Two camps remain (Emiya, Tohsaka): the final processing may begin" in ended
+    opened = (await harness.slash(gm, table.channel, "anka finale", extra_actions=1)).reply.content
+    assert "after 1 extra action(s)" in opened and "Emiya, Tohsaka" in opened
+    assert await _verify_all(table) >= 2

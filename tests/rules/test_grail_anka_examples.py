@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 
 from rules.commitment import digest_of
-from rules.grail_anka import battle, checks
+from rules.grail_anka import battle, checks, turns
 from rules.grail_anka.anchors import anchor_in
 from rules.grail_anka.model import AUTO_LOSE, AUTO_WIN, SkillKind, Talisman, Timing
 from rules.grail_anka.options import GrailAnkaOptions
@@ -148,3 +148,26 @@ def test_rank_letters() -> None:
     options = GrailAnkaOptions()
     assert [rank_value(rank, options) for rank in ("E", "B+", "A++", "EX", "ex")] == [10, 45, 60, 60, 60]
     assert rank_value("F", options) is None
+
+
+def test_w7_the_turns_end_recovers_one() -> None:
+    assert [turns.recovered(f, has_master=True, resting=False) for f in (4, 8, 4)] == [3, 7, 3]
+    assert turns.recovered(4, has_master=True, resting=True) == 2  # D16: rest is on top of it
+    assert turns.recovered(0, has_master=True, resting=True) == 0
+
+
+def test_w11_a_masterless_servant_fades() -> None:
+    assert [turns.masterless_survive_rate(t) for t in (1, 2, 3)] == [95, 90, 85]
+    assert checks.survive_chance(95, critical_fumble_all_checks=False) == Fraction(95, 100)
+    assert turns.recovered(9, has_master=False, resting=True) == 9  # fatigue frozen
+    assert turns.masterless_survive_rate(20) == 0 and checks.survive_chance(0, critical_fumble_all_checks=False) == 0
+
+
+def test_the_end_of_the_war() -> None:
+    assert turns.active([("master", False), ("servant", True)]) and turns.active([("master", True)])
+    assert not turns.active([("master", False), ("servant", False), ("other", True)])  # D17
+    assert turns.finale_reason(["a", "b"], {}) == "two_camps"
+    assert turns.finale_reason(["a", "b", "c"], {}) is None
+    peace = {frozenset(pair): "allied" for pair in (("a", "b"), ("b", "c"))} | {frozenset(("a", "c")): "ceasefire"}
+    assert turns.finale_reason(["a", "b", "c"], peace) == "at_peace"
+    assert turns.time_up(6, 5) and not turns.time_up(5, 5) and not turns.time_up(99, None)

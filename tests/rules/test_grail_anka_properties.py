@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rules.dice.source import FixedDice
-from rules.grail_anka import battle, checks
+from rules.grail_anka import battle, checks, turns
 from rules.grail_anka.model import PARAMS, SEAL_RECOVERY
 
 anchors = st.integers(checks.ANCHOR_MIN, checks.ANCHOR_MAX)
@@ -62,3 +62,10 @@ def test_strength_grows_with_every_members_parameters(
 @given(st.integers(0, 60))
 def test_a_seal_never_takes_fatigue_below_zero(fatigue: int) -> None:
     assert battle.seal_recovery(fatigue) == max(0, fatigue - SEAL_RECOVERY)
+
+
+@given(st.integers(0, 100), st.booleans(), st.booleans())
+def test_fatigue_never_goes_below_zero(fatigue: int, has_master: bool, resting: bool) -> None:
+    after = turns.recovered(fatigue, has_master=has_master, resting=resting)
+    assert 0 <= after <= fatigue
+    assert battle.winner_fatigue(fatigue, 0) >= 0 and battle.seal_recovery(fatigue) >= 0

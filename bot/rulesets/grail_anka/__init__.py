@@ -24,7 +24,8 @@ RULESET = Ruleset(
             "anka.rate_line",
             "anka.means.skill",
             "anka.effect.list",
-            "anka.purpose.check", "anka.camp_heading",
+            "anka.purpose.check",
+            "anka.camp_heading",
         }
     ),
 )

@@ -70,14 +70,17 @@ def turn_ended(scene: Scene) -> Step:
     for side in scene.sides.values():
         action = side.state.get(ACTION)
         if isinstance(action, Mapping) and action.get("turn") == turn:
-            lines.append(told(f"anka.camp_action.{action['kind']}", camp=side.name, note=str(action.get("note") or "")))
+            note = str(action.get("note") or "")
+            key = f"anka.camp_action.{action['kind']}" + ("_noted" if note else "")
+            lines.append(told(key, camp=side.name, note=note) if note else told(key, camp=side.name))
     effects: list[Effect] = []
     masterless: list[int] = []
     purposes: list[Text] = []
     rates: list[int | None] = []
-    for index, character in enumerate(scene.members(EVERYONE)):
-        if not is_servant(character) or not in_play(character):
-            continue
+    servants = [(index, character) for index, character in enumerate(scene.members(EVERYONE))
+                if is_servant(character) and in_play(character)]  # fmt: skip
+    # R23's order: the masterless Servants first, then the others' recovery.
+    for index, character in sorted(servants, key=lambda entry: has_master(entry[1])):
         ref = member(EVERYONE, index)
         if not has_master(character):
             counted = int(character.state.get(MASTERLESS_TURNS, 0)) + 1
