@@ -69,3 +69,31 @@ def test_a_turns_end_in_r23s_order(entries: list[tuple[int, str, bool, int]], re
             assert f"'s{index}'" not in named
     waiting = step.pause is not None
     assert waiting == any(master != "alive" and not vanished for _, master, vanished, _ in entries)
+
+
+@given(st.lists(st.booleans(), min_size=2, max_size=4))
+def test_a_vanished_servant_is_never_offered_a_skill(vanished: list[bool]) -> None:
+    skill = {"name": "Rage", "timing": "setup"}
+    fighters = []
+    for index, gone in enumerate(vanished):
+        file = {"name": f"s{index}", "params": PARAMS, "skills": [skill]}
+        fighters.append(
+            CharacterSnapshot(
+                index + 1,
+                f"s{index}",
+                "servant",
+                1,
+                {"file": file},
+                {fight.FATIGUE: Pool(0, None)},
+                {fight.VANISHED: True} if gone else {},
+            )
+        )
+    sides = {side: SideSnapshot(n, side, ()) for n, side in enumerate(("a", "b"))}
+    scene = Scene(1, {fight.FIGHTER: tuple(fighters)}, Turn(1, False, 1, 1, 1), GrailAnkaOptions(), SeededDice(1),
+                  sides)  # fmt: skip
+    places = [("a" if index % 2 == 0 else "b", "main" if index < 2 else "sub") for index in range(len(fighters))]
+    step = fight.begin(scene, "a", None, places)
+    offered = [option for wait in (step.pause.waits if step.pause else ()) for option in wait.options]
+    for option in offered:
+        if option.key.startswith("u"):
+            assert not vanished[int(option.key[1:].split("_")[0])]

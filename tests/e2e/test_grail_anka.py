@@ -403,9 +403,12 @@ async def test_checks_windows_fallbacks_and_who_may_anchor(table: Table) -> None
     async with harness.bot.database.read() as session:
         stored = await session.scalar(select(Commitment).where(Commitment.key == decision))
         assert stored is not None
-        nonce = stored.nonce
+        nonce, digest = stored.nonce, stored.digest
     log = (await harness.slash(gm, table.channel, "log show")).reply.text()
     assert nonce not in log
+    exported = (await harness.slash(gm, table.channel, "log export", format="json")).reply
+    assert any(digest.encode() in file.data for file in exported.attachments)  # the export is readable text
+    assert all(nonce.encode() not in file.data for file in exported.attachments)
     pending = (await harness.slash(table.ken, table.channel, "anka verify", decision=decision)).reply
     assert "not revealed yet" in pending.content or "まだ公開されていません" in pending.content
     assert nonce not in pending.content

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
@@ -315,7 +315,7 @@ class AnkaService:
             if not gm and not any(not c.gm_run and c.owner_id == call.actor.user_id for c, _ in members[0]):
                 raise refused("not_your_camp", camp=camps[0].name)
             for camp in camps:
-                if await self._in_battle(session, campaign, camp):
+                if await self._in_battle(session, campaign, ExchangeRole.side_id == camp.id):
                     raise refused("camp_in_battle", camp=camp.name)
             if at_base_of is not None and at_base_of.strip().lower() not in {c.name.lower() for c in camps}:
                 raise refused("base_not_in_battle", camp=at_base_of)
@@ -351,19 +351,12 @@ class AnkaService:
                 actor_id=call.actor.user_id, channel_id=call.channel_id,
             )  # fmt: skip
 
-    async def _in_battle(self, session: AsyncSession, campaign: Campaign, camp: Side) -> bool:
+    async def _in_battle(self, session: AsyncSession, campaign: Campaign, playing: ColumnElement[bool]) -> bool:
+        """Whether a camp or a character (`playing`: a condition on its role) is in an open battle."""
         found = await session.scalar(
             select(Exchange.id).join(ExchangeRole, ExchangeRole.exchange_id == Exchange.id)
             .where(Exchange.campaign_id == campaign.id, Exchange.kind == BATTLE_KIND,
-                   Exchange.status == EXCHANGE_OPEN, ExchangeRole.side_id == camp.id)
-        )  # fmt: skip
-        return found is not None
-
-    async def _battle_of(self, session: AsyncSession, campaign: Campaign, character: Character) -> bool:
-        found = await session.scalar(
-            select(Exchange.id).join(ExchangeRole, ExchangeRole.exchange_id == Exchange.id)
-            .where(Exchange.campaign_id == campaign.id, Exchange.kind == BATTLE_KIND,
-                   Exchange.status == EXCHANGE_OPEN, ExchangeRole.character_id == character.id)
+                   Exchange.status == EXCHANGE_OPEN, playing)
         )  # fmt: skip
         return found is not None
 
@@ -745,7 +738,7 @@ class AnkaService:
                 raise refused("servants_vanish", name=character.name)
             if bool(character.state.get(fate)) == on:
                 raise refused(f"already_{fate}" if on else f"not_{fate}", name=character.name)
-            if await self._battle_of(session, campaign, character):
+            if await self._in_battle(session, campaign, ExchangeRole.character_id == character.id):
                 raise refused("fate_in_battle", name=character.name)
             lines = [told(f"anka.fate_set.{fate}.{'on' if on else 'off'}", headline=True, who=character.name)]
             if fate == fight.DEAD and on and character.state.get(turns.PROTAGONIST):
