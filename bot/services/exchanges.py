@@ -498,8 +498,8 @@ class ExchangeEngine:
         self, session: AsyncSession, running: _Running, effects: Sequence[Effect], exchange: Exchange | None,
         now: datetime,
     ) -> tuple[dict[str, dict[str, tuple[int, int | None]]], list[Fallen], list[WhisperTo]]:  # fmt: skip
-        """Pool changes as atomic updates, states replaced or patched, commitments stored, characters summoned,
-        whispers addressed; report who fell."""
+        """Pool changes as atomic updates, states of characters and sides replaced or patched, bindings and sides
+        changed, commitments stored, characters summoned, whispers addressed; report who fell."""
         campaign, play, refs = running.campaign, running.play, running.refs
         whispers: list[WhisperTo] = []
         pools: dict[str, dict[str, tuple[int, int | None]]] = {}
