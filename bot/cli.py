@@ -1,4 +1,4 @@
-"""The `fatebot` command: run, local, db upgrade."""
+"""The `fatebot` command: run, local, db upgrade, db backup, db restore."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import aiohttp
 import discord
 
 from bot.app import Fatebot, point_at
+from bot.db.backup import BackupError, backup, restore
 from bot.db.engine import Database
 from bot.db.migrate import upgrade
 from bot.local import run_local
@@ -37,6 +38,11 @@ def _parser() -> argparse.ArgumentParser:
     database = commands.add_parser("db", help="database maintenance")
     database_commands = database.add_subparsers(dest="db_command", required=True)
     database_commands.add_parser("upgrade", help="apply every pending migration")
+    saving = database_commands.add_parser("backup", help="copy the SQLite database to FILE, even while the bot runs")
+    saving.add_argument("file", type=Path, help="the backup to write (a new file)")
+    loading = database_commands.add_parser("restore", help="replace the SQLite database's content with a backup")
+    loading.add_argument("file", type=Path, help="a backup written by `fatebot db backup`")
+    loading.add_argument("--yes", action="store_true", help="confirm: everything stored now is replaced")
     return parser
 
 
@@ -58,7 +64,46 @@ def main(argv: list[str] | None = None) -> int:
         return asyncio.run(
             run_local(settings, script=arguments.script, seed=arguments.seed, database_url=arguments.database)
         )
+    if arguments.db_command == "backup":
+        return _backup(settings, arguments.file)
+    if arguments.db_command == "restore":
+        return _restore(settings, arguments.file, confirmed=arguments.yes)
     return asyncio.run(_upgrade(settings))
+
+
+BACKUP_MESSAGES = {
+    "not_sqlite": "`fatebot db backup` and `restore` work on SQLite; for {detail}, use its own tools (pg_dump, pg_restore).",
+    "in_memory": "An in-memory database has nothing to back up.",
+    "no_database": "There is no database at {detail} yet.",
+    "target_exists": "{detail} exists already: choose a new file, so that no backup is overwritten.",
+    "no_backup": "There is no backup at {detail}.",
+    "damaged": "The backup is damaged ({detail}): nothing was restored.",
+    "not_fatebot": "{detail} is not a fatebot database: nothing was restored.",
+    "not_sqlite_file": "That file is not a SQLite database ({detail}): nothing was restored.",
+}
+
+
+def _backup(settings: Settings, target: Path) -> int:
+    try:
+        source = backup(settings.database_url, target)
+    except BackupError as error:
+        print(BACKUP_MESSAGES[error.code].format(detail=error.detail), file=sys.stderr)
+        return EXIT_USAGE
+    print(f"backed up {source} to {target}")
+    return 0
+
+
+def _restore(settings: Settings, copy: Path, *, confirmed: bool) -> int:
+    if not confirmed:
+        print("A restore replaces everything stored now: stop the bot, then run it again with --yes.", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        target = restore(settings.database_url, copy)
+    except BackupError as error:
+        print(BACKUP_MESSAGES[error.code].format(detail=error.detail), file=sys.stderr)
+        return EXIT_USAGE
+    print(f"restored {copy} into {target}; `fatebot db upgrade` (or the bot, when it starts) migrates it if older")
+    return 0
 
 
 async def _upgrade(settings: Settings) -> int:

@@ -1,0 +1,74 @@
+"""Backups of a SQLite database, online: SQLite's own backup API copies a consistent snapshot page by page while
+the bot goes on writing (each step of the copy holds the file's lock only briefly). PostgreSQL has `pg_dump` and
+`pg_restore` for the same (see the README).
+
+No library is needed: the standard `sqlite3` module has the backup API; this module only adds the checks around
+it (the file is SQLite, the copy is whole and carries the schema's version).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Final
+
+from sqlalchemy.engine import make_url
+
+# Pages copied per step: small steps let the bot's writes in between.
+PAGES_PER_STEP: Final = 256
+
+
+class BackupError(Exception):
+    """A backup or a restore refused, with the code of its message."""
+
+    def __init__(self, code: str, detail: str = "") -> None:
+        super().__init__(code, detail)
+        self.code = code
+        self.detail = detail
+
+
+def sqlite_file(url: str) -> Path:
+    """The file a SQLite URL names; BackupError for any other database."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        raise BackupError("not_sqlite", parsed.get_backend_name())
+    if not parsed.database or parsed.database == ":memory:":
+        raise BackupError("in_memory")
+    return Path(parsed.database)
+
+
+def _check(path: Path) -> None:
+    """A whole SQLite file with the bot's schema in it."""
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as connection:
+            (verdict,) = connection.execute("PRAGMA integrity_check").fetchone()
+            if verdict != "ok":
+                raise BackupError("damaged", str(verdict))
+            if connection.execute("SELECT 1 FROM sqlite_master WHERE name = 'alembic_version'").fetchone() is None:
+                raise BackupError("not_fatebot", str(path))
+    except sqlite3.DatabaseError as error:
+        raise BackupError("not_sqlite_file", str(error)) from error
+
+
+def backup(url: str, target: Path) -> Path:
+    """Copy the database to `target` (a new file), consistent even while the bot writes."""
+    source = sqlite_file(url)
+    if not source.exists():
+        raise BackupError("no_database", str(source))
+    if target.exists():
+        raise BackupError("target_exists", str(target))
+    with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as reading, sqlite3.connect(target) as writing:
+        reading.backup(writing, pages=PAGES_PER_STEP)
+    _check(target)
+    return source
+
+
+def restore(url: str, copy: Path) -> Path:
+    """Replace the database's whole content with a backup's (the bot stopped: it keeps what it read in memory)."""
+    target = sqlite_file(url)
+    if not copy.exists():
+        raise BackupError("no_backup", str(copy))
+    _check(copy)
+    with sqlite3.connect(f"file:{copy}?mode=ro", uri=True) as reading, sqlite3.connect(target) as writing:
+        reading.backup(writing, pages=PAGES_PER_STEP)
+    return target

@@ -1,0 +1,108 @@
+"""`fatebot db backup` and `restore`: a backup taken while the bot writes is a consistent snapshot, and a restore
+brings it back whole."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.db.atomic import apply_pool_delta
+from bot.db.backup import BackupError, backup, restore
+from bot.db.engine import Database
+from bot.db.migrate import upgrade
+from bot.db.models import Campaign, Character, ResourcePool
+from bot.services.common import record_event
+
+WRITES = 300
+
+
+async def _database(path: Path) -> tuple[Database, int, int]:
+    database = Database.from_url(f"sqlite:///{path}")
+    await upgrade(database.engine)
+    async with database.write() as session:
+        campaign = Campaign(guild_id=1, channel_id=1, name="c", ruleset="fate_points")
+        session.add(campaign)
+        await session.flush()
+        character = Character(campaign_id=campaign.id, owner_id=7, name="Saber", kind="servant")
+        session.add(character)
+        await session.flush()
+        pool = ResourcePool(character_id=character.id, name="hp", current=0, maximum=None)
+        session.add(pool)
+        await session.flush()
+        return database, campaign.id, pool.id
+
+
+def _pool_and_log(path: Path) -> tuple[int, int]:
+    """The pool's value, and the sum of the deltas the log says were applied to it."""
+    with sqlite3.connect(path) as connection:
+        (current,) = connection.execute("SELECT current FROM resource_pools").fetchone()
+        (logged,) = connection.execute("SELECT count(*) FROM events WHERE kind = 'test.delta'").fetchone()
+    return current, logged
+
+
+async def test_a_backup_under_load_is_consistent_and_restores_whole(tmp_path: Path) -> None:
+    live = tmp_path / "live.sqlite3"
+    database, campaign_id, pool_id = await _database(live)
+
+    async def write_one() -> None:
+        async with database.write() as session:
+            await apply_pool_delta(session, pool_id, 1)
+            record_event(session, campaign_id, "test.delta", actor_id=None, payload={"delta": 1},
+                         created_at=datetime.now(UTC))  # fmt: skip
+
+    async def writes() -> None:
+        for _ in range(WRITES):
+            await write_one()
+            await asyncio.sleep(0)
+
+    copies = [tmp_path / f"copy{number}.sqlite3" for number in range(3)]
+    try:
+        writing = asyncio.create_task(writes())
+        for copy in copies:  # while the writes go on, each copy taken at a different moment
+            await asyncio.sleep(0.01)
+            await asyncio.to_thread(backup, f"sqlite:///{live}", copy)
+        await writing
+    finally:
+        await database.dispose()
+    taken_at = []
+    for copy in copies:
+        current, logged = _pool_and_log(copy)
+        assert current == logged  # never a half-applied transaction
+        taken_at.append(current)
+    assert any(0 < current < WRITES for current in taken_at), taken_at  # taken while the writes went on
+    assert _pool_and_log(live) == (WRITES, WRITES)
+    taken = _pool_and_log(copies[0])
+    restored = tmp_path / "restored.sqlite3"
+    restore(f"sqlite:///{restored}", copies[0])
+    assert _pool_and_log(restored) == taken
+
+
+def test_backups_refuse_what_they_cannot_do(tmp_path: Path) -> None:
+    with pytest.raises(BackupError) as refused:
+        backup("postgresql+asyncpg://postgres@127.0.0.1/x", tmp_path / "x")
+    assert refused.value.code == "not_sqlite"
+    not_a_database = tmp_path / "notes.txt"
+    not_a_database.write_text("hello")
+    with pytest.raises(BackupError) as refused:
+        restore(f"sqlite:///{tmp_path / 'target.sqlite3'}", not_a_database)
+    assert refused.value.code == "not_sqlite_file"
+
+
+def test_the_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'bot.sqlite3'}")
+    assert main(["db", "upgrade"]) == 0
+    assert main(["db", "backup", "saved.sqlite3"]) == 0
+    assert main(["db", "backup", "saved.sqlite3"]) == 2
+    assert "exists already" in capsys.readouterr().err
+    assert main(["db", "restore", "saved.sqlite3"]) == 2
+    assert "--yes" in capsys.readouterr().err
+    assert main(["db", "restore", "saved.sqlite3", "--yes"]) == 0
+    monkeypatch.setenv("DATABASE_URL", "postgresql+asyncpg://postgres@127.0.0.1/x")
+    assert main(["db", "backup", "other.sqlite3"]) == 2
+    assert "pg_dump" in capsys.readouterr().err
