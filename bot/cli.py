@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 BACKUP_MESSAGES = {
-    "not_sqlite": "`fatebot db backup` and `restore` work on SQLite; for {detail}, use its own tools (pg_dump, pg_restore).",
+    "not_sqlite": "`fatebot db backup` and `restore` work on SQLite; for {detail}, use pg_dump and pg_restore.",
     "in_memory": "An in-memory database has nothing to back up.",
     "no_database": "There is no database at {detail} yet.",
     "target_exists": "{detail} exists already: choose a new file, so that no backup is overwritten.",
