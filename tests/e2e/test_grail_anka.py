@@ -122,13 +122,12 @@ async def _secret(table: Table, key: str) -> int:
 
 async def _open_decision(table: Table) -> str:
     """The decision the channel's open anchor prompt is for."""
-    prompt = _last_anchor_prompt(table)
+    prompt = await _last_anchor_prompt(table)
     return prompt.content.split("`")[1]
 
 
-def _last_anchor_prompt(table: Table) -> Message:
-    shown = table.harness.emulator.visible_to(table.gm, table.channel)
-    return next(m for m in reversed(shown) if "Extend the window" in m.buttons())
+async def _last_anchor_prompt(table: Table) -> Message:
+    return await _prompt(table, table.gm, "Extend the window")
 
 
 async def _anchor_for(table: Table, value: int) -> int:
@@ -145,6 +144,7 @@ async def _say_anchor(table: Table, user: User, number: int) -> None:
     before = harness.seen_by(table.gm, table.channel).count(taken)
     await harness.emulator.post(user, table.channel, str(number))
     await harness.eventually(lambda: harness.seen_by(table.gm, table.channel).count(taken) > before)
+    await harness.emulator.settle(quiet_for=0.2)  # and until it closed the old prompts and posted the new ones
 
 
 async def _say_chatter(table: Table, user: User, text: str) -> None:
@@ -153,15 +153,25 @@ async def _say_chatter(table: Table, user: User, text: str) -> None:
     await table.harness.emulator.settle(quiet_for=0.2)
 
 
-def _prompt(table: Table, user: User, button: str) -> Message:
-    shown = table.harness.emulator.visible_to(user, table.channel)
-    return next(m for m in reversed(shown) if button in m.buttons())
+async def _prompt(table: Table, user: User, button: str) -> Message:
+    """The newest message the user sees with that button; the bot posts a step's prompts after its messages, so
+    wait for it to be there."""
+    harness = table.harness
+
+    def newest() -> Message | None:
+        shown = harness.emulator.visible_to(user, table.channel)
+        return next((m for m in reversed(shown) if button in m.buttons()), None)
+
+    await harness.eventually(lambda: newest() is not None)
+    found = newest()
+    assert found is not None
+    return found
 
 
 async def _use(table: Table, user: User, group: str, choice: str) -> None:
     """Open a group button's private choices and pick one."""
     emulator = table.harness.emulator
-    question = (await emulator.click(user, _prompt(table, user, group), group)).reply
+    question = (await emulator.click(user, await _prompt(table, user, group), group)).reply
     assert question.ephemeral
     answered = await emulator.click(user, question, choice)
     assert answered.error is None, answered.error
@@ -240,10 +250,10 @@ async def test_a_battle_between_two_camps_from_setup_to_aftermath(table: Table) 
 
     # Parameters: Sakura Gate picks NP, Emiya House STR (W2); the bot restarts in between.
     emulator.clock.advance(5 * 3600)  # play by post: the next answer comes hours later
-    await emulator.click(table.ken, _prompt(table, table.ken, "NP"), "NP")
+    await emulator.click(table.ken, await _prompt(table, table.ken, "NP"), "NP")
     await harness.restart()
     emulator.clock.advance(9 * 3600)
-    await emulator.click(table.bob, _prompt(table, table.bob, "STR"), "STR")
+    await emulator.click(table.bob, await _prompt(table, table.bob, "STR"), "STR")
     # The third parameter: a decision whose value 42 picks MAG from END, AGI, MAG, LUK; kirei anchored last time.
     anchor = await _anchor_for(table, 42)
     twice = (await harness.slash(table.kirei, table.channel, "anchor", number=anchor)).reply
@@ -263,7 +273,7 @@ async def test_a_battle_between_two_camps_from_setup_to_aftermath(table: Table) 
     assert "Emiya House defeats Sakura Gate (the check)" in seen
 
     # Aftermath: Saber's way out, offered to ken with the odds; he spends one of Ma's command seals.
-    fate = _prompt(table, table.ken, "One command seal: retreat (3 left)")
+    fate = await _prompt(table, table.ken, "One command seal: retreat (3 left)")
     assert "Face the vanish check (60.0% to survive)" in fate.buttons()
     await emulator.click(table.ken, fate, "One command seal: retreat (3 left)")
     # The winners' fatigue table: Berserker and Assassin, one anchor each, in order.
@@ -340,8 +350,8 @@ async def test_a_lost_battle_against_a_gm_camp_saved_by_a_talisman_and_a_vanishi
     await harness.slash(gm, table.channel, "anka battle", first="Church", second="Emiya House",
                         at_base_of="Emiya House")  # fmt: skip
     # Against a GM-run camp the players' side picks first (R5.3), then the GMs for the Church.
-    await emulator.click(table.mei, _prompt(table, table.mei, "STR"), "STR")
-    pick = _prompt(table, gm, "END")
+    await emulator.click(table.mei, await _prompt(table, table.mei, "STR"), "STR")
+    pick = await _prompt(table, gm, "END")
     stranger = await emulator.click(table.mei, pick, "END")
     assert stranger.reply is not None and stranger.reply.ephemeral  # the Church's choice is the GMs'
     await emulator.click(gm, pick, "END")
@@ -351,15 +361,15 @@ async def test_a_lost_battle_against_a_gm_camp_saved_by_a_talisman_and_a_vanishi
     assert "Church defeats Emiya House (the table alone, without a roll)" in seen
 
     # Berserker's way out is mei's to choose, Assassin's bob's.
-    fate = _prompt(table, table.mei, "Substitute talisman (1 left)")
+    fate = await _prompt(table, table.mei, "Substitute talisman (1 left)")
     not_yours = await emulator.click(table.bob, fate, "Substitute talisman (1 left)")
     assert not_yours.reply is not None and not_yours.reply.ephemeral
     await emulator.click(table.mei, fate, "Substitute talisman (1 left)")
-    fate = _prompt(table, table.bob, "Face the vanish check (65.0% to survive)")
+    fate = await _prompt(table, table.bob, "Face the vanish check (65.0% to survive)")
     assert "One command seal: retreat (1 left)" in fate.buttons()
     await emulator.click(table.bob, fate, "Face the vanish check (65.0% to survive)")
     # One anchor for both decisions (batch_anchor): Lancer's fatigue table and Assassin's vanish check.
-    ids = _last_anchor_prompt(table).content.split("`")[1::2]
+    ids = (await _last_anchor_prompt(table)).content.split("`")[1::2]
     assert len(ids) == 2
     anchor = (90 - await _secret(table, ids[1])) % 100 or 100
     await harness.slash(table.ken, table.channel, "anchor", number=anchor)
@@ -413,7 +423,7 @@ async def test_checks_windows_fallbacks_and_who_may_anchor(table: Table) -> None
     assert "not revealed yet" in pending.content or "まだ公開されていません" in pending.content
     assert nonce not in pending.content
     # A player may not close the window; the window passes with nobody anchoring: the default keeps waiting.
-    closing = await emulator.click(table.ken, _last_anchor_prompt(table), "Close the window")
+    closing = await emulator.click(table.ken, (await _last_anchor_prompt(table)), "Close the window")
     assert closing.reply is not None and closing.reply.ephemeral
     emulator.clock.advance(601)
     await harness.eventually(lambda: "has passed without an anchor" in harness.seen_by(table.ken, table.channel))
@@ -422,7 +432,7 @@ async def test_checks_windows_fallbacks_and_who_may_anchor(table: Table) -> None
     assert "Check “Find the church”: 01 against 50%: critical" in seen
     # A GM who closes a window nobody answered gives the anchor; the players may not.
     await harness.slash(gm, table.channel, "anka check", rate=30, purpose="Sneak past")
-    await emulator.click(gm, _last_anchor_prompt(table), "Close the window")
+    await emulator.click(gm, (await _last_anchor_prompt(table)), "Close the window")
     late = (await harness.slash(table.bob, table.channel, "anchor", number=10)).reply
     assert late.ephemeral and "a GM gives this anchor" in late.content
     await harness.slash(gm, table.channel, "anchor", number=await _anchor_for(table, 0))

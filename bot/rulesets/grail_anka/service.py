@@ -382,12 +382,12 @@ class AnkaService:
     async def odds(self, place: Place, actor: Actor, first: str, second: str, chosen: Sequence[str]) -> Odds:
         """The win rate two camps' formations would give on three parameters, before skills (GM only: it tells
         both camps' strength)."""
-        if len(set(chosen)) != len(chosen):
-            raise refused("params_twice")
         async with self.database.read() as session:
             campaign = await active_campaign(session, place)
             anka_play(campaign)
             await require_gm(session, campaign.id, actor)
+            if len(set(chosen)) != len(chosen):
+                raise refused("params_twice")
             options = anka_options(campaign_options(campaign))
             camps = [await self._camp(session, campaign, first), await self._camp(session, campaign, second)]
             if camps[0].id == camps[1].id:
