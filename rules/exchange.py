@@ -184,11 +184,13 @@ class SidePatch:
 @dataclass(frozen=True)
 class Bind:
     """Bind the character `who` under `relation` to the character `to` instead of any it was bound to (a Servant
-    taking a new Master)."""
+    taking a new Master); with `with_player`, `who` is played from now on as `to` is (its player's, or the
+    GMs')."""
 
     who: str
     relation: str
     to: str
+    with_player: bool = False
 
 
 @dataclass(frozen=True)

@@ -583,6 +583,8 @@ class ExchangeEngine:
         )  # fmt: skip
         session.add(CharacterLink(campaign_id=campaign.id, character_id=character.id, target_id=target.id,
                                   relation=effect.relation, created_at=now))  # fmt: skip
+        if effect.with_player:
+            character.owner_id, character.gm_run = target.owner_id, target.gm_run
 
     async def _join_side(
         self, session: AsyncSession, campaign: Campaign, cast: Cast, refs: Mapping[str, Character], effect: JoinSide

@@ -515,11 +515,14 @@ async def test_a_war_of_three_camps_over_several_turns(table: Table) -> None:
 
     # R20: Rider takes Rin as its Master, with both players' consent; it leaves Matou for Tohsaka.
     asked = (await harness.slash(table.bob, table.channel, "anka contract", servant="Rider", master="Rin")).reply
-    assert "Rider's player, do you agree?" in asked.text()
+    assert f"<@{table.mei.id}>: Rider and Rin would make a new contract" in asked.text()
     refused = await emulator.click(table.ken, harness.current(asked), "Agree")
     assert refused.reply is not None and refused.reply.ephemeral
     await emulator.click(table.mei, harness.current(asked), "Agree")
     assert "Rider is now Rin's Servant (camp: Tohsaka)" in harness.seen_by(table.bob, table.channel)
+    # Rin's player plays Rider from now on: its sheet is his to read, its ways out his to choose.
+    sheet = (await harness.slash(table.bob, table.channel, "character show", name="Rider")).reply.text()
+    assert "Level" in sheet
     status = (await harness.slash(table.bob, table.channel, "anka camps")).reply.content
     assert "Rider: Servant, away, fatigue 0" in status and "turn(s)" not in status.split("Rider")[1].splitlines()[0]
     # R18's story use: a GM allows it, and one stroke goes.

@@ -233,10 +233,10 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
         self, interaction: Interaction, camp: NameText, action: app_commands.Choice[str],
         note: app_commands.Range[str, 1, LABEL_LIMIT] | None = None,
     ) -> None:  # fmt: skip
-        name, turn, language = await self.anka.declare_action(call_of(interaction), camp, action.value, note)
-        tr = public_translator(interaction, language, RULESET_ID)
+        name, turn = await self.anka.declare_action(call_of(interaction), camp, action.value, note)
+        tr = translator(interaction, RULESET_ID)  # a camp's plans are its own
         said = tr("anka.action_declared", camp=name, turn=turn, action=tr(f"anka.action.{action.value}"))
-        await output.reply(interaction, said + (f" ({note})" if note else ""))
+        await output.reply(interaction, said + (f" ({note})" if note else ""), ephemeral=True)
 
     @app_commands.command(name="relation", description="Two camps allied, in ceasefire, or hostile again (GM only)")
     @app_commands.describe(camp="A camp", other="The other camp", relation="How they stand")

@@ -554,7 +554,7 @@ class AnkaService:
 
     # The campaign's turns
 
-    async def declare_action(self, call: Call, camp: str, kind: str, note: str | None) -> tuple[str, int, str | None]:
+    async def declare_action(self, call: Call, camp: str, kind: str, note: str | None) -> tuple[str, int]:
         """A camp's action for this turn (R17, D16: resting among them), by its players or a GM; the last one
         declared counts."""
         async with self.database.write() as session:
@@ -562,11 +562,16 @@ class AnkaService:
             anka_play(campaign)
             side = await self._camp(session, campaign, camp)
             await self._own_camp(session, campaign, side, call.actor)
+            members = await self._members(session, side)
+            shown = await snapshots(session, [c for c, _ in members], with_links=False)
+            if not turns.camp_active(SideSnapshot(side.id, side.name, tuple((s, "") for s in shown), dict(side.state)),
+                                     frozenset()):  # fmt: skip
+                raise refused("camp_out_of_war", camp=side.name)
             action = {"turn": campaign.turn_number, "kind": kind, "note": note}
             side.state = {**side.state, turns.ACTION: action}
             record_event(session, campaign.id, "anka.action_declared", actor_id=call.actor.user_id,
-                         payload={"camp": side.name, **action}, created_at=self.clock())  # fmt: skip
-            return side.name, campaign.turn_number, campaign.language
+                         payload={"camp": side.name, **action}, created_at=self.clock(), secret=True)  # fmt: skip
+            return side.name, campaign.turn_number
 
     async def _own_camp(self, session: AsyncSession, campaign: Campaign, side: Side, actor: Actor) -> None:
         """A camp's own players decide for it, or a GM; a camp the GMs run, only a GM."""
@@ -584,7 +589,7 @@ class AnkaService:
             await require_gm(session, campaign.id, call.actor)
             sides = [await self._camp(session, campaign, camp), await self._camp(session, campaign, other)]
             if sides[0].id == sides[1].id:
-                raise refused("same_camp")
+                raise refused("relation_to_itself")
             for side, to in ((sides[0], sides[1]), (sides[1], sides[0])):
                 relations = {**dict(side.state.get(turns.RELATIONS, {})), to.name.lower(): kind}
                 if kind == "hostile":
@@ -623,7 +628,8 @@ class AnkaService:
             current = shown[0].partner(fight.MASTER_RELATION)
             if current is not None and current.id == master_row.id:
                 raise refused("already_contracted", servant=servant_row.name, master=master_row.name)
-            if not (await controls(session, campaign, servant_row, call.actor)
+            gm = await is_gm(session, campaign.id, call.actor)
+            if not (gm or await controls(session, campaign, servant_row, call.actor)
                     or await controls(session, campaign, master_row, call.actor)):  # fmt: skip
                 raise refused("not_your_contract")
             camp = await self._camp_of(session, campaign, master_row)
@@ -633,7 +639,8 @@ class AnkaService:
             asker = call.actor.user_id
             return await self.engine.run(
                 session, campaign, kind="anka.contract", title=title, cast=cast,
-                step_of=lambda scene: turns.contract_asked(scene, asker), dice=call.dice, actor_id=asker,
+                step_of=lambda scene: turns.contract_asked(scene, asker, asked_by_gm=gm), dice=call.dice,
+                actor_id=asker,
                 channel_id=call.channel_id,
             )  # fmt: skip
 
@@ -765,6 +772,9 @@ class AnkaService:
             anka_play(campaign)
             await require_gm(session, campaign.id, call.actor)
             character = await find_character(session, campaign, name)
+            if on and (character.kind == SERVANT or character.state.get(fight.DEAD)):
+                raise refused("protagonist_servant" if character.kind == SERVANT else "already_dead",
+                              name=character.name)  # fmt: skip
             state = {**character.state, turns.PROTAGONIST: True}
             if not on:
                 del state[turns.PROTAGONIST]

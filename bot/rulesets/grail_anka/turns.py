@@ -34,6 +34,7 @@ from rules.exchange import (
 from rules.grail_anka import checks, turns
 
 MASTERLESS_TURNS: Final = "turns_masterless"
+CHECK_PENDING: Final = "masterless_check_pending"
 PROTAGONIST: Final = "protagonist"
 ACTION: Final = "action"  # a camp's declared turn action: {"turn": N, "kind": "rest" | "other", "note": ...}
 RELATIONS: Final = "relations"  # a camp's standing with others, by their names in lower case
@@ -69,10 +70,9 @@ def turn_ended(scene: Scene) -> Step:
     lines: list[Told] = [told("anka.turn_ended", headline=True, turn=turn)]
     for side in scene.sides.values():
         action = side.state.get(ACTION)
-        if isinstance(action, Mapping) and action.get("turn") == turn:
-            note = str(action.get("note") or "")
-            key = f"anka.camp_action.{action['kind']}" + ("_noted" if note else "")
-            lines.append(told(key, camp=side.name, note=note) if note else told(key, camp=side.name))
+        # What a camp did is its own; that it rested, its Servants' recovery tells anyway.
+        if isinstance(action, Mapping) and action.get("turn") == turn and action.get("kind") == REST:
+            lines.append(told("anka.camp_rested", camp=side.name))
     effects: list[Effect] = []
     masterless: list[int] = []
     purposes: list[Text] = []
@@ -82,9 +82,15 @@ def turn_ended(scene: Scene) -> Step:
     # R23's order: the masterless Servants first, then the others' recovery.
     for index, character in sorted(servants, key=lambda entry: has_master(entry[1])):
         ref = member(EVERYONE, index)
+        if not has_master(character) and character.state.get(CHECK_PENDING):
+            # Last turn's check still waits for its anchor: one check at a time, read before the next.
+            lines.append(told("anka.masterless_check_waiting", who=character.name))
+            continue
+        if has_master(character) and character.state.get(MASTERLESS_TURNS) is not None:
+            effects.append(StatePatch(ref, MASTERLESS_TURNS, None))  # a Master again: R19's count starts over
         if not has_master(character):
             counted = int(character.state.get(MASTERLESS_TURNS, 0)) + 1
-            effects.append(StatePatch(ref, MASTERLESS_TURNS, counted))
+            effects += [StatePatch(ref, MASTERLESS_TURNS, counted), StatePatch(ref, CHECK_PENDING, True)]
             masterless.append(index)
             rate = turns.masterless_survive_rate(counted)
             purposes.append(Text("anka.purpose.masterless", {"who": character.name, "turns": counted}))
@@ -116,6 +122,9 @@ def masterless_checked(scene: Scene, state: dict[str, Any], values: list[int], r
     gone: set[int] = set()
     for index, rate, value in zip(state["masterless"], state["rates"], values, strict=True):
         character = everyone[index]
+        effects.append(StatePatch(member(EVERYONE, index), CHECK_PENDING, None))
+        if not in_play(character):  # vanished or dead meanwhile: nothing left to check
+            continue
         survived = checks.survives_vanish(value, rate, critical_fumble_all_checks=critical_fumble)
         lines.append(told("anka.masterless_checked", who=character.name, value=checks.shown(value), rate=max(rate, 0),
                           reading=Text("anka.survived" if survived else "anka.vanishes")))  # fmt: skip
@@ -153,18 +162,23 @@ def war_standing(scene: Scene, turn: int, gone: frozenset[int]) -> Step:
 # New contracts (R20)
 
 
-def contract_asked(scene: Scene, asker: int) -> Step:
-    """A Servant and another camp's Master agree to a contract: each player consents (one who asked already has)."""
+def contract_asked(scene: Scene, asker: int, *, asked_by_gm: bool) -> Step:
+    """A Servant and another camp's Master agree to a contract: each player consents (one who asked already has;
+    a GM asking speaks for the characters the GMs run)."""
     servant, master = scene.one(SERVANT_ROLE), scene.one(MASTER_ROLE)
-    waiting = [role for role, character in ((SERVANT_ROLE, servant), (MASTER_ROLE, master))
-               if character.gm_run or character.owner_id != asker]  # fmt: skip
-    return _next_consent(scene, {"waiting": waiting})
+    waiting = [
+        role
+        for role, character in ((SERVANT_ROLE, servant), (MASTER_ROLE, master))
+        if not (character.gm_run and asked_by_gm) and (character.gm_run or character.owner_id != asker)
+    ]
+    current = servant.partner(MASTER_RELATION)
+    return _next_consent(scene, {"waiting": waiting, "was": current.id if current is not None else None})
 
 
 def _next_consent(scene: Scene, state: dict[str, Any]) -> Step:
     servant, master = scene.one(SERVANT_ROLE), scene.one(MASTER_ROLE)
     if not state["waiting"]:
-        return _contracted(scene)
+        return _contracted(scene, state.get("was"))
     role = state["waiting"][0]
     prompt = Text("anka.contract_prompt", {"servant": servant.name, "master": master.name,
                                             "who": scene.one(role).name})  # fmt: skip
@@ -178,14 +192,18 @@ def contract_answered(scene: Scene, state: Mapping[str, Any], answer: Answer) ->
     if answer.option != "agree":
         refused = told("anka.contract_refused", who=scene.one(state["waiting"][0]).name)
         return Step(outcomes=(refused,))
-    return _next_consent(scene, {"waiting": state["waiting"][1:]})
+    return _next_consent(scene, {**state, "waiting": state["waiting"][1:]})
 
 
-def _contracted(scene: Scene) -> Step:
+def _contracted(scene: Scene, was: int | None) -> Step:
     """R20: the Servant is the new Master's, in its camp; the old Master (alive or not) keeps its seals; the
-    count of turns without a Master starts again."""
+    count of turns without a Master starts again. An offer made before the Servant took another Master lapses."""
     servant, master = scene.one(SERVANT_ROLE), scene.one(MASTER_ROLE)
-    effects: list[Effect] = [Bind(SERVANT_ROLE, MASTER_RELATION, MASTER_ROLE),
+    current = servant.partner(MASTER_RELATION)
+    if (current.id if current is not None else None) != was or not in_play(servant) or not in_play(master):
+        return Step(outcomes=(told("anka.contract_lapsed", servant=servant.name, master=master.name),))
+    # The Servant is played from now on by the new Master's player (the GMs, for one of theirs).
+    effects: list[Effect] = [Bind(SERVANT_ROLE, MASTER_RELATION, MASTER_ROLE, with_player=True),
                              StatePatch(SERVANT_ROLE, MASTERLESS_TURNS, None)]  # fmt: skip
     camp = scene.sides.get(CAMP_ROLE)
     if camp is not None:
