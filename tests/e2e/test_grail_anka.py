@@ -537,4 +537,12 @@ async def test_a_war_of_three_camps_over_several_turns(table: Table) -> None:
     assert "Two camps remain (Emiya, Tohsaka): the final processing may begin" in ended
     opened = (await harness.slash(gm, table.channel, "anka finale", extra_actions=1)).reply.content
     assert "after 1 extra action(s)" in opened and "Emiya, Tohsaka" in opened
+    # Out of time (R21): past `max_turns` nothing moves any more.
+    await harness.slash(gm, table.channel, "campaign set", option="max_turns", value="3")
+    ended = (await harness.slash(gm, table.channel, "campaign turn")).reply.text()
+    assert "Turn 3 was the last: the war is out of time." in ended
+    late = (await harness.slash(table.bob, table.channel, "anka action", camp="Tohsaka", action="rest")).reply
+    assert late.ephemeral and "The war is over" in late.content
+    again = (await harness.slash(gm, table.channel, "campaign turn")).reply.text()
+    assert "The war is over: it ran out of time." in again
     assert await _verify_all(table) >= 2

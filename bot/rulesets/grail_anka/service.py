@@ -26,7 +26,7 @@ from bot.db.models import (
     WaitRow,
 )
 from bot.errors import UserError
-from bot.rulesets.base import ACTOR, CharacterSnapshot, Scene, SideSnapshot
+from bot.rulesets.base import ACTOR, CharacterSnapshot, Scene, SideSnapshot, campaign_side
 from bot.rulesets.grail_anka import decisions, fight, turns
 from bot.rulesets.grail_anka.play import BATTLE_KIND, MASTER, SERVANT, GrailAnkaPlay, anka_options, fate_of, gm_check
 from bot.rulesets.grail_anka.told import Told, told
@@ -47,7 +47,7 @@ from bot.services.exchanges import Cast, ExchangeEngine, Progress
 from bot.services.held import refuse_fallen
 from bot.services.snapshots import ruleset_play, snapshots
 from rules.dice import DiceSource
-from rules.exchange import Answer, PoolDelta, StatePatch, Step, Text
+from rules.exchange import Answer, Effect, PoolDelta, StatePatch, Step, Text
 from rules.grail_anka import anchors, battle, checks
 from rules.grail_anka import turns as rules_turns
 from rules.grail_anka.model import Talisman
@@ -307,6 +307,7 @@ class AnkaService:
             campaign = await active_campaign(session, call.place, lock=True)
             play = anka_play(campaign)
             options = anka_options(campaign_options(campaign))
+            await self._refuse_war_over(session, campaign)
             camps = [await self._camp(session, campaign, first), await self._camp(session, campaign, second)]
             if camps[0].id == camps[1].id:
                 raise refused("same_camp")
@@ -560,6 +561,7 @@ class AnkaService:
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
             anka_play(campaign)
+            await self._refuse_war_over(session, campaign)
             side = await self._camp(session, campaign, camp)
             await self._own_camp(session, campaign, side, call.actor)
             members = await self._members(session, side)
@@ -617,6 +619,7 @@ class AnkaService:
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
             play = anka_play(campaign)
+            await self._refuse_war_over(session, campaign)
             servant_row = await find_character(session, campaign, servant)
             master_row = await find_character(session, campaign, master)
             if servant_row.kind != SERVANT:
@@ -748,22 +751,41 @@ class AnkaService:
             if await self._in_battle(session, campaign, ExchangeRole.character_id == character.id):
                 raise refused("fate_in_battle", name=character.name)
             lines = [told(f"anka.fate_set.{fate}.{'on' if on else 'off'}", headline=True, who=character.name)]
+            last = False
             if fate == fight.DEAD and on and character.state.get(turns.PROTAGONIST):
-                lines.append(await self._game_over(session, campaign, character))
+                ended, last = await self._game_over(session, campaign, character)
+                lines.append(ended)
+            sides = await self._campaign_sides(session, campaign)
+
+            def ruled(scene: Scene) -> Step:
+                effects: list[Effect] = [StatePatch(ACTOR, fate, True if on else None)]
+                return Step(effects=(*effects, *(turns.ending(scene, "game_over") if last else ())),
+                            outcomes=tuple(lines))  # fmt: skip
+
             return await self.engine.run(
                 session, campaign, kind=f"anka.{fate}", title=Text("exchange.anka_fate", {"name": character.name}),
-                cast=Cast({ACTOR: [character]}),
-                step_of=lambda _: Step(effects=(StatePatch(ACTOR, fate, True if on else None),), outcomes=tuple(lines)),
-                dice=call.dice, actor_id=call.actor.user_id, channel_id=call.channel_id,
+                cast=Cast({ACTOR: [character]}, sides), step_of=ruled, dice=call.dice, actor_id=call.actor.user_id,
+                channel_id=call.channel_id,
             )  # fmt: skip
 
-    async def _game_over(self, session: AsyncSession, campaign: Campaign, character: Character) -> Told:
-        """R21: a protagonist's death ends its player's game, and the whole campaign's if it was the only one."""
+    async def _campaign_sides(self, session: AsyncSession, campaign: Campaign) -> dict[str, Side]:
+        found = await session.scalars(select(Side).where(Side.campaign_id == campaign.id).order_by(Side.id))
+        return {campaign_side(position): side for position, side in enumerate(found)}
+
+    async def _refuse_war_over(self, session: AsyncSession, campaign: Campaign) -> None:
+        """Once the war ended, nothing moves in it: the GM ends the campaign."""
+        for side in (await self._campaign_sides(session, campaign)).values():
+            if side.state.get(turns.WAR_OVER):
+                raise refused("war_over")
+
+    async def _game_over(self, session: AsyncSession, campaign: Campaign, character: Character) -> tuple[Told, bool]:
+        """R21: a protagonist's death ends its player's game, and the whole campaign's if it was the last one (then
+        True)."""
         others = [c for c in await campaign_characters(session, campaign) if c.id != character.id
                   and c.state.get(turns.PROTAGONIST) and not c.state.get(fight.DEAD)]  # fmt: skip
         if not others:
-            return told("anka.game_over_campaign", who=character.name)
-        return told("anka.game_over_player", who=character.name, user=f"<@{character.owner_id}>")
+            return told("anka.game_over_campaign", who=character.name), True
+        return told("anka.game_over_player", who=character.name, user=f"<@{character.owner_id}>"), False
 
     async def set_protagonist(self, call: Call, name: str, on: bool) -> str:
         """R21: who the campaign's protagonists are (GM)."""

@@ -25,6 +25,7 @@ from rules.exchange import (
     Option,
     Pause,
     PoolDelta,
+    SidePatch,
     StatePatch,
     Step,
     Text,
@@ -39,6 +40,7 @@ PROTAGONIST: Final = "protagonist"
 ACTION: Final = "action"  # a camp's declared turn action: {"turn": N, "kind": "rest" | "other", "note": ...}
 RELATIONS: Final = "relations"  # a camp's standing with others, by their names in lower case
 STANDING: Final = "standing"  # a GM's override of whether a camp is still in the war: "active" or "out"
+WAR_OVER: Final = "war_over"  # on every camp once the war ended: out of time, or its last protagonist dead
 REST: Final = "rest"
 CONTRACT_HANDLER, ORDER_HANDLER = "anka_contract", "anka_order"
 SERVANT_ROLE, MASTER_ROLE, CAMP_ROLE = "servant", "master", "camp"
@@ -62,11 +64,23 @@ def resting(camp: SideSnapshot | None, turn: int) -> bool:
     return isinstance(action, Mapping) and action.get("turn") == turn and action.get("kind") == REST
 
 
+def war_over(scene: Scene) -> str | None:
+    """Why the war is over ("time_up", "game_over"), if it is: every camp carries it."""
+    return next((str(side.state[WAR_OVER]) for side in scene.sides.values() if side.state.get(WAR_OVER)), None)
+
+
+def ending(scene: Scene, reason: str) -> list[Effect]:
+    """The war over for every camp."""
+    return [SidePatch(role, WAR_OVER, reason) for role in scene.sides]
+
+
 def turn_ended(scene: Scene) -> Step:
     """R23: 1) the masterless Servants' vanish checks (committed now, read once anchored), 2) fatigue -1 for every
     Servant with a living Master (-2 in a camp that rested), 3) the next turn (the shared clock), 4) what ends the
     war, once the checks are read."""
     turn = scene.turn.turn_number
+    if (reason := war_over(scene)) is not None:  # nothing moves any more: the GM ends the campaign
+        return Step(outcomes=(told(f"anka.war_over.{reason}", headline=True),))
     lines: list[Told] = [told("anka.turn_ended", headline=True, turn=turn)]
     for side in scene.sides.values():
         action = side.state.get(ACTION)
@@ -148,15 +162,17 @@ def camp_active(side: SideSnapshot, gone: frozenset[int]) -> bool:
 def war_standing(scene: Scene, turn: int, gone: frozenset[int]) -> Step:
     """R21, R22: out of time past `max_turns`; the finale offered when two camps remain or all are at peace."""
     lines = []
+    effects: list[Effect] = []
     if turns.time_up(turn + 1, anka_options(scene).max_turns):
         lines.append(told("anka.time_up", turn=turn))
+        effects += ending(scene, "time_up")
     camps = [side for side in scene.sides.values() if camp_active(side, gone)]
     relations = {frozenset((side.name.lower(), other)): kind for side in camps
                  for other, kind in dict(side.state.get(RELATIONS, {})).items()}  # fmt: skip
     reason = turns.finale_reason([side.name.lower() for side in camps], relations)
-    if reason is not None:
+    if reason is not None and not effects:
         lines.append(told(f"anka.finale_due.{reason}", camps=", ".join(side.name for side in camps)))
-    return Step(outcomes=tuple(lines))
+    return Step(effects=tuple(effects), outcomes=tuple(lines))
 
 
 # New contracts (R20)
