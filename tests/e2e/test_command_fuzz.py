@@ -6,6 +6,7 @@ and `FUZZ_SEED` which made-up values: more rounds and other seeds run a longer s
 
 from __future__ import annotations
 
+import logging
 import os
 import random
 from collections.abc import AsyncIterator
@@ -113,7 +114,8 @@ def _value(option: dict[str, Any], table: Table, ruleset: str, chance: random.Ra
     raise AssertionError(f"no value for option type {kind}")
 
 
-async def test_every_command_survives_made_up_options(table: Table) -> None:
+async def test_every_command_survives_made_up_options(table: Table, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)  # everything the bot and discord.py log, at their most talkative
     chance = random.Random(SEED)
     commands = [(name, options) for name, options in _leaves(table.harness.emulator.commands()) if name not in SKIPPED]
     assert len(commands) >= 80
@@ -131,3 +133,4 @@ async def test_every_command_survives_made_up_options(table: Table) -> None:
             if record.reply is not None:
                 assert not record.reply.text().startswith(GENERIC_ERRORS), (name, ruleset, given, record.reply.text())
     assert sent == ROUNDS * len(commands)
+    assert caplog.records and table.harness.emulator.bot_token not in caplog.text  # the token never in a log line
