@@ -196,9 +196,10 @@ def cancellable_by(means: Talisman | str, kind: SkillKind) -> bool:
 
 
 def interplay(activations: Sequence[Activation], *, np_priority_fatigue: bool) -> list[Activation]:
-    """R10: where both sides used effects of one category, a Noble Phantasm overrides a normal skill or mystic code
-    (D20: like a cancel, no fatigue, unless `np_priority_fatigue`) and a special skill's conflicting effect, whose
-    use and fatigue still stand; numbers otherwise add up (they net out), flags cancel each other."""
+    """R10: where both sides used effects of one category, a Noble Phantasm overrides a normal skill or a mystic
+    code, advanced or not (D20: like a cancel, no fatigue, unless `np_priority_fatigue`), and a special skill's
+    conflicting effect, whose use and fatigue still stand; numbers otherwise add up (they net out), flags cancel
+    each other."""
     result = list(activations)
     standing = [index for index, activation in enumerate(result) if not activation.cancelled]
     categories = {result[index].skill.category for index in standing if result[index].skill.category}
@@ -210,7 +211,11 @@ def interplay(activations: Sequence[Activation], *, np_priority_fatigue: bool) -
         for index in members:
             activation = result[index]
             overridden = bool(np_sides - {activation.side}) and activation.skill.kind != SkillKind.NP
-            if overridden and activation.skill.kind in (SkillKind.NORMAL, SkillKind.MYSTIC_CODE):
+            if overridden and activation.skill.kind in (
+                SkillKind.NORMAL,
+                SkillKind.MYSTIC_CODE,
+                SkillKind.ADV_MYSTIC_CODE,
+            ):
                 result[index] = _replace(activation, suppressed=True, tires=np_priority_fatigue)
             elif (overridden and activation.skill.kind == SkillKind.SPECIAL) or (
                 not np_sides and not activation.skill.effect.numeric

@@ -35,10 +35,10 @@ def active(members: Iterable[tuple[str, bool]]) -> bool:
 
 
 def finale_reason(active_camps: list[str], relations: Mapping[frozenset[str], str]) -> str | None:
-    """R22: why the war enters its final processing, if it does: two camps left, or every pair of the camps left
-    allied or in ceasefire (the GM may also judge it so, by command)."""
+    """R22: why the war enters its final processing, if it does: two camps left (or fewer, all at once), or every
+    pair of the camps left allied or in ceasefire (the GM may also judge it so, by command)."""
     if len(active_camps) <= FINALE_CAMPS:
-        return "two_camps" if len(active_camps) == FINALE_CAMPS else None
+        return {FINALE_CAMPS: "two_camps", 1: "one_camp", 0: "no_camp"}[len(active_camps)]
     pairs = [frozenset((a, b)) for index, a in enumerate(active_camps) for b in active_camps[index + 1 :]]
     if all(relations.get(pair) in PEACEFUL for pair in pairs):
         return "at_peace"

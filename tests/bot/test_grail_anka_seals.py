@@ -63,3 +63,25 @@ def test_pulling_back_a_vanishing_servant_takes_two_strokes_it_has(seals: int) -
         assert step.pause is not None and step.pause.waits[0].key == "undo"
     else:
         assert step.pause is None and not _seal_spends(step)
+
+
+def test_a_talisman_or_a_stroke_spent_for_one_loser_is_not_offered_to_the_next() -> None:
+    master = _character(1, "master", {fight.SEALS: Pool(1, COMMAND_SEALS)})
+    first = _character(2, "servant", {fight.FATIGUE: Pool(0, None)}, master="c1")
+    second = _character(4, "servant", {fight.FATIGUE: Pool(0, None)}, master="c1")
+    rival = _character(3, "master", {fight.SEALS: Pool(COMMAND_SEALS, COMMAND_SEALS)})
+    held = {fight.TALISMANS: {"substitute": 1}}
+    sides = {"a": SideSnapshot(1, "A", ((rival, "main"),)),
+             "b": SideSnapshot(2, "B", ((first, "main"), (second, "sub")), held)}  # fmt: skip
+    roles = {fight.FIGHTER: (rival, first, second), "fighter#1.master": (master,), "fighter#2.master": (master,)}
+    scene = Scene(1, roles, Turn(1, False, 1, 1, 1), GrailAnkaOptions(), SeededDice(1), sides)
+    state = {"fighters": [{"side": "a", "place": "main"}, {"side": "b", "place": "main"},
+                          {"side": "b", "place": "sub"}], "uses": {}, "fatigue_start": [0, 0, 0], "activations": [],
+             "winner": "a", "first": "a", "home": None,
+             "after": {"winners": [], "queue": [1, 2], "facing": [], "retreated": [], "rescued": False}}  # fmt: skip
+    everyone = fight.fighters(scene, state)
+    for spent in ("substitute", "seal"):
+        step = fight.take_way_out(scene, state, everyone[1], spent)
+        assert step.pause is not None
+        offered = {option.key for option in step.pause.waits[0].options}
+        assert spent not in offered and "face" in offered

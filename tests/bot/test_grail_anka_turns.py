@@ -63,7 +63,7 @@ def test_a_turns_end_in_r23s_order(entries: list[tuple[int, str, bool, int]], re
             character = everyone[int(effect.who.partition("#")[2] or 0)]
             assert not character.state.get(fight.VANISHED)
             if effect.value is None:  # a Master again: the count starts over
-                assert turns.has_master(character)
+                assert fight.has_master(character)
             else:
                 assert effect.value == int(character.state.get(turns.MASTERLESS_TURNS, 0)) + 1
     named = " ".join(str(outcome.params) for outcome in step.outcomes if isinstance(outcome, Told))

@@ -171,3 +171,13 @@ def test_the_end_of_the_war() -> None:
     peace = {frozenset(pair): "allied" for pair in (("a", "b"), ("b", "c"))} | {frozenset(("a", "c")): "ceasefire"}
     assert turns.finale_reason(["a", "b", "c"], peace) == "at_peace"
     assert turns.time_up(6, 5) and not turns.time_up(5, 5) and not turns.time_up(99, None)
+
+
+def test_a_phantasm_overrides_an_advanced_mystic_code_and_the_war_ends_with_one_camp() -> None:
+    code = Skill.model_validate({"name": "Code", "kind": "adv_mystic_code", "category": "rush",
+                                 "effect": {"win_rate_delta": 5}})  # fmt: skip
+    phantasm = Skill.model_validate({"name": "Gae Bolg", "kind": "np", "category": "rush",
+                                     "effect": {"win_rate_delta": 5}})  # fmt: skip
+    met = battle.interplay([battle.Activation("a", code), battle.Activation("b", phantasm)], np_priority_fatigue=False)
+    assert met[0].suppressed and not met[1].suppressed
+    assert turns.finale_reason(["a"], {}) == "one_camp" and turns.finale_reason([], {}) == "no_camp"

@@ -117,10 +117,13 @@ def talismans(scene: Scene, side: str) -> dict[str, int]:
     return {kind.value: int(held.get(kind.value, 0)) for kind in Talisman}
 
 
-def spend_talisman(scene: Scene, state: Mapping[str, Any], side: str, kind: str) -> tuple[SidePatch, dict[str, Any]]:
-    """A talisman spent, and the state that remembers it (a cancelled battle gives it back)."""
+def spend_talisman(
+    scene: Scene, state: Mapping[str, Any], side: str, kind: str, *, already: int = 0
+) -> tuple[SidePatch, dict[str, Any]]:
+    """A talisman spent (after `already` spent earlier in the step being built), and the state that remembers it
+    (a cancelled battle gives it back)."""
     held = talismans(scene, side)
-    return SidePatch(side, TALISMANS, {**held, kind: held[kind] - 1}), {
+    return SidePatch(side, TALISMANS, {**held, kind: held[kind] - already - 1}), {
         **state, "spent": [*state.get("spent", []), [side, kind]]}  # fmt: skip
 
 
@@ -151,12 +154,10 @@ def _formation(scene: Scene, state: Mapping[str, Any], side: str) -> tuple[str, 
     return main, subs, companions
 
 
-def draw_first(scene: Scene) -> tuple[Step, str]:
-    """`first_side_rule: random`: a die says which side goes first."""
-    (face,) = scene.dice.roll(1, 2)
-    first = "a" if face == 1 else "b"
+def first_drawn(scene: Scene, face: int, first: str) -> Step:
+    """`first_side_rule: random`: the die that said which side goes first (1: the camp named first)."""
     line = told("anka.first_drawn", side=side_name(scene, first))
-    return Step(rolls=(Roll("first_side", 2, (face,), (face,), (), face),), outcomes=(line,)), first
+    return Step(rolls=(Roll("first_side", 2, (face,), (face,), (), face),), outcomes=(line,))
 
 
 def order(state: Mapping[str, Any]) -> tuple[str, str]:
@@ -221,6 +222,12 @@ def _skill_options(scene: Scene, state: Mapping[str, Any], side: str, timing: Ti
 
 def _gone(character: CharacterSnapshot) -> bool:
     return bool(character.state.get(VANISHED) or character.state.get(DEAD))
+
+
+def has_master(servant: CharacterSnapshot) -> bool:
+    """Whether a Servant has a living Master (R19)."""
+    master = servant.partner(MASTER_RELATION)
+    return master is not None and not _gone(master)
 
 
 def _picked(key: str) -> tuple[int, int]:
@@ -417,12 +424,17 @@ def _third(scene: Scene, state: Mapping[str, Any], third: str) -> Step:
 
 
 def standing_activations(scene: Scene, state: Mapping[str, Any]) -> list[battle.Activation]:
+    """The skills used in the battle, then the passive ones of everyone present (always on, never used)."""
     everyone = fighters(scene, state)
-    return [
+    used = [
         battle.Activation(everyone[entry["fighter"]].side, everyone[entry["fighter"]].sheet.skills[entry["skill"]],
                           cancelled=entry["cancelled"])
         for entry in state["activations"]
     ]  # fmt: skip
+    passive = [battle.Activation(f.side, skill) for f in everyone if not _gone(f.character)
+               for skill in f.sheet.skills if skill.timing == Timing.PASSIVE
+               and (f.place != COMPANION or SkillTag.COMPANION_OK in skill.tags)]  # fmt: skip
+    return used + passive
 
 
 def members(scene: Scene, state: Mapping[str, Any], side: str) -> list[battle.Member]:
@@ -472,13 +484,17 @@ def _decide(scene: Scene, state: dict[str, Any]) -> Step:
     everyone = fighters(scene, state)
     effects: list[Effect] = []
     lines = []
-    for entry, activation in zip(state["activations"], met, strict=True):
+    refunded = []
+    # The used skills come first in `met`, in the order of the state's activations; passive ones follow.
+    for number, (entry, activation) in enumerate(zip(state["activations"], met, strict=False)):
         if activation.suppressed:
             fighter = everyone[entry["fighter"]]
             lines.append(told("anka.skill_overridden", who=fighter.character.name, skill=activation.skill.name))
-            if not activation.tires:  # D20: like a cancel, the skill's fatigue is taken back
-                effects += [PoolDelta(fighter.ref, FATIGUE, -cost) for cost in [activation.skill.fatigue_cost]
-                            if cost and is_servant(fighter.character)]  # fmt: skip
+            cost = activation.skill.fatigue_cost
+            if not activation.tires and cost and is_servant(fighter.character):
+                effects.append(PoolDelta(fighter.ref, FATIGUE, -cost))  # D20: like a cancel, no fatigue
+                refunded.append(number)
+    state = {**state, "refunded": refunded}
     shown = rate_lines(side_name(scene, "a"), side_name(scene, "b"), rated)
     lines += [told("anka.rate_line", line=line) for line in shown]
     computed = Step(effects=tuple(effects), outcomes=(told("anka.win_rate", headline=True), *lines))
@@ -519,7 +535,7 @@ def _aftermath(scene: Scene, state: dict[str, Any]) -> Step:
     everyone = fighters(scene, state)
     used = {entry["fighter"] for entry in state["activations"] if not entry["cancelled"]}
     if state["decided_by"] == "assassination":  # R12: the assassin, and winners who had already used a skill
-        rolling = [f for f in everyone if f.side == winner and is_servant(f.character)
+        rolling = [f for f in everyone if f.side == winner and is_servant(f.character) and f.place in (MAIN, SUB)
                    and (f.index == state["assassin"] or f.index in used)]  # fmt: skip
     else:  # R13: the winners' main and subs; companions skip the table
         rolling = [f for f in everyone if f.side == winner and is_servant(f.character) and f.place in (MAIN, SUB)]
@@ -539,16 +555,43 @@ def fate_options(scene: Scene, state: Mapping[str, Any], fighter: Fighter) -> li
             Option("retreat_skill", Text("anka.fate.retreat_skill", {"skill": _retreat_skill_name(state, fighter)}))
         )
     held = talismans(scene, fighter.side)
+    spent = _pending(state)
     for kind in (Talisman.SUBSTITUTE_KAI, Talisman.SUBSTITUTE):
-        if held[kind.value] > 0:
-            offered.append(Option(kind.value, Text(f"anka.fate.{kind.value}", {"count": held[kind.value]})))
-    master = scene.get(fighter.master_ref)
-    if master is not None and not _gone(master) and master.pools[SEALS].current >= 1:
-        offered.append(Option("seal", Text("anka.fate.seal", {"seals": master.pools[SEALS].current})))
+        left = held[kind.value] - spent["talismans"].get(f"{fighter.side}:{kind.value}", 0)
+        if left > 0:
+            offered.append(Option(kind.value, Text(f"anka.fate.{kind.value}", {"count": left})))
+    seals = seals_left(scene, state, fighter)
+    if seals >= 1:
+        offered.append(Option("seal", Text("anka.fate.seal", {"seals": seals})))
     rate = battle.survive_rate(fatigue_of(fighter.character))
     chance = checks.survive_chance(rate, critical_fumble_all_checks=options.critical_fumble_all_checks)
     offered.append(Option("face", Text("anka.fate.face", {"chance": percent(chance)}), tone="danger"))
     return offered
+
+
+def _pending(state: Mapping[str, Any]) -> dict[str, dict[str, int]]:
+    """Talismans and seals spent earlier in the step being built: its scene was read before they were."""
+    pending = state.get("after", {}).get("pending") or {}
+    return {"talismans": dict(pending.get("talismans", {})), "seals": dict(pending.get("seals", {}))}
+
+
+def _spend(state: dict[str, Any], what: str, key: str, count: int) -> dict[str, Any]:
+    pending = _pending(state)
+    pending[what][key] = pending[what].get(key, 0) + count
+    return {**state, "after": {**state["after"], "pending": pending}}
+
+
+def _fresh(state: Mapping[str, Any]) -> dict[str, Any]:
+    """The state as a new step reads it: its scene already counts every earlier spend."""
+    return {**state, "after": {**state["after"], "pending": {}}}
+
+
+def seals_left(scene: Scene, state: Mapping[str, Any], fighter: Fighter) -> int:
+    """The strokes its Master can still spend for this Servant (none if the Master is gone)."""
+    master = scene.get(fighter.master_ref)
+    if master is None or _gone(master):
+        return 0
+    return master.pools[SEALS].current - _pending(state)["seals"].get(str(master.id), 0)
 
 
 def percent(chance: Any) -> str:
@@ -579,8 +622,12 @@ def _next_fate(scene: Scene, state: dict[str, Any]) -> Step:
 
 
 def fate_chosen(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
-    fighter = fighters(scene, state)[state["after"]["queue"][0]]
-    return take_way_out(scene, dict(state), fighter, str(answer.option))
+    fresh = _fresh(state)
+    fighter = fighters(scene, fresh)[fresh["after"]["queue"][0]]
+    if answer.option not in {option.key for option in fate_options(scene, fresh, fighter)}:
+        gone = Step(outcomes=(told("anka.way_out_gone", who=fighter.character.name),))
+        return gone.then(_next_fate(scene, fresh))  # spent meanwhile for another Servant: ask again
+    return take_way_out(scene, fresh, fighter, str(answer.option))
 
 
 def take_way_out(scene: Scene, state: dict[str, Any], fighter: Fighter, choice: str) -> Step:
@@ -599,14 +646,19 @@ def take_way_out(scene: Scene, state: dict[str, Any], fighter: Fighter, choice: 
         means: Text = Text("anka.means.skill", {"skill": fighter.sheet.skills[index].name})
         gained, after["rescued"] = RETREAT_FATIGUE, True
     elif choice in (Talisman.SUBSTITUTE, Talisman.SUBSTITUTE_KAI):
-        spent, state = spend_talisman(scene, state, fighter.side, choice)
+        pending = _pending(state)["talismans"].get(f"{fighter.side}:{choice}", 0)
+        spent, state = spend_talisman(scene, state, fighter.side, choice, already=pending)
+        state = _spend(state, "talismans", f"{fighter.side}:{choice}", 1)
         effects.append(spent)
         means, gained, after["rescued"] = Text(f"anka.talisman.{choice}"), battle.retreat_fatigue(choice), True
     else:
         effects.append(PoolDelta(fighter.master_ref, SEALS, -1))
+        master = scene.one(fighter.master_ref)
+        state = _spend(state, "seals", str(master.id), 1)
         means, gained = Text("anka.means.seal", {"count": 1}), RETREAT_FATIGUE
     effects += [PoolDelta(fighter.ref, FATIGUE, gained)] if gained else []
     after["retreated"] = [*after["retreated"], fighter.index]
+    after["pending"] = state["after"].get("pending", {})  # what this step spent, for the next loser's choices
     line = told("anka.retreated", who=name, means=means, fatigue=fatigue_of(fighter.character) + gained)
     return Step(effects=tuple(effects), outcomes=(line,)).then(_next_fate(scene, {**state, "after": after}))
 
@@ -622,10 +674,13 @@ def _roll_aftermath(scene: Scene, state: dict[str, Any]) -> Step:
         rates.append(rate)
     if not purposes:
         return _finish(scene, state)
+    # The rates posted with the commitments are the rates read: a seal spent before the anchor changes nothing.
+    state = {**state, "after": {**after, "facing_rates": rates[len(after["winners"]) :]}}
     return request(scene, state, purposes, "aftermath", rates=rates)
 
 
 def aftermath_rolled(scene: Scene, state: dict[str, Any], values: list[int], revealed: Step) -> Step:
+    state = _fresh(state)
     after = dict(state["after"])
     everyone = fighters(scene, state)
     options = anka_options(scene)
@@ -636,14 +691,15 @@ def aftermath_rolled(scene: Scene, state: dict[str, Any], values: list[int], rev
         fighter = everyone[index]
         digit = checks.digit(value)
         now = battle.winner_fatigue(fatigue_of(fighter.character), digit)
+        if not has_master(fighter.character):  # R19: a masterless Servant recovers by no means, this one either
+            now = max(now, fatigue_of(fighter.character))
         effects.append(PoolDelta(fighter.ref, FATIGUE, now - fatigue_of(fighter.character)))
         lines.append(told("anka.winner_fatigue", who=fighter.character.name, digit=digit,
                           delta=f"{now - fatigue_of(fighter.character):+d}", fatigue=now,
                           mood=Text(f"anka.mood.{digit}")))  # fmt: skip
     undo = []
-    for index, value in zip(after["facing"], values[len(winners) :], strict=True):
+    for index, rate, value in zip(after["facing"], after["facing_rates"], values[len(winners) :], strict=True):
         fighter = everyone[index]
-        rate = battle.survive_rate(fatigue_of(fighter.character))
         survived = checks.survives_vanish(value, rate, critical_fumble_all_checks=options.critical_fumble_all_checks)
         verdict = Text("anka.survived" if survived else "anka.vanishes")
         lines.append(told("anka.vanish_checked", who=fighter.character.name, value=checks.shown(value),
@@ -669,9 +725,10 @@ def next_undo(scene: Scene, state: dict[str, Any]) -> Step:
     while queue:
         fighter = fighters(scene, state)[queue[0]]
         master = scene.get(fighter.master_ref)
-        if master is not None and not _gone(master) and master.pools[SEALS].current >= UNDO_VANISH_SEALS:
+        seals = seals_left(scene, state, fighter)
+        if master is not None and seals >= UNDO_VANISH_SEALS:
             prompt = Text("anka.undo_prompt", {"who": fighter.character.name, "master": master.name,
-                                               "seals": master.pools[SEALS].current})  # fmt: skip
+                                               "seals": seals})  # fmt: skip
             offered = (
                 Option("seal", Text("anka.undo.seal")),
                 Option("accept", Text("anka.undo.accept"), tone="danger"),
@@ -688,10 +745,15 @@ def next_undo(scene: Scene, state: dict[str, Any]) -> Step:
 
 
 def undo_chosen(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
-    after = state["after"]
-    fighter = fighters(scene, state)[after["undo"][0]]
-    rest = {**state, "after": {**after, "undo": after["undo"][1:]}}
+    fresh = _fresh(state)
+    after = fresh["after"]
+    fighter = fighters(scene, fresh)[after["undo"][0]]
+    rest = {**fresh, "after": {**after, "undo": after["undo"][1:]}}
+    if answer.option == "seal" and seals_left(scene, fresh, fighter) < UNDO_VANISH_SEALS:
+        gone = Step(outcomes=(told("anka.way_out_gone", who=fighter.character.name),))
+        return gone.then(next_undo(scene, fresh))  # spent meanwhile for another Servant: ask again
     if answer.option == "seal":
+        rest = _spend(rest, "seals", str(scene.one(fighter.master_ref).id), UNDO_VANISH_SEALS)
         effects = (
             PoolDelta(fighter.master_ref, SEALS, -UNDO_VANISH_SEALS),
             PoolDelta(fighter.ref, FATIGUE, RETREAT_FATIGUE),
@@ -733,8 +795,8 @@ def cancelled(scene: Scene, state: Mapping[str, Any]) -> Step | None:
         return None
     everyone = fighters(scene, state)
     effects: list[Effect] = []
-    for entry in state["activations"]:
-        if not entry["cancelled"]:
+    for number, entry in enumerate(state["activations"]):
+        if not entry["cancelled"] and number not in state.get("refunded", []):
             fighter = everyone[entry["fighter"]]
             effects += [PoolDelta(ref, FATIGUE, -cost) for ref, cost in
                         [(fighter.ref, fighter.sheet.skills[entry["skill"]].fatigue_cost)]

@@ -282,7 +282,7 @@ class AnkaService:
     def _member_view(self, character: CharacterSnapshot, place: str, *, own: bool, critical_fumble: bool) -> MemberView:
         fate = fate_of(character)
         servant = fight.is_servant(character)
-        masterless = servant and fate is None and not turns.has_master(character)
+        masterless = servant and fate is None and not fight.has_master(character)
         turns_without = int(character.state.get(turns.MASTERLESS_TURNS, 0)) if masterless else None
         if_lost = next_turn = None
         if own and servant and fate is None:
@@ -329,6 +329,13 @@ class AnkaService:
                 formations.append(placed)
             # Side A is the one whose win rate is computed: the players' camp against a GM-run one, else the first.
             gm_run = [bool(camp.state.get(GM_RUN)) for camp in camps]
+            # `first_side_rule: random`: a die (shown with the battle's start) says which camp goes first.
+            (face,) = call.dice.roll(1, 2) if options.first_side_rule == "random" else (1,)
+            first_index = face - 1
+            if first_index:
+                camps.reverse()
+                formations.reverse()
+                gm_run.reverse()
             a_index = 1 if gm_run == [True, False] else 0
             sides = {"a": camps[a_index], "b": camps[1 - a_index]}
             placed_a, placed_b = formations[a_index], formations[1 - a_index]
@@ -340,10 +347,10 @@ class AnkaService:
             first_role = "a" if a_index == 0 else "b"
 
             def opening(scene: Scene) -> Step:
+                begun = fight.begin(scene, first_role, home, places)
                 if options.first_side_rule == "random":
-                    drawn = fight.draw_first(scene)
-                    return Step.of(drawn[0], fight.begin(scene, drawn[1], home, places))
-                return fight.begin(scene, first_role, home, places)
+                    return Step.of(fight.first_drawn(scene, face, first_role), begun)
+                return begun
 
             title = Text("exchange.anka_battle", {"a": sides["a"].name, "b": sides["b"].name})
             return await self.engine.run(

@@ -14,7 +14,15 @@ from typing import Any, Final
 
 from bot.rulesets.base import EVERYONE, CharacterSnapshot, Scene, SideSnapshot
 from bot.rulesets.grail_anka.decisions import Then, anka_options, request
-from bot.rulesets.grail_anka.fight import DEAD, FATIGUE, MASTER_RELATION, VANISHED, fatigue_of, is_servant
+from bot.rulesets.grail_anka.fight import (
+    DEAD,
+    FATIGUE,
+    MASTER_RELATION,
+    VANISHED,
+    fatigue_of,
+    has_master,
+    is_servant,
+)
 from bot.rulesets.grail_anka.told import Told, told
 from rules.exchange import (
     Answer,
@@ -35,7 +43,6 @@ from rules.exchange import (
 from rules.grail_anka import checks, turns
 
 MASTERLESS_TURNS: Final = "turns_masterless"
-CHECK_PENDING: Final = "masterless_check_pending"
 PROTAGONIST: Final = "protagonist"
 ACTION: Final = "action"  # a camp's declared turn action: {"turn": N, "kind": "rest" | "other", "note": ...}
 RELATIONS: Final = "relations"  # a camp's standing with others, by their names in lower case
@@ -48,11 +55,6 @@ SERVANT_ROLE, MASTER_ROLE, CAMP_ROLE = "servant", "master", "camp"
 
 def in_play(character: CharacterSnapshot) -> bool:
     return not (character.state.get(VANISHED) or character.state.get(DEAD))
-
-
-def has_master(servant: CharacterSnapshot) -> bool:
-    master = servant.partner(MASTER_RELATION)
-    return master is not None and in_play(master)
 
 
 def camp_of(scene: Scene, character: CharacterSnapshot) -> SideSnapshot | None:
@@ -96,15 +98,11 @@ def turn_ended(scene: Scene) -> Step:
     # R23's order: the masterless Servants first, then the others' recovery.
     for index, character in sorted(servants, key=lambda entry: has_master(entry[1])):
         ref = member(EVERYONE, index)
-        if not has_master(character) and character.state.get(CHECK_PENDING):
-            # Last turn's check still waits for its anchor: one check at a time, read before the next.
-            lines.append(told("anka.masterless_check_waiting", who=character.name))
-            continue
         if has_master(character) and character.state.get(MASTERLESS_TURNS) is not None:
             effects.append(StatePatch(ref, MASTERLESS_TURNS, None))  # a Master again: R19's count starts over
         if not has_master(character):
             counted = int(character.state.get(MASTERLESS_TURNS, 0)) + 1
-            effects += [StatePatch(ref, MASTERLESS_TURNS, counted), StatePatch(ref, CHECK_PENDING, True)]
+            effects.append(StatePatch(ref, MASTERLESS_TURNS, counted))
             masterless.append(index)
             rate = turns.masterless_survive_rate(counted)
             purposes.append(Text("anka.purpose.masterless", {"who": character.name, "turns": counted}))
@@ -136,8 +134,8 @@ def masterless_checked(scene: Scene, state: dict[str, Any], values: list[int], r
     gone: set[int] = set()
     for index, rate, value in zip(state["masterless"], state["rates"], values, strict=True):
         character = everyone[index]
-        effects.append(StatePatch(member(EVERYONE, index), CHECK_PENDING, None))
-        if not in_play(character):  # vanished or dead meanwhile: nothing left to check
+        if not in_play(character) or has_master(character):
+            # Vanished meanwhile (an earlier turn's check), or a Master again (R20): nothing left to check.
             continue
         survived = checks.survives_vanish(value, rate, critical_fumble_all_checks=critical_fumble)
         lines.append(told("anka.masterless_checked", who=character.name, value=checks.shown(value), rate=max(rate, 0),
