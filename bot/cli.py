@@ -87,8 +87,7 @@ def _backup(settings: Settings, target: Path) -> int:
     try:
         source = backup(settings.database_url, target)
     except BackupError as error:
-        print(BACKUP_MESSAGES[error.code].format(detail=error.detail), file=sys.stderr)
-        return EXIT_USAGE
+        return _refused(error)
     print(f"backed up {source} to {target}")
     return 0
 
@@ -100,10 +99,14 @@ def _restore(settings: Settings, copy: Path, *, confirmed: bool) -> int:
     try:
         target = restore(settings.database_url, copy)
     except BackupError as error:
-        print(BACKUP_MESSAGES[error.code].format(detail=error.detail), file=sys.stderr)
-        return EXIT_USAGE
+        return _refused(error)
     print(f"restored {copy} into {target}; `fatebot db upgrade` (or the bot, when it starts) migrates it if older")
     return 0
+
+
+def _refused(error: BackupError) -> int:
+    print(BACKUP_MESSAGES[error.code].format(detail=error.detail), file=sys.stderr)
+    return EXIT_USAGE
 
 
 async def _upgrade(settings: Settings) -> int:

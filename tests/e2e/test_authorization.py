@@ -11,18 +11,25 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-import yaml
 from sqlalchemy import func, select
 
 from bot.db.models import Event
 from bot.emulator.models import Channel, User
-from bot.rulesets.registry import RULESETS
 from tests.databases import BACKENDS, fresh_database_url
+from tests.e2e.every_ruleset import (
+    ATTACHMENT,
+    BOOLEAN,
+    INTEGER,
+    MENTIONABLE,
+    NUMBER,
+    STRING,
+    USER,
+    campaign_of_every_ruleset,
+    leaves,
+)
 from tests.e2e.harness import Harness, running_harness
 
 GM_ONLY = re.compile(r"\(GMs? only[;)]|\(GM\)$")
-SUBCOMMAND, GROUP = 1, 2
-STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE, MENTIONABLE, NUMBER, ATTACHMENT = 3, 4, 5, 6, 7, 8, 9, 10, 11
 REFUSED = "Only a GM of this campaign can do that."
 ELSEWHERE = "This command belongs to"
 CAMP_OPTIONS = frozenset({"camp", "first", "second", "other", "at_base_of"})
@@ -37,36 +44,14 @@ class Table:
     names: dict[str, str]
 
 
-async def _character(harness: Harness, player: User, channel: Channel, ruleset: str) -> str:
-    """A character of the player's own, from the ruleset's template (held for a GM where it must be)."""
-    play = RULESETS[ruleset].play
-    assert play is not None
-    kind = play.kinds[0]
-    template = (await harness.slash(player, channel, "character template", kind=kind)).reply
-    data = yaml.safe_load(template.attachments[0].data) or {}
-    created = await harness.slash(player, channel, "character import",
-                                  file=("sheet.yaml", yaml.safe_dump({"kind": kind, **data}).encode()))  # fmt: skip
-    assert created.error is None, created.error
-    return str(data["name"])
-
-
 @pytest.fixture(scope="module", params=BACKENDS)
 async def table(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Table]:
     async with (
         fresh_database_url(request.param, tmp_path_factory.mktemp("authorization")) as url,
         running_harness(url) as harness,
     ):
-        emulator = harness.emulator
-        gm, player = emulator.add_user("gm"), emulator.add_user("player")
-        guild = emulator.add_guild("Fuyuki", owner=gm)
-        emulator.add_member(guild, player)
-        await harness.start_bot()
-        channels, names = {}, {}
-        for ruleset in RULESETS:
-            channel = emulator.add_channel(guild, ruleset)
-            await harness.slash(gm, channel, "campaign start", ruleset=ruleset, name=ruleset)
-            channels[ruleset] = channel
-            names[ruleset] = await _character(harness, player, channel, ruleset)
+        gm, player = harness.emulator.add_user("gm"), harness.emulator.add_user("player")
+        channels, names = await campaign_of_every_ruleset(harness, gm, player)
         await harness.slash(gm, channels["grail_anka"], "anka camp", name="Red", members=names["grail_anka"])
         await harness.slash(gm, channels["grail_anka"], "anka camp", name="Blue", members=names["grail_anka"])
         yield Table(harness, gm, player, channels, names)
@@ -74,22 +59,7 @@ async def table(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
 
 def _gm_commands(commands: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
     """(the command's full name, its options) of every command described as the GMs'."""
-    found = []
-    for command in commands:
-        subcommands = [option for option in command.get("options", []) if option["type"] in (SUBCOMMAND, GROUP)]
-        if not subcommands:
-            if GM_ONLY.search(command["description"]):
-                found.append((command["name"], command.get("options", [])))
-            continue
-        for sub in subcommands:
-            nested = [option for option in sub.get("options", []) if option["type"] == SUBCOMMAND]
-            for leaf in nested or [sub]:
-                name = " ".join(
-                    part for part in (command["name"], sub["name"] if nested else None, leaf["name"]) if part
-                )
-                if GM_ONLY.search(leaf["description"]):
-                    found.append((name, leaf.get("options", []) if leaf is not sub or not nested else []))
-    return found
+    return [(name, options) for name, description, options in leaves(commands) if GM_ONLY.search(description)]
 
 
 def _value(option: dict[str, Any], table: Table, ruleset: str) -> object:

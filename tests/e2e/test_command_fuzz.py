@@ -16,21 +16,19 @@ from typing import Any
 import pytest
 
 from bot.emulator.models import Channel, User
-from bot.rulesets.registry import RULESETS
 from tests.databases import BACKENDS, fresh_database_url
-from tests.e2e.harness import Harness, running_harness
-from tests.e2e.test_authorization import (
+from tests.e2e.every_ruleset import (
     ATTACHMENT,
     BOOLEAN,
-    GROUP,
     INTEGER,
     MENTIONABLE,
     NUMBER,
     STRING,
-    SUBCOMMAND,
     USER,
-    _character,
+    campaign_of_every_ruleset,
+    leaves,
 )
+from tests.e2e.harness import Harness, running_harness
 
 ROUNDS = int(os.environ.get("FUZZ_ROUNDS", "2"))
 SEED = int(os.environ.get("FUZZ_SEED", "20261202"))
@@ -56,32 +54,9 @@ async def table(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         fresh_database_url(request.param, tmp_path_factory.mktemp("fuzz")) as url,
         running_harness(url) as harness,
     ):
-        emulator = harness.emulator
-        gm, player = emulator.add_user("gm"), emulator.add_user("player", locale="ja")
-        guild = emulator.add_guild("Fuyuki", owner=gm)
-        emulator.add_member(guild, player)
-        await harness.start_bot()
-        channels, names = {}, {}
-        for ruleset in RULESETS:
-            channel = emulator.add_channel(guild, ruleset)
-            await harness.slash(gm, channel, "campaign start", ruleset=ruleset, name=ruleset)
-            channels[ruleset] = channel
-            names[ruleset] = [await _character(harness, player, channel, ruleset)]
-        yield Table(harness, (gm, player), channels, names)
-
-
-def _leaves(commands: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
-    found = []
-    for command in commands:
-        subcommands = [option for option in command.get("options", []) if option["type"] in (SUBCOMMAND, GROUP)]
-        if not subcommands:
-            found.append((command["name"], command.get("options", [])))
-        for sub in subcommands:
-            nested = [option for option in sub.get("options", []) if option["type"] == SUBCOMMAND]
-            for leaf in nested or [sub]:
-                parts = (command["name"], sub["name"] if nested else None, leaf["name"])
-                found.append((" ".join(part for part in parts if part), leaf.get("options", [])))
-    return found
+        gm, player = harness.emulator.add_user("gm"), harness.emulator.add_user("player", locale="ja")
+        channels, names = await campaign_of_every_ruleset(harness, gm, player)
+        yield Table(harness, (gm, player), channels, {ruleset: [name] for ruleset, name in names.items()})
 
 
 def _text(option: dict[str, Any], names: list[str], chance: random.Random) -> str:
@@ -117,7 +92,8 @@ def _value(option: dict[str, Any], table: Table, ruleset: str, chance: random.Ra
 async def test_every_command_survives_made_up_options(table: Table, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)  # everything the bot and discord.py log, at their most talkative
     chance = random.Random(SEED)
-    commands = [(name, options) for name, options in _leaves(table.harness.emulator.commands()) if name not in SKIPPED]
+    commands = [(name, options) for name, _, options in leaves(table.harness.emulator.commands())
+                if name not in SKIPPED]  # fmt: skip
     assert len(commands) >= 80
     sent = 0
     for _ in range(ROUNDS):
