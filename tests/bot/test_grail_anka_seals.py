@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 from bot.rulesets.base import CharacterSnapshot, Pool, Scene, SideSnapshot, Turn
 from bot.rulesets.grail_anka import fight
 from rules.dice.source import SeededDice
-from rules.exchange import PoolDelta, Step
+from rules.exchange import PoolDelta, StatePatch, Step
 from rules.grail_anka.model import COMMAND_SEALS
 from rules.grail_anka.options import GrailAnkaOptions
+from rules.grail_anka.sheets import ServantFile
 
 PARAMS = {"str": 10, "end": 10, "agi": 10, "mag": 10, "luk": 10, "np": 10}
 
@@ -85,3 +86,21 @@ def test_a_talisman_or_a_stroke_spent_for_one_loser_is_not_offered_to_the_next()
         assert step.pause is not None
         offered = {option.key for option in step.pause.waits[0].options}
         assert spent not in offered and "face" in offered
+
+
+def test_a_battle_called_off_after_its_decision_keeps_what_was_read() -> None:
+    scene, state = _scene(0, 10, 0)
+    state = {**state, "after": {**state["after"], "queue": [], "undo": [1]}}
+    step = fight.cancelled(scene, state)
+    assert step is not None
+    assert any(isinstance(effect, StatePatch) and effect.who == "fighter#1" and effect.key == fight.VANISHED
+               for effect in step.effects)  # fmt: skip
+
+
+def test_passive_skills_are_always_on_and_a_companions_only_where_allowed() -> None:
+    sheet = ServantFile.model_validate({"name": "s", "params": PARAMS, "skills": [
+        {"name": "Aura", "timing": "passive", "effect": {"win_rate_delta": 3}},
+        {"name": "Guide", "timing": "passive", "tags": ["companion_ok"], "effect": {"param_delta": {"agi": 5}}},
+        {"name": "Burst", "timing": "main", "effect": {"win_rate_delta": 9}}]})  # fmt: skip
+    assert [a.skill.name for a in fight.passive_activations("a", [(sheet, "main")])] == ["Aura", "Guide"]
+    assert [a.skill.name for a in fight.passive_activations("a", [(sheet, "companion")])] == ["Guide"]

@@ -431,10 +431,18 @@ def standing_activations(scene: Scene, state: Mapping[str, Any]) -> list[battle.
                           cancelled=entry["cancelled"])
         for entry in state["activations"]
     ]  # fmt: skip
-    passive = [battle.Activation(f.side, skill) for f in everyone if not _gone(f.character)
-               for skill in f.sheet.skills if skill.timing == Timing.PASSIVE
-               and (f.place != COMPANION or SkillTag.COMPANION_OK in skill.tags)]  # fmt: skip
-    return used + passive
+    by_side = [passive_activations(f.side, [(f.sheet, f.place)]) for f in everyone if not _gone(f.character)]
+    return used + [activation for activations in by_side for activation in activations]
+
+
+def passive_activations(side: str, members: Sequence[tuple[CharacterFile, str]]) -> list[battle.Activation]:
+    """The passive skills of a side's members (a companion's only where it may use them): always on."""
+    return [
+        battle.Activation(side, skill)
+        for sheet, place in members
+        for skill in sheet.skills
+        if skill.timing == Timing.PASSIVE and (place != COMPANION or SkillTag.COMPANION_OK in skill.tags)
+    ]
 
 
 def members(scene: Scene, state: Mapping[str, Any], side: str) -> list[battle.Member]:
@@ -636,9 +644,8 @@ def take_way_out(scene: Scene, state: dict[str, Any], fighter: Fighter, choice: 
     name = fighter.character.name
     if choice == "face":
         after["facing"] = [*after["facing"], fighter.index]
-        rate = battle.survive_rate(fatigue_of(fighter.character))
-        line = told("anka.fate_faced", who=name, rate=max(rate, 0))
-        return Step(outcomes=(line,)).then(_next_fate(scene, {**state, "after": after}))
+        # Its rate is the one posted with its commitment, once every loser has chosen.
+        return Step(outcomes=(told("anka.fate_faced", who=name),)).then(_next_fate(scene, {**state, "after": after}))
     if choice == "retreat_skill":
         index = _retreat_skill(state, fighter)
         assert index is not None
@@ -790,17 +797,19 @@ def _finish(scene: Scene, state: Mapping[str, Any]) -> Step:
 
 def cancelled(scene: Scene, state: Mapping[str, Any]) -> Step | None:
     """A GM's cancel of a battle not yet decided: as if it never happened, its skills' fatigue and its talismans
-    come back. Once decided, what the decision did stands."""
-    if "winner" in state or len(scene.members(FIGHTER)) != len(state["fighters"]):
-        return None
-    everyone = fighters(scene, state)
+    come back (the talismans even when a fighter is gone). Once decided, what was read stands: a Servant whose
+    vanish check failed vanishes; what was still to be chosen or read is left to the GM."""
+    if "winner" in state:
+        return _cancelled_after(scene, state)
     effects: list[Effect] = []
-    for number, entry in enumerate(state["activations"]):
-        if not entry["cancelled"] and number not in state.get("refunded", []):
-            fighter = everyone[entry["fighter"]]
-            effects += [PoolDelta(ref, FATIGUE, -cost) for ref, cost in
-                        [(fighter.ref, fighter.sheet.skills[entry["skill"]].fatigue_cost)]
-                        if cost and is_servant(fighter.character)]  # fmt: skip
+    if len(scene.members(FIGHTER)) == len(state["fighters"]):
+        everyone = fighters(scene, state)
+        for number, entry in enumerate(state["activations"]):
+            if not entry["cancelled"] and number not in state.get("refunded", []):
+                fighter = everyone[entry["fighter"]]
+                effects += [PoolDelta(ref, FATIGUE, -cost) for ref, cost in
+                            [(fighter.ref, fighter.sheet.skills[entry["skill"]].fatigue_cost)]
+                            if cost and is_servant(fighter.character)]  # fmt: skip
     held = {side: talismans(scene, side) for side in ("a", "b")}
     for side, kind in state.get("spent", []):
         held[side][kind] += 1
@@ -808,6 +817,18 @@ def cancelled(scene: Scene, state: Mapping[str, Any]) -> Step | None:
     if not effects:
         return None
     return Step(effects=tuple(effects), outcomes=(told("anka.battle_cancelled"),))
+
+
+def _cancelled_after(scene: Scene, state: Mapping[str, Any]) -> Step:
+    after = state.get("after", {})
+    lines = [told("anka.battle_cancelled_after", winner=side_name(scene, state["winner"]))]
+    effects: list[Effect] = []
+    if len(scene.members(FIGHTER)) == len(state["fighters"]):
+        everyone = fighters(scene, state)
+        for index in after.get("undo", []):
+            effects.append(StatePatch(everyone[index].ref, VANISHED, True))
+            lines.append(told("anka.vanished", who=everyone[index].character.name))
+    return Step(effects=tuple(effects), outcomes=tuple(lines))
 
 
 CONTINUATIONS: Final[Mapping[str, Then]] = {

@@ -212,6 +212,8 @@ class AnkaService:
             owned = any(not c.gm_run and c.owner_id == call.actor.user_id for c, _ in members)
             if not gm and (side.state.get(GM_RUN) or not owned):
                 raise refused("not_your_camp", camp=side.name)
+            if await self._in_battle(session, campaign, ExchangeRole.side_id == side.id):
+                raise refused("camp_in_battle", camp=side.name)  # the formation fighting stays as it is
             by_name = {character.name.lower(): (character, row) for character, row in members}
             named = [main, *subs, *companions]
             if len({name.lower() for name in named}) != len(named):
@@ -385,7 +387,9 @@ class AnkaService:
             if main is None:
                 raise refused("no_formation", camp=side.name)
             subs = [fight.sheet_of(shown[c.id]).values for c, row in members if row.place == fight.SUB]
-            return side.name, battle.strength(fight.sheet_of(main).values, subs)
+            present = [(fight.sheet_of(shown[c.id]), row.place) for c, row in members if row.place in fight.PLACES]
+            passive = battle.totals(fight.passive_activations(side.name, present), side.name)
+            return side.name, battle.with_deltas(battle.strength(fight.sheet_of(main).values, subs), [passive.params])
 
     async def odds(self, place: Place, actor: Actor, first: str, second: str, chosen: Sequence[str]) -> Odds:
         """The win rate two camps' formations would give on three parameters, before skills (GM only: it tells
@@ -404,19 +408,19 @@ class AnkaService:
             if gm_run == [True, False]:
                 camps.reverse()
             formations = []
+            passives: list[battle.SkillTotals] = []
             for camp in camps:
                 placed = [(c, row.place) for c, row in await self._members(session, camp) if row.place in fight.PLACES]
                 if not any(place == fight.MAIN for _, place in placed):
                     raise refused("no_formation", camp=camp.name)
                 shown = await snapshots(session, [c for c, _ in placed], with_links=False)
-                formations.append(
-                    [
-                        battle.Member(place, fight.sheet_of(s).values, fight.sheet_of(s).level, fight.fatigue_of(s))
-                        for s, (_, place) in zip(shown, placed, strict=True)
-                    ]
-                )
+                sheets = [(fight.sheet_of(one), place) for one, (_, place) in zip(shown, placed, strict=True)]
+                formations.append([battle.Member(place, sheet.values, sheet.level, fight.fatigue_of(one))
+                                   for (sheet, place), one in zip(sheets, shown, strict=True)])  # fmt: skip
+                passives.append(battle.totals(fight.passive_activations(camp.name, sheets), camp.name))
             rated = battle.formation_rate(chosen, formations[0], formations[1],
-                                          companions_tire=options.fatigue_scope == "present_servants")  # fmt: skip
+                                          companions_tire=options.fatigue_scope == "present_servants",
+                                          skills_a=passives[0], skills_b=passives[1])  # fmt: skip
             return Odds(camps[0].name, camps[1].name, rated)
 
     # Anchors and decisions

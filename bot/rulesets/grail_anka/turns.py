@@ -57,6 +57,11 @@ def in_play(character: CharacterSnapshot) -> bool:
     return not (character.state.get(VANISHED) or character.state.get(DEAD))
 
 
+def _master_id(servant: CharacterSnapshot) -> int | None:
+    master = servant.partner(MASTER_RELATION)
+    return master.id if master is not None else None
+
+
 def camp_of(scene: Scene, character: CharacterSnapshot) -> SideSnapshot | None:
     return next((side for side in scene.sides.values() if any(m.id == character.id for m, _ in side.members)), None)
 
@@ -91,6 +96,7 @@ def turn_ended(scene: Scene) -> Step:
             lines.append(told("anka.camp_rested", camp=side.name))
     effects: list[Effect] = []
     masterless: list[int] = []
+    bound: list[int | None] = []  # each masterless Servant's (dead) Master when its check is committed
     purposes: list[Text] = []
     rates: list[int | None] = []
     servants = [(index, character) for index, character in enumerate(scene.members(EVERYONE))
@@ -104,6 +110,7 @@ def turn_ended(scene: Scene) -> Step:
             counted = int(character.state.get(MASTERLESS_TURNS, 0)) + 1
             effects.append(StatePatch(ref, MASTERLESS_TURNS, counted))
             masterless.append(index)
+            bound.append(_master_id(character))
             rate = turns.masterless_survive_rate(counted)
             purposes.append(Text("anka.purpose.masterless", {"who": character.name, "turns": counted}))
             rates.append(rate)
@@ -120,7 +127,7 @@ def turn_ended(scene: Scene) -> Step:
                               before=before, after=after))  # fmt: skip
     step = Step(effects=tuple(effects), outcomes=tuple(lines))
     if masterless:
-        state = {"turn": turn, "masterless": masterless, "rates": rates}
+        state = {"turn": turn, "masterless": masterless, "rates": rates, "bound": bound}
         return step.then(request(scene, state, purposes, "masterless", rates=rates))
     return step.then(war_standing(scene, turn, frozenset()))
 
@@ -132,10 +139,11 @@ def masterless_checked(scene: Scene, state: dict[str, Any], values: list[int], r
     effects: list[Effect] = []
     lines = []
     gone: set[int] = set()
-    for index, rate, value in zip(state["masterless"], state["rates"], values, strict=True):
+    for index, rate, value, was in zip(state["masterless"], state["rates"], values, state["bound"], strict=True):
         character = everyone[index]
-        if not in_play(character) or has_master(character):
-            # Vanished meanwhile (an earlier turn's check), or a Master again (R20): nothing left to check.
+        if not in_play(character) or _master_id(character) != was:
+            # Vanished meanwhile (an earlier turn's check), or it found a Master since (R20): the check is moot.
+            lines.append(told("anka.masterless_moot", who=character.name))
             continue
         survived = checks.survives_vanish(value, rate, critical_fumble_all_checks=critical_fumble)
         lines.append(told("anka.masterless_checked", who=character.name, value=checks.shown(value), rate=max(rate, 0),
