@@ -206,7 +206,11 @@ def error_text(tr: Translator, error: Exception) -> str | None:
 
 async def report_error(interaction: Interaction, error: Exception) -> None:
     """Answer an expected error in the user's language, privately; log anything unexpected with an id the
-    reply gives too. After a commit, say that the change was saved: a retry would apply it twice."""
+    reply gives too. After a commit, say that the change was saved: a retry would apply it twice. An interaction
+    Discord dropped before its answer arrived can carry no reply at all: that is logged."""
+    if isinstance(error, discord.NotFound) and error.code == output.UNKNOWN_INTERACTION:
+        log.warning("interaction %s expired before it was answered (saved: %s)", interaction.id, COMMITTED.get())
+        return
     tr = translator(interaction, error.ruleset if isinstance(error, UserError) else None)
     try:
         text = error_text(tr, error)

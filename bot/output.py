@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import io
+import logging
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,6 +21,8 @@ import discord
 from discord.utils import MISSING
 
 from bot.db.engine import LONG_WAIT
+
+log = logging.getLogger(__name__)
 
 CONTENT_LIMIT = 2000
 TITLE_LIMIT = 256
@@ -37,6 +40,8 @@ ELLIPSIS = "…"
 # Discord drops an interaction not answered within 3 seconds: a command still working after this long says
 # it is thinking, and answers in a followup when it is done.
 DEFER_AFTER_SECONDS = 1.5
+# Discord's code for an interaction it no longer knows: one whose first answer came after its 3 seconds.
+UNKNOWN_INTERACTION = 10062
 _LOCK = "fatebot.reply_lock"
 _DEFERRED = "fatebot.deferred"
 _WATCH = "fatebot.deadline"
@@ -272,8 +277,24 @@ async def reply(
         attached += [discord.File(fitted) for fitted in await asyncio.to_thread(fit_path, path)]
     async with _lock(interaction):
         await _unthink(interaction, ephemeral)
-        await _send(interaction, parts, attached, view, ephemeral, mentions)
+        try:
+            await _send(interaction, parts, attached, view, ephemeral, mentions)
+        except discord.NotFound as error:
+            channel = interaction.channel
+            if not _expired(interaction, error) or ephemeral or not isinstance(channel, discord.abc.Messageable):
+                raise
+            # Discord dropped the interaction before its answer arrived (a slow network, a loop busy with a
+            # burst). What the command did was saved: the table still reads it, in a message of the bot's own.
+            log.warning("interaction %s expired before its reply: posted in its channel instead", interaction.id)
+            for file in attached:
+                file.reset(seek=True)
+            await _post_parts(channel, parts, view, mentions, attached)
     _release(view)
+
+
+def _expired(interaction: discord.Interaction[discord.Client], error: discord.NotFound) -> bool:
+    """Whether the first answer to the interaction failed because Discord no longer knows it."""
+    return error.code == UNKNOWN_INTERACTION and not interaction.response.is_done()
 
 
 async def _send(
@@ -309,7 +330,14 @@ async def update(
         if interaction.response.is_done():  # deferred by `guard`: the clicked message is the original one
             await interaction.edit_original_response(content=shown, embed=fitted, view=view)
         else:
-            await interaction.response.edit_message(content=shown, embed=fitted, view=view)
+            try:
+                await interaction.response.edit_message(content=shown, embed=fitted, view=view)
+            except discord.NotFound as error:
+                if not _expired(interaction, error) or interaction.message is None:
+                    raise
+                # Too late for Discord to take it as the click's answer: the message is still the bot's to edit.
+                log.warning("interaction %s expired before its update: the message edited instead", interaction.id)
+                await interaction.message.edit(content=shown, embed=fitted, view=view)
     _release(view)
 
 
@@ -326,15 +354,23 @@ async def post(
 ) -> discord.Message:  # fmt: skip
     """A message of the bot's own (a prompt, what a deadline did, a DM), in as many messages as it takes;
     the view goes with the last, which is returned."""
-    parts = pack(content, embeds)
+    sent = await _post_parts(channel, pack(content, embeds), view, mentions)
+    _release(view)
+    return sent
+
+
+async def _post_parts(
+    channel: discord.abc.Messageable, parts: Sequence[Part], view: discord.ui.View | None,
+    mentions: Mentions | None, files: Sequence[discord.File] = (),
+) -> discord.Message:  # fmt: skip
     sent: discord.Message | None = None
     for index, part in enumerate(parts):
         last = index == len(parts) - 1
         sent = await channel.send(
             content=part.content, embeds=list(part.embeds) or MISSING,
-            view=view if last and view is not None else MISSING, allowed_mentions=mentions or MISSING,
+            view=view if last and view is not None else MISSING, files=files if last and files else MISSING,
+            allowed_mentions=mentions or MISSING,
         )  # fmt: skip
-    _release(view)
     assert sent is not None
     return sent
 

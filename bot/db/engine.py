@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.pool import PoolProxiedConnection, StaticPool
 
 from bot.db import inline_sqlite
+from bot.db.checkpoint import WalCheckpointer
 from bot.db.directory import CampaignDirectory
 
 # Well under Discord's 3-second limit for answering an interaction: a command that waits this long for a
@@ -83,8 +84,11 @@ def is_sqlite(engine: AsyncEngine) -> bool:
     return engine.dialect.name == "sqlite"
 
 
-def create_engine(url: str, *, foreign_keys: bool = True, **kwargs: Any) -> AsyncEngine:
-    """An engine for `url`; on SQLite, `foreign_keys` False is for migrations only (see `migrate.upgrade`).
+def create_engine(
+    url: str, *, foreign_keys: bool = True, checkpoints_elsewhere: bool = False, **kwargs: Any
+) -> AsyncEngine:
+    """An engine for `url`; on SQLite, `foreign_keys` False is for migrations only (see `migrate.upgrade`), and
+    `checkpoints_elsewhere` leaves the log's checkpoints to a `WalCheckpointer` instead of the commits.
 
     Any SQLite URL (`sqlite://`, and `sqlite+aiosqlite://` as earlier versions wrote it) is served by the
     inline driver."""
@@ -99,11 +103,18 @@ def create_engine(url: str, *, foreign_keys: bool = True, **kwargs: Any) -> Asyn
         parsed = parsed.set(drivername=f"sqlite+{inline_sqlite.DRIVER}")
     engine = create_async_engine(parsed, **kwargs)
     if is_sqlite(engine):
-        _configure_sqlite(engine.sync_engine, foreign_keys)
+        _configure_sqlite(engine.sync_engine, foreign_keys, checkpoints_elsewhere)
     return engine
 
 
-def _configure_sqlite(engine: Engine, foreign_keys: bool) -> None:
+def sqlite_file(engine: AsyncEngine) -> str | None:
+    """The file of a SQLite database on disk (None for PostgreSQL and for a database in memory)."""
+    if not is_sqlite(engine) or isinstance(engine.pool, StaticPool):
+        return None
+    return engine.url.database
+
+
+def _configure_sqlite(engine: Engine, foreign_keys: bool, checkpoints_elsewhere: bool) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         connection = inline_sqlite.driver_connection(dbapi_connection)
@@ -114,6 +125,8 @@ def _configure_sqlite(engine: Engine, foreign_keys: bool) -> None:
         # Never wait inside SQLite, on the loop's thread: `begin_waiting` waits without blocking it.
         connection.execute("PRAGMA busy_timeout=0")
         connection.execute("PRAGMA synchronous=NORMAL")
+        if checkpoints_elsewhere:
+            connection.execute("PRAGMA wal_autocheckpoint=0")
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
@@ -126,8 +139,10 @@ def _configure_sqlite(engine: Engine, foreign_keys: bool) -> None:
 class Database:
     """Owns the engine; hands out one session per unit of work."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, checkpointer: WalCheckpointer | None = None) -> None:
+        """`checkpointer`: where the engine's connections leave checkpoints to one (`create_engine`)."""
         self.engine = engine
+        self.checkpointer = checkpointer
         self.directory = CampaignDirectory()
         info = {DIRECTORY_KEY: self.directory}
         self._reader = async_sessionmaker(engine, expire_on_commit=False, info=info)
@@ -150,7 +165,9 @@ class Database:
 
     @classmethod
     def from_url(cls, url: str) -> Database:
-        return cls(create_engine(url))
+        engine = create_engine(url, checkpoints_elsewhere=True)
+        path = sqlite_file(engine)
+        return cls(engine, WalCheckpointer(path) if path is not None else None)
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:
@@ -160,7 +177,7 @@ class Database:
             with _locked_means_busy():
                 async with self._writer() as session, session.begin():
                     yield session
-        COMMITTED.set(True)
+        self._committed()
 
     async def insert_rows(self, table: Table, rows: list[dict[str, Any]]) -> None:
         """Insert many rows in one transaction of their own, with Core: for rows that are all a transaction
@@ -172,7 +189,12 @@ class Database:
                 else:
                     async with self._row_writer.begin() as connection:
                         await connection.execute(insert(table), rows)
+        self._committed()
+
+    def _committed(self) -> None:
         COMMITTED.set(True)
+        if self.checkpointer is not None:
+            self.checkpointer.wrote()
 
     async def _insert_prepared(self, table: Table, rows: list[dict[str, Any]]) -> None:
         prepared = self._inserts.get(table.name)
@@ -216,6 +238,8 @@ class Database:
                 yield session
 
     async def dispose(self) -> None:
+        if self.checkpointer is not None:
+            await self.checkpointer.close()
         if self._insert_connection is not None:
             self._insert_connection.close()  # back to the pool, which closes it
             self._insert_connection = None

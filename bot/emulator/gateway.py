@@ -73,6 +73,9 @@ class Gateway:
         self.sessions: dict[str, Session] = {}
         self.identify_count = 0
         self.resume_count = 0
+        # The socket was dropped under the bot (`drop`) and its session may still be resumed: what users do
+        # meanwhile waits in the backlog, as Discord keeps it for a client that comes back.
+        self.dropped = False
         world.dispatch = self.dispatch
 
     # ------------------------------------------------------------ outgoing
@@ -117,6 +120,7 @@ class Gateway:
         """Close the live socket without warning, the way a network failure would."""
         connection = self.current
         if connection is not None:
+            self.dropped = connection.session is not None
             await connection.ws.close(code=code)
 
     async def close_all(self) -> None:
@@ -196,6 +200,7 @@ class Gateway:
         }
         if session.shard is not None:
             ready["shard"] = session.shard
+        self.dropped = False
         self._send_event(connection, session, "READY", ready)
         for guild in world.guilds.values():
             self._send_event(connection, session, "GUILD_CREATE", world.guild_payload(guild))
@@ -215,6 +220,7 @@ class Gateway:
                 connection.send(frame)
         self._send_event(connection, session, "RESUMED", {})
         self.resume_count += 1
+        self.dropped = False
 
     def _members_chunk(self, connection: Connection, data: JSON) -> None:
         session = connection.session

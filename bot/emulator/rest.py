@@ -6,7 +6,7 @@ import asyncio
 import json
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from aiohttp import BodyPartReader, hdrs, web
@@ -100,13 +100,40 @@ def _int(request: web.Request, key: str) -> int:
 
 @dataclass
 class Fault:
-    """The next `count` requests whose method and path match are refused with `status` (a test's switch)."""
+    """The next `count` requests whose method and path match meet a fault (a test's switch): refused with
+    `status` and `code`; with status 429, rate limited for `retry_after` seconds in `scope` (`user`, one route's
+    bucket; `global`, every route); or, with `delay`, answered as usual after that many seconds (a slow reply)."""
 
     method: str
     path: re.Pattern[str]
-    status: int
-    code: int
+    status: int = 0
+    code: int = 0
     count: int = 1
+    retry_after: float = 0.0
+    scope: str = "user"
+    delay: float = 0.0
+    # How many requests met this fault, for a test to see that the bot came back after it; and an event set
+    # by the first, for a test to act while a slow reply is held.
+    met: int = 0
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def response(self) -> web.Response:
+        if self.status != RATE_LIMITED:
+            return error_response(self.status, self.code, f"{self.status}: refused by the test")
+        body = {"message": "You are being rate limited.", "retry_after": self.retry_after,
+                "global": self.scope == "global", "code": 0}  # fmt: skip
+        # discord.py takes a 429 without `Via` for Cloudflare's ban and gives up; Discord's own carry it.
+        headers = {"Via": "1.1 google", "Retry-After": str(max(1, round(self.retry_after))),
+                   "X-RateLimit-Scope": self.scope}  # fmt: skip
+        if self.scope != "global":
+            headers |= {"X-RateLimit-Limit": "5", "X-RateLimit-Remaining": "0",
+                        "X-RateLimit-Reset-After": str(self.retry_after), "X-RateLimit-Bucket": "emulated"}  # fmt: skip
+        response = json_response(body, status=RATE_LIMITED)
+        response.headers.update(headers)
+        return response
+
+
+RATE_LIMITED: Final = 429
 
 
 class RestApi:
@@ -166,7 +193,11 @@ class RestApi:
             ):
                 return error_response(401, 0, "401: Unauthorized")
             if (fault := self._fault(request)) is not None:
-                return error_response(fault.status, fault.code, f"{fault.status}: refused by the test")
+                fault.met += 1
+                fault.arrived.set()
+                if not fault.delay:
+                    return fault.response()
+                await asyncio.sleep(fault.delay)
             try:
                 return await handler(request)
             except ApiError as exc:

@@ -32,7 +32,7 @@ from bot.emulator.models import (
     User,
     iter_components,
 )
-from bot.emulator.rest import API_PREFIX, Activity, Fault, RestApi
+from bot.emulator.rest import API_PREFIX, RATE_LIMITED, Activity, Fault, RestApi
 from bot.emulator.world import (
     CALLBACK_DEFERRED_MESSAGE,
     INTERACTION_APPLICATION_COMMAND,
@@ -278,7 +278,7 @@ class Emulator:
             await self.settle(timeout=timeout)
 
     def _check_access(self, user: User, channel: Channel) -> None:
-        if not self.gateway.live:
+        if not (self.gateway.live or self.gateway.dropped):
             raise EmulatorError("the bot is not connected to the emulator")
         guild = self.world.guild_of(channel)
         if guild is not None and not guild.has_member(user.id):
@@ -360,10 +360,29 @@ class Emulator:
         await self._deliver(record, payload, wait=wait, timeout=timeout, settle=settle)
         return record
 
-    def refuse_next(self, method: str, path: str, *, status: int = 400, code: int = 50035, count: int = 1) -> None:
+    def refuse_next(self, method: str, path: str, *, status: int = 400, code: int = 50035, count: int = 1) -> Fault:
         """Refuse the next `count` REST requests matching `method` and the `path` pattern (as Discord refuses a
-        message over its limits), to see what the bot does after a failed reply."""
-        self._rest.faults.append(Fault(method, re.compile(path), status, code, count))
+        message over its limits, or fails with a 5xx), to see what the bot does after a failed request."""
+        return self._add_fault(Fault(method, re.compile(path), status, code, count))
+
+    def rate_limit_next(
+        self, method: str, path: str, *, retry_after: float, scope: str = "user", count: int = 1
+    ) -> Fault:
+        """Answer the next `count` matching requests with 429 and `retry_after` (seconds), as Discord does when a
+        route's bucket (`scope` "user") or the bot's global limit (`scope` "global") is exhausted."""
+        if scope not in ("user", "global", "shared"):
+            raise EmulatorError(f"no rate limit scope {scope!r}")
+        return self._add_fault(Fault(method, re.compile(path), RATE_LIMITED, count=count, retry_after=retry_after,
+                                     scope=scope))  # fmt: skip
+
+    def slow_next(self, method: str, path: str, *, seconds: float, count: int = 1) -> Fault:
+        """Handle the next `count` matching requests only after `seconds` (real time): a slow reply from Discord;
+        an interaction callback held past Discord's 3 seconds arrives too late and is refused with 10062."""
+        return self._add_fault(Fault(method, re.compile(path), count=count, delay=seconds))
+
+    def _add_fault(self, fault: Fault) -> Fault:
+        self._rest.faults.append(fault)
+        return fault
 
     async def press(
         self, user: User, message: Message, custom_id: str, *, wait: bool = True, timeout: float = 10

@@ -752,7 +752,8 @@ class ExchangeEngine:
         refs: dict[str, Character] = {}
         roles: dict[str, tuple[CharacterSnapshot, ...]] = {}
         everyone = [character for characters in cast.roles.values() for character in characters]
-        seen = iter(await snapshots(session, everyone))
+        loaded: dict[int, Character] = {}
+        seen = iter(await snapshots(session, everyone, loaded=loaded))
         for role, characters in cast.roles.items():
             shown = []
             for position, character in enumerate(characters):
@@ -762,16 +763,16 @@ class ExchangeEngine:
                 refs[reference] = character
                 for relation, partners in current.bound_to.items():
                     roles[f"{reference}.{relation}"] = partners
-                    refs[f"{reference}.{relation}"] = await self._character(session, partners[0].id)
+                    refs[f"{reference}.{relation}"] = loaded[partners[0].id]
                 for relation, partners in current.bound_by.items():
                     roles[f"{reference}.by.{relation}"] = partners
-                    refs[f"{reference}.by.{relation}"] = await self._character(session, partners[0].id)
+                    refs[f"{reference}.by.{relation}"] = loaded[partners[0].id]
             roles[role] = tuple(shown)
-        sides = {role: await self._side(session, side) for role, side in cast.sides.items()}
+        sides = {role: await self._side(session, side, loaded) for role, side in cast.sides.items()}
         for role, side in sides.items():
             for position, (side_member, _) in enumerate(side.members):
                 roles[f"{role}/{position}"] = (side_member,)
-                refs[f"{role}/{position}"] = await self._character(session, side_member.id)
+                refs[f"{role}/{position}"] = loaded[side_member.id]
         commitments: dict[str, CommitmentSnapshot] = {}
         if exchange is not None:
             for stored in await session.scalars(select(Commitment).where(Commitment.exchange_id == exchange.id)):
@@ -784,12 +785,7 @@ class ExchangeEngine:
         )  # fmt: skip
         return scene, refs
 
-    async def _character(self, session: AsyncSession, character_id: int) -> Character:
-        character = await session.get(Character, character_id)
-        assert character is not None
-        return character
-
-    async def _side(self, session: AsyncSession, side: Side) -> SideSnapshot:
+    async def _side(self, session: AsyncSession, side: Side, loaded: dict[int, Character]) -> SideSnapshot:
         rows = await session.execute(
             select(Character, SideMember.place)
             .join(SideMember, SideMember.character_id == Character.id)
@@ -797,7 +793,7 @@ class ExchangeEngine:
             .order_by(SideMember.id)
         )
         found = rows.all()
-        shown = await snapshots(session, [character for character, _ in found])
+        shown = await snapshots(session, [character for character, _ in found], loaded=loaded)
         members = tuple(zip(shown, (place for _, place in found), strict=True))
         return SideSnapshot(side.id, side.name, members, dict(side.state))
 

@@ -35,12 +35,17 @@ def play_of(campaign: Campaign) -> Play:
 
 
 async def snapshots(
-    session: AsyncSession, characters: Sequence[Character], *, with_links: bool = True
-) -> list[CharacterSnapshot]:
+    session: AsyncSession, characters: Sequence[Character], *, with_links: bool = True,
+    loaded: dict[int, Character] | None = None,
+) -> list[CharacterSnapshot]:  # fmt: skip
     """The characters as the rules see them: fresh pools, and (one level deep) the characters each is bound to
-    and bound by. Three queries however many characters there are: a fight builds its scene at every step."""
+    and bound by. Three queries however many characters there are: a fight builds its scene at every step.
+
+    `loaded` receives every row read, by id: the session holds its rows only while someone else does, so a
+    caller that wants the partners' rows too keeps them here rather than reading them again."""
     ids = [character.id for character in characters]
-    involved = {character.id: character for character in characters}
+    involved = loaded if loaded is not None else {}
+    involved.update((character.id, character) for character in characters)
     links: list[CharacterLink] = []
     if with_links and ids:
         links = list(

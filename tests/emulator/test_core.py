@@ -354,3 +354,45 @@ async def test_set_locale_changes_later_interactions(scene: Scene) -> None:
     assert german == eve and german.locale == "de"
     record = await emu.slash(eve, scene.general, "where")
     assert "locale=de" in record.reply.content
+
+
+async def test_a_rate_limited_route_is_retried_after_retry_after(scene: Scene) -> None:
+    emu = scene.emu
+    fault = emu.rate_limit_next("POST", r"/interactions/\d+/[^/]+/callback$", retry_after=0.3)
+    started = asyncio.get_running_loop().time()
+    record = await emu.slash(scene.alice, scene.general, "roll")
+    assert fault.met == 1 and record.reply.content == "rolled d6" and len(record.replies) == 1
+    assert asyncio.get_running_loop().time() - started >= 0.3
+
+
+async def test_a_global_rate_limit_is_waited_out(scene: Scene) -> None:
+    emu = scene.emu
+    fault = emu.rate_limit_next("POST", r"/channels/\d+/messages$", retry_after=0.3, scope="global")
+    record = await emu.slash(scene.alice, scene.general, "dm")
+    assert fault.met == 1 and record.reply.content == "sent"
+    assert [message.content for message in emu.dms(scene.alice)][-1:] == ["psst"]
+    with pytest.raises(EmulatorError):
+        emu.rate_limit_next("POST", "/x", retry_after=1, scope="nowhere")
+
+
+@pytest.mark.parametrize("status", [500, 502])
+async def test_a_server_error_is_retried(scene: Scene, status: int) -> None:
+    emu = scene.emu
+    fault = emu.refuse_next("POST", r"/interactions/\d+/[^/]+/callback$", status=status, code=0)
+    record = await emu.slash(scene.alice, scene.general, "roll", {"sides": 4})
+    assert fault.met == 1 and record.reply.content == "rolled d4" and len(record.replies) == 1
+
+
+async def test_a_slow_callback_past_three_seconds_is_unknown(scene: Scene) -> None:
+    emu = scene.emu
+    fault = emu.slow_next("POST", r"/interactions/\d+/[^/]+/callback$", seconds=0.2)
+    assert (await emu.slash(scene.alice, scene.general, "roll")).reply.content == "rolled d6"
+    assert fault.met == 1
+    # Held while Discord's clock passes its deadline: the callback arrives too late.
+    held = emu.slow_next("POST", r"/interactions/\d+/[^/]+/callback$", seconds=0.3)
+    record = await emu.slash(scene.alice, scene.general, "roll", {"sides": 12}, wait=False, settle=False)
+    await asyncio.wait_for(held.arrived.wait(), 5)
+    emu.clock.advance(3.5)
+    await emu.settle()
+    assert record.error is not None and (record.error.status, record.error.code) == (404, 10062)
+    assert record.replies == []
