@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Self
 
-from rules.exchange import RuleError
+from rules.exchange import RuleError, Text
 from rules.sheets import SheetProblem
 
 
@@ -22,17 +23,27 @@ class UserError(Exception):
         self.fallback: str | None = None
         self.ruleset: str | None = None
 
-    def within(self, ruleset: str) -> UserError:
+    def within(self, ruleset: str) -> Self:
         """The same error, worded by this ruleset's catalog where it has the key."""
         self.ruleset = ruleset
         return self
 
     @classmethod
-    def worded_for(cls, kind: str, key: str, /, **params: object) -> UserError:
+    def worded_for(cls, kind: str, key: str, /, **params: object) -> Self:
         """The message `key.kind` where a ruleset words it for its kind of exchange, else the generic `key`."""
         error = cls(f"{key}.{kind}", **params)
         error.fallback = key
         return error
+
+
+class WaitClosed(UserError):
+    """A click or an answer for a wait that was answered, expired or cancelled already. Where the wait was answered
+    or expired, `summary` says how (worded for exchanges of `kind`) and `language` is its campaign's: a prompt still
+    showing its buttons (the bot stopped between the answer and the prompt's edit) is closed with it."""
+
+    summary: Text | None = None
+    kind: str = ""
+    language: str | None = None
 
 
 class SheetRefused(UserError):

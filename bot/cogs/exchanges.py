@@ -17,6 +17,7 @@ from discord.ext import commands, tasks
 
 from bot import output
 from bot.app import Fatebot, Interaction, actor_of, campaign_translator, public_translator, translator
+from bot.errors import WaitClosed
 from bot.i18n import Translator
 from bot.render import changed_pools, mention, rolls_text
 from bot.rulesets.base import Play
@@ -67,8 +68,12 @@ def step_message(tr: Translator, play: Play, applied: Applied) -> tuple[str | No
 
 def summary_text(tr: Translator, closed: Closed) -> str:
     """How a wait ended, in words worded for its kind of exchange where its ruleset has them."""
-    key = tr.first(f"{closed.summary.key}.{closed.kind}", closed.summary.key)
-    return tr.text(Text(key, closed.summary.params))
+    return worded_summary(tr, closed.summary, closed.kind)
+
+
+def worded_summary(tr: Translator, summary: Text, kind: str) -> str:
+    key = tr.first(f"{summary.key}.{kind}", summary.key)
+    return tr.text(Text(key, summary.params))
 
 
 def audience_mention(tr: Translator, audience_ids: Sequence[int]) -> str:
@@ -96,11 +101,26 @@ class WaitButton(PersistentButton, template=r"wait:(?P<wait_id>[0-9]+):(?P<optio
 
     async def clicked(self, interaction: Interaction) -> None:
         bot = interaction.client
-        progress = await bot.exchanges.answer(
-            interaction.guild_id or 0, int(self.fields["wait_id"]), actor_of(interaction), self.fields["option"],
-            bot.dice,
-        )  # fmt: skip
+        try:
+            progress = await bot.exchanges.answer(
+                interaction.guild_id or 0, int(self.fields["wait_id"]), actor_of(interaction), self.fields["option"],
+                bot.dice,
+            )  # fmt: skip
+        except WaitClosed as closed:
+            await retire_prompt(interaction, closed)
+            raise
         await show_answer(interaction, progress)
+
+
+async def retire_prompt(interaction: Interaction, closed: WaitClosed) -> None:
+    """A prompt in the channel still offering buttons for a wait answered already (the bot stopped between the
+    answer and the prompt's edit) says how it ended, as it would have: a click racing the answer writes the same."""
+    message = interaction.message
+    if closed.summary is None or message is None or message.flags.ephemeral or not message.components:
+        return
+    tr = public_translator(interaction, closed.language, closed.ruleset)
+    with contextlib.suppress(discord.HTTPException):
+        await output.rewrite(message, worded_summary(tr, closed.summary, closed.kind))
 
 
 # The group of a button that offers every option of a wait privately (the choices of a character the GMs run).

@@ -50,7 +50,7 @@ from bot.db.models import (
     WaitAnswer,
     WaitRow,
 )
-from bot.errors import UserError, rule_refused
+from bot.errors import UserError, WaitClosed, rule_refused
 from bot.render import mention
 from bot.rulesets.base import ANSWERER, CharacterSnapshot, CommitmentSnapshot, Handler, Play, Scene, SideSnapshot, Turn
 from bot.rulesets.registry import RULESETS
@@ -239,6 +239,22 @@ def _for_gm_run(spec: Wait, wait: WaitRow) -> bool:
     return spec.audience.kind == "character" and not wait.audience_ids
 
 
+# Each changed pool's current value and maximum, by character name and pool.
+PoolsShown = dict[str, dict[str, tuple[int, int | None]]]
+
+
+def wait_closed(campaign: Campaign, exchange: Exchange, summary: Text | None = None) -> WaitClosed:
+    closed = WaitClosed.worded_for(exchange.kind, "wait.already_answered").within(campaign.ruleset)
+    closed.summary, closed.kind, closed.language = summary, exchange.kind, campaign.language
+    return closed
+
+
+def _answer_from_record(key: str, record: Mapping[str, Any]) -> Answer:
+    each = {int(user): text for user, text in record.get("each", {}).items()}
+    return Answer(key, record.get("option"), record.get("value"), record.get("by"), record.get("forced", False),
+                  record.get("expired", False), each)  # fmt: skip
+
+
 class ExchangeEngine:
     """Runs steps inside a caller's transaction; the campaign row is already locked."""
 
@@ -314,9 +330,9 @@ class ExchangeEngine:
         dice: DiceSource, status: str, progress: Progress, *, depth: int,
     ) -> None:  # fmt: skip
         if not await resolve_wait(session, wait.id, status, _answer_record(answer), self.clock()):
-            raise UserError.worded_for(exchange.kind, "wait.already_answered").within(campaign.ruleset)
+            raise wait_closed(campaign, exchange)
         spec = Wait.from_dict(wait.spec)
-        closed = Closed(wait.id, wait.channel_id, wait.message_id, self._summary(spec, wait, answer), exchange.kind)
+        closed = Closed(wait.id, wait.channel_id, wait.message_id, self.summary(spec, wait, answer), exchange.kind)
         progress.closed.append(closed)
         if progress.answered is None:
             progress.answered = closed
@@ -360,7 +376,8 @@ class ExchangeEngine:
             return option.label
         return Text("wait.value", {"value": answer.value if answer.value is not None else "—"})
 
-    def _summary(self, spec: Wait, wait: WaitRow, answer: Answer) -> Text:
+    def summary(self, spec: Wait, wait: WaitRow, answer: Answer) -> Text:
+        """How a wait closed with this answer, as its prompt says."""
         choice = self._choice_label(spec, answer)
         if answer.expired:
             return Text("wait.expired", {"choice": spec.lapse or choice})
@@ -380,8 +397,8 @@ class ExchangeEngine:
         """Apply one step, log it, and pause or close its exchange; then run any answers given in advance."""
         now = self.clock()
         campaign, exchange = running.campaign, running.exchange
-        pools, fallen, whispers = await self._apply(session, running, step.effects, exchange, now)
-        self._log(session, campaign, running.kind, step, actor_id, exchange, payload, now)
+        pools, fallen, whispers, clamped = await self._apply(session, running, step.effects, exchange, now)
+        self._log(session, campaign, running.kind, step, actor_id, exchange, payload, now, clamped)
         # Pools public steps leave out: the GMs' characters', and everyone's where sheets are private, unless revealed.
         hidden = frozenset(character.name for character in running.refs.values()
                            if running.play.sheet_hidden(character.gm_run, character.state))  # fmt: skip
@@ -497,15 +514,20 @@ class ExchangeEngine:
     async def _apply(
         self, session: AsyncSession, running: _Running, effects: Sequence[Effect], exchange: Exchange | None,
         now: datetime,
-    ) -> tuple[dict[str, dict[str, tuple[int, int | None]]], list[Fallen], list[WhisperTo]]:  # fmt: skip
+    ) -> tuple[PoolsShown, list[Fallen], list[WhisperTo], dict[int, int]]:  # fmt: skip
         """Pool changes as atomic updates, states of characters and sides replaced or patched, bindings and sides
-        changed, commitments stored, characters summoned, whispers addressed; report who fell."""
+        changed, commitments stored, characters summoned, whispers addressed; report who fell, and what each
+        pool delta held at a pool's bound really changed (by the effect's place in `effects`)."""
         campaign, play, refs = running.campaign, running.play, running.refs
         whispers: list[WhisperTo] = []
-        pools: dict[str, dict[str, tuple[int, int | None]]] = {}
+        pools: PoolsShown = {}
         touched: dict[int, Character] = {}
+        clamped: dict[int, int] = {}
         pool_ids = await self._pool_ids(session, refs, effects)
-        for effect in effects:
+        # The scene's pools were read in this transaction, under the campaign's lock: what each delta starts from.
+        values = {(shown.id, name): pool.current for shown_in_role in running.scene.roles.values()
+                  for shown in shown_in_role for name, pool in shown.pools.items()}  # fmt: skip
+        for index, effect in enumerate(effects):
             if isinstance(effect, Note):
                 record_event(session, campaign.id, effect.kind, actor_id=None, payload=dict(effect.payload),
                              created_at=now)  # fmt: skip
@@ -554,12 +576,16 @@ class ExchangeEngine:
             if isinstance(effect, PoolDelta):
                 # The rules checked every spend under the campaign lock; clamping only stops damage below zero.
                 change = await apply_pool_delta(session, pool_id, effect.delta, clamp=True)
+                before = values.get((character.id, effect.pool))
+                if before is not None and change.current - before != effect.delta:
+                    clamped[index] = change.current - before
             elif isinstance(effect, PoolSet):
                 change = await set_pool(session, pool_id, effect.value)
             else:
                 assert isinstance(effect, PoolMaximum)
                 change = await set_pool_maximum(session, pool_id, effect.maximum)
             pools.setdefault(character.name, {})[effect.pool] = (change.current, change.maximum)
+            values[(character.id, effect.pool)] = change.current
             touched[character.id] = character
         fallen = []
         changed = list(touched.values())
@@ -571,7 +597,7 @@ class ExchangeEngine:
                     session, campaign.id, f"character.{fate}", actor_id=None, payload={"name": character.name},
                     created_at=now,
                 )  # fmt: skip
-        return pools, fallen, whispers
+        return pools, fallen, whispers, clamped
 
     async def _bind(
         self, session: AsyncSession, campaign: Campaign, refs: Mapping[str, Character], effect: Bind, now: datetime
@@ -664,12 +690,17 @@ class ExchangeEngine:
 
     def _log(
         self, session: AsyncSession, campaign: Campaign, kind: str, step: Step, actor_id: int | None,
-        exchange: Exchange | None, payload: Mapping[str, Any] | None, now: datetime,
+        exchange: Exchange | None, payload: Mapping[str, Any] | None, now: datetime, clamped: Mapping[int, int],
     ) -> None:  # fmt: skip
         """One event per outcome, the first carrying the step's rolls and changes; a step without outcomes
-        is logged under the exchange's kind, so every change leaves an event."""
+        is logged under the exchange's kind, so every change leaves an event. A pool delta held at the pool's
+        bound (damage past 0) carries what it `applied` too, so the log adds up to the pools."""
         rolls = [roll.to_dict() for roll in step.rolls]
-        effects = [effect_to_dict(effect, public=True) for effect in step.effects if not isinstance(effect, Note)]
+        effects = [
+            {**effect_to_dict(effect, public=True), **({"applied": clamped[index]} if index in clamped else {})}
+            for index, effect in enumerate(step.effects)
+            if not isinstance(effect, Note)
+        ]
         extra = {**(payload or {}), **({"exchange": exchange.id} if exchange is not None else {})}
         if not step.outcomes:
             if rolls or effects or payload is not None:
@@ -823,7 +854,11 @@ class ExchangeService:
         exchange = await session.get(Exchange, wait.exchange_id)
         assert exchange is not None
         if wait.status != PENDING:
-            raise UserError.worded_for(exchange.kind, "wait.already_answered").within(campaign.ruleset)
+            summary = None
+            if wait.status in (ANSWERED, EXPIRED) and wait.answer is not None:
+                answer = _answer_from_record(wait.key, wait.answer)
+                summary = self.engine.summary(Wait.from_dict(wait.spec), wait, answer)
+            raise wait_closed(campaign, exchange, summary)
         return campaign, wait, exchange
 
     async def _may_answer(

@@ -1,14 +1,14 @@
 """Discord failing under the bot mid-play, thrown by the emulator's switches: a dropped connection, an invalid
 session, rate limits, server errors, slow replies and a callback past Discord's 3 seconds.
 
-After each fault the test checks what the players saw and the ledger: every pool equals what it was plus the
-deltas the log says were applied to it, and every wait answered or expired has exactly one event saying so.
+After each fault the test checks what the players saw and the ledger (`tests/e2e/ledger.py`): every pool equals
+what it was plus the changes the log says were applied to it, and every wait answered or expired has exactly one
+event saying so.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -18,75 +18,16 @@ import yaml
 from sqlalchemy import select
 
 from bot.db.engine import Database
-from bot.db.models import ANSWERED, EXPIRED, Campaign, Character, Event, ExchangeRole, ResourcePool, WaitRow
+from bot.db.models import Campaign
 from bot.emulator.models import EVERYONE, Channel, InteractionRecord, Message, User
 from bot.emulator.rest import Fault
-from rules.exchange import member
 from tests.databases import BACKENDS, fresh_database_url
 from tests.e2e.harness import Harness, running_harness
+from tests.e2e.ledger import Ledger, assert_accounts_for, read_ledger
 
 CALLBACK = r"/interactions/\d+/[^/]+/callback$"
 CHANNEL_MESSAGES = r"/channels/\d+/messages$"
 ATTACK = {"target": "Rider", "action": "melee|Invisible Air"}
-
-
-@dataclass(frozen=True)
-class Ledger:
-    """What the database holds: each pool's value, and what the log says happened to pools and waits."""
-
-    pools: dict[tuple[str, str], int]
-    logged_deltas: Counter[tuple[str, str]]
-    resolved_waits: int
-    logged_resolutions: int
-    rolls: int
-    last_event: int
-
-
-async def read_ledger(database_url: str, campaign_id: int, *, since_event: int = 0) -> Ledger:
-    database = Database.from_url(database_url)
-    try:
-        async with database.read() as session:
-            rows = await session.execute(
-                select(Character.id, Character.name).where(Character.campaign_id == campaign_id)
-            )
-            names: dict[int, str] = dict(rows.all())
-            pools = {
-                (names[character_id], pool): current
-                for character_id, pool, current in await session.execute(
-                    select(ResourcePool.character_id, ResourcePool.name, ResourcePool.current).where(
-                        ResourcePool.character_id.in_(names)
-                    )
-                )
-            }
-            events = list(await session.scalars(select(Event).where(Event.campaign_id == campaign_id)))
-            roles: dict[int, dict[str, str]] = {}
-            for exchange_id, role, position, character_id in await session.execute(
-                select(
-                    ExchangeRole.exchange_id, ExchangeRole.role, ExchangeRole.position, ExchangeRole.character_id
-                ).where(ExchangeRole.character_id.in_(names))
-            ):
-                if character_id is not None:
-                    roles.setdefault(exchange_id, {})[member(role, position)] = names[character_id]
-            statuses = list(await session.scalars(select(WaitRow.status).where(WaitRow.campaign_id == campaign_id)))
-    finally:
-        await database.dispose()
-    deltas: Counter[tuple[str, str]] = Counter()
-    for event in events:
-        if event.id <= since_event:
-            continue
-        for effect in event.payload.get("effects", ()):
-            assert effect["type"] not in ("pool_set", "pool_maximum"), f"a scene for deltas only set {effect}"
-            if effect["type"] == "pool_delta":
-                # Each pool change the log shows names its character by a role of a stored exchange.
-                deltas[(roles[event.payload["exchange"]][effect["who"]], effect["pool"])] += effect["delta"]
-    return Ledger(
-        pools,
-        deltas,
-        resolved_waits=sum(status in (ANSWERED, EXPIRED) for status in statuses),
-        logged_resolutions=sum(event.kind in ("wait.answered", "wait.expired") for event in events),
-        rolls=sum(event.kind == "roll" for event in events),
-        last_event=max(event.id for event in events),
-    )
 
 
 @dataclass
@@ -107,10 +48,7 @@ class Table:
         """Nothing lost or doubled since the table was set: pools are the log's sums, waits resolved once."""
         assert self.baseline is not None
         now = await self.ledger()
-        assert now.pools.keys() == self.baseline.pools.keys()
-        for key, value in now.pools.items():
-            assert value == self.baseline.pools[key] + now.logged_deltas[key], key
-        assert now.resolved_waits == now.logged_resolutions
+        assert_accounts_for(self.baseline, now)
         return now
 
 
@@ -288,3 +226,23 @@ async def test_a_reply_slowed_past_three_seconds_is_posted_in_the_channel(table:
     assert "Dodge" not in harness.current(prompt).buttons()
     ledger = await table.assert_consistent()
     assert ledger.rolls == rolls + 1
+
+
+async def test_a_prompt_left_with_its_buttons_after_its_answer_loses_them_at_the_next_click(table: Table) -> None:
+    """The defence was rolled and saved, but Discord refused the click's answer, so the prompt still shows its
+    buttons: the clicker is told the change was saved, and the next click retires the prompt."""
+    harness, emulator = table.harness, table.harness.emulator
+    prompt = await attack(table)
+    refused = emulator.refuse_next("POST", CALLBACK, status=400, code=50035)
+    clicked = await dodge(table, prompt)
+    assert refused.met == 1
+    # mei reads Japanese: "the change was saved, but its reply failed ... /log show has what changed".
+    assert clicked.reply.ephemeral and "変更は保存されました" in clicked.reply.content
+    assert "Dodge" in harness.current(prompt).buttons()
+    answered = (await table.ledger()).resolved_waits
+
+    again = await dodge(table, prompt)
+    assert again.reply.ephemeral and again.reply.content == "その攻撃にはすでに対応済みです。"  # already answered
+    retired = harness.current(prompt)  # as if the first answer had edited it, in the campaign's language
+    assert retired.buttons() == [] and retired.content == "Rider answered: Dodge."
+    assert (await table.assert_consistent()).resolved_waits == answered
