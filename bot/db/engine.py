@@ -207,13 +207,23 @@ class Database:
 
     @asynccontextmanager
     async def _turn(self) -> AsyncIterator[None]:
+        """A turn to write. SQLite: this process's writers queue here, first come first served. PostgreSQL: they
+        go at once and the server orders them, but writers of one campaign still wait for each other's row
+        lock, so the writers under way count as a queue. Either way, a command about to wait behind more than
+        `LONG_WAIT_SECONDS` of others' turns hears of it (`LONG_WAIT`) before it waits."""
         if self._write_turn is None:
-            yield
+            self._queued_writers += 1
+            self._tell_of_a_long_wait()
+            started = time.perf_counter()
+            try:
+                yield
+            finally:
+                self._queued_writers -= 1
+                self._learn_turn(time.perf_counter() - started)
             return
         if self._write_turn.locked() or self._queued_writers:
             self._queued_writers += 1
-            if (self._queued_writers * self._turn_seconds > LONG_WAIT_SECONDS) and (hook := LONG_WAIT.get()):
-                hook()
+            self._tell_of_a_long_wait()
             try:
                 async with asyncio.timeout(SQLITE_WRITE_QUEUE_SECONDS):
                     await self._write_turn.acquire()
@@ -228,8 +238,14 @@ class Database:
             yield
         finally:
             self._write_turn.release()
-            lasted = time.perf_counter() - started
-            self._turn_seconds += _TURN_WEIGHT * (lasted - self._turn_seconds)
+            self._learn_turn(time.perf_counter() - started)
+
+    def _tell_of_a_long_wait(self) -> None:
+        if self._queued_writers * self._turn_seconds > LONG_WAIT_SECONDS and (hook := LONG_WAIT.get()):
+            hook()
+
+    def _learn_turn(self, lasted: float) -> None:
+        self._turn_seconds += _TURN_WEIGHT * (lasted - self._turn_seconds)
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
