@@ -18,44 +18,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import statistics
 import tempfile
-from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any
 
-import discord
 import yaml
-from discord import app_commands
 
 from bot.app import Fatebot, point_at
+from bot.bench import Figures, FloorBot, burst, figures, running, sequential
 from bot.db.engine import Database
 from bot.emulator import Emulator
 from bot.emulator.models import Channel, Guild, InteractionRecord, Message, User
 from rules.dice import SystemDice
 from tests.databases import BACKENDS, fresh_database_url
-
-DISCORD_DEADLINE_SECONDS = 3.0
-# How long a burst's slowest answer may take before the run is called broken (Discord allows 15 minutes).
-ANSWER_PATIENCE_SECONDS = 60.0
-
-
-class FloorBot(discord.Client):
-    """The least a discord.py bot can do with a slash command."""
-
-    def __init__(self) -> None:
-        super().__init__(intents=discord.Intents(guilds=True), max_messages=None)
-        self.tree = app_commands.CommandTree(self)
-
-        @self.tree.command(name="noop", description="Answer at once")
-        async def noop(interaction: discord.Interaction) -> None:
-            await interaction.response.send_message("ok")
-
-    async def setup_hook(self) -> None:
-        await self.tree.sync()
 
 
 @dataclass
@@ -68,81 +45,14 @@ class Table:
     channels: list[Channel]
 
 
-@dataclass(frozen=True)
-class Figures:
-    name: str
-    milliseconds: list[float]
-    # Answered after Discord's deadline, and (what users see as "did not respond") not even acknowledged by then.
-    late: int
-    unacknowledged: int
-
-    @property
-    def median(self) -> float:
-        return statistics.median(self.milliseconds)
-
-    @property
-    def p99(self) -> float:
-        ordered = sorted(self.milliseconds)
-        return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-
-
-def answer_time(record: InteractionRecord) -> float:
-    if record.answered_at is None or record.dispatched_at is None:
-        raise RuntimeError(f"interaction {record.id} was never answered (errors: {record.errors})")
-    return (record.answered_at - record.dispatched_at) * 1000
-
-
-def acknowledged_late(record: InteractionRecord) -> bool:
-    if record.acknowledged_at is None or record.dispatched_at is None:
-        raise RuntimeError(f"interaction {record.id} was never acknowledged (errors: {record.errors})")
-    return record.acknowledged_at - record.dispatched_at > DISCORD_DEADLINE_SECONDS
-
-
-def figures(name: str, records: list[InteractionRecord]) -> Figures:
-    times = [answer_time(record) for record in records]
-    late = sum(time > DISCORD_DEADLINE_SECONDS * 1000 for time in times)
-    return Figures(name, times, late, sum(acknowledged_late(record) for record in records))
-
-
-Send = Callable[[Channel], Awaitable[InteractionRecord]]
-
-
-async def sequential(table: Table, send: Send, rounds: int) -> list[InteractionRecord]:
-    return [await send(table.channels[number % len(table.channels)]) for number in range(rounds)]
-
-
-async def burst(table: Table, send: Send) -> list[InteractionRecord]:
-    records = list(await asyncio.gather(*(send(channel) for channel in table.channels)))
-    # A command that deferred ("thinking...") has returned here; its answer may still be on the way.
-    for record in records:
-        await record.until(partial(answered, record), ANSWER_PATIENCE_SECONDS)
-    return records
-
-
-def answered(record: InteractionRecord) -> bool:
-    return record.answered_at is not None
-
-
-@contextlib.asynccontextmanager
-async def running(client: discord.Client, emulator: Emulator) -> AsyncIterator[None]:
-    task = asyncio.create_task(client.start(emulator.bot_token))
-    await emulator.wait_ready()
-    try:
-        yield
-    finally:
-        await client.close()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-
-
 async def measure_floor(table: Table, rounds: int) -> tuple[Figures, Figures]:
     async def noop(channel: Channel) -> InteractionRecord:
         return await table.emulator.slash(table.attacker, channel, "noop", settle=False)
 
     async with running(FloorBot(), table.emulator):
-        await sequential(table, noop, 20)
-        alone = figures("noop", await sequential(table, noop, rounds))
-        together = figures("noop", await burst(table, noop))
+        await sequential(table.channels, noop, 20)
+        alone = figures("noop", await sequential(table.channels, noop, rounds))
+        together = figures("noop", await burst(table.channels, noop))
     return alone, together
 
 
@@ -211,9 +121,9 @@ async def measure_bot(table: Table, rounds: int) -> list[tuple[Figures, Figures]
 
     results = []
     for name, send in (("/roll", roll), ("/check", check)):
-        await sequential(table, send, 20)
-        alone = figures(name, await sequential(table, send, rounds))
-        together = figures(name, await burst(table, send))
+        await sequential(table.channels, send, 20)
+        alone = figures(name, await sequential(table.channels, send, rounds))
+        together = figures(name, await burst(table.channels, send))
         results.append((alone, together))
 
     # A character attacks once a round: one attack in each channel, answered, then a new round everywhere;
@@ -226,9 +136,9 @@ async def measure_bot(table: Table, rounds: int) -> list[tuple[Figures, Figures]
         dodges.append(await dodge(channel))
         await emulator.settle(quiet_for=0.01)
     await new_round(table.channels)
-    attacked_together = await burst(table, attack)
+    attacked_together = await burst(table.channels, attack)
     await emulator.settle(quiet_for=0.01)
-    dodged_together = await burst(table, dodge)
+    dodged_together = await burst(table.channels, dodge)
     await emulator.settle()
     results.append((figures("/attack", attacks), figures("/attack", attacked_together)))
     results.append((figures("Dodge click", dodges), figures("Dodge click", dodged_together)))

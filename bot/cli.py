@@ -1,4 +1,4 @@
-"""The `fatebot` command: run, local, db upgrade, db backup, db restore."""
+"""The `fatebot` command: run, local, bench, db upgrade, db backup, db restore."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ import aiohttp
 import discord
 
 from bot.app import Fatebot, point_at
+from bot.bench import add_arguments as add_bench_arguments
+from bot.bench import run_bench
 from bot.db.backup import BackupError, backup, restore
 from bot.db.engine import Database
 from bot.db.migrate import upgrade
@@ -35,6 +37,9 @@ def _parser() -> argparse.ArgumentParser:
     local.add_argument("--seed", type=int, help="seed the dice and ids so that the output repeats exactly")
     local.add_argument("--database", help="database URL (default: DATABASE_URL, or a temporary one with --script)")
     local.add_argument("--verbose", action="store_true", help="show the bot's logs (on stderr)")
+    add_bench_arguments(
+        commands.add_parser("bench", help="time a mix of every ruleset's commands through the emulator")
+    )
     database = commands.add_parser("db", help="database maintenance")
     database_commands = database.add_subparsers(dest="db_command", required=True)
     database_commands.add_parser("upgrade", help="apply every pending migration")
@@ -50,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     settings = Settings()
     # Logs go to stderr; `fatebot local` keeps them to warnings unless asked, so they do not drown the replies.
-    quiet = arguments.command == "local" and not arguments.verbose
+    quiet = (arguments.command == "local" and not arguments.verbose) or arguments.command == "bench"
     level = max(logging.WARNING, logging.getLevelName(settings.log_level)) if quiet else settings.log_level
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     # The bot has no voice features, so discord.py's warnings about missing voice libraries are noise.
@@ -63,6 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.command == "local":
         return asyncio.run(
             run_local(settings, script=arguments.script, seed=arguments.seed, database_url=arguments.database)
+        )
+    if arguments.command == "bench":
+        return asyncio.run(
+            run_bench(channels=arguments.channels, rounds=arguments.rounds, database_url=arguments.database)
         )
     if arguments.db_command == "backup":
         return _backup(settings, arguments.file)

@@ -162,3 +162,17 @@ async def test_run_logs_in_syncs_to_the_configured_guild_and_serves(tmp_path: Pa
         finally:
             process.send_signal(signal.SIGINT)
             await asyncio.wait_for(process.wait(), timeout=20)
+
+
+def test_bench_times_every_rulesets_commands_against_the_floor(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--channels", "1", "--rounds", "2"]) == 0
+    table = capsys.readouterr().out
+    rows = [line.split() for line in table.splitlines()]
+    assert sum(row[:2] == ["floor", "before"] or row[:2] == ["floor", "after"] for row in rows) == 2
+    timed = {(row[0], " ".join(row[1:-10])) for row in rows if len(row) > 10 and row[0] != "ruleset"}
+    for ruleset in ("fate_points", "crest_magia", "grail_zh", "grail_anka"):
+        assert {(ruleset, "/roll"), (ruleset, "/character show"), (ruleset, "/log show")} <= timed
+    assert {("fate_points", "/check"), ("fate_points", "/attack"), ("fate_points", "Dodge click")} <= timed
+    assert ("grail_anka", "/check") not in timed  # its checks are a GM's `/anka check`
+    assert any(line.startswith("bursts: ") and "a second; peak memory" in line for line in table.splitlines())
+    assert main(["bench", "--channels", "0"]) == 2

@@ -1,0 +1,362 @@
+"""`fatebot bench`: how fast the bot answers a mix of every ruleset's commands, against the smallest possible bot.
+
+Everything happens in one process and one emulator. The floor is a bare `discord.Client` whose `/noop` answers
+"ok" at once: what discord.py and the emulator cost by themselves, measured before and after the bot. Then, for
+every ruleset, `channels` campaigns, each with a player's character from the ruleset's template (approved by
+the GM where it waits for a GM); Fate/Points' campaigns have two Master and Servant pairs, for an attack. The mix:
+`/roll 1d20+5`, `/check` with the first stat the bot suggests (in the rulesets that have checks), `/character
+show`, `/log show`, and in Fate/Points `/attack` answered by the defender's Dodge button. Each is timed one at a
+time (`rounds` of each, over the channels in turn), then in a burst: one in every channel at once. A figure runs
+from the moment the emulator sends the interaction to the moment the user sees an answer (not "thinking...");
+"> 3 s" counts a burst's answers after Discord's 3 seconds, "no ack" those not even acknowledged by then.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import resource
+import statistics
+import tempfile
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import discord
+import yaml
+from discord import app_commands
+
+from bot.app import Fatebot, point_at
+from bot.db.engine import Database
+from bot.emulator import Emulator
+from bot.emulator.models import Channel, Guild, InteractionRecord, Message, User
+from bot.rulesets.registry import RULESETS
+from rules.dice import SystemDice
+
+DISCORD_DEADLINE_SECONDS = 3.0
+# How long a burst's slowest answer may take before the run is called broken (Discord allows 15 minutes).
+ANSWER_PATIENCE_SECONDS = 60.0
+# Commands sent before timing begins, so that caches and compiled statements are warm.
+WARM_UP = 5
+FATE_POINTS = "fate_points"
+ATTACK = {"target": "Rider", "action": "melee|Invisible Air"}
+
+
+class FloorBot(discord.Client):
+    """The least a discord.py bot can do with a slash command."""
+
+    def __init__(self) -> None:
+        super().__init__(intents=discord.Intents(guilds=True), max_messages=None)
+        self.tree = app_commands.CommandTree(self)
+
+        @self.tree.command(name="noop", description="Answer at once")
+        async def noop(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message("ok")
+
+    async def setup_hook(self) -> None:
+        await self.tree.sync()
+
+
+@dataclass(frozen=True)
+class Figures:
+    name: str
+    milliseconds: list[float]
+    # Answered after Discord's deadline, and (what users see as "did not respond") not even acknowledged by then.
+    late: int
+    unacknowledged: int
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.milliseconds)
+
+    def percentile(self, share: float) -> float:
+        ordered = sorted(self.milliseconds)
+        return ordered[min(len(ordered) - 1, int(len(ordered) * share))]
+
+    @property
+    def p95(self) -> float:
+        return self.percentile(0.95)
+
+    @property
+    def p99(self) -> float:
+        return self.percentile(0.99)
+
+
+def answer_time(record: InteractionRecord) -> float:
+    if record.answered_at is None or record.dispatched_at is None:
+        raise RuntimeError(f"interaction {record.id} was never answered (errors: {record.errors})")
+    return (record.answered_at - record.dispatched_at) * 1000
+
+
+def acknowledged_late(record: InteractionRecord) -> bool:
+    if record.acknowledged_at is None or record.dispatched_at is None:
+        raise RuntimeError(f"interaction {record.id} was never acknowledged (errors: {record.errors})")
+    return record.acknowledged_at - record.dispatched_at > DISCORD_DEADLINE_SECONDS
+
+
+def figures(name: str, records: Sequence[InteractionRecord]) -> Figures:
+    times = [answer_time(record) for record in records]
+    late = sum(time > DISCORD_DEADLINE_SECONDS * 1000 for time in times)
+    return Figures(name, times, late, sum(acknowledged_late(record) for record in records))
+
+
+Send = Callable[[Channel], Awaitable[InteractionRecord]]
+
+
+async def sequential(channels: Sequence[Channel], send: Send, rounds: int) -> list[InteractionRecord]:
+    return [await send(channels[number % len(channels)]) for number in range(rounds)]
+
+
+async def burst(channels: Sequence[Channel], send: Send) -> list[InteractionRecord]:
+    records = list(await asyncio.gather(*(send(channel) for channel in channels)))
+    # A command that deferred ("thinking...") has returned here; its answer may still be on the way.
+    for record in records:
+        await record.until(partial(answered, record), ANSWER_PATIENCE_SECONDS)
+    return records
+
+
+def answered(record: InteractionRecord) -> bool:
+    return record.answered_at is not None
+
+
+@contextlib.asynccontextmanager
+async def running(client: discord.Client, emulator: Emulator) -> AsyncIterator[None]:
+    task = asyncio.create_task(client.start(emulator.bot_token))
+    await emulator.wait_ready()
+    try:
+        yield
+    finally:
+        await client.close()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def measure_floor(emulator: Emulator, user: User, channels: Sequence[Channel], rounds: int) -> Figures:
+    """The floor's answers one at a time (what every ratio divides by)."""
+
+    async def noop(channel: Channel) -> InteractionRecord:
+        return await emulator.slash(user, channel, "noop", settle=False)
+
+    async with running(FloorBot(), emulator):
+        await sequential(channels, noop, WARM_UP)
+        return figures("noop", await sequential(channels, noop, rounds))
+
+
+@dataclass
+class Players:
+    emulator: Emulator
+    guild: Guild
+    gm: User
+    player: User
+    defender: User
+    channels: dict[str, list[Channel]] = field(default_factory=dict)
+
+    @property
+    def every_channel(self) -> list[Channel]:
+        return [channel for channels in self.channels.values() for channel in channels]
+
+
+async def approve_if_held(players: Players, channel: Channel) -> None:
+    """The GM approves the newest character of the channel when it waits for a GM's approval."""
+    prompt = players.emulator.last_message(channel, visible_to=players.gm)
+    if len(prompt.buttons()) == 2 and "Approve" in prompt.buttons():
+        await players.emulator.click(players.gm, prompt, "Approve")
+
+
+async def import_sheet(players: Players, player: User, channel: Channel, data: dict[str, Any]) -> None:
+    text = yaml.safe_dump(data, allow_unicode=True).encode()
+    created = await players.emulator.slash(player, channel, "character import", {"file": ("sheet.yaml", text)})
+    if created.reply.ephemeral:
+        raise RuntimeError(f"the bench's character was refused: {created.reply.content}")
+    await approve_if_held(players, channel)
+
+
+async def template(players: Players, channel: Channel, kind: str) -> dict[str, Any]:
+    reply = await players.emulator.slash(players.player, channel, "character template", {"kind": kind})
+    data: dict[str, Any] = yaml.safe_load(reply.reply.attachments[0].data) or {}
+    return {"kind": kind, **data}
+
+
+async def set_the_tables(players: Players) -> None:
+    """A campaign in every channel, with the player's character (two pairs in Fate/Points)."""
+    emulator = players.emulator
+    for ruleset, channels in players.channels.items():
+        play = RULESETS[ruleset].play
+        assert play is not None
+        for channel in channels:
+            await emulator.slash(players.gm, channel, "campaign start", {"ruleset": ruleset, "name": "Bench"})
+            if ruleset != FATE_POINTS:
+                await import_sheet(players, players.player, channel, await template(players, channel, play.kinds[0]))
+                continue
+            for player, master, servant in ((players.player, "Rin", "Archer"), (players.defender, "Sakura", "Rider")):
+                await import_sheet(players, player, channel, {**await template(players, channel, "master"),
+                                                              "name": master})  # fmt: skip
+                servant_sheet = await template(players, channel, "servant")
+                servant_sheet.update(name=servant, master=master, servant_class=servant)
+                await import_sheet(players, player, channel, servant_sheet)
+                await emulator.slash(player, channel, "character use", {"name": servant})
+
+
+@dataclass(frozen=True)
+class Row:
+    ruleset: str
+    alone: Figures
+    together: Figures
+    burst_seconds: float
+
+
+async def check_stat(players: Players, channel: Channel) -> str | None:
+    """The first stat the bot suggests for `/check`, where the ruleset's checks are `/check`'s."""
+    choices = await players.emulator.autocomplete(players.player, channel, "check", {"stat": ""}, "stat")
+    if not choices:
+        return None
+    stat = str(choices[0]["value"])
+    tried = await players.emulator.slash(players.player, channel, "check", {"stat": stat})
+    return None if tried.reply.ephemeral else stat
+
+
+async def measure_ruleset(players: Players, ruleset: str, rounds: int) -> list[Row]:
+    emulator, player = players.emulator, players.player
+    channels = players.channels[ruleset]
+    sends: list[tuple[str, Send]] = [
+        ("/roll", lambda channel: emulator.slash(player, channel, "roll", {"dice": "1d20+5"}, settle=False))
+    ]
+    if (stat := await check_stat(players, channels[0])) is not None:
+        sends.append(("/check", lambda channel: emulator.slash(player, channel, "check", {"stat": stat},
+                                                               settle=False)))  # fmt: skip
+    sends.append(("/character show", lambda channel: emulator.slash(player, channel, "character show", settle=False)))
+    sends.append(("/log show", lambda channel: emulator.slash(player, channel, "log show", settle=False)))
+    rows = []
+    for name, send in sends:
+        await sequential(channels, send, WARM_UP)
+        alone = figures(name, await sequential(channels, send, rounds))
+        started = time.perf_counter()
+        together = figures(name, await burst(channels, send))
+        rows.append(Row(ruleset, alone, together, time.perf_counter() - started))
+    if ruleset == FATE_POINTS:
+        rows.extend(await measure_attacks(players, channels, rounds))
+    return rows
+
+
+def defence_prompt(players: Players, channel: Channel) -> Message:
+    shown = players.emulator.visible_to(players.defender, channel)
+    return next(message for message in reversed(shown) if "Dodge" in message.buttons())
+
+
+async def measure_attacks(players: Players, channels: list[Channel], rounds: int) -> list[Row]:
+    """An attack a round in each channel, answered by the defender's Dodge; timed one at a time, then at once."""
+    emulator = players.emulator
+
+    async def attack(channel: Channel) -> InteractionRecord:
+        return await emulator.slash(players.player, channel, "attack", ATTACK, settle=False)
+
+    async def dodge(channel: Channel) -> InteractionRecord:
+        return await emulator.click(players.defender, defence_prompt(players, channel), "Dodge", settle=False)
+
+    async def new_round() -> None:
+        await asyncio.gather(*(emulator.slash(players.gm, channel, "combat round") for channel in channels))
+
+    attacks, dodges = [], []
+    for number in range(rounds):
+        channel = channels[number % len(channels)]
+        if number % len(channels) == 0:
+            await new_round()
+        attacks.append(await attack(channel))
+        await emulator.settle(quiet_for=0.01)
+        dodges.append(await dodge(channel))
+        await emulator.settle(quiet_for=0.01)
+    await new_round()
+    started = time.perf_counter()
+    attacked = await burst(channels, attack)
+    attack_seconds = time.perf_counter() - started
+    await emulator.settle(quiet_for=0.01)
+    started = time.perf_counter()
+    dodged = await burst(channels, dodge)
+    dodge_seconds = time.perf_counter() - started
+    await emulator.settle()
+    return [
+        Row(FATE_POINTS, figures("/attack", attacks), figures("/attack", attacked), attack_seconds),
+        Row(FATE_POINTS, figures("Dodge click", dodges), figures("Dodge click", dodged), dodge_seconds),
+    ]
+
+
+def report(backend: str, floors: list[Figures], rows: list[Row], peak_megabytes: float) -> None:
+    floor = statistics.mean(figure.median for figure in floors)
+    print(f"\n{backend}: milliseconds from sending an interaction to its answer; the floor's median {floor:.2f} ms")
+    print(f"{'':30} {'one at a time':>35}   {'one in every channel at once':>44}")
+    columns = f"{'p50':>8} {'p95':>8} {'p99':>8} {'x floor':>8}"
+    print(f"{'ruleset':13} {'command':16} {columns}   {columns} {'> 3 s':>6} {'no ack':>6}")
+    for number, figure in enumerate(floors):
+        label = "floor before" if number == 0 else "floor after"
+        print(f"{'':13} {label:16} {figure.median:8.2f} {figure.p95:8.2f} {figure.p99:8.2f}")
+    for row in rows:
+        alone, together = row.alone, row.together
+        print(
+            f"{row.ruleset:13} {alone.name:16} {alone.median:8.2f} {alone.p95:8.2f} {alone.p99:8.2f} "
+            f"{alone.median / floor:7.2f}x   {together.median:8.2f} {together.p95:8.2f} {together.p99:8.2f} "
+            f"{together.median / floor:7.2f}x {together.late:6} {together.unacknowledged:6}"
+        )
+    commands = sum(len(row.together.milliseconds) for row in rows)
+    seconds = sum(row.burst_seconds for row in rows)
+    print(f"bursts: {commands} commands in {seconds:.2f} s, {commands / seconds:.0f} a second; "
+          f"peak memory {peak_megabytes:.0f} MB")  # fmt: skip
+
+
+def peak_memory_megabytes() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
+
+
+async def bench(database_url: str, *, channels: int, rounds: int, backend: str) -> list[Row]:
+    """Run the bench on a migrated or empty database, print its table, and return its rows."""
+    async with Emulator(seed=3) as emulator:
+        restore = point_at(emulator.api_base, emulator.gateway_url)
+        try:
+            gm, player, defender = (emulator.add_user(name) for name in ("kirei", "bob", "mei"))
+            guild = emulator.add_guild("Fuyuki", owner=gm)
+            emulator.add_member(guild, player)
+            emulator.add_member(guild, defender)
+            players = Players(emulator, guild, gm, player, defender)
+            for ruleset in RULESETS:
+                players.channels[ruleset] = [emulator.add_channel(guild, f"{ruleset}-{n}") for n in range(channels)]
+            floors = [await measure_floor(emulator, player, players.every_channel, rounds)]
+            database = Database.from_url(database_url)
+            rows: list[Row] = []
+            try:
+                bot = Fatebot(database, SystemDice(), guild_ready_timeout=0.05)
+                async with running(bot, emulator):
+                    await set_the_tables(players)
+                    for ruleset in RULESETS:
+                        rows.extend(await measure_ruleset(players, ruleset, rounds))
+            finally:
+                await database.dispose()
+            floors.append(await measure_floor(emulator, player, players.every_channel, rounds))
+        finally:
+            restore()
+    report(backend, floors, rows, peak_memory_megabytes())
+    return rows
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--channels", type=int, default=10, help="campaigns of each ruleset (default 10)")
+    parser.add_argument("--rounds", type=int, default=50, help="each command timed one at a time (default 50)")
+    parser.add_argument(
+        "--database", help="an empty or scratch database to bench on (default: a new temporary SQLite file)"
+    )
+
+
+async def run_bench(*, channels: int, rounds: int, database_url: str | None) -> int:
+    if channels < 1 or rounds < 1:
+        print("--channels and --rounds take a whole number from 1 up.")
+        return 2
+    if database_url is not None:
+        backend = database_url.split(":", 1)[0].split("+", 1)[0]
+        await bench(database_url, channels=channels, rounds=rounds, backend=backend)
+        return 0
+    with tempfile.TemporaryDirectory() as directory:
+        url = f"sqlite:///{Path(directory) / 'bench.sqlite3'}"
+        await bench(url, channels=channels, rounds=rounds, backend="sqlite")
+    return 0
