@@ -137,7 +137,7 @@ async def measure_bot(table: Table, rounds: int) -> list[tuple[Figures, Figures]
         await emulator.settle(quiet_for=0.01)
     await new_round(table.channels)
     attacked_together = await burst(table.channels, attack)
-    await emulator.settle(quiet_for=0.01)
+    await emulator.settle()  # the prompts follow the answers
     dodged_together = await burst(table.channels, dodge)
     await emulator.settle()
     results.append((figures("/attack", attacks), figures("/attack", attacked_together)))

@@ -18,6 +18,7 @@ from bot.db.models import (
     EXCHANGE_OPEN,
     EXPIRED,
     PENDING,
+    Campaign,
     Character,
     Event,
     Exchange,
@@ -114,3 +115,15 @@ def assert_accounts_for(baseline: Ledger, now: Ledger) -> None:
         assert value == baseline.pools[key] + now.logged_changes[key], (key, value, baseline.pools[key])
     assert now.resolved_waits == now.logged_resolutions
     assert now.stuck_exchanges == 0
+
+
+async def campaign_in(database_url: str, channel_id: int) -> int:
+    """The id of the campaign a channel holds (the tests read its ledger by it)."""
+    database = Database.from_url(database_url)
+    try:
+        async with database.read() as session:
+            campaign_id = await session.scalar(select(Campaign.id).where(Campaign.channel_id == channel_id))
+    finally:
+        await database.dispose()
+    assert campaign_id is not None
+    return campaign_id

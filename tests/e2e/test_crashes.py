@@ -27,15 +27,12 @@ from typing import Any
 
 import pytest
 import yaml
-from sqlalchemy import select
 from sqlalchemy.engine import make_url
 
-from bot.db.engine import Database
-from bot.db.models import Campaign
 from bot.emulator import Emulator
 from bot.emulator.models import Channel, InteractionRecord, Message, User
 from tests.databases import BACKENDS, fresh_database_url
-from tests.e2e.ledger import Ledger, assert_accounts_for, read_ledger
+from tests.e2e.ledger import Ledger, assert_accounts_for, campaign_in, read_ledger
 
 CRASH_ROUNDS = int(os.environ.get("CRASH_ROUNDS", "3"))
 CRASH_SEED = int(os.environ.get("CRASH_SEED", "1"))
@@ -110,14 +107,7 @@ async def answered(record: InteractionRecord) -> InteractionRecord:
 
 async def start_campaign(world: World, channel: Channel, ruleset: str) -> int:
     await answered(await world.emulator.slash(world.gm, channel, "campaign start", {"ruleset": ruleset}))
-    database = Database.from_url(world.bot.database_url)
-    try:
-        async with database.read() as session:
-            campaign_id = await session.scalar(select(Campaign.id).where(Campaign.channel_id == channel.id))
-    finally:
-        await database.dispose()
-    assert campaign_id is not None
-    return campaign_id
+    return await campaign_in(world.bot.database_url, channel.id)
 
 
 async def enlist(world: World, channel: Channel, player: User, master: str, servant: str) -> None:

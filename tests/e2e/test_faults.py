@@ -15,15 +15,12 @@ from typing import Any
 
 import pytest
 import yaml
-from sqlalchemy import select
 
-from bot.db.engine import Database
-from bot.db.models import Campaign
 from bot.emulator.models import EVERYONE, Channel, InteractionRecord, Message, User
 from bot.emulator.rest import Fault
 from tests.databases import BACKENDS, fresh_database_url
 from tests.e2e.harness import Harness, running_harness
-from tests.e2e.ledger import Ledger, assert_accounts_for, read_ledger
+from tests.e2e.ledger import Ledger, assert_accounts_for, campaign_in, read_ledger
 
 CALLBACK = r"/interactions/\d+/[^/]+/callback$"
 CHANNEL_MESSAGES = r"/channels/\d+/messages$"
@@ -81,17 +78,10 @@ async def table(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         channel = emulator.add_channel(guild, "faults")
         await harness.start_bot()
         await harness.slash(gm, channel, "campaign start", ruleset="fate_points", name="Faults")
-        database = Database.from_url(url)
-        try:
-            async with database.read() as session:
-                campaign_id = await session.scalar(select(Campaign.id).where(Campaign.channel_id == channel.id))
-        finally:
-            await database.dispose()
-        assert campaign_id is not None
-        table = Table(harness, channel, gm, bob, mei, campaign_id)
+        table = Table(harness, channel, gm, bob, mei, await campaign_in(url, channel.id))
         await enlist(table, bob, "Rin", "Archer")
         await enlist(table, mei, "Sakura", "Rider")
-        table.baseline = await read_ledger(url, campaign_id)
+        table.baseline = await read_ledger(url, table.campaign_id)
         yield table
 
 

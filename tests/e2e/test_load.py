@@ -19,14 +19,11 @@ from typing import Any
 
 import pytest
 import yaml
-from sqlalchemy import select
 
-from bot.db.engine import Database
-from bot.db.models import Campaign
 from bot.emulator.models import EVERYONE, Channel, Guild, InteractionRecord, User
 from tests.databases import BACKENDS, fresh_database_url
 from tests.e2e.harness import Harness, running_harness
-from tests.e2e.ledger import assert_accounts_for, read_ledger
+from tests.e2e.ledger import assert_accounts_for, campaign_in, read_ledger
 
 LOAD_COMMANDS = int(os.environ.get("LOAD_COMMANDS", "200"))
 LOAD_CAMPAIGNS = int(os.environ.get("LOAD_CAMPAIGNS", "50"))
@@ -72,14 +69,7 @@ async def campaign_with_rin(crowd: Crowd) -> tuple[Channel, int]:
     assert not created.reply.ephemeral, created.reply.content
     if harness.last(channel, crowd.gm).buttons():  # held for a GM's approval
         await harness.approve_sheet(crowd.gm, channel, "Rin")
-    database = Database.from_url(harness.database_url)
-    try:
-        async with database.read() as session:
-            campaign_id = await session.scalar(select(Campaign.id).where(Campaign.channel_id == channel.id))
-    finally:
-        await database.dispose()
-    assert campaign_id is not None
-    return channel, campaign_id
+    return channel, await campaign_in(harness.database_url, channel.id)
 
 
 async def award(crowd: Crowd, channel: Channel) -> InteractionRecord:
