@@ -27,9 +27,10 @@ from typing import Any
 import yaml
 
 from bot.app import Fatebot, point_at
-from bot.bench import Figures, FloorBot, burst, figures, running, sequential
+from bot.bench import Figures, burst, figures, running, sequential
 from bot.db.engine import Database
 from bot.emulator import Emulator
+from bot.emulator.floor import FloorBot
 from bot.emulator.models import Channel, Guild, InteractionRecord, Message, User
 from rules.dice import SystemDice
 from tests.databases import BACKENDS, fresh_database_url

@@ -3,9 +3,9 @@
 Everything happens in one process and one emulator. The floor is a bare `discord.Client` whose `/noop` answers
 "ok" at once: what discord.py and the emulator cost by themselves, measured before and after the bot. Then, for
 every ruleset, `channels` campaigns, each with a player's character from the ruleset's template (approved by
-the GM where it waits for a GM); Fate/Points' campaigns have two Master and Servant pairs, for an attack. The mix:
+the GM where it waits for a GM), or the characters of the ruleset's exchange (`Ruleset.bench`). The mix:
 `/roll 1d20+5`, `/check` with the first stat the bot suggests (in the rulesets that have checks), `/character
-show`, `/log show`, and in Fate/Points `/attack` answered by the defender's Dodge button. Each is timed one at a
+show`, `/log show`, and the ruleset's exchange: a command answered by a rival's button. Each is timed one at a
 time (`rounds` of each, over the channels in turn), then in a burst: one in every channel at once. A figure runs
 from the moment the emulator sends the interaction to the moment the user sees an answer (not "thinking...");
 "> 3 s" counts a burst's answers after Discord's 3 seconds, "no ack" those not even acknowledged by then.
@@ -28,12 +28,13 @@ from typing import Any
 
 import discord
 import yaml
-from discord import app_commands
 
 from bot.app import Fatebot, point_at
 from bot.db.engine import Database
 from bot.emulator import Emulator
+from bot.emulator.floor import FloorBot
 from bot.emulator.models import Channel, Guild, InteractionRecord, Message, User
+from bot.rulesets.base import BenchExchange
 from bot.rulesets.registry import RULESETS
 from rules.dice import SystemDice
 
@@ -42,23 +43,6 @@ DISCORD_DEADLINE_SECONDS = 3.0
 ANSWER_PATIENCE_SECONDS = 60.0
 # Commands sent before timing begins, so that caches and compiled statements are warm.
 WARM_UP = 5
-FATE_POINTS = "fate_points"
-ATTACK = {"target": "Rider", "action": "melee|Invisible Air"}
-
-
-class FloorBot(discord.Client):
-    """The least a discord.py bot can do with a slash command."""
-
-    def __init__(self) -> None:
-        super().__init__(intents=discord.Intents(guilds=True), max_messages=None)
-        self.tree = app_commands.CommandTree(self)
-
-        @self.tree.command(name="noop", description="Answer at once")
-        async def noop(interaction: discord.Interaction) -> None:
-            await interaction.response.send_message("ok")
-
-    async def setup_hook(self) -> None:
-        await self.tree.sync()
 
 
 @dataclass(frozen=True)
@@ -192,23 +176,20 @@ async def template(players: Players, channel: Channel, kind: str) -> dict[str, A
 
 
 async def set_the_tables(players: Players) -> None:
-    """A campaign in every channel, with the player's character (two pairs in Fate/Points)."""
+    """A campaign in every channel, with the player's character, or the characters of the ruleset's exchange."""
     emulator = players.emulator
     for ruleset, channels in players.channels.items():
-        play = RULESETS[ruleset].play
+        play, exchange = RULESETS[ruleset].play, RULESETS[ruleset].bench
         assert play is not None
         for channel in channels:
             await emulator.slash(players.gm, channel, "campaign start", {"ruleset": ruleset, "name": "Bench"})
-            if ruleset != FATE_POINTS:
+            if exchange is None:
                 await import_sheet(players, players.player, channel, await template(players, channel, play.kinds[0]))
                 continue
-            for player, master, servant in ((players.player, "Rin", "Archer"), (players.defender, "Sakura", "Rider")):
-                await import_sheet(players, player, channel, {**await template(players, channel, "master"),
-                                                              "name": master})  # fmt: skip
-                servant_sheet = await template(players, channel, "servant")
-                servant_sheet.update(name=servant, master=master, servant_class=servant)
-                await import_sheet(players, player, channel, servant_sheet)
-                await emulator.slash(player, channel, "character use", {"name": servant})
+            for player, sheets in zip((players.player, players.defender), exchange.sheets, strict=True):
+                for kind, fields in sheets:
+                    await import_sheet(players, player, channel, {**await template(players, channel, kind), **fields})
+                await emulator.slash(player, channel, "character use", {"name": sheets[-1][1]["name"]})
 
 
 @dataclass(frozen=True)
@@ -247,28 +228,33 @@ async def measure_ruleset(players: Players, ruleset: str, rounds: int) -> list[R
         started = time.perf_counter()
         together = figures(name, await burst(channels, send))
         rows.append(Row(ruleset, alone, together, time.perf_counter() - started))
-    if ruleset == FATE_POINTS:
-        rows.extend(await measure_attacks(players, channels, rounds))
+    if (exchange := RULESETS[ruleset].bench) is not None:
+        rows.extend(await measure_exchange(players, ruleset, exchange, channels, rounds))
     return rows
 
 
-def defence_prompt(players: Players, channel: Channel) -> Message:
+def prompt_of(players: Players, channel: Channel, answer: str) -> Message:
     shown = players.emulator.visible_to(players.defender, channel)
-    return next(message for message in reversed(shown) if "Dodge" in message.buttons())
+    return next(message for message in reversed(shown) if answer in message.buttons())
 
 
-async def measure_attacks(players: Players, channels: list[Channel], rounds: int) -> list[Row]:
-    """An attack a round in each channel, answered by the defender's Dodge; timed one at a time, then at once."""
+async def measure_exchange(
+    players: Players, ruleset: str, exchange: BenchExchange, channels: list[Channel], rounds: int
+) -> list[Row]:
+    """The exchange in each channel in turn (in a new round each time round the channels, where it takes one),
+    answered by the rival's click; then started in every channel at once, and answered in every channel at once."""
     emulator = players.emulator
 
     async def attack(channel: Channel) -> InteractionRecord:
-        return await emulator.slash(players.player, channel, "attack", ATTACK, settle=False)
+        return await emulator.slash(players.player, channel, exchange.command, exchange.options, settle=False)
 
     async def dodge(channel: Channel) -> InteractionRecord:
-        return await emulator.click(players.defender, defence_prompt(players, channel), "Dodge", settle=False)
+        prompt = prompt_of(players, channel, exchange.answer)
+        return await emulator.click(players.defender, prompt, exchange.answer, settle=False)
 
     async def new_round() -> None:
-        await asyncio.gather(*(emulator.slash(players.gm, channel, "combat round") for channel in channels))
+        if exchange.new_round:
+            await asyncio.gather(*(emulator.slash(players.gm, channel, "combat round") for channel in channels))
 
     attacks, dodges = [], []
     for number in range(rounds):
@@ -288,9 +274,10 @@ async def measure_attacks(players: Players, channels: list[Channel], rounds: int
     dodged = await burst(channels, dodge)
     dodge_seconds = time.perf_counter() - started
     await emulator.settle()
+    clicks = f"{exchange.answer} click"
     return [
-        Row(FATE_POINTS, figures("/attack", attacks), figures("/attack", attacked), attack_seconds),
-        Row(FATE_POINTS, figures("Dodge click", dodges), figures("Dodge click", dodged), dodge_seconds),
+        Row(ruleset, figures(exchange.name, attacks), figures(exchange.name, attacked), attack_seconds),
+        Row(ruleset, figures(clicks, dodges), figures(clicks, dodged), dodge_seconds),
     ]
 
 

@@ -324,6 +324,7 @@ class Emulator:
         *,
         locale: str | None = None,
         timeout: float = 10,
+        settle: bool = True,
     ) -> list[JSON]:
         """The choices the bot offers while `user` types `options[focused]`."""
         self._check_access(user, channel)
@@ -331,7 +332,7 @@ class Emulator:
         record, payload = self.world.new_interaction(
             interaction_type=INTERACTION_AUTOCOMPLETE, user=user, channel=channel, data=data, locale=locale
         )
-        await self._deliver(record, payload, wait=True, timeout=timeout)
+        await self._deliver(record, payload, wait=True, timeout=timeout, settle=settle)
         if record.choices is None:
             raise EmulatorError(f"the bot did not answer autocomplete for {focused!r} (errors: {record.errors})")
         return record.choices
@@ -391,11 +392,18 @@ class Emulator:
         button): the bot must not trust what a button's id says."""
         channel = self._component_interaction(user, message)
         forged: JSON = {"type": _BUTTON, "style": 1, "label": "?", "custom_id": custom_id}
-        message.components = [*message.components, {"type": 1, "components": [forged]}]
         data: JSON = {"custom_id": custom_id, "component_type": _BUTTON}
-        record, payload = self.world.new_interaction(
-            interaction_type=INTERACTION_COMPONENT, user=user, channel=channel, data=data, locale=None, message=message
-        )
+        # The message carries the button only in this interaction's copy: pressed again and again, it would
+        # otherwise grow past Discord's five rows.
+        shown = message.components
+        message.components = [*shown, {"type": 1, "components": [forged]}]
+        try:
+            record, payload = self.world.new_interaction(
+                interaction_type=INTERACTION_COMPONENT, user=user, channel=channel, data=data, locale=None,
+                message=message,
+            )  # fmt: skip
+        finally:
+            message.components = shown
         await self._deliver(record, payload, wait=wait, timeout=timeout)
         return record
 

@@ -242,6 +242,21 @@ Handler = Callable[[Scene, Mapping[str, Any], Answer], Step]
 
 
 @dataclass(frozen=True)
+class BenchExchange:
+    """An exchange `fatebot bench` times in a ruleset's campaigns: the player's `command` with `options` (shown as
+    `name`), answered by a rival's click on the button labelled `answer` (as the server's English shows it).
+    `sheets` are the characters the player and then the rival import, each a template's kind with fields set on
+    it; each acts with its last. With `new_round`, a GM begins a new round before each (one attack a round)."""
+
+    name: str
+    command: str
+    options: Mapping[str, str]
+    answer: str
+    sheets: tuple[tuple[tuple[str, Mapping[str, str]], ...], tuple[tuple[str, Mapping[str, str]], ...]]
+    new_round: bool = False
+
+
+@dataclass(frozen=True)
 class Ruleset:
     """A rule system a campaign can be bound to. `catalogs` is the folder of its `en.json`, `zh-CN.json` and
     `ja.json`; `extension` the module of its own commands; `play` None until its mechanics are built."""
@@ -253,6 +268,7 @@ class Ruleset:
     extension: str | None = None
     # Catalog values rightly the same in every language (names, notation).
     proper_noun_keys: frozenset[str] = frozenset()
+    bench: BenchExchange | None = None
 
     @property
     def name_key(self) -> str:

@@ -12,6 +12,8 @@ from bot.rulesets.registry import RULESETS
 from tests.e2e.harness import Harness
 
 SUBCOMMAND, GROUP = 1, 2
+# A component's type.
+BUTTON = 2
 STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE, MENTIONABLE, NUMBER, ATTACHMENT = 3, 4, 5, 6, 7, 8, 9, 10, 11
 
 

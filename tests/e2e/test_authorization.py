@@ -1,7 +1,11 @@
 """Every command the bot describes as the GMs', of every ruleset, used by a player: refused as the GMs', privately,
 and nothing changes. The commands come from the command tree the bot synced, so a new one is covered as soon as it
 exists; their options are filled in from their declared types, with the player's own character and camp for the
-names, so that nothing but the GM check stands in the way."""
+names, so that nothing but the GM check stands in the way.
+
+The same for buttons, read from every message the bot posted: a player pressing a GM's button is refused; and
+nothing from another server reaches this one's campaigns: every button id pressed there, every command used there
+with this server's names, and every autocomplete there."""
 
 from __future__ import annotations
 
@@ -13,12 +17,13 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from bot.db.models import Event
-from bot.emulator.models import Channel, User
+from bot.db.models import Campaign, Event
+from bot.emulator.models import Channel, Message, User, iter_components
 from tests.databases import BACKENDS, fresh_database_url
 from tests.e2e.every_ruleset import (
     ATTACHMENT,
     BOOLEAN,
+    BUTTON,
     INTEGER,
     MENTIONABLE,
     NUMBER,
@@ -42,6 +47,9 @@ class Table:
     player: User
     channels: dict[str, Channel]
     names: dict[str, str]
+    # Another server, whose owner runs a campaign of every ruleset there.
+    stranger: User
+    elsewhere: dict[str, Channel]
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -54,7 +62,13 @@ async def table(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         channels, names = await campaign_of_every_ruleset(harness, gm, player)
         await harness.slash(gm, channels["grail_anka"], "anka camp", name="Red", members=names["grail_anka"])
         await harness.slash(gm, channels["grail_anka"], "anka camp", name="Blue", members=names["grail_anka"])
-        yield Table(harness, gm, player, channels, names)
+        stranger = harness.emulator.add_user("stranger")
+        other_guild = harness.emulator.add_guild("Elsewhere", owner=stranger)
+        elsewhere = {}
+        for ruleset in channels:
+            elsewhere[ruleset] = harness.emulator.add_channel(other_guild, ruleset)
+            await harness.slash(stranger, elsewhere[ruleset], "campaign start", ruleset=ruleset, name="Elsewhere")
+        yield Table(harness, gm, player, channels, names, stranger, elsewhere)
 
 
 def _gm_commands(commands: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -80,9 +94,12 @@ def _value(option: dict[str, Any], table: Table, ruleset: str) -> object:
 
 
 async def _events(table: Table) -> int:
+    """How many events the first server's campaigns have logged."""
     assert table.harness.bot is not None
+    guild_id = next(iter(table.channels.values())).guild_id
     async with table.harness.bot.database.read() as session:
-        return int(await session.scalar(select(func.count(Event.id))) or 0)
+        counted = select(func.count(Event.id)).join(Campaign, Campaign.id == Event.campaign_id)
+        return int(await session.scalar(counted.where(Campaign.guild_id == guild_id)) or 0)
 
 
 async def test_every_gm_command_of_every_ruleset_refuses_a_player(table: Table) -> None:
@@ -101,3 +118,79 @@ async def test_every_gm_command_of_every_ruleset_refuses_a_player(table: Table) 
             assert await _events(table) == before, (name, ruleset)
             refused += reply.content.startswith(REFUSED)
     assert refused >= len(commands)  # each refused as the GMs' in at least one ruleset's campaign
+
+
+def _custom_ids(table: Table) -> list[tuple[str, Message]]:
+    """Every button the bot posted in the first server's campaigns, with the message that carries it."""
+    emulator = table.harness.emulator
+    found = []
+    for channel in table.channels.values():
+        for message in emulator.messages:
+            if message.channel_id == channel.id and not message.deleted:
+                found += [(component["custom_id"], message) for component in iter_components(message.components)
+                          if component.get("type") == BUTTON and "custom_id" in component]  # fmt: skip
+    return found
+
+
+def _for_the_gms(label: str, message: Message) -> bool:
+    """A button only GMs may use: marked "(GM)", or on a prompt addressed to the GMs."""
+    return label.endswith("(GM)") or message.content.startswith("GMs")
+
+
+async def test_every_gm_button_refuses_a_player(table: Table) -> None:
+    emulator = table.harness.emulator
+    pressed = 0
+    for custom_id, message in _custom_ids(table):
+        label = next(component.get("label", "") for component in iter_components(message.components)
+                     if component.get("custom_id") == custom_id)  # fmt: skip
+        if not _for_the_gms(label, message):
+            continue
+        before = await _events(table)
+        # Pressed on a message the player sees, whether or not the GMs' own prompt is visible to them.
+        shown = emulator.last_message(next(iter(table.channels.values())), visible_to=table.player)
+        record = await emulator.press(table.player, shown, custom_id)
+        assert record.reply is not None and record.reply.ephemeral, (label, record)
+        assert await _events(table) == before, label
+        assert table.harness.current(message).buttons() == message.buttons(), label
+        pressed += 1
+    assert pressed >= 4  # the GMs' approvals of held sheets, at least
+
+
+async def test_no_button_of_this_server_works_from_another(table: Table) -> None:
+    emulator = table.harness.emulator
+    buttons = _custom_ids(table)
+    assert len(buttons) >= 4
+    for ruleset, channel in table.elsewhere.items():
+        shown = emulator.last_message(channel, visible_to=table.stranger)
+        for custom_id, _ in buttons:
+            before = await _events(table)
+            record = await emulator.press(table.stranger, shown, custom_id)
+            assert record.reply is not None and record.reply.ephemeral, (ruleset, custom_id, record)
+            assert await _events(table) == before, (ruleset, custom_id)
+
+
+async def test_no_command_or_autocomplete_of_another_server_reaches_this_ones_campaigns(table: Table) -> None:
+    """The other server's GM uses every command there, with this server's names; nothing here changes, and no
+    autocomplete there offers anything of this server's."""
+    emulator = table.harness.emulator
+    ours = set(table.names.values()) | {"Red", "Blue"}
+    commands = leaves(emulator.commands())
+    assert len(commands) >= 60
+    before = await _events(table)
+    for name, _, options in commands:
+        for ruleset, channel in table.elsewhere.items():
+            given = {option["name"]: _value(option, table, ruleset) for option in options if option.get("required")}
+            given = {key: table.stranger if value is table.player else value for key, value in given.items()}
+            # Not waiting for quiet after each: what a command does after its answer is checked once, at the end.
+            record = await emulator.slash(table.stranger, channel, name, given, settle=False)
+            assert record.error is None, (name, ruleset, record.error)
+            for option in options:
+                if option.get("autocomplete"):
+                    typed = {option["name"]: ""}
+                    choices = await emulator.autocomplete(
+                        table.stranger, channel, name, typed, option["name"], settle=False
+                    )
+                    offered = {str(choice["name"]) for choice in choices} | {str(choice["value"]) for choice in choices}
+                    assert not offered & ours, (name, option["name"], offered & ours)
+    await emulator.settle()
+    assert await _events(table) == before

@@ -2,7 +2,7 @@
 
 from importlib import resources
 
-from bot.rulesets.base import Ruleset
+from bot.rulesets.base import BenchExchange, Ruleset
 from bot.rulesets.fate_points.play import FatePointsPlay
 from rules.fate_points.options import FatePointsOptions
 
@@ -13,4 +13,19 @@ RULESET = Ruleset(
     play=FatePointsPlay(),
     extension="bot.rulesets.fate_points.cog",
     proper_noun_keys=frozenset({"roll.source.stat", "roll.source.ability"}),
+    # An Archer's melee attack on a Rider, each Servant with its Master.
+    bench=BenchExchange(
+        "/attack",
+        "attack",
+        {"target": "Rider", "action": "melee|Invisible Air"},
+        "Dodge",
+        sheets=(
+            (("master", {"name": "Rin"}), ("servant", {"name": "Archer", "master": "Rin", "servant_class": "Archer"})),
+            (
+                ("master", {"name": "Sakura"}),
+                ("servant", {"name": "Rider", "master": "Sakura", "servant_class": "Rider"}),
+            ),
+        ),
+        new_round=True,
+    ),
 )
