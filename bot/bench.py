@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import resource
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -37,6 +37,9 @@ from bot.emulator.models import Channel, Guild, InteractionRecord, Message, User
 from bot.rulesets.base import BenchExchange
 from bot.rulesets.registry import RULESETS
 from rules.dice import SystemDice
+
+if sys.platform != "win32":  # Windows has no getrusage
+    import resource
 
 DISCORD_DEADLINE_SECONDS = 3.0
 # How long a burst's slowest answer may take before the run is called broken (Discord allows 15 minutes).
@@ -281,7 +284,7 @@ async def measure_exchange(
     ]
 
 
-def report(backend: str, floors: list[Floor], rows: list[Row], peak_megabytes: float) -> None:
+def report(backend: str, floors: list[Floor], rows: list[Row], peak_megabytes: float | None) -> None:
     floor_alone = statistics.mean(floor.alone.median for floor in floors)
     floor_together = statistics.mean(floor.together.median for floor in floors)
     print(f"\n{backend}: milliseconds from sending an interaction to its answer")
@@ -304,11 +307,14 @@ def report(backend: str, floors: list[Floor], rows: list[Row], peak_megabytes: f
         )
     commands = sum(len(row.together.milliseconds) for row in rows)
     seconds = sum(row.burst_seconds for row in rows)
-    print(f"bursts: {commands} commands in {seconds:.2f} s, {commands / seconds:.0f} a second; "
-          f"peak memory {peak_megabytes:.0f} MB")  # fmt: skip
+    memory = f"{peak_megabytes:.0f} MB" if peak_megabytes is not None else "not known here"
+    print(f"bursts: {commands} commands in {seconds:.2f} s, {commands / seconds:.0f} a second; peak memory {memory}")
 
 
-def peak_memory_megabytes() -> float:
+def peak_memory_megabytes() -> float | None:
+    """The process's peak resident memory, where the system tells it (not on Windows)."""
+    if sys.platform == "win32":
+        return None
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
 
 

@@ -211,6 +211,9 @@ class CharacterService:
                     "held": list(held),
                 },
                 created_at=self.clock(),
+                # A sheet only its owner and the GMs may read (one the GMs run, or any where sheets are private)
+                # is in the log for them alone: others read that the character was created.
+                secret=play.sheet_hidden(gm_run, character.state),
             )
             progress = None
             if held:
@@ -313,6 +316,7 @@ class CharacterService:
             record_event(
                 session, campaign.id, "character.deleted", actor_id=actor.user_id,
                 payload={"name": character.name, "sheet": character.sheet}, created_at=self.clock(),
+                secret=play_of(campaign).sheet_hidden(character.gm_run, character.state),
             )  # fmt: skip
             # A sheet waiting for approval has nothing left to approve.
             approvals = await session.scalars(

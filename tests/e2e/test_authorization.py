@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+import yaml
 from sqlalchemy import func, select
 
 from bot.db.models import Campaign, Event
 from bot.emulator.models import Channel, Message, User, iter_components
+from bot.rulesets.registry import RULESETS
 from tests.databases import BACKENDS, fresh_database_url
 from tests.e2e.every_ruleset import (
     ATTACHMENT,
@@ -194,3 +196,68 @@ async def test_no_command_or_autocomplete_of_another_server_reaches_this_ones_ca
                     assert not offered & ours, (name, option["name"], offered & ours)
     await emulator.settle()
     assert await _events(table) == before
+
+
+MARKER = "Zq7 Hidden Blade"
+
+
+def _with_marker(data: Any) -> int:
+    """Name every named thing inside the sheet (weapons, skills...) with the marker; how many were."""
+    if isinstance(data, list):
+        return sum(_with_marker(item) for item in data)
+    if not isinstance(data, dict):
+        return 0
+    marked = 0
+    for key, value in data.items():
+        if key == "name" and isinstance(value, str):
+            data[key] = MARKER
+            marked += 1
+        else:
+            marked += _with_marker(value)
+    return marked
+
+
+async def test_what_the_gms_run_stays_hidden_from_every_command_a_player_has(table: Table) -> None:
+    """In every ruleset a GM brings in a character the GMs run, whose weapons or skills carry a marker; then a player
+    uses every command that is not the GMs', naming it wherever a name goes: no reply, post, DM, log or export the
+    player can see shows the marker."""
+    harness, emulator = table.harness, table.harness.emulator
+    hidden: dict[str, str] = {}
+    for ruleset, channel in table.channels.items():
+        play = RULESETS[ruleset].play
+        assert play is not None
+        template = (await harness.slash(table.gm, channel, "character template", kind=play.kinds[0])).reply
+        data = yaml.safe_load(template.attachments[0].data) or {}
+        sheet = {key: value for key, value in data.items() if key != "name"}
+        if not _with_marker(sheet):
+            continue
+        name = f"Shade {ruleset}"[:40]
+        text = yaml.safe_dump({"kind": play.kinds[0], **sheet, "name": name}, allow_unicode=True).encode()
+        created = await harness.slash(table.gm, channel, "character import", file=("npc.yaml", text), npc=True)
+        assert (created.error is None and MARKER not in created.reply.text()) or created.reply.ephemeral
+        hidden[ruleset] = name
+    assert len(hidden) >= 2, hidden
+
+    used = 0
+    for command, description, options in leaves(emulator.commands()):
+        if GM_ONLY.search(description):
+            continue
+        for ruleset, name in hidden.items():
+            given = {option["name"]: _value(option, table, ruleset) for option in options}
+            given = {key: name if value == table.names[ruleset] else value for key, value in given.items()}
+            await emulator.slash(table.player, table.channels[ruleset], command, given, settle=False)
+            used += 1
+    await emulator.settle()
+    for ruleset, name in hidden.items():  # and a GM deletes it: the log keeps its sheet for the GMs
+        deleted = await harness.slash(table.gm, table.channels[ruleset], "character delete", name=name)
+        assert deleted.error is None and MARKER not in deleted.reply.text()
+    for ruleset in hidden:
+        logs: tuple[tuple[str, dict[str, str]], ...] = (("log show", {}), ("log export", {"format": "json"}))
+        for log_command, log_options in logs:
+            reply = await emulator.slash(table.player, table.channels[ruleset], log_command, log_options)
+            assert all(MARKER.encode() not in attachment.data for attachment in reply.reply.attachments)
+    seen = [message for channel in table.channels.values() for message in emulator.visible_to(table.player, channel)]
+    seen += emulator.dms(table.player)
+    leaked = [message.text()[:120] for message in seen if MARKER in message.text()]
+    assert leaked == []
+    assert used >= 100
