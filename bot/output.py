@@ -333,11 +333,12 @@ async def update(
             try:
                 await interaction.response.edit_message(content=shown, embed=fitted, view=view)
             except discord.NotFound as error:
-                if not _expired(interaction, error) or interaction.message is None:
+                message = interaction.message
+                if not _expired(interaction, error) or message is None or message.flags.ephemeral:
                     raise
                 # Too late for Discord to take it as the click's answer: the message is still the bot's to edit.
                 log.warning("interaction %s expired before its update: the message edited instead", interaction.id)
-                await interaction.message.edit(content=shown, embed=fitted, view=view)
+                await message.edit(content=shown, embed=fitted, view=view)
     _release(view)
 
 
