@@ -27,7 +27,7 @@ from typing import Any
 import yaml
 
 from bot.app import Fatebot, point_at
-from bot.bench import Figures, burst, figures, running, sequential
+from bot.bench import Figures, burst, figures, running, sequential, the_players
 from bot.db.engine import Database
 from bot.emulator import Emulator
 from bot.emulator.floor import FloorBot
@@ -171,12 +171,9 @@ async def run(backend: str, rounds: int, channel_count: int, directory: Path) ->
     async with Emulator(seed=3) as emulator:
         restore = point_at(emulator.api_base, emulator.gateway_url)
         try:
-            gm, attacker, defender = (emulator.add_user(name) for name in ("kirei", "bob", "mei"))
-            guild = emulator.add_guild("Fuyuki", owner=gm)
-            emulator.add_member(guild, attacker)
-            emulator.add_member(guild, defender)
-            channels = [emulator.add_channel(guild, f"scene-{number}") for number in range(channel_count)]
-            table = Table(emulator, guild, gm, attacker, defender, channels)
+            players = the_players(emulator)
+            channels = [emulator.add_channel(players.guild, f"scene-{number}") for number in range(channel_count)]
+            table = Table(emulator, players.guild, players.gm, players.player, players.defender, channels)
             floors = [await measure_floor(table, rounds)]
             async with fresh_database_url(backend, directory) as url:
                 database = Database.from_url(url)

@@ -157,6 +157,15 @@ class Players:
         return [channel for channels in self.channels.values() for channel in channels]
 
 
+def the_players(emulator: Emulator) -> Players:
+    """A GM's server with a player and the player's rival in it."""
+    gm, player, defender = (emulator.add_user(name) for name in ("kirei", "bob", "mei"))
+    guild = emulator.add_guild("Fuyuki", owner=gm)
+    emulator.add_member(guild, player)
+    emulator.add_member(guild, defender)
+    return Players(emulator, guild, gm, player, defender)
+
+
 async def approve_if_held(players: Players, channel: Channel) -> None:
     """The GM approves the newest character of the channel when it waits for a GM's approval."""
     prompt = players.emulator.last_message(channel, visible_to=players.gm)
@@ -323,13 +332,12 @@ async def bench(database_url: str, *, channels: int, rounds: int, backend: str) 
     async with Emulator(seed=3) as emulator:
         restore = point_at(emulator.api_base, emulator.gateway_url)
         try:
-            gm, player, defender = (emulator.add_user(name) for name in ("kirei", "bob", "mei"))
-            guild = emulator.add_guild("Fuyuki", owner=gm)
-            emulator.add_member(guild, player)
-            emulator.add_member(guild, defender)
-            players = Players(emulator, guild, gm, player, defender)
+            players = the_players(emulator)
             for ruleset in RULESETS:
-                players.channels[ruleset] = [emulator.add_channel(guild, f"{ruleset}-{n}") for n in range(channels)]
+                players.channels[ruleset] = [
+                    emulator.add_channel(players.guild, f"{ruleset}-{n}") for n in range(channels)
+                ]
+            player = players.player
             floors = [await measure_floor(emulator, player, players.every_channel, rounds, channels)]
             database = Database.from_url(database_url)
             rows: list[Row] = []
