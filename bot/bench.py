@@ -257,10 +257,10 @@ async def measure_exchange(
     answered by the rival's click; then started in every channel at once, and answered in every channel at once."""
     emulator = players.emulator
 
-    async def attack(channel: Channel) -> InteractionRecord:
+    async def start(channel: Channel) -> InteractionRecord:
         return await emulator.slash(players.player, channel, exchange.command, exchange.options, settle=False)
 
-    async def dodge(channel: Channel) -> InteractionRecord:
+    async def answer(channel: Channel) -> InteractionRecord:
         prompt = prompt_of(players, channel, exchange.answer)
         return await emulator.click(players.defender, prompt, exchange.answer, settle=False)
 
@@ -268,28 +268,28 @@ async def measure_exchange(
         if exchange.new_round:
             await asyncio.gather(*(emulator.slash(players.gm, channel, "combat round") for channel in channels))
 
-    attacks, dodges = [], []
+    started_alone, answered_alone = [], []
     for number in range(rounds):
         channel = channels[number % len(channels)]
         if number % len(channels) == 0:
             await new_round()
-        attacks.append(await attack(channel))
+        started_alone.append(await start(channel))
         await emulator.settle(quiet_for=0.01)
-        dodges.append(await dodge(channel))
+        answered_alone.append(await answer(channel))
         await emulator.settle(quiet_for=0.01)
     await new_round()
-    started = time.perf_counter()
-    attacked = await burst(channels, attack)
-    attack_seconds = time.perf_counter() - started
+    began = time.perf_counter()
+    started_together = await burst(channels, start)
+    start_seconds = time.perf_counter() - began
     await emulator.settle()  # the prompts follow the answers
-    started = time.perf_counter()
-    dodged = await burst(channels, dodge)
-    dodge_seconds = time.perf_counter() - started
+    began = time.perf_counter()
+    answered_together = await burst(channels, answer)
+    answer_seconds = time.perf_counter() - began
     await emulator.settle()
     clicks = f"{exchange.answer} click"
     return [
-        Row(ruleset, figures(exchange.name, attacks), figures(exchange.name, attacked), attack_seconds),
-        Row(ruleset, figures(clicks, dodges), figures(clicks, dodged), dodge_seconds),
+        Row(ruleset, figures(exchange.name, started_alone), figures(exchange.name, started_together), start_seconds),
+        Row(ruleset, figures(clicks, answered_alone), figures(clicks, answered_together), answer_seconds),
     ]
 
 

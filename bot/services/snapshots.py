@@ -44,8 +44,7 @@ async def snapshots(
     `loaded` receives every row read, by id: the session holds its rows only while someone else does, so a
     caller that wants the partners' rows too keeps them here rather than reading them again."""
     ids = [character.id for character in characters]
-    involved = loaded if loaded is not None else {}
-    involved.update((character.id, character) for character in characters)
+    involved = {character.id: character for character in characters}
     links: list[CharacterLink] = []
     if with_links and ids:
         links = list(
@@ -69,6 +68,8 @@ async def snapshots(
             .execution_options(populate_existing=True)
         ):
             pools[pool.character_id][pool.name] = Pool(pool.current, pool.maximum, pool.minimum)
+    if loaded is not None:
+        loaded.update(involved)
     alone = {character_id: _snapshot(character, pools[character_id]) for character_id, character in involved.items()}
     if not with_links:
         return [alone[character_id] for character_id in ids]

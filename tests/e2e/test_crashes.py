@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from sqlalchemy.engine import make_url
 
 from bot.emulator import Emulator
 from bot.emulator.models import Channel, InteractionRecord, Message, User
 from tests.databases import BACKENDS, fresh_database_url
+from tests.e2e.fate_pairs import enlist
 from tests.e2e.ledger import Ledger, assert_accounts_for, campaign_in, read_ledger
 
 CRASH_ROUNDS = int(os.environ.get("CRASH_ROUNDS", "3"))
@@ -110,21 +110,6 @@ async def start_campaign(world: World, channel: Channel, ruleset: str) -> int:
     return await campaign_in(world.bot.database_url, channel.id)
 
 
-async def enlist(world: World, channel: Channel, player: User, master: str, servant: str) -> None:
-    emulator = world.emulator
-    for kind, name in (("master", master), ("servant", servant)):
-        template = await emulator.slash(player, channel, "character template", {"kind": kind})
-        data: dict[str, Any] = yaml.safe_load(template.reply.attachments[0].data)
-        data["name"] = name
-        if kind == "servant":
-            data.update(master=master, servant_class=servant)
-        text = yaml.safe_dump(data, allow_unicode=True).encode()
-        await answered(await emulator.slash(player, channel, "character import", {"file": ("sheet.yaml", text)}))
-        approval = emulator.last_message(channel, visible_to=world.gm)
-        await answered(await emulator.click(world.gm, approval, approval.buttons()[0]))
-    await answered(await emulator.slash(player, channel, "character use", {"name": servant}))
-
-
 @pytest.fixture(scope="module", params=BACKENDS)
 async def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[World]:
     directory = tmp_path_factory.mktemp("crashes")
@@ -141,8 +126,8 @@ async def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
             world = World(emulator, bot, gm, bob, mei, [], others)
             for channel in fight_channels:
                 fight = Fight(channel, await start_campaign(world, channel, "fate_points"))
-                await enlist(world, channel, bob, "Rin", "Archer")
-                await enlist(world, channel, mei, "Sakura", "Rider")
+                await enlist(emulator, gm, channel, bob, "Rin", "Archer")
+                await enlist(emulator, gm, channel, mei, "Sakura", "Rider")
                 fight.baseline = await read_ledger(url, fight.campaign_id)
                 world.fights.append(fight)
             for channel, ruleset in zip(others, OTHER_RULESETS, strict=True):

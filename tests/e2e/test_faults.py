@@ -11,14 +11,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
 
 import pytest
-import yaml
 
 from bot.emulator.models import EVERYONE, Channel, InteractionRecord, Message, User
 from bot.emulator.rest import Fault
 from tests.databases import BACKENDS, fresh_database_url
+from tests.e2e.fate_pairs import enlist
 from tests.e2e.harness import Harness, running_harness
 from tests.e2e.ledger import Ledger, assert_accounts_for, campaign_in, read_ledger
 
@@ -49,21 +48,6 @@ class Table:
         return now
 
 
-async def enlist(table: Table, player: User, master: str, servant: str) -> None:
-    harness = table.harness
-    for kind, name in (("master", master), ("servant", servant)):
-        template = await harness.slash(player, table.channel, "character template", kind=kind)
-        data: dict[str, Any] = yaml.safe_load(template.reply.attachments[0].data)
-        data["name"] = name
-        if kind == "servant":
-            data.update(master=master, servant_class=servant)
-        text = yaml.safe_dump(data, allow_unicode=True).encode()
-        created = await harness.slash(player, table.channel, "character import", file=("sheet.yaml", text))
-        assert not created.reply.ephemeral, created.reply.content
-        await harness.approve_sheet(table.gm, table.channel, name)
-    await harness.slash(player, table.channel, "character use", name=servant)
-
-
 @pytest.fixture(scope="module", params=BACKENDS)
 async def table(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Table]:
     async with (
@@ -79,8 +63,8 @@ async def table(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         await harness.start_bot()
         await harness.slash(gm, channel, "campaign start", ruleset="fate_points", name="Faults")
         table = Table(harness, channel, gm, bob, mei, await campaign_in(url, channel.id))
-        await enlist(table, bob, "Rin", "Archer")
-        await enlist(table, mei, "Sakura", "Rider")
+        await enlist(emulator, gm, channel, bob, "Rin", "Archer")
+        await enlist(emulator, gm, channel, mei, "Sakura", "Rider")
         table.baseline = await read_ledger(url, table.campaign_id)
         yield table
 
