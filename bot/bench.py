@@ -2,13 +2,13 @@
 
 Everything happens in one process and one emulator. The floor is a bare `discord.Client` whose `/noop` answers
 "ok" at once: what discord.py and the emulator cost by themselves, measured before and after the bot. Then, for
-every ruleset, `channels` campaigns, each with a player's character from the ruleset's template (approved by
-the GM where it waits for a GM), or the characters of the ruleset's exchange (`Ruleset.bench`). The mix:
-`/roll 1d20+5`, `/check` with the first stat the bot suggests (in the rulesets that have checks), `/character
-show`, `/log show`, and the ruleset's exchange: a command answered by a rival's button. Each is timed one at a
-time (`rounds` of each, over the channels in turn), then in a burst: one in every channel at once. A figure runs
-from the moment the emulator sends the interaction to the moment the user sees an answer (not "thinking...");
-"> 3 s" counts a burst's answers after Discord's 3 seconds, "no ack" those not even acknowledged by then.
+every ruleset, `channels` campaigns, each with the characters of the ruleset's exchange (`Ruleset.bench`). The
+mix: `/roll 1d20+5`, `/check` with the first stat the bot suggests (in the rulesets that have checks), `/character
+show`, `/log show`, and the ruleset's exchange move by move: a GM's, the player's and the rival's commands and
+the rival's button answers. Each is timed one at a time (`rounds` of each, over the channels in turn), then in a
+burst: one in every channel at once. A figure runs from the moment the emulator sends the interaction to the
+moment the user sees an answer (not "thinking..."); "> 3 s" counts a burst's answers after Discord's 3 seconds,
+"no ack" those not even acknowledged by then.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import contextlib
 import statistics
 import sys
 import tempfile
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -34,7 +33,7 @@ from bot.db.engine import Database
 from bot.emulator import Emulator
 from bot.emulator.floor import FloorBot
 from bot.emulator.models import Channel, Guild, InteractionRecord, Message, User
-from bot.rulesets.base import BenchExchange
+from bot.rulesets.base import BenchExchange, BenchMove
 from bot.rulesets.registry import RULESETS
 from rules.dice import SystemDice
 
@@ -87,7 +86,7 @@ def acknowledged_late(record: InteractionRecord) -> bool:
 
 def figures(name: str, records: Sequence[InteractionRecord]) -> Figures:
     times = [answer_time(record) for record in records]
-    late = sum(time > DISCORD_DEADLINE_SECONDS * 1000 for time in times)
+    late = sum(taken > DISCORD_DEADLINE_SECONDS * 1000 for taken in times)
     return Figures(name, times, late, sum(acknowledged_late(record) for record in records))
 
 
@@ -152,6 +151,10 @@ class Players:
     defender: User
     channels: dict[str, list[Channel]] = field(default_factory=dict)
 
+    def seated(self, seat: str) -> User:
+        """Who sits in a bench exchange's seat (`BENCH_SEATS`)."""
+        return {"player": self.player, "rival": self.defender, "gm": self.gm}[seat]
+
     @property
     def every_channel(self) -> list[Channel]:
         return [channel for channels in self.channels.values() for channel in channels]
@@ -195,13 +198,20 @@ async def set_the_tables(players: Players) -> None:
         assert play is not None
         for channel in channels:
             await emulator.slash(players.gm, channel, "campaign start", {"ruleset": ruleset, "name": "Bench"})
-            if exchange is None:
+            if exchange is None or exchange.sheets is None:
                 await import_sheet(players, players.player, channel, await template(players, channel, play.kinds[0]))
                 continue
             for player, sheets in zip((players.player, players.defender), exchange.sheets, strict=True):
                 for kind, fields in sheets:
                     await import_sheet(players, player, channel, {**await template(players, channel, kind), **fields})
                 await emulator.slash(player, channel, "character use", {"name": sheets[-1][1]["name"]})
+
+
+def span(records: Sequence[InteractionRecord]) -> float:
+    """Seconds from the first of the records sent to the last answered."""
+    sent = [record.dispatched_at for record in records if record.dispatched_at is not None]
+    done = [record.answered_at for record in records if record.answered_at is not None]
+    return max(done) - min(sent) if sent and done else 0.0
 
 
 @dataclass(frozen=True)
@@ -237,59 +247,79 @@ async def measure_ruleset(players: Players, ruleset: str, rounds: int) -> list[R
     for name, send in sends:
         await sequential(channels, send, WARM_UP)
         alone = figures(name, await sequential(channels, send, rounds))
-        started = time.perf_counter()
-        together = figures(name, await burst(channels, send))
-        rows.append(Row(ruleset, alone, together, time.perf_counter() - started))
+        together = await burst(channels, send)
+        rows.append(Row(ruleset, alone, figures(name, together), span(together)))
     if (exchange := RULESETS[ruleset].bench) is not None:
         rows.extend(await measure_exchange(players, ruleset, exchange, channels, rounds))
     return rows
 
 
-def prompt_of(players: Players, channel: Channel, answer: str) -> Message:
-    shown = players.emulator.visible_to(players.defender, channel)
-    return next(message for message in reversed(shown) if answer in message.buttons())
+# More clicks than any exchange's answer takes: past it, the bench is going round in circles.
+MOST_CLICKS = 12
+
+
+def answerable(players: Players, user: User, channel: Channel, buttons: Sequence[str], after: int) -> Message | None:
+    """The newest message for the user (pinging them, or theirs alone) in the channel since the message `after`
+    that carries one of the buttons."""
+    shown = players.emulator.visible_to(user, channel)
+    return next(
+        (
+            message
+            for message in reversed(shown)
+            if message.id > after
+            and (user.id in message.notified or message.ephemeral)
+            and set(buttons) & set(message.buttons())
+        ),
+        None,
+    )
+
+
+def newest_id(players: Players, channel: Channel) -> int:
+    return max((message.id for message in players.emulator.visible_to(players.gm, channel)), default=0)
+
+
+async def make(players: Players, channel: Channel, move: BenchMove, after: int) -> list[InteractionRecord]:
+    """The move in one channel, each of its interactions answered before the next, and the bot's posts after;
+    its clicks are on messages of this exchange (posted after the message `after`)."""
+    emulator = players.emulator
+    user = players.seated(move.seat)
+    records = []
+    if move.command:
+        records.append(await emulator.slash(user, channel, move.command, move.options, settle=False))
+        await records[-1].until(partial(answered, records[-1]), ANSWER_PATIENCE_SECONDS)
+        if records[-1].reply.ephemeral and not move.private_answer:
+            raise RuntimeError(f"{move.name} was refused: {records[-1].reply.content}")
+        await emulator.settle()  # the prompts follow the answer
+    while move.buttons and (prompt := answerable(players, user, channel, move.buttons, after)) is not None:
+        if len(records) == MOST_CLICKS:
+            raise RuntimeError(f"{move.name} still asks for a click after {MOST_CLICKS}: {prompt.content}")
+        label = next(label for label in move.buttons if label in prompt.buttons())
+        records.append(await emulator.click(user, prompt, label, settle=False))
+        await records[-1].until(partial(answered, records[-1]), ANSWER_PATIENCE_SECONDS)
+        await emulator.settle()
+    return records
 
 
 async def measure_exchange(
     players: Players, ruleset: str, exchange: BenchExchange, channels: list[Channel], rounds: int
 ) -> list[Row]:
-    """The exchange in each channel in turn (in a new round each time round the channels, where it takes one),
-    answered by the rival's click; then started in every channel at once, and answered in every channel at once."""
-    emulator = players.emulator
-
-    async def start(channel: Channel) -> InteractionRecord:
-        return await emulator.slash(players.player, channel, exchange.command, exchange.options, settle=False)
-
-    async def answer(channel: Channel) -> InteractionRecord:
-        prompt = prompt_of(players, channel, exchange.answer)
-        return await emulator.click(players.defender, prompt, exchange.answer, settle=False)
-
-    async def new_round() -> None:
-        if exchange.new_round:
-            await asyncio.gather(*(emulator.slash(players.gm, channel, "combat round") for channel in channels))
-
-    started_alone, answered_alone = [], []
+    """The exchange in each channel in turn, `rounds` times; then each of its moves in every channel at once."""
+    alone: dict[str, list[InteractionRecord]] = {move.name: [] for move in exchange.moves}
+    together: dict[str, list[InteractionRecord]] = {move.name: [] for move in exchange.moves}
     for number in range(rounds):
         channel = channels[number % len(channels)]
-        if number % len(channels) == 0:
-            await new_round()
-        started_alone.append(await start(channel))
-        await emulator.settle(quiet_for=0.01)
-        answered_alone.append(await answer(channel))
-        await emulator.settle(quiet_for=0.01)
-    await new_round()
-    began = time.perf_counter()
-    started_together = await burst(channels, start)
-    start_seconds = time.perf_counter() - began
-    await emulator.settle()  # the prompts follow the answers
-    began = time.perf_counter()
-    answered_together = await burst(channels, answer)
-    answer_seconds = time.perf_counter() - began
-    await emulator.settle()
-    clicks = f"{exchange.answer} click"
+        after = newest_id(players, channel)
+        for move in exchange.moves:
+            alone[move.name].extend(await make(players, channel, move, after))
+    afters = [newest_id(players, channel) for channel in channels]
+    for move in exchange.moves:
+        moves = (make(players, channel, move, after) for channel, after in zip(channels, afters, strict=True))
+        made = await asyncio.gather(*moves)
+        together[move.name].extend(record for records in made for record in records)
     return [
-        Row(ruleset, figures(exchange.name, started_alone), figures(exchange.name, started_together), start_seconds),
-        Row(ruleset, figures(clicks, answered_alone), figures(clicks, answered_together), answer_seconds),
+        Row(ruleset, figures(name, alone[name]), figures(name, together[name]), span(together[name]))
+        for name in alone
+        if alone[name] and together[name]
     ]
 
 
@@ -297,20 +327,20 @@ def report(backend: str, floors: list[Floor], rows: list[Row], peak_megabytes: f
     floor_alone = statistics.mean(floor.alone.median for floor in floors)
     floor_together = statistics.mean(floor.together.median for floor in floors)
     print(f"\n{backend}: milliseconds from sending an interaction to its answer")
-    print(f"{'':30} {'one at a time':>35}   {'one in every channel at once':>44}")
+    print(f"{'':34} {'one at a time':>35}   {'one in every channel at once':>44}")
     columns = f"{'p50':>8} {'p95':>8} {'p99':>8} {'x floor':>8}"
-    print(f"{'ruleset':13} {'command':16} {columns}   {columns} {'> 3 s':>6} {'no ack':>6}")
+    print(f"{'ruleset':13} {'command':20} {columns}   {columns} {'> 3 s':>6} {'no ack':>6}")
     for number, floor in enumerate(floors):
         label = "floor before" if number == 0 else "floor after"
         alone, together = floor.alone, floor.together
         print(
-            f"{'':13} {label:16} {alone.median:8.2f} {alone.p95:8.2f} {alone.p99:8.2f} {'':8}   "
+            f"{'':13} {label:20} {alone.median:8.2f} {alone.p95:8.2f} {alone.p99:8.2f} {'':8}   "
             f"{together.median:8.2f} {together.p95:8.2f} {together.p99:8.2f}"
         )
     for row in rows:
         alone, together = row.alone, row.together
         print(
-            f"{row.ruleset:13} {alone.name:16} {alone.median:8.2f} {alone.p95:8.2f} {alone.p99:8.2f} "
+            f"{row.ruleset:13} {alone.name:20} {alone.median:8.2f} {alone.p95:8.2f} {alone.p99:8.2f} "
             f"{alone.median / floor_alone:7.2f}x   {together.median:8.2f} {together.p95:8.2f} {together.p99:8.2f} "
             f"{together.median / floor_together:7.2f}x {together.late:6} {together.unacknowledged:6}"
         )

@@ -82,8 +82,12 @@ def audience_mention(tr: Translator, audience_ids: Sequence[int]) -> str:
 
 
 def prompt_text(tr: Translator, prompt: Prompt) -> str:
-    params = {**prompt.wait.prompt.params, "audience": audience_mention(tr, prompt.audience_ids)}
-    lines = [tr.text(Text(prompt.wait.prompt.key, params))]
+    audience = audience_mention(tr, prompt.audience_ids)
+    asked = tr.text(Text(prompt.wait.prompt.key, {**prompt.wait.prompt.params, "audience": audience}))
+    # Whoever a prompt waits for is pinged by the mention at its start, where its own words do not name them.
+    if pinging(prompt).users and audience not in asked:
+        asked = tr("wait.addressed", audience=audience, prompt=asked)
+    lines = [asked]
     if prompt.deadline is not None and prompt.wait.default is not None:
         default = prompt.wait.option(prompt.wait.default)
         lapse = prompt.wait.lapse or (default.label if default else None)

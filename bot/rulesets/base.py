@@ -241,19 +241,35 @@ class AttackInput(CommandInput):
 Handler = Callable[[Scene, Mapping[str, Any], Answer], Step]
 
 
+# The seats of a bench exchange: the player who starts it, the rival who answers, and the server's GM.
+BENCH_SEATS = ("player", "rival", "gm")
+
+
 @dataclass(frozen=True)
-class BenchExchange:
-    """An exchange `fatebot bench` times in a ruleset's campaigns: the player's `command` with `options` (shown as
-    `name`), answered by a rival's click on the button labelled `answer` (as the server's English shows it).
-    `sheets` are the characters the player and then the rival import, each a template's kind with fields set on
-    it; each acts with its last. With `new_round`, a GM begins a new round before each (one attack a round)."""
+class BenchMove:
+    """One move of a bench exchange, timed in the row `name` (moves of one name share a row). The move's seat (one
+    of `BENCH_SEATS`) sends `command` with `options`; or, given `buttons`, clicks the first of them on the newest
+    message it sees carrying one, and again while such a message follows (an answer of several clicks, each
+    timed; none when the dice left nothing to answer). A command answered privately was refused, and stops the
+    bench, unless `private_answer` says that it may be (a heal of someone unhurt is told to the GM alone)."""
 
     name: str
-    command: str
-    options: Mapping[str, str]
-    answer: str
-    sheets: tuple[tuple[tuple[str, Mapping[str, str]], ...], tuple[tuple[str, Mapping[str, str]], ...]]
-    new_round: bool = False
+    seat: str
+    command: str = ""
+    options: Mapping[str, str | int] = field(default_factory=dict)
+    buttons: tuple[str, ...] = ()
+    private_answer: bool = False
+
+
+@dataclass(frozen=True)
+class BenchExchange:
+    """An exchange `fatebot bench` times in a ruleset's campaigns: its `moves`, in order, as the server's English
+    names the buttons. `sheets` are the characters the player and then the rival import, each a template's kind
+    with fields set on it; each acts with its last. Without sheets, the player imports the template of the
+    ruleset's first kind and the rival none."""
+
+    moves: tuple[BenchMove, ...]
+    sheets: tuple[tuple[tuple[str, Mapping[str, Any]], ...], tuple[tuple[str, Mapping[str, Any]], ...]] | None = None
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import pytest
 
 from bot.cli import main
 from bot.emulator import Emulator
+from bot.rulesets.registry import RULESETS
 
 SCRIPT = """\
 # a campaign, a public roll, a secret roll in Chinese, a Japanese player, and the end
@@ -172,7 +173,10 @@ def test_bench_times_every_rulesets_commands_against_the_floor(capsys: pytest.Ca
     timed = {(row[0], " ".join(row[1:-10])) for row in rows if len(row) > 10 and row[0] != "ruleset"}
     for ruleset in ("fate_points", "crest_magia", "grail_zh", "grail_anka"):
         assert {(ruleset, "/roll"), (ruleset, "/character show"), (ruleset, "/log show")} <= timed
-    assert {("fate_points", "/check"), ("fate_points", "/attack"), ("fate_points", "Dodge click")} <= timed
+    assert {("fate_points", "/check"), ("fate_points", "Dodge click"), ("crest_magia", "defence clicks")} <= timed
+    for ruleset in RULESETS.values():  # each ruleset's exchange, move by move (a click only where dice left one)
+        assert ruleset.bench is not None, ruleset.id
+        assert {(ruleset.id, move.name) for move in ruleset.bench.moves if move.command} <= timed
     assert ("grail_anka", "/check") not in timed  # its checks are a GM's `/anka check`
     assert any(line.startswith("bursts: ") and "a second; peak memory" in line for line in table.splitlines())
     assert main(["bench", "--channels", "0"]) == 2

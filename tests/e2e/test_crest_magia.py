@@ -206,7 +206,7 @@ async def test_an_attack_answered_a_day_later_with_a_stat_a_skill_a_withstand_an
     harness.emulator.clock.advance(24 * 3600)
     await harness.emulator.click(mei, prompt, "Dexterity")
     question = harness.last(table.channel, mei)
-    assert question.content == "Bram: defend with Dexterity and which skill?"
+    assert question.content == f"{mei.mention} Bram: defend with Dexterity and which skill?"
     assert question.buttons()[:3] == ["No skill", "Athletics 3", "Awareness 3"]
     assert "Awareness + Sight 4" in question.buttons()
     # Dexterity d6 + Agility 2: base 5, 3; d6 6 -> 13, below 15: a hit. Damage 3 + 5 + 2 = 10.
@@ -214,9 +214,9 @@ async def test_an_attack_answered_a_day_later_with_a_stat_a_skill_a_withstand_an
     await harness.emulator.click(mei, question, "Agility 2")
     # Bram still has the session's Destiny Point: his defence may be rolled again before the damage.
     offered = await _let_it_stand(table, mei)
-    assert offered.startswith("Bram: your defence of 13 does not stop the attack.")
+    assert offered.startswith(f"{mei.mention} Bram: your defence of 13 does not stop the attack.")
     withstand = harness.last(table.channel, mei)
-    assert withstand.content == "Bram: withstand 10 damage with what?"
+    assert withstand.content == f"{mei.mention} Bram: withstand 10 damage with what?"
     assert withstand.buttons()[:2] == ["Leather (0)", "Crest of Flames (2)"]
     harness.dice.queue([2, 4])
     answered = await harness.emulator.click(mei, withstand, "Leather (0)")
@@ -237,7 +237,7 @@ async def test_an_attack_answered_a_day_later_with_a_stat_a_skill_a_withstand_an
     harness.dice.queue([1, 1])  # withstand 2: 10 through, 2 of them on Dexterity
     await harness.emulator.click(mei, harness.last(table.channel, mei), "Leather (0)")
     overflow = harness.last(table.channel, mei)
-    assert overflow.content == "Bram: 8 damage overflows. On which stat?"
+    assert overflow.content == f"{mei.mention} Bram: 8 damage overflows. On which stat?"
     assert overflow.buttons() == ["Physique", "Intelligence", "Wit", "Cancel (GM)"]
     placed = await harness.emulator.click(mei, overflow, "Physique")
     assert "Bram takes 8 more on Physique." in placed.replies[-1].text()
@@ -461,7 +461,7 @@ async def test_a_destiny_point_rolls_a_check_or_an_unresolved_attack_again(table
     checked = (await harness.slash(aiko, table.channel, "check", stat="Wit", details="skill:Awareness")).reply
     assert checked.embeds[0]["title"] == "Aiko: Wit + Awareness = 8"
     offer = _offering(table, aiko, "Reroll (1 Destiny Point)")
-    assert offer.content.startswith("Aiko: your roll of 8 can still be rolled again for a Destiny Point.")
+    assert offer.content.startswith(f"{aiko.mention} Aiko: your roll of 8 can still be rolled again for a Destiny Point.")
     assert offer.buttons() == ["Reroll (1 Destiny Point)", "Let it stand", "Cancel (GM)"]
     not_hers = await harness.emulator.click(mei, offer, "Reroll (1 Destiny Point)")
     assert not_hers.reply.ephemeral
@@ -487,10 +487,10 @@ async def test_a_destiny_point_rolls_a_check_or_an_unresolved_attack_again(table
     assert "Aiko attacks Bram: 15" in shown and "Aiko earns a Destiny Point." in shown
     assert "Destiny Points 1" in await _pools(table, "Aiko")
     prompt = harness.last(table.channel, mei)
-    assert prompt.content == "Bram: Aiko attacks you (15). Defend with which stat?"
+    assert prompt.content == f"{mei.mention} Bram: Aiko attacks you (15). Defend with which stat?"
     # Still unsettled, the new roll can be redone until Bram answers; his answer settles it.
     offer = _offering(table, aiko, "Reroll (1 Destiny Point)")
-    assert offer.content.startswith("Aiko: your roll of 15 is not settled until it is answered.")
+    assert offer.content.startswith(f"{aiko.mention} Aiko: your roll of 15 is not settled until it is answered.")
     await harness.emulator.click(mei, prompt, "Dexterity")
     assert harness.current(offer).buttons() == []
     assert harness.current(offer).content == "Aiko's roll of 15 is settled: it stands."
@@ -534,7 +534,7 @@ async def test_another_player_intercepts_an_attack_for_a_destiny_point(table: Ta
     assert harness.current(offer).content == f"{ken.mention} intercepts the attack meant for Bram."
     assert harness.current(bram_prompt).buttons() == []
     cleo_prompt = harness.last(table.channel, ken)
-    assert cleo_prompt.content == "Cleo: Aiko attacks you (12). Defend with which stat?"
+    assert cleo_prompt.content == f"{ken.mention} Cleo: Aiko attacks you (12). Defend with which stat?"
     refused = await harness.emulator.click(mei, cleo_prompt, "Dexterity")
     assert refused.reply.ephemeral
     await harness.emulator.click(ken, cleo_prompt, "Dexterity")
@@ -648,8 +648,8 @@ async def test_an_area_attack_rolls_once_and_each_defender_answers_in_turn(table
     harness.dice.queue([4, 2, 5])  # one Attack Roll for both: 5 + 4 + Melee 3 = 12
     declared = (await harness.slash(aiko, table.channel, "attack", target="Bram, Cleo", action="Sword")).reply
     assert declared.embeds[0]["title"] == "Aiko attacks Bram, Cleo: 12"
-    assert harness.last(table.channel, mei).content == "Bram: Aiko attacks you (12). Defend with which stat?"
-    assert not any(message.content.startswith("Cleo: Aiko attacks you") for message in harness.emulator.messages)
+    assert harness.last(table.channel, mei).content == f"{mei.mention} Bram: Aiko attacks you (12). Defend with which stat?"
+    assert not any("Cleo: Aiko attacks you" in message.content for message in harness.emulator.messages)
 
     await harness.emulator.click(mei, harness.last(table.channel, mei), "Dexterity")
     harness.dice.queue([1, 2, 1])  # Bram's 2 + 1 = 3 is hit
@@ -665,7 +665,7 @@ async def test_an_area_attack_rolls_once_and_each_defender_answers_in_turn(table
     placed = await harness.emulator.click(mei, harness.last(table.channel, mei), "Wit")
     assert "Bram takes 1 more on Wit." in "\n".join(reply.text() for reply in placed.replies)
     cleo_prompt = harness.last(table.channel, ken)
-    assert cleo_prompt.content == "Cleo: Aiko attacks you (12). Defend with which stat?"
+    assert cleo_prompt.content == f"{ken.mention} Cleo: Aiko attacks you (12). Defend with which stat?"
 
     # A GM rules Cleo helpless (C8): no Defense Roll, and Cleo picks the stat that takes the hit.
     not_a_gm = await harness.emulator.click(ken, cleo_prompt, "Helpless (GM ruling)")
@@ -673,7 +673,7 @@ async def test_an_area_attack_rolls_once_and_each_defender_answers_in_turn(table
     ruled = await harness.emulator.click(gm, cleo_prompt, "Helpless (GM ruling)")
     assert "A GM rules Cleo helpless: no Defense Roll, the attack hits." in ruled.replies[-1].text()
     which = harness.last(table.channel, ken)
-    assert which.content == "Cleo: a GM rules you helpless, so the attack hits. Which stat takes the damage?"
+    assert which.content == f"{ken.mention} Cleo: a GM rules you helpless, so the attack hits. Which stat takes the damage?"
     hit = await harness.emulator.click(ken, which, "Wit")
     assert (
         "damage (the attack's dice): 2d6 [3, 4] +2 (rating) = **9**" in hit.replies[-1].text()
@@ -691,7 +691,7 @@ async def test_an_area_attack_rolls_once_and_each_defender_answers_in_turn(table
         harness.dice.queue([4, 2, 5])
         await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")
         down = harness.last(table.channel, mei)  # unconscious or dying, Bram cannot defend: it is a hit
-        assert down.content.startswith("Bram is down and cannot defend against Aiko (12): the attack hits.")
+        assert down.content.startswith(f"{mei.mention} Bram is down and cannot defend against Aiko (12): the attack hits.")
         harness.dice.queue([3, 4])
         await harness.emulator.click(mei, down, "Physique")
         harness.dice.queue([1, 1])
@@ -761,10 +761,10 @@ async def test_an_opposed_check_outside_a_fight_is_answered_by_the_other_side(ta
                                     details="skill:Subterfuge")).reply  # fmt: skip
     assert sneaking.embeds[0]["title"] == "Aiko: Dexterity + Subterfuge = 7"
     prompt = harness.last(table.channel, mei)
-    assert prompt.content == "Bram: Aiko's check (7) is made against you. Oppose it with which stat?"
+    assert prompt.content == f"{mei.mention} Bram: Aiko's check (7) is made against you. Oppose it with which stat?"
     await harness.emulator.click(mei, prompt, "Wit")
     question = harness.last(table.channel, mei)
-    assert question.content == "Bram: oppose with Wit and which skill?"
+    assert question.content == f"{mei.mention} Bram: oppose with Wit and which skill?"
     harness.dice.queue([3, 3, 1])  # Wit d6 + Awareness 3 + Sight 1: 6 + 4 = 10
     held = await harness.emulator.click(mei, question, "Awareness + Sight 4")
     assert held.replies[-1].embeds[0]["title"] == "Aiko 7 against Bram 10: Bram holds"
@@ -805,7 +805,7 @@ async def test_a_gm_heals_by_an_amount_or_a_healers_roll_and_the_healed_one_plac
 
     await harness.slash(gm, table.channel, "heal", character="Bram", amount=5)
     where = harness.last(table.channel, mei)
-    assert where.content == "Bram: 5 HP to place. Into which pool?"
+    assert where.content == f"{mei.mention} Bram: 5 HP to place. Into which pool?"
     assert where.buttons()[:2] == ["Dexterity", "Wit"]
     placed = await harness.emulator.click(mei, where, "Dexterity")
     assert "Bram recovers 5 on Dexterity." in placed.replies[-1].text()
@@ -863,7 +863,7 @@ async def test_a_defence_with_an_unusual_skill_waits_for_a_gm_to_agree(table: Ta
         if not agreed:
             await harness.emulator.click(gm, asked, "Refuse")
             again = harness.last(table.channel, mei)
-            assert again.content == "Bram: defend with Wit and which of the usual skills?"
+            assert again.content == f"{mei.mention} Bram: defend with Wit and which of the usual skills?"
             assert "Lore 2" not in again.buttons() and "Awareness 3" in again.buttons()
             harness.dice.queue([6, 6, 6])  # a double six: the attack misses
             await harness.emulator.click(mei, again, "Awareness 3")

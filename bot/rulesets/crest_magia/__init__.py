@@ -7,7 +7,7 @@ checks, attacks on one target or several, odds, Destiny Points, GM requests, sta
 
 from importlib import resources
 
-from bot.rulesets.base import Ruleset
+from bot.rulesets.base import BenchExchange, BenchMove, Ruleset
 from bot.rulesets.crest_magia.play import CrestMagiaPlay
 from rules.crest_magia.options import CrestMagiaOptions
 
@@ -18,4 +18,20 @@ RULESET = Ruleset(
     play=CrestMagiaPlay(),
     extension="bot.rulesets.crest_magia.cog",
     proper_noun_keys=frozenset({"sheet.stat_die", "sheet.skill_rank"}),
+    # Aiko's sword on Bram, who defends with Physique and no skill, lets his roll stand and withstands with his
+    # armour; a GM heals him first, so that he stands through every round.
+    bench=BenchExchange(
+        moves=(
+            BenchMove(
+                "/gm award",
+                "gm",
+                "gm award",
+                {"character": "Bram", "resource": "physique", "amount": 20},
+                private_answer=True,
+            ),
+            BenchMove("/attack", "player", "attack", {"target": "Bram", "action": "melee|Sword"}),
+            BenchMove("defence clicks", "rival", buttons=("Physique", "No skill", "Let it stand", "Leather (0)")),
+        ),
+        sheets=((("bearer", {"name": "Aiko"}),), (("bearer", {"name": "Bram"}),)),
+    ),
 )

@@ -2,7 +2,7 @@
 
 from importlib import resources
 
-from bot.rulesets.base import BenchExchange, Ruleset
+from bot.rulesets.base import BenchExchange, BenchMove, Ruleset
 from bot.rulesets.fate_points.play import FatePointsPlay
 from rules.fate_points.options import FatePointsOptions
 
@@ -13,12 +13,13 @@ RULESET = Ruleset(
     play=FatePointsPlay(),
     extension="bot.rulesets.fate_points.cog",
     proper_noun_keys=frozenset({"roll.source.stat", "roll.source.ability"}),
-    # An Archer's melee attack on a Rider, each Servant with its Master.
+    # An Archer's melee attack on a Rider, each Servant with its Master, one a round; the defender dodges.
     bench=BenchExchange(
-        "/attack",
-        "attack",
-        {"target": "Rider", "action": "melee|Invisible Air"},
-        "Dodge",
+        moves=(
+            BenchMove("/combat round", "gm", "combat round"),
+            BenchMove("/attack", "player", "attack", {"target": "Rider", "action": "melee|Invisible Air"}),
+            BenchMove("Dodge click", "rival", buttons=("Dodge",)),
+        ),
         sheets=(
             (("master", {"name": "Rin"}), ("servant", {"name": "Archer", "master": "Rin", "servant_class": "Archer"})),
             (
@@ -26,6 +27,5 @@ RULESET = Ruleset(
                 ("servant", {"name": "Rider", "master": "Sakura", "servant_class": "Rider"}),
             ),
         ),
-        new_round=True,
     ),
 )
