@@ -174,9 +174,9 @@ def test_bench_times_every_rulesets_commands_against_the_floor(capsys: pytest.Ca
     for ruleset in ("fate_points", "crest_magia", "grail_zh", "grail_anka"):
         assert {(ruleset, "/roll"), (ruleset, "/character show"), (ruleset, "/log show")} <= timed
     assert {("fate_points", "/check"), ("fate_points", "Dodge click"), ("crest_magia", "defence clicks")} <= timed
-    for ruleset in RULESETS.values():  # each ruleset's exchange, move by move (a click only where dice left one)
-        assert ruleset.bench is not None, ruleset.id
-        assert {(ruleset.id, move.name) for move in ruleset.bench.moves if move.command} <= timed
+    for declared in RULESETS.values():  # each ruleset's exchange, move by move (a click only where dice left one)
+        assert declared.bench is not None, declared.id
+        assert {(declared.id, move.name) for move in declared.bench.moves if move.command} <= timed
     assert ("grail_anka", "/check") not in timed  # its checks are a GM's `/anka check`
     assert any(line.startswith("bursts: ") and "a second; peak memory" in line for line in table.splitlines())
     assert main(["bench", "--channels", "0"]) == 2

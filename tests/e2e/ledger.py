@@ -39,6 +39,8 @@ class Ledger:
     resolved_waits: int
     logged_resolutions: int
     pending_waits: int
+    # Each wait still pending, as "key (subject)", for a failure to show.
+    pending: tuple[str, ...]
     # Open exchanges with no wait pending: a step applied without its pause, or a pause without its waits.
     stuck_exchanges: int
     rolls: int
@@ -72,7 +74,9 @@ async def read_ledger(database_url: str, campaign_id: int, *, since_event: int =
                     roles.setdefault(exchange_id, {})[member(role, position)] = names[character_id]
             waits = (
                 await session.execute(
-                    select(WaitRow.exchange_id, WaitRow.status).where(WaitRow.campaign_id == campaign_id)
+                    select(WaitRow.exchange_id, WaitRow.status, WaitRow.key, WaitRow.subject).where(
+                        WaitRow.campaign_id == campaign_id
+                    )
                 )
             ).all()
             open_exchanges = set(
@@ -95,13 +99,14 @@ async def read_ledger(database_url: str, campaign_id: int, *, since_event: int =
                 # the pool's bound says what it applied.
                 who = roles[event.payload["exchange"]][effect["who"]]
                 changes[(who, effect["pool"])] += effect.get("applied", effect["delta"])
-    waiting = {exchange_id for exchange_id, status in waits if status == PENDING}
+    waiting = {exchange_id for exchange_id, status, _, _ in waits if status == PENDING}
     return Ledger(
         pools,
         changes,
-        resolved_waits=sum(status in (ANSWERED, EXPIRED) for _, status in waits),
+        resolved_waits=sum(status in (ANSWERED, EXPIRED) for _, status, _, _ in waits),
         logged_resolutions=sum(event.kind in ("wait.answered", "wait.expired") for event in events),
-        pending_waits=sum(status == PENDING for _, status in waits),
+        pending_waits=sum(status == PENDING for _, status, _, _ in waits),
+        pending=tuple(f"{key} ({subject})" for _, status, key, subject in waits if status == PENDING),
         stuck_exchanges=len(open_exchanges - waiting),
         rolls=sum(event.kind == "roll" for event in events),
         last_event=max(event.id for event in events),

@@ -18,7 +18,7 @@ import pytest
 import yaml
 from sqlalchemy import func, select
 
-from bot.db.models import Campaign, Event
+from bot.db.models import Campaign, Commitment, Event
 from bot.emulator.models import Channel, Message, User, iter_components
 from bot.rulesets.registry import RULESETS
 from tests.databases import BACKENDS, fresh_database_url
@@ -246,11 +246,41 @@ async def hidden(table: Table) -> dict[str, str]:
     return found
 
 
+# A secret roll's total, which no player but the roller may read before the campaign ends.
+SECRET_TOTAL = 917363
+
+
+@pytest.fixture(scope="module")
+async def secrets(table: Table) -> list[str]:
+    """What the players may not read yet, in every ruleset's campaign: a GM's secret roll's total; and where the
+    ruleset commits its decisions' numbers (grail_anka), the nonce of a decision whose window a GM closed (so that
+    only a GM's anchor reveals it)."""
+    harness = table.harness
+    kept = [str(SECRET_TOTAL)]
+    for ruleset, channel in table.channels.items():
+        rolled = await harness.slash(table.gm, channel, "roll", dice=f"1d1+{SECRET_TOTAL - 1}", secret=True)
+        assert rolled.reply.ephemeral and str(SECRET_TOTAL) in rolled.reply.text(), rolled.reply.text()
+        if ruleset != "grail_anka":
+            continue
+        await harness.slash(table.gm, channel, "anka check", rate=50, purpose="Sealed fate")
+        window = harness.emulator.last_message(channel, visible_to=table.gm)
+        closed = await harness.emulator.click(table.gm, window, "Close the window")
+        assert closed.error is None, closed.error
+        assert harness.bot is not None
+        async with harness.bot.database.read() as session:
+            nonce = await session.scalar(select(Commitment.nonce).order_by(Commitment.id.desc()).limit(1))
+        assert nonce is not None
+        kept.append(nonce)
+    assert len(kept) == 2, kept
+    return kept
+
+
 async def test_what_the_gms_run_stays_hidden_from_every_command_a_player_has(
-    table: Table, hidden: dict[str, str]
+    table: Table, hidden: dict[str, str], secrets: list[str]
 ) -> None:
     """A player uses every command that is not the GMs', naming the GMs' marked character wherever a name goes: no
-    reply, post, DM, log or export the player can see shows the marker."""
+    reply, post, DM, log or export the player can see shows the marker, a GM's secret roll or a decision's secret
+    before its reveal."""
     harness, emulator = table.harness, table.harness.emulator
 
     used = 0
@@ -270,9 +300,10 @@ async def test_what_the_gms_run_stays_hidden_from_every_command_a_player_has(
         logs: tuple[tuple[str, dict[str, str]], ...] = (("log show", {}), ("log export", {"format": "json"}))
         for log_command, log_options in logs:
             reply = await emulator.slash(table.player, table.channels[ruleset], log_command, log_options)
-            assert all(MARKER.encode() not in attachment.data for attachment in reply.reply.attachments)
+            for kept in (MARKER, *secrets):
+                assert all(kept.encode() not in attachment.data for attachment in reply.reply.attachments), kept
     seen = [message for channel in table.channels.values() for message in emulator.visible_to(table.player, channel)]
     seen += emulator.dms(table.player)
-    leaked = [message.text()[:120] for message in seen if MARKER in message.text()]
+    leaked = [message.text()[:120] for message in seen for kept in (MARKER, *secrets) if kept in message.text()]
     assert leaked == []
     assert used >= 100

@@ -1,13 +1,17 @@
-"""The bot process killed (SIGKILL) in the middle of a burst of mixed commands, and started again on the same
-database, again and again.
+"""The bot process killed (SIGKILL) in the middle of a burst of mixed commands of every ruleset, and started again on
+the same database, again and again.
 
-The bot runs as `python -m bot run` in a process of its own, against the emulator in this one. Each round opens
-a new round of combat in two Fate/Points fights, then sends at once: a defence click on a prompt posted before,
-a new attack, a GM's award, and rolls in a campaign of every ruleset; after a random moment the process is
-killed. Once a new process is up: the SQLite file passes its integrity check; every pool equals its value at the
-start plus what the log says was applied to it, every wait resolved has exactly one event saying so, and no open
-exchange is left without a wait (no step half applied); every prompt posted before the kill still answers; and
-the GMs find in `/gm pending` whatever the kill kept from being posted, and answer it.
+The bot runs as `python -m bot run` in a process of its own, against the emulator in this one. Every ruleset has
+two campaigns set as `fatebot bench` sets them, for the exchange the ruleset declares (`Ruleset.bench`: a GM's
+moves, the player's command, the rival's answers). Each round makes, with the bot up, the GMs' opening moves in
+both campaigns and the whole exchange but its last move in the first; then sends at once, for every ruleset, the
+first interaction of that last move in the first campaign (a defence click, an anchor) and the player's command in
+the second (an attack, an anchor), a GM's award, and rolls; after a random moment the process is killed. Once a
+new process is up: the SQLite file passes its integrity check; every pool equals its value at the start plus what
+the log says was applied to it, every wait resolved has exactly one event saying so, and no open exchange is left
+without a wait (no step half applied); a command the kill left unanswered is sent again, as its player would;
+every prompt posted before the kill still answers; and the GMs find in `/gm pending` whatever the kill kept from
+being posted, and answer it, until nothing waits.
 
 CI kills the bot `CRASH_ROUNDS` times (3) on each backend; `CRASH_ROUNDS=40 CRASH_SEED=5 pytest
 tests/e2e/test_crashes.py` runs a longer search.
@@ -21,17 +25,19 @@ import random
 import sqlite3
 import sys
 from collections.abc import AsyncIterator, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy.engine import make_url
 
+from bot.bench import Players, answerable, make, set_the_tables
 from bot.emulator import Emulator
-from bot.emulator.models import Channel, InteractionRecord, Message, User
+from bot.emulator.models import Channel, InteractionRecord
+from bot.rulesets.base import BenchExchange, BenchMove
+from bot.rulesets.registry import RULESETS
 from tests.databases import BACKENDS, fresh_database_url
-from tests.e2e.fate_pairs import enlist
 from tests.e2e.ledger import Ledger, assert_accounts_for, campaign_in, read_ledger
 
 CRASH_ROUNDS = int(os.environ.get("CRASH_ROUNDS", "3"))
@@ -39,8 +45,6 @@ CRASH_SEED = int(os.environ.get("CRASH_SEED", "1"))
 # Long enough for a burst's commits to be under way when the kill comes, at any moment of it.
 LONGEST_BURST_SECONDS = 0.05
 START_SECONDS = 60
-ATTACK = {"target": "Rider", "action": "melee|Invisible Air"}
-OTHER_RULESETS = ("crest_magia", "grail_zh", "grail_anka")
 
 
 class BotProcess:
@@ -84,30 +88,42 @@ class BotProcess:
 
 @dataclass
 class Fight:
+    """A campaign of a ruleset's exchange, and what its log accounted for when the test began."""
+
+    ruleset: str
     channel: Channel
     campaign_id: int
     baseline: Ledger | None = None
 
+    @property
+    def exchange(self) -> BenchExchange:
+        exchange = RULESETS[self.ruleset].bench
+        assert exchange is not None
+        return exchange
+
+    @property
+    def opening(self) -> list[BenchMove]:
+        """The GMs' moves before anyone else's."""
+        moves = list(self.exchange.moves)
+        first_other = next(number for number, move in enumerate(moves) if move.seat != "gm")
+        return moves[:first_other]
+
+    @property
+    def played(self) -> BenchMove:
+        """The first move after the GMs' opening: the player's command."""
+        return self.exchange.moves[len(self.opening)]
+
 
 @dataclass
 class World:
-    emulator: Emulator
+    players: Players
     bot: BotProcess
-    gm: User
-    bob: User
-    mei: User
-    fights: list[Fight]
-    others: list[Channel]
+    # Of each ruleset: the exchange made but for its last move, and the exchange only opened.
+    pairs: list[tuple[Fight, Fight]] = field(default_factory=list)
 
-
-async def answered(record: InteractionRecord) -> InteractionRecord:
-    assert record.error is None, record.error
-    return record
-
-
-async def start_campaign(world: World, channel: Channel, ruleset: str) -> int:
-    await answered(await world.emulator.slash(world.gm, channel, "campaign start", {"ruleset": ruleset}))
-    return await campaign_in(world.bot.database_url, channel.id)
+    @property
+    def fights(self) -> list[Fight]:
+        return [fight for pair in self.pairs for fight in pair]
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -121,57 +137,80 @@ async def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         bot = BotProcess(emulator, url, directory)
         await bot.start()
         try:
-            fight_channels = [emulator.add_channel(guild, f"fight-{number}") for number in range(2)]
-            others = [emulator.add_channel(guild, ruleset) for ruleset in OTHER_RULESETS]
-            world = World(emulator, bot, gm, bob, mei, [], others)
-            for channel in fight_channels:
-                fight = Fight(channel, await start_campaign(world, channel, "fate_points"))
-                await enlist(emulator, gm, channel, bob, "Rin", "Archer")
-                await enlist(emulator, gm, channel, mei, "Sakura", "Rider")
+            players = Players(emulator, guild, gm, bob, mei)
+            for ruleset in RULESETS:
+                players.channels[ruleset] = [emulator.add_channel(guild, f"{ruleset}-{n}") for n in range(2)]
+            await set_the_tables(players)
+            world = World(players, bot)
+            for ruleset, channels in players.channels.items():
+                first, second = [Fight(ruleset, channel, await campaign_in(url, channel.id)) for channel in channels]
+                world.pairs.append((first, second))
+            for fight in world.fights:
                 fight.baseline = await read_ledger(url, fight.campaign_id)
-                world.fights.append(fight)
-            for channel, ruleset in zip(others, OTHER_RULESETS, strict=True):
-                await start_campaign(world, channel, ruleset)
             yield world
         finally:
             await bot.stop()
 
 
-def open_prompts(world: World, channel: Channel) -> list[Message]:
-    """The defence prompts in the channel that still offer their buttons."""
-    return [message for message in world.emulator.visible_to(world.mei, channel) if "Dodge" in message.buttons()]
+async def made(world: World, fight: Fight, moves: list[BenchMove]) -> None:
+    """The moves, in order, their clicks on any prompt of the campaign still waiting for them."""
+    for move in moves:
+        await make(world.players, fight.channel, move, 0)
 
 
-async def attack(world: World, fight: Fight) -> None:
-    await answered(await world.emulator.slash(world.bob, fight.channel, "attack", ATTACK))
+async def set_up_round(world: World) -> None:
+    """With the bot up: the GMs' opening in both campaigns of each ruleset, and in the first the exchange but
+    its last move."""
+    for first, second in world.pairs:
+        await made(world, second, second.opening)
+        await made(world, first, list(first.exchange.moves[:-1]))
 
 
-async def new_round(world: World) -> None:
-    """A new round in every fight, the defender healed and the attacker's prana given back (held at their
-    maximums), so that the fight goes on for as many rounds as the test kills the bot."""
-    emulator = world.emulator
-    for fight in world.fights:
-        await answered(await emulator.slash(world.gm, fight.channel, "combat round"))
-        for name, pool, amount in (("Rider", "hp", 10), ("Archer", "prana", 3)):
-            options = {"character": name, "resource": pool, "amount": amount}
-            await answered(await emulator.slash(world.gm, fight.channel, "gm award", options))
+def first_interaction(world: World, fight: Fight, move: BenchMove) -> Coroutine[Any, Any, InteractionRecord] | None:
+    """The move's first interaction, sent without waiting for it: its command, or its click on the prompt
+    waiting for its seat (none when the dice left nothing to answer)."""
+    emulator, user = world.players.emulator, world.players.seated(move.seat)
+    if move.command:
+        return emulator.slash(user, fight.channel, move.command, move.options, wait=False, settle=False)
+    prompt = answerable(world.players, user, fight.channel, move.buttons, 0)
+    if prompt is None:
+        return None
+    label = next(label for label in move.buttons if label in prompt.buttons())
+    return emulator.click(user, prompt, label, wait=False, settle=False)
 
 
-def burst(world: World) -> list[Coroutine[Any, Any, InteractionRecord]]:
+@dataclass
+class Sent:
+    """An interaction of the burst, and what to do again if the kill left it unanswered."""
+
+    fight: Fight
+    move: BenchMove
+    record: InteractionRecord | None = None
+
+
+def burst(world: World) -> tuple[list[Sent], list[Coroutine[Any, Any, InteractionRecord]]]:
     """Everything sent at once: each a dispatch the bot may or may not get to before it dies."""
-    emulator = world.emulator
-    first, second = world.fights
-    (prompt,) = open_prompts(world, first.channel)
-    sends = [
-        emulator.click(world.mei, prompt, "Dodge", wait=False, settle=False),
-        emulator.slash(world.bob, second.channel, "attack", ATTACK, wait=False, settle=False),
-        emulator.slash(world.gm, first.channel, "gm award",
-                       {"character": "Rin", "resource": "fate_points", "amount": 1}, wait=False, settle=False),
-    ]  # fmt: skip
-    for channel in [fight.channel for fight in world.fights] + world.others:
-        for player in (world.bob, world.mei):
-            sends.append(emulator.slash(player, channel, "roll", {"dice": "3d6+2"}, wait=False, settle=False))
-    return sends
+    emulator, players = world.players.emulator, world.players
+    sent: list[Sent] = []
+    sends = []
+    for first, second in world.pairs:
+        for fight, move in ((first, first.exchange.moves[-1]), (second, second.played)):
+            interaction = first_interaction(world, fight, move)
+            if interaction is not None:
+                sent.append(Sent(fight, move))
+                sends.append(remember(sent[-1], interaction))
+    fate = next(first for first, _ in world.pairs if first.ruleset == "fate_points")
+    award = {"character": "Rin", "resource": "fate_points", "amount": 1}
+    sends.append(emulator.slash(players.gm, fate.channel, "gm award", award, wait=False, settle=False))
+    for fight in world.fights:
+        for player in (players.player, players.defender):
+            sends.append(emulator.slash(player, fight.channel, "roll", {"dice": "3d6+2"}, wait=False, settle=False))
+    return sent, sends
+
+
+async def remember(sent: Sent, interaction: Coroutine[Any, Any, InteractionRecord]) -> InteractionRecord:
+    sent.record = await interaction
+    return sent.record
 
 
 def assert_intact(database_url: str) -> None:
@@ -194,29 +233,43 @@ async def assert_accounted(world: World) -> list[Ledger]:
     return ledgers
 
 
-async def answer_everything(world: World) -> None:
-    """Every prompt still showing its buttons answers (or says it was answered, when the kill came between the
-    answer and the prompt's edit); what was never posted, the GMs answer from `/gm pending`."""
-    emulator = world.emulator
+def answered(record: InteractionRecord) -> bool:
+    return record.answered_at is not None
+
+
+async def answer_everything(world: World, sent: list[Sent]) -> None:
+    """A command the kill left unanswered is sent again; then each exchange goes on to its end: every prompt
+    still showing its buttons answers (or says it was answered, when the kill came between the answer and the
+    prompt's edit), and what was never posted, the GMs answer from `/gm pending`."""
+    emulator, players = world.players.emulator, world.players
+    for lost in sent:
+        if lost.move.command and (lost.record is None or not answered(lost.record)):
+            user = players.seated(lost.move.seat)
+            again = await emulator.slash(user, lost.fight.channel, lost.move.command, lost.move.options)
+            assert again.error is None, again.error
+    for first, second in world.pairs:
+        last = first.exchange.moves[-1]
+        await made(world, first, [] if last.command else [last])
+        moves = list(second.exchange.moves)
+        await made(world, second, moves[moves.index(second.played) + 1 :])
     for fight in world.fights:
-        for prompt in open_prompts(world, fight.channel):
-            clicked = await emulator.click(world.mei, prompt, "Dodge")
-            assert clicked.error is None, clicked.error
-            current = next(message for message in emulator.messages if message.id == prompt.id)
-            assert "Dodge" not in current.buttons() or clicked.reply.ephemeral
-        listed = await emulator.slash(world.gm, fight.channel, "gm pending")
-        for message in listed.replies:
-            if "Dodge" in message.buttons():
-                assert (await emulator.click(world.gm, message, "Dodge")).error is None
+        buttons = {label for move in fight.exchange.moves for label in move.buttons}
+        for _ in range(len(fight.exchange.moves)):
+            listed = await emulator.slash(players.gm, fight.channel, "gm pending")
+            pending = [message for message in listed.replies if buttons & set(message.buttons())]
+            if not pending:
+                break
+            for message in pending:
+                label = next(label for label in message.buttons() if label in buttons)
+                assert (await emulator.click(players.gm, message, label)).error is None
+            await made(world, fight, [move for move in fight.exchange.moves if move.buttons])
 
 
 async def test_killed_mid_burst_and_restarted_the_bot_loses_and_doubles_nothing(world: World) -> None:
     rng = random.Random(CRASH_SEED)
-    first = world.fights[0]
     for _ in range(CRASH_ROUNDS):
-        await new_round(world)
-        await attack(world, first)  # its prompt is answered in the burst
-        sends = burst(world)
+        await set_up_round(world)
+        sent, sends = burst(world)
         rng.shuffle(sends)
         for send in sends:
             await send
@@ -226,8 +279,9 @@ async def test_killed_mid_burst_and_restarted_the_bot_loses_and_doubles_nothing(
 
         assert_intact(world.bot.database_url)
         await assert_accounted(world)
-        await answer_everything(world)
+        await answer_everything(world, sent)
         for ledger in await assert_accounted(world):
-            assert ledger.pending_waits == 0
-    rolled = await world.emulator.slash(world.bob, world.others[0], "roll", {"dice": "1d20"})
+            assert ledger.pending_waits == 0, ledger.pending
+    channel = world.fights[-1].channel
+    rolled = await world.players.emulator.slash(world.players.player, channel, "roll", {"dice": "1d20"})
     assert rolled.error is None and "1d20" in rolled.reply.text()

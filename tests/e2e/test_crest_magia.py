@@ -461,7 +461,9 @@ async def test_a_destiny_point_rolls_a_check_or_an_unresolved_attack_again(table
     checked = (await harness.slash(aiko, table.channel, "check", stat="Wit", details="skill:Awareness")).reply
     assert checked.embeds[0]["title"] == "Aiko: Wit + Awareness = 8"
     offer = _offering(table, aiko, "Reroll (1 Destiny Point)")
-    assert offer.content.startswith(f"{aiko.mention} Aiko: your roll of 8 can still be rolled again for a Destiny Point.")
+    assert offer.content.startswith(
+        f"{aiko.mention} Aiko: your roll of 8 can still be rolled again for a Destiny Point."
+    )
     assert offer.buttons() == ["Reroll (1 Destiny Point)", "Let it stand", "Cancel (GM)"]
     not_hers = await harness.emulator.click(mei, offer, "Reroll (1 Destiny Point)")
     assert not_hers.reply.ephemeral
@@ -648,7 +650,8 @@ async def test_an_area_attack_rolls_once_and_each_defender_answers_in_turn(table
     harness.dice.queue([4, 2, 5])  # one Attack Roll for both: 5 + 4 + Melee 3 = 12
     declared = (await harness.slash(aiko, table.channel, "attack", target="Bram, Cleo", action="Sword")).reply
     assert declared.embeds[0]["title"] == "Aiko attacks Bram, Cleo: 12"
-    assert harness.last(table.channel, mei).content == f"{mei.mention} Bram: Aiko attacks you (12). Defend with which stat?"
+    prompt = harness.last(table.channel, mei)
+    assert prompt.content == f"{mei.mention} Bram: Aiko attacks you (12). Defend with which stat?"
     assert not any("Cleo: Aiko attacks you" in message.content for message in harness.emulator.messages)
 
     await harness.emulator.click(mei, harness.last(table.channel, mei), "Dexterity")
@@ -673,7 +676,9 @@ async def test_an_area_attack_rolls_once_and_each_defender_answers_in_turn(table
     ruled = await harness.emulator.click(gm, cleo_prompt, "Helpless (GM ruling)")
     assert "A GM rules Cleo helpless: no Defense Roll, the attack hits." in ruled.replies[-1].text()
     which = harness.last(table.channel, ken)
-    assert which.content == f"{ken.mention} Cleo: a GM rules you helpless, so the attack hits. Which stat takes the damage?"
+    assert which.content == (
+        f"{ken.mention} Cleo: a GM rules you helpless, so the attack hits. Which stat takes the damage?"
+    )
     hit = await harness.emulator.click(ken, which, "Wit")
     assert (
         "damage (the attack's dice): 2d6 [3, 4] +2 (rating) = **9**" in hit.replies[-1].text()
@@ -691,7 +696,9 @@ async def test_an_area_attack_rolls_once_and_each_defender_answers_in_turn(table
         harness.dice.queue([4, 2, 5])
         await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")
         down = harness.last(table.channel, mei)  # unconscious or dying, Bram cannot defend: it is a hit
-        assert down.content.startswith(f"{mei.mention} Bram is down and cannot defend against Aiko (12): the attack hits.")
+        assert down.content.startswith(
+            f"{mei.mention} Bram is down and cannot defend against Aiko (12): the attack hits."
+        )
         harness.dice.queue([3, 4])
         await harness.emulator.click(mei, down, "Physique")
         harness.dice.queue([1, 1])

@@ -607,7 +607,8 @@ async def test_without_auto_transfer_the_master_consents_to_give(table: Table) -
     await _import(table, table.rin, {"kind": "master", "name": "Rin", "master_type": "magus"})
     await harness.slash(gm, table.channel, "gm award", character="Saber", resource="mp", amount=-36)
     asked = (await harness.slash(shirou, table.channel, "attack", target="Rin", action="np:Excalibur")).reply
-    assert asked.content.startswith(f"{shirou.mention} Saber needs 50 MP and has 44: will Shirou give MP for it"), asked.content
+    asking = f"{shirou.mention} Saber needs 50 MP and has 44: will Shirou give MP for it"
+    assert asked.content.startswith(asking), asked.content
     harness.dice.queue([10, 1, 1, 1, 1, 1])
     given = await harness.emulator.click(shirou, asked, "Give the MP")
     assert "Saber pays the MP it costs" in given.replies[-1].text()

@@ -18,8 +18,9 @@ RULESET = Ruleset(
     play=CrestMagiaPlay(),
     extension="bot.rulesets.crest_magia.cog",
     proper_noun_keys=frozenset({"sheet.stat_die", "sheet.skill_rank"}),
-    # Aiko's sword on Bram, who defends with Physique and no skill, lets his roll stand and withstands with his
-    # armour; a GM heals him first, so that he stands through every round.
+    # Aiko's sword on Bram, who defends with Physique and no skill, lets his roll stand, withstands with his
+    # armour and takes what overflows on Dexterity (or what is left); a GM heals both pools first, so that he
+    # stands through every round.
     bench=BenchExchange(
         moves=(
             BenchMove(
@@ -29,8 +30,19 @@ RULESET = Ruleset(
                 {"character": "Bram", "resource": "physique", "amount": 20},
                 private_answer=True,
             ),
+            BenchMove(
+                "/gm award",
+                "gm",
+                "gm award",
+                {"character": "Bram", "resource": "dexterity", "amount": 20},
+                private_answer=True,
+            ),
             BenchMove("/attack", "player", "attack", {"target": "Bram", "action": "melee|Sword"}),
-            BenchMove("defence clicks", "rival", buttons=("Physique", "No skill", "Let it stand", "Leather (0)")),
+            BenchMove(
+                "defence clicks",
+                "rival",
+                buttons=("Physique", "No skill", "Let it stand", "Leather (0)", "Dexterity", "Wit", "Intelligence"),
+            ),
         ),
         sheets=((("bearer", {"name": "Aiko"}),), (("bearer", {"name": "Bram"}),)),
     ),

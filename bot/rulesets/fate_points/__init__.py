@@ -13,10 +13,25 @@ RULESET = Ruleset(
     play=FatePointsPlay(),
     extension="bot.rulesets.fate_points.cog",
     proper_noun_keys=frozenset({"roll.source.stat", "roll.source.ability"}),
-    # An Archer's melee attack on a Rider, each Servant with its Master, one a round; the defender dodges.
+    # An Archer's melee attack on a Rider, each Servant with its Master, one a round; the defender dodges. A GM
+    # gives the Rider HP and the Archer prana first, so that the fight goes on for as long as it is timed.
     bench=BenchExchange(
         moves=(
             BenchMove("/combat round", "gm", "combat round"),
+            BenchMove(
+                "/gm award",
+                "gm",
+                "gm award",
+                {"character": "Rider", "resource": "hp", "amount": 10},
+                private_answer=True,
+            ),
+            BenchMove(
+                "/gm award",
+                "gm",
+                "gm award",
+                {"character": "Archer", "resource": "prana", "amount": 3},
+                private_answer=True,
+            ),
             BenchMove("/attack", "player", "attack", {"target": "Rider", "action": "melee|Invisible Air"}),
             BenchMove("Dodge click", "rival", buttons=("Dodge",)),
         ),
