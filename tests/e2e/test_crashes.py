@@ -32,12 +32,13 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import make_url
 
-from bot.bench import Players, answerable, make, set_the_tables
+from bot.bench import Players, set_the_tables
 from bot.emulator import Emulator
-from bot.emulator.models import Channel, InteractionRecord
-from bot.rulesets.base import BenchExchange, BenchMove
+from bot.emulator.models import InteractionRecord
+from bot.rulesets.base import BenchMove
 from bot.rulesets.registry import RULESETS
 from tests.databases import BACKENDS, fresh_database_url
+from tests.e2e.declared import Declared
 from tests.e2e.ledger import Ledger, assert_accounts_for, campaign_in, read_ledger
 
 CRASH_ROUNDS = int(os.environ.get("CRASH_ROUNDS", "3"))
@@ -90,28 +91,9 @@ class BotProcess:
 class Fight:
     """A campaign of a ruleset's exchange, and what its log accounted for when the test began."""
 
-    ruleset: str
-    channel: Channel
+    declared: Declared
     campaign_id: int
     baseline: Ledger | None = None
-
-    @property
-    def exchange(self) -> BenchExchange:
-        exchange = RULESETS[self.ruleset].bench
-        assert exchange is not None
-        return exchange
-
-    @property
-    def opening(self) -> list[BenchMove]:
-        """The GMs' moves before anyone else's."""
-        moves = list(self.exchange.moves)
-        first_other = next(number for number, move in enumerate(moves) if move.seat != "gm")
-        return moves[:first_other]
-
-    @property
-    def played(self) -> BenchMove:
-        """The first move after the GMs' opening: the player's command."""
-        return self.exchange.moves[len(self.opening)]
 
 
 @dataclass
@@ -143,7 +125,10 @@ async def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
             await set_the_tables(players)
             world = World(players, bot)
             for ruleset, channels in players.channels.items():
-                first, second = [Fight(ruleset, channel, await campaign_in(url, channel.id)) for channel in channels]
+                first, second = [
+                    Fight(Declared(players, ruleset, channel), await campaign_in(url, channel.id))
+                    for channel in channels
+                ]
                 world.pairs.append((first, second))
             for fight in world.fights:
                 fight.baseline = await read_ledger(url, fight.campaign_id)
@@ -152,38 +137,19 @@ async def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
             await bot.stop()
 
 
-async def made(world: World, fight: Fight, moves: list[BenchMove]) -> None:
-    """The moves, in order, their clicks on any prompt of the campaign still waiting for them."""
-    for move in moves:
-        await make(world.players, fight.channel, move, 0)
-
-
 async def set_up_round(world: World) -> None:
     """With the bot up: the GMs' opening in both campaigns of each ruleset, and in the first the exchange but
     its last move."""
     for first, second in world.pairs:
-        await made(world, second, second.opening)
-        await made(world, first, list(first.exchange.moves[:-1]))
-
-
-def first_interaction(world: World, fight: Fight, move: BenchMove) -> Coroutine[Any, Any, InteractionRecord] | None:
-    """The move's first interaction, sent without waiting for it: its command, or its click on the prompt
-    waiting for its seat (none when the dice left nothing to answer)."""
-    emulator, user = world.players.emulator, world.players.seated(move.seat)
-    if move.command:
-        return emulator.slash(user, fight.channel, move.command, move.options, wait=False, settle=False)
-    prompt = answerable(world.players, user, fight.channel, move.buttons, 0)
-    if prompt is None:
-        return None
-    label = next(label for label in move.buttons if label in prompt.buttons())
-    return emulator.click(user, prompt, label, wait=False, settle=False)
+        await second.declared.made(second.declared.opening)
+        await first.declared.made(list(first.declared.exchange.moves[:-1]))
 
 
 @dataclass
 class Sent:
     """An interaction of the burst, and what to do again if the kill left it unanswered."""
 
-    fight: Fight
+    declared: Declared
     move: BenchMove
     record: InteractionRecord | None = None
 
@@ -194,17 +160,22 @@ def burst(world: World) -> tuple[list[Sent], list[Coroutine[Any, Any, Interactio
     sent: list[Sent] = []
     sends = []
     for first, second in world.pairs:
-        for fight, move in ((first, first.exchange.moves[-1]), (second, second.played)):
-            interaction = first_interaction(world, fight, move)
-            if interaction is not None:
-                sent.append(Sent(fight, move))
-                sends.append(remember(sent[-1], interaction))
-    fate = next(first for first, _ in world.pairs if first.ruleset == "fate_points")
+        answer = first.declared.answer(wait=False, settle=False)
+        if answer is not None:
+            sent.append(Sent(first.declared, first.declared.last))
+            sends.append(remember(sent[-1], answer))
+        played, user = second.declared.played, players.seated(second.declared.played.seat)
+        sent.append(Sent(second.declared, played))
+        command = emulator.slash(user, second.declared.channel, played.command, played.options, wait=False,
+                                 settle=False)  # fmt: skip
+        sends.append(remember(sent[-1], command))
+    fate = next(first for first, _ in world.pairs if first.declared.ruleset == "fate_points")
     award = {"character": "Rin", "resource": "fate_points", "amount": 1}
-    sends.append(emulator.slash(players.gm, fate.channel, "gm award", award, wait=False, settle=False))
+    sends.append(emulator.slash(players.gm, fate.declared.channel, "gm award", award, wait=False, settle=False))
     for fight in world.fights:
         for player in (players.player, players.defender):
-            sends.append(emulator.slash(player, fight.channel, "roll", {"dice": "3d6+2"}, wait=False, settle=False))
+            roll = emulator.slash(player, fight.declared.channel, "roll", {"dice": "3d6+2"}, wait=False, settle=False)
+            sends.append(roll)
     return sent, sends
 
 
@@ -238,31 +209,20 @@ def answered(record: InteractionRecord) -> bool:
 
 
 async def answer_everything(world: World, sent: list[Sent]) -> None:
-    """A command the kill left unanswered is sent again; then each exchange goes on to its end: every prompt
-    still showing its buttons answers (or says it was answered, when the kill came between the answer and the
-    prompt's edit), and what was never posted, the GMs answer from `/gm pending`."""
+    """A command the kill left unanswered is sent again, as its player would; then each exchange goes on to its
+    end: every prompt still showing its buttons answers (or says it was answered, when the kill came between the
+    answer and the prompt's edit), and what was never posted, the GMs answer from `/gm pending`."""
     emulator, players = world.players.emulator, world.players
     for lost in sent:
         if lost.move.command and (lost.record is None or not answered(lost.record)):
             user = players.seated(lost.move.seat)
-            again = await emulator.slash(user, lost.fight.channel, lost.move.command, lost.move.options)
+            again = await emulator.slash(user, lost.declared.channel, lost.move.command, lost.move.options)
             assert again.error is None, again.error
-    for first, second in world.pairs:
-        last = first.exchange.moves[-1]
-        await made(world, first, [] if last.command else [last])
-        moves = list(second.exchange.moves)
-        await made(world, second, moves[moves.index(second.played) + 1 :])
+    for _, second in world.pairs:
+        moves = list(second.declared.exchange.moves)
+        await second.declared.made(moves[moves.index(second.declared.played) + 1 :])
     for fight in world.fights:
-        buttons = {label for move in fight.exchange.moves for label in move.buttons}
-        for _ in range(len(fight.exchange.moves)):
-            listed = await emulator.slash(players.gm, fight.channel, "gm pending")
-            pending = [message for message in listed.replies if buttons & set(message.buttons())]
-            if not pending:
-                break
-            for message in pending:
-                label = next(label for label in message.buttons() if label in buttons)
-                assert (await emulator.click(players.gm, message, label)).error is None
-            await made(world, fight, [move for move in fight.exchange.moves if move.buttons])
+        await fight.declared.see_through()
 
 
 async def test_killed_mid_burst_and_restarted_the_bot_loses_and_doubles_nothing(world: World) -> None:
@@ -282,6 +242,6 @@ async def test_killed_mid_burst_and_restarted_the_bot_loses_and_doubles_nothing(
         await answer_everything(world, sent)
         for ledger in await assert_accounted(world):
             assert ledger.pending_waits == 0, ledger.pending
-    channel = world.fights[-1].channel
+    channel = world.fights[-1].declared.channel
     rolled = await world.players.emulator.slash(world.players.player, channel, "roll", {"dice": "1d20"})
     assert rolled.error is None and "1d20" in rolled.reply.text()

@@ -1,5 +1,6 @@
-"""Discord failing under the bot mid-play, thrown by the emulator's switches: a dropped connection, an invalid
-session, rate limits, server errors, slow replies and a callback past Discord's 3 seconds.
+"""Discord failing under the bot mid-play, in every ruleset's exchange (as each declares it for `fatebot bench`),
+thrown by the emulator's switches: a dropped connection, an invalid session, rate limits, server errors, slow
+replies and a callback past Discord's 3 seconds.
 
 After each fault the test checks what the players saw and the ledger (`tests/e2e/ledger.py`): every pool equals
 what it was plus the changes the log says were applied to it, and every wait answered or expired has exactly one
@@ -9,47 +10,67 @@ event saying so.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import contextlib
+from collections.abc import AsyncIterator, Coroutine
 from dataclasses import dataclass
+from functools import partial
+from typing import Any
 
 import pytest
 
-from bot.emulator.models import EVERYONE, Channel, InteractionRecord, Message, User
+from bot.bench import Players, newest_id, set_the_tables
+from bot.emulator.models import EVERYONE, InteractionRecord
 from bot.emulator.rest import Fault
+from bot.rulesets.registry import RULESETS
 from tests.databases import BACKENDS, fresh_database_url
-from tests.e2e.fate_pairs import enlist
+from tests.e2e.declared import ANSWERED_BY_A_CLICK, Declared
 from tests.e2e.harness import Harness, running_harness
 from tests.e2e.ledger import Ledger, assert_accounts_for, campaign_in, read_ledger
 
 CALLBACK = r"/interactions/\d+/[^/]+/callback$"
 CHANNEL_MESSAGES = r"/channels/\d+/messages$"
-ATTACK = {"target": "Rider", "action": "melee|Invisible Air"}
+
+
+@dataclass
+class Campaign:
+    declared: Declared
+    campaign_id: int
+    baseline: Ledger | None = None
 
 
 @dataclass
 class Table:
     harness: Harness
-    channel: Channel
-    gm: User
-    bob: User
-    mei: User
-    campaign_id: int
-    baseline: Ledger | None = None
+    players: Players
+    campaigns: dict[str, Campaign]
 
-    async def ledger(self) -> Ledger:
-        assert self.baseline is not None
-        return await read_ledger(self.harness.database_url, self.campaign_id, since_event=self.baseline.last_event)
+    def __getitem__(self, ruleset: str) -> Campaign:
+        return self.campaigns[ruleset]
 
-    async def assert_consistent(self) -> Ledger:
+    async def ledger(self, ruleset: str) -> Ledger:
+        campaign = self.campaigns[ruleset]
+        assert campaign.baseline is not None
+        return await read_ledger(
+            self.harness.database_url, campaign.campaign_id, since_event=campaign.baseline.last_event
+        )
+
+    async def assert_consistent(self, ruleset: str) -> Ledger:
         """Nothing lost or doubled since the table was set: pools are the log's sums, waits resolved once."""
-        assert self.baseline is not None
-        now = await self.ledger()
-        assert_accounts_for(self.baseline, now)
+        baseline = self.campaigns[ruleset].baseline
+        assert baseline is not None
+        now = await self.ledger(ruleset)
+        assert_accounts_for(baseline, now)
         return now
+
+    async def seen_through(self, ruleset: str) -> None:
+        """The exchange answered to its end, and the log still accounts for everything, with nothing waiting."""
+        await self.campaigns[ruleset].declared.see_through()
+        assert (await self.assert_consistent(ruleset)).pending_waits == 0
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
 async def table(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Table]:
+    """A campaign of every ruleset, each set for the exchange it declares, with one bot."""
     async with (
         fresh_database_url(request.param, tmp_path_factory.mktemp("faults")) as url,
         running_harness(url) as harness,
@@ -59,32 +80,38 @@ async def table(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         guild = emulator.add_guild("Fuyuki", owner=gm)
         for player in (bob, mei):
             emulator.add_member(guild, player)
-        channel = emulator.add_channel(guild, "faults")
         await harness.start_bot()
-        await harness.slash(gm, channel, "campaign start", ruleset="fate_points", name="Faults")
-        table = Table(harness, channel, gm, bob, mei, await campaign_in(url, channel.id))
-        await enlist(emulator, gm, channel, bob, "Rin", "Archer")
-        await enlist(emulator, gm, channel, mei, "Sakura", "Rider")
-        table.baseline = await read_ledger(url, table.campaign_id)
-        yield table
+        players = Players(emulator, guild, gm, bob, mei)
+        for ruleset in RULESETS:
+            players.channels[ruleset] = [emulator.add_channel(guild, ruleset)]
+        await set_the_tables(players)
+        campaigns = {}
+        for ruleset, (channel,) in players.channels.items():
+            campaigns[ruleset] = Campaign(Declared(players, ruleset, channel), await campaign_in(url, channel.id))
+            campaigns[ruleset].baseline = await read_ledger(url, campaigns[ruleset].campaign_id)
+        yield Table(harness, players, campaigns)
 
 
-async def attack(table: Table) -> Message:
-    """bob's Archer attacks mei's Rider in a new round: the defence prompt that waits for mei."""
-    harness = table.harness
-    assert (await harness.slash(table.gm, table.channel, "combat round")).error is None
-    declared = await harness.slash(table.bob, table.channel, "attack", **ATTACK)
-    assert declared.error is None and not declared.reply.ephemeral, declared.reply.content
-    # A rate-limited post comes after its wait, when the command itself has long answered.
-    await harness.eventually(lambda: prompt_for(table) is not None)
-    prompt = prompt_for(table)
-    assert prompt is not None
-    return prompt
+async def opened(table: Table, ruleset: str) -> Declared:
+    """The ruleset's exchange made but for its last move, which something now waits for."""
+    declared = table[ruleset].declared
+    await declared.open_until_answerable()
+    return declared
 
 
-def prompt_for(table: Table) -> Message | None:
-    shown = table.harness.emulator.visible_to(table.mei, table.channel)
-    return next((message for message in reversed(shown) if "Dodge" in message.buttons()), None)
+def answer(declared: Declared, *, wait: bool = True, settle: bool = True) -> Coroutine[Any, Any, InteractionRecord]:
+    answering = declared.answer(wait=wait, settle=settle)
+    assert answering is not None
+    return answering
+
+
+def refused(record: InteractionRecord) -> bool:
+    """Whether the bot answered privately (a click's answer may be an edit of its prompt alone)."""
+    return any(message.ephemeral for message in record.replies)
+
+
+def prompted(declared: Declared) -> bool:
+    return declared.prompt() is not None
 
 
 async def until_met(fault: Fault) -> None:
@@ -92,131 +119,169 @@ async def until_met(fault: Fault) -> None:
     await asyncio.wait_for(fault.arrived.wait(), 5)
 
 
-async def dodge(table: Table, prompt: Message) -> InteractionRecord:
-    return await table.harness.emulator.click(table.mei, prompt, "Dodge")
-
-
-async def test_a_click_while_the_connection_is_down_is_replayed_and_answered_once(table: Table) -> None:
+@pytest.mark.parametrize("ruleset", RULESETS)
+async def test_an_answer_while_the_connection_is_down_is_replayed_and_answered_once(table: Table, ruleset: str) -> None:
     emulator = table.harness.emulator
-    prompt = await attack(table)
-    before = await table.ledger()
+    declared = await opened(table, ruleset)
+    prompt = declared.prompt()
+    before = await table.ledger(ruleset)
     await emulator.gateway.drop(4000)
-    clicked = await dodge(table, prompt)  # sent while the bot is away: RESUME replays it
+    answered = await answer(declared)  # sent while the bot is away: RESUME replays it
     assert emulator.gateway.resume_count >= 1 and emulator.connected
-    assert clicked.error is None and clicked.acknowledged
-    assert "Dodge" not in table.harness.current(prompt).buttons()
-    again = await emulator.click(table.mei, prompt, "Dodge") if table.harness.current(prompt).buttons() else None
-    assert again is None or again.reply.ephemeral
-    after = await table.assert_consistent()
-    assert after.resolved_waits == before.resolved_waits + 1
+    assert answered.error is None and answered.acknowledged and not refused(answered)
+    if prompt is not None:
+        assert table.harness.current(prompt).buttons() == []
+    after = await table.assert_consistent(ruleset)
+    assert after.resolved_waits > before.resolved_waits
+    await table.seen_through(ruleset)
 
 
-async def test_after_an_invalid_session_the_bot_identifies_again_and_a_waiting_defence_still_works(
-    table: Table,
+@pytest.mark.parametrize("ruleset", RULESETS)
+async def test_after_an_invalid_session_the_bot_identifies_again_and_what_waits_still_answers(
+    table: Table, ruleset: str
 ) -> None:
     emulator = table.harness.emulator
-    prompt = await attack(table)
+    declared = await opened(table, ruleset)
     identified = emulator.gateway.identify_count
     await emulator.invalidate_session(resumable=False)
     assert emulator.gateway.identify_count == identified + 1
-    clicked = await dodge(table, prompt)
-    assert clicked.error is None
-    assert "Dodge" not in table.harness.current(prompt).buttons()
-    await table.assert_consistent()
+    answered = await answer(declared)
+    assert answered.error is None and not refused(answered)
+    await table.seen_through(ruleset)
 
 
 @pytest.mark.parametrize("scope", ["user", "global"])
 async def test_rate_limits_are_waited_out_and_nothing_is_sent_twice(table: Table, scope: str) -> None:
     harness, emulator = table.harness, table.harness.emulator
-    rolls = (await table.ledger()).rolls
-    limited = emulator.rate_limit_next("POST", CALLBACK, retry_after=0.2, scope=scope)
-    rolled = await harness.slash(table.bob, table.channel, "roll", dice="1d20+5")
-    assert limited.met == 1 and rolled.error is None and len(rolled.replies) == 1
-    assert rolled.reply.visible_to is EVERYONE and "1d20" in rolled.reply.text()
+    player = table.players.player
+    for ruleset in RULESETS:
+        declared = table[ruleset].declared
+        rolls = (await table.ledger(ruleset)).rolls
+        limited = emulator.rate_limit_next("POST", CALLBACK, retry_after=0.2, scope=scope)
+        rolled = await harness.slash(player, declared.channel, "roll", dice="1d20+5")
+        assert limited.met == 1 and rolled.error is None and len(rolled.replies) == 1
+        assert rolled.reply.visible_to is EVERYONE and "1d20" in rolled.reply.text()
+        assert (await table.assert_consistent(ruleset)).rolls == rolls + 1
 
-    # The prompt of an attack is a message of the bot's own, on another route.
-    posts = emulator.rate_limit_next("POST", CHANNEL_MESSAGES, retry_after=0.2, scope=scope)
-    prompt = await attack(table)
-    assert posts.met == 1
-    assert len([message for message in emulator.messages if message.buttons() == prompt.buttons()
-                and message.channel_id == table.channel.id and message.id >= prompt.id]) == 1  # fmt: skip
-    assert (await dodge(table, prompt)).error is None
-    ledger = await table.assert_consistent()
-    assert ledger.rolls == rolls + 1
+    # A prompt is a message of the bot's own, on another route; it comes after its wait, when the command itself
+    # has long answered. (An attack can miss and post nothing: then the next one meets the limit.)
+    for ruleset in ANSWERED_BY_A_CLICK:
+        declared = table[ruleset].declared
+        after = newest_id(table.players, declared.channel)
+        posts = emulator.rate_limit_next("POST", CHANNEL_MESSAGES, retry_after=0.2, scope=scope)
+        for _ in range(6):
+            await declared.made(list(declared.exchange.moves[:-1]))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(posts.arrived.wait(), 1)
+            if posts.met:
+                break
+        await harness.eventually(partial(prompted, declared))
+        assert posts.met == 1
+        posted = [(message.content, tuple(message.buttons())) for message in emulator.visible_to(
+            table.players.gm, declared.channel) if message.id > after and message.interaction_id is None]  # fmt: skip
+        assert len(posted) == len(set(posted)), posted
+        await table.seen_through(ruleset)
 
 
 @pytest.mark.parametrize("status", [500, 502])
-async def test_server_errors_on_a_reply_are_retried_and_the_change_is_made_once(table: Table, status: int) -> None:
+@pytest.mark.parametrize("ruleset", RULESETS)
+async def test_server_errors_on_an_answer_are_retried_and_the_change_is_made_once(
+    table: Table, ruleset: str, status: int
+) -> None:
     emulator = table.harness.emulator
-    prompt = await attack(table)
+    declared = await opened(table, ruleset)
+    prompt = declared.prompt()
+    before = await table.ledger(ruleset)
     failing = emulator.refuse_next("POST", CALLBACK, status=status, code=0)
-    clicked = await dodge(table, prompt)
-    assert failing.met == 1 and clicked.error is None
-    assert "Dodge" not in table.harness.current(prompt).buttons()
-    await table.assert_consistent()
+    answered = await answer(declared)
+    assert failing.met == 1 and answered.error is None and not refused(answered)
+    if prompt is not None:
+        assert table.harness.current(prompt).buttons() == []
+    assert (await table.assert_consistent(ruleset)).resolved_waits > before.resolved_waits
+    await table.seen_through(ruleset)
 
 
+@pytest.mark.parametrize("ruleset", ANSWERED_BY_A_CLICK)
 async def test_a_prompt_discord_would_not_post_is_reported_as_saved_and_answered_from_gm_pending(
-    table: Table,
+    table: Table, ruleset: str
 ) -> None:
     harness, emulator = table.harness, table.harness.emulator
-    assert (await harness.slash(table.gm, table.channel, "combat round")).error is None
+    declared = table[ruleset].declared
+    await declared.made(declared.opening)
     failing = emulator.refuse_next("POST", CHANNEL_MESSAGES, status=503, code=0)
-    declared = await harness.slash(table.bob, table.channel, "attack", **ATTACK)
-    assert failing.met == 1
-    # The attack was rolled and saved; its prompt never reached the channel. The attacker is told so, not that
+    played = declared.played
+    user = table.players.seated(played.seat)
+    made = await emulator.slash(user, declared.channel, played.command, played.options)
+    if not failing.met:  # the attack missed: nothing to post
+        await table.seen_through(ruleset)
+        return
+    # The attack was rolled and saved; a prompt of it never reached the channel. The attacker is told so, not that
     # nothing changed, and the GMs find the wait where every wait is.
-    warning = declared.replies[-1]
+    warning = made.replies[-1]
     assert warning.ephemeral and "saved" in warning.content and "nothing was changed" not in warning.content
-    pending = await harness.slash(table.gm, table.channel, "gm pending")
-    waiting = next(message for message in [pending.reply, *pending.replies] if "Dodge" in message.buttons())
-    answered = await emulator.click(table.gm, waiting, "Dodge")
-    assert answered.error is None
-    await table.assert_consistent()
+    pending = await harness.slash(table.players.gm, declared.channel, "gm pending")
+    assert (
+        len([message for message in pending.replies if message.buttons()])
+        == (await table.ledger(ruleset)).pending_waits
+    )
+    await table.seen_through(ruleset)
 
 
-async def test_a_reply_slowed_past_three_seconds_is_posted_in_the_channel(table: Table) -> None:
-    """A roll's answer held on its way until Discord forgot the interaction: the roll was made and logged, so
-    the table reads it in a message of the bot's own; a click's late answer edits its prompt all the same."""
+@pytest.mark.parametrize("ruleset", RULESETS)
+async def test_an_answer_slowed_past_three_seconds_is_posted_in_the_channel(table: Table, ruleset: str) -> None:
+    """An answer held on its way until Discord forgot the interaction: the change was made and logged, so the
+    table reads it in a message of the bot's own; a click's late answer edits its prompt all the same."""
     harness, emulator = table.harness, table.harness.emulator
-    rolls = (await table.ledger()).rolls
+    declared = table[ruleset].declared
+    rolls = (await table.ledger(ruleset)).rolls
     held = emulator.slow_next("POST", CALLBACK, seconds=0.3)
-    record = await emulator.slash(table.bob, table.channel, "roll", {"dice": "2d6", "label": "late"},
+    record = await emulator.slash(table.players.player, declared.channel, "roll", {"dice": "2d6", "label": "late"},
                                   wait=False, settle=False)  # fmt: skip
     await until_met(held)
     emulator.clock.advance(3.5)
     await emulator.settle()
     assert record.error is not None and record.error.code == 10062
-    posted = emulator.last_message(table.channel)
+    posted = emulator.last_message(declared.channel)
     assert posted.interaction_id is None and posted.visible_to is EVERYONE and "2d6" in posted.text()
+    assert (await table.assert_consistent(ruleset)).rolls == rolls + 1
 
-    prompt = await attack(table)
+    await opened(table, ruleset)
+    prompt = declared.prompt()
+    before = await table.ledger(ruleset)
     held = emulator.slow_next("POST", CALLBACK, seconds=0.3)
-    clicked = await emulator.click(table.mei, prompt, "Dodge", wait=False, settle=False)
+    answered = await answer(declared, wait=False, settle=False)
     await until_met(held)
     emulator.clock.advance(3.5)
     await emulator.settle()
-    assert clicked.error is not None and clicked.error.code == 10062
-    assert "Dodge" not in harness.current(prompt).buttons()
-    ledger = await table.assert_consistent()
-    assert ledger.rolls == rolls + 1
+    assert answered.error is not None and answered.error.code == 10062
+    if prompt is not None:
+        assert harness.current(prompt).buttons() == []
+    assert (await table.assert_consistent(ruleset)).resolved_waits > before.resolved_waits
+    await table.seen_through(ruleset)
 
 
-async def test_a_prompt_left_with_its_buttons_after_its_answer_loses_them_at_the_next_click(table: Table) -> None:
-    """The defence was rolled and saved, but Discord refused the click's answer, so the prompt still shows its
-    buttons: the clicker is told the change was saved, and the next click retires the prompt."""
+@pytest.mark.parametrize("ruleset", ANSWERED_BY_A_CLICK)
+async def test_a_prompt_left_with_its_buttons_after_its_answer_loses_them_at_the_next_click(
+    table: Table, ruleset: str
+) -> None:
+    """The answer was saved, but Discord refused the click's reply, so the prompt still shows its buttons: the
+    clicker is told the change was saved, and the next click retires the prompt."""
     harness, emulator = table.harness, table.harness.emulator
-    prompt = await attack(table)
-    refused = emulator.refuse_next("POST", CALLBACK, status=400, code=50035)
-    clicked = await dodge(table, prompt)
-    assert refused.met == 1
+    declared = await opened(table, ruleset)
+    prompt = declared.prompt()
+    assert prompt is not None
+    asked, label = prompt.content, next(label for label in declared.last.buttons if label in prompt.buttons())
+    failing = emulator.refuse_next("POST", CALLBACK, status=400, code=50035)
+    clicked = await answer(declared)
+    assert failing.met == 1
     # mei reads Japanese: "the change was saved, but its reply failed ... /log show has what changed".
     assert clicked.reply.ephemeral and "変更は保存されました" in clicked.reply.content
-    assert "Dodge" in harness.current(prompt).buttons()
-    answered = (await table.ledger()).resolved_waits
+    assert harness.current(prompt).buttons() != []
+    answered = (await table.ledger(ruleset)).resolved_waits
 
-    again = await dodge(table, prompt)
-    assert again.reply.ephemeral and again.reply.content == "その攻撃にはすでに対応済みです。"  # already answered
-    retired = harness.current(prompt)  # as if the first answer had edited it, in the campaign's language
-    assert retired.buttons() == [] and retired.content == "Rider answered: Dodge."
-    assert (await table.assert_consistent()).resolved_waits == answered
+    again = await emulator.click(table.players.seated(declared.last.seat), prompt, label)
+    assert again.reply.ephemeral and "済み" in again.reply.content  # already answered
+    retired = harness.current(prompt)  # as if the first answer had edited it
+    assert retired.buttons() == [] and retired.content != asked
+    assert (await table.assert_consistent(ruleset)).resolved_waits == answered
+    await table.seen_through(ruleset)
