@@ -24,6 +24,7 @@ from bot.services.common import Actor, Call, Clock, Place, system_clock
 from bot.services.exchanges import ExchangeService
 from bot.services.log import LogService
 from bot.services.play import PlayService
+from bot.services.reminders import ReminderService
 from bot.services.rolls import RollService
 from bot.services.sides import SideService
 from rules.dice import DiceError, DiceSource
@@ -41,6 +42,7 @@ SHARED_EXTENSIONS = (
     "bot.cogs.exchanges",
     "bot.cogs.play",
     "bot.cogs.combat",
+    "bot.cogs.reminders",
 )
 MESSAGE_LIMIT = 2000
 # How often the bot looks for waits whose deadline has passed.
@@ -108,6 +110,7 @@ class Fatebot(commands.Bot):
         self.combat = CombatService(database, clock)
         self.exchanges = ExchangeService(database, clock)
         self.sides = SideService(database, clock)
+        self.reminders = ReminderService(database, clock)
         self.deadline_poll_seconds = deadline_poll_seconds
         # Each user's Discord language as last seen, for messages addressed to someone who did not invoke them.
         self.user_locales: dict[int, discord.Locale] = {}

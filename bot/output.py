@@ -12,6 +12,7 @@ import asyncio
 import gzip
 import io
 import logging
+import secrets
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -351,18 +352,19 @@ async def acknowledge(interaction: discord.Interaction[discord.Client]) -> None:
 
 async def post(
     channel: discord.abc.Messageable, content: str | None = None, *, embeds: Sequence[discord.Embed] = (),
-    view: discord.ui.View | None = None, mentions: Mentions | None = None,
+    view: discord.ui.View | None = None, mentions: Mentions | None = None, nonce: int | None = None,
 ) -> discord.Message:  # fmt: skip
     """A message of the bot's own (a prompt, what a deadline did, a DM), in as many messages as it takes;
-    the view goes with the last, which is returned."""
-    sent = await _post_parts(channel, pack(content, embeds), view, mentions)
+    the view goes with the last, which is returned. With a `nonce`, Discord keeps one copy of each part however
+    often the same post is sent again within minutes (a notice resent after a restart)."""
+    sent = await _post_parts(channel, pack(content, embeds), view, mentions, nonce=nonce)
     _release(view)
     return sent
 
 
 async def _post_parts(
     channel: discord.abc.Messageable, parts: Sequence[Part], view: discord.ui.View | None,
-    mentions: Mentions | None, files: Sequence[discord.File] = (),
+    mentions: Mentions | None, files: Sequence[discord.File] = (), *, nonce: int | None = None,
 ) -> discord.Message:  # fmt: skip
     sent: discord.Message | None = None
     for index, part in enumerate(parts):
@@ -370,7 +372,7 @@ async def _post_parts(
         sent = await channel.send(
             content=part.content, embeds=list(part.embeds) or MISSING,
             view=view if last and view is not None else MISSING, files=files if last and files else MISSING,
-            allowed_mentions=mentions or MISSING,
+            allowed_mentions=mentions or MISSING, nonce=secrets.randbits(64) if nonce is None else nonce + index,
         )  # fmt: skip
     assert sent is not None
     return sent

@@ -12,6 +12,7 @@ from bot.i18n import Translator
 from bot.rulesets.base import Play
 from bot.services.campaigns import CampaignSummary
 from bot.services.log import LogEntry
+from bot.services.reminders import OpenWait
 from rules.dice import RollResult, render
 from rules.exchange import Roll, Text
 
@@ -172,3 +173,25 @@ def changed_pools(tr: Translator, pools: dict[str, dict[str, tuple[int, int | No
         (name, " · ".join(pool_text(tr, pool, current, top) for pool, (current, top) in changed.items()))
         for name, changed in pools.items()
     ]
+
+
+def waited_on(tr: Translator, wait: OpenWait) -> str:
+    """Whom a wait waits for: its character and players, the GMs, or any player."""
+    if wait.to_gms:
+        return tr("wait.the_gms")
+    if wait.open_to_players:
+        return tr("wait.any_player")
+    users = " ".join(mention(user_id) for user_id in wait.audience_ids)
+    return tr("waiting.who", subject=wait.subject, users=users) if wait.subject else users
+
+
+def open_wait_line(tr: Translator, wait: OpenWait, *, with_campaign: bool) -> str:
+    """One line of a list of whose move it is: what waits, for whom, since when, and a link to its prompt."""
+    scoped = tr.scoped(wait.ruleset)
+    line = scoped(
+        "waiting.line", title=scoped.text(wait.title), who=waited_on(scoped, wait),
+        since=f"<t:{int(wait.created_at.timestamp())}:R>",
+    )  # fmt: skip
+    if with_campaign:
+        line = tr("waiting.in_campaign", campaign=wait.campaign_name, line=line)
+    return f"{line} {wait.link}" if wait.link else line

@@ -13,8 +13,8 @@ from bot import output
 from bot.app import Fatebot, Interaction, actor_of, call_of, place_of, public_translator, translator
 from bot.cogs.exchanges import close_prompts, post_prompts, step_messages
 from bot.errors import UserError
-from bot.i18n import CHINESE, ENGLISH, JAPANESE, catalog
-from bot.render import campaign_embed, mention, option_text, ruleset_name
+from bot.i18n import CHINESE, ENGLISH, JAPANESE, Translator, catalog
+from bot.render import campaign_embed, mention, open_wait_line, option_text, ruleset_name
 from bot.rulesets.registry import RULESETS
 from bot.services.combat import Moment
 from bot.views import PersistentButton
@@ -46,6 +46,11 @@ class EndCampaignButton(
         await output.update(interaction, tr("campaign.end_done"))
         public = public_translator(interaction, campaign.language)
         await output.reply(interaction, public("campaign.ended", name=campaign.name, user=mention(interaction.user.id)))
+
+
+def delay_text(tr: Translator, hours: int) -> str:
+    """A campaign's reminder delay in words: a duration, or never."""
+    return tr.duration(hours=hours) if hours else tr("campaign.reminders_never")
 
 
 @app_commands.guild_only()
@@ -115,6 +120,28 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
             interaction,
             tr("campaign.option_set", option=change.option, old=option_text(change.old), new=option_text(change.new)),
         )
+
+    @app_commands.command(name="waiting", description="Every open wait of this campaign: who it waits for, since when")
+    async def waiting(self, interaction: Interaction) -> None:
+        tr = translator(interaction)
+        campaign, waits = await self.bot.reminders.campaign_waits(place_of(interaction), actor_of(interaction))
+        if not waits:
+            await output.reply(interaction, tr("waiting.nothing", name=campaign.name), ephemeral=True)
+            return
+        lines = [tr("waiting.campaign", name=campaign.name, count=len(waits))]
+        lines.extend(open_wait_line(tr, wait, with_campaign=False) for wait in waits)
+        await output.reply(interaction, "\n".join(lines), ephemeral=True)
+
+    @app_commands.command(
+        name="reminders", description="Remind whoever a wait waits for after this many hours; 0: never (GM only)"
+    )
+    @app_commands.describe(hours="Hours a wait stays unanswered before a reminder, and between reminders (0-168)")
+    async def reminders(self, interaction: Interaction, hours: app_commands.Range[int, 0, 168]) -> None:
+        campaign, old = await self.bot.reminders.set_delay(place_of(interaction), actor_of(interaction), hours)
+        tr = public_translator(interaction, campaign.language)
+        key = "campaign.reminders_off" if hours == 0 else "campaign.reminders_set"
+        await output.reply(interaction, tr(key, name=campaign.name, duration=tr.duration(hours=hours),
+                                           old=delay_text(tr, old)))  # fmt: skip
 
     @app_commands.command(name="session", description="Start the next session of play (GM only)")
     async def session(self, interaction: Interaction) -> None:

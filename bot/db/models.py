@@ -95,6 +95,8 @@ class Campaign(Base):
     ended_at: Mapped[datetime | None] = mapped_column(default=None)
     # The language of the campaign's public messages (a Discord locale); None: the server's.
     language: Mapped[str | None] = mapped_column(String(16), default=None)
+    # How long a wait stays unanswered before whoever it waits for is reminded (and again after as long); 0: never.
+    reminder_hours: Mapped[int] = mapped_column(Integer, default=12, server_default="12")
 
     __table_args__ = (
         Index(
@@ -293,6 +295,43 @@ class Commitment(Base):
     revealed_at: Mapped[datetime | None] = mapped_column(default=None)
 
     __table_args__ = (UniqueConstraint("exchange_id", "key"),)
+
+
+REMIND_PING = "ping"
+REMIND_DM = "dm"
+REMIND_OFF = "off"
+
+
+class UserSettings(Base):
+    """How a user wants to be reminded, wherever they play: in the channel or by DM, and never in their quiet
+    hours (`quiet_from` to `quiet_to`, whole hours of their time zone; none when either is missing)."""
+
+    __tablename__ = "user_settings"
+
+    user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    remind_by: Mapped[str] = mapped_column(String(8), default=REMIND_PING)
+    time_zone: Mapped[str] = mapped_column(String(64), default="UTC")
+    quiet_from: Mapped[int | None] = mapped_column(Integer, default=None)
+    quiet_to: Mapped[int | None] = mapped_column(Integer, default=None)
+    # The Discord locale the user last used, for what reaches them outside an interaction (a DM).
+    locale: Mapped[str | None] = mapped_column(String(16), default=None)
+
+
+class Notice(Base):
+    """A reminder or a GM's digest, claimed once by its unique `key` before it is sent; `nonce` goes with the
+    message so that Discord keeps one copy if a restart sends it again."""
+
+    __tablename__ = "notices"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(80), unique=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"), index=True)
+    wait_id: Mapped[int | None] = mapped_column(ForeignKey("waits.id", ondelete="CASCADE"), default=None)
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    by: Mapped[str] = mapped_column(String(8))
+    nonce: Mapped[int] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    sent_at: Mapped[datetime | None] = mapped_column(default=None, index=True)
 
 
 class Event(Base):

@@ -115,6 +115,10 @@ _GUILD_MESSAGES_INTENT: Final = 1 << 9
 _DIRECT_MESSAGES_INTENT: Final = 1 << 12
 
 
+# How long Discord remembers a message's nonce for `enforce_nonce` ("a few minutes").
+NONCE_SECONDS = 5 * 60
+
+
 @dataclass(frozen=True)
 class UploadedFile:
     """One `files[n]` part of a multipart request."""
@@ -144,6 +148,8 @@ class World:
         self.channels: dict[int, Channel] = {}
         self.messages: list[Message] = []
         self._messages_by_id: dict[int, Message] = {}
+        # Messages sent with `enforce_nonce`, by channel and nonce: Discord answers a repeat with the first.
+        self._sent_nonces: dict[tuple[int, str], Message] = {}
         self.interactions: dict[int, InteractionRecord] = {}
         self._by_token: dict[str, InteractionRecord] = {}
         self.files: dict[int, Attachment] = {}
@@ -660,9 +666,17 @@ class World:
                 raise ApiError(403, 50007, "Cannot send messages to this user")
             visible = frozenset({recipient.id})
         validate_message(payload, file_count=len(files), partial=False)
+        nonce = payload.get("nonce")
+        seen_key = (channel.id, str(nonce))
+        if payload.get("enforce_nonce") and nonce is not None:
+            earlier = self._sent_nonces.get(seen_key)
+            if earlier is not None and (self.clock.now() - earlier.created_at).total_seconds() < NONCE_SECONDS:
+                return self.message_payload(earlier)
         message = self._create_message(
             channel=channel, author=self.bot_user, payload=payload, files=files, visible=visible, record=None
         )
+        if payload.get("enforce_nonce") and nonce is not None:
+            self._sent_nonces[seen_key] = message
         return self.message_payload(message)
 
     def edit_channel_message(self, channel_id: int, message_id: int, payload: JSON, files: list[UploadedFile]) -> JSON:

@@ -1,0 +1,305 @@
+"""Whose move it is, and reminding them: the open waits of a campaign or of a player, a campaign's reminder delay,
+users' reminder settings, and the notices (reminders, the GMs' daily digest) claimed once and sent.
+
+A notice is claimed in the database by a unique key before it is sent, so that however many times the claim is
+tried (a restart, another process) one row holds it; it keeps a nonce that goes with its message, so that
+Discord keeps one copy when a restart sends a claimed notice again.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+from sqlalchemy import ColumnElement, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.engine import Database
+from bot.db.models import (
+    CAMPAIGN_ACTIVE,
+    PENDING,
+    REMIND_DM,
+    REMIND_OFF,
+    REMIND_PING,
+    Campaign,
+    Exchange,
+    Notice,
+    UserSettings,
+    WaitRow,
+)  # fmt: skip
+from bot.errors import UserError
+from bot.services.common import Actor, Clock, Place, active_campaign, gm_ids, is_gm, record_event, require_gm
+from rules.exchange import Text, Wait
+
+REMIND_CHOICES = (REMIND_PING, REMIND_DM, REMIND_OFF)
+LONGEST_DELAY_HOURS = 24 * 7
+# A GM's digest names waits stuck for at least this long when the campaign sends no reminders.
+DIGEST_STUCK_HOURS = 24
+# Notices claimed but not yet sent, older than this, are given up: Discord keeps a nonce only for minutes.
+RESEND_WITHIN = timedelta(minutes=5)
+
+
+@dataclass(frozen=True)
+class OpenWait:
+    """A wait still open, as a list of whose move it is shows it."""
+
+    ruleset: str
+    campaign_id: int
+    campaign_name: str
+    guild_id: int
+    channel_id: int
+    wait_id: int
+    title: Text
+    subject: str | None
+    audience_ids: tuple[int, ...]
+    to_gms: bool
+    open_to_players: bool
+    created_at: datetime
+    message_id: int | None
+
+    @property
+    def link(self) -> str | None:
+        if self.message_id is None:
+            return None
+        return f"https://discord.com/channels/{self.guild_id}/{self.channel_id}/{self.message_id}"
+
+
+@dataclass(frozen=True)
+class Settings:
+    remind_by: str
+    time_zone: str
+    quiet_from: int | None
+    quiet_to: int | None
+
+    def quiet_at(self, moment: datetime) -> bool:
+        """Whether the moment falls in the user's quiet hours, in their time zone (which may wrap midnight)."""
+        if self.quiet_from is None or self.quiet_to is None or self.quiet_from == self.quiet_to:
+            return False
+        hour = moment.astimezone(ZoneInfo(self.time_zone)).hour
+        if self.quiet_from < self.quiet_to:
+            return self.quiet_from <= hour < self.quiet_to
+        return hour >= self.quiet_from or hour < self.quiet_to
+
+
+DEFAULT_SETTINGS = Settings(REMIND_PING, "UTC", None, None)
+
+
+@dataclass(frozen=True)
+class Due:
+    """A notice claimed and not yet sent: a reminder of one wait to one user, or a GM's digest of a campaign."""
+
+    notice_id: int
+    nonce: int
+    user_id: int
+    by: str
+    locale: str | None
+    campaign_language: str | None
+    waits: tuple[OpenWait, ...]
+    reminder_hours: int
+    digest: bool
+
+
+def _open_wait(campaign: Campaign, wait: WaitRow, title: Text) -> OpenWait:
+    spec = Wait.from_dict(wait.spec)
+    return OpenWait(
+        campaign.ruleset, campaign.id, campaign.name, campaign.guild_id, wait.channel_id, wait.id, title, wait.subject,
+        tuple(wait.audience_ids), spec.audience.kind == "gms", spec.audience.kind == "players", wait.created_at,
+        wait.message_id,
+    )  # fmt: skip
+
+
+async def _open_waits(session: AsyncSession, *conditions: ColumnElement[bool]) -> list[OpenWait]:
+    rows = await session.execute(
+        select(Campaign, WaitRow, Exchange.title)
+        .join(WaitRow, WaitRow.campaign_id == Campaign.id)
+        .join(Exchange, Exchange.id == WaitRow.exchange_id)
+        .where(Campaign.status == CAMPAIGN_ACTIVE, WaitRow.status == PENDING, *conditions)
+        .order_by(WaitRow.created_at, WaitRow.id)
+    )
+    return [_open_wait(campaign, wait, Text.from_dict(title)) for campaign, wait, title in rows]
+
+
+def _settings(stored: UserSettings | None) -> Settings:
+    if stored is None:
+        return DEFAULT_SETTINGS
+    return Settings(stored.remind_by, stored.time_zone, stored.quiet_from, stored.quiet_to)
+
+
+def known_time_zone(name: str) -> str:
+    """The IANA time zone named (any case), or a refusal that says how to find one."""
+    zones = {zone.lower(): zone for zone in available_timezones()}
+    found = zones.get(name.strip().lower())
+    if found is None:
+        raise UserError("error.unknown_time_zone", zone=name.strip()[:64])
+    try:
+        ZoneInfo(found)
+    except ZoneInfoNotFoundError as missing:
+        raise UserError("error.unknown_time_zone", zone=found) from missing
+    return found
+
+
+def time_zones_like(typed: str, limit: int) -> list[str]:
+    needle = typed.strip().lower()
+    return sorted(zone for zone in available_timezones() if needle in zone.lower())[:limit]
+
+
+def stuck_after(campaign: Campaign) -> timedelta:
+    """How long a wait is open before the GMs' digest names it: the reminder delay, or a day without one."""
+    return timedelta(hours=campaign.reminder_hours or DIGEST_STUCK_HOURS)
+
+
+class ReminderService:
+    def __init__(self, database: Database, clock: Clock) -> None:
+        self.database = database
+        self.clock = clock
+
+    async def campaign_waits(self, place: Place, actor: Actor) -> tuple[Campaign, list[OpenWait]]:
+        """Every open wait of the channel's campaign: all of them for its GMs; for everyone else those whose
+        prompt is in the channel for all to see."""
+        async with self.database.read() as session:
+            campaign = await active_campaign(session, place)
+            waits = await _open_waits(session, Campaign.id == campaign.id)
+            if not await is_gm(session, campaign.id, actor):
+                waits = [wait for wait in waits if wait.message_id is not None]
+            return campaign, waits
+
+    async def waiting_on(self, guild_id: int, user_id: int) -> list[OpenWait]:
+        """What waits for the user across the server's campaigns: waits addressed to them by name."""
+        async with self.database.read() as session:
+            waits = await _open_waits(session, Campaign.guild_id == guild_id)
+            return [wait for wait in waits if user_id in wait.audience_ids and not wait.open_to_players]
+
+    async def set_delay(self, place: Place, actor: Actor, hours: int) -> tuple[Campaign, int]:
+        """The campaign's reminder delay (0: no reminders); the old one is returned with the campaign."""
+        if not 0 <= hours <= LONGEST_DELAY_HOURS:
+            raise UserError("error.reminder_hours", most=LONGEST_DELAY_HOURS)
+        async with self.database.write() as session:
+            campaign = await active_campaign(session, place, lock=True)
+            await require_gm(session, campaign.id, actor)
+            old, campaign.reminder_hours = campaign.reminder_hours, hours
+            record_event(session, campaign.id, "campaign.reminders", actor_id=actor.user_id,
+                         payload={"old": old, "hours": hours}, created_at=self.clock())  # fmt: skip
+            return campaign, old
+
+    async def settings(self, user_id: int) -> Settings:
+        async with self.database.read() as session:
+            return _settings(await session.get(UserSettings, user_id))
+
+    async def change_settings(
+        self, user_id: int, locale: str | None, *, remind_by: str | None = None, time_zone: str | None = None,
+        quiet_from: int | None = None, quiet_to: int | None = None, clear_quiet: bool = False,
+    ) -> Settings:  # fmt: skip
+        """Change what is given, keep the rest; quiet hours need both ends (or `clear_quiet`)."""
+        if remind_by is not None and remind_by not in REMIND_CHOICES:
+            raise UserError("error.remind_by")
+        for hour in (quiet_from, quiet_to):
+            if hour is not None and not 0 <= hour <= 23:
+                raise UserError("error.quiet_hour")
+        zone = known_time_zone(time_zone) if time_zone is not None else None
+        async with self.database.write() as session:
+            stored = await session.get(UserSettings, user_id)
+            if stored is None:
+                stored = UserSettings(user_id=user_id, remind_by=REMIND_PING, time_zone="UTC")
+                session.add(stored)
+            if remind_by is not None:
+                stored.remind_by = remind_by
+            if zone is not None:
+                stored.time_zone = zone
+            if clear_quiet:
+                stored.quiet_from = stored.quiet_to = None
+            elif quiet_from is not None or quiet_to is not None:
+                start = quiet_from if quiet_from is not None else stored.quiet_from
+                end = quiet_to if quiet_to is not None else stored.quiet_to
+                if start is None or end is None:
+                    raise UserError("error.quiet_both")
+                stored.quiet_from, stored.quiet_to = start, end
+            stored.locale = locale or stored.locale
+            return _settings(stored)
+
+    async def claim_due(self) -> list[Due]:
+        """Claim every reminder and digest now due (each once, whoever else tries), and return every notice
+        claimed and not yet sent: these and any a restart left unsent."""
+        now = self.clock()
+        async with self.database.read() as session:
+            waits = await _open_waits(session)
+            campaigns = {
+                campaign.id: campaign
+                for campaign in await session.scalars(select(Campaign).where(Campaign.status == CAMPAIGN_ACTIVE))
+            }
+            gms = {campaign_id: await gm_ids(session, campaign_id) for campaign_id in {w.campaign_id for w in waits}}
+            users = {user for wait in waits for user in wait.audience_ids} | {gm for ids in gms.values() for gm in ids}
+            settings = {
+                stored.user_id: stored
+                for stored in await session.scalars(select(UserSettings).where(UserSettings.user_id.in_(users)))
+            }
+        for wait in waits:
+            hours = campaigns[wait.campaign_id].reminder_hours
+            if hours == 0 or wait.to_gms or wait.open_to_players:
+                continue
+            # One reminder for each whole delay the wait has waited: a later one only after as long again.
+            number = int((now - wait.created_at) / timedelta(hours=hours))
+            for user_id in wait.audience_ids:
+                chosen = _settings(settings.get(user_id))
+                if number < 1 or chosen.remind_by == REMIND_OFF or chosen.quiet_at(now):
+                    continue
+                await self._claim(f"reminder:{wait.wait_id}:{user_id}:{number}", wait, user_id, chosen.remind_by)
+        day = now.date().toordinal()
+        for wait in waits:
+            if now - wait.created_at < stuck_after(campaigns[wait.campaign_id]):
+                continue
+            for gm in gms[wait.campaign_id]:
+                if not _settings(settings.get(gm)).quiet_at(now):
+                    await self._claim(f"digest:{wait.campaign_id}:{gm}:{day}", wait, gm, REMIND_DM, digest=True)
+        return await self._unsent(now, waits, campaigns, settings)
+
+    async def _claim(self, key: str, wait: OpenWait, user_id: int, by: str, *, digest: bool = False) -> None:
+        async with self.database.read() as session:
+            if await session.scalar(select(Notice.id).where(Notice.key == key)) is not None:
+                return
+        try:
+            async with self.database.write() as session:
+                wait_id = None if digest else wait.wait_id
+                session.add(Notice(key=key, campaign_id=wait.campaign_id, wait_id=wait_id, user_id=user_id, by=by,
+                                   nonce=secrets.randbits(62), created_at=self.clock()))  # fmt: skip
+        except IntegrityError:
+            return  # claimed by another process meanwhile
+
+    async def _unsent(
+        self, now: datetime, waits: list[OpenWait], campaigns: dict[int, Campaign],
+        settings: dict[int, UserSettings],
+    ) -> list[Due]:  # fmt: skip
+        async with self.database.read() as session:
+            unsent = list(await session.scalars(select(Notice).where(Notice.sent_at.is_(None)).order_by(Notice.id)))
+        due = []
+        for notice in unsent:
+            campaign = campaigns.get(notice.campaign_id)
+            shown = tuple(
+                wait for wait in waits
+                if wait.wait_id == notice.wait_id or (
+                    notice.wait_id is None and campaign is not None and wait.campaign_id == campaign.id
+                    and now - wait.created_at >= stuck_after(campaign)
+                )
+            )  # fmt: skip
+            if campaign is None or not shown or now - notice.created_at > RESEND_WITHIN:
+                # Answered, ended, or claimed so long ago that Discord would no longer know its nonce: a copy
+                # sent now could be a second one. Nothing is sent.
+                await self.mark_sent(notice.id, given_up=True)
+                continue
+            stored = settings.get(notice.user_id)
+            due.append(Due(notice.id, notice.nonce, notice.user_id, notice.by, stored.locale if stored else None,
+                           campaign.language, shown, campaign.reminder_hours, notice.wait_id is None))  # fmt: skip
+        return due
+
+    async def mark_sent(self, notice_id: int, *, given_up: bool = False) -> None:
+        async with self.database.write() as session:
+            notice = await session.get(Notice, notice_id)
+            if notice is not None and notice.sent_at is None:
+                notice.sent_at = self.clock()
+                # A reminder is the table's to know of; a digest is the GMs'.
+                kind = "notice.given_up" if given_up else "notice.sent"
+                payload = {"user": notice.user_id, "by": notice.by, "wait": notice.wait_id}
+                record_event(session, notice.campaign_id, kind, actor_id=None, payload=payload,
+                             created_at=notice.sent_at, secret=notice.wait_id is None)  # fmt: skip

@@ -1,0 +1,212 @@
+"""Whose move it is and reminders, through the emulator: `/campaign waiting`, `/waiting`, a campaign's reminder
+delay, players' reminder settings (a ping or a DM, quiet hours in their time zone), reminders sent once per delay
+and exactly once across restarts, and the GMs' daily digest of what is stuck."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import pytest
+from sqlalchemy import func, select, update
+
+from bot.bench import Players, set_the_tables
+from bot.db.models import Notice
+from bot.emulator.models import Channel, Message, User
+from tests.databases import BACKENDS, fresh_database_url
+from tests.e2e.declared import Declared
+from tests.e2e.harness import Harness, running_harness
+
+HOUR = 3600.0
+CHANNEL_MESSAGES = r"/channels/\d+/messages$"
+REMINDER = re.compile(r"reminder|リマインダー|提醒")
+
+
+@dataclass
+class Table:
+    harness: Harness
+    players: Players
+    fight: Declared
+    kibitzer: User
+
+    @property
+    def channel(self) -> Channel:
+        return self.fight.channel
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+async def table(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Table]:
+    """A Fate/Points fight (bob's Archer against mei's Rider, who reads Japanese), with kirei as its GM."""
+    async with (
+        fresh_database_url(request.param, tmp_path_factory.mktemp("reminders")) as url,
+        running_harness(url) as harness,
+    ):
+        emulator = harness.emulator
+        gm, bob, mei = emulator.add_user("kirei"), emulator.add_user("bob"), emulator.add_user("mei", locale="ja")
+        kibitzer = emulator.add_user("ken")
+        guild = emulator.add_guild("Fuyuki", owner=gm)
+        for member in (bob, mei, kibitzer):
+            emulator.add_member(guild, member)
+        await harness.start_bot()
+        players = Players(emulator, guild, gm, bob, mei)
+        players.channels["fate_points"] = [emulator.add_channel(guild, "fuyuki")]
+        await set_the_tables(players)
+        yield Table(harness, players, Declared(players, "fate_points", players.channels["fate_points"][0]), kibitzer)
+
+
+def reminders_to(table: Table, user: User) -> list[Message]:
+    """The reminders that pinged the user in the channel."""
+    shown = table.harness.emulator.visible_to(user, table.channel)
+    return [message for message in shown if user.id in message.notified and REMINDER.search(message.content)]
+
+
+def digests_to(table: Table, gm: User) -> list[Message]:
+    return [message for message in table.harness.emulator.dms(gm) if "Stuck in **Bench**" in message.content]
+
+
+def dms_to(table: Table, user: User) -> list[Message]:
+    return [message for message in table.harness.emulator.dms(user) if "**" in message.content]
+
+
+async def an_attack_waiting_for_mei(table: Table) -> Message:
+    await table.fight.made(list(table.fight.exchange.moves[:-1]))
+    prompt = table.fight.prompt()
+    assert prompt is not None
+    return prompt
+
+
+async def answered(table: Table) -> None:
+    await table.fight.see_through()
+
+
+async def test_whose_move_it_is_for_the_table_and_for_each_player(table: Table) -> None:
+    harness, mei, bob = table.harness, table.players.defender, table.players.player
+    prompt = await an_attack_waiting_for_mei(table)
+    listed = (await harness.slash(table.kibitzer, table.channel, "campaign waiting")).reply
+    assert listed.ephemeral
+    assert "Waiting for an answer in Bench: 1" in listed.content
+    assert f"Rider ({mei.mention})" in listed.content and "<t:" in listed.content
+    link = f"https://discord.com/channels/{prompt.guild_id}/{prompt.channel_id}/{prompt.id}"
+    assert link in listed.content
+    mine = (await harness.slash(mei, table.channel, "waiting")).reply
+    assert mine.ephemeral and "あなたの回答待ち：1件" in mine.content and "**Bench**" in mine.content
+    assert link in mine.content
+    nothing = (await harness.slash(bob, table.channel, "waiting")).reply
+    assert nothing.content == "Nothing waits for your answer in this server's campaigns."
+
+    # A prompt Discord would not post: the wait is the GMs' to see (in /gm pending and here), not the table's.
+    await answered(table)
+    await table.fight.made(table.fight.opening)
+    harness.emulator.refuse_next("POST", CHANNEL_MESSAGES, status=503, code=0)
+    played = table.fight.played
+    await harness.emulator.slash(bob, table.channel, played.command, played.options)
+    hidden = (await harness.slash(table.kibitzer, table.channel, "campaign waiting")).reply
+    assert hidden.content == "Nothing waits for an answer in Bench."
+    for_gm = (await harness.slash(table.players.gm, table.channel, "campaign waiting")).reply
+    assert "Waiting for an answer in Bench: 1" in for_gm.content and "https://" not in for_gm.content
+    await answered(table)
+    assert (await harness.slash(mei, table.channel, "waiting")).reply.content.startswith("このサーバー")
+
+
+async def test_a_wait_left_unanswered_pings_once_per_delay_then_by_dm_outside_quiet_hours(table: Table) -> None:
+    harness, emulator, mei = table.harness, table.harness.emulator, table.players.defender
+    await an_attack_waiting_for_mei(table)
+    before = len(reminders_to(table, mei))
+    emulator.clock.advance(11 * HOUR)
+    await emulator.settle(quiet_for=1.0)
+    assert len(reminders_to(table, mei)) == before  # not yet: the campaign's delay is 12 hours
+    emulator.clock.advance(1.5 * HOUR)
+    await harness.eventually(lambda: len(reminders_to(table, mei)) == before + 1)
+    reminder = reminders_to(table, mei)[-1]
+    assert reminder.notified == frozenset({mei.id})  # the one waited on, and no one else
+    assert "Archer attacks Rider" in reminder.content and "https://discord.com/channels/" in reminder.content
+    await emulator.settle(quiet_for=1.5)  # more looks at the same wait: no second reminder within the delay
+    assert len(reminders_to(table, mei)) == before + 1
+
+    # mei would rather have a DM, and keeps quiet hours in Tokyo around the time the next reminder falls due.
+    tokyo_hour = (emulator.clock.now().hour + 9) % 24
+    start, end = (tokyo_hour + 11) % 24, (tokyo_hour + 14) % 24
+    settings = (await harness.slash(mei, table.channel, "reminders", by="dm", time_zone="asia/tokyo",
+                                    quiet_from=start, quiet_to=end)).reply  # fmt: skip
+    assert settings.ephemeral and "Asia/Tokyo" in settings.content
+    assert f"{start:02d}:00〜{end:02d}:00" in settings.content
+    emulator.clock.advance(12 * HOUR)  # the next reminder is due, in mei's quiet hours: nothing yet
+    await emulator.settle(quiet_for=1.5)
+    assert dms_to(table, mei) == []
+    emulator.clock.advance(3 * HOUR)
+    await harness.eventually(lambda: len(dms_to(table, mei)) == 1)
+    dm = dms_to(table, mei)[0]
+    assert dm.content.startswith("**Bench**からのリマインダー") and "Archer が Rider を攻撃" in dm.content
+    assert len(reminders_to(table, mei)) == before + 1  # by DM now, not in the channel
+    await harness.slash(mei, table.channel, "reminders", by="ping", no_quiet_hours=True)
+    await answered(table)
+
+
+async def test_a_reminder_is_sent_exactly_once_across_a_failed_send_and_restarts(table: Table) -> None:
+    harness, emulator, mei = table.harness, table.harness.emulator, table.players.defender
+    await an_attack_waiting_for_mei(table)
+    before = len(reminders_to(table, mei))
+    failing = emulator.refuse_next("POST", CHANNEL_MESSAGES, status=503, code=0)
+    emulator.clock.advance(12.5 * HOUR)
+    await harness.eventually(lambda: failing.met == 1)
+    await harness.restart()  # the claimed reminder was not sent: the new bot sends it
+    await harness.eventually(lambda: len(reminders_to(table, mei)) == before + 1)
+
+    # The bot stopped after sending the next one and before saving that it did: sent again with its nonce,
+    # Discord keeps the first copy.
+    emulator.clock.advance(12.5 * HOUR)
+    await harness.eventually(lambda: len(reminders_to(table, mei)) == before + 2)
+    bot = harness.bot
+    assert bot is not None
+    async with bot.database.write() as session:
+        await session.execute(update(Notice).where(Notice.id == (await latest_notice(table))).values(sent_at=None))
+    await harness.restart()
+    await emulator.settle(quiet_for=1.5)
+    assert len(reminders_to(table, mei)) == before + 2
+    await answered(table)
+
+
+async def latest_notice(table: Table) -> int:
+    bot = table.harness.bot
+    assert bot is not None
+    async with bot.database.read() as session:
+        latest = await session.scalar(select(func.max(Notice.id)).where(Notice.wait_id.is_not(None)))
+    assert latest is not None
+    return latest
+
+
+async def test_the_gms_get_a_daily_digest_and_may_turn_reminders_off(table: Table) -> None:
+    harness, emulator, gm, mei = table.harness, table.harness.emulator, table.players.gm, table.players.defender
+    refused = (await harness.slash(mei, table.channel, "campaign reminders", hours=1)).reply
+    assert refused.ephemeral
+    off = (await harness.slash(gm, table.channel, "campaign reminders", hours=0)).reply
+    assert not off.ephemeral and "nobody is reminded" in off.content and "12 hours" in off.content
+    await an_attack_waiting_for_mei(table)
+    before, digests = len(reminders_to(table, mei)), len(digests_to(table, gm))
+    emulator.clock.advance(23 * HOUR)
+    await emulator.settle(quiet_for=1.5)
+    assert len(digests_to(table, gm)) == digests  # stuck for less than a day, with reminders off
+    emulator.clock.advance(2 * HOUR)
+    await harness.eventually(lambda: len(digests_to(table, gm)) == digests + 1)
+    digest = digests_to(table, gm)[-1]
+    assert "Archer attacks Rider" in digest.content and "1 day" in digest.content
+    await emulator.settle(quiet_for=1.5)
+    assert len(digests_to(table, gm)) == digests + 1  # once a day
+    assert len(reminders_to(table, mei)) == before  # reminders are off
+    on = (await harness.slash(gm, table.channel, "campaign reminders", hours=6)).reply
+    assert "6 hours" in on.content and "never" in on.content
+    await harness.eventually(lambda: len(reminders_to(table, mei)) == before + 1)
+    await answered(table)
+
+
+async def test_settings_refuse_what_they_cannot_keep(table: Table) -> None:
+    harness, mei = table.harness, table.players.defender
+    unknown = (await harness.slash(mei, table.channel, "reminders", time_zone="Mars/Olympus")).reply
+    assert unknown.ephemeral and "Mars/Olympus" in unknown.content and "タイムゾーン" in unknown.content
+    half = (await harness.slash(mei, table.channel, "reminders", quiet_from=23)).reply
+    assert half.ephemeral and "開始と終了" in half.content
+    shown = (await harness.slash(mei, table.channel, "reminders")).reply
+    assert "おやすみ時間なし" in shown.content
+    zones = await harness.emulator.autocomplete(mei, table.channel, "reminders", {"time_zone": "tokyo"}, "time_zone")
+    assert [choice["value"] for choice in zones] == ["Asia/Tokyo"]
