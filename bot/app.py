@@ -21,6 +21,7 @@ from bot.services.campaigns import CampaignService
 from bot.services.characters import CharacterService
 from bot.services.combat import CombatService
 from bot.services.common import Actor, Call, Clock, Place, system_clock
+from bot.services.dialogue import DialogueService
 from bot.services.exchanges import ExchangeService
 from bot.services.log import LogService
 from bot.services.play import PlayService
@@ -43,6 +44,7 @@ SHARED_EXTENSIONS = (
     "bot.cogs.play",
     "bot.cogs.combat",
     "bot.cogs.reminders",
+    "bot.cogs.dialogue",
 )
 MESSAGE_LIMIT = 2000
 # How often the bot looks for waits whose deadline has passed.
@@ -111,6 +113,7 @@ class Fatebot(commands.Bot):
         self.exchanges = ExchangeService(database, clock)
         self.sides = SideService(database, clock)
         self.reminders = ReminderService(database, clock)
+        self.dialogue = DialogueService(database, clock)
         self.deadline_poll_seconds = deadline_poll_seconds
         # Each user's Discord language as last seen, for messages addressed to someone who did not invoke them.
         self.user_locales: dict[int, discord.Locale] = {}

@@ -381,3 +381,26 @@ async def _post_parts(
 async def rewrite(message: discord.PartialMessage | discord.Message, content: str) -> None:
     """Another message of the bot's, rewritten without its buttons (shortened if it must be)."""
     await message.edit(content=shorten(content, CONTENT_LIMIT), view=None)
+
+
+# Discord's limit on the name a webhook posts under.
+POSTER_NAME_LIMIT = 80
+
+
+async def post_as(
+    webhook: discord.Webhook, content: str, *, name: str, avatar_url: str | None, thread: discord.Thread | None
+) -> discord.WebhookMessage:
+    """A post through a channel webhook under a character's name and picture, in one message, pinging no one
+    (whatever mentions its text holds)."""
+    return await webhook.send(
+        shorten(content, CONTENT_LIMIT), username=shorten(name, POSTER_NAME_LIMIT), avatar_url=avatar_url or MISSING,
+        allowed_mentions=discord.AllowedMentions.none(), wait=True, thread=thread or MISSING,
+    )  # fmt: skip
+
+
+async def rewrite_as(webhook: discord.Webhook, message_id: int, content: str, thread: discord.Thread | None) -> None:
+    """A webhook's post given new text, pinging no one."""
+    await webhook.edit_message(
+        message_id, content=shorten(content, CONTENT_LIMIT), allowed_mentions=discord.AllowedMentions.none(),
+        thread=thread or MISSING,
+    )  # fmt: skip

@@ -102,6 +102,8 @@ def log_line(tr: Translator, entry: LogEntry, play: Play | None = None) -> str:
     for key in ("old", "new"):
         if key in params:
             params[key] = option_text(params[key])
+    if "resource" in params:  # a pool, in the reader's words
+        params["resource"] = pool_label(tr, str(params["resource"]))
     if event.kind == "campaign.time":
         params["duration"] = tr.duration(days=int(params.get("days") or 0), hours=int(params.get("hours") or 0))
     if event.kind == "roll":
@@ -162,8 +164,12 @@ def rolls_text(tr: Translator, rolls: tuple[Roll, ...]) -> str:
     return "\n".join(roll_line(tr, roll) for roll in rolls)
 
 
+def pool_label(tr: Translator, name: str) -> str:
+    return _known(tr, f"pool.{name}", name)
+
+
 def pool_text(tr: Translator, name: str, current: int, maximum: int | None) -> str:
-    label = _known(tr, f"pool.{name}", name)
+    label = pool_label(tr, name)
     return f"{label} {current}/{maximum}" if maximum is not None else f"{label} {current}"
 
 

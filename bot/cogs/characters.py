@@ -219,6 +219,15 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
             interaction, translator(interaction)("character.now_active", name=character.name), ephemeral=True
         )
 
+    @app_commands.command(name="portrait", description="The picture your character's posts in character carry")
+    @app_commands.describe(name="Your character", url="The image's web address (https://...); none removes it")
+    async def portrait(
+        self, interaction: Interaction, name: NameText, url: app_commands.Range[str, 1, 500] | None = None
+    ) -> None:
+        named = await self.bot.dialogue.set_portrait(place_of(interaction), actor_of(interaction), name, url)
+        key = "character.portrait_set" if url else "character.portrait_removed"
+        await output.reply(interaction, translator(interaction)(key, name=named), ephemeral=True)
+
     @app_commands.command(name="delete", description="Delete a character (its owner or a GM)")
     @app_commands.describe(name="The character")
     async def delete(self, interaction: Interaction, name: NameText) -> None:
@@ -262,6 +271,7 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
 
     @show.autocomplete("name")
     @use.autocomplete("name")
+    @portrait.autocomplete("name")
     @delete.autocomplete("name")
     @edit.autocomplete("name")
     async def character_names(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:

@@ -15,10 +15,14 @@ from bot import output, pages
 from bot.app import Fatebot, Interaction, actor_of, place_of, translator
 from bot.errors import UserError
 from bot.export import FORMATS, scratch_folder, write_export
-from bot.render import log_line
+from bot.render import log_line, open_wait_line, pool_label
 from bot.rulesets.registry import RULESETS
+from bot.services.log import since_moment
 
 EVENTS_PER_PAGE = 15
+RECAP_COLOUR = discord.Colour.green()
+# The newest events a recap shows, after its summary.
+RECAP_LATEST = 10
 # Events read and written at a time by an export.
 EXPORT_PAGE = 2000
 LOG_PAGES = "log"
@@ -36,6 +40,36 @@ class LogCog(commands.GroupCog, group_name="log", group_description="The campaig
     @app_commands.command(name="show", description="Show the campaign's log, newest first, a page at a time")
     async def show(self, interaction: Interaction) -> None:
         await pages.show(interaction, LOG_PAGES)
+
+    @app_commands.command(name="recap", description="What happened since you last played, or since a date")
+    @app_commands.describe(since="From when: 2d, 12h, 2026-12-01 or 2026-12-01 18:30 (default: your last move)")
+    async def recap(self, interaction: Interaction, since: app_commands.Range[str, 1, 40] | None = None) -> None:
+        tr = translator(interaction)
+        moment = None
+        if since is not None:
+            zone = (await self.bot.reminders.settings(interaction.user.id)).time_zone
+            moment = since_moment(since, self.bot.clock(), zone)
+        recap = await self.bot.logs.recap(place_of(interaction), actor_of(interaction), moment, RECAP_LATEST)
+        waits = await self.bot.reminders.waiting_on(interaction.guild_id or 0, interaction.user.id)
+        scoped = tr.scoped(recap.campaign.ruleset)
+        lines = [tr("recap.counts", events=recap.events, rolls=recap.rolls)]
+        for name, pools in recap.changes.items():
+            changed = " · ".join(f"{pool_label(scoped, pool)} {net:+d}" for pool, net in pools.items())
+            lines.append(tr("recap.character", name=name, changes=changed))
+        if not recap.changes:
+            lines.append(tr("recap.no_changes"))
+        mine = [wait for wait in waits if wait.campaign_id == recap.campaign.id]
+        lines.append(tr("recap.waiting", count=len(mine)) if mine else tr("recap.nothing_waiting"))
+        lines.extend(open_wait_line(tr, wait, with_campaign=False) for wait in mine)
+        if recap.latest:
+            play = RULESETS[recap.campaign.ruleset].play
+            lines.append(tr("recap.latest"))
+            lines.extend(log_line(scoped, entry, play) for entry in recap.latest)
+        embed = discord.Embed(
+            title=tr("recap.title", name=recap.campaign.name), colour=RECAP_COLOUR,
+            description=tr("recap.since", since=f"<t:{int(recap.since.timestamp())}:f>") + "\n" + "\n".join(lines),
+        )  # fmt: skip
+        await output.reply(interaction, embed=embed, ephemeral=True)
 
     @app_commands.command(name="export", description="Download the whole log of a campaign as a file")
     @app_commands.rename(file_format="format")

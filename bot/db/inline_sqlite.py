@@ -120,7 +120,11 @@ class PreparedInsert:
         names = ", ".join(dialect.identifier_preparer.quote(column.name) for column in self.columns)
         marks = ", ".join("?" for _ in self.columns)
         self.statement = f"INSERT INTO {dialect.identifier_preparer.format_table(table)} ({names}) VALUES ({marks})"
-        self.converters = [(column.name, column.type.bind_processor(dialect)) for column in self.columns]
+        # The dialect's own form of each type: a TypeDecorator asked directly would convert with its generic
+        # impl, which leaves a datetime to sqlite3's own text ("...+00:00"), not SQLAlchemy's.
+        self.converters = [
+            (column.name, column.type.dialect_impl(dialect).bind_processor(dialect)) for column in self.columns
+        ]
 
     def parameters(self, row: dict[str, Any]) -> tuple[Any, ...]:
         return tuple([row[name] if convert is None else convert(row[name]) for name, convert in self.converters])

@@ -143,6 +143,8 @@ class Character(Base):
     gm_run: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # A GM's answers given in advance for this character's waits, by wait key.
     auto_answers: Mapped[dict[str, Any]] = mapped_column(default=dict, server_default="{}")
+    # The picture its in-character posts carry (an image's address on the web).
+    portrait_url: Mapped[str | None] = mapped_column(String(500), default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     __table_args__ = (UniqueConstraint("campaign_id", "name"),)

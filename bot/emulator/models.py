@@ -145,6 +145,18 @@ def iter_components(components: list[JSON]) -> Iterator[JSON]:
 
 
 @dataclass
+class Webhook:
+    """A channel webhook: whoever holds its token posts in its channel under any name and avatar."""
+
+    id: int
+    token: str
+    channel_id: int
+    guild_id: int
+    name: str
+    creator_id: int
+
+
+@dataclass
 class Message:
     id: int
     channel_id: int
@@ -160,6 +172,9 @@ class Message:
     notified: frozenset[int] = frozenset()
     mentions: frozenset[int] = frozenset()
     interaction_id: int | None = None
+    # Posted through a channel webhook: its id, and the avatar the post asked for.
+    webhook_id: int | None = None
+    avatar_url: str | None = None
     interaction_type: int | None = None
     interaction_user: User | None = None
     type: int = 0

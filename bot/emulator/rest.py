@@ -165,6 +165,9 @@ class RestApi:
             web.put(f"{p}/applications/{{app}}/guilds/{{gid}}/commands", self.put_commands),
             web.post(f"{p}/interactions/{{iid}}/{{token}}/callback", self.callback),
             web.post(f"{p}/webhooks/{{app}}/{{token}}", self.followup),
+            web.delete(f"{p}/webhooks/{{wid}}", self.delete_webhook),
+            web.post(f"{p}/channels/{{cid}}/webhooks", self.create_webhook),
+            web.get(f"{p}/channels/{{cid}}/webhooks", self.channel_webhooks),
             web.get(f"{p}/webhooks/{{app}}/{{token}}/messages/{{mid}}", self.get_webhook_message),
             web.patch(f"{p}/webhooks/{{app}}/{{token}}/messages/{{mid}}", self.edit_webhook_message),
             web.delete(f"{p}/webhooks/{{app}}/{{token}}/messages/{{mid}}", self.delete_webhook_message),
@@ -285,10 +288,24 @@ class RestApi:
 
     async def followup(self, request: web.Request) -> web.Response:
         payload, files = await _read_body(request)
-        message = self.world.followup(_int(request, "app"), request.match_info["token"], payload, files)
+        thread = request.query.get("thread_id")
+        message = self.world.followup(
+            _int(request, "app"), request.match_info["token"], payload, files, int(thread) if thread else None
+        )
         if not _flag(request, "wait"):
             return web.Response(status=204)
         return json_response(message)
+
+    async def create_webhook(self, request: web.Request) -> web.Response:
+        payload, _ = await _read_body(request)
+        return json_response(self.world.create_webhook(_int(request, "cid"), payload))
+
+    async def channel_webhooks(self, request: web.Request) -> web.Response:
+        return json_response(self.world.channel_webhooks(_int(request, "cid")))
+
+    async def delete_webhook(self, request: web.Request) -> web.Response:
+        self.world.delete_webhook(_int(request, "wid"))
+        return web.Response(status=204)
 
     async def get_webhook_message(self, request: web.Request) -> web.Response:
         app, token, mid = _int(request, "app"), request.match_info["token"], request.match_info["mid"]

@@ -34,6 +34,7 @@ from bot.emulator.models import (
     Snowflakes,
     User,
     Visibility,
+    Webhook,
     mentioned_ids,
 )
 from bot.emulator.validation import (
@@ -66,12 +67,14 @@ EVERYONE_PERMISSIONS: Final = (
     | 1 << 35  # create public threads
     | 1 << 38  # send messages in threads
 )
+MANAGE_WEBHOOKS: Final = 1 << 29
 BOT_PERMISSIONS: Final = (
     EVERYONE_PERMISSIONS
     | 1 << 13  # manage messages
     | 1 << 17  # mention everyone
     | 1 << 34  # manage threads
     | 1 << 36  # create private threads
+    | MANAGE_WEBHOOKS
 )
 ALL_PERMISSIONS: Final = (1 << 51) - 1
 
@@ -148,6 +151,9 @@ class World:
         self.channels: dict[int, Channel] = {}
         self.messages: list[Message] = []
         self._messages_by_id: dict[int, Message] = {}
+        self.webhooks: dict[int, Webhook] = {}
+        # Permissions a server's admins took from the bot's role, by guild.
+        self.bot_denied: dict[int, int] = {}
         # Messages sent with `enforce_nonce`, by channel and nonce: Discord answers a repeat with the first.
         self._sent_nonces: dict[tuple[int, str], Message] = {}
         self.interactions: dict[int, InteractionRecord] = {}
@@ -194,11 +200,14 @@ class World:
         if user.id == guild.owner_id:
             return ALL_PERMISSIONS
         if user.id == self.bot_user.id:
-            return BOT_PERMISSIONS
+            return BOT_PERMISSIONS & ~self.bot_denied.get(guild.id, 0)
         return EVERYONE_PERMISSIONS
 
     def _emit(self, kind: Literal["create", "edit", "delete"], message: Message) -> None:
-        if message.author.id != self.bot_user.id or not self.listeners:
+        if not self.listeners:
+            return
+        hook = self.webhooks.get(message.webhook_id or 0)
+        if message.author.id != self.bot_user.id and (hook is None or hook.creator_id != self.bot_user.id):
             return
         output = BotOutput(kind, message.snapshot())
         for listener in list(self.listeners):
@@ -395,6 +404,8 @@ class World:
             guild = self.guilds[message.guild_id]
             if gateway and guild.has_member(message.author.id):
                 payload["member"] = self.member_payload(guild, message.author, with_user=False)
+        if message.webhook_id is not None:
+            payload["webhook_id"] = str(message.webhook_id)
         if message.interaction_id is not None and message.interaction_user is not None:
             payload["webhook_id"] = str(self.application_id)
             payload["application_id"] = str(self.application_id)
@@ -541,6 +552,7 @@ class World:
         record: InteractionRecord | None,
         message_type: int = 0,
         flags: int = 0,
+        webhook: Webhook | None = None,
     ) -> Message:
         content = str(payload.get("content") or "")
         message = Message(
@@ -557,6 +569,8 @@ class World:
             visible_to=visible,
             mentions=mentioned_ids(content),
             type=message_type,
+            webhook_id=webhook.id if webhook is not None else None,
+            avatar_url=str(payload["avatar_url"]) if webhook is not None and payload.get("avatar_url") else None,
         )
         message.notified = self._notified(content, payload.get("allowed_mentions"), channel, visible, author)
         if record is not None:
@@ -922,6 +936,78 @@ class World:
             record.original_message_id = message.id
         return message
 
+    # ------------------------------------------------------------ channel webhooks
+
+    def webhook_payload(self, hook: Webhook) -> JSON:
+        return {
+            "id": str(hook.id), "type": 1, "guild_id": str(hook.guild_id), "channel_id": str(hook.channel_id),
+            "name": hook.name, "avatar": None, "token": hook.token, "application_id": None,
+            "user": self.user_payload(self.users.get(hook.creator_id, self.bot_user)),
+        }  # fmt: skip
+
+    def _managing_webhooks(self, channel_id: int) -> Channel:
+        channel = self._channel(channel_id)
+        if channel.guild_id is None or channel.is_thread:
+            raise ApiError(400, 50024, "Cannot execute action on this channel type")
+        if not self.permissions(self.guild_of(channel), self.bot_user) & MANAGE_WEBHOOKS:
+            raise ApiError(403, 50013, "Missing Permissions")
+        return channel
+
+    def create_webhook(self, channel_id: int, payload: JSON) -> JSON:
+        channel = self._managing_webhooks(channel_id)
+        name = str(payload.get("name") or "")
+        # Discord refuses names outside 1-80 characters and names with "clyde" or "discord" in them.
+        if not 1 <= len(name) <= 80 or "clyde" in name.lower() or "discord" in name.lower():
+            raise ApiError(400, 50035, "Invalid Form Body")
+        assert channel.guild_id is not None
+        hook = Webhook(self.ids.next(), secrets.token_hex(34), channel.id, channel.guild_id, name, self.bot_user.id)
+        self.webhooks[hook.id] = hook
+        return self.webhook_payload(hook)
+
+    def channel_webhooks(self, channel_id: int) -> list[JSON]:
+        channel = self._managing_webhooks(channel_id)
+        return [self.webhook_payload(hook) for hook in self.webhooks.values() if hook.channel_id == channel.id]
+
+    def delete_webhook(self, webhook_id: int) -> None:
+        """A webhook deleted (by a server admin, say): whatever held its token can no longer post with it."""
+        if self.webhooks.pop(webhook_id, None) is None:
+            raise ApiError(404, 10015, "Unknown Webhook")
+
+    def _hook(self, webhook_id: int, token: str) -> Webhook:
+        hook = self.webhooks.get(webhook_id)
+        if hook is None:
+            raise ApiError(404, 10015, "Unknown Webhook")
+        if hook.token != token:
+            raise ApiError(401, 50027, "Invalid Webhook Token")
+        return hook
+
+    def execute_webhook(
+        self, webhook_id: int, token: str, payload: JSON, files: list[UploadedFile], thread_id: int | None
+    ) -> JSON:
+        hook = self._hook(webhook_id, token)
+        channel = self._channel(hook.channel_id)
+        if thread_id is not None:
+            thread = self._channel(thread_id)
+            if thread.parent_id != hook.channel_id:
+                raise ApiError(400, 220001, "Webhook can only create threads in forum channels")
+            channel = thread
+        validate_message(payload, file_count=len(files), partial=False)
+        username = str(payload.get("username") or hook.name)
+        if not 1 <= len(username) <= 80 or "clyde" in username.lower() or "discord" in username.lower():
+            raise ApiError(400, 50035, "Invalid Form Body")
+        author = User(hook.id, username, bot=True)
+        message = self._create_message(
+            channel=channel, author=author, payload=payload, files=files, visible=EVERYONE, record=None, webhook=hook
+        )
+        return self.message_payload(message)
+
+    def _posted_by_hook(self, webhook_id: int, token: str, message_ref: str) -> Message:
+        hook = self._hook(webhook_id, token)
+        message = self._messages_by_id.get(int(message_ref)) if message_ref.isdigit() else None
+        if message is None or message.deleted or message.webhook_id != hook.id:
+            raise ApiError(404, 10008, "Unknown Message")
+        return message
+
     def _webhook(self, application_id: int, token: str) -> InteractionRecord:
         if application_id != self.application_id:
             raise ApiError(404, 10015, "Unknown Webhook")
@@ -950,7 +1036,11 @@ class World:
         original = self._messages_by_id[record.original_message_id]
         return original if original.loading and not original.deleted else None
 
-    def followup(self, application_id: int, token: str, payload: JSON, files: list[UploadedFile]) -> JSON:
+    def followup(
+        self, application_id: int, token: str, payload: JSON, files: list[UploadedFile], thread_id: int | None = None
+    ) -> JSON:
+        if application_id in self.webhooks:
+            return self.execute_webhook(application_id, token, payload, files, thread_id)
         record = self._webhook(application_id, token)
         validate_message(payload, file_count=len(files), partial=False)
         pending = self._pending_original(record)
@@ -964,12 +1054,18 @@ class World:
         return self.message_payload(message)
 
     def get_webhook_message(self, application_id: int, token: str, message_ref: str) -> JSON:
+        if application_id in self.webhooks:
+            return self.message_payload(self._posted_by_hook(application_id, token, message_ref))
         record = self._webhook(application_id, token)
         return self.message_payload(self._webhook_message(record, message_ref))
 
     def edit_webhook_message(
         self, application_id: int, token: str, message_ref: str, payload: JSON, files: list[UploadedFile]
     ) -> JSON:
+        if application_id in self.webhooks:
+            posted = self._posted_by_hook(application_id, token, message_ref)
+            self._edit_message(posted, payload, files, fill=False)
+            return self.message_payload(posted)
         record = self._webhook(application_id, token)
         message = self._webhook_message(record, message_ref)
         self._edit_message(message, payload, files, fill=message.loading)
@@ -977,5 +1073,8 @@ class World:
         return self.message_payload(message)
 
     def delete_webhook_message(self, application_id: int, token: str, message_ref: str) -> None:
+        if application_id in self.webhooks:
+            self._delete_message(self._posted_by_hook(application_id, token, message_ref))
+            return
         record = self._webhook(application_id, token)
         self._delete_message(self._webhook_message(record, message_ref))

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import Text, cast, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
-from bot.db.models import Campaign, Event
+from bot.db.models import Campaign, Character, Event, ExchangeRole
 from bot.errors import UserError
 from bot.services.common import Actor, Place, is_gm, latest_campaign
+from rules.exchange import member
 
 
 @dataclass(frozen=True)
@@ -57,9 +60,107 @@ async def _entries(session: AsyncSession, campaign: Campaign, actor: Actor, even
     ]
 
 
+RELATIVE = re.compile(r"(?:(\d{1,3})\s*d)?\s*(?:(\d{1,4})\s*h)?\s*(?:(\d{1,5})\s*m)?", re.IGNORECASE)
+DATE_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%d")
+
+
+def since_moment(typed: str, now: datetime, time_zone: str) -> datetime:
+    """The moment a recap starts from: a span back from now (`2d`, `12h`, `1d6h`, `90m`), or a date with an
+    optional time (`2026-12-01`, `2026-12-01 18:30`) in the reader's time zone; never in the future."""
+    text = typed.strip()
+    relative = RELATIVE.fullmatch(text)
+    if text and relative is not None and any(relative.groups()):
+        days, hours, minutes = (int(group or 0) for group in relative.groups())
+        return now - timedelta(days=days, hours=hours, minutes=minutes)
+    for layout in DATE_FORMATS:
+        try:
+            local = datetime.strptime(text, layout)
+        except ValueError:
+            continue
+        return min(local.replace(tzinfo=ZoneInfo(time_zone)).astimezone(UTC), now)
+    raise UserError("error.recap_since", typed=text[:40])
+
+
+# A recap reads at most this many of the newest events since its start (it counts them all).
+RECAP_SCAN = 5000
+
+
+@dataclass(frozen=True)
+class Recap:
+    """What happened in a campaign since a moment, as one player may see it."""
+
+    campaign: Campaign
+    since: datetime
+    events: int
+    rolls: int
+    # The net change of each pool of the player's characters, by character name.
+    changes: dict[str, dict[str, int]]
+    latest: list[LogEntry]
+
+
+async def _roles(session: AsyncSession, exchange_ids: set[int]) -> dict[int, dict[str, int]]:
+    """Each exchange's characters by the role (and position) its steps name them by."""
+    roles: dict[int, dict[str, int]] = {}
+    rows = await session.execute(
+        select(ExchangeRole.exchange_id, ExchangeRole.role, ExchangeRole.position, ExchangeRole.character_id).where(
+            ExchangeRole.exchange_id.in_(exchange_ids)
+        )
+    )
+    for exchange_id, role, position, character_id in rows:
+        if character_id is not None:
+            roles.setdefault(exchange_id, {})[member(role, position)] = character_id
+    return roles
+
+
 class LogService:
     def __init__(self, database: Database) -> None:
         self.database = database
+
+    async def recap(self, place: Place, actor: Actor, since: datetime | None, latest: int) -> Recap:
+        """The campaign since `since`, or since the actor's own last event in it (their last roll, post or
+        answer): how many events and rolls, what changed on their characters' pools, and the latest events."""
+        async with self.database.read() as session:
+            campaign = await latest_campaign(session, place)
+            if since is None:
+                since = (
+                    await session.scalar(
+                        select(func.max(Event.created_at)).where(
+                            Event.campaign_id == campaign.id, Event.actor_id == actor.user_id
+                        )
+                    )
+                    or campaign.created_at
+                )
+            after = (Event.campaign_id == campaign.id, Event.created_at > since)
+            count = await session.scalar(select(func.count()).select_from(Event).where(*after)) or 0
+            newest = list(
+                await session.scalars(select(Event).where(*after).order_by(Event.id.desc()).limit(RECAP_SCAN))
+            )
+            newest.reverse()
+            seen = [entry for entry in await _entries(session, campaign, actor, newest) if not entry.redacted]
+            mine = dict(
+                (await session.execute(
+                    select(Character.id, Character.name).where(
+                        Character.campaign_id == campaign.id, Character.owner_id == actor.user_id,
+                        Character.gm_run.is_(False),
+                    )
+                )).tuples().all()
+            )  # fmt: skip
+            roles = await _roles(session, {int(e.payload["exchange"]) for e in seen if "exchange" in e.payload})
+        changes: dict[str, dict[str, int]] = {}
+        for entry in seen:
+            payload = entry.payload
+            if entry.event.kind == "gm.award" and payload.get("name") in mine.values():
+                pools = changes.setdefault(payload["name"], {})
+                pools[payload["resource"]] = pools.get(payload["resource"], 0) + int(payload.get("applied", 0))
+            for effect in payload.get("effects", ()):
+                who = roles.get(int(payload.get("exchange", 0)), {}).get(effect.get("who", ""))
+                if effect.get("type") == "pool_delta" and who in mine:
+                    pools = changes.setdefault(mine[who], {})
+                    pools[effect["pool"]] = pools.get(effect["pool"], 0) + int(effect.get("applied", effect["delta"]))
+        rolls = sum(entry.event.kind == "roll" for entry in seen)
+        changed = {name: {pool: net for pool, net in pools.items() if net} for name, pools in changes.items()}
+        return Recap(campaign, since, count, rolls, {name: pools for name, pools in changed.items() if pools},
+                     seen[-latest:] if latest else [])  # fmt: skip
 
     async def page(self, place: Place, actor: Actor, number: int, size: int) -> tuple[CampaignLog, int]:
         """Page `number` of the log, newest first (each page oldest to newest), and how many pages there are."""

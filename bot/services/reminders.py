@@ -298,8 +298,9 @@ class ReminderService:
             notice = await session.get(Notice, notice_id)
             if notice is not None and notice.sent_at is None:
                 notice.sent_at = self.clock()
-                # A reminder is the table's to know of; a digest is the GMs'.
-                kind = "notice.given_up" if given_up else "notice.sent"
-                payload = {"user": notice.user_id, "by": notice.by, "wait": notice.wait_id}
-                record_event(session, notice.campaign_id, kind, actor_id=None, payload=payload,
-                             created_at=notice.sent_at, secret=notice.wait_id is None)  # fmt: skip
+                # A reminder is the table's to know of; a digest, or a notice given up, the GMs'.
+                digest = notice.wait_id is None
+                kind = "notice.given_up" if given_up else "notice.digest" if digest else "notice.reminder"
+                record_event(session, notice.campaign_id, kind, actor_id=None,
+                             payload={"user": notice.user_id, "wait": notice.wait_id},
+                             created_at=notice.sent_at, secret=digest or given_up)  # fmt: skip

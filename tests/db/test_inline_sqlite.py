@@ -5,13 +5,17 @@ from __future__ import annotations
 import asyncio
 import shutil
 import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import cast
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import Table, func, select, text
 
 from bot.db import inline_sqlite
 from bot.db.engine import LONG_WAIT, Database, create_engine
+from bot.db.migrate import upgrade
+from bot.db.models import Campaign, Event
 
 
 @pytest.mark.parametrize("scheme", ["sqlite", "sqlite+aiosqlite", "sqlite+pysqlite"])
@@ -81,5 +85,50 @@ async def test_checkpoints_are_made_off_the_loop_after_the_writes(tmp_path: Path
         frames, copied = checkpointer.last
         assert frames == copied >= 1500
         assert rows_in_the_database_file(path, tmp_path / "after.sqlite3") == 1500
+    finally:
+        await database.dispose()
+
+
+async def test_events_written_in_a_batch_are_stored_as_the_orm_stores_them(tmp_path: Path) -> None:
+    """A timestamp's text is the same whichever path wrote it, so that comparing timestamps in SQL (a recap's
+    "since") finds the same events; before, a batch stored sqlite3's own "...+00:00" and sorted after its equal."""
+    database = Database.from_url(f"sqlite:///{tmp_path / 'events.sqlite3'}")
+    moment = datetime(2026, 12, 2, 14, 32, 18, 259702, tzinfo=UTC)
+    try:
+        await upgrade(database.engine)
+        async with database.write() as session:
+            campaign = Campaign(guild_id=1, channel_id=2, name="x", ruleset="fate_points")
+            session.add(campaign)
+            await session.flush()
+            session.add(Event(campaign_id=campaign.id, kind="by the orm", actor_id=1, payload={}, created_at=moment))
+        row = {"campaign_id": campaign.id, "kind": "in a batch", "actor_id": 1, "payload": {}, "created_at": moment,
+               "secret": False}  # fmt: skip
+        await database.insert_rows(cast(Table, Event.__table__), [row])
+        async with database.read() as session:
+            stored = (await session.execute(text("SELECT created_at FROM events ORDER BY id"))).scalars().all()
+            later = await session.scalar(select(func.count()).select_from(Event).where(Event.created_at > moment))
+        assert stored[0] == stored[1] == "2026-12-02 14:32:18.259702"
+        assert later == 0
+    finally:
+        await database.dispose()
+
+
+async def test_the_migration_brings_earlier_batches_to_the_same_text(tmp_path: Path) -> None:
+    database = Database.from_url(f"sqlite:///{tmp_path / 'old.sqlite3'}")
+    try:
+        await upgrade(database.engine, "0006")
+        async with database.engine.begin() as connection:
+            await connection.execute(text("INSERT INTO campaigns (guild_id, channel_id, name, ruleset, options, "
+                                          "session_number, turn_number, round_number, combat, status, created_at) "
+                                          "VALUES (1, 2, 'x', 'fate_points', '{}', 1, 1, 1, '{}', 'active', "
+                                          "'2026-12-01 10:00:00.000000')"))  # fmt: skip
+            event = text("INSERT INTO events (campaign_id, kind, actor_id, payload, secret, created_at) "
+                         "VALUES (1, 'roll', 1, '{}', 0, :at)")  # fmt: skip
+            for written in ("2026-12-02 14:32:18.259702+00:00", "2026-12-02 14:32:19+00:00"):
+                await connection.execute(event, {"at": written})
+        await upgrade(database.engine)
+        async with database.engine.connect() as connection:
+            stored = (await connection.execute(text("SELECT created_at FROM events ORDER BY id"))).scalars().all()
+        assert stored == ["2026-12-02 14:32:18.259702", "2026-12-02 14:32:19.000000"]
     finally:
         await database.dispose()

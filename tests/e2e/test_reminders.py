@@ -210,3 +210,26 @@ async def test_settings_refuse_what_they_cannot_keep(table: Table) -> None:
     assert "おやすみ時間なし" in shown.content
     zones = await harness.emulator.autocomplete(mei, table.channel, "reminders", {"time_zone": "tokyo"}, "time_zone")
     assert [choice["value"] for choice in zones] == ["Asia/Tokyo"]
+
+
+async def test_a_recap_since_the_last_move_or_a_date(table: Table) -> None:
+    harness, gm, bob, mei = table.harness, table.players.gm, table.players.player, table.players.defender
+    await harness.slash(mei, table.channel, "roll", dice="1d20", label="my last move")
+    harness.emulator.clock.advance(HOUR)
+    await an_attack_waiting_for_mei(table)  # a GM heals Rider first, to the full
+    await harness.slash(gm, table.channel, "gm award", character="Rider", resource="hp", amount=-5)
+    await harness.slash(bob, table.channel, "roll", dice="2d6", label="while mei was away")
+    recap = (await harness.slash(mei, table.channel, "log recap")).reply
+    assert recap.ephemeral
+    text = recap.text()
+    assert "Benchの振り返り" in text
+    assert "ロール1回" in text  # bob's roll, not mei's own from before
+    assert "**Rider**：体力 -5" in text and "Rider の 体力 を -5" in text  # a pool in words, not by its key
+    assert "あなたの回答待ち：1件" in text and "Archer が Rider を攻撃" in text
+    assert "while mei was away" in text and "my last move" not in text
+
+    wider = (await harness.slash(mei, table.channel, "log recap", since="2h")).reply.text()
+    assert "my last move" in wider
+    bad = (await harness.slash(mei, table.channel, "log recap", since="last tuesday")).reply
+    assert bad.ephemeral and "last tuesday" in bad.content
+    await answered(table)

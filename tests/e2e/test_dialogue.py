@@ -1,0 +1,139 @@
+"""Posting in character through the emulator: `/say` and `/me` through the channel's webhook (made once, found
+again after a restart, made anew when deleted), portraits, no pings, edits and deletions of one's own posts, the
+log and the export, threads, and a clear refusal where the bot may not manage webhooks."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import pytest
+
+from bot.bench import Players, set_the_tables
+from bot.emulator.models import Channel, Message
+from bot.emulator.world import MANAGE_WEBHOOKS
+from tests.databases import BACKENDS, fresh_database_url
+from tests.e2e.harness import Harness, running_harness
+
+
+@dataclass
+class Table:
+    harness: Harness
+    players: Players
+    channel: Channel
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+async def table(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Table]:
+    """A Fate/Points campaign: bob plays Rin and Archer (acting as Archer), mei (in Japanese) Sakura and Rider."""
+    async with (
+        fresh_database_url(request.param, tmp_path_factory.mktemp("dialogue")) as url,
+        running_harness(url) as harness,
+    ):
+        emulator = harness.emulator
+        gm, bob, mei = emulator.add_user("kirei"), emulator.add_user("bob"), emulator.add_user("mei", locale="ja")
+        guild = emulator.add_guild("Fuyuki", owner=gm)
+        for member in (bob, mei):
+            emulator.add_member(guild, member)
+        await harness.start_bot()
+        players = Players(emulator, guild, gm, bob, mei)
+        players.channels["fate_points"] = [emulator.add_channel(guild, "fuyuki")]
+        await set_the_tables(players)
+        yield Table(harness, players, players.channels["fate_points"][0])
+
+
+def posts_in(table: Table, channel: Channel | None = None) -> list[Message]:
+    """The posts made through a webhook, in the channel."""
+    shown = table.harness.emulator.visible_to(table.players.gm, channel or table.channel)
+    return [message for message in shown if message.webhook_id is not None and not message.deleted]
+
+
+async def test_a_character_speaks_and_acts_under_its_name_and_pings_no_one(table: Table) -> None:
+    harness, bob, mei = table.harness, table.players.player, table.players.defender
+    said = await harness.slash(bob, table.channel, "say", text=f"Hello {mei.mention} and @everyone.")
+    assert said.reply.ephemeral and said.reply.content == "Posted as Archer."
+    post = posts_in(table)[-1]
+    assert post.author.name == "Archer" and post.content == f"Hello {mei.mention} and @everyone."
+    assert post.notified == frozenset()  # a mention in a character's words pings nobody
+    acted = await harness.slash(bob, table.channel, "me", text="draws a bow of light")
+    assert acted.error is None and posts_in(table)[-1].content == "*draws a bow of light*"
+    assert len(harness.emulator.world.webhooks) == 1  # one webhook for the channel, made once
+
+    # Speaking as Rin, bob's other character; not as mei's.
+    await harness.slash(bob, table.channel, "say", text="Archer, stand down.", character="rin")
+    assert posts_in(table)[-1].author.name == "Rin"
+    refused = (await harness.slash(mei, table.channel, "say", text="I am Archer.", character="Archer")).reply
+    assert refused.ephemeral and "Archer" in refused.content
+    assert posts_in(table)[-1].content == "Archer, stand down."
+
+    log = (await harness.slash(mei, table.channel, "log show")).reply.text()
+    assert f"Archer「Hello {mei.mention} and @everyone.」" in log and "*Archer：draws a bow of light*" in log
+    exported = (await harness.slash(bob, table.channel, "log export", format="json")).reply
+    events = json.loads(exported.attachments[0].data)["events"]
+    spoken = [event for event in events if event["kind"] == "dialogue.say"]
+    assert [event["payload"]["text"] for event in spoken][-1] == "Archer, stand down."
+
+
+async def test_portraits_edits_and_deletions_are_the_speakers_own(table: Table) -> None:
+    harness, bob, mei = table.harness, table.players.player, table.players.defender
+    bad = (
+        await harness.slash(bob, table.channel, "character portrait", name="Archer", url="javascript:alert(1)")
+    ).reply
+    assert bad.ephemeral and "https://" in bad.content
+    taken = (await harness.slash(mei, table.channel, "character portrait", name="Archer",
+                                 url="https://example.com/not-yours.png")).reply  # fmt: skip
+    assert taken.ephemeral
+    set_ = (await harness.slash(bob, table.channel, "character portrait", name="Archer",
+                                url="https://example.com/archer.png")).reply  # fmt: skip
+    assert set_.content == "Archer's posts in character now carry this portrait."
+    await harness.slash(bob, table.channel, "say", text="Trace on.")
+    post = posts_in(table)[-1]
+    assert post.avatar_url == "https://example.com/archer.png"
+
+    edited = (await harness.slash(bob, table.channel, "post edit", text="Trace, on.")).reply
+    assert edited.content == "Archer's post is changed." and harness.current(post).content == "Trace, on."
+    link = f"https://discord.com/channels/{post.guild_id}/{post.channel_id}/{post.id}"
+    not_hers = (await harness.slash(mei, table.channel, "post edit", text="Mine now.", message=link)).reply
+    assert not_hers.ephemeral and harness.current(post).content == "Trace, on."
+    deleted = (await harness.slash(bob, table.channel, "post delete", message=str(post.id))).reply
+    assert deleted.content == "Archer's post is deleted." and harness.current(post).deleted
+    again = (await harness.slash(bob, table.channel, "post delete", message=str(post.id))).reply
+    assert again.ephemeral
+    log = (await harness.slash(bob, table.channel, "log show")).reply.text()
+    assert "changed Archer's post: “Trace, on.”" in log and "deleted Archer's post" in log
+
+
+async def test_the_webhook_is_found_after_a_restart_made_anew_when_deleted_and_asked_for_when_refused(
+    table: Table,
+) -> None:
+    harness, emulator, bob = table.harness, table.harness.emulator, table.players.player
+    await harness.slash(bob, table.channel, "say", text="Before.")
+    (hook,) = emulator.world.webhooks
+    await harness.restart()
+    await harness.slash(bob, table.channel, "say", text="After a restart.")
+    assert list(emulator.world.webhooks) == [hook]  # found again among the channel's webhooks
+    emulator.world.delete_webhook(hook)  # a server admin deleted it
+    await harness.slash(bob, table.channel, "say", text="After the webhook was deleted.")
+    assert posts_in(table)[-1].content == "After the webhook was deleted." and list(emulator.world.webhooks) != [hook]
+
+    guild_id = table.channel.guild_id
+    assert guild_id is not None
+    emulator.world.bot_denied[guild_id] = MANAGE_WEBHOOKS
+    await harness.restart()  # a new process knows no webhook yet, and may not manage any
+    before = len(posts_in(table))
+    refused = (await harness.slash(bob, table.channel, "say", text="Unheard.")).reply
+    assert refused.ephemeral and "Manage Webhooks" in refused.content
+    assert len(posts_in(table)) == before
+    log = (await harness.slash(bob, table.channel, "log show")).reply.text()
+    assert "Unheard." not in log
+    del emulator.world.bot_denied[guild_id]
+
+
+async def test_in_a_thread_the_character_speaks_in_the_thread(table: Table) -> None:
+    harness, bob = table.harness, table.players.player
+    thread = harness.emulator.add_thread(table.channel, "side scene", owner=bob)
+    said = await harness.slash(bob, thread, "say", text="Quietly, here.")
+    assert said.error is None and said.reply.ephemeral
+    assert posts_in(table, thread)[-1].content == "Quietly, here."
+    assert all(post.content != "Quietly, here." for post in posts_in(table))
