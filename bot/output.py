@@ -172,6 +172,23 @@ def pack(content: str | None, embeds: Sequence[discord.Embed]) -> list[Part]:
     return parts or [Part(None, ())]
 
 
+# Discord's limit on an attachment's description (what screen readers say of an image).
+DESCRIPTION_LIMIT = 1024
+
+
+@dataclass(frozen=True)
+class Picture:
+    """An image sent with a reply, and its alt text; an embed shows it with `attachment://<filename>`."""
+
+    filename: str
+    data: bytes
+    description: str
+
+    @property
+    def url(self) -> str:
+        return f"attachment://{self.filename}"
+
+
 def fit_files(files: Sequence[tuple[str, bytes]]) -> list[discord.File]:
     """Files within the upload limit: a large one gzipped, and a still larger one cut into numbered parts."""
     fitted: list[discord.File] = []
@@ -268,12 +285,17 @@ async def reply(
     interaction: discord.Interaction[discord.Client], content: str | None = None, *,
     embed: discord.Embed | None = None, embeds: Sequence[discord.Embed] = (), view: discord.ui.View | None = None,
     files: Sequence[tuple[str, bytes]] = (), paths: Sequence[Path] = (), ephemeral: bool = False,
-    mentions: Mentions | None = None,
+    mentions: Mentions | None = None, pictures: Sequence[Picture] = (),
 ) -> None:  # fmt: skip
     """The interaction's reply (or its followups, once it has answered or deferred), in as many messages as it
-    takes. The view and the files (in memory, or on disk for large ones) go with the last message."""
+    takes. The view and the files (in memory, or on disk for large ones; pictures with their alt text) go with
+    the last message."""
     parts = pack(content, [*([embed] if embed else []), *embeds])
-    attached = fit_files(files)
+    attached = fit_files(files) + [
+        discord.File(io.BytesIO(picture.data), filename=picture.filename,
+                     description=shorten(picture.description, DESCRIPTION_LIMIT))
+        for picture in pictures
+    ]  # fmt: skip
     for path in paths:
         attached += [discord.File(fitted) for fitted in await asyncio.to_thread(fit_path, path)]
     async with _lock(interaction):

@@ -28,7 +28,8 @@ from bot.cogs.exchanges import close_prompts, post_prompts
 from bot.errors import UserError
 from bot.files import MAX_FILE_BYTES, load_document, parse_sheet
 from bot.i18n import Translator
-from bot.render import mention, pool_text, rolls_text
+from bot.pictures import Meter, character_card
+from bot.render import mention, pool_label, pool_text, rolls_text
 from bot.rulesets.base import CharacterSnapshot, Play, Pool, SheetLine
 from bot.rulesets.registry import RULESETS
 from bot.services.characters import Created
@@ -74,6 +75,21 @@ def sheet_embed(tr: Translator, character: CharacterSnapshot, lines: list[SheetL
         value = tr.text(line.value) if isinstance(line.value, Text) else line.value
         embed.add_field(name=tr(line.label_key), value=value or "—", inline=line.inline)
     return embed
+
+
+CARD = "card.png"
+
+
+def sheet_card(tr: Translator, character: CharacterSnapshot, lines: list[SheetLine], *, full: bool) -> output.Picture:
+    """The sheet as a card: the same facts as its embed (pools only with `full`), drawn in the reader's language."""
+    meters = [Meter(pool_label(tr, name), pool.current, pool.maximum) for name, pool in character.pools.items()]
+    facts = [(tr(line.label_key), tr.text(line.value) if isinstance(line.value, Text) else line.value or "—")
+             for line in lines]  # fmt: skip
+    title = tr("character.sheet_title", name=character.name, kind=tr(f"kind.{character.kind}"))
+    owner = tr("character.run_by_gms") if character.gm_run else tr("character.played")
+    drawn = character_card(title, owner, meters if full else [], facts, tr.language)
+    pools = pools_text(tr, character.pools) if full else tr("character.hidden")
+    return output.Picture(CARD, drawn, tr("character.card_alt", name=character.name, pools=pools))
 
 
 class SheetModal(discord.ui.Modal):
@@ -205,7 +221,9 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
         )
         lines = shown.play.sheet_lines(shown.character, shown.options, full=shown.full)
         embed = sheet_embed(tr, shown.character, lines, full=shown.full)
-        await output.reply(interaction, embed=embed, ephemeral=shown.private)
+        card = await asyncio.to_thread(sheet_card, tr, shown.character, lines, full=shown.full)
+        embed.set_image(url=card.url)
+        await output.reply(interaction, embed=embed, ephemeral=shown.private, pictures=[card])
 
     @app_commands.command(name="list", description="List the characters of this campaign")
     async def list_characters(self, interaction: Interaction) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import discord
 from discord import app_commands
 from discord.ext import commands
@@ -13,6 +15,7 @@ from bot.cogs.exchanges import fallen_lines, respond, wait_view
 from bot.errors import UserError
 from bot.i18n import Translator
 from bot.parameters import suggestions
+from bot.pictures import odds_chart
 from bot.rulesets.base import AttackInput, CheckInput, CommandInput, Play
 
 # One private message per open wait, each with its buttons: a handful is what a GM can act on at once.
@@ -20,6 +23,7 @@ PENDING_SHOWN = 5
 CHOICE_NAME_LIMIT = 100
 NO_PRESET = "none"
 ODDS_COLOUR = discord.Colour.purple()
+CHART = "odds.png"
 
 
 def choice_name(text: str) -> str:
@@ -168,7 +172,11 @@ class PlayCog(commands.Cog):
             colour=ODDS_COLOUR,
         )
         embed.set_footer(text=tr.text(found.footer))
-        await output.reply(interaction, embed=embed, ephemeral=True)
+        chances = [(tr.text(label), float(chance)) for label, chance in found.lines]
+        chart = await asyncio.to_thread(odds_chart, embed.title or "", chances, tr.language)
+        picture = output.Picture(CHART, chart, "\n".join(lines))
+        embed.set_image(url=picture.url)
+        await output.reply(interaction, embed=embed, ephemeral=True, pictures=[picture])
 
     @attack.autocomplete("details")
     @odds.autocomplete("details")

@@ -137,14 +137,13 @@ class LogService:
             )
             newest.reverse()
             seen = [entry for entry in await _entries(session, campaign, actor, newest) if not entry.redacted]
-            mine = dict(
-                (await session.execute(
-                    select(Character.id, Character.name).where(
-                        Character.campaign_id == campaign.id, Character.owner_id == actor.user_id,
-                        Character.gm_run.is_(False),
-                    )
-                )).tuples().all()
+            owned = await session.execute(
+                select(Character.id, Character.name).where(
+                    Character.campaign_id == campaign.id, Character.owner_id == actor.user_id,
+                    Character.gm_run.is_(False),
+                )
             )  # fmt: skip
+            mine: dict[int, str] = {row.id: row.name for row in owned}
             roles = await _roles(session, {int(e.payload["exchange"]) for e in seen if "exchange" in e.payload})
         changes: dict[str, dict[str, int]] = {}
         for entry in seen:

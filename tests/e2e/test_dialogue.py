@@ -137,3 +137,22 @@ async def test_in_a_thread_the_character_speaks_in_the_thread(table: Table) -> N
     assert said.error is None and said.reply.ephemeral
     assert posts_in(table, thread)[-1].content == "Quietly, here."
     assert all(post.content != "Quietly, here." for post in posts_in(table))
+
+
+async def test_a_sheet_and_the_odds_come_with_a_picture_of_the_same_facts(table: Table) -> None:
+    harness, bob, mei = table.harness, table.players.player, table.players.defender
+    shown = (await harness.slash(bob, table.channel, "character show", name="Archer")).reply
+    (card,) = shown.attachments
+    assert card.filename == "card.png" and card.data.startswith(b"\x89PNG\r\n\x1a\n")
+    assert shown.embeds[0]["image"]["url"] == "attachment://card.png"
+    pools = next(field["value"] for field in shown.embeds[0]["fields"] if field["name"] == "Pools")
+    assert card.description == f"Character card of Archer: {pools}"  # the alt text says what the bars show
+
+    odds = (await harness.slash(mei, table.channel, "odds", attacker="Archer", defender="Rider",
+                                action="melee|Invisible Air")).reply  # fmt: skip
+    (chart,) = odds.attachments
+    assert chart.filename == "odds.png" and chart.data.startswith(b"\x89PNG\r\n\x1a\n")
+    assert odds.embeds[0]["image"]["url"] == "attachment://odds.png"
+    assert (
+        chart.description is not None and chart.description.splitlines() == odds.embeds[0]["description"].splitlines()
+    )

@@ -1,0 +1,86 @@
+"""The pictures drawn beside the text: valid PNGs of a sensible size, Chinese and Japanese drawn with real glyphs,
+and each the same as its golden image within a tolerance (font rendering may differ by a pixel's shade between
+FreeType versions). `UPDATE_GOLDEN=1 pytest tests/bot/test_pictures.py` draws the golden images again, to look
+at and commit when a picture changes on purpose."""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops, ImageStat
+
+from bot.pictures import Meter, character_card, font, odds_chart
+
+GOLDEN = Path(__file__).parent.parent / "golden"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+# The mean difference per channel (0-255) a picture may have from its golden image.
+TOLERANCE = 2.0
+
+PICTURES: dict[str, Callable[[], bytes]] = {
+    "card-en.png": lambda: character_card(
+        "Archer (Servant)", "a player's character",
+        [Meter("HP", 22, 40), Meter("prana", 5, 91), Meter("Fate/Points", 3, None)],
+        [("Class", "Archer"), ("Skills", "**Clairvoyance** C, Magic Resistance D, Independent Action B"),
+         ("Noble Phantasms", "Unlimited Blade Works, Caladbolg II")], "en",
+    ),
+    "card-ja.png": lambda: character_card(
+        "セイバー（サーヴァント）", "プレイヤーのキャラクター", [Meter("体力", 8, 40)],
+        [("スキル", "直感 A、魔力放出 A、カリスマ B"), ("宝具", "約束された勝利の剣")], "ja",
+    ),
+    "card-zh.png": lambda: character_card(
+        "远坂凛（御主）", "玩家角色", [Meter("HP", 30, 30), Meter("MP", 0, 140)], [("属性", "力量 0 · 敏捷 2")], "zh-CN"
+    ),
+    "odds-zh.png": lambda: odds_chart(
+        "Archer 攻击 Rider", [("闪避", 0.55), ("承受", 1.0), ("A defence whose name goes on and on", 0.0375)], "zh-CN"
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(PICTURES))
+def test_a_picture_matches_its_golden_image(name: str) -> None:
+    drawn = PICTURES[name]()
+    assert drawn.startswith(PNG_SIGNATURE)
+    Image.open(io.BytesIO(drawn)).verify()
+    image = Image.open(io.BytesIO(drawn)).convert("RGB")
+    assert image.width == 640 and 100 <= image.height <= 1600
+    assert len(drawn) < 200_000
+    golden = GOLDEN / name
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden.write_bytes(drawn)
+    expected = Image.open(golden).convert("RGB")
+    assert expected.size == image.size
+    difference = ImageStat.Stat(ImageChops.difference(image, expected)).mean
+    assert max(difference) <= TOLERANCE, (name, difference)
+
+
+@pytest.mark.parametrize(("language", "text"), [("ja", "約束された勝利の剣"), ("zh-CN", "远坂凛攻击")])
+def test_chinese_and_japanese_are_drawn_with_their_glyphs_not_boxes(language: str, text: str) -> None:
+    face = font(20, language)
+
+    def drawn(character: str) -> bytes:
+        mask = face.getmask(character)
+        return bytes(mask.getpixel((x, y)) for y in range(mask.size[1]) for x in range(mask.size[0]))
+
+    missing = drawn("\uffff")  # the font's "no such glyph" box
+    for character in text:
+        assert drawn(character) not in (missing, b""), character
+
+
+def test_a_long_sheet_stops_at_the_tallest_card_with_an_ellipsis() -> None:
+    drawn = character_card("Caster", "x", [], [("Lore", "a line of lore " * 40)] * 30, "en")
+    assert Image.open(io.BytesIO(drawn)).height == 1600
+
+
+def test_a_changed_picture_fails_its_golden_comparison() -> None:
+    """The comparison can fail: another character's card is far from this golden image."""
+    other = character_card("Berserker (Servant)", "a player's character", [Meter("HP", 1, 90)], [], "en")
+    image = Image.open(io.BytesIO(other)).convert("RGB")
+    expected = Image.open(GOLDEN / "card-en.png").convert("RGB")
+    if image.size == expected.size:
+        assert max(ImageStat.Stat(ImageChops.difference(image, expected)).mean) > TOLERANCE
+    else:
+        assert image.size != expected.size
