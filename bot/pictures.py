@@ -140,3 +140,81 @@ def odds_chart(title: str, chances: Sequence[tuple[str, float]], language: str) 
         draw.text((WIDTH - MARGIN, top), f"{chance * 100:.1f}%", font=normal, fill=INK, anchor="ra")
         top += 40
     return _png(image)
+
+
+def grid_map(title: str, points: Sequence[tuple[str, int, int]], sector: int, language: str) -> bytes:
+    """Named points on a grid of squares, with the lines between sectors of `sector` squares and each sector's
+    coordinates: the sectors around the points, as many as they span."""
+    normal, small, big = font(16, language), font(13, language), font(24, language)
+    low_x = min(x for _, x, _ in points) // sector
+    low_y = min(y for _, _, y in points) // sector
+    span_x = max(x for _, x, _ in points) // sector - low_x + 1
+    span_y = max(y for _, _, y in points) // sector - low_y + 1
+    side = max(span_x, span_y)
+    scale = (WIDTH - 2 * MARGIN) / (side * sector)
+    top = 64
+    image = Image.new("RGB", (WIDTH, top + int(side * sector * scale) + MARGIN), PAPER)
+    draw = ImageDraw.Draw(image)
+    draw.text((MARGIN, 18), plain(title), font=big, fill=INK)
+    for step in range(side + 1):
+        offset = step * sector * scale
+        draw.line((MARGIN + offset, top, MARGIN + offset, top + side * sector * scale), fill=BAR_BACK, width=2)
+        draw.line((MARGIN, top + offset, MARGIN + side * sector * scale, top + offset), fill=BAR_BACK, width=2)
+    for column in range(side):
+        for row in range(side):
+            label = f"({low_x + column}, {low_y + row})"
+            draw.text((MARGIN + column * sector * scale + 6, top + row * sector * scale + 4), label, font=small,
+                      fill=FAINT)  # fmt: skip
+    taken: list[tuple[float, float, float, float]] = []
+    for name, x, y in points:
+        at_x = MARGIN + (x - low_x * sector + 0.5) * scale
+        at_y = top + (y - low_y * sector + 0.5) * scale
+        draw.ellipse((at_x - 6, at_y - 6, at_x + 6, at_y + 6), fill=BAR_LOW)
+        # Names of points close together go one under the other rather than over each other.
+        box = draw.textbbox((at_x + 9, at_y - 10), plain(name), font=normal)
+        while any(box[0] < other[2] and other[0] < box[2] and box[1] < other[3] and other[1] < box[3]
+                  for other in taken):  # fmt: skip
+            box = (box[0], box[3] + 2, box[2], box[3] + 2 + (box[3] - box[1]))
+        taken.append(box)
+        draw.text((box[0], box[1]), plain(name), font=normal, fill=INK)
+    return _png(image)
+
+
+def versus_board(
+    title: str, sides: tuple[str, str], rows: Sequence[tuple[str, int, int]], notes: Sequence[str],
+    chances: Sequence[tuple[str, float]], language: str,
+) -> bytes:  # fmt: skip
+    """Two sides face to face: each row a value compared (the higher one stands out), then the notes that make
+    the rate, then each outcome's chance as a bar."""
+    normal, big, bold = font(18, language), font(24, language), font(22, language)
+    sketch = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    written = [line for note in notes for line in wrapped(sketch, note, normal, WIDTH - 2 * MARGIN)]
+    height = 120 + 36 * len(rows) + 28 * len(written) + 36 * len(chances) + 2 * MARGIN
+    image = Image.new("RGB", (WIDTH, min(height, TALLEST)), PAPER)
+    draw = ImageDraw.Draw(image)
+    draw.text((MARGIN, 16), plain(title), font=big, fill=INK)
+    middle = WIDTH // 2
+    draw.text((middle - 80, 60), plain(sides[0]), font=bold, fill=BAND, anchor="ra")
+    draw.text((middle + 80, 60), plain(sides[1]), font=bold, fill=BAND, anchor="la")
+    top = 104
+    for label, left, right in rows:
+        draw.text((middle, top), plain(label), font=normal, fill=FAINT, anchor="ma")
+        draw.text((middle - 80, top), str(left), font=bold if left > right else normal,
+                  fill=BAR_FILL if left > right else INK, anchor="ra")  # fmt: skip
+        draw.text((middle + 80, top), str(right), font=bold if right > left else normal,
+                  fill=BAR_FILL if right > left else INK, anchor="la")  # fmt: skip
+        top += 36
+    top += 8
+    for line in written:
+        draw.text((MARGIN, top), line, font=normal, fill=INK)
+        top += 28
+    top += 8
+    for label, chance in chances:
+        draw.text((MARGIN, top), plain(label), font=normal, fill=INK)
+        left, right = MARGIN + 160, WIDTH - MARGIN - 80
+        draw.rectangle((left, top + 6, right, top + 24), fill=BAR_BACK)
+        if chance > 0:
+            draw.rectangle((left, top + 6, left + (right - left) * min(1.0, chance), top + 24), fill=BAR_FILL)
+        draw.text((WIDTH - MARGIN, top), f"{chance * 100:.1f}%", font=normal, fill=INK, anchor="ra")
+        top += 36
+    return _png(image)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops, ImageStat
 
-from bot.pictures import Meter, character_card, font, odds_chart
+from bot.pictures import Meter, character_card, font, grid_map, odds_chart, versus_board
 
 GOLDEN = Path(__file__).parent.parent / "golden"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -33,6 +33,15 @@ PICTURES: dict[str, Callable[[], bytes]] = {
     ),
     "card-zh.png": lambda: character_card(
         "远坂凛（御主）", "玩家角色", [Meter("HP", 30, 30), Meter("MP", 0, 140)], [("属性", "力量 0 · 敏捷 2")], "zh-CN"
+    ),
+    "map-zh.png": lambda: grid_map(
+        "你的角色所在位置", [("Saber", 10, 10), ("远坂凛", 15, 10), ("Lancer", 140, 30)], 100, "zh-CN"
+    ),
+    "board-ja.png": lambda: versus_board(
+        "桜門 と 衛宮邸 が戦った場合（スキル抜き）：", ("桜門", "衛宮邸"),
+        [("宝具", 50, 30), ("筋力", 40, 55), ("魔力", 45, 45)],
+        ["有利 2、不利 1：70%。総合力 -13、レベル -3、疲労 +6 → **60%**"],
+        [("クリティカル", 0.01), ("成功", 0.59), ("失敗", 0.39), ("ファンブル", 0.01)], "ja",
     ),
     "odds-zh.png": lambda: odds_chart(
         "Archer 攻击 Rider", [("闪避", 0.55), ("承受", 1.0), ("A defence whose name goes on and on", 0.0375)], "zh-CN"

@@ -210,8 +210,10 @@ async def test_a_battle_between_two_camps_from_setup_to_aftermath(table: Table) 
 
     odds = (await harness.slash(table.gm, table.channel, "anka odds", first="Sakura Gate", second="Emiya House",
                                 param1="np", param2="str", param3="mag")).reply  # fmt: skip
-    assert odds.ephemeral and "→ **60%**" in odds.content  # W3
-    assert "critical 1.0%, success 59.0%, failure 39.0%, fumble 1.0%" in odds.content
+    assert odds.ephemeral and "→ **60%**" in odds.text()  # W3
+    assert "critical 1.0%, success 59.0%, failure 39.0%, fumble 1.0%" in odds.text()
+    (board,) = odds.attachments  # the camps face to face, with the same facts as its alt text
+    assert board.data.startswith(b"\x89PNG") and board.description is not None and "60%" in board.description
     players_may_not = (
         await harness.slash(
             table.ken,

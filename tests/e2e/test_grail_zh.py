@@ -428,8 +428,10 @@ async def test_squares_distances_a_charge_a_run_and_a_sustained_release(table: T
     await harness.slash(gm, table.channel, "grail place", character="Saber", x=10, y=10)
     await harness.slash(gm, table.channel, "grail place", character="Rin", x=15, y=10)
     where = (await harness.slash(rin, table.channel, "grail where")).reply
-    assert where.ephemeral and where.content == "Rin：小地图（0, 0），格（15, 10）"
-    everyone = (await harness.slash(gm, table.channel, "grail where")).reply.content
+    assert where.ephemeral and where.embeds[0]["description"] == "Rin：小地图（0, 0），格（15, 10）"
+    (drawn,) = where.attachments  # the map shows the positions the viewer may see, and says them
+    assert drawn.data.startswith(b"\x89PNG") and drawn.description == "Rin：小地图（0, 0），格（15, 10）"
+    everyone = (await harness.slash(gm, table.channel, "grail where")).reply.text()
     assert "Saber: sector (0, 0), square (10, 10)" in everyone and "Shirou: not on the map" in everyone
 
     far = (await harness.slash(shirou, table.channel, "attack", target="Rin", action="melee")).reply
@@ -442,7 +444,7 @@ async def test_squares_distances_a_charge_a_run_and_a_sustained_release(table: T
                                     details="charge:true")).reply  # fmt: skip
     assert "Rin takes 3 damage (rolled 3)" in charged.text()
     assert (
-        "Saber: sector (0, 0), square (14, 9)" in (await harness.slash(gm, table.channel, "grail where")).reply.content
+        "Saber: sector (0, 0), square (14, 9)" in (await harness.slash(gm, table.channel, "grail where")).reply.text()
     )
 
     # A fight: Rin runs and loses her defence until her next turn; Saber keeps a sustained Noble Phantasm up.
@@ -1121,7 +1123,7 @@ async def test_spells_and_spirit_form_provoke_in_a_fight(table: Table) -> None:
     went = await harness.emulator.click(gm, harness.last(table.channel, gm), "Let it go on")
     assert "Medea is elsewhere in an instant: 20 squares crossed." in went.replies[-1].text(), cast.content
     assert "Medea pays the MP it costs" in went.replies[-1].text()
-    where = (await harness.slash(rin, table.channel, "grail where")).reply.content
+    where = (await harness.slash(rin, table.channel, "grail where")).reply.text()
     assert "Medea：小地图（0, 0），格（30, 10）" in where
 
     # R23: spirit form takes Saber's whole turn; it provokes, but with no one next to Saber now (Medea is 19

@@ -3,6 +3,7 @@ verify, seal, vanish and kill; /anchor; and, when the bot may read messages, anc
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import discord
@@ -16,9 +17,11 @@ from bot.cogs.characters import character_choices
 from bot.cogs.exchanges import publish, respond
 from bot.errors import UserError
 from bot.i18n import Translator
+from bot.pictures import versus_board
 from bot.rulesets.grail_anka import fight
-from bot.rulesets.grail_anka.service import RULESET_ID, AnkaService, MemberView
+from bot.rulesets.grail_anka.service import RULESET_ID, AnkaService, MemberView, Odds
 from bot.services.common import Actor, Place
+from rules.grail_anka import checks
 from rules.grail_anka.anchors import anchor_in
 from rules.grail_anka.model import PARAMS, Talisman
 from rules.text import LABEL_LIMIT
@@ -60,6 +63,24 @@ def member_line(tr: Translator, member: MemberView) -> str:
 
 def names(text: str | None) -> list[str]:
     return [name.strip() for name in (text or "").split(",") if name.strip()]
+
+
+BOARD = "board.png"
+BOARD_COLOUR = discord.Colour.dark_red()
+
+
+def battle_board(tr: Translator, title: str, odds: Odds) -> bytes:
+    """The two camps face to face: the chosen parameters compared, what makes the rate, and each reading's chance
+    (a check the rules decide without a roll has no chances to show)."""
+    result = odds.rated.result
+    rows = [(tr(f"anka.param.{param}"), odds.rated.strength_a[param], odds.rated.strength_b[param])
+            for param in result.chosen]  # fmt: skip
+    notes = [tr.text(line) for line in fight.rate_lines(odds.side_a, odds.side_b, odds.rated)[len(rows) :]]
+    chances = [] if result.automatic else [
+        (tr(f"anka.reading.{reading}"), float(chance)) for reading, chance in checks.chances(result.rate or 0).items()
+    ]  # fmt: skip
+    return versus_board(title, (odds.side_a, odds.side_b), rows, notes[:-1] if chances else notes, chances,
+                        tr.language)  # fmt: skip
 
 
 @app_commands.guild_only()
@@ -171,9 +192,12 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
         chosen = [param1.value, param2.value, param3.value]
         odds = await self.anka.odds(place_of(interaction), actor_of(interaction), first, second, chosen)
         tr = translator(interaction, RULESET_ID)
-        lines = [tr("anka.odds_title", a=odds.side_a, b=odds.side_b)]
-        lines += [tr.text(line) for line in fight.rate_lines(odds.side_a, odds.side_b, odds.rated)]
-        await output.reply(interaction, "\n".join(lines), ephemeral=True)
+        title = tr("anka.odds_title", a=odds.side_a, b=odds.side_b)
+        lines = [tr.text(line) for line in fight.rate_lines(odds.side_a, odds.side_b, odds.rated)]
+        board = await asyncio.to_thread(battle_board, tr, title, odds)
+        picture = output.Picture(BOARD, board, "\n".join([title, *lines]))
+        embed = discord.Embed(title=title, description="\n".join(lines), colour=BOARD_COLOUR)
+        await output.reply(interaction, embed=embed.set_image(url=picture.url), ephemeral=True, pictures=[picture])
 
     @app_commands.command(name="check", description="Open a check at a success rate, decided by an anchor (GM only)")
     @app_commands.describe(rate="The success rate in percent", purpose="What is being checked")

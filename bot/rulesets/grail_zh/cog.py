@@ -3,6 +3,9 @@ spirit, cast, aim, boost, plus, territory, transfer, ritual and rest."""
 
 from __future__ import annotations
 
+import asyncio
+
+import discord
 from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
@@ -11,6 +14,7 @@ from bot import output
 from bot.app import Fatebot, Interaction, NameText, actor_of, call_of, place_of, translator
 from bot.cogs.characters import character_choices
 from bot.cogs.exchanges import respond
+from bot.pictures import grid_map
 from bot.rulesets.grail_zh.actions import SECTOR_SQUARES as SECTOR
 from bot.rulesets.grail_zh.service import RULESET_ID, GrailService
 from bot.rulesets.grail_zh.upkeep import SECRET_STATUSES
@@ -21,6 +25,10 @@ SPELLS = {"heal": "Healing", "shield": "Protection", "suggest": "Suggestion", "a
           "puppets": "Puppet soldiers"}  # fmt: skip
 STATUS_NAMES = {"defend": "Defend stance", "unaware": "Unaware of its attackers", "spirit_form": "Spirit form"}
 SectorIndex = app_commands.Range[int, -100, 100]
+
+
+MAP = "map.png"
+MAP_COLOUR = discord.Colour.dark_gold()
 
 
 @app_commands.guild_only()
@@ -179,7 +187,14 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
                y=square[1] % SECTOR) if square else tr("where.nowhere", name=name)
             for name, square in squares
         ]  # fmt: skip
-        await output.reply(interaction, "\n".join(lines) or tr("where.none"), ephemeral=True)
+        placed = [(name, square[0], square[1]) for name, square in squares if square]
+        if not placed:
+            await output.reply(interaction, "\n".join(lines) or tr("where.none"), ephemeral=True)
+            return
+        drawn = await asyncio.to_thread(grid_map, tr("where.map_title"), placed, SECTOR, tr.language)
+        picture = output.Picture(MAP, drawn, "\n".join(lines))
+        embed = discord.Embed(description="\n".join(lines), colour=MAP_COLOUR).set_image(url=picture.url)
+        await output.reply(interaction, embed=embed, ephemeral=True, pictures=[picture])
 
     @place.autocomplete("character")
     @status.autocomplete("character")
