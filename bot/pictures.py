@@ -59,6 +59,14 @@ def wrapped(draw: ImageDraw.ImageDraw, text: str, face: ImageFont.FreeTypeFont, 
     return lines
 
 
+def one_line(draw: ImageDraw.ImageDraw, text: str, face: ImageFont.FreeTypeFont, width: int) -> str:
+    """The text cut with "…" to fit `width` on one line."""
+    shown = plain(text)
+    while len(shown) > 1 and draw.textlength(shown, font=face) > width:
+        shown = shown[:-2] + "…"
+    return shown
+
+
 @dataclass(frozen=True)
 class Meter:
     """A pool as a bar: its label, and how full it is (no bar where it has no maximum)."""
@@ -89,8 +97,11 @@ def character_card(
     image = Image.new("RGB", (WIDTH, height), PAPER)
     draw = ImageDraw.Draw(image)
     draw.rectangle((0, 0, WIDTH, 84), fill=BAND)
-    draw.text((MARGIN, 14), plain(title), font=big, fill=PAPER)
-    draw.text((MARGIN, 54), plain(subtitle), font=small, fill=(205, 225, 222))
+    # The character's initial in a round frame, where a portrait would be (Discord shows the portrait itself).
+    draw.ellipse((WIDTH - MARGIN - 60, 12, WIDTH - MARGIN, 72), fill=PAPER)
+    draw.text((WIDTH - MARGIN - 30, 42), plain(title)[:1], font=big, fill=BAND, anchor="mm")
+    draw.text((MARGIN, 14), one_line(draw, title, big, text_width - 80), font=big, fill=PAPER)
+    draw.text((MARGIN, 54), one_line(draw, subtitle, small, text_width - 80), font=small, fill=(205, 225, 222))
     top = 100
     for meter in meters:
         draw.text((MARGIN, top), meter.label, font=normal, fill=INK)
@@ -128,10 +139,7 @@ def odds_chart(title: str, chances: Sequence[tuple[str, float]], language: str) 
     top = 72
     label_width = 220
     for label, chance in chances:
-        shown = plain(label)
-        while shown and draw.textlength(shown, font=normal) > label_width - 10:
-            shown = shown[:-2] + "…"
-        draw.text((MARGIN, top), shown, font=normal, fill=INK)
+        draw.text((MARGIN, top), one_line(draw, label, normal, label_width - 10), font=normal, fill=INK)
         left, right = MARGIN + label_width, WIDTH - MARGIN - 80
         draw.rectangle((left, top + 6, right, top + 24), fill=BAR_BACK)
         share = max(0.0, min(1.0, chance))
@@ -192,7 +200,7 @@ def versus_board(
     height = 120 + 36 * len(rows) + 28 * len(written) + 36 * len(chances) + 2 * MARGIN
     image = Image.new("RGB", (WIDTH, min(height, TALLEST)), PAPER)
     draw = ImageDraw.Draw(image)
-    draw.text((MARGIN, 16), plain(title), font=big, fill=INK)
+    draw.text((MARGIN, 16), one_line(draw, title, big, WIDTH - 2 * MARGIN), font=big, fill=INK)
     middle = WIDTH // 2
     draw.text((middle - 80, 60), plain(sides[0]), font=bold, fill=BAND, anchor="ra")
     draw.text((middle + 80, 60), plain(sides[1]), font=bold, fill=BAND, anchor="la")

@@ -223,6 +223,9 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
         embed = sheet_embed(tr, shown.character, lines, full=shown.full)
         card = await asyncio.to_thread(sheet_card, tr, shown.character, lines, full=shown.full)
         embed.set_image(url=card.url)
+        if shown.character.portrait_url:
+            # Discord shows the portrait beside the card: the bot never fetches an address a player gave.
+            embed.set_thumbnail(url=shown.character.portrait_url)
         await output.reply(interaction, embed=embed, ephemeral=shown.private, pictures=[card])
 
     @app_commands.command(name="list", description="List the characters of this campaign")

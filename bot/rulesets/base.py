@@ -60,6 +60,8 @@ class CharacterSnapshot:
     gm_run: bool = False
     bound_to: Mapping[str, tuple[CharacterSnapshot, ...]] = field(default_factory=dict)
     bound_by: Mapping[str, tuple[CharacterSnapshot, ...]] = field(default_factory=dict)
+    # Its picture's web address, for what shows the character (no rule reads it).
+    portrait_url: str | None = None
 
     def partner(self, relation: str) -> CharacterSnapshot | None:
         """The first character this one is bound to under `relation` (a Servant's Master)."""

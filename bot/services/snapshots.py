@@ -99,7 +99,7 @@ def _snapshot(
 ) -> CharacterSnapshot:  # fmt: skip
     return CharacterSnapshot(
         character.id, character.name, character.kind, character.owner_id, character.sheet, pools, character.state,
-        character.gm_run, bound_to or {}, bound_by or {},
+        character.gm_run, bound_to or {}, bound_by or {}, character.portrait_url,
     )  # fmt: skip
 
 

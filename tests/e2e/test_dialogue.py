@@ -145,6 +145,7 @@ async def test_a_sheet_and_the_odds_come_with_a_picture_of_the_same_facts(table:
     (card,) = shown.attachments
     assert card.filename == "card.png" and card.data.startswith(b"\x89PNG\r\n\x1a\n")
     assert shown.embeds[0]["image"]["url"] == "attachment://card.png"
+    assert shown.embeds[0]["thumbnail"]["url"] == "https://example.com/archer.png"  # its portrait, set above
     pools = next(field["value"] for field in shown.embeds[0]["fields"] if field["name"] == "Pools")
     assert card.description == f"Character card of Archer: {pools}"  # the alt text says what the bars show
 
