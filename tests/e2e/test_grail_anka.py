@@ -212,6 +212,7 @@ async def test_a_battle_between_two_camps_from_setup_to_aftermath(table: Table) 
                                 param1="np", param2="str", param3="mag")).reply  # fmt: skip
     assert odds.ephemeral and "→ **60%**" in odds.text()  # W3
     assert "critical 1.0%, success 59.0%, failure 39.0%, fumble 1.0%" in odds.text()
+    assert "Sakura Gate: main Saber; subs Ma; companions —" in odds.text()  # the formations compared
     (board,) = odds.attachments  # the camps face to face, with the same facts as its alt text
     assert board.data.startswith(b"\x89PNG") and board.description is not None and "60%" in board.description
     players_may_not = (

@@ -69,13 +69,20 @@ BOARD = "board.png"
 BOARD_COLOUR = discord.Colour.dark_red()
 
 
+def formation_lines(tr: Translator, odds: Odds) -> list[str]:
+    sides = zip((odds.side_a, odds.side_b), odds.formations, strict=True)
+    return [tr("anka.formation", side=side, main=main, subs=subs, companions=companions)
+            for side, (main, subs, companions) in sides]  # fmt: skip
+
+
 def battle_board(tr: Translator, title: str, odds: Odds) -> bytes:
     """The two camps face to face: the chosen parameters compared, what makes the rate, and each reading's chance
     (a check the rules decide without a roll has no chances to show)."""
     result = odds.rated.result
     rows = [(tr(f"anka.param.{param}"), odds.rated.strength_a[param], odds.rated.strength_b[param])
             for param in result.chosen]  # fmt: skip
-    notes = [tr.text(line) for line in fight.rate_lines(odds.side_a, odds.side_b, odds.rated)[len(rows) :]]
+    rated = [tr.text(line) for line in fight.rate_lines(odds.side_a, odds.side_b, odds.rated)[len(rows) :]]
+    notes = formation_lines(tr, odds) + rated
     chances = [] if result.automatic else [
         (tr(f"anka.reading.{reading}"), float(chance)) for reading, chance in checks.chances(result.rate or 0).items()
     ]  # fmt: skip
@@ -193,7 +200,8 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
         odds = await self.anka.odds(place_of(interaction), actor_of(interaction), first, second, chosen)
         tr = translator(interaction, RULESET_ID)
         title = tr("anka.odds_title", a=odds.side_a, b=odds.side_b)
-        lines = [tr.text(line) for line in fight.rate_lines(odds.side_a, odds.side_b, odds.rated)]
+        lines = formation_lines(tr, odds) + [tr.text(line) for line in fight.rate_lines(odds.side_a, odds.side_b,
+                                                                                       odds.rated)]  # fmt: skip
         board = await asyncio.to_thread(battle_board, tr, title, odds)
         picture = output.Picture(BOARD, board, "\n".join([title, *lines]))
         embed = discord.Embed(title=title, description="\n".join(lines), colour=BOARD_COLOUR)

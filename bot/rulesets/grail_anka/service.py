@@ -84,6 +84,8 @@ class Odds:
     side_a: str
     side_b: str
     rated: battle.Rated
+    # Each camp's formation as the battle would show it: its main, subs and companions, by name.
+    formations: tuple[tuple[str, str, str], tuple[str, str, str]]
 
 
 @dataclass(frozen=True)
@@ -408,9 +410,13 @@ class AnkaService:
             if gm_run == [True, False]:
                 camps.reverse()
             formations = []
+            named: list[tuple[str, str, str]] = []
             passives: list[battle.SkillTotals] = []
             for camp in camps:
                 placed = [(c, row.place) for c, row in await self._members(session, camp) if row.place in fight.PLACES]
+                main, subs, companions = (", ".join(c.name for c, place in placed if place == wanted) or "—"
+                                          for wanted in fight.PLACES)  # fmt: skip
+                named.append((main, subs, companions))
                 if not any(place == fight.MAIN for _, place in placed):
                     raise refused("no_formation", camp=camp.name)
                 shown = await snapshots(session, [c for c, _ in placed], with_links=False)
@@ -421,7 +427,7 @@ class AnkaService:
             rated = battle.formation_rate(chosen, formations[0], formations[1],
                                           companions_tire=options.fatigue_scope == "present_servants",
                                           skills_a=passives[0], skills_b=passives[1])  # fmt: skip
-            return Odds(camps[0].name, camps[1].name, rated)
+            return Odds(camps[0].name, camps[1].name, rated, (named[0], named[1]))
 
     # Anchors and decisions
 
