@@ -173,7 +173,7 @@ def pack(content: str | None, embeds: Sequence[discord.Embed]) -> list[Part]:
 
 
 # Discord's limit on an attachment's description (what screen readers say of an image).
-DESCRIPTION_LIMIT = 1024
+ALT_TEXT_LIMIT = 1024
 
 
 @dataclass(frozen=True)
@@ -293,7 +293,7 @@ async def reply(
     parts = pack(content, [*([embed] if embed else []), *embeds])
     attached = fit_files(files) + [
         discord.File(io.BytesIO(picture.data), filename=picture.filename,
-                     description=shorten(picture.description, DESCRIPTION_LIMIT))
+                     description=shorten(picture.description, ALT_TEXT_LIMIT))
         for picture in pictures
     ]  # fmt: skip
     for path in paths:

@@ -8,7 +8,6 @@ example takes long. `HOSTILE_SHEETS=2000 pytest tests/bot/test_hostile_sheets.py
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import pytest
@@ -22,8 +21,9 @@ from bot.rulesets.registry import RULESETS
 from rules.dice import SeededDice
 from rules.exchange import RuleError
 from rules.sheets import SheetError
+from tests.sizes import size
 
-EXAMPLES = int(os.environ.get("HOSTILE_SHEETS", "60"))
+EXAMPLES = size("HOSTILE_SHEETS", 60, 2000)
 LOCALES = ("en-US", "zh-CN", "ja")
 
 # Values a file may hold where another was expected: every type YAML gives, at and past every bound.

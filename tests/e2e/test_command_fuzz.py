@@ -8,7 +8,6 @@ more rounds and other seeds run a longer search."""
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -31,9 +30,10 @@ from tests.e2e.every_ruleset import (
     leaves,
 )
 from tests.e2e.harness import Harness, running_harness
+from tests.sizes import size
 
-ROUNDS = int(os.environ.get("FUZZ_ROUNDS", "2"))
-SEED = int(os.environ.get("FUZZ_SEED", "20261202"))
+ROUNDS = size("FUZZ_ROUNDS", 2, 20)
+SEED = size("FUZZ_SEED", 20261202, 7)
 GENERIC_ERRORS = ("Something went wrong", "The change was saved, but its reply failed")
 # Ends nothing by itself (a confirmation button follows), but a round without a campaign tests little.
 SKIPPED = frozenset({"campaign start"})

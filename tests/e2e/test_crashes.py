@@ -40,9 +40,10 @@ from bot.rulesets.registry import RULESETS
 from tests.databases import BACKENDS, fresh_database_url
 from tests.e2e.declared import Declared
 from tests.e2e.ledger import Ledger, assert_accounts_for, campaign_in, read_ledger
+from tests.sizes import size
 
-CRASH_ROUNDS = int(os.environ.get("CRASH_ROUNDS", "3"))
-CRASH_SEED = int(os.environ.get("CRASH_SEED", "1"))
+CRASH_ROUNDS = size("CRASH_ROUNDS", 3, 40)
+CRASH_SEED = size("CRASH_SEED", 1, 5)
 # Long enough for a burst's commits to be under way when the kill comes, at any moment of it.
 LONGEST_BURST_SECONDS = 0.05
 START_SECONDS = 60

@@ -12,7 +12,6 @@ CI sends `LOAD_COMMANDS` (200) conflicting awards and runs `LOAD_CAMPAIGNS` (50)
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -24,9 +23,10 @@ from bot.emulator.models import EVERYONE, Channel, Guild, InteractionRecord, Use
 from tests.databases import BACKENDS, fresh_database_url
 from tests.e2e.harness import Harness, running_harness
 from tests.e2e.ledger import assert_accounts_for, campaign_in, read_ledger
+from tests.sizes import size
 
-LOAD_COMMANDS = int(os.environ.get("LOAD_COMMANDS", "200"))
-LOAD_CAMPAIGNS = int(os.environ.get("LOAD_CAMPAIGNS", "50"))
+LOAD_COMMANDS = size("LOAD_COMMANDS", 200, 1000)
+LOAD_CAMPAIGNS = size("LOAD_CAMPAIGNS", 50, 200)
 DISCORD_DEADLINE_SECONDS = 3.0
 # How long the slowest answer of a burst may take after its "thinking...": Discord allows 15 minutes.
 ANSWER_PATIENCE_SECONDS = 120.0
