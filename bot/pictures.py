@@ -82,8 +82,13 @@ def _png(image: Image.Image) -> bytes:
     return buffer.getvalue()
 
 
+# Cards of characters shown again unchanged are drawn once: a card costs 20-60 ms of CPU, a look-up nothing.
+CARDS_KEPT = 256
+
+
+@functools.lru_cache(maxsize=CARDS_KEPT)
 def character_card(
-    title: str, subtitle: str, meters: Sequence[Meter], facts: Sequence[tuple[str, str]], language: str
+    title: str, subtitle: str, meters: tuple[Meter, ...], facts: tuple[tuple[str, str], ...], language: str
 ) -> bytes:
     """A character's card: its name and kind on a band, its pools as bars, then its sheet's lines."""
     big, normal, small = font(30, language), font(20, language), font(16, language)

@@ -87,7 +87,7 @@ def sheet_card(tr: Translator, character: CharacterSnapshot, lines: list[SheetLi
              for line in lines]  # fmt: skip
     title = tr("character.sheet_title", name=character.name, kind=tr(f"kind.{character.kind}"))
     owner = tr("character.run_by_gms") if character.gm_run else tr("character.played")
-    drawn = character_card(title, owner, meters if full else [], facts, tr.language)
+    drawn = character_card(title, owner, tuple(meters) if full else (), tuple(facts), tr.language)
     pools = pools_text(tr, character.pools) if full else tr("character.hidden")
     return output.Picture(CARD, drawn, tr("character.card_alt", name=character.name, pools=pools))
 

@@ -23,16 +23,17 @@ TOLERANCE = 2.0
 PICTURES: dict[str, Callable[[], bytes]] = {
     "card-en.png": lambda: character_card(
         "Archer (Servant)", "a player's character",
-        [Meter("HP", 22, 40), Meter("prana", 5, 91), Meter("Fate/Points", 3, None)],
-        [("Class", "Archer"), ("Skills", "**Clairvoyance** C, Magic Resistance D, Independent Action B"),
-         ("Noble Phantasms", "Unlimited Blade Works, Caladbolg II")], "en",
+        (Meter("HP", 22, 40), Meter("prana", 5, 91), Meter("Fate/Points", 3, None)),
+        (("Class", "Archer"), ("Skills", "**Clairvoyance** C, Magic Resistance D, Independent Action B"),
+         ("Noble Phantasms", "Unlimited Blade Works, Caladbolg II")), "en",
     ),
     "card-ja.png": lambda: character_card(
-        "セイバー（サーヴァント）", "プレイヤーのキャラクター", [Meter("体力", 8, 40)],
-        [("スキル", "直感 A、魔力放出 A、カリスマ B"), ("宝具", "約束された勝利の剣")], "ja",
+        "セイバー（サーヴァント）", "プレイヤーのキャラクター", (Meter("体力", 8, 40),),
+        (("スキル", "直感 A、魔力放出 A、カリスマ B"), ("宝具", "約束された勝利の剣")), "ja",
     ),
     "card-zh.png": lambda: character_card(
-        "远坂凛（御主）", "玩家角色", [Meter("HP", 30, 30), Meter("MP", 0, 140)], [("属性", "力量 0 · 敏捷 2")], "zh-CN"
+        "远坂凛（御主）", "玩家角色", (Meter("HP", 30, 30), Meter("MP", 0, 140)),
+        (("属性", "力量 0 · 敏捷 2"),), "zh-CN",
     ),
     "map-zh.png": lambda: grid_map(
         "你的角色所在位置", [("Saber", 10, 10), ("远坂凛", 15, 10), ("Lancer", 140, 30)], 100, "zh-CN"
@@ -80,13 +81,13 @@ def test_chinese_and_japanese_are_drawn_with_their_glyphs_not_boxes(language: st
 
 
 def test_a_long_sheet_stops_at_the_tallest_card_with_an_ellipsis() -> None:
-    drawn = character_card("Caster", "x", [], [("Lore", "a line of lore " * 40)] * 30, "en")
+    drawn = character_card("Caster", "x", (), (("Lore", "a line of lore " * 40),) * 30, "en")
     assert Image.open(io.BytesIO(drawn)).height == 1600
 
 
 def test_a_changed_picture_fails_its_golden_comparison() -> None:
     """The comparison can fail: another character's card is far from this golden image."""
-    other = character_card("Berserker (Servant)", "a player's character", [Meter("HP", 1, 90)], [], "en")
+    other = character_card("Berserker (Servant)", "a player's character", (Meter("HP", 1, 90),), (), "en")
     image = Image.open(io.BytesIO(other)).convert("RGB")
     expected = Image.open(GOLDEN / "card-en.png").convert("RGB")
     if image.size == expected.size:
