@@ -160,9 +160,10 @@ class Players:
         return [channel for channels in self.channels.values() for channel in channels]
 
 
-def the_players(emulator: Emulator) -> Players:
-    """A GM's server with a player and the player's rival in it."""
-    gm, player, defender = (emulator.add_user(name) for name in ("kirei", "bob", "mei"))
+def the_players(emulator: Emulator, *, rival_locale: str = "en-US") -> Players:
+    """A GM's server with a player and the player's rival in it (who reads Discord in `rival_locale`)."""
+    gm, player = emulator.add_user("kirei"), emulator.add_user("bob")
+    defender = emulator.add_user("mei", locale=rival_locale)
     guild = emulator.add_guild("Fuyuki", owner=gm)
     emulator.add_member(guild, player)
     emulator.add_member(guild, defender)

@@ -262,6 +262,13 @@ class BenchMove:
     buttons: tuple[str, ...] = ()
     private_answer: bool = False
 
+    @classmethod
+    def award(cls, character: str, resource: str, amount: int) -> BenchMove:
+        """A GM's `/gm award` (healing a defender before each attack, say): told privately when it changes
+        nothing, a pool already at its limit."""
+        options: dict[str, str | int] = {"character": character, "resource": resource, "amount": amount}
+        return cls("/gm award", "gm", "gm award", options, private_answer=True)
+
 
 @dataclass(frozen=True)
 class BenchExchange:

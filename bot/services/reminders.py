@@ -8,6 +8,7 @@ Discord keeps one copy when a restart sends a claimed notice again.
 
 from __future__ import annotations
 
+import functools
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -128,10 +129,15 @@ def _settings(stored: UserSettings | None) -> Settings:
     return Settings(stored.remind_by, stored.time_zone, stored.quiet_from, stored.quiet_to)
 
 
+@functools.cache
+def time_zones() -> dict[str, str]:
+    """Every IANA time zone this machine knows, by its name in lower case (read once: it scans the zone files)."""
+    return {zone.lower(): zone for zone in available_timezones()}
+
+
 def known_time_zone(name: str) -> str:
     """The IANA time zone named (any case), or a refusal that says how to find one."""
-    zones = {zone.lower(): zone for zone in available_timezones()}
-    found = zones.get(name.strip().lower())
+    found = time_zones().get(name.strip().lower())
     if found is None:
         raise UserError("error.unknown_time_zone", zone=name.strip()[:64])
     try:
@@ -143,7 +149,7 @@ def known_time_zone(name: str) -> str:
 
 def time_zones_like(typed: str, limit: int) -> list[str]:
     needle = typed.strip().lower()
-    return sorted(zone for zone in available_timezones() if needle in zone.lower())[:limit]
+    return sorted(zone for lower, zone in time_zones().items() if needle in lower)[:limit]
 
 
 def stuck_after(campaign: Campaign) -> timedelta:

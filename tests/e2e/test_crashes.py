@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import make_url
 
-from bot.bench import Players, set_the_tables
+from bot.bench import Players, set_the_tables, the_players
 from bot.emulator import Emulator
 from bot.emulator.models import InteractionRecord
 from bot.rulesets.base import BenchMove
@@ -113,16 +113,12 @@ class World:
 async def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[World]:
     directory = tmp_path_factory.mktemp("crashes")
     async with fresh_database_url(request.param, directory) as url, Emulator(seed=5) as emulator:
-        gm, bob, mei = emulator.add_user("kirei"), emulator.add_user("bob"), emulator.add_user("mei", locale="ja")
-        guild = emulator.add_guild("Fuyuki", owner=gm)
-        for player in (bob, mei):
-            emulator.add_member(guild, player)
+        players = the_players(emulator, rival_locale="ja")
         bot = BotProcess(emulator, url, directory)
         await bot.start()
         try:
-            players = Players(emulator, guild, gm, bob, mei)
             for ruleset in RULESETS:
-                players.channels[ruleset] = [emulator.add_channel(guild, f"{ruleset}-{n}") for n in range(2)]
+                players.channels[ruleset] = [emulator.add_channel(players.guild, f"{ruleset}-{n}") for n in range(2)]
             await set_the_tables(players)
             world = World(players, bot)
             for ruleset, channels in players.channels.items():

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from bot.bench import Players, set_the_tables
+from bot.bench import Players, set_the_tables, the_players
 from bot.emulator.models import Channel, Message
 from bot.emulator.world import MANAGE_WEBHOOKS
 from tests.databases import BACKENDS, fresh_database_url
@@ -32,13 +32,9 @@ async def table(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         running_harness(url) as harness,
     ):
         emulator = harness.emulator
-        gm, bob, mei = emulator.add_user("kirei"), emulator.add_user("bob"), emulator.add_user("mei", locale="ja")
-        guild = emulator.add_guild("Fuyuki", owner=gm)
-        for member in (bob, mei):
-            emulator.add_member(guild, member)
+        players = the_players(emulator, rival_locale="ja")
         await harness.start_bot()
-        players = Players(emulator, guild, gm, bob, mei)
-        players.channels["fate_points"] = [emulator.add_channel(guild, "fuyuki")]
+        players.channels["fate_points"] = [emulator.add_channel(players.guild, "fuyuki")]
         await set_the_tables(players)
         yield Table(harness, players, players.channels["fate_points"][0])
 

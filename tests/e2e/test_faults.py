@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from bot.bench import Players, newest_id, set_the_tables
+from bot.bench import Players, newest_id, set_the_tables, the_players
 from bot.emulator.models import EVERYONE, InteractionRecord
 from bot.emulator.rest import Fault
 from bot.rulesets.registry import RULESETS
@@ -76,14 +76,10 @@ async def table(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         running_harness(url) as harness,
     ):
         emulator = harness.emulator
-        gm, bob, mei = emulator.add_user("kirei"), emulator.add_user("bob"), emulator.add_user("mei", locale="ja")
-        guild = emulator.add_guild("Fuyuki", owner=gm)
-        for player in (bob, mei):
-            emulator.add_member(guild, player)
+        players = the_players(emulator, rival_locale="ja")
         await harness.start_bot()
-        players = Players(emulator, guild, gm, bob, mei)
         for ruleset in RULESETS:
-            players.channels[ruleset] = [emulator.add_channel(guild, ruleset)]
+            players.channels[ruleset] = [emulator.add_channel(players.guild, ruleset)]
         await set_the_tables(players)
         campaigns = {}
         for ruleset, (channel,) in players.channels.items():

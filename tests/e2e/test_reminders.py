@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import pytest
 from sqlalchemy import func, select, update
 
-from bot.bench import Players, set_the_tables
+from bot.bench import Players, set_the_tables, the_players
 from bot.db.models import Notice
 from bot.emulator.models import Channel, Message, User
 from tests.databases import BACKENDS, fresh_database_url
@@ -43,14 +43,11 @@ async def table(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         running_harness(url) as harness,
     ):
         emulator = harness.emulator
-        gm, bob, mei = emulator.add_user("kirei"), emulator.add_user("bob"), emulator.add_user("mei", locale="ja")
+        players = the_players(emulator, rival_locale="ja")
         kibitzer = emulator.add_user("ken")
-        guild = emulator.add_guild("Fuyuki", owner=gm)
-        for member in (bob, mei, kibitzer):
-            emulator.add_member(guild, member)
+        emulator.add_member(players.guild, kibitzer)
         await harness.start_bot()
-        players = Players(emulator, guild, gm, bob, mei)
-        players.channels["fate_points"] = [emulator.add_channel(guild, "fuyuki")]
+        players.channels["fate_points"] = [emulator.add_channel(players.guild, "fuyuki")]
         await set_the_tables(players)
         yield Table(harness, players, Declared(players, "fate_points", players.channels["fate_points"][0]), kibitzer)
 

@@ -23,20 +23,8 @@ RULESET = Ruleset(
     # stands through every round.
     bench=BenchExchange(
         moves=(
-            BenchMove(
-                "/gm award",
-                "gm",
-                "gm award",
-                {"character": "Bram", "resource": "physique", "amount": 20},
-                private_answer=True,
-            ),
-            BenchMove(
-                "/gm award",
-                "gm",
-                "gm award",
-                {"character": "Bram", "resource": "dexterity", "amount": 20},
-                private_answer=True,
-            ),
+            BenchMove.award("Bram", "physique", 20),
+            BenchMove.award("Bram", "dexterity", 20),
             BenchMove("/attack", "player", "attack", {"target": "Bram", "action": "melee|Sword"}),
             BenchMove(
                 "defence clicks",

@@ -18,20 +18,8 @@ RULESET = Ruleset(
     bench=BenchExchange(
         moves=(
             BenchMove("/combat round", "gm", "combat round"),
-            BenchMove(
-                "/gm award",
-                "gm",
-                "gm award",
-                {"character": "Rider", "resource": "hp", "amount": 10},
-                private_answer=True,
-            ),
-            BenchMove(
-                "/gm award",
-                "gm",
-                "gm award",
-                {"character": "Archer", "resource": "prana", "amount": 3},
-                private_answer=True,
-            ),
+            BenchMove.award("Rider", "hp", 10),
+            BenchMove.award("Archer", "prana", 3),
             BenchMove("/attack", "player", "attack", {"target": "Rider", "action": "melee|Invisible Air"}),
             BenchMove("Dodge click", "rival", buttons=("Dodge",)),
         ),

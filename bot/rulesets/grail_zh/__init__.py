@@ -25,13 +25,7 @@ RULESET = Ruleset(
     # first, so that he stands through every round.
     bench=BenchExchange(
         moves=(
-            BenchMove(
-                "/gm award",
-                "gm",
-                "gm award",
-                {"character": "Archer", "resource": "hp", "amount": 100},
-                private_answer=True,
-            ),
+            BenchMove.award("Archer", "hp", 100),
             BenchMove("/attack", "player", "attack", {"target": "Archer", "action": "melee"}),
             BenchMove("Take the hit click", "rival", buttons=("Take the hit",)),
         ),
