@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from bot.bench import Players, newest_id, set_the_tables, the_players
-from bot.emulator.models import EVERYONE, InteractionRecord
+from bot.emulator.models import EVERYONE, InteractionRecord, Message
 from bot.emulator.rest import Fault
 from bot.rulesets.registry import RULESETS
 from tests.databases import BACKENDS, fresh_database_url
@@ -101,6 +101,15 @@ def answer(declared: Declared, *, wait: bool = True, settle: bool = True) -> Cor
     return answering
 
 
+async def answered_once(table: Table, ruleset: str, prompt: Message | None, before: Ledger) -> None:
+    """The answer was taken once: its prompt lost its buttons, the log accounts for everything and a wait more
+    was resolved; then the exchange is answered to its end."""
+    if prompt is not None:
+        assert table.harness.current(prompt).buttons() == []
+    assert (await table.assert_consistent(ruleset)).resolved_waits > before.resolved_waits
+    await table.seen_through(ruleset)
+
+
 def refused(record: InteractionRecord) -> bool:
     """Whether the bot answered privately (a click's answer may be an edit of its prompt alone)."""
     return any(message.ephemeral for message in record.replies)
@@ -125,11 +134,7 @@ async def test_an_answer_while_the_connection_is_down_is_replayed_and_answered_o
     answered = await answer(declared)  # sent while the bot is away: RESUME replays it
     assert emulator.gateway.resume_count >= 1 and emulator.connected
     assert answered.error is None and answered.acknowledged and not refused(answered)
-    if prompt is not None:
-        assert table.harness.current(prompt).buttons() == []
-    after = await table.assert_consistent(ruleset)
-    assert after.resolved_waits > before.resolved_waits
-    await table.seen_through(ruleset)
+    await answered_once(table, ruleset, prompt, before)
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
@@ -191,10 +196,7 @@ async def test_server_errors_on_an_answer_are_retried_and_the_change_is_made_onc
     failing = emulator.refuse_next("POST", CALLBACK, status=status, code=0)
     answered = await answer(declared)
     assert failing.met == 1 and answered.error is None and not refused(answered)
-    if prompt is not None:
-        assert table.harness.current(prompt).buttons() == []
-    assert (await table.assert_consistent(ruleset)).resolved_waits > before.resolved_waits
-    await table.seen_through(ruleset)
+    await answered_once(table, ruleset, prompt, before)
 
 
 @pytest.mark.parametrize("ruleset", ANSWERED_BY_A_CLICK)
@@ -228,7 +230,7 @@ async def test_a_prompt_discord_would_not_post_is_reported_as_saved_and_answered
 async def test_an_answer_slowed_past_three_seconds_is_posted_in_the_channel(table: Table, ruleset: str) -> None:
     """An answer held on its way until Discord forgot the interaction: the change was made and logged, so the
     table reads it in a message of the bot's own; a click's late answer edits its prompt all the same."""
-    harness, emulator = table.harness, table.harness.emulator
+    emulator = table.harness.emulator
     declared = table[ruleset].declared
     rolls = (await table.ledger(ruleset)).rolls
     await emulator.settle(quiet_for=0.5)  # nothing else on its way, so that the held reply is the roll's
@@ -253,10 +255,7 @@ async def test_an_answer_slowed_past_three_seconds_is_posted_in_the_channel(tabl
     emulator.clock.advance(3.5)
     await emulator.settle()
     assert answered.error is not None and answered.error.code == 10062
-    if prompt is not None:
-        assert harness.current(prompt).buttons() == []
-    assert (await table.assert_consistent(ruleset)).resolved_waits > before.resolved_waits
-    await table.seen_through(ruleset)
+    await answered_once(table, ruleset, prompt, before)
 
 
 @pytest.mark.parametrize("ruleset", ANSWERED_BY_A_CLICK)
