@@ -49,21 +49,23 @@ class Voices:
 
     async def post(self, channel_id: int, content: str, *, name: str, avatar_url: str | None) -> discord.Message:
         channel, thread = await self._channel(channel_id)
-        for fresh in (False, True):
-            hook = await self._webhook(channel, fresh=fresh)
-            try:
-                return await output.post_as(hook, content, name=name, avatar_url=avatar_url, thread=thread)
-            except discord.NotFound:
-                self._known.pop(channel.id, None)  # deleted by someone: made again, once
-                if fresh:
-                    raise
-            except discord.Forbidden as refused:
-                raise UserError("error.no_manage_webhooks") from refused
-            except discord.HTTPException as refused:
-                if refused.status == 400:  # a name Discord will not post under
-                    raise UserError("error.poster_name", name=name) from refused
-                raise
-        raise AssertionError("unreachable: the second try returns or raises")
+        try:
+            return await self._post_with(await self._webhook(channel), thread, content, name, avatar_url)
+        except discord.NotFound:  # deleted by someone: made again, once
+            self._known.pop(channel.id, None)
+            return await self._post_with(await self._webhook(channel, fresh=True), thread, content, name, avatar_url)
+
+    async def _post_with(
+        self, hook: discord.Webhook, thread: discord.Thread | None, content: str, name: str, avatar_url: str | None
+    ) -> discord.Message:
+        try:
+            return await output.post_as(hook, content, name=name, avatar_url=avatar_url, thread=thread)
+        except discord.Forbidden as refused:
+            raise UserError("error.no_manage_webhooks") from refused
+        except discord.HTTPException as refused:
+            if refused.status == 400:  # a name Discord will not post under
+                raise UserError("error.poster_name", name=name) from refused
+            raise
 
     async def rewrite(self, channel_id: int, message_id: int, content: str) -> None:
         channel, thread = await self._channel(channel_id)

@@ -31,8 +31,6 @@ DELETED = "dialogue.deleted"
 
 @dataclass(frozen=True)
 class Speaker:
-    campaign_id: int
-    campaign_name: str
     character: str
     portrait_url: str | None
 
@@ -63,7 +61,7 @@ class DialogueService:
                 character = await find_character(session, campaign, name)
                 if not await controls(session, campaign, character, actor):
                     raise UserError("error.not_your_character", name=character.name)
-            return Speaker(campaign.id, campaign.name, character.name, character.portrait_url)
+            return Speaker(character.name, character.portrait_url)
 
     async def posted(self, place: Place, actor: Actor, speaker: Speaker, kind: str, text: str,
                      message_id: int, channel_id: int) -> None:  # fmt: skip

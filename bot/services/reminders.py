@@ -25,14 +25,16 @@ from bot.db.models import (
     REMIND_DM,
     REMIND_OFF,
     REMIND_PING,
+    ROLE_GM,
     Campaign,
     Exchange,
+    Membership,
     Notice,
     UserSettings,
     WaitRow,
 )  # fmt: skip
 from bot.errors import UserError
-from bot.services.common import Actor, Clock, Place, active_campaign, gm_ids, is_gm, record_event, require_gm
+from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, record_event, require_gm
 from rules.exchange import Text, Wait
 
 REMIND_CHOICES = (REMIND_PING, REMIND_DM, REMIND_OFF)
@@ -231,16 +233,24 @@ class ReminderService:
         now = self.clock()
         async with self.database.read() as session:
             waits = await _open_waits(session)
+            waiting = {wait.campaign_id for wait in waits}
             campaigns = {
                 campaign.id: campaign
-                for campaign in await session.scalars(select(Campaign).where(Campaign.status == CAMPAIGN_ACTIVE))
+                for campaign in await session.scalars(select(Campaign).where(Campaign.id.in_(waiting)))
             }
-            gms = {campaign_id: await gm_ids(session, campaign_id) for campaign_id in {w.campaign_id for w in waits}}
+            gms: dict[int, list[int]] = {campaign_id: [] for campaign_id in waiting}
+            for campaign_id, gm in await session.execute(
+                select(Membership.campaign_id, Membership.user_id)
+                .where(Membership.campaign_id.in_(waiting), Membership.role == ROLE_GM)
+                .order_by(Membership.id)
+            ):
+                gms[campaign_id].append(gm)
             users = {user for wait in waits for user in wait.audience_ids} | {gm for ids in gms.values() for gm in ids}
             settings = {
                 stored.user_id: stored
                 for stored in await session.scalars(select(UserSettings).where(UserSettings.user_id.in_(users)))
             }
+        wanted: dict[str, tuple[OpenWait, int, str, bool]] = {}
         for wait in waits:
             hours = campaigns[wait.campaign_id].reminder_hours
             if hours == 0 or wait.to_gms or wait.open_to_players:
@@ -249,22 +259,24 @@ class ReminderService:
             number = int((now - wait.created_at) / timedelta(hours=hours))
             for user_id in wait.audience_ids:
                 chosen = _settings(settings.get(user_id))
-                if number < 1 or chosen.remind_by == REMIND_OFF or chosen.quiet_at(now):
-                    continue
-                await self._claim(f"reminder:{wait.wait_id}:{user_id}:{number}", wait, user_id, chosen.remind_by)
+                if number >= 1 and chosen.remind_by != REMIND_OFF and not chosen.quiet_at(now):
+                    wanted[f"reminder:{wait.wait_id}:{user_id}:{number}"] = (wait, user_id, chosen.remind_by, False)
         day = now.date().toordinal()
         for wait in waits:
             if now - wait.created_at < stuck_after(campaigns[wait.campaign_id]):
                 continue
             for gm in gms[wait.campaign_id]:
                 if not _settings(settings.get(gm)).quiet_at(now):
-                    await self._claim(f"digest:{wait.campaign_id}:{gm}:{day}", wait, gm, REMIND_DM, digest=True)
+                    wanted.setdefault(f"digest:{wait.campaign_id}:{gm}:{day}", (wait, gm, REMIND_DM, True))
+        if wanted:
+            async with self.database.read() as session:
+                claimed = set(await session.scalars(select(Notice.key).where(Notice.key.in_(list(wanted)))))
+            for key in wanted.keys() - claimed:
+                wait, user_id, by, digest = wanted[key]
+                await self._claim(key, wait, user_id, by, digest=digest)
         return await self._unsent(now, waits, campaigns, settings)
 
-    async def _claim(self, key: str, wait: OpenWait, user_id: int, by: str, *, digest: bool = False) -> None:
-        async with self.database.read() as session:
-            if await session.scalar(select(Notice.id).where(Notice.key == key)) is not None:
-                return
+    async def _claim(self, key: str, wait: OpenWait, user_id: int, by: str, *, digest: bool) -> None:
         try:
             async with self.database.write() as session:
                 wait_id = None if digest else wait.wait_id

@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import make_url
 
-from bot.bench import Players, set_the_tables, the_players
+from bot.bench import Players, answered, set_the_tables, the_players
 from bot.emulator import Emulator
 from bot.emulator.models import InteractionRecord
 from bot.rulesets.base import BenchMove
@@ -199,10 +199,6 @@ async def assert_accounted(world: World) -> list[Ledger]:
         assert_accounts_for(fight.baseline, now)
         ledgers.append(now)
     return ledgers
-
-
-def answered(record: InteractionRecord) -> bool:
-    return record.answered_at is not None
 
 
 async def answer_everything(world: World, sent: list[Sent]) -> None:
