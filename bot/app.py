@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import discord
 import yarl
+from cachetools import LRUCache
 from discord import app_commands
 from discord.ext import commands
 
@@ -28,6 +29,7 @@ from bot.services.play import PlayService
 from bot.services.reminders import ReminderService
 from bot.services.rolls import RollService
 from bot.services.sides import SideService
+from bot.shards import EVERY_GUILD, Shards
 from rules.dice import DiceError, DiceSource
 from rules.exchange import Text
 from rules.sheets import SheetProblem
@@ -49,6 +51,8 @@ SHARED_EXTENSIONS = (
 MESSAGE_LIMIT = 2000
 # How often the bot looks for waits whose deadline has passed.
 DEADLINE_POLL_SECONDS = 5.0
+# Users whose language the bot remembers, the most recently seen first.
+USER_LOCALES_KEPT = 50_000
 
 
 def extensions() -> tuple[str, ...]:
@@ -76,12 +80,17 @@ def point_at(api_base: str, gateway_url: str) -> Callable[[], None]:
     return restore
 
 
-class Fatebot(commands.Bot):
+class Fatebot(commands.AutoShardedBot):
+    """The bot. It runs the shards it is given (`shard_ids` of `shard_count`), or every shard Discord
+    recommends; other processes may run the others, on the same database."""
+
     def __init__(
         self,
         database: Database,
         dice: DiceSource,
         *,
+        shard_count: int | None = None,
+        shard_ids: tuple[int, ...] | None = None,
         command_guild_ids: tuple[int, ...] = (),
         clock: Clock = system_clock,
         guild_ready_timeout: float = 2.0,
@@ -99,6 +108,9 @@ class Fatebot(commands.Bot):
             allowed_mentions=discord.AllowedMentions.none(),
             tree_cls=FatebotTree,
             guild_ready_timeout=guild_ready_timeout,
+            shard_count=shard_count,
+            # discord.py's stubs want a list, though None (every shard) is its default.
+            shard_ids=list(shard_ids) if shard_ids is not None else None,  # type: ignore[arg-type]
         )
         self.database = database
         self.dice = dice
@@ -116,7 +128,8 @@ class Fatebot(commands.Bot):
         self.dialogue = DialogueService(database, clock)
         self.deadline_poll_seconds = deadline_poll_seconds
         # Each user's Discord language as last seen, for messages addressed to someone who did not invoke them.
-        self.user_locales: dict[int, discord.Locale] = {}
+        # Safe to lose (a restart, another process): the reminder settings and the server's language stand in.
+        self.user_locales: LRUCache[int, discord.Locale] = LRUCache(USER_LOCALES_KEPT)
 
     async def setup_hook(self) -> None:
         await upgrade(self.database.engine)
@@ -124,6 +137,13 @@ class Fatebot(commands.Bot):
         for extension in extensions():
             await self.load_extension(extension)
         await self.sync_commands()
+
+    @property
+    def own_shards(self) -> Shards:
+        """The shards this process runs (known once it has connected; before, every guild counts as its own)."""
+        if self.shard_count is None:
+            return EVERY_GUILD
+        return Shards(self.shard_count, tuple(self.shard_ids or range(self.shard_count)))
 
     async def close(self) -> None:
         await super().close()

@@ -338,7 +338,8 @@ async def publish(bot: Fatebot, progress: Progress) -> None:
 
 
 class ExchangesCog(commands.Cog):
-    """Runs the deadlines: every few seconds, waits whose time is up get their default answer."""
+    """Runs the deadlines: every few seconds, waits whose time is up get their default answer (in the guilds of
+    this process's shards)."""
 
     def __init__(self, bot: Fatebot) -> None:
         self.bot = bot
@@ -353,7 +354,7 @@ class ExchangesCog(commands.Cog):
     @tasks.loop(seconds=5.0)
     async def deadlines(self) -> None:
         try:
-            for progress in await self.bot.exchanges.expire_due(self.bot.dice):
+            for progress in await self.bot.exchanges.expire_due(self.bot.dice, self.bot.own_shards):
                 await publish(self.bot, progress)
         except Exception:  # one failing wait must not stop every later deadline
             log.exception("expiring waits failed")

@@ -93,7 +93,7 @@ class RemindersCog(commands.Cog):
     @tasks.loop(seconds=60.0)
     async def notices(self) -> None:
         try:
-            for due in await self.bot.reminders.claim_due():
+            for due in await self.bot.reminders.claim_due(self.bot.own_shards):
                 await self.deliver(due)
         except Exception:  # one failing notice must not stop every later one
             log.exception("sending reminders failed")

@@ -28,17 +28,18 @@ class PoolChange:
     maximum: int | None
 
 
-async def lock_campaign(session: AsyncSession, campaign_id: int) -> Campaign | None:
+async def lock_campaign(session: AsyncSession, campaign_id: int, *, skip_locked: bool = False) -> Campaign | None:
     """Serialize the campaign's changes for the rest of the transaction.
 
     PostgreSQL locks the row (FOR NO KEY UPDATE: writers of the campaign queue, while rows that merely refer
     to it, such as a roll's event, go in without waiting); SQLite renders no FOR UPDATE, but its write
-    transactions already began IMMEDIATE and hold the database's write lock.
+    transactions already began IMMEDIATE and hold the database's write lock. `skip_locked`: None at once,
+    rather than a wait, when another transaction holds the campaign (PostgreSQL).
     """
     result = await session.execute(
         select(Campaign)
         .where(Campaign.id == campaign_id)
-        .with_for_update(key_share=True)
+        .with_for_update(key_share=True, skip_locked=skip_locked)
         .execution_options(populate_existing=True)
     )
     return result.scalar_one_or_none()

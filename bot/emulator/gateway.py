@@ -1,7 +1,9 @@
-"""The gateway half of the emulator: one websocket session at a time, with RESUME support.
+"""The gateway half of the emulator: one websocket session per shard, with RESUME support.
 
-Events always go to the most recently identified (or resumed) live connection; a session keeps a
-backlog of its events so a RESUME after a drop replays what the client missed.
+A guild lives on shard `(guild_id >> 22) % shard_count`, as on Discord; events without a guild (DMs) go to
+shard 0. A shard's events go to its most recently identified (or resumed) live connection; a session keeps a
+backlog of its events so a RESUME after a drop replays what the client missed. Each shard takes one
+connection at a time: a second IDENTIFY for a shard that is connected is refused.
 """
 
 from __future__ import annotations
@@ -35,11 +37,21 @@ OP_HEARTBEAT_ACK: Final = 11
 HEARTBEAT_INTERVAL_MS: Final = 41_250
 _BACKLOG: Final = 2_000
 
+CLOSE_AUTHENTICATION_FAILED: Final = 4004
+CLOSE_ALREADY_AUTHENTICATED: Final = 4005
+CLOSE_INVALID_SHARD: Final = 4010
+CLOSE_SHARDING_REQUIRED: Final = 4011
+
+
+def shard_of(guild_id: int, shard_count: int) -> int:
+    """The shard a guild's events travel on, by Discord's formula."""
+    return (guild_id >> 22) % shard_count
+
 
 @dataclass
 class Session:
     id: str
-    shard: list[int] | None
+    shard_id: int
     seq: int = 0
     backlog: deque[tuple[int, str]] = field(default_factory=lambda: deque(maxlen=_BACKLOG))
 
@@ -62,29 +74,63 @@ class Connection:
             await self.ws.send_str(frame)
 
 
+class ShardLink:
+    """One shard: its session, and the connection that carries it now."""
+
+    def __init__(self) -> None:
+        self.session: Session | None = None
+        self.current: Connection | None = None
+        # The socket was dropped under the bot (`drop`) and its session may still be resumed: what users do
+        # meanwhile waits in the backlog, as Discord keeps it for a client that comes back.
+        self.dropped = False
+
+    @property
+    def live(self) -> bool:
+        current = self.current
+        return current is not None and current.session is self.session and not current.ws.closed
+
+
 class Gateway:
-    def __init__(self, world: World, activity: Activity) -> None:
+    def __init__(self, world: World, activity: Activity, shard_count: int = 1) -> None:
+        if shard_count < 1:
+            raise ValueError("a gateway has at least one shard")
         self.world = world
         self.activity = activity
         self.url = ""
-        self.current: Connection | None = None
-        self.session: Session | None = None
+        self.shard_count = shard_count
+        self.shards = {shard_id: ShardLink() for shard_id in range(shard_count)}
         self.connections: set[Connection] = set()
         self.sessions: dict[str, Session] = {}
         self.identify_count = 0
         self.resume_count = 0
-        # The socket was dropped under the bot (`drop`) and its session may still be resumed: what users do
-        # meanwhile waits in the backlog, as Discord keeps it for a client that comes back.
-        self.dropped = False
         world.dispatch = self.dispatch
+
+    def shard_for_guild(self, guild_id: int | None) -> ShardLink:
+        return self.shards[0 if guild_id is None else shard_of(guild_id, self.shard_count)]
+
+    @property
+    def live(self) -> bool:
+        """Every shard is connected."""
+        return all(link.live for link in self.shards.values())
+
+    @property
+    def any_live(self) -> bool:
+        return any(link.live for link in self.shards.values())
+
+    def reachable(self, guild_id: int | None) -> bool:
+        """The guild's shard is connected, or was dropped and may resume (its events wait in the backlog)."""
+        link = self.shard_for_guild(guild_id)
+        return link.live or link.dropped
 
     # ------------------------------------------------------------ outgoing
 
     def dispatch(self, event: str, data: JSON) -> None:
-        session = self.session
+        guild_id = data.get("id") if event == "GUILD_CREATE" else data.get("guild_id")
+        link = self.shard_for_guild(int(guild_id) if guild_id is not None else None)
+        session = link.session
         if session is None:
             return
-        connection = self.current if self.current is not None and self.current.session is session else None
+        connection = link.current if link.current is not None and link.current.session is session else None
         # While the client is away the event still joins the backlog, so a RESUME replays it.
         self._send_event(connection, session, event, data)
 
@@ -99,29 +145,31 @@ class Gateway:
     def _send(self, connection: Connection, op: int, data: Any) -> None:
         connection.send(json.dumps({"op": op, "d": data, "s": None, "t": None}))
 
-    @property
-    def live(self) -> bool:
-        return self.current is not None and self.current.session is not None and not self.current.ws.closed
+    def _chosen(self, shard_id: int | None) -> list[ShardLink]:
+        return list(self.shards.values()) if shard_id is None else [self.shards[shard_id]]
 
-    def send_reconnect(self) -> None:
-        if self.current is not None:
-            self._send(self.current, OP_RECONNECT, None)
+    def send_reconnect(self, shard_id: int | None = None) -> None:
+        for link in self._chosen(shard_id):
+            if link.current is not None:
+                self._send(link.current, OP_RECONNECT, None)
 
-    def invalidate_session(self, *, resumable: bool) -> None:
-        connection = self.current
-        if connection is None:
-            return
-        if not resumable and connection.session is not None:
-            self.sessions.pop(connection.session.id, None)
-            self.session = None
-        self._send(connection, OP_INVALID_SESSION, resumable)
+    def invalidate_session(self, *, resumable: bool, shard_id: int | None = None) -> None:
+        for link in self._chosen(shard_id):
+            connection = link.current
+            if connection is None:
+                continue
+            if not resumable and connection.session is not None:
+                self.sessions.pop(connection.session.id, None)
+                link.session = None
+            self._send(connection, OP_INVALID_SESSION, resumable)
 
-    async def drop(self, code: int) -> None:
-        """Close the live socket without warning, the way a network failure would."""
-        connection = self.current
-        if connection is not None:
-            self.dropped = connection.session is not None
-            await connection.ws.close(code=code)
+    async def drop(self, code: int, shard_id: int | None = None) -> None:
+        """Close the live sockets (of every shard, or of one) without warning, the way a network failure would."""
+        for link in self._chosen(shard_id):
+            connection = link.current
+            if connection is not None:
+                link.dropped = connection.session is not None
+                await connection.ws.close(code=code)
 
     async def close_all(self) -> None:
         for connection in list(self.connections):
@@ -153,8 +201,9 @@ class Gateway:
             connection.queue.put_nowait(None)
             with contextlib.suppress(Exception):
                 await writer
-            if self.current is connection:
-                self.current = None
+            for link in self.shards.values():
+                if link.current is connection:
+                    link.current = None
         return ws
 
     async def _receive(self, connection: Connection, frame: JSON) -> None:
@@ -173,23 +222,26 @@ class Gateway:
 
     async def _identify(self, connection: Connection, data: JSON) -> None:
         if data.get("token") != self.world.bot_token:
-            await connection.ws.close(code=4004, message=b"Authentication failed.")
+            await connection.ws.close(code=CLOSE_AUTHENTICATION_FAILED, message=b"Authentication failed.")
+            return
+        shard_id = await self._shard_to_identify(connection, data.get("shard"))
+        if shard_id is None:
             return
         world = self.world
         world.intents = int(data.get("intents") or 0)
-        shard = data.get("shard")
-        session = Session(world.token("session"), shard if isinstance(shard, list) else None)
+        link = self.shards[shard_id]
+        session = Session(world.token("session"), shard_id)
         self.sessions[session.id] = session
         connection.session = session
-        self.current = connection
-        self.session = session
+        link.current, link.session, link.dropped = connection, session, False
+        guilds = [guild for guild in world.guilds.values() if shard_of(guild.id, self.shard_count) == shard_id]
         ready: JSON = {
             "v": 10,
             "user": {**world.user_payload(world.bot_user), "verified": True, "mfa_enabled": False},
             "session_id": session.id,
             "session_type": "normal",
             "resume_gateway_url": self.url,
-            "guilds": [{"id": str(g), "unavailable": True} for g in world.guilds],
+            "guilds": [{"id": str(guild.id), "unavailable": True} for guild in guilds],
             "application": {"id": str(world.application_id), "flags": 0},
             "private_channels": [],
             "relationships": [],
@@ -198,29 +250,51 @@ class Gateway:
             "guild_join_requests": [],
             "presences": [],
         }
-        if session.shard is not None:
-            ready["shard"] = session.shard
-        self.dropped = False
+        if isinstance(data.get("shard"), list):
+            ready["shard"] = [shard_id, self.shard_count]
         self._send_event(connection, session, "READY", ready)
-        for guild in world.guilds.values():
+        for guild in guilds:
             self._send_event(connection, session, "GUILD_CREATE", world.guild_payload(guild))
         self.identify_count += 1
+
+    async def _shard_to_identify(self, connection: Connection, shard: object) -> int | None:
+        """The shard an IDENTIFY asks for, or None once the connection is closed with Discord's reason."""
+        if shard is None and self.shard_count == 1:
+            shard = [0, 1]
+        if shard is None:
+            await connection.ws.close(code=CLOSE_SHARDING_REQUIRED, message=b"Sharding required.")
+            return None
+        valid = (
+            isinstance(shard, list) and len(shard) == 2 and all(isinstance(part, int) for part in shard)
+            and shard[1] == self.shard_count and 0 <= shard[0] < self.shard_count
+        )  # fmt: skip
+        if not valid:
+            await connection.ws.close(code=CLOSE_INVALID_SHARD, message=b"Invalid shard.")
+            return None
+        assert isinstance(shard, list)
+        shard_id = int(shard[0])
+        if connection.session is not None or self.shards[shard_id].live:
+            await connection.ws.close(code=CLOSE_ALREADY_AUTHENTICATED, message=b"Already authenticated.")
+            return None
+        return shard_id
 
     async def _resume(self, connection: Connection, data: JSON) -> None:
         session = self.sessions.get(str(data.get("session_id")))
         if data.get("token") != self.world.bot_token or session is None:
             self._send(connection, OP_INVALID_SESSION, False)
             return
+        link = self.shards[session.shard_id]
+        if link.session is not session:  # a newer IDENTIFY took the shard over
+            self._send(connection, OP_INVALID_SESSION, False)
+            return
         connection.session = session
-        self.current = connection
-        self.session = session
+        link.current, link.dropped = connection, False
         seen = int(data.get("seq") or 0)
         for seq, frame in list(session.backlog):
             if seq > seen:
                 connection.send(frame)
         self._send_event(connection, session, "RESUMED", {})
         self.resume_count += 1
-        self.dropped = False
 
     def _members_chunk(self, connection: Connection, data: JSON) -> None:
         session = connection.session

@@ -64,6 +64,14 @@ class Snowflakes:
         self._last = value
         return value
 
+    def next_on_shard(self, shard: int, shard_count: int) -> int:
+        """The next id whose guild would live on `shard`: later by whole milliseconds until it does."""
+        value = self.next()
+        while (value >> 22) % shard_count != shard:
+            value += 1 << 22
+        self._last = value
+        return value
+
 
 @dataclass(frozen=True)
 class User:

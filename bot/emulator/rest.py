@@ -137,10 +137,11 @@ RATE_LIMITED: Final = 429
 
 
 class RestApi:
-    def __init__(self, world: World, activity: Activity, gateway_url: Callable[[], str]) -> None:
+    def __init__(self, world: World, activity: Activity, gateway_url: Callable[[], str], shard_count: int = 1) -> None:
         self.world = world
         self.activity = activity
         self._gateway_url = gateway_url
+        self._shard_count = shard_count
         self.faults: list[Fault] = []
 
     def _fault(self, request: web.Request) -> Fault | None:
@@ -256,7 +257,7 @@ class RestApi:
 
     async def gateway_bot(self, _request: web.Request) -> web.Response:
         limit = {"total": 1000, "remaining": 1000, "reset_after": 0, "max_concurrency": 1}
-        return json_response({"url": self._gateway_url(), "shards": 1, "session_start_limit": limit})
+        return json_response({"url": self._gateway_url(), "shards": self._shard_count, "session_start_limit": limit})
 
     async def open_dm(self, request: web.Request) -> web.Response:
         payload, _ = await _read_body(request)

@@ -65,12 +65,15 @@ async def _wait_until(condition: Callable[[], bool], timeout: float, what: str) 
 class Emulator:
     """A Discord API + gateway on 127.0.0.1 with a scriptable world of users, guilds and channels."""
 
-    def __init__(self, *, clock: Clock | None = None, bot_token: str = "emulator-token", seed: int | None = None):
+    def __init__(
+        self, *, clock: Clock | None = None, bot_token: str = "emulator-token", seed: int | None = None,
+        shard_count: int = 1,
+    ) -> None:  # fmt: skip
         self.clock = clock or Clock()
         self.world = World(clock=self.clock, seed=seed, bot_token=bot_token)
         self._activity = Activity()
-        self.gateway = Gateway(self.world, self._activity)
-        self._rest = RestApi(self.world, self._activity, lambda: self.gateway_url)
+        self.gateway = Gateway(self.world, self._activity, shard_count)
+        self._rest = RestApi(self.world, self._activity, lambda: self.gateway_url, shard_count)
         self._runner: web.AppRunner | None = None
         self.base_url = ""
         self.api_base = ""
@@ -153,8 +156,12 @@ class Emulator:
         """Change a user's client locale (what later interactions report); returns the updated User."""
         return self.world.set_locale(user, locale)
 
-    def add_guild(self, name: str, *, owner: User, locale: str = "en-US") -> Guild:
-        return self.world.add_guild(name, owner, locale)
+    def add_guild(self, name: str, *, owner: User, locale: str = "en-US", shard: int | None = None) -> Guild:
+        """A new guild with the bot in it; `shard` picks the shard its id routes to."""
+        if shard is not None and not 0 <= shard < self.gateway.shard_count:
+            raise EmulatorError(f"there is no shard {shard} of {self.gateway.shard_count}")
+        return self.world.add_guild(name, owner, locale, on_shard=None if shard is None else
+                                    (shard, self.gateway.shard_count))  # fmt: skip
 
     def add_member(self, guild: Guild, user: User) -> None:
         self.world.add_member(guild, user)
@@ -195,15 +202,16 @@ class Emulator:
 
     @property
     def connected(self) -> bool:
+        """Every shard is connected."""
         return self.gateway.live
 
     async def wait_connected(self, timeout: float = 10) -> None:
-        """The bot has identified (got READY and its guilds) on a connection that is still open."""
+        """The bot has identified (got READY and its guilds) on every shard, on connections still open."""
         await _wait_until(lambda: self.gateway.live, timeout, "the bot to identify")
 
     async def wait_disconnected(self, timeout: float = 10) -> None:
         """No bot connection is open (e.g. after `bot.close()`, before a new bot instance starts)."""
-        await _wait_until(lambda: not self.gateway.live, timeout, "the bot to disconnect")
+        await _wait_until(lambda: not self.gateway.any_live, timeout, "the bot to disconnect")
 
     async def wait_ready(self, timeout: float = 10) -> None:
         """Connected, and the bot has synced its commands at least once."""
@@ -229,11 +237,12 @@ class Emulator:
             "the bot to reconnect after INVALID_SESSION",
         )
 
-    async def disconnect_bot(self, code: int = 4000, timeout: float = 10) -> None:
-        """Drop the socket like a network failure; discord.py reconnects and RESUMEs."""
+    async def disconnect_bot(self, code: int = 4000, timeout: float = 10, *, shard: int | None = None) -> None:
+        """Drop the socket (of every shard, or of one) like a network failure; discord.py reconnects and
+        RESUMEs."""
         gateway = self.gateway
         identified, resumed = gateway.identify_count, gateway.resume_count
-        await gateway.drop(code)
+        await gateway.drop(code, shard)
         await _wait_until(
             lambda: gateway.live and (gateway.identify_count > identified or gateway.resume_count > resumed),
             timeout,
@@ -278,9 +287,9 @@ class Emulator:
             await self.settle(timeout=timeout)
 
     def _check_access(self, user: User, channel: Channel) -> None:
-        if not (self.gateway.live or self.gateway.dropped):
-            raise EmulatorError("the bot is not connected to the emulator")
         guild = self.world.guild_of(channel)
+        if not self.gateway.reachable(None if guild is None else guild.id):
+            raise EmulatorError("the bot is not connected to the emulator")
         if guild is not None and not guild.has_member(user.id):
             raise EmulatorError(f"{user.name} is not a member of {guild.name}")
         if guild is None and channel.recipient_id != user.id:

@@ -443,9 +443,11 @@ class World:
         self.users[user.id] = updated
         return updated
 
-    def add_guild(self, name: str, owner: User, locale: str) -> Guild:
+    def add_guild(self, name: str, owner: User, locale: str, on_shard: tuple[int, int] | None = None) -> Guild:
+        """A new guild; `on_shard` (shard, shard count) picks an id that routes to that shard."""
         now = self.clock.now()
-        guild = Guild(self.ids.next(), name, owner.id, joined_at=now, locale=locale)
+        guild_id = self.ids.next() if on_shard is None else self.ids.next_on_shard(*on_shard)
+        guild = Guild(guild_id, name, owner.id, joined_at=now, locale=locale)
         guild.bot_role_id = self.ids.next()
         self.guilds[guild.id] = guild
         for user in (self.bot_user, owner):

@@ -7,14 +7,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import InstrumentedAttribute
 
 from bot.db.atomic import lock_campaign
 from bot.db.directory import CampaignDirectory, Known
 from bot.db.engine import DIRECTORY_KEY, Database
 from bot.db.models import CAMPAIGN_ACTIVE, ROLE_GM, Campaign, Event, Membership
 from bot.errors import UserError
+from bot.shards import Shards
 from rules.dice import DiceSource
 
 Clock = Callable[[], datetime]
@@ -49,6 +51,13 @@ class Call:
     actor: Actor
     dice: DiceSource
     channel_id: int
+
+
+def on_shards(guild_id: InstrumentedAttribute[int], shards: Shards) -> ColumnElement[bool]:
+    """Rows of the guilds on `shards`, in SQL (the same formula as `shard_of`, which both databases can run)."""
+    if shards.count == 1:
+        return true()
+    return (guild_id.op(">>")(22) % shards.count).in_(sorted(shards.ids))
 
 
 async def channel_campaign(session: AsyncSession, place: Place) -> Known:

@@ -55,9 +55,20 @@ from bot.render import mention
 from bot.rulesets.base import ANSWERER, CharacterSnapshot, CommitmentSnapshot, Handler, Play, Scene, SideSnapshot, Turn
 from bot.rulesets.registry import RULESETS
 from bot.services.campaigns import campaign_options
-from bot.services.common import Actor, Clock, Place, active_campaign, gm_ids, is_gm, record_event, require_gm
+from bot.services.common import (
+    Actor,
+    Clock,
+    Place,
+    active_campaign,
+    gm_ids,
+    is_gm,
+    on_shards,
+    record_event,
+    require_gm,
+)
 from bot.services.held import SHARED_HANDLERS, refuse_fallen
 from bot.services.snapshots import play_of, snapshots, store_character
+from bot.shards import EVERY_GUILD, Shards
 from rules.dice import DiceSource
 from rules.exchange import (
     Answer,
@@ -988,14 +999,17 @@ class ExchangeService:
                                       Text.from_dict(exchange.title), wait.subject, wait.created_at))  # fmt: skip
             return len(rows), views
 
-    async def expire_due(self, dice: DiceSource) -> list[Progress]:
-        """Answer every wait whose deadline passed with its default; each in its own transaction."""
+    async def expire_due(self, dice: DiceSource, shards: Shards = EVERY_GUILD) -> list[Progress]:
+        """Answer every wait of `shards`' guilds whose deadline passed with its default; each in its own
+        transaction. However many processes look at once, each wait is answered once: its campaign is claimed
+        first (a lock that other lookers skip rather than wait for), and a wait found answered is left."""
         async with self.database.read() as session:
             due = list(
                 await session.scalars(
                     select(WaitRow.id)
+                    .join(Campaign, Campaign.id == WaitRow.campaign_id)
                     .where(WaitRow.status == PENDING, WaitRow.deadline_at.is_not(None),
-                           WaitRow.deadline_at <= self.clock())
+                           WaitRow.deadline_at <= self.clock(), on_shards(Campaign.guild_id, shards))
                     .order_by(WaitRow.deadline_at, WaitRow.id)
                 )
             )  # fmt: skip
@@ -1012,11 +1026,13 @@ class ExchangeService:
         return done
 
     async def _due(self, session: AsyncSession, wait_id: int) -> tuple[Campaign, WaitRow] | None:
-        """The wait and its campaign, locked, if the wait is still pending in an active campaign."""
+        """The wait and its campaign, locked, if the wait is still pending in an active campaign. A campaign
+        another transaction holds is skipped: its command, or another process, is on it, and a wait still due
+        is found again at the next look."""
         wait = await session.get(WaitRow, wait_id)
         if wait is None:
             return None
-        campaign = await lock_campaign(session, wait.campaign_id)
+        campaign = await lock_campaign(session, wait.campaign_id, skip_locked=True)
         await session.refresh(wait)
         if campaign is None or not campaign.is_active or wait.status != PENDING:
             return None  # answered, cancelled or superseded meanwhile: nothing is due any more

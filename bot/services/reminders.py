@@ -34,7 +34,8 @@ from bot.db.models import (
     WaitRow,
 )  # fmt: skip
 from bot.errors import UserError
-from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, record_event, require_gm
+from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, on_shards, record_event, require_gm
+from bot.shards import EVERY_GUILD, Shards
 from rules.exchange import Text, Wait
 
 REMIND_CHOICES = (REMIND_PING, REMIND_DM, REMIND_OFF)
@@ -227,12 +228,13 @@ class ReminderService:
             stored.locale = locale or stored.locale
             return _settings(stored)
 
-    async def claim_due(self) -> list[Due]:
-        """Claim every reminder and digest now due (each once, whoever else tries), and return every notice
-        claimed and not yet sent: these and any a restart left unsent."""
+    async def claim_due(self, shards: Shards = EVERY_GUILD) -> list[Due]:
+        """Claim every reminder and digest of `shards`' guilds now due (each once, whoever else tries), and
+        return every notice of theirs claimed and not yet sent: these and any a restart left unsent. Only the
+        process that runs a guild's shard sends its notices, so no two processes send the same one."""
         now = self.clock()
         async with self.database.read() as session:
-            waits = await _open_waits(session)
+            waits = await _open_waits(session, on_shards(Campaign.guild_id, shards))
             waiting = {wait.campaign_id for wait in waits}
             campaigns = {
                 campaign.id: campaign
@@ -274,7 +276,7 @@ class ReminderService:
             for key in wanted.keys() - claimed:
                 wait, user_id, by, digest = wanted[key]
                 await self._claim(key, wait, user_id, by, digest=digest)
-        return await self._unsent(now, waits, campaigns, settings)
+        return await self._unsent(now, waits, campaigns, settings, shards)
 
     async def _claim(self, key: str, wait: OpenWait, user_id: int, by: str, *, digest: bool) -> None:
         try:
@@ -287,10 +289,17 @@ class ReminderService:
 
     async def _unsent(
         self, now: datetime, waits: list[OpenWait], campaigns: dict[int, Campaign],
-        settings: dict[int, UserSettings],
+        settings: dict[int, UserSettings], shards: Shards,
     ) -> list[Due]:  # fmt: skip
         async with self.database.read() as session:
-            unsent = list(await session.scalars(select(Notice).where(Notice.sent_at.is_(None)).order_by(Notice.id)))
+            unsent = list(
+                await session.scalars(
+                    select(Notice)
+                    .join(Campaign, Campaign.id == Notice.campaign_id)
+                    .where(Notice.sent_at.is_(None), on_shards(Campaign.guild_id, shards))
+                    .order_by(Notice.id)
+                )
+            )
         due = []
         for notice in unsent:
             campaign = campaigns.get(notice.campaign_id)
