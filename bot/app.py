@@ -133,6 +133,7 @@ class Fatebot(commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         await upgrade(self.database.engine)
+        self.database.listen_to_other_processes()
         await self.tree.set_translator(CommandTranslator())
         for extension in extensions():
             await self.load_extension(extension)

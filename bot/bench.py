@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import statistics
 import sys
 import tempfile
@@ -45,6 +46,8 @@ DISCORD_DEADLINE_SECONDS = 3.0
 ANSWER_PATIENCE_SECONDS = 60.0
 # Commands sent before timing begins, so that caches and compiled statements are warm.
 WARM_UP = 5
+# A bot process's start: Python, the migrations check, the gateway and the command sync.
+PROCESS_START_SECONDS = 60
 
 
 @dataclass(frozen=True)
@@ -145,11 +148,24 @@ async def measure_floor(
 @dataclass
 class Players:
     emulator: Emulator
-    guild: Guild
+    guilds: list[Guild]
     gm: User
     player: User
     defender: User
     channels: dict[str, list[Channel]] = field(default_factory=dict)
+
+    @property
+    def guild(self) -> Guild:
+        return self.guilds[0]
+
+    def add_channels(self, ruleset: str, count: int) -> list[Channel]:
+        """`count` channels for the ruleset's campaigns, spread over the guilds in turn."""
+        made = [
+            self.emulator.add_channel(self.guilds[number % len(self.guilds)], f"{ruleset}-{number}")
+            for number in range(count)
+        ]
+        self.channels.setdefault(ruleset, []).extend(made)
+        return made
 
     def seated(self, seat: str) -> User:
         """Who sits in a bench exchange's seat (`BENCH_SEATS`)."""
@@ -161,13 +177,17 @@ class Players:
 
 
 def the_players(emulator: Emulator, *, rival_locale: str = "en-US") -> Players:
-    """A GM's server with a player and the player's rival in it (who reads Discord in `rival_locale`)."""
+    """A GM's server on each shard of the emulator, with a player and the player's rival in each (who reads
+    Discord in `rival_locale`)."""
     gm, player = emulator.add_user("kirei"), emulator.add_user("bob")
     defender = emulator.add_user("mei", locale=rival_locale)
-    guild = emulator.add_guild("Fuyuki", owner=gm)
-    emulator.add_member(guild, player)
-    emulator.add_member(guild, defender)
-    return Players(emulator, guild, gm, player, defender)
+    guilds = []
+    for shard in range(emulator.gateway.shard_count):
+        guild = emulator.add_guild("Fuyuki" if shard == 0 else f"Fuyuki {shard + 1}", owner=gm, shard=shard)
+        emulator.add_member(guild, player)
+        emulator.add_member(guild, defender)
+        guilds.append(guild)
+    return Players(emulator, guilds, gm, player, defender)
 
 
 async def approve_if_held(players: Players, channel: Channel) -> None:
@@ -358,32 +378,107 @@ def peak_memory_megabytes() -> float | None:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
 
 
-async def bench(database_url: str, *, channels: int, rounds: int, backend: str) -> list[Row]:
-    """Run the bench on a migrated or empty database, print its table, and return its rows."""
-    async with Emulator(seed=3) as emulator:
+class BotProcess:
+    """The bot as `fatebot run` runs it, in a process of its own, against the emulator: all the shards, or
+    `shard_ids` of the emulator's shards."""
+
+    def __init__(
+        self, emulator: Emulator, database_url: str, directory: Path, *, shard_ids: tuple[int, ...] | None = None,
+        settings: dict[str, str] | None = None,
+    ) -> None:  # fmt: skip
+        self.emulator = emulator
+        self.database_url = database_url
+        self.directory = directory
+        self.shard_ids = shard_ids
+        self.settings = settings or {}
+        self.process: asyncio.subprocess.Process | None = None
+        self.starts = 0
+
+    @property
+    def name(self) -> str:
+        return "bot" if self.shard_ids is None else "bot-" + "-".join(map(str, self.shard_ids))
+
+    async def start(self) -> None:
+        environment = {
+            **os.environ,
+            "DISCORD_TOKEN": self.emulator.bot_token,
+            "DISCORD_API_BASE": self.emulator.api_base,
+            "DISCORD_GATEWAY_URL": self.emulator.gateway_url,
+            "DATABASE_URL": self.database_url,
+            "LOG_LEVEL": "WARNING",
+            **self.settings,
+        }
+        if self.shard_ids is not None:
+            environment["SHARD_COUNT"] = str(self.emulator.gateway.shard_count)
+            environment["SHARD_IDS"] = ",".join(map(str, self.shard_ids))
+        self.starts += 1
+        log = (self.directory / f"{self.name}-{self.starts}.log").open("wb")
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", "run", env=environment, cwd=self.directory, stdout=log, stderr=log
+        )
+        log.close()
+        await self.emulator.wait_connected(timeout=PROCESS_START_SECONDS, shards=self.shard_ids)
+
+    async def kill(self) -> None:
+        """SIGKILL: the process stops at once, wherever it was."""
+        assert self.process is not None
+        self.process.kill()
+        await self.process.wait()
+        await self.emulator.wait_shards_disconnected(self.shard_ids or range(self.emulator.gateway.shard_count))
+
+    async def stop(self) -> None:
+        if self.process is not None and self.process.returncode is None:
+            self.process.terminate()
+            await self.process.wait()
+
+
+@contextlib.asynccontextmanager
+async def in_process(emulator: Emulator, database_url: str) -> AsyncIterator[None]:
+    database = Database.from_url(database_url)
+    try:
+        async with running(Fatebot(database, SystemDice(), guild_ready_timeout=0.05), emulator):
+            yield
+    finally:
+        await database.dispose()
+
+
+@contextlib.asynccontextmanager
+async def in_processes(emulator: Emulator, database_url: str, count: int) -> AsyncIterator[None]:
+    """`count` bot processes, one shard each, on one database."""
+    with tempfile.TemporaryDirectory() as directory:
+        processes = [BotProcess(emulator, database_url, Path(directory), shard_ids=(shard,)) for shard in range(count)]
+        try:
+            for process in processes:
+                await process.start()
+            await emulator.wait_ready()
+            yield
+        finally:
+            for process in processes:
+                await process.stop()
+
+
+async def bench(database_url: str, *, channels: int, rounds: int, backend: str, processes: int = 0) -> list[Row]:
+    """Run the bench on a migrated or empty database, print its table, and return its rows. `processes`: the bot
+    runs in that many processes of its own, one shard each, rather than in this one."""
+    async with Emulator(seed=3, shard_count=max(processes, 1)) as emulator:
         restore = point_at(emulator.api_base, emulator.gateway_url)
         try:
             players = the_players(emulator)
             for ruleset in RULESETS:
-                players.channels[ruleset] = [
-                    emulator.add_channel(players.guild, f"{ruleset}-{n}") for n in range(channels)
-                ]
+                players.add_channels(ruleset, channels)
             player = players.player
             floors = [await measure_floor(emulator, player, players.every_channel, rounds, channels)]
-            database = Database.from_url(database_url)
             rows: list[Row] = []
-            try:
-                bot = Fatebot(database, SystemDice(), guild_ready_timeout=0.05)
-                async with running(bot, emulator):
-                    await set_the_tables(players)
-                    for ruleset in RULESETS:
-                        rows.extend(await measure_ruleset(players, ruleset, rounds))
-            finally:
-                await database.dispose()
+            bots = in_processes(emulator, database_url, processes) if processes else in_process(emulator, database_url)
+            async with bots:
+                await set_the_tables(players)
+                for ruleset in RULESETS:
+                    rows.extend(await measure_ruleset(players, ruleset, rounds))
             floors.append(await measure_floor(emulator, player, players.every_channel, rounds, channels))
         finally:
             restore()
-    report(backend, floors, rows, peak_memory_megabytes())
+    where = f"{backend}, {processes} bot process{'es' if processes > 1 else ''}" if processes else backend
+    report(where, floors, rows, None if processes else peak_memory_megabytes())
     return rows
 
 
@@ -393,17 +488,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--database", help="an empty or scratch database to bench on (default: a new temporary SQLite file)"
     )
+    parser.add_argument(
+        "--processes", type=int, default=0,
+        help="run the bot in this many processes of its own, one shard each (more than one needs PostgreSQL); "
+        "default: in the bench's own process",
+    )  # fmt: skip
 
 
-async def run_bench(*, channels: int, rounds: int, database_url: str | None) -> int:
-    if channels < 1 or rounds < 1:
-        print("--channels and --rounds take a whole number from 1 up.")
+async def run_bench(*, channels: int, rounds: int, database_url: str | None, processes: int = 0) -> int:
+    if channels < 1 or rounds < 1 or processes < 0:
+        print("--channels and --rounds take a whole number from 1 up, --processes from 0 up.")
         return 2
     if database_url is not None:
         backend = database_url.split(":", 1)[0].split("+", 1)[0]
-        await bench(database_url, channels=channels, rounds=rounds, backend=backend)
+        if processes > 1 and backend != "postgresql":
+            print("Several bot processes share one PostgreSQL database: give --database postgresql+asyncpg://...")
+            return 2
+        await bench(database_url, channels=channels, rounds=rounds, backend=backend, processes=processes)
         return 0
+    if processes > 1:
+        print("Several bot processes share one PostgreSQL database: give --database postgresql+asyncpg://...")
+        return 2
     with tempfile.TemporaryDirectory() as directory:
         url = f"sqlite:///{Path(directory) / 'bench.sqlite3'}"
-        await bench(url, channels=channels, rounds=rounds, backend="sqlite")
+        await bench(url, channels=channels, rounds=rounds, backend="sqlite", processes=processes)
     return 0

@@ -1,4 +1,4 @@
-"""The `fatebot` command: run, local, bench, db upgrade, db backup, db restore."""
+"""The `fatebot` command: run, health, local, bench, db upgrade, db backup, db restore, db copy."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 
 import aiohttp
 import discord
+from pydantic import ValidationError
 
 from bot.app import Fatebot, point_at
 from bot.bench import add_arguments as add_bench_arguments
@@ -18,11 +19,13 @@ from bot.bench import run_bench
 from bot.db.backup import BackupError, backup, restore
 from bot.db.engine import Database
 from bot.db.migrate import upgrade
+from bot.health import HealthServer, check_health
 from bot.local import run_local
 from bot.settings import Settings
 from rules.dice import SystemDice
 
 EXIT_UNREACHABLE = 1
+EXIT_UNFIT = 1
 EXIT_USAGE = 2
 
 
@@ -32,6 +35,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("run", help="connect to Discord (needs DISCORD_TOKEN)")
+    commands.add_parser("health", help="ask the bot running here whether it is fit (needs HEALTH_PORT); exit 0 if so")
     local = commands.add_parser("local", help="run the bot against the built-in Discord emulator; no token needed")
     local.add_argument("--script", type=Path, help="play a script and print one JSON object per bot message")
     local.add_argument("--seed", type=int, help="seed the dice and ids so that the output repeats exactly")
@@ -53,7 +57,13 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
-    settings = Settings()
+    try:
+        settings = Settings()
+    except ValidationError as error:
+        for problem in error.errors():
+            name = "_".join(str(part) for part in problem["loc"]).upper() or "settings"
+            print(f"{name}: {problem.get('ctx', {}).get('error', problem['msg'])}", file=sys.stderr)
+        return EXIT_USAGE
     # Logs go to stderr; `fatebot local` keeps them to warnings unless asked, so they do not drown the replies.
     quiet = (arguments.command == "local" and not arguments.verbose) or arguments.command == "bench"
     level = max(logging.WARNING, logging.getLevelName(settings.log_level)) if quiet else settings.log_level
@@ -65,13 +75,20 @@ def main(argv: list[str] | None = None) -> int:
             return asyncio.run(_run(settings))
         except KeyboardInterrupt:  # Ctrl-C is how a GM stops a bot running in a terminal
             return 0
+    if arguments.command == "health":
+        return _health(settings)
     if arguments.command == "local":
         return asyncio.run(
             run_local(settings, script=arguments.script, seed=arguments.seed, database_url=arguments.database)
         )
     if arguments.command == "bench":
         return asyncio.run(
-            run_bench(channels=arguments.channels, rounds=arguments.rounds, database_url=arguments.database)
+            run_bench(
+                channels=arguments.channels,
+                rounds=arguments.rounds,
+                database_url=arguments.database,
+                processes=arguments.processes,
+            )
         )
     if arguments.db_command == "backup":
         return _backup(settings, arguments.file)
@@ -136,10 +153,18 @@ async def _run(settings: Settings) -> int:
     database = Database.from_url(settings.database_url)
     try:
         async with Fatebot(
-            database, SystemDice(), command_guild_ids=settings.command_guild_ids, read_messages=settings.read_messages
-        ) as bot:
+            database, SystemDice(), command_guild_ids=settings.command_guild_ids, read_messages=settings.read_messages,
+            shard_count=settings.shard_count, shard_ids=settings.shard_ids,
+            deadline_poll_seconds=settings.deadline_poll_seconds,
+        ) as bot:  # fmt: skip
             _close_on_signals(bot)
-            await bot.start(settings.discord_token)
+            health = HealthServer(bot)
+            if settings.health_port is not None:
+                await health.start(settings.health_host, settings.health_port)
+            try:
+                await bot.start(settings.discord_token)
+            finally:
+                await health.stop()
     except discord.LoginFailure:
         print("Discord refused the token: check DISCORD_TOKEN.", file=sys.stderr)
         return EXIT_USAGE
@@ -150,6 +175,15 @@ async def _run(settings: Settings) -> int:
         await database.dispose()
         restore_endpoints()
     return 0
+
+
+def _health(settings: Settings) -> int:
+    if settings.health_port is None:
+        print("HEALTH_PORT is not set: the bot answers health checks only on the port it names.", file=sys.stderr)
+        return EXIT_USAGE
+    fit, report = check_health(settings.health_host, settings.health_port)
+    print(report)
+    return 0 if fit else EXIT_UNFIT
 
 
 def _close_on_signals(bot: Fatebot) -> None:

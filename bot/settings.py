@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import logging
-from typing import Annotated
+from typing import Annotated, Self
 
-from pydantic import field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEFAULT_DATABASE_URL = "sqlite:///fatebot.sqlite3"
+
+
+def split_ids(value: object) -> object:
+    """ "1,2" as documented, rather than the JSON pydantic-settings would expect."""
+    if isinstance(value, str):
+        return tuple(int(part) for part in value.replace(" ", "").split(",") if part)
+    return value
 
 
 class Settings(BaseSettings):
@@ -23,13 +30,40 @@ class Settings(BaseSettings):
     log_level: str = "INFO"
     # Whether the bot reads plain messages (numbers posted as anchors): needs the message content intent.
     read_messages: bool = False
+    # Discord's sharding: how many shards the bot has in all (unset: as many as Discord recommends), and which
+    # of them this process runs (unset: all). Processes sharing one PostgreSQL each run their own shards.
+    shard_count: int | None = None
+    shard_ids: Annotated[tuple[int, ...] | None, NoDecode] = None
+    # How often a process looks for waits whose deadline has passed (and, every 12 looks, for reminders due).
+    deadline_poll_seconds: float = Field(default=5.0, gt=0)
+    # Where `GET /health` answers whether every shard of the process is connected and the database answers.
+    health_port: int | None = None
+    health_host: str = "127.0.0.1"
 
     @field_validator("command_guild_ids", mode="before")
     @classmethod
     def _split_guild_ids(cls, value: object) -> object:
-        if isinstance(value, str):
-            return tuple(int(part) for part in value.replace(" ", "").split(",") if part)
-        return value
+        return split_ids(value)
+
+    @field_validator("shard_ids", mode="before")
+    @classmethod
+    def _split_shard_ids(cls, value: object) -> object:
+        return split_ids(value) or None
+
+    @model_validator(mode="after")
+    def _shards_fit(self) -> Self:
+        if self.shard_count is not None and self.shard_count < 1:
+            raise ValueError("SHARD_COUNT must be at least 1")
+        if self.shard_ids is None:
+            return self
+        if self.shard_count is None:
+            raise ValueError("SHARD_IDS needs SHARD_COUNT: the shard ids are counted out of it")
+        outside = sorted({shard for shard in self.shard_ids if not 0 <= shard < self.shard_count})
+        if outside:
+            raise ValueError(f"SHARD_IDS {outside} are not shards of {self.shard_count} (0 to {self.shard_count - 1})")
+        if len(set(self.shard_ids)) != len(self.shard_ids):
+            raise ValueError("SHARD_IDS names a shard twice")
+        return self
 
     @field_validator("log_level")
     @classmethod

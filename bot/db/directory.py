@@ -62,3 +62,7 @@ class CampaignDirectory:
     def forget(self, guild_id: int, channel_id: int) -> None:
         self._generation += 1
         self._entries.pop((guild_id, channel_id), None)
+
+    def clear(self) -> None:
+        self._generation += 1
+        self._entries.clear()

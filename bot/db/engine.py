@@ -10,14 +10,15 @@ on the campaign row (see `atomic.lock_campaign`).
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, contextmanager, suppress
 from contextvars import ContextVar
 from typing import Any
 
-from sqlalchemy import Table, event, insert
+from sqlalchemy import Table, event, insert, text
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
@@ -50,6 +51,12 @@ LONG_WAIT_SECONDS = 0.5
 _TURN_WEIGHT = 0.2
 # Where a session finds its database's campaign directory (`session.info`).
 DIRECTORY_KEY = "campaign_directory"
+# The PostgreSQL channel on which processes sharing a database tell each other which channel to forget.
+FORGET_CHANNEL = "fatebot_directory"
+# How long a process waits before listening again after its listening connection was lost.
+RELISTEN_SECONDS = 5.0
+
+log = logging.getLogger(__name__)
 
 inline_sqlite.register()
 
@@ -162,6 +169,7 @@ class Database:
         self._prepares_inserts = is_sqlite(engine) and not isinstance(engine.pool, StaticPool)
         self._inserts: dict[str, inline_sqlite.PreparedInsert] = {}
         self._insert_connection: PoolProxiedConnection | None = None
+        self._listening: asyncio.Task[None] | None = None
 
     @classmethod
     def from_url(cls, url: str) -> Database:
@@ -253,7 +261,63 @@ class Database:
             async with self._reader() as session, session.begin():
                 yield session
 
+    async def forget_channel(self, guild_id: int, channel_id: int) -> None:
+        """After a commit that changed a channel's campaign (or its language): the directory forgets the channel,
+        here and, on PostgreSQL, in every process listening (`listen_to_other_processes`). The change is saved
+        already, so a failure to tell the others is logged, not raised: their entries expire on their own."""
+        self.directory.forget(guild_id, channel_id)
+        if is_sqlite(self.engine):
+            return
+        try:
+            async with self._row_writer.connect() as connection:
+                await connection.execute(
+                    text("SELECT pg_notify(:channel, :payload)"),
+                    {"channel": FORGET_CHANNEL, "payload": f"{guild_id}:{channel_id}"},
+                )
+        except (DBAPIError, OSError):
+            log.warning("could not tell other processes to forget channel %s", channel_id, exc_info=True)
+
+    def listen_to_other_processes(self) -> None:
+        """PostgreSQL: from now until `dispose`, forget the channels other processes tell of."""
+        if not is_sqlite(self.engine) and self._listening is None:
+            self._listening = asyncio.create_task(self._listen(), name="directory-listener")
+
+    async def _listen(self) -> None:
+        while True:
+            try:
+                await self._listen_until_lost()
+            except (DBAPIError, OSError):
+                log.warning("listening for other processes' changes failed; trying again", exc_info=True)
+            await asyncio.sleep(RELISTEN_SECONDS)
+
+    async def _listen_until_lost(self) -> None:
+        """Listen on one connection of the pool (asyncpg's), until the connection is lost."""
+        lost = asyncio.Event()
+
+        def heard(_connection: object, _pid: int, _channel: str, payload: str) -> None:
+            guild_id, _, channel_id = payload.partition(":")
+            if guild_id.isdigit() and channel_id.isdigit():
+                self.directory.forget(int(guild_id), int(channel_id))
+
+        async with self.engine.connect() as connection:
+            listener = (await connection.get_raw_connection()).driver_connection
+            assert listener is not None, "a connection just checked out is open"
+            listener.add_termination_listener(lambda _connection: lost.set())
+            await listener.add_listener(FORGET_CHANNEL, heard)
+            # Whatever was told while nobody listened is unknown: nothing remembered before is trusted.
+            self.directory.clear()
+            try:
+                await lost.wait()
+            finally:
+                if not listener.is_closed():
+                    await listener.remove_listener(FORGET_CHANNEL, heard)
+
     async def dispose(self) -> None:
+        if self._listening is not None:
+            self._listening.cancel()
+            with suppress(asyncio.CancelledError):
+                await self._listening
+            self._listening = None
         if self.checkpointer is not None:
             await self.checkpointer.close()
         if self._insert_connection is not None:

@@ -7,8 +7,8 @@ import discord
 from discord import app_commands
 
 
-class FloorBot(discord.Client):
-    """A bare client whose `/noop` answers "ok" at once."""
+class FloorBot(discord.AutoShardedClient):
+    """A bare client whose `/noop` answers "ok" at once, sharded as the bot is (on every shard)."""
 
     def __init__(self) -> None:
         super().__init__(intents=discord.Intents(guilds=True), max_messages=None)

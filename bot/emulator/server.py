@@ -205,9 +205,18 @@ class Emulator:
         """Every shard is connected."""
         return self.gateway.live
 
-    async def wait_connected(self, timeout: float = 10) -> None:
-        """The bot has identified (got READY and its guilds) on every shard, on connections still open."""
-        await _wait_until(lambda: self.gateway.live, timeout, "the bot to identify")
+    async def wait_connected(self, timeout: float = 10, *, shards: Iterable[int] | None = None) -> None:
+        """The bot has identified (got READY and its guilds) on every shard, or on those named, on connections
+        still open."""
+        links = [self.gateway.shards[shard] for shard in shards] if shards is not None else None
+        if links is None:
+            await _wait_until(lambda: self.gateway.live, timeout, "the bot to identify")
+        else:
+            await _wait_until(lambda: all(link.live for link in links), timeout, "the bot to identify its shards")
+
+    async def wait_shards_disconnected(self, shards: Iterable[int], timeout: float = 10) -> None:
+        links = [self.gateway.shards[shard] for shard in shards]
+        await _wait_until(lambda: not any(link.live for link in links), timeout, "the shards to disconnect")
 
     async def wait_disconnected(self, timeout: float = 10) -> None:
         """No bot connection is open (e.g. after `bot.close()`, before a new bot instance starts)."""

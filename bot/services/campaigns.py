@@ -73,7 +73,7 @@ class CampaignService:
         except IntegrityError as error:
             raise UserError("error.campaign_exists") from error
         finally:
-            self.database.directory.forget(place.guild_id, place.channel_id)
+            await self.database.forget_channel(place.guild_id, place.channel_id)
         return campaign
 
     async def summary(self, place: Place) -> CampaignSummary:
@@ -108,7 +108,7 @@ class CampaignService:
             campaign.status = CAMPAIGN_ENDED
             campaign.ended_at = now
             record_event(session, campaign.id, "campaign.ended", actor_id=actor.user_id, payload={}, created_at=now)
-        self.database.directory.forget(campaign.guild_id, campaign.channel_id)
+        await self.database.forget_channel(campaign.guild_id, campaign.channel_id)
         return campaign
 
     async def set_gm(self, place: Place, actor: Actor, user_id: int, *, remove: bool) -> Campaign:
@@ -187,7 +187,7 @@ class CampaignService:
             record_event(session, campaign.id, "campaign.language", actor_id=actor.user_id,
                          payload={"old": old, "new": language}, created_at=self.clock())  # fmt: skip
         # The directory remembers each channel's language for the commands that skip loading the campaign.
-        self.database.directory.forget(campaign.guild_id, campaign.channel_id)
+        await self.database.forget_channel(campaign.guild_id, campaign.channel_id)
         return campaign, old
 
     async def in_guild(self, guild_id: int) -> list[Campaign]:

@@ -20,19 +20,16 @@ tests/e2e/test_crashes.py` runs a longer search.
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import sqlite3
-import sys
 from collections.abc import AsyncIterator, Coroutine
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy.engine import make_url
 
-from bot.bench import Players, answered, set_the_tables, the_players
+from bot.bench import BotProcess, Players, answered, set_the_tables, the_players
 from bot.emulator import Emulator
 from bot.emulator.models import InteractionRecord
 from bot.rulesets.base import BenchMove
@@ -46,46 +43,6 @@ CRASH_ROUNDS = size("CRASH_ROUNDS", 3, 40)
 CRASH_SEED = size("CRASH_SEED", 1, 5)
 # Long enough for a burst's commits to be under way when the kill comes, at any moment of it.
 LONGEST_BURST_SECONDS = 0.05
-START_SECONDS = 60
-
-
-class BotProcess:
-    """The bot as `fatebot run` runs it, in a process of its own, against the emulator."""
-
-    def __init__(self, emulator: Emulator, database_url: str, directory: Path) -> None:
-        self.emulator = emulator
-        self.database_url = database_url
-        self.directory = directory
-        self.process: asyncio.subprocess.Process | None = None
-        self.starts = 0
-
-    async def start(self) -> None:
-        environment = {
-            **os.environ,
-            "DISCORD_TOKEN": self.emulator.bot_token,
-            "DISCORD_API_BASE": self.emulator.api_base,
-            "DISCORD_GATEWAY_URL": self.emulator.gateway_url,
-            "DATABASE_URL": self.database_url,
-            "LOG_LEVEL": "WARNING",
-        }
-        self.starts += 1
-        log = (self.directory / f"bot-{self.starts}.log").open("wb")
-        self.process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bot", "run", env=environment, cwd=self.directory, stdout=log, stderr=log
-        )
-        log.close()
-        await self.emulator.wait_connected(timeout=START_SECONDS)
-
-    async def kill(self) -> None:
-        assert self.process is not None
-        self.process.kill()
-        await self.process.wait()
-        await self.emulator.wait_disconnected()
-
-    async def stop(self) -> None:
-        if self.process is not None and self.process.returncode is None:
-            self.process.terminate()
-            await self.process.wait()
 
 
 @dataclass
