@@ -6,11 +6,15 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import migrations
 from bot.db.engine import create_engine, is_sqlite
+
+# The advisory lock that queues migrations on PostgreSQL: any number fixed for the project.
+MIGRATION_LOCK = 0x666174_65626F74
 
 
 def alembic_config(connection: Connection | None = None) -> Config:
@@ -27,6 +31,9 @@ def _upgrade(connection: Connection, revision: str) -> None:
 async def upgrade(engine: AsyncEngine, revision: str = "head") -> None:
     """Migrate the database to `revision`.
 
+    On PostgreSQL, processes that start together on one database migrate one after the other (a transaction
+    lock taken first): the second finds the work done.
+
     SQLite alters a table by copying it, dropping the original and renaming the copy; with foreign keys
     enforced, dropping the original would cascade to every row that points at it (a character's pools,
     its links). So SQLite migrates on a connection of its own with foreign keys off, then checks them.
@@ -36,6 +43,7 @@ async def upgrade(engine: AsyncEngine, revision: str = "head") -> None:
             # A migration may rewrite a large table: the timeouts that keep commands quick do not apply.
             await connection.exec_driver_sql("SET LOCAL lock_timeout = 0")
             await connection.exec_driver_sql("SET LOCAL statement_timeout = 0")
+            await connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
             await connection.run_sync(_upgrade, revision)
         return
     migrating = create_engine(engine.url.render_as_string(hide_password=False), foreign_keys=False)

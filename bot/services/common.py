@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, select, true
+from sqlalchemy import ColumnElement, Integer, literal, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
@@ -57,7 +57,8 @@ def on_shards(guild_id: InstrumentedAttribute[int], shards: Shards) -> ColumnEle
     """Rows of the guilds on `shards`, in SQL (the same formula as `shard_of`, which both databases can run)."""
     if shards.count == 1:
         return true()
-    return (guild_id.op(">>")(22) % shards.count).in_(sorted(shards.ids))
+    # PostgreSQL shifts a bigint by an integer only.
+    return (guild_id.op(">>")(literal(22, Integer)) % shards.count).in_(sorted(shards.ids))
 
 
 async def channel_campaign(session: AsyncSession, place: Place) -> Known:
