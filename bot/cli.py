@@ -17,6 +17,7 @@ from bot.app import Fatebot, point_at
 from bot.bench import add_arguments as add_bench_arguments
 from bot.bench import run_bench
 from bot.db.backup import BackupError, backup, restore
+from bot.db.copy import CopyRefused, copy_database
 from bot.db.engine import Database
 from bot.db.migrate import upgrade
 from bot.health import HealthServer, check_health
@@ -52,6 +53,10 @@ def _parser() -> argparse.ArgumentParser:
     loading = database_commands.add_parser("restore", help="replace the SQLite database's content with a backup")
     loading.add_argument("file", type=Path, help="a backup written by `fatebot db backup`")
     loading.add_argument("--yes", action="store_true", help="confirm: everything stored now is replaced")
+    copying = database_commands.add_parser(
+        "copy", help="copy every row of the database into another, empty one (SQLite to PostgreSQL); stop the bot first"
+    )
+    copying.add_argument("--to", required=True, dest="target", metavar="URL", help="the database to fill (no rows yet)")
     return parser
 
 
@@ -65,7 +70,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: {problem.get('ctx', {}).get('error', problem['msg'])}", file=sys.stderr)
         return EXIT_USAGE
     # Logs go to stderr; `fatebot local` keeps them to warnings unless asked, so they do not drown the replies.
-    quiet = (arguments.command == "local" and not arguments.verbose) or arguments.command == "bench"
+    quiet = (
+        (arguments.command == "local" and not arguments.verbose)
+        or arguments.command == "bench"
+        or (arguments.command == "db" and arguments.db_command == "copy")
+    )
     level = max(logging.WARNING, logging.getLevelName(settings.log_level)) if quiet else settings.log_level
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     # The bot has no voice features, so discord.py's warnings about missing voice libraries are noise.
@@ -94,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
         return _backup(settings, arguments.file)
     if arguments.db_command == "restore":
         return _restore(settings, arguments.file, confirmed=arguments.yes)
+    if arguments.db_command == "copy":
+        return asyncio.run(_copy(settings, arguments.target))
     return asyncio.run(_upgrade(settings))
 
 
@@ -133,6 +144,29 @@ def _restore(settings: Settings, copy: Path, *, confirmed: bool) -> int:
 def _refused(error: BackupError) -> int:
     print(BACKUP_MESSAGES[error.code].format(detail=error.detail), file=sys.stderr)
     return EXIT_USAGE
+
+
+COPY_MESSAGES = {
+    "same_database": "{detail} is the database being copied: name another with --to.",
+    "no_source": "There is no database at {detail} to copy.",
+    "source_unusable": "The database to copy cannot be read: {detail}",
+    "not_fatebot": "{detail} is not a fatebot database: nothing was copied.",
+    "source_behind": "{detail} is older than this version of the bot: run `fatebot db upgrade` first.",
+    "target_unusable": "The database to fill cannot be used: {detail}",
+    "target_not_empty": "{detail} holds rows already: copy into an empty database, so that nothing is merged.",
+}
+
+
+async def _copy(settings: Settings, target_url: str) -> int:
+    try:
+        copied = await copy_database(settings.database_url, target_url)
+    except CopyRefused as refused:
+        print(COPY_MESSAGES[refused.code].format(detail=refused.detail), file=sys.stderr)
+        return EXIT_USAGE
+    tables = ", ".join(f"{name} {count}" for name, count in copied.rows.items() if count)
+    print(f"copied {sum(copied.rows.values())} rows ({tables or 'none'}) from {copied.source} to {copied.target}")
+    print(f"next: set DATABASE_URL={copied.target} and start the bot")
+    return 0
 
 
 async def _upgrade(settings: Settings) -> int:
