@@ -1,0 +1,119 @@
+"""Running on several processes: the shard settings, `/health` and `fatebot health`, and the compose deployment
+(whose bots must run every shard exactly once, after the migration, with a health check)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from pydantic import ValidationError
+
+from bot.cli import EXIT_UNFIT, EXIT_USAGE, main
+from bot.health import HealthServer, check_health
+from bot.settings import Settings
+from tests.databases import fresh_database_url
+from tests.e2e.harness import running_harness
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    ("environment", "complaint"),
+    [
+        ({"SHARD_IDS": "0"}, "SHARD_IDS needs SHARD_COUNT"),
+        ({"SHARD_COUNT": "2", "SHARD_IDS": "0,2"}, r"SHARD_IDS \[2\] are not shards of 2"),
+        ({"SHARD_COUNT": "3", "SHARD_IDS": "1,1"}, "names a shard twice"),
+        ({"SHARD_COUNT": "0"}, "at least 1"),
+        ({"DEADLINE_POLL_SECONDS": "0"}, "greater than 0"),
+    ],
+)
+def test_shard_settings_that_cannot_work_are_refused(
+    environment: dict[str, str], complaint: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ValidationError, match=complaint):
+        Settings(_env_file=None)
+    assert main(["health"]) == EXIT_USAGE
+    assert capsys.readouterr().err.strip(), "the refusal is said"
+
+
+def test_shard_ids_are_read_as_a_list(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SHARD_COUNT", "4")
+    monkeypatch.setenv("SHARD_IDS", "1, 3")
+    assert Settings(_env_file=None).shard_ids == (1, 3)
+    monkeypatch.setenv("SHARD_IDS", "")
+    assert Settings(_env_file=None).shard_ids is None
+
+
+def test_health_without_a_port_or_a_process_says_why(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("HEALTH_PORT", raising=False)
+    assert main(["health"]) == EXIT_USAGE
+    assert "HEALTH_PORT is not set" in capsys.readouterr().err
+    monkeypatch.setenv("HEALTH_PORT", str(free_port()))
+    assert main(["health"]) == EXIT_UNFIT
+    assert json.loads(capsys.readouterr().out)["fit"] is False
+
+
+async def test_health_is_fit_once_every_shard_is_connected(tmp_path: Path) -> None:
+    async with fresh_database_url("sqlite", tmp_path) as url, running_harness(url) as harness:
+        port = free_port()
+        harness.emulator.add_guild("Fuyuki", owner=harness.emulator.add_user("kirei"))
+        bot = await harness.start_bot()
+        await bot.wait_until_ready()
+        server = HealthServer(bot)
+        await server.start("127.0.0.1", port)
+        try:
+            fit, report = await asyncio.to_thread(check_health, "127.0.0.1", port)
+            assert fit, report
+            shown = json.loads(report)
+            assert shown["database"] is True and shown["shards"]["0"]["connected"] is True
+            assert shown["shards"]["0"]["guilds"] == 1
+            await harness.stop_bot()  # the server outlives the bot's connection here: it must say so
+            fit, report = await asyncio.to_thread(check_health, "127.0.0.1", port)
+            assert not fit
+            assert json.loads(report)["fit"] is False
+        finally:
+            await server.stop()
+
+
+def compose() -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load((ROOT / "compose.yaml").read_text(encoding="utf-8"))
+    return loaded
+
+
+def test_the_compose_bots_run_every_shard_once_after_the_migration(monkeypatch: pytest.MonkeyPatch) -> None:
+    services = compose()["services"]
+    bots = {name: service for name, service in services.items() if "SHARD_IDS" in service.get("environment", {})}
+    assert len(bots) >= 2
+    counts = {int(service["environment"]["SHARD_COUNT"]) for service in bots.values()}
+    assert len(counts) == 1, "every bot is given the same shard count"
+    (count,) = counts
+    run = [int(shard) for service in bots.values() for shard in str(service["environment"]["SHARD_IDS"]).split(",")]
+    assert sorted(run) == list(range(count)), "each shard is run by exactly one bot"
+    migrate = services["migrate"]
+    assert migrate["command"] == ["fatebot", "db", "upgrade"]
+    assert migrate["depends_on"]["db"]["condition"] == "service_healthy"
+    for service in bots.values():
+        with monkeypatch.context() as environment:
+            for name, value in service["environment"].items():
+                environment.setenv(name, str(value))
+            settings = Settings(_env_file=None)
+        assert settings.database_url.startswith("postgresql+asyncpg://")
+        assert settings.health_port is not None
+        assert service["healthcheck"]["test"] == ["CMD", "fatebot", "health"]
+        assert service["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+        assert service.get("command") is None  # the image's own: `fatebot run`
