@@ -19,7 +19,8 @@ def split_ids(value: object) -> object:
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+    # A setting left empty (`SHARD_COUNT=` in .env) takes its default, as if it were not there.
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore", env_ignore_empty=True)
 
     discord_token: str | None = None
     database_url: str = DEFAULT_DATABASE_URL

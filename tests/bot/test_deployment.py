@@ -117,3 +117,10 @@ def test_the_compose_bots_run_every_shard_once_after_the_migration(monkeypatch: 
         assert service["healthcheck"]["test"] == ["CMD", "fatebot", "health"]
         assert service["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
         assert service.get("command") is None  # the image's own: `fatebot run`
+
+
+def test_the_example_settings_file_loads_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in Settings.model_fields:
+        monkeypatch.delenv(name.upper(), raising=False)
+    settings = Settings(_env_file=ROOT / ".env.example")
+    assert settings.shard_count is None and settings.shard_ids is None and settings.health_port is None

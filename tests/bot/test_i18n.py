@@ -99,7 +99,14 @@ def test_no_ruleset_key_shadows_a_shared_one() -> None:
 
 
 async def test_every_command_option_and_choice_is_localized(tmp_path: Path) -> None:
-    bot = Fatebot(Database.from_url(f"sqlite:///{tmp_path / 'tree.sqlite3'}"), FixedDice([]))
+    # Entered as `fatebot run` enters it: a sharded client sets up its shards' queue there, and closes through it.
+    database = Database.from_url(f"sqlite:///{tmp_path / 'tree.sqlite3'}")
+    async with Fatebot(database, FixedDice([])) as bot:
+        await _walk_the_tree(bot)
+    await database.dispose()
+
+
+async def _walk_the_tree(bot: Fatebot) -> None:
     for extension in extensions():
         await bot.load_extension(extension)
     translator = CommandTranslator()
@@ -125,8 +132,6 @@ async def test_every_command_option_and_choice_is_localized(tmp_path: Path) -> N
     for command in commands:
         assert isinstance(command, app_commands.Command | app_commands.Group)
         walk(command.name, await command.get_translated_payload(bot.tree, translator))
-    await bot.close()
-    await bot.database.dispose()
     assert missing == []
 
 
