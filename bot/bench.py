@@ -20,6 +20,7 @@ import os
 import statistics
 import sys
 import tempfile
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -344,7 +345,7 @@ async def measure_exchange(
     ]
 
 
-def report(backend: str, floors: list[Floor], rows: list[Row], peak_megabytes: float | None) -> None:
+def report(backend: str, floors: list[Floor], rows: list[Row], usage: str) -> None:
     floor_alone = statistics.mean(floor.alone.median for floor in floors)
     floor_together = statistics.mean(floor.together.median for floor in floors)
     print(f"\n{backend}: milliseconds from sending an interaction to its answer")
@@ -367,15 +368,35 @@ def report(backend: str, floors: list[Floor], rows: list[Row], peak_megabytes: f
         )
     commands = sum(len(row.together.milliseconds) for row in rows)
     seconds = sum(row.burst_seconds for row in rows)
-    memory = f"{peak_megabytes:.0f} MB" if peak_megabytes is not None else "not known here"
-    print(f"bursts: {commands} commands in {seconds:.2f} s, {commands / seconds:.0f} a second; peak memory {memory}")
+    print(f"bursts: {commands} commands in {seconds:.2f} s, {commands / seconds:.0f} a second")
+    print(usage)
 
 
-def peak_memory_megabytes() -> float | None:
-    """The process's peak resident memory, where the system tells it (not on Windows)."""
+def usage_since(started: float, cpu_before: float, *, in_processes: bool) -> str:
+    """What the run cost the machine: CPU seconds in this process (the emulator and the users, and the bot when
+    it runs here) and in the bot's own processes, against the seconds it lasted; and the bot's peak memory."""
+    wall = time.perf_counter() - started
+    if sys.platform == "win32":  # Windows has no getrusage
+        return f"run: {wall:.1f} s"
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    here = own.ru_utime + own.ru_stime - cpu_before
+    if not in_processes:  # Linux reports memory in KiB
+        return (
+            f"cpu: {here:.1f} s in {wall:.1f} s (bot, emulator and users in this process); "
+            f"peak memory {own.ru_maxrss / 1024:.0f} MB"
+        )
+    bots = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (
+        f"cpu: {here:.1f} s in this process (emulator and users), {bots.ru_utime + bots.ru_stime:.1f} s in the "
+        f"bot's, in {wall:.1f} s; peak memory of a bot process {bots.ru_maxrss / 1024:.0f} MB"
+    )
+
+
+def cpu_seconds() -> float:
     if sys.platform == "win32":
-        return None
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
+        return 0.0
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
 
 
 class BotProcess:
@@ -460,6 +481,7 @@ async def in_processes(emulator: Emulator, database_url: str, count: int) -> Asy
 async def bench(database_url: str, *, channels: int, rounds: int, backend: str, processes: int = 0) -> list[Row]:
     """Run the bench on a migrated or empty database, print its table, and return its rows. `processes`: the bot
     runs in that many processes of its own, one shard each, rather than in this one."""
+    started, cpu_before = time.perf_counter(), cpu_seconds()
     async with Emulator(seed=3, shard_count=max(processes, 1)) as emulator:
         restore = point_at(emulator.api_base, emulator.gateway_url)
         try:
@@ -478,7 +500,7 @@ async def bench(database_url: str, *, channels: int, rounds: int, backend: str, 
         finally:
             restore()
     where = f"{backend}, {processes} bot process{'es' if processes > 1 else ''}" if processes else backend
-    report(where, floors, rows, None if processes else peak_memory_megabytes())
+    report(where, floors, rows, usage_since(started, cpu_before, in_processes=bool(processes)))
     return rows
 
 

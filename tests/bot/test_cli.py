@@ -15,6 +15,7 @@ import pytest
 from bot.cli import main
 from bot.emulator import Emulator
 from bot.rulesets.registry import RULESETS
+from tests.databases import POSTGRES_ADMIN_URL, fresh_database_url
 
 SCRIPT = """\
 # a campaign, a public roll, a secret roll in Chinese, a Japanese player, and the end
@@ -178,5 +179,19 @@ def test_bench_times_every_rulesets_commands_against_the_floor(capsys: pytest.Ca
         assert declared.bench is not None, declared.id
         assert {(declared.id, move.name) for move in declared.bench.moves if move.command} <= timed
     assert ("grail_anka", "/check") not in timed  # its checks are a GM's `/anka check`
-    assert any(line.startswith("bursts: ") and "a second; peak memory" in line for line in table.splitlines())
+    assert any(line.startswith("bursts: ") and line.endswith("a second") for line in table.splitlines())
+    assert any(line.startswith("cpu: ") and "peak memory" in line for line in table.splitlines())
     assert main(["bench", "--channels", "0"]) == 2
+    assert main(["bench", "--processes", "2"]) == 2  # several processes share PostgreSQL, not a SQLite file
+    assert "PostgreSQL" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(POSTGRES_ADMIN_URL is None, reason="several bot processes share a PostgreSQL database")
+async def test_bench_runs_the_bot_as_one_process_per_shard(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    async with fresh_database_url("postgresql", tmp_path) as url:
+        arguments = ["bench", "--processes", "2", "--channels", "2", "--rounds", "1", "--database", url]
+        assert await asyncio.to_thread(main, arguments) == 0
+    table = capsys.readouterr().out
+    assert "postgresql, 2 bot processes" in table
+    assert any(line.split()[:2] == ["fate_points", "/roll"] for line in table.splitlines())
+    assert any(line.startswith("cpu: ") and "in the bot's" in line for line in table.splitlines())
