@@ -194,7 +194,12 @@ async def _run(settings: Settings) -> int:
             _close_on_signals(bot)
             health = HealthServer(bot)
             if settings.health_port is not None:
-                await health.start(settings.health_host, settings.health_port)
+                try:
+                    await health.start(settings.health_host, settings.health_port)
+                except OSError as error:
+                    where = f"{settings.health_host}:{settings.health_port} (HEALTH_HOST, HEALTH_PORT)"
+                    print(f"Cannot answer health checks on {where}: {error}", file=sys.stderr)
+                    return EXIT_USAGE
             try:
                 await bot.start(settings.discord_token)
             finally:

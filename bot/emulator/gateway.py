@@ -21,6 +21,7 @@ from aiohttp import WSMsgType, web
 from bot.emulator.models import JSON
 from bot.emulator.rest import Activity
 from bot.emulator.world import World
+from bot.shards import shard_of
 
 log = logging.getLogger(__name__)
 
@@ -41,11 +42,6 @@ CLOSE_AUTHENTICATION_FAILED: Final = 4004
 CLOSE_ALREADY_AUTHENTICATED: Final = 4005
 CLOSE_INVALID_SHARD: Final = 4010
 CLOSE_SHARDING_REQUIRED: Final = 4011
-
-
-def shard_of(guild_id: int, shard_count: int) -> int:
-    """The shard a guild's events travel on, by Discord's formula."""
-    return (guild_id >> 22) % shard_count
 
 
 @dataclass

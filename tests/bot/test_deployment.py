@@ -17,15 +17,9 @@ from bot.cli import EXIT_UNFIT, EXIT_USAGE, main
 from bot.health import HealthServer, check_health
 from bot.settings import Settings
 from tests.databases import fresh_database_url
-from tests.e2e.harness import running_harness
+from tests.e2e.harness import free_port, running_harness
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.mark.parametrize(
@@ -124,3 +118,16 @@ def test_the_example_settings_file_loads_as_it_is(monkeypatch: pytest.MonkeyPatc
         monkeypatch.delenv(name.upper(), raising=False)
     settings = Settings(_env_file=ROOT / ".env.example")
     assert settings.shard_count is None and settings.shard_ids is None and settings.health_port is None
+
+
+def test_a_health_port_taken_is_said_before_the_bot_connects(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        monkeypatch.setenv("HEALTH_PORT", str(taken.getsockname()[1]))
+        monkeypatch.setenv("DISCORD_TOKEN", "unused")
+        monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'bot.sqlite3'}")
+        assert main(["run"]) == EXIT_USAGE
+    assert "Cannot answer health checks on 127.0.0.1:" in capsys.readouterr().err

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import socket
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable
 
@@ -17,6 +18,13 @@ from rules.dice import SeededDice
 EVENTUALLY_SECONDS = 5
 # Tests move the clock past a deadline and expect the bot to notice soon after.
 DEADLINE_POLL_SECONDS = 0.05
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on now, for a server a test starts (the bot's `/health`)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 class QueuedDice:

@@ -14,7 +14,6 @@ import asyncio
 import json
 import random
 import re
-import socket
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from bot.health import check_health
 from bot.shards import shard_of
 from tests.databases import POSTGRES_ADMIN_URL, fresh_database_url
 from tests.e2e.declared import Declared
+from tests.e2e.harness import free_port
 from tests.e2e.ledger import Ledger, assert_accounts_for, campaign_in, read_ledger
 
 pytestmark = pytest.mark.skipif(
@@ -49,12 +49,6 @@ CRASH_SEED = 3
 REMINDED = "fate_points"
 REMINDER = re.compile(r"reminder|リマインダー|提醒")
 TIMED = "grail_zh"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @dataclass
