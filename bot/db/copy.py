@@ -25,6 +25,7 @@ from sqlalchemy import Integer, Table, func, insert, select, text
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from bot.db.backup import BackupError
 from bot.db.engine import create_engine, is_sqlite
 from bot.db.migrate import alembic_config, upgrade
 from bot.db.models import Base
@@ -32,13 +33,8 @@ from bot.db.models import Base
 ROWS_PER_BATCH: Final = 1_000
 
 
-class CopyRefused(Exception):
+class CopyRefused(BackupError):
     """A copy refused before anything was written, with the code of its message."""
-
-    def __init__(self, code: str, detail: str = "") -> None:
-        super().__init__(code, detail)
-        self.code = code
-        self.detail = detail
 
 
 @dataclass(frozen=True)

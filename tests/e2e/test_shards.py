@@ -57,6 +57,8 @@ class Fleet:
     url: str
     processes: list[BotProcess]
     health_ports: list[int]
+    # The test's own connection to the processes' database, to read what they did and to move time back.
+    database: Database
 
     @property
     def emulator(self) -> Emulator:
@@ -80,14 +82,16 @@ async def fleet(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Fleet
                        settings={"DEADLINE_POLL_SECONDS": str(POLL_SECONDS), "HEALTH_PORT": str(port)})
             for shard, port in enumerate(ports)
         ]  # fmt: skip
+        database = Database.from_url(url)
         try:
             await asyncio.gather(*(process.start() for process in processes))
             await emulator.wait_ready()
             await set_the_tables(players)
-            yield Fleet(players, url, processes, ports)
+            yield Fleet(players, url, processes, ports, database)
         finally:
             for process in processes:
                 await process.stop()
+            await database.dispose()
 
 
 async def health(fleet: Fleet, shard: int) -> tuple[bool, dict[str, Any]]:
@@ -176,53 +180,34 @@ async def make_due(fleet: Fleet) -> Due:
     their reminder delay."""
     now = datetime.now(UTC)
     due = Due({shard: set() for shard in range(SHARDS)}, {shard: set() for shard in range(SHARDS)})
-    database = Database.from_url(fleet.url)
-    try:
-        async with database.write() as session:
-            rows = await session.execute(
-                select(WaitRow, Campaign).join(Campaign, Campaign.id == WaitRow.campaign_id)
-                .where(WaitRow.status == PENDING)
-            )  # fmt: skip
-            for wait, campaign in rows.all():
-                shard = shard_of(campaign.guild_id, SHARDS)
-                if wait.deadline_at is not None:
-                    wait.deadline_at = now - timedelta(seconds=1)
-                    due.deadlines[shard].add(wait.id)
-                elif campaign.ruleset == REMINDED:
-                    wait.created_at = now - timedelta(minutes=90)
-                    due.reminders[shard].add(wait.id)
-    finally:
-        await database.dispose()
+    async with fleet.database.write() as session:
+        pending = select(WaitRow, Campaign).join(Campaign, Campaign.id == WaitRow.campaign_id)
+        for wait, campaign in (await session.execute(pending.where(WaitRow.status == PENDING))).all():
+            shard = shard_of(campaign.guild_id, SHARDS)
+            if wait.deadline_at is not None:
+                wait.deadline_at = now - timedelta(seconds=1)
+                due.deadlines[shard].add(wait.id)
+            elif campaign.ruleset == REMINDED:
+                wait.created_at = now - timedelta(minutes=90)
+                due.reminders[shard].add(wait.id)
     return due
 
 
 async def statuses(fleet: Fleet, wait_ids: set[int]) -> dict[int, str]:
-    database = Database.from_url(fleet.url)
-    try:
-        async with database.read() as session:
-            rows = await session.execute(select(WaitRow.id, WaitRow.status).where(WaitRow.id.in_(wait_ids)))
-            return dict(rows.all())
-    finally:
-        await database.dispose()
+    async with fleet.database.read() as session:
+        rows = await session.execute(select(WaitRow.id, WaitRow.status).where(WaitRow.id.in_(wait_ids)))
+        return dict(rows.all())
 
 
 async def notices(fleet: Fleet) -> list[Notice]:
-    database = Database.from_url(fleet.url)
-    try:
-        async with database.read() as session:
-            return list(await session.scalars(select(Notice)))
-    finally:
-        await database.dispose()
+    async with fleet.database.read() as session:
+        return list(await session.scalars(select(Notice)))
 
 
 async def expiries(fleet: Fleet) -> Counter[int]:
     """How many times the log says each campaign's waits ran out of time."""
-    database = Database.from_url(fleet.url)
-    try:
-        async with database.read() as session:
-            return Counter(await session.scalars(select(Event.campaign_id).where(Event.kind == "wait.expired")))
-    finally:
-        await database.dispose()
+    async with fleet.database.read() as session:
+        return Counter(await session.scalars(select(Event.campaign_id).where(Event.kind == "wait.expired")))
 
 
 def reminders_in(fleet: Fleet, channel: Channel) -> list[Message]:
@@ -296,10 +281,6 @@ async def _all_status(fleet: Fleet, wait_ids: set[int], status: str) -> bool:
 
 
 async def _waits_of(fleet: Fleet, campaign_id: int, wait_ids: set[int]) -> set[int]:
-    database = Database.from_url(fleet.url)
-    try:
-        async with database.read() as session:
-            return set(await session.scalars(select(WaitRow.id).where(WaitRow.campaign_id == campaign_id,
-                                                                       WaitRow.id.in_(wait_ids))))  # fmt: skip
-    finally:
-        await database.dispose()
+    async with fleet.database.read() as session:
+        chosen = select(WaitRow.id).where(WaitRow.campaign_id == campaign_id, WaitRow.id.in_(wait_ids))
+        return set(await session.scalars(chosen))
