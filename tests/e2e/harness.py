@@ -125,6 +125,19 @@ class Harness:
     def last(self, channel: Channel, user: User) -> Message:
         return self.emulator.last_message(channel, visible_to=user)
 
+    async def prompt_with(self, channel: Channel, user: User, label: str) -> Message:
+        """The newest message the user sees in the channel with that button, once the bot has posted one: a prompt
+        that follows a click's answer may come after the emulator has gone quiet (a busy machine)."""
+
+        def newest() -> Message | None:
+            shown = self.emulator.visible_to(user, channel)
+            return next((message for message in reversed(shown) if label in message.buttons()), None)
+
+        await self.eventually(lambda: newest() is not None)
+        found = newest()
+        assert found is not None
+        return found
+
 
 @contextlib.asynccontextmanager
 async def running_harness(database_url: str) -> AsyncIterator[Harness]:

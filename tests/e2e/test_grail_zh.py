@@ -508,7 +508,9 @@ async def test_casting_in_a_fight_opens_a_window_for_opportunity_attacks_and_mar
         "Opportunity attack"])  # fmt: skip
     twice = await harness.emulator.click(shirou, offer, "Opportunity attack")
     assert twice.replies[-1].ephemeral and twice.replies[-1].content == "Saber has struck at this opening already."
-    went = await harness.emulator.click(gm, harness.last(table.channel, gm), "Let it go on")
+    went = await harness.emulator.click(
+        gm, await harness.prompt_with(table.channel, gm, "Let it go on"), "Let it go on"
+    )
     text = went.replies[-1].text()
     assert "Rin pays the MP it costs" in text  # 5 per standard action (R21)
     # Her bolt: 15 + int 3 - Saber's AGI 4 = 14, a hit: 2d4 + 3 = 11, less Magic Resistance A+1's 30: nothing.
@@ -677,7 +679,9 @@ async def test_what_a_first_play_through_found(table: Table) -> None:
                                 details="actions:2")).reply  # fmt: skip
     assert cast.embeds[0]["title"] == "Rin begins to cast attack magecraft at Berserker"
     harness.dice.queue([15, 2, 2])  # 15 + 3 - AGI 6 = 12, a hit, taken as the GMs set: 2d4 + 3 = 7
-    went = await harness.emulator.click(gm, harness.last(table.channel, gm), "Let it go on")
+    went = await harness.emulator.click(
+        gm, await harness.prompt_with(table.channel, gm, "Let it go on"), "Let it go on"
+    )
     assert "Berserker takes 7 damage (rolled 7)" in went.replies[-1].text()
     assert (await harness.slash(rin, table.channel, "grail rest")).reply.content == "Rin不能在战斗中这样做。"
 
@@ -1120,7 +1124,9 @@ async def test_spells_and_spirit_form_provoke_in_a_fight(table: Table) -> None:
     harness.dice.queue([15, 1, 1, 1])
     struck = await harness.emulator.click(shirou, prompt, "Opportunity attack")
     assert struck.error is None, struck.error
-    went = await harness.emulator.click(gm, harness.last(table.channel, gm), "Let it go on")
+    went = await harness.emulator.click(
+        gm, await harness.prompt_with(table.channel, gm, "Let it go on"), "Let it go on"
+    )
     assert "Medea is elsewhere in an instant: 20 squares crossed." in went.replies[-1].text(), cast.content
     assert "Medea pays the MP it costs" in went.replies[-1].text()
     where = (await harness.slash(rin, table.channel, "grail where")).reply.text()
