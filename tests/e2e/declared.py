@@ -71,9 +71,10 @@ class Declared:
         label = next(label for label in self.last.buttons if label in prompt.buttons())
         return emulator.click(user, prompt, label, wait=wait, settle=settle)
 
-    async def open_until_answerable(self, tries: int = 6) -> None:
+    async def open_until_answerable(self, tries: int = 20) -> None:
         """The exchange but its last move, again (a new round, a new attack) until something waits for the last
-        move: an attack can miss."""
+        move: an attack can miss (grail_zh's bench attack leaves something to answer about half the time, so
+        twenty tries all miss about once in three hundred thousand)."""
         for _ in range(tries):
             await self.made(list(self.exchange.moves[:-1]))
             if self.last.command or self.prompt() is not None:
