@@ -12,10 +12,13 @@ DEFAULT_DATABASE_URL = "sqlite:///fatebot.sqlite3"
 
 
 def split_ids(value: object) -> object:
-    """ "1,2" as documented, rather than the JSON pydantic-settings would expect."""
-    if isinstance(value, str):
-        return tuple(int(part) for part in value.replace(" ", "").split(",") if part)
-    return value
+    """Comma-separated ids ("1,2", as documented) rather than the JSON pydantic-settings would expect."""
+    if not isinstance(value, str):
+        return value
+    parts = [part for part in value.replace(" ", "").split(",") if part]
+    if not all(part.isdigit() for part in parts):
+        raise ValueError(f"{value!r} is not whole numbers separated by commas")
+    return tuple(int(part) for part in parts)
 
 
 class Settings(BaseSettings):

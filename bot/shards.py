@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection
 from dataclasses import dataclass
 
 
@@ -18,12 +18,6 @@ class Shards:
 
     count: int
     ids: Collection[int]
-
-    def owns(self, guild_id: int) -> bool:
-        return shard_of(guild_id, self.count) in self.ids
-
-    def owned(self, guild_ids: Iterable[int]) -> set[int]:
-        return {guild_id for guild_id in guild_ids if self.owns(guild_id)}
 
 
 EVERY_GUILD = Shards(1, (0,))

@@ -14,7 +14,6 @@ JSON) without a mapping of their own, which is what the models already are.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -48,11 +47,18 @@ def shown(url: str) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
 
-async def copy_database(source_url: str, target_url: str, progress: Callable[[str, int], None] | None = None) -> Copied:
+def _engine(url: str) -> AsyncEngine:
+    """An engine without the timeouts that keep commands quick: a copy's batches may take longer."""
+    if make_url(url).get_backend_name() == "postgresql":
+        return create_engine(url, connect_args={"server_settings": {}})
+    return create_engine(url)
+
+
+async def copy_database(source_url: str, target_url: str) -> Copied:
     """Copy every row of the database at `source_url` into the empty one at `target_url`."""
     if make_url(source_url) == make_url(target_url):
         raise CopyRefused("same_database", shown(target_url))
-    source, target = create_engine(source_url), create_engine(target_url)
+    source, target = _engine(source_url), _engine(target_url)
     try:
         await _check_source(source, source_url)
         try:
@@ -68,8 +74,6 @@ async def copy_database(source_url: str, target_url: str, progress: Callable[[st
                     raise CopyRefused("target_not_empty", f"{shown(target_url)} ({table.name})")
             for table in Base.metadata.sorted_tables:
                 counts[table.name] = await _copy_table(table, reading, writing)
-                if progress is not None:
-                    progress(table.name, counts[table.name])
             if not is_sqlite(target):
                 await _move_sequences(writing)
         return Copied(shown(source_url), shown(target_url), counts)

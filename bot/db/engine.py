@@ -286,7 +286,7 @@ class Database:
         while True:
             try:
                 await self._listen_until_lost()
-            except (DBAPIError, OSError):
+            except Exception:  # asyncpg's own errors as well as SQLAlchemy's: the listener must outlive them all
                 log.warning("listening for other processes' changes failed; trying again", exc_info=True)
             await asyncio.sleep(RELISTEN_SECONDS)
 

@@ -131,3 +131,12 @@ def test_a_health_port_taken_is_said_before_the_bot_connects(
         monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'bot.sqlite3'}")
         assert main(["run"]) == EXIT_USAGE
     assert "Cannot answer health checks on 127.0.0.1:" in capsys.readouterr().err
+
+
+def test_shard_ids_that_are_not_numbers_are_refused(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SHARD_COUNT", "2")
+    monkeypatch.setenv("SHARD_IDS", "0,one")
+    assert main(["health"]) == EXIT_USAGE
+    assert "SHARD_IDS: '0,one' is not whole numbers separated by commas" in capsys.readouterr().err
