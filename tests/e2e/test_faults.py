@@ -28,6 +28,8 @@ from tests.e2e.harness import Harness, running_harness
 from tests.e2e.ledger import Ledger, assert_accounts_for, campaign_in, read_ledger
 
 CALLBACK = r"/interactions/\d+/[^/]+/callback$"
+# A click the bot acknowledged early (a busy machine) is answered through another route than the one a test refuses.
+EARLY_ACKNOWLEDGMENTS_TOLERATED = 3
 CHANNEL_MESSAGES = r"/channels/\d+/messages$"
 
 
@@ -265,16 +267,25 @@ async def test_a_prompt_left_with_its_buttons_after_its_answer_loses_them_at_the
     """The answer was saved, but Discord refused the click's reply, so the prompt still shows its buttons: the
     clicker is told the change was saved, and the next click retires the prompt."""
     harness, emulator = table.harness, table.harness.emulator
-    declared = await opened(table, ruleset)
-    prompt = declared.prompt()
-    assert prompt is not None
-    asked, label = prompt.content, next(label for label in declared.last.buttons if label in prompt.buttons())
-    failing = emulator.refuse_next("POST", CALLBACK, status=400, code=50035)
-    clicked = await answer(declared)
-    assert failing.met == 1
+    for _ in range(EARLY_ACKNOWLEDGMENTS_TOLERATED + 1):
+        declared = await opened(table, ruleset)
+        prompt = declared.prompt()
+        assert prompt is not None
+        asked, label = prompt.content, next(label for label in declared.last.buttons if label in prompt.buttons())
+        failing = emulator.refuse_next("POST", CALLBACK, status=400, code=50035)
+        clicked = await answer(declared)
+        assert failing.met == 1
+        if harness.current(prompt).buttons():
+            break
+        # On a busy machine the bot acknowledged the click before answering it (`output.guard`), and that was the
+        # reply refused: the answer then went through, and its prompt lost its buttons as usual. Not the case this
+        # test is about: the exchange is seen through and another opened.
+        assert not refused(clicked), clicked.replies[-1].content
+        await table.seen_through(ruleset)
+    else:
+        pytest.fail(f"every click was acknowledged before its answer ({EARLY_ACKNOWLEDGMENTS_TOLERATED + 1} tries)")
     # mei reads Japanese: "the change was saved, but its reply failed ... /log show has what changed".
     assert clicked.reply.ephemeral and "変更は保存されました" in clicked.reply.content
-    assert harness.current(prompt).buttons() != []
     answered = (await table.ledger(ruleset)).resolved_waits
 
     again = await emulator.click(table.players.seated(declared.last.seat), prompt, label)
