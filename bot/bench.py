@@ -378,13 +378,10 @@ def usage_since(started: float, cpu_before: float, *, in_processes: bool) -> str
     wall = time.perf_counter() - started
     if sys.platform == "win32":  # Windows has no getrusage
         return f"run: {wall:.1f} s"
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    here = own.ru_utime + own.ru_stime - cpu_before
+    here = cpu_seconds() - cpu_before
     if not in_processes:  # Linux reports memory in KiB
-        return (
-            f"cpu: {here:.1f} s in {wall:.1f} s (bot, emulator and users in this process); "
-            f"peak memory {own.ru_maxrss / 1024:.0f} MB"
-        )
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        return f"cpu: {here:.1f} s in {wall:.1f} s (bot, emulator and users in this process); peak memory {peak:.0f} MB"
     bots = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (
         f"cpu: {here:.1f} s in this process (emulator and users), {bots.ru_utime + bots.ru_stime:.1f} s in the "
@@ -521,16 +518,13 @@ async def run_bench(*, channels: int, rounds: int, database_url: str | None, pro
     if channels < 1 or rounds < 1 or processes < 0:
         print("--channels and --rounds take a whole number from 1 up, --processes from 0 up.")
         return 2
-    if database_url is not None:
-        backend = database_url.split(":", 1)[0].split("+", 1)[0]
-        if processes > 1 and backend != "postgresql":
-            print("Several bot processes share one PostgreSQL database: give --database postgresql+asyncpg://...")
-            return 2
-        await bench(database_url, channels=channels, rounds=rounds, backend=backend, processes=processes)
-        return 0
-    if processes > 1:
+    backend = "sqlite" if database_url is None else database_url.split(":", 1)[0].split("+", 1)[0]
+    if processes > 1 and backend != "postgresql":
         print("Several bot processes share one PostgreSQL database: give --database postgresql+asyncpg://...")
         return 2
+    if database_url is not None:
+        await bench(database_url, channels=channels, rounds=rounds, backend=backend, processes=processes)
+        return 0
     with tempfile.TemporaryDirectory() as directory:
         url = f"sqlite:///{Path(directory) / 'bench.sqlite3'}"
         await bench(url, channels=channels, rounds=rounds, backend="sqlite", processes=processes)

@@ -236,10 +236,8 @@ class ReminderService:
         async with self.database.read() as session:
             waits = await _open_waits(session, on_shards(Campaign.guild_id, shards))
             waiting = {wait.campaign_id for wait in waits}
-            campaigns = {
-                campaign.id: campaign
-                for campaign in await session.scalars(select(Campaign).where(Campaign.id.in_(waiting)))
-            }
+            # `_open_waits` loaded each of these campaigns into the session: `get_one` finds it there, with no query.
+            campaigns = {campaign_id: await session.get_one(Campaign, campaign_id) for campaign_id in waiting}
             gms: dict[int, list[int]] = {campaign_id: [] for campaign_id in waiting}
             for campaign_id, gm in await session.execute(
                 select(Membership.campaign_id, Membership.user_id)
