@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import logging
-import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
 
 import discord
 import yarl
@@ -15,7 +15,7 @@ from discord.ext import commands
 from bot import output
 from bot.db.engine import COMMITTED, Busy, Database
 from bot.db.migrate import upgrade
-from bot.errors import SheetRefused, UserError
+from bot.errors import SheetRefused, UserError, new_error_id
 from bot.i18n import CommandTranslator, Translator
 from bot.rulesets.registry import RULESETS
 from bot.services.campaigns import CampaignService
@@ -30,6 +30,7 @@ from bot.services.reminders import ReminderService
 from bot.services.rolls import RollService
 from bot.services.sides import SideService
 from bot.shards import EVERY_GUILD, Shards
+from bot.storable import unstorable_character
 from rules.dice import DiceError, DiceSource
 from rules.exchange import Text
 from rules.sheets import SheetProblem
@@ -245,7 +246,7 @@ async def report_error(interaction: Interaction, error: Exception) -> None:
         log.exception("no catalog message for %r", error)
         text = None
     if text is None:
-        error_id = secrets.token_hex(4)
+        error_id = new_error_id()
         log.error("command failed [error %s]", error_id, exc_info=error)
         text = tr("error.after_commit" if COMMITTED.get() else "error.unexpected", id=error_id)
     await output.reply(interaction, text, ephemeral=True)
@@ -258,10 +259,26 @@ def begin(interaction: Interaction) -> None:
     output.guard(interaction)
 
 
+def typed_texts(options: Iterable[Mapping[str, Any]]) -> Iterator[str]:
+    """Every text typed into a command's options, its subcommands' included."""
+    for option in options:
+        if isinstance(option.get("value"), str):
+            yield option["value"]
+        yield from typed_texts(option.get("options", ()))
+
+
 class FatebotTree(app_commands.CommandTree[Fatebot]):
     async def interaction_check(self, interaction: Interaction, /) -> bool:
-        if interaction.type is discord.InteractionType.application_command:
-            begin(interaction)
+        """Every command starts here; text that no database could keep is refused before any command sees it."""
+        if interaction.type is not discord.InteractionType.application_command:
+            return True
+        begin(interaction)
+        data: Mapping[str, Any] = interaction.data or {}
+        unstorable = (unstorable_character(text) for text in typed_texts(data.get("options", ())))
+        code = next((code for code in unstorable if code is not None), None)
+        if code is not None:
+            await report_error(interaction, UserError("error.text_character", code=code))
+            return False
         return True
 
     async def on_error(self, interaction: Interaction, error: app_commands.AppCommandError) -> None:

@@ -6,23 +6,26 @@ import argparse
 import asyncio
 import logging
 import signal
+import sqlite3
 import sys
 from pathlib import Path
 
 import aiohttp
 import discord
 from pydantic import ValidationError
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
 
 from bot.app import Fatebot, point_at
 from bot.bench import add_arguments as add_bench_arguments
 from bot.bench import run_bench
 from bot.db.backup import BackupError, backup, restore
 from bot.db.copy import CopyRefused, copy_database
-from bot.db.engine import Database
+from bot.db.engine import Database, failure_text
 from bot.db.migrate import upgrade
 from bot.health import HealthServer, check_health
 from bot.local import run_local
-from bot.settings import Settings
+from bot.settings import Settings, database_url_problem
 from rules.dice import SystemDice
 
 EXIT_UNREACHABLE = 1
@@ -79,6 +82,24 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     # The bot has no voice features, so discord.py's warnings about missing voice libraries are noise.
     logging.getLogger("discord.client").setLevel(max(logging.ERROR, logging.getLogger().level))
+    given = getattr(arguments, "database", None)  # `local` and `bench` may name a database of their own
+    if given is not None and (unusable := database_url_problem(given)) is not None:
+        print(f"--database: {unusable}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        return _command(arguments, settings)
+    except DATABASE_FAILURES as error:
+        shown = make_url(given or settings.database_url).render_as_string(hide_password=True)
+        print(f"Cannot use the database at {shown}: {failure_text(error)}", file=sys.stderr)
+        return EXIT_UNREACHABLE
+
+
+# What opening a database can meet: a server refusing or unknown, a role or database missing, a file in a folder
+# that does not exist or cannot be written.
+DATABASE_FAILURES = (SQLAlchemyError, sqlite3.Error, OSError)
+
+
+def _command(arguments: argparse.Namespace, settings: Settings) -> int:
     if arguments.command == "run":
         try:
             return asyncio.run(_run(settings))
@@ -91,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
             run_local(settings, script=arguments.script, seed=arguments.seed, database_url=arguments.database)
         )
     if arguments.command == "bench":
+        if arguments.database is not None:  # a database that cannot be used is said before the bench starts
+            asyncio.run(_upgrade(arguments.database))
         return asyncio.run(
             run_bench(
                 channels=arguments.channels,
@@ -105,11 +128,16 @@ def main(argv: list[str] | None = None) -> int:
         return _restore(settings, arguments.file, confirmed=arguments.yes)
     if arguments.db_command == "copy":
         return asyncio.run(_copy(settings, arguments.target))
-    return asyncio.run(_upgrade(settings))
+    print(f"database is up to date: {asyncio.run(_upgrade(settings.database_url))}")
+    return 0
 
 
 BACKUP_MESSAGES = {
-    "not_sqlite": "`fatebot db backup` and `restore` work on SQLite; for {detail}, use pg_dump and pg_restore.",
+    "not_sqlite": "`fatebot db backup` and `restore` work on SQLite; for {detail}, use pg_dump while the bots run and"
+    " pg_restore with every bot stopped (see the README).",
+    "in_use": "A bot or another fatebot command has {detail} open: stop it, then restore (nothing was restored).",
+    "target_unwritable": "Cannot write {detail}: nothing was changed.",
+    "source_unreadable": "Cannot read the database {detail}: no backup was written.",
     "in_memory": "An in-memory database has nothing to back up.",
     "no_database": "There is no database at {detail} yet.",
     "target_exists": "{detail} exists already: choose a new file, so that no backup is overwritten.",
@@ -169,22 +197,22 @@ async def _copy(settings: Settings, target_url: str) -> int:
     return 0
 
 
-async def _upgrade(settings: Settings) -> int:
-    database = Database.from_url(settings.database_url)
+async def _upgrade(url: str) -> str:
+    """Migrate the database at `url`; its URL, as it may be shown."""
+    database = Database.from_url(url)
     try:
         await upgrade(database.engine)
     finally:
         await database.dispose()
-    print(f"database is up to date: {database.engine.url.render_as_string(hide_password=True)}")
-    return 0
+    return database.engine.url.render_as_string(hide_password=True)
 
 
 async def _run(settings: Settings) -> int:
     if not settings.discord_token:
         print("DISCORD_TOKEN is not set: put it in .env or the environment (see .env.example).", file=sys.stderr)
         return EXIT_USAGE
-    restore_endpoints = point_at(settings.discord_api_base, settings.discord_gateway_url)
     database = Database.from_url(settings.database_url)
+    restore_endpoints = point_at(settings.discord_api_base, settings.discord_gateway_url)
     try:
         async with Fatebot(
             database, SystemDice(), command_guild_ids=settings.command_guild_ids, read_messages=settings.read_messages,

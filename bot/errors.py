@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 from typing import Self
 
 from rules.exchange import RuleError, Text
 from rules.sheets import SheetProblem
+
+
+def new_error_id() -> str:
+    """The id an unexpected failure is logged with and shown by, so that what someone saw leads to its log line."""
+    return secrets.token_hex(4)
 
 
 class UserError(Exception):

@@ -1,7 +1,7 @@
 """A campaign's log as a JSON or CSV file, written a page at a time into a temporary file.
 
-Each page is serialized in a worker thread, so the event loop answers everyone else meanwhile, and memory
-holds one page, however long the log.
+Each page is serialized by the workers (`bot.workers`), so the event loop answers everyone else meanwhile,
+and memory holds one page, however long the log.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.services.log import Exportable, ExportRow
+from bot.workers import WORKERS
 
 FORMATS = ("json", "csv")
 CSV_COLUMNS = ("id", "created_at", "kind", "actor_id", "actor", "secret", "redacted", "payload")
@@ -88,14 +89,16 @@ async def write_export(
     count = 0
     with path.open("w", encoding="utf-8", newline="") as sink:
         sink.write(_header(exportable, file_format))
-        # While a worker thread writes one page, the next is read from the database.
+        # While a worker thread writes one page, the next is read from the database; one page at a time is the
+        # exporter's, so an export takes one of its user's places among the workers.
         writing: asyncio.Future[str] | None = None
         async for rows in pages:
-            following = asyncio.ensure_future(asyncio.to_thread(_page, rows, exportable, file_format, count == 0))
-            count += len(rows)
             if writing is not None:
                 sink.write(await writing)
-            writing = following
+            writing = asyncio.ensure_future(
+                WORKERS.run(exportable.actor_id, _page, rows, exportable, file_format, count == 0)
+            )
+            count += len(rows)
         if writing is not None:
             sink.write(await writing)
         if file_format == "json":

@@ -14,6 +14,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from bot.errors import UserError
+from bot.storable import unstorable_character
 
 MAX_FILE_BYTES = 64 * 1024
 # A character file is a few levels deep (weapons -> a weapon -> its roll modifiers) and a few hundred values.
@@ -47,6 +48,9 @@ class _PlainLoader(yaml.SafeLoader):
             self._depth -= 1
         if node is not None and node.tag not in _PLAIN_TAGS:
             raise UserError("error.file_tag", line=mark.line + 1, tag=node.tag.rsplit(":", 1)[-1])
+        # An escape ("\0", "\ud800") writes what the file itself could not hold.
+        if isinstance(node, ScalarNode) and (code := unstorable_character(node.value)) is not None:
+            raise UserError("error.file_character", code=code, line=mark.line + 1)
         return node
 
 
@@ -70,9 +74,14 @@ def _keys_are_text(node: Node) -> bool:
 
 def load_document(text: str) -> Any:
     """The file's content as plain Python values; a `UserError` naming the first problem otherwise."""
-    if len(text.encode()) > MAX_FILE_BYTES:
+    if len(text.encode(errors="surrogatepass")) > MAX_FILE_BYTES:
         raise UserError("error.file_too_large", limit=MAX_FILE_BYTES // 1024)
-    loader = _PlainLoader(text)
+    try:
+        # The reader looks at every character as it is built: NUL, U+FFFE, half a surrogate pair...
+        loader = _PlainLoader(text)
+    except yaml.reader.ReaderError as error:
+        line = text.count("\n", 0, error.position) + 1
+        raise UserError("error.file_character", code=f"U+{error.character:04X}", line=line) from error
     try:
         node = loader.get_single_node()
         if node is None:
@@ -85,6 +94,17 @@ def load_document(text: str) -> Any:
         raise UserError("error.file_unreadable", line=(mark.line + 1) if mark else 1) from error
     finally:
         loader.dispose()
+
+
+def parse_sheet_file(content: bytes) -> tuple[str, dict[str, Any]]:
+    """An uploaded character file's kind and fields: any bytes at all are either those or a `UserError`."""
+    if len(content) > MAX_FILE_BYTES:
+        raise UserError("error.file_too_large", limit=MAX_FILE_BYTES // 1024)
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UserError("error.file_not_text") from error
+    return parse_sheet(text)
 
 
 def parse_sheet(text: str) -> tuple[str, dict[str, Any]]:

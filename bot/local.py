@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bot.app import DEADLINE_POLL_SECONDS, Fatebot, point_at
-from bot.cogs.exchanges import publish
+from bot.cogs.exchanges import pass_deadlines
 from bot.db.engine import Database
 from bot.emulator import Emulator, EmulatorError
 from bot.emulator.models import EVERYONE, BotOutput, Channel, Guild, InteractionRecord, Message, User
@@ -420,8 +420,7 @@ async def expire_deadlines(world: LocalWorld) -> None:
     """What the deadlines' loop does, at this point of the script: every wait whose time is up (on the script's
     clock) gets its default answer, posted as the bot posts it."""
     await world.emulator.settle()
-    for progress in await world.bot.exchanges.expire_due(world.bot.dice):
-        await publish(world.bot, progress)
+    await pass_deadlines(world.bot)
     await world.emulator.settle()
 
 

@@ -3,7 +3,9 @@
 Long content is split at line ends into several messages; a long description or field value continues in
 more embeds or fields; titles, names and labels are shortened with an ellipsis; embeds are packed so no
 message holds more than ten of them or 6,000 characters; a file over the attachment limit is compressed,
-then split. Nothing here decides what to say: it only makes what the cogs say fit.
+then split. Every view sent has its labels shortened (`fit_view`), buttons too many for Discord's rows are laid out
+a page at a time (`paged_view`), suggestions are cut to what Discord shows (`fit_choices`), and forms fitted
+(`show_modal`). Nothing here decides what to say: it only makes what the cogs say fit.
 """
 
 from __future__ import annotations
@@ -11,19 +13,24 @@ from __future__ import annotations
 import asyncio
 import gzip
 import io
+import itertools
 import logging
 import secrets
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 import discord
+from discord import app_commands
 from discord.utils import MISSING
 
 from bot.db.engine import LONG_WAIT
+from bot.workers import WORKERS
 
 log = logging.getLogger(__name__)
+ChoiceT = TypeVar("ChoiceT", str, int, float)
 
 CONTENT_LIMIT = 2000
 TITLE_LIMIT = 256
@@ -35,6 +42,20 @@ FIELDS_PER_EMBED = 25
 EMBED_TOTAL_LIMIT = 6000
 EMBEDS_PER_MESSAGE = 10
 BUTTON_LABEL_LIMIT = 80
+# A select menu's placeholder, and each of its options' label and description.
+PLACEHOLDER_LIMIT = 150
+SELECT_OPTION_LIMIT = 100
+# Buttons to a row and rows to a message (the action rows every message of the bot carries).
+ROW_WIDTH = 5
+ROWS = 5
+MODAL_TITLE_LIMIT = 45
+INPUT_LABEL_LIMIT = 45
+# A text box's placeholder, and a form label's description.
+INPUT_PLACEHOLDER_LIMIT = 100
+INPUT_VALUE_LIMIT = 4000
+# Suggestions while a command is typed: how many, and how long each one's name.
+CHOICES_LIMIT = 25
+CHOICE_NAME_LIMIT = 100
 # Discord's upload limit for a server without boosts.
 FILE_LIMIT = 10 * 1024 * 1024
 ELLIPSIS = "…"
@@ -172,6 +193,108 @@ def pack(content: str | None, embeds: Sequence[discord.Embed]) -> list[Part]:
     return parts or [Part(None, ())]
 
 
+def _underlying(item: discord.ui.Item[Any]) -> discord.ui.Item[Any]:
+    """The component a persistent item wraps (its label is the wrapped button's)."""
+    return item.item if isinstance(item, discord.ui.DynamicItem) else item
+
+
+def fit_view(view: discord.ui.View | None) -> None:
+    """Every text of the view's components within Discord's limits, shortened with an ellipsis in place. A
+    component's custom_id and an option's value are ids the bot reads back, never shortened: they are built
+    within the limit (`bot.views`)."""
+    for child in view.children if view is not None else ():
+        item = _underlying(child)
+        if isinstance(item, discord.ui.Button) and item.label:
+            item.label = shorten(item.label, BUTTON_LABEL_LIMIT)
+        elif isinstance(item, discord.ui.Select):
+            if item.placeholder:
+                item.placeholder = shorten(item.placeholder, PLACEHOLDER_LIMIT)
+            for option in item.options:
+                option.label = shorten(option.label, SELECT_OPTION_LIMIT)
+                if option.description:
+                    option.description = shorten(option.description, SELECT_OPTION_LIMIT)
+
+
+# A button that turns to page `number` of `count`.
+PageTurn = Callable[[int, int], discord.ui.Item[Any]]
+
+
+def pages_of(choices: int, kept: int) -> tuple[int, int]:
+    """How many buttons of `choices` a page holds, and how many pages they take, beside `kept` buttons on every
+    page (a cancel): all on one page when they fit in Discord's rows, else a page's full rows and a last row for
+    the `kept` ones and the button to the next page."""
+    if choices + kept <= ROWS * ROW_WIDTH:
+        return max(choices, 1), 1
+    navigation_rows = -(-(kept + 1) // ROW_WIDTH)
+    per_page = (ROWS - navigation_rows) * ROW_WIDTH
+    if per_page < 1:
+        raise ValueError(f"{kept} buttons kept on every page leave no room for a choice")
+    return per_page, -(-choices // per_page)
+
+
+def paged_view(
+    choices: Sequence[discord.ui.Item[Any]], kept: Sequence[discord.ui.Item[Any]],
+    number: int, turn: PageTurn,
+) -> discord.ui.View:  # fmt: skip
+    """Buttons laid out within Discord's rows, in their order: the `choices` a page at a time when they do not fit
+    in one (the first page holds the first), each page with the `kept` buttons and `turn`'s button to the next
+    page (the last leads back to the first), so none is ever left out. A page number past the end shows the
+    last page."""
+    per_page, count = pages_of(len(choices), len(kept))
+    number = max(0, min(number, count - 1))
+    view = discord.ui.View(timeout=None)
+    shown = list(choices[number * per_page : (number + 1) * per_page])
+    # On more than one page, the way on starts a row of its own, where every page has it.
+    rows = [[*shown, *kept]] if count == 1 else [shown, [turn((number + 1) % count, count), *kept]]
+    first = 0
+    for items in rows:
+        for index, item in enumerate(items):
+            item.row = first + index // ROW_WIDTH
+            view.add_item(item)
+        first += -(-len(items) // ROW_WIDTH)
+    return view
+
+
+def fit_choices(choices: Iterable[app_commands.Choice[ChoiceT]]) -> list[app_commands.Choice[ChoiceT]]:
+    """Suggestions as Discord takes them: the first 25 (the list's order puts the best first), each name
+    shortened; what the user types narrows the list to the others. A text too long for Discord to carry as a
+    value is not suggested (cut, it would send other words): the user may still type it."""
+    carried = (
+        choice for choice in choices if not isinstance(choice.value, str) or len(choice.value) <= CHOICE_NAME_LIMIT
+    )
+    return [
+        app_commands.Choice(name=shorten(choice.name, CHOICE_NAME_LIMIT), value=choice.value)
+        for choice in itertools.islice(carried, CHOICES_LIMIT)
+    ]
+
+
+def fit_modal(modal: discord.ui.Modal) -> discord.ui.Modal:
+    """A form's title and each text box's label, placeholder and prefilled text within Discord's limits, in place."""
+    modal.title = shorten(modal.title, MODAL_TITLE_LIMIT)
+    for child in modal.walk_children():
+        if isinstance(child, discord.ui.Label):
+            child.text = shorten(child.text, INPUT_LABEL_LIMIT)
+            if child.description:
+                child.description = shorten(child.description, INPUT_PLACEHOLDER_LIMIT)
+        elif isinstance(child, discord.ui.TextInput):
+            # A text box's own label (a form without a Label component) is read where discord.py keeps it, whose
+            # property for it warns of its deprecation at each use.
+            box = child._underlying
+            if box.label:
+                box.label = shorten(box.label, INPUT_LABEL_LIMIT)
+            if child.placeholder:
+                child.placeholder = shorten(child.placeholder, INPUT_PLACEHOLDER_LIMIT)
+            if child.default:
+                child.default = shorten(child.default, INPUT_VALUE_LIMIT)
+    return modal
+
+
+async def show_modal(interaction: discord.Interaction[discord.Client], modal: discord.ui.Modal) -> None:
+    """A form, as the answer to a command or a click."""
+    async with _lock(interaction):
+        await interaction.response.send_modal(fit_modal(modal))
+
+
 # Discord's limit on an attachment's description (what screen readers say of an image).
 ALT_TEXT_LIMIT = 1024
 
@@ -297,7 +420,8 @@ async def reply(
         for picture in pictures
     ]  # fmt: skip
     for path in paths:
-        attached += [discord.File(fitted) for fitted in await asyncio.to_thread(fit_path, path)]
+        attached += [discord.File(fitted) for fitted in await WORKERS.run(interaction.user.id, fit_path, path)]
+    fit_view(view)
     async with _lock(interaction):
         await _unthink(interaction, ephemeral)
         try:
@@ -349,6 +473,7 @@ async def update(
     fits in one (a page of a list is built to fit)."""
     shown = shorten(content, CONTENT_LIMIT) if content is not None else MISSING
     fitted = fit_embed(embed)[0] if embed is not None else MISSING
+    fit_view(view)
     async with _lock(interaction):
         if interaction.response.is_done():  # deferred by `guard`: the clicked message is the original one
             await interaction.edit_original_response(content=shown, embed=fitted, view=view)
@@ -379,6 +504,7 @@ async def post(
     """A message of the bot's own (a prompt, what a deadline did, a DM), in as many messages as it takes;
     the view goes with the last, which is returned. With a `nonce`, Discord keeps one copy of each part however
     often the same post is sent again within minutes (a notice resent after a restart)."""
+    fit_view(view)
     sent = await _post_parts(channel, pack(content, embeds), view, mentions, nonce=nonce)
     _release(view)
     return sent

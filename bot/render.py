@@ -7,7 +7,7 @@ from typing import Any
 
 import discord
 
-from bot.db.models import Campaign, Event
+from bot.db.models import DEADLINE_TRIES, Campaign, Event
 from bot.i18n import Translator
 from bot.rulesets.base import Play
 from bot.services.campaigns import CampaignSummary
@@ -191,8 +191,14 @@ def waited_on(tr: Translator, wait: OpenWait) -> str:
     return tr("waiting.who", subject=wait.subject, users=users) if wait.subject else users
 
 
-def open_wait_line(tr: Translator, wait: OpenWait, *, with_campaign: bool) -> str:
-    """One line of a list of whose move it is: what waits, for whom, since when, and a link to its prompt."""
+def given_up_text(tr: Translator, error_id: str) -> str:
+    """What a wait the deadlines gave up on shows: that it failed, the error id it was logged with, and who acts."""
+    return tr("wait.given_up", tries=DEADLINE_TRIES, error=error_id)
+
+
+def open_wait_line(tr: Translator, wait: OpenWait, *, with_campaign: bool, given_up: str | None = None) -> str:
+    """One line of a list of whose move it is: what waits, for whom, since when, and a link to its prompt; with
+    `given_up` (an error id), that the deadlines gave up on it."""
     scoped = tr.scoped(wait.ruleset)
     line = scoped(
         "waiting.line", title=scoped.text(wait.title), who=waited_on(scoped, wait),
@@ -200,4 +206,6 @@ def open_wait_line(tr: Translator, wait: OpenWait, *, with_campaign: bool) -> st
     )  # fmt: skip
     if with_campaign:
         line = tr("waiting.in_campaign", campaign=wait.campaign_name, line=line)
-    return f"{line} {wait.link}" if wait.link else line
+    if wait.link:
+        line = f"{line} {wait.link}"
+    return f"{line}\n{given_up_text(tr, given_up)}" if given_up else line

@@ -5,10 +5,14 @@ from __future__ import annotations
 import logging
 from typing import Annotated, Self
 
-from pydantic import Field, field_validator, model_validator
+import yarl
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 DEFAULT_DATABASE_URL = "sqlite:///fatebot.sqlite3"
+DATABASE_URL_FORMS = "sqlite:///FILE or postgresql+asyncpg://USER:PASSWORD@HOST:PORT/NAME"
 
 
 def split_ids(value: object) -> object:
@@ -19,6 +23,20 @@ def split_ids(value: object) -> object:
     if not all(part.isdigit() for part in parts):
         raise ValueError(f"{value!r} is not whole numbers separated by commas")
     return tuple(int(part) for part in parts)
+
+
+def database_url_problem(url: str) -> str | None:
+    """Why the bot cannot use `url` as its database, in a sentence that never repeats a password; None if it can."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return f"not a database URL: write {DATABASE_URL_FORMS}"
+    shown = parsed.render_as_string(hide_password=True)
+    if parsed.get_backend_name() not in ("sqlite", "postgresql"):
+        return f"{shown} is neither SQLite nor PostgreSQL, the databases the bot runs on"
+    if parsed.get_backend_name() == "postgresql" and parsed.get_driver_name() != "asyncpg":
+        return f"{shown} names a driver the bot does not use: write postgresql+asyncpg://..."
+    return None
 
 
 class Settings(BaseSettings):
@@ -41,7 +59,7 @@ class Settings(BaseSettings):
     # How often a process looks for waits whose deadline has passed (and, every 12 looks, for reminders due).
     deadline_poll_seconds: float = Field(default=5.0, gt=0)
     # Where `GET /health` answers whether every shard of the process is connected and the database answers.
-    health_port: int | None = None
+    health_port: int | None = Field(default=None, ge=1, le=65535)
     health_host: str = "127.0.0.1"
 
     @field_validator("command_guild_ids", mode="before")
@@ -68,6 +86,23 @@ class Settings(BaseSettings):
         if len(set(self.shard_ids)) != len(self.shard_ids):
             raise ValueError("SHARD_IDS names a shard twice")
         return self
+
+    @field_validator("database_url")
+    @classmethod
+    def _known_database(cls, value: str) -> str:
+        problem = database_url_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
+
+    @field_validator("discord_api_base", "discord_gateway_url")
+    @classmethod
+    def _web_address(cls, value: str, info: ValidationInfo) -> str:
+        schemes = ("https", "http") if info.field_name == "discord_api_base" else ("wss", "ws")
+        address = yarl.URL(value)
+        if address.scheme not in schemes or not address.host:
+            raise ValueError(f"{value!r} is not an address starting with {schemes[0]}:// or {schemes[1]}://")
+        return value
 
     @field_validator("log_level")
     @classmethod

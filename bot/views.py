@@ -12,6 +12,8 @@ from bot.errors import UserError
 
 # Ids are BIGINT: a larger number in a button's id was never one of ours.
 ID_LIMIT = 2**63 - 1
+# Discord's limit on a component's custom_id: the ids of ours are built within it, never cut (a cut id is no id).
+CUSTOM_ID_LIMIT = 100
 
 ButtonItem = discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]]
 
@@ -28,6 +30,8 @@ class PersistentButton(ButtonItem, template=r"(?!)"):
     def __init__(self, label: str, style: discord.ButtonStyle = discord.ButtonStyle.primary, **fields: object) -> None:
         names = self.__discord_ui_compiled_template__.groupindex
         custom_id = ":".join((self.prefix, *(str(fields[name]) for name in names)))
+        if len(custom_id) > CUSTOM_ID_LIMIT:
+            raise ValueError(f"a custom_id over {CUSTOM_ID_LIMIT} characters: {custom_id!r}")
         super().__init__(discord.ui.Button(label=label, style=style, custom_id=custom_id))
         self.fields = {name: str(value) for name, value in fields.items()}
 

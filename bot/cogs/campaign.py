@@ -13,6 +13,7 @@ from bot import output
 from bot.app import Fatebot, Interaction, actor_of, call_of, place_of, public_translator, translator
 from bot.cogs.exchanges import close_prompts, post_prompts, step_messages
 from bot.errors import UserError
+from bot.gm_only import gm_command
 from bot.i18n import CHINESE, ENGLISH, JAPANESE, Translator, catalog
 from bot.render import campaign_embed, mention, open_wait_line, option_text, ruleset_name
 from bot.rulesets.registry import RULESETS
@@ -24,7 +25,6 @@ RULESET_CHOICES = [
     app_commands.Choice(name=locale_str(catalog(ENGLISH)[ruleset.name_key], key=ruleset.name_key), value=ruleset.id)
     for ruleset in RULESETS.values()
 ]
-AUTOCOMPLETE_LIMIT = 25
 SERVER_LANGUAGE = "server"
 
 
@@ -90,10 +90,10 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
         # A lookup only its asker needs: privately, in their own language.
         await output.reply(interaction, embed=campaign_embed(translator(interaction), summary), ephemeral=True)
 
-    @app_commands.command(name="end", description="End this channel's campaign (GM only; asks for confirmation)")
+    @gm_command(name="end", description="End this channel's campaign, once you confirm")
     async def end(self, interaction: Interaction) -> None:
         tr = translator(interaction)
-        campaign = await self.bot.campaigns.check_can_end(place_of(interaction), actor_of(interaction))
+        campaign = await self.bot.campaigns.gm_campaign(place_of(interaction), actor_of(interaction))
         view = discord.ui.View(timeout=None)
         for decision, style in (("confirm", discord.ButtonStyle.danger), ("cancel", discord.ButtonStyle.secondary)):
             view.add_item(
@@ -101,7 +101,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
             )
         await output.reply(interaction, tr("campaign.end_question", name=campaign.name), view=view, ephemeral=True)
 
-    @app_commands.command(name="gm", description="Make someone a GM of this campaign, or remove them (GM only)")
+    @gm_command(name="gm", description="Make someone a GM of this campaign, or remove them")
     @app_commands.describe(user="Who", remove="Remove this GM instead of adding")
     async def gm(self, interaction: Interaction, user: discord.User, remove: bool = False) -> None:
         campaign = await self.bot.campaigns.set_gm(place_of(interaction), actor_of(interaction), user.id, remove=remove)
@@ -109,7 +109,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
         key = "campaign.gm_removed" if remove else "campaign.gm_added"
         await output.reply(interaction, tr(key, user=mention(user.id), name=campaign.name))
 
-    @app_commands.command(name="set", description="Change one of the ruleset's options for this campaign (GM only)")
+    @gm_command(name="set", description="Change one of the ruleset's options for this campaign")
     @app_commands.describe(option="The option to change", value="Its new value (none clears an optional setting)")
     async def set_option(
         self, interaction: Interaction, option: app_commands.Range[str, 1, 64], value: app_commands.Range[str, 1, 64]
@@ -128,13 +128,14 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
         if not waits:
             await output.reply(interaction, tr("waiting.nothing", name=campaign.name), ephemeral=True)
             return
+        given_up = await self.bot.exchanges.given_up(place_of(interaction))
         lines = [tr("waiting.campaign", name=campaign.name, count=len(waits))]
-        lines.extend(open_wait_line(tr, wait, with_campaign=False) for wait in waits)
+        lines.extend(
+            open_wait_line(tr, wait, with_campaign=False, given_up=given_up.get(wait.wait_id)) for wait in waits
+        )
         await output.reply(interaction, "\n".join(lines), ephemeral=True)
 
-    @app_commands.command(
-        name="reminders", description="Remind whoever a wait waits for after this many hours; 0: never (GM only)"
-    )
+    @gm_command(name="reminders", description="Remind whoever a wait waits for after this many hours; 0: never")
     @app_commands.describe(hours="Hours a wait stays unanswered before a reminder, and between reminders (0-168)")
     async def reminders(self, interaction: Interaction, hours: app_commands.Range[int, 0, 168]) -> None:
         campaign, old = await self.bot.reminders.set_delay(place_of(interaction), actor_of(interaction), hours)
@@ -143,7 +144,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
         await output.reply(interaction, tr(key, name=campaign.name, duration=tr.duration(hours=hours),
                                            old=delay_text(tr, old)))  # fmt: skip
 
-    @app_commands.command(name="session", description="Start the next session of play (GM only)")
+    @gm_command(name="session", description="Start the next session of play")
     async def session(self, interaction: Interaction) -> None:
         moment = await self.bot.combat.new_session(call_of(interaction))
         headline = public_translator(interaction, moment.progress.language)(
@@ -151,14 +152,14 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
         )
         await self._announce(interaction, moment, headline)
 
-    @app_commands.command(name="turn", description="End the campaign's turn and begin the next (GM only)")
+    @gm_command(name="turn", description="End the campaign's turn and begin the next")
     async def turn(self, interaction: Interaction) -> None:
         moment = await self.bot.combat.end_campaign_turn(call_of(interaction))
         tr = public_translator(interaction, moment.progress.language)
         await self._announce(interaction, moment, tr("campaign.turn_ended", ended=moment.turn_number - 1,
                                                      turn=moment.turn_number))  # fmt: skip
 
-    @app_commands.command(name="time", description="Time passes in the story, in hours and days (GM only)")
+    @gm_command(name="time", description="Time passes in the story, in hours and days")
     @app_commands.describe(hours="Hours that pass", days="In-game days that pass")
     async def time(
         self, interaction: Interaction, hours: app_commands.Range[int, 0, 240] = 0,
@@ -184,7 +185,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
         await close_prompts(self.bot, tr, moment.progress.closed, skip=None)
         await post_prompts(self.bot, moment.progress, interaction.guild_locale)
 
-    @app_commands.command(name="language", description="The language of the campaign's public messages (GM only)")
+    @gm_command(name="language", description="The language of the campaign's public messages")
     @app_commands.describe(language="A language, or the server's (the default)")
     @app_commands.choices(
         language=[
@@ -206,11 +207,11 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
             _, options = await self.bot.campaigns.option_values(place_of(interaction))
         except UserError:
             return []
-        return [
+        return output.fit_choices(
             app_commands.Choice(name=f"{name} = {option_text(value)}", value=name)
             for name, value in options.model_dump().items()
             if current.lower() in name
-        ][:AUTOCOMPLETE_LIMIT]
+        )
 
     @set_option.autocomplete("value")
     async def option_values(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -223,11 +224,11 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
         if option not in model.model_fields:
             return []
         suggestions = [value.strip() for value in expected_values(model, option).split("|")]
-        return [
+        return output.fit_choices(
             app_commands.Choice(name=value, value=value)
             for value in suggestions
             if ".." not in value and value.startswith(current.lower())
-        ][:AUTOCOMPLETE_LIMIT]
+        )
 
 
 async def setup(bot: Fatebot) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,7 +25,7 @@ from bot.app import (
 )
 from bot.cogs.exchanges import close_prompts, post_prompts
 from bot.errors import UserError
-from bot.files import MAX_FILE_BYTES, load_document, parse_sheet
+from bot.files import MAX_FILE_BYTES, load_document, parse_sheet, parse_sheet_file
 from bot.i18n import Translator
 from bot.pictures import Meter, character_card
 from bot.render import mention, pool_label, pool_text, rolls_text
@@ -35,9 +34,9 @@ from bot.rulesets.registry import RULESETS
 from bot.services.characters import Created
 from bot.services.held import HELD, REJECTED
 from bot.sheet_paths import MAX_PATH, field_paths, shown_value
+from bot.workers import WORKERS
 from rules.exchange import Text
 
-AUTOCOMPLETE_LIMIT = 25
 ROSTER_PAGES = "roster"
 ROSTER_LINES_PER_PAGE = 20
 SHEET_COLOUR = discord.Colour.dark_teal()
@@ -107,7 +106,7 @@ class SheetModal(discord.ui.Modal):
 
     async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
         begin(interaction)
-        kind, data = await asyncio.to_thread(parse_sheet, self.sheet.value)
+        kind, data = await WORKERS.run(interaction.user.id, parse_sheet, self.sheet.value)
         await self.cog.create_and_announce(interaction, kind, data, gm_run=self.gm_run)
 
     async def on_error(self, interaction: discord.Interaction[Any], error: Exception, /) -> None:  # type: ignore[override]
@@ -181,14 +180,11 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
     @app_commands.command(name="import", description="Create a character from a filled-in file (YAML or JSON)")
     @app_commands.describe(file="The character file", npc="Run by the GMs: an NPC, a creature, an enemy (GM only)")
     async def import_file(self, interaction: Interaction, file: discord.Attachment, npc: bool = False) -> None:
-        if file.size > MAX_FILE_BYTES:
+        if file.size > MAX_FILE_BYTES:  # said before anything is downloaded
             raise UserError("error.file_too_large", limit=MAX_FILE_BYTES // 1024)
-        try:
-            text = (await file.read()).decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise UserError("error.file_not_text") from error
+        content = await file.read()
         # Reading the file is bounded work, but never on the event loop that answers everyone else.
-        kind, data = await asyncio.to_thread(parse_sheet, text)
+        kind, data = await WORKERS.run(interaction.user.id, parse_sheet_file, content)
         await self.create_and_announce(interaction, kind, data, gm_run=npc)
 
     @app_commands.command(name="create", description="Create a character by filling in a form")
@@ -196,7 +192,7 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
     async def create(self, interaction: Interaction, kind: WordText, npc: bool = False) -> None:
         tr, play = await self._play_with_kind(interaction, kind)
         body = yaml.safe_dump({"kind": kind, **play.template(kind)}, allow_unicode=True, sort_keys=False)
-        await interaction.response.send_modal(SheetModal(self, tr, kind, body, gm_run=npc))
+        await output.show_modal(interaction, SheetModal(self, tr, kind, body, gm_run=npc))
 
     @template.autocomplete("kind")
     @create.autocomplete("kind")
@@ -221,7 +217,7 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
         )
         lines = shown.play.sheet_lines(shown.character, shown.options, full=shown.full)
         embed = sheet_embed(tr, shown.character, lines, full=shown.full)
-        card = await asyncio.to_thread(sheet_card, tr, shown.character, lines, full=shown.full)
+        card = await WORKERS.run(interaction.user.id, sheet_card, tr, shown.character, lines, full=shown.full)
         embed.set_image(url=card.url)
         if shown.character.portrait_url:
             # Discord shows the portrait beside the card: the bot never fetches an address a player gave.
@@ -288,7 +284,7 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
         if not shown.full:
             return []
         paths = [path for path in field_paths(shown.character.sheet["file"]) if current.lower() in path.lower()]
-        return [app_commands.Choice(name=path, value=path) for path in paths[:AUTOCOMPLETE_LIMIT]]
+        return output.fit_choices(app_commands.Choice(name=path, value=path) for path in paths)
 
     @show.autocomplete("name")
     @use.autocomplete("name")
@@ -328,9 +324,9 @@ async def character_choices(bot: Fatebot, interaction: Interaction, current: str
         names = await bot.characters.names(place_of(interaction))
     except UserError:
         return []
-    return [app_commands.Choice(name=name, value=name) for name in names if current.lower() in name.lower()][
-        :AUTOCOMPLETE_LIMIT
-    ]
+    return output.fit_choices(
+        app_commands.Choice(name=name, value=name) for name in names if current.lower() in name.lower()
+    )
 
 
 async def setup(bot: Fatebot) -> None:

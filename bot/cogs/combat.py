@@ -10,6 +10,7 @@ from bot import output
 from bot.app import Fatebot, Interaction, actor_of, call_of, place_of, public_translator, translator
 from bot.cogs.characters import pools_text
 from bot.cogs.exchanges import close_prompts, post_prompts, step_message
+from bot.gm_only import gm_command
 from bot.i18n import Translator
 from bot.rulesets.registry import RULESETS
 from bot.services.combat import CombatReport
@@ -62,19 +63,19 @@ class CombatCog(commands.GroupCog, group_name="combat", group_description="Fight
         self.bot = bot
         super().__init__()
 
-    @app_commands.command(name="start", description="Start a fight with this turn order (GM only)")
+    @gm_command(name="start", description="Start a fight with this turn order")
     @app_commands.describe(order="Character names in turn order, separated by commas")
     async def start(self, interaction: Interaction, order: app_commands.Range[str, 1, 1000]) -> None:
         names = [name.strip() for name in order.split(",") if name.strip()]
         report = await self.bot.combat.start(call_of(interaction), names)
         await self._show(interaction, report, "combat.started")
 
-    @app_commands.command(name="next", description="Pass to the next character's turn (GM only)")
+    @gm_command(name="next", description="Pass to the next character's turn")
     async def next_turn(self, interaction: Interaction) -> None:
         report = await self.bot.combat.next_turn(call_of(interaction))
         await self._show(interaction, report, "combat.round")
 
-    @app_commands.command(name="round", description="Start the next round (GM only)")
+    @gm_command(name="round", description="Start the next round")
     async def next_round(self, interaction: Interaction) -> None:
         report = await self.bot.combat.next_turn(call_of(interaction), whole_round=True)
         await self._show(interaction, report, "combat.round")
@@ -86,7 +87,7 @@ class CombatCog(commands.GroupCog, group_name="combat", group_description="Fight
         tr = translator(interaction, report.ruleset)
         await output.reply(interaction, embed=report_embed(tr, report, title_key), ephemeral=True)
 
-    @app_commands.command(name="end", description="End the fight and the scene (GM only)")
+    @gm_command(name="end", description="End the fight and the scene")
     async def end(self, interaction: Interaction) -> None:
         round_number, progress = await self.bot.combat.end(call_of(interaction))
         tr = public_translator(interaction, progress.language, progress.ruleset)

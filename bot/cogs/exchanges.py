@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Sequence
+from typing import Any
 
 import discord
 from discord.ext import commands, tasks
@@ -22,6 +23,7 @@ from bot.i18n import Translator
 from bot.render import changed_pools, mention, rolls_text
 from bot.rulesets.base import Play
 from bot.services.exchanges import Applied, Closed, Fallen, Progress, Prompt
+from bot.shards import EVERY_GUILD, Shards
 from bot.views import PersistentButton
 from rules.exchange import Text, Wait
 
@@ -129,6 +131,9 @@ async def retire_prompt(interaction: Interaction, closed: WaitClosed) -> None:
 
 # The group of a button that offers every option of a wait privately (the choices of a character the GMs run).
 EVERY_OPTION = "_every"
+# What a page of a wait's buttons shows when it is no group's: every option and the GM's cancel (a prompt,
+# /gm pending), or every option alone (`EVERY_OPTION`).
+WITH_CANCEL = "_with_cancel"
 
 
 class WaitGroupButton(PersistentButton, template=r"waitgroup:(?P<wait_id>[0-9]+):(?P<group>[a-z0-9_]+)"):
@@ -183,12 +188,14 @@ def prompt_view(tr: Translator, prompt: Prompt) -> discord.ui.View:
 
 
 def wait_view(
-    tr: Translator, wait_id: int, wait: Wait, *, group: str | None = None, with_cancel: bool = False
+    tr: Translator, wait_id: int, wait: Wait, *, group: str | None = None, with_cancel: bool = False, page: int = 0
 ) -> discord.ui.View:
-    """The buttons of a wait: its options, one button per group of options, and the GM's cancel (not on a choice
-    for the GMs themselves, which they decide anyway; but on a number they wait for, which no choice ends)."""
+    """The buttons of a wait: its options in the order its ruleset gives them (the best first), one button per
+    group of options, and the GM's cancel (not on a choice for the GMs themselves, which they decide anyway; but on
+    a number they wait for, which no choice ends). Options too many for one message are shown a `page` at a time."""
+    shown = group or (WITH_CANCEL if with_cancel else EVERY_OPTION)
     with_cancel = with_cancel and (wait.audience.kind != "gms" or wait.value is not None)
-    view = discord.ui.View(timeout=None)
+    choices: list[discord.ui.Item[Any]] = []
     shown_groups: set[str] = set()
     for option in wait.options:
         if group is not None and option.group != group:
@@ -197,12 +204,44 @@ def wait_view(
             if option.group not in shown_groups:
                 shown_groups.add(option.group)
                 label = next(entry.label for entry in wait.groups if entry.key == option.group)
-                view.add_item(WaitGroupButton(tr.text(label), TONES[option.tone], wait_id=wait_id, group=option.group))
+                choices.append(WaitGroupButton(tr.text(label), TONES[option.tone], wait_id=wait_id, group=option.group))
             continue
-        view.add_item(WaitButton(tr.text(option.label), TONES[option.tone], wait_id=wait_id, option=option.key))
-    if with_cancel:
-        view.add_item(WaitCancelButton(tr("wait.cancel"), discord.ButtonStyle.danger, wait_id=wait_id))
-    return view
+        choices.append(WaitButton(tr.text(option.label), TONES[option.tone], wait_id=wait_id, option=option.key))
+    kept = [WaitCancelButton(tr("wait.cancel"), discord.ButtonStyle.danger, wait_id=wait_id)] if with_cancel else []
+
+    def turn(number: int, count: int) -> discord.ui.Item[Any]:
+        return WaitPageButton(tr("wait.more", page=number + 1, count=count), discord.ButtonStyle.secondary,
+                              wait_id=wait_id, shown=shown, page=number)  # fmt: skip
+
+    return output.paged_view(choices, kept, page, turn)
+
+
+class WaitPageButton(
+    PersistentButton, template=r"waitpage:(?P<wait_id>[0-9]+):(?P<shown>[a-z0-9_]+):(?P<page>[0-9]{1,4})"
+):
+    """The next page of a wait's buttons, for whoever may answer it: privately under a public prompt, in place on
+    a private page. An option on any page is answered as on the first."""
+
+    prefix = "waitpage"
+
+    async def clicked(self, interaction: Interaction) -> None:
+        tr = translator(interaction)
+        view = await interaction.client.exchanges.view(
+            interaction.guild_id or 0, int(self.fields["wait_id"]), actor_of(interaction)
+        )
+        tr = tr.scoped(view.ruleset)
+        shown = self.fields["shown"]
+        group = None if shown in (WITH_CANCEL, EVERY_OPTION) else shown
+        if group is not None and all(entry.key != group for entry in view.wait.groups):
+            await output.reply(interaction, tr("wait.unknown_choice", choice=group), ephemeral=True)
+            return
+        buttons = wait_view(tr, view.wait_id, view.wait, group=group, with_cancel=shown == WITH_CANCEL,
+                            page=int(self.fields["page"]))  # fmt: skip
+        message = interaction.message
+        if message is not None and message.flags.ephemeral:
+            await output.update(interaction, view=buttons)
+        else:
+            await output.reply(interaction, tr("wait.private_choice"), view=buttons, ephemeral=True)
 
 
 async def close_prompts(bot: Fatebot, tr: Translator, closed: Sequence[Closed], *, skip: int | None) -> None:
@@ -324,6 +363,19 @@ async def show_answer(interaction: Interaction, progress: Progress) -> None:
     await post_prompts(bot, progress, interaction.guild_locale)
 
 
+async def pass_deadlines(bot: Fatebot, shards: Shards = EVERY_GUILD) -> None:
+    """Every wait of `shards`' guilds whose time is up gets its default answer, and each one's outcome is posted as
+    soon as it is saved. Each post is tried on its own (the service tries each wait on its own): one that fails is
+    logged, and the next is posted."""
+    async for progress in bot.exchanges.expire_due(bot.dice, shards):
+        try:
+            await publish(bot, progress)
+        except Exception:
+            waits = ", ".join(str(closed.wait_id) for closed in progress.closed)
+            log.exception("posting what the deadline did in campaign %s failed (waits %s; saved all the same)",
+                          progress.campaign_id, waits)  # fmt: skip
+
+
 async def publish(bot: Fatebot, progress: Progress) -> None:
     """What happened without anyone clicking (a deadline passed), posted in the campaign's channel."""
     channel = bot.get_channel(progress.channel_id)
@@ -354,10 +406,9 @@ class ExchangesCog(commands.Cog):
     @tasks.loop(seconds=5.0)
     async def deadlines(self) -> None:
         try:
-            for progress in await self.bot.exchanges.expire_due(self.bot.dice, self.bot.own_shards):
-                await publish(self.bot, progress)
-        except Exception:  # one failing wait must not stop every later deadline
-            log.exception("expiring waits failed")
+            await pass_deadlines(self.bot, self.bot.own_shards)
+        except Exception:  # only the look for due waits gets here (the database away): the next look tries again
+            log.exception("looking for waits past their deadline failed")
 
     @deadlines.before_loop
     async def before_deadlines(self) -> None:
@@ -365,5 +416,5 @@ class ExchangesCog(commands.Cog):
 
 
 async def setup(bot: Fatebot) -> None:
-    bot.add_dynamic_items(WaitButton, WaitGroupButton, WaitCancelButton)
+    bot.add_dynamic_items(WaitButton, WaitGroupButton, WaitCancelButton, WaitPageButton)
     await bot.add_cog(ExchangesCog(bot))

@@ -26,7 +26,6 @@ RECAP_LATEST = 10
 # Events read and written at a time by an export.
 EXPORT_PAGE = 2000
 LOG_PAGES = "log"
-AUTOCOMPLETE_LIMIT = 25
 # An export names at most this many users (each may cost one request to Discord); the rest keep their ids.
 NAMED_USERS = 100
 
@@ -122,14 +121,14 @@ class LogCog(commands.GroupCog, group_name="log", group_description="The campaig
         if interaction.guild_id is None:
             return []
         tr = translator(interaction)
-        choices = []
+        choices: list[app_commands.Choice[str]] = []
         for found in await self.bot.campaigns.in_guild(interaction.guild_id):
             channel = getattr(self.bot.get_channel(found.channel_id), "name", str(found.channel_id))
             status_key = "log.choice_active" if found.is_active else "log.choice_ended"
             label = tr(status_key, name=found.name, channel=channel)
             if current.lower() in label.lower():
-                choices.append(app_commands.Choice(name=label[:100], value=str(found.id)))
-        return choices[:AUTOCOMPLETE_LIMIT]
+                choices.append(app_commands.Choice(name=label, value=str(found.id)))
+        return output.fit_choices(choices)
 
 
 @pages.source(LOG_PAGES)

@@ -2,32 +2,28 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot import output
 from bot.app import Fatebot, Interaction, NameText, WordText, actor_of, call_of, place_of, public_translator, translator
-from bot.cogs.characters import AUTOCOMPLETE_LIMIT, character_choices
+from bot.cogs.characters import character_choices
 from bot.cogs.exchanges import fallen_lines, respond, wait_view
 from bot.errors import UserError
+from bot.gm_only import gm_command
 from bot.i18n import Translator
 from bot.parameters import suggestions
 from bot.pictures import odds_chart
+from bot.render import given_up_text
 from bot.rulesets.base import AttackInput, CheckInput, CommandInput, Play
+from bot.workers import WORKERS
 
 # One private message per open wait, each with its buttons: a handful is what a GM can act on at once.
 PENDING_SHOWN = 5
-CHOICE_NAME_LIMIT = 100
 NO_PRESET = "none"
 ODDS_COLOUR = discord.Colour.purple()
 CHART = "odds.png"
-
-
-def choice_name(text: str) -> str:
-    return text if len(text) <= CHOICE_NAME_LIMIT else f"{text[: CHOICE_NAME_LIMIT - 1]}…"
 
 
 async def channel_play(bot: Fatebot, interaction: Interaction) -> tuple[Translator, Play] | None:
@@ -42,11 +38,10 @@ async def channel_play(bot: Fatebot, interaction: Interaction) -> tuple[Translat
 def details_choices(
     tr: Translator, model: type[CommandInput], base: type[CommandInput], current: str
 ) -> list[app_commands.Choice[str]]:
-    found = []
-    for value, help_key in suggestions(model, base, current)[:AUTOCOMPLETE_LIMIT]:
-        label = f"{value} — {tr(help_key)}" if help_key and tr.has(help_key) else value
-        found.append(app_commands.Choice(name=choice_name(label), value=value[:CHOICE_NAME_LIMIT]))
-    return found
+    return output.fit_choices(
+        app_commands.Choice(name=f"{value} — {tr(help_key)}" if help_key and tr.has(help_key) else value, value=value)
+        for value, help_key in suggestions(model, base, current)
+    )
 
 
 async def action_choices(
@@ -59,11 +54,9 @@ async def action_choices(
         return []
     tr = translator(interaction, shown.campaign.ruleset)
     labelled = [(tr.text(choice.label), choice.value) for choice in shown.play.attack_actions(shown.character)]
-    return [
-        app_commands.Choice(name=choice_name(label), value=value)
-        for label, value in labelled
-        if current.lower() in label.lower()
-    ][:AUTOCOMPLETE_LIMIT]
+    return output.fit_choices(
+        app_commands.Choice(name=label, value=value) for label, value in labelled if current.lower() in label.lower()
+    )
 
 
 def split_names(text: str) -> list[str]:
@@ -103,8 +96,9 @@ class PlayCog(commands.Cog):
             stats = play.check_stats
         # Offered in the reader's words where the ruleset has them; sent as the rules write them.
         named = [(tr(f"stat.{stat}") if tr.has(f"stat.{stat}") else stat, stat) for stat in stats]
-        return [app_commands.Choice(name=label, value=stat) for label, stat in named
-                if current.casefold() in label.casefold() or current.casefold() in stat.casefold()]  # fmt: skip
+        typed = current.casefold()
+        return output.fit_choices(app_commands.Choice(name=label, value=stat) for label, stat in named
+                                  if typed in label.casefold() or typed in stat.casefold())  # fmt: skip
 
     @check.autocomplete("against")
     async def opponent_choices(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -138,10 +132,9 @@ class PlayCog(commands.Cog):
         choices = await character_choices(self.bot, interaction, last.strip())
         if not kept:
             return choices
-        return [
-            app_commands.Choice(name=choice_name(f"{kept}, {choice.name}"), value=f"{kept}, {choice.value}")
-            for choice in choices
-        ]
+        return output.fit_choices(
+            app_commands.Choice(name=f"{kept}, {choice.name}", value=f"{kept}, {choice.value}") for choice in choices
+        )
 
     @attack.autocomplete("action")
     async def attack_actions(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -173,7 +166,7 @@ class PlayCog(commands.Cog):
         )
         embed.set_footer(text=tr.text(found.footer))
         chances = [(tr.text(label), float(chance)) for label, chance in found.lines]
-        chart = await asyncio.to_thread(odds_chart, embed.title or "", chances, tr.language)
+        chart = await WORKERS.run(interaction.user.id, odds_chart, embed.title or "", chances, tr.language)
         picture = output.Picture(CHART, chart, "\n".join(lines))
         embed.set_image(url=picture.url)
         await output.reply(interaction, embed=embed, ephemeral=True, pictures=[picture])
@@ -200,7 +193,7 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
         self.bot = bot
         super().__init__()
 
-    @app_commands.command(name="award", description="Give or take points or a pool's value (GM only)")
+    @gm_command(name="award", description="Give or take points or a pool's value")
     @app_commands.describe(
         character="Whose", resource="What to change", amount="How much (negative takes away)", reason="Why"
     )
@@ -228,7 +221,7 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
         if award.private and award.fallen:  # the pools stay the GMs'; a death is for the table to learn
             await output.reply(interaction, "\n".join(fallen_lines(tr, award.fallen)))
 
-    @app_commands.command(name="pending", description="Everything still waiting for an answer: force or cancel it (GM)")
+    @gm_command(name="pending", description="Everything still waiting for an answer: force or cancel it")
     async def pending(self, interaction: Interaction) -> None:
         tr = translator(interaction)
         count, waiting = await self.bot.exchanges.pending(place_of(interaction), actor_of(interaction), PENDING_SHOWN)
@@ -249,11 +242,13 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
                 who = tr("wait.any_player" if view.wait.audience.kind == "players" else "wait.the_gms")
             since = f"<t:{int(view.created_at.timestamp())}:R>"
             line = tr("gm.pending_line", id=view.wait_id, title=tr.text(view.title), who=who, since=since)
+            if view.error_id is not None:
+                line = f"{line}\n{given_up_text(tr, view.error_id)}"
             await output.reply(
                 interaction, line, view=wait_view(tr, view.wait_id, view.wait, with_cancel=True), ephemeral=True
             )
 
-    @app_commands.command(name="auto", description="Answer a wait in advance for a character the GMs run (GM only)")
+    @gm_command(name="auto", description="Answer a wait in advance for a character the GMs run")
     @app_commands.describe(
         character="A character the GMs run", wait="What it is asked", answer="Its answer from now on (none: ask)"
     )
@@ -270,9 +265,7 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
         answered = tr("gm.auto_set", name=name, wait=tr.text(label), answer=tr.text(option))
         await output.reply(interaction, answered, ephemeral=True)
 
-    @app_commands.command(
-        name="reveal", description="Show a character's secret sheet to everyone, or hide it again (GM)"
-    )
+    @gm_command(name="reveal", description="Show a character's secret sheet to everyone, or hide it again")
     @app_commands.describe(character="Whose sheet", hide="Hide it again instead")
     async def reveal(self, interaction: Interaction, character: NameText, hide: bool = False) -> None:
         revealed = await self.bot.characters.reveal(place_of(interaction), actor_of(interaction), character,
@@ -292,7 +285,9 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
         if found is None:
             return []
         tr, play = found
-        return [app_commands.Choice(name=tr(f"pool.{name}"), value=name) for name in play.pool_names if current in name]
+        return output.fit_choices(
+            app_commands.Choice(name=tr(f"pool.{name}"), value=name) for name in play.pool_names if current in name
+        )
 
     @auto.autocomplete("wait")
     async def preset_waits(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -301,8 +296,8 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
             return []
         tr, play = found
         labelled = [(tr.text(preset.label), preset.wait) for preset in play.presets]
-        return [app_commands.Choice(name=choice_name(label), value=key) for label, key in labelled
-                if current.lower() in label.lower()][:AUTOCOMPLETE_LIMIT]  # fmt: skip
+        return output.fit_choices(app_commands.Choice(name=label, value=key) for label, key in labelled
+                                  if current.lower() in label.lower())  # fmt: skip
 
     @auto.autocomplete("answer")
     async def preset_answers(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -320,8 +315,8 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
             return []
         labelled = [(tr.text(choice.label), choice.value) for choice in play.preset_choices(preset, shown.character)]
         labelled.append((tr("gm.auto_none"), NO_PRESET))
-        return [app_commands.Choice(name=choice_name(label), value=value) for label, value in labelled
-                if current.lower() in label.lower()][:AUTOCOMPLETE_LIMIT]  # fmt: skip
+        return output.fit_choices(app_commands.Choice(name=label, value=value) for label, value in labelled
+                                  if current.lower() in label.lower())  # fmt: skip
 
 
 async def setup(bot: Fatebot) -> None:

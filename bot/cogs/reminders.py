@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Sequence
 
 import discord
 from discord import app_commands
@@ -14,13 +16,15 @@ from bot.app import Fatebot, Interaction, campaign_translator, translator
 from bot.db.models import REMIND_DM, REMIND_OFF, REMIND_PING
 from bot.i18n import ENGLISH, Translator, catalog
 from bot.render import mention, open_wait_line, waited_on
-from bot.services.reminders import Due, Settings, time_zones_like
+from bot.services.reminders import Due, Settings, Stuck, time_zones_like
 
 log = logging.getLogger(__name__)
 
-AUTOCOMPLETE_LIMIT = 25
 # The reminder loop looks this many times less often than the deadlines: a reminder is hours late or not at all.
 REMINDER_POLL_FACTOR = 12
+# One notice's sending may take this long (a slow or rate-limited Discord) before the next is sent: the one cut
+# short is sent again at the next look, with its nonce.
+NOTICE_SECONDS = 30.0
 REMIND_BY_CHOICES = [
     app_commands.Choice(name=locale_str(catalog(ENGLISH)[f"reminders.by.{by}"], key=f"reminders.by.{by}"), value=by)
     for by in (REMIND_PING, REMIND_DM, REMIND_OFF)
@@ -33,6 +37,16 @@ def settings_text(tr: Translator, settings: Settings) -> str:
         lines.append(tr("reminders.quiet", start=f"{settings.quiet_from:02d}:00", end=f"{settings.quiet_to:02d}:00"))
     else:
         lines.append(tr("reminders.no_quiet"))
+    return "\n".join(lines)
+
+
+def digest_text(tr: Translator, stuck: Sequence[Stuck]) -> str:
+    """A GM's digest: a section per campaign, each wait on a line of its own, for the output layer to split."""
+    lines = [tr("digest.title")]
+    for part in stuck:
+        duration = tr.duration(days=part.after.days, hours=part.after.seconds // 3600)
+        lines.append(tr("digest.header", campaign=part.campaign_name, count=len(part.waits), duration=duration))
+        lines.extend(open_wait_line(tr, wait, with_campaign=False) for wait in part.waits)
     return "\n".join(lines)
 
 
@@ -88,65 +102,86 @@ class RemindersCog(commands.Cog):
 
     @reminders.autocomplete("time_zone")
     async def time_zone_choices(self, interaction: Interaction, typed: str) -> list[app_commands.Choice[str]]:
-        return [app_commands.Choice(name=zone, value=zone) for zone in time_zones_like(typed, AUTOCOMPLETE_LIMIT)]
+        return [app_commands.Choice(name=zone, value=zone) for zone in time_zones_like(typed, output.CHOICES_LIMIT)]
 
     @tasks.loop(seconds=60.0)
     async def notices(self) -> None:
         try:
-            for due in await self.bot.reminders.claim_due(self.bot.own_shards):
-                await self.deliver(due)
-        except Exception:  # one failing notice must not stop every later one
-            log.exception("sending reminders failed")
+            claimed = await self.bot.reminders.claim_due(self.bot.own_shards)
+        except Exception:  # the loop must go on: the next look claims what this one could not
+            log.exception("looking for reminders failed")
+            return
+        for due in claimed:
+            try:
+                async with asyncio.timeout(NOTICE_SECONDS):
+                    await self.deliver(due)
+            except Exception:  # one failing notice must not stop the next ones
+                wait_id = due.wait.wait_id if due.wait is not None else None
+                log.exception("sending a %s failed (campaigns %s, wait %s, user %s): tried again at the next look",
+                              due.kind, ", ".join(map(str, due.campaign_ids)), wait_id, due.user_id)  # fmt: skip
 
     @notices.before_loop
     async def before_notices(self) -> None:
         await self.bot.wait_until_ready()
 
-    def _reader(self, due: Due, ruleset: str | None) -> Translator:
+    def _reader(self, due: Due) -> Translator:
         """The language of the one reminded: as last seen, else as they last set their reminders, else the server's."""
-        wait = due.waits[0]
-        guild = self.bot.get_guild(wait.guild_id)
+        guild = self.bot.get_guild(due.guild_id)
         fallback = guild.preferred_locale if guild is not None else None
-        return Translator.for_locale(self.bot.user_locales.get(due.user_id) or due.locale or fallback, ruleset)
+        return Translator.for_locale(self.bot.user_locales.get(due.user_id) or due.locale or fallback)
 
     async def deliver(self, due: Due) -> None:
-        """One notice: a ping in the campaign's channel, or a DM; sent with its nonce, then marked sent."""
-        wait = due.waits[0]
+        """One notice: a ping in the campaign's channel, or a DM; a DM Discord refuses becomes a ping in the
+        channel, claimed once in its place and sent at once."""
+        instead = await self._send(due)
+        if instead is not None:
+            await self._send(instead)
+
+    async def _send(self, due: Due) -> Due | None:
+        """The notice sent with its nonce, then marked sent; or, its DM refused, the ping claimed in its place."""
         try:
-            if due.by == REMIND_PING and not due.digest:
-                guild = self.bot.get_guild(wait.guild_id)
-                tr = campaign_translator(due.campaign_language, guild.preferred_locale if guild else None,
-                                         wait.ruleset)  # fmt: skip
-                text = tr(
-                    "reminder.ping", user=mention(due.user_id), line=open_wait_line(tr, wait, with_campaign=False)
-                )
-                pinged = discord.AllowedMentions(users=[discord.Object(due.user_id)])
-                await output.post(self.bot.get_partial_messageable(wait.channel_id), text, mentions=pinged,
-                                  nonce=due.nonce)  # fmt: skip
+            if due.by == REMIND_PING:
+                await self._ping(due)
             else:
                 user = self.bot.get_user(due.user_id) or await self.bot.fetch_user(due.user_id)
                 await output.post(user, self._dm_text(due), nonce=due.nonce)
         except discord.Forbidden:
-            log.warning("could not remind user %s (closed DMs or no access): given up", due.user_id)
-            await self.bot.reminders.mark_sent(due.notice_id, given_up=True)
-            return
+            if due.by == REMIND_PING:
+                log.warning("could not ping user %s in channel %s (no access): given up", due.user_id, due.channel_id)
+                await self.bot.reminders.mark_sent(due.notice_id, given_up=True)
+                return None
+            log.info("user %s takes no direct messages: pinged in channel %s instead", due.user_id, due.channel_id)
+            return await self.bot.reminders.in_channel_instead(due)
         except discord.HTTPException:
-            log.warning("a reminder to user %s failed: tried again at the next look", due.user_id, exc_info=True)
-            return
-        await self.bot.reminders.mark_sent(due.notice_id)
+            log.warning("a %s to user %s failed: tried again at the next look", due.kind, due.user_id, exc_info=True)
+            return None
+        await self.bot.reminders.mark_sent(due.notice_id, campaign_ids=due.campaign_ids)
+        return None
+
+    async def _ping(self, due: Due) -> None:
+        """In the campaign's language: the reminder, or for a digest a DM could not carry only that it could not
+        (what is stuck is the GMs' alone: it is never shown in the channel)."""
+        guild = self.bot.get_guild(due.guild_id)
+        tr = campaign_translator(due.campaign_language, guild.preferred_locale if guild else None,
+                                 due.wait.ruleset if due.wait is not None else None)  # fmt: skip
+        user = mention(due.user_id)
+        if due.wait is None:
+            text = tr("digest.dms_closed", user=user)
+        else:
+            line = open_wait_line(tr, due.wait, with_campaign=False)
+            text = tr("reminder.ping_dms_closed" if due.instead_of_dm else "reminder.ping", user=user, line=line)
+        pinged = discord.AllowedMentions(users=[discord.Object(due.user_id)])
+        await output.post(self.bot.get_partial_messageable(due.channel_id), text, mentions=pinged, nonce=due.nonce)
 
     def _dm_text(self, due: Due) -> str:
-        wait = due.waits[0]
-        tr = self._reader(due, None)
-        if not due.digest:
+        tr = self._reader(due)
+        wait = due.wait
+        if wait is not None:
             scoped = tr.scoped(wait.ruleset)
             return scoped("reminder.dm", campaign=wait.campaign_name, title=scoped.text(wait.title),
                           who=waited_on(scoped, wait), since=f"<t:{int(wait.created_at.timestamp())}:R>",
                           link=wait.link or "")  # fmt: skip
-        stuck = tr.duration(hours=due.reminder_hours) if due.reminder_hours else tr.duration(days=1)
-        lines = [tr("digest.header", campaign=wait.campaign_name, count=len(due.waits), duration=stuck)]
-        lines.extend(open_wait_line(tr, stuck_wait, with_campaign=False) for stuck_wait in due.waits)
-        return "\n".join(lines)
+        return digest_text(tr, due.stuck)
 
 
 async def setup(bot: Fatebot) -> None:

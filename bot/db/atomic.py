@@ -89,6 +89,19 @@ async def resolve_wait(
     return result.one_or_none() is not None
 
 
+async def count_wait_failure(session: AsyncSession, wait_id: int, error_id: str) -> int | None:
+    """Count one more failure against a pending wait, under this error id, in one UPDATE ... RETURNING: its
+    failures now, or None when it is no longer pending."""
+    result = await session.execute(
+        update(WaitRow)
+        .where(WaitRow.id == wait_id, WaitRow.status == PENDING)
+        .values(failures=WaitRow.failures + 1, error_id=error_id)
+        .returning(WaitRow.failures)
+        .execution_options(synchronize_session=False)
+    )
+    return result.scalar_one_or_none()
+
+
 async def set_pool(session: AsyncSession, pool_id: int, value: int) -> PoolChange:
     """Set a pool's current value, held within its range, in one UPDATE ... RETURNING."""
     floored = case((ResourcePool.minimum > value, ResourcePool.minimum), else_=value)

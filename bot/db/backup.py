@@ -9,10 +9,13 @@ it (the file is SQLite, the copy is whole and carries the schema's version).
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Final
 
 from sqlalchemy.engine import make_url
+
+from bot.db.in_use import InUse, alone
 
 # Pages copied per step: small steps let the bot's writes in between.
 PAGES_PER_STEP: Final = 256
@@ -37,10 +40,14 @@ def sqlite_file(url: str) -> Path:
     return Path(parsed.database)
 
 
+def _reading(path: Path) -> sqlite3.Connection:
+    return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+
+
 def _check(path: Path) -> None:
     """A whole SQLite file with the bot's schema in it."""
     try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as connection:
+        with closing(_reading(path)) as connection:
             (verdict,) = connection.execute("PRAGMA integrity_check").fetchone()
             if verdict != "ok":
                 raise BackupError("damaged", str(verdict))
@@ -51,24 +58,41 @@ def _check(path: Path) -> None:
 
 
 def backup(url: str, target: Path) -> Path:
-    """Copy the database to `target` (a new file), consistent even while the bot writes."""
+    """Copy the database to `target` (a new file, in folders made for it), consistent even while the bot writes."""
     source = sqlite_file(url)
     if not source.exists():
         raise BackupError("no_database", str(source))
     if target.exists():
         raise BackupError("target_exists", str(target))
-    with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as reading, sqlite3.connect(target) as writing:
-        reading.backup(writing, pages=PAGES_PER_STEP)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        writing = sqlite3.connect(target)
+    except (OSError, sqlite3.Error) as error:
+        raise BackupError("target_unwritable", f"{target} ({error})") from error
+    with closing(writing), closing(_reading(source)) as reading:
+        try:
+            reading.backup(writing, pages=PAGES_PER_STEP)
+            # The copy is one file, without the write-ahead log the database it was taken from keeps beside it.
+            writing.execute("PRAGMA journal_mode=DELETE")
+        except sqlite3.Error as error:
+            target.unlink(missing_ok=True)  # half a copy would pass for a backup, and block the next try
+            raise BackupError("source_unreadable", f"{source} ({error})") from error
     _check(target)
     return source
 
 
 def restore(url: str, copy: Path) -> Path:
-    """Replace the database's whole content with a backup's (the bot stopped: it keeps what it read in memory)."""
+    """Replace the database's whole content with a backup's. Refused while any process has the database open: a
+    running bot would go on with what it read before, mixed with what was restored."""
     target = sqlite_file(url)
     if not copy.exists():
         raise BackupError("no_backup", str(copy))
     _check(copy)
-    with sqlite3.connect(f"file:{copy}?mode=ro", uri=True) as reading, sqlite3.connect(target) as writing:
-        reading.backup(writing, pages=PAGES_PER_STEP)
+    try:
+        with alone(target), closing(_reading(copy)) as reading, closing(sqlite3.connect(target)) as writing:
+            reading.backup(writing, pages=PAGES_PER_STEP)
+    except InUse as error:
+        raise BackupError("in_use", str(target)) from error
+    except (OSError, sqlite3.Error) as error:
+        raise BackupError("target_unwritable", f"{target} ({error})") from error
     return target

@@ -52,8 +52,9 @@ class WalCheckpointer:
             self._copying = True
             try:
                 self.last = await asyncio.to_thread(self._copy_log)
-            except sqlite3.Error:
-                # The log stays as it is and the next write tries again; SQLite also checkpoints when it closes.
+            except Exception:
+                # The log stays as it is and the next write tries again; SQLite also checkpoints when it closes. Any
+                # failure, not only SQLite's: one escaping would end this task with it, and `close` would raise it.
                 log.warning("WAL checkpoint of %s failed", self.path, exc_info=True)
             finally:
                 self._copying = False

@@ -25,7 +25,7 @@ from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from bot.db.backup import BackupError
-from bot.db.engine import create_engine, is_sqlite
+from bot.db.engine import create_engine, failure_text, is_sqlite
 from bot.db.migrate import alembic_config, upgrade
 from bot.db.models import Base
 
@@ -64,7 +64,7 @@ async def copy_database(source_url: str, target_url: str) -> Copied:
         try:
             await upgrade(target)
         except Exception as error:  # unreachable, refused credentials, no such database: said as it is
-            raise CopyRefused("target_unusable", f"{shown(target_url)}: {error}") from error
+            raise CopyRefused("target_unusable", f"{shown(target_url)}: {failure_text(error)}") from error
         counts: dict[str, int] = {}
         async with source.connect() as reading, target.begin() as writing:
             if not is_sqlite(source):  # one snapshot for every table (SQLite's one read transaction is one)
@@ -91,7 +91,7 @@ async def _check_source(source: AsyncEngine, url: str) -> None:
         async with source.connect() as connection:
             version = await connection.run_sync(_revision)
     except Exception as error:  # whatever stops the source being read is said as it is
-        raise CopyRefused("source_unusable", f"{shown(url)}: {error}") from error
+        raise CopyRefused("source_unusable", f"{shown(url)}: {failure_text(error)}") from error
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
     if version is None:
         raise CopyRefused("not_fatebot", shown(url))

@@ -16,6 +16,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager, suppress
 from contextvars import ContextVar
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Table, event, insert, text
@@ -27,6 +28,7 @@ from sqlalchemy.pool import PoolProxiedConnection, StaticPool
 from bot.db import inline_sqlite
 from bot.db.checkpoint import WalCheckpointer
 from bot.db.directory import CampaignDirectory
+from bot.db.in_use import Hold
 
 # Well under Discord's 3-second limit for answering an interaction: a command that waits this long for a
 # lock, or runs a statement this long, gives up, changes nothing and says the campaign is busy.
@@ -70,6 +72,12 @@ def is_busy(error: DBAPIError) -> bool:
     original = error.orig
     codes = {getattr(original, "sqlstate", None), getattr(getattr(original, "__cause__", None), "sqlstate", None)}
     return bool(codes & _BUSY_SQLSTATES) or "database is locked" in str(original)
+
+
+def failure_text(error: BaseException) -> str:
+    """What stopped a database being used, in the driver's own words on one line (without SQLAlchemy's wrapping)."""
+    cause = error.orig if isinstance(error, DBAPIError) and error.orig is not None else error
+    return " ".join(str(cause).split()) or type(cause).__name__
 
 
 @contextmanager
@@ -146,10 +154,14 @@ def _configure_sqlite(engine: Engine, foreign_keys: bool, checkpoints_elsewhere:
 class Database:
     """Owns the engine; hands out one session per unit of work."""
 
-    def __init__(self, engine: AsyncEngine, checkpointer: WalCheckpointer | None = None) -> None:
-        """`checkpointer`: where the engine's connections leave checkpoints to one (`create_engine`)."""
+    def __init__(
+        self, engine: AsyncEngine, checkpointer: WalCheckpointer | None = None, hold: Hold | None = None
+    ) -> None:
+        """`checkpointer`: where the engine's connections leave checkpoints to one (`create_engine`); `hold`: this
+        process's hold on the database's file, let go when the database is disposed of."""
         self.engine = engine
         self.checkpointer = checkpointer
+        self._hold = hold
         self.directory = CampaignDirectory()
         info = {DIRECTORY_KEY: self.directory}
         self._reader = async_sessionmaker(engine, expire_on_commit=False, info=info)
@@ -175,7 +187,9 @@ class Database:
     def from_url(cls, url: str) -> Database:
         engine = create_engine(url, checkpoints_elsewhere=True)
         path = sqlite_file(engine)
-        return cls(engine, WalCheckpointer(path) if path is not None else None)
+        if path is None:
+            return cls(engine)
+        return cls(engine, WalCheckpointer(path), Hold(Path(path)))
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:
@@ -324,3 +338,5 @@ class Database:
             self._insert_connection.close()  # back to the pool, which closes it
             self._insert_connection = None
         await self.engine.dispose()
+        if self._hold is not None:
+            self._hold.release()

@@ -74,6 +74,9 @@ ANSWERED = "answered"
 EXPIRED = "expired"
 SUPERSEDED = "superseded"
 CANCELLED = "cancelled"
+# A wait whose answer at its deadline raised this many times is tried no more by the deadlines (retried at every
+# look, it would fail there for ever): it stays pending for its GMs to answer or cancel.
+DEADLINE_TRIES = 3
 
 
 class Campaign(Base):
@@ -263,6 +266,11 @@ class WaitRow(Base):
     message_id: Mapped[int | None] = mapped_column(BigInteger, default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     resolved_at: Mapped[datetime | None] = mapped_column(default=None)
+    # How often its answer at the deadline raised (a fault of the bot, not a refusal of the rules), and the id the
+    # latest failure was logged with: after `DEADLINE_TRIES` the deadlines leave it, still pending, to the GMs, who
+    # see that id.
+    failures: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    error_id: Mapped[str | None] = mapped_column(String(16), default=None)
 
     __table_args__ = (Index("ix_waits_status_deadline_at", "status", "deadline_at"),)
 

@@ -12,6 +12,7 @@ from typing import Any, Final
 from aiohttp import BodyPartReader, hdrs, web
 
 from bot.emulator.models import JSON, ApiFailure, InteractionRecord
+from bot.emulator.openapi import validate_request
 from bot.emulator.validation import ApiError
 from bot.emulator.world import UploadedFile, World
 
@@ -47,10 +48,31 @@ class Activity:
 ATTACHMENT_LIMIT: Final = 10 * 1024 * 1024
 
 
-async def _read_body(request: web.Request) -> tuple[JSON, list[UploadedFile]]:
+@dataclass(frozen=True)
+class Body:
+    """A request's JSON body, or a multipart body's `payload_json` and its files."""
+
+    payload: Any
+    files: list[UploadedFile]
+
+    def object(self) -> tuple[JSON, list[UploadedFile]]:
+        if not isinstance(self.payload, dict):
+            raise ApiError(
+                400,
+                50035,
+                "Invalid Form Body",
+                {"_errors": [{"code": "DICT_TYPE_CONVERT", "message": "Only dictionaries may be used in a DictType"}]},
+            )
+        return self.payload, self.files
+
+
+BODY: Final = web.RequestKey("body", Body)
+
+
+async def _read_body(request: web.Request) -> Body:
     files: list[UploadedFile] = []
+    payload: Any = {}
     if request.content_type == "multipart/form-data":
-        payload: Any = {}
         reader = await request.multipart()
         async for part in reader:
             if not isinstance(part, BodyPartReader):
@@ -68,16 +90,7 @@ async def _read_body(request: web.Request) -> tuple[JSON, list[UploadedFile]]:
                 )
     elif request.can_read_body:
         payload = _parse_json(await request.text())
-    else:
-        payload = {}
-    if not isinstance(payload, dict):
-        raise ApiError(
-            400,
-            50035,
-            "Invalid Form Body",
-            {"_errors": [{"code": "DICT_TYPE_CONVERT", "message": "Only dictionaries may be used in a DictType"}]},
-        )
-    return payload, files
+    return Body(payload, files)
 
 
 def _parse_json(text: str) -> Any:
@@ -203,6 +216,8 @@ class RestApi:
                     return fault.response()
                 await asyncio.sleep(fault.delay)
             try:
+                request[BODY] = body = await _read_body(request)
+                validate_request(request.method, request.path.removeprefix(API_PREFIX), body.payload)
                 return await handler(request)
             except ApiError as exc:
                 self._record(request, exc)
@@ -260,7 +275,7 @@ class RestApi:
         return json_response({"url": self._gateway_url(), "shards": self._shard_count, "session_start_limit": limit})
 
     async def open_dm(self, request: web.Request) -> web.Response:
-        payload, _ = await _read_body(request)
+        payload, _ = request[BODY].object()
         recipient = str(payload.get("recipient_id", ""))
         if not recipient.isdigit():
             raise ApiError(400, 50035, "Invalid Form Body")
@@ -275,20 +290,20 @@ class RestApi:
         return json_response(self.world.get_commands(_int(request, "app"), self._guild_id(request)))
 
     async def put_commands(self, request: web.Request) -> web.Response:
-        body = _parse_json(await request.text())
+        body = request[BODY].payload
         return json_response(self.world.put_commands(_int(request, "app"), self._guild_id(request), body))
 
     # ------------------------------------------------------------ interactions
 
     async def callback(self, request: web.Request) -> web.Response:
-        payload, files = await _read_body(request)
+        payload, files = request[BODY].object()
         result = self.world.interaction_callback(_int(request, "iid"), request.match_info["token"], payload, files)
         if not _flag(request, "with_response"):
             return web.Response(status=204)
         return json_response(result)
 
     async def followup(self, request: web.Request) -> web.Response:
-        payload, files = await _read_body(request)
+        payload, files = request[BODY].object()
         thread = request.query.get("thread_id")
         message = self.world.followup(
             _int(request, "app"), request.match_info["token"], payload, files, int(thread) if thread else None
@@ -298,7 +313,7 @@ class RestApi:
         return json_response(message)
 
     async def create_webhook(self, request: web.Request) -> web.Response:
-        payload, _ = await _read_body(request)
+        payload, _ = request[BODY].object()
         return json_response(self.world.create_webhook(_int(request, "cid"), payload))
 
     async def channel_webhooks(self, request: web.Request) -> web.Response:
@@ -313,7 +328,7 @@ class RestApi:
         return json_response(self.world.get_webhook_message(app, token, mid))
 
     async def edit_webhook_message(self, request: web.Request) -> web.Response:
-        payload, files = await _read_body(request)
+        payload, files = request[BODY].object()
         app, token, mid = _int(request, "app"), request.match_info["token"], request.match_info["mid"]
         return json_response(self.world.edit_webhook_message(app, token, mid, payload, files))
 
@@ -340,14 +355,14 @@ class RestApi:
         return json_response(messages)
 
     async def send_message(self, request: web.Request) -> web.Response:
-        payload, files = await _read_body(request)
+        payload, files = request[BODY].object()
         return json_response(self.world.send_channel_message(_int(request, "cid"), payload, files))
 
     async def channel_message(self, request: web.Request) -> web.Response:
         return json_response(self.world.get_channel_message(_int(request, "cid"), _int(request, "mid")))
 
     async def edit_message(self, request: web.Request) -> web.Response:
-        payload, files = await _read_body(request)
+        payload, files = request[BODY].object()
         return json_response(
             self.world.edit_channel_message(_int(request, "cid"), _int(request, "mid"), payload, files)
         )

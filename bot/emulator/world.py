@@ -763,7 +763,7 @@ class World:
         if application_id != self.application_id:
             raise ApiError(403, 50001, "Missing Access")
 
-    def put_commands(self, application_id: int, guild_id: int | None, body: object) -> list[JSON]:
+    def put_commands(self, application_id: int, guild_id: int | None, body: list[JSON] | None) -> list[JSON]:
         self._check_application(application_id)
         if guild_id is not None:
             self._guild(guild_id)

@@ -185,6 +185,15 @@ class Translator:
         return next(key for key in keys if self.has(key))
 
 
+# The extra of a command's description (a `locale_str`) that marks the command the GMs' (`bot.gm_only`).
+GM_ONLY = "gm_only"
+
+
+def gm_only_description(description: str, language: str) -> str:
+    """A command's description with the words that say only the campaign's GMs may use it."""
+    return Translator(language)("command.gm_only", description=description)
+
+
 def command_key(context: app_commands.TranslationContextTypes) -> str | None:
     """The catalog key of one translatable string of the command tree."""
     names = app_commands.TranslationContextLocation
@@ -212,6 +221,10 @@ class CommandTranslator(app_commands.Translator):
             return None
         entries = catalog(language)
         if key in entries:
-            return entries[key]
-        # A ruleset's own commands: their keys are under its id (command names are unique, so one matches).
-        return next((entries[found] for r in RULESETS if (found := scoped(r, key)) in entries), None)
+            translated: str | None = entries[key]
+        else:
+            # A ruleset's own commands: their keys are under its id (command names are unique, so one matches).
+            translated = next((entries[found] for r in RULESETS if (found := scoped(r, key)) in entries), None)
+        if translated is not None and string.extras.get(GM_ONLY):
+            return gm_only_description(translated, language)
+        return translated

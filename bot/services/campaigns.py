@@ -90,7 +90,8 @@ class CampaignService:
         async with self.database.read() as session:
             return await active_campaign(session, place)
 
-    async def check_can_end(self, place: Place, actor: Actor) -> Campaign:
+    async def gm_campaign(self, place: Place, actor: Actor) -> Campaign:
+        """The channel's campaign, for one of its GMs; anyone else is refused."""
         async with self.database.read() as session:
             campaign = await active_campaign(session, place)
             await require_gm(session, campaign.id, actor)

@@ -13,25 +13,28 @@ at once when a GM gave the answer in advance.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete, select
+from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.atomic import (
     apply_pool_delta,
+    count_wait_failure,
     lock_campaign,
     resolve_wait,
     set_pool,
     set_pool_maximum,
 )
-from bot.db.engine import Database
+from bot.db.engine import Busy, Database
 from bot.db.models import (
     ANSWERED,
     CANCELLED,
+    DEADLINE_TRIES,
     EXCHANGE_CANCELLED,
     EXCHANGE_CLOSED,
     EXPIRED,
@@ -50,7 +53,7 @@ from bot.db.models import (
     WaitAnswer,
     WaitRow,
 )
-from bot.errors import UserError, WaitClosed, rule_refused
+from bot.errors import UserError, WaitClosed, new_error_id, rule_refused
 from bot.render import mention
 from bot.rulesets.base import ANSWERER, CharacterSnapshot, CommitmentSnapshot, Handler, Play, Scene, SideSnapshot, Turn
 from bot.rulesets.registry import RULESETS
@@ -101,6 +104,9 @@ log = logging.getLogger(__name__)
 # A GM's answers given in advance may chain (an NPC defends, then withstands...); a ruleset that keeps
 # asking the same preset question forever is a bug, not a fight.
 MAX_AUTO_ANSWERS = 32
+# What fails for a while whichever wait is tried (the database locked or out of reach): not the wait's fault, so not
+# counted against it; the next look tries again.
+PASSING_FAILURES = (Busy, OperationalError, InterfaceError, OSError)
 
 
 class EngineError(Exception):
@@ -213,6 +219,13 @@ class WaitView:
     title: Text
     subject: str | None
     created_at: datetime
+    # The error id of its latest failure, once the deadlines gave up on it (`DEADLINE_TRIES`).
+    error_id: str | None = None
+
+
+def given_up_error(wait: WaitRow) -> str | None:
+    """The error id a wait the deadlines gave up on last failed with; None while they still try it."""
+    return wait.error_id if wait.failures >= DEADLINE_TRIES else None
 
 
 StepOf = Callable[[Scene], Step]
@@ -361,8 +374,9 @@ class ExchangeEngine:
                 )
         record_event(
             session, campaign.id, "wait.answered" if status == ANSWERED else "wait.expired", actor_id=answer.by,
-            payload={"exchange": exchange.id, "wait": spec.key, "title": exchange.title, "subject": wait.subject,
-                     "choice": self._choice_label(spec, answer).to_dict(), "forced": answer.forced},
+            payload={"exchange": exchange.id, "wait": spec.key, "wait_id": wait.id, "title": exchange.title,
+                     "subject": wait.subject, "choice": self._choice_label(spec, answer).to_dict(),
+                     "forced": answer.forced},
             created_at=self.clock(), secret=_for_gm_run(spec, wait),
         )  # fmt: skip
         play = play_of(campaign)
@@ -996,34 +1010,77 @@ class ExchangeService:
                 exchange = await session.get(Exchange, wait.exchange_id)
                 assert exchange is not None
                 views.append(WaitView(campaign.ruleset, wait.id, Wait.from_dict(wait.spec),
-                                      Text.from_dict(exchange.title), wait.subject, wait.created_at))  # fmt: skip
+                                      Text.from_dict(exchange.title), wait.subject, wait.created_at,
+                                      given_up_error(wait)))  # fmt: skip
             return len(rows), views
 
-    async def expire_due(self, dice: DiceSource, shards: Shards = EVERY_GUILD) -> list[Progress]:
-        """Answer every wait of `shards`' guilds whose deadline passed with its default; each in its own
-        transaction. However many processes look at once, each wait is answered once: its campaign is claimed
-        first (a lock that other lookers skip rather than wait for), and a wait found answered is left."""
+    async def given_up(self, place: Place) -> dict[int, str]:
+        """The open waits of the channel's campaign that the deadlines gave up on, with the error id of each one's
+        latest failure."""
         async with self.database.read() as session:
-            due = list(
-                await session.scalars(
-                    select(WaitRow.id)
+            campaign = await active_campaign(session, place)
+            rows = await session.execute(
+                select(WaitRow.id, WaitRow.error_id).where(
+                    WaitRow.campaign_id == campaign.id, WaitRow.status == PENDING, WaitRow.failures >= DEADLINE_TRIES
+                )
+            )
+            return {wait_id: error_id for wait_id, error_id in rows if error_id is not None}
+
+    async def expire_due(self, dice: DiceSource, shards: Shards = EVERY_GUILD) -> AsyncIterator[Progress]:
+        """Answer every wait of `shards`' guilds whose deadline passed with its default, each in its own
+        transaction, and yield what each did as soon as it is done. However many processes look at once, each wait
+        is answered once: its campaign is claimed first (a lock that other lookers skip rather than wait for), and a
+        wait found answered is left. A wait whose answer raises is logged and counted, and the next is answered;
+        after `DEADLINE_TRIES` failures it is left to its GMs."""
+        async with self.database.read() as session:
+            due = (
+                await session.execute(
+                    select(WaitRow.id, WaitRow.campaign_id)
                     .join(Campaign, Campaign.id == WaitRow.campaign_id)
                     .where(WaitRow.status == PENDING, WaitRow.deadline_at.is_not(None),
-                           WaitRow.deadline_at <= self.clock(), on_shards(Campaign.guild_id, shards))
+                           WaitRow.deadline_at <= self.clock(), WaitRow.failures < DEADLINE_TRIES,
+                           on_shards(Campaign.guild_id, shards))
                     .order_by(WaitRow.deadline_at, WaitRow.id)
                 )
-            )  # fmt: skip
-        done = []
-        for wait_id in due:
+            ).all()  # fmt: skip
+        for wait_id, campaign_id in due:
             try:
-                expired = await self._expire(wait_id, dice)
-            except UserError as refusal:
-                # The rules refuse the default now (a character of the exchange is gone...): waiting on would
-                # only fail again at every look, so the exchange ends, saying why.
-                expired = await self._abandon(wait_id, refusal)
+                expired = await self._expire_or_abandon(wait_id, dice)
+            except PASSING_FAILURES:
+                log.warning("the deadline of wait %s of campaign %s could not be answered now; trying again later",
+                            wait_id, campaign_id, exc_info=True)  # fmt: skip
+                continue
+            except Exception as error:
+                await self._count_failure(wait_id, campaign_id, error)
+                continue
             if expired is not None:
-                done.append(expired)
-        return done
+                yield expired
+
+    async def _expire_or_abandon(self, wait_id: int, dice: DiceSource) -> Progress | None:
+        try:
+            return await self._expire(wait_id, dice)
+        except UserError as refusal:
+            # The rules refuse the default now (a character of the exchange is gone...): waiting on would only fail
+            # again at every look, so the exchange ends, saying why.
+            return await self._abandon(wait_id, refusal)
+
+    async def _count_failure(self, wait_id: int, campaign_id: int, error: Exception) -> None:
+        """A wait's deadline failed: counted against the wait (with the error id its GMs will see) and logged."""
+        error_id = new_error_id()
+        try:
+            async with self.database.write() as session:
+                failures = await count_wait_failure(session, wait_id, error_id)
+        except Exception:
+            log.exception("could not count failure %s against wait %s of campaign %s", error_id, wait_id, campaign_id)
+            failures = None
+        if failures is not None and failures >= DEADLINE_TRIES:
+            outcome = f"failure {failures} of {DEADLINE_TRIES}: left to the campaign's GMs, to answer or cancel"
+        elif failures is not None:
+            outcome = f"failure {failures} of {DEADLINE_TRIES}: tried again at the next look"
+        else:
+            outcome = "not counted"
+        log.error("the deadline of wait %s of campaign %s failed [error %s], %s", wait_id, campaign_id, error_id,
+                  outcome, exc_info=error)  # fmt: skip
 
     async def _due(self, session: AsyncSession, wait_id: int) -> tuple[Campaign, WaitRow] | None:
         """The wait and its campaign, locked, if the wait is still pending in an active campaign. A campaign
@@ -1036,6 +1093,8 @@ class ExchangeService:
         await session.refresh(wait)
         if campaign is None or not campaign.is_active or wait.status != PENDING:
             return None  # answered, cancelled or superseded meanwhile: nothing is due any more
+        if wait.failures >= DEADLINE_TRIES:
+            return None  # given up on meanwhile, by another process: its GMs answer it
         return campaign, wait
 
     async def _expire(self, wait_id: int, dice: DiceSource) -> Progress | None:

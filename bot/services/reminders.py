@@ -3,14 +3,20 @@ users' reminder settings, and the notices (reminders, the GMs' daily digest) cla
 
 A notice is claimed in the database by a unique key before it is sent, so that however many times the claim is
 tried (a restart, another process) one row holds it; it keeps a nonce that goes with its message, so that
-Discord keeps one copy when a restart sends a claimed notice again.
+Discord keeps one copy when a restart sends a claimed notice again. A direct message Discord refuses (the user's
+DMs are closed) is replaced, in the transaction that ends it, by a notice of its own to ping the user in the
+campaign's channel, claimed and sent the same way.
+
+A GM's digest covers every campaign they run, on every shard: its key names the GM and the day, not a campaign,
+so whichever process claims it first sends it (a direct message needs no shard), with what the database says of
+all their campaigns.
 """
 
 from __future__ import annotations
 
 import functools
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
@@ -44,6 +50,8 @@ LONGEST_DELAY_HOURS = 24 * 7
 DIGEST_STUCK_HOURS = 24
 # Notices claimed but not yet sent, older than this, are given up: Discord keeps a nonce only for minutes.
 RESEND_WITHIN = timedelta(minutes=5)
+# The key of a notice that pings in the channel for a direct message refused: this, then the refused one's id.
+IN_CHANNEL = "in-channel:"
 
 
 @dataclass(frozen=True)
@@ -92,18 +100,42 @@ DEFAULT_SETTINGS = Settings(REMIND_PING, "UTC", None, None)
 
 
 @dataclass(frozen=True)
+class Stuck:
+    """One campaign's part of a GM's digest: its waits open for longer than `after`."""
+
+    campaign_id: int
+    campaign_name: str
+    after: timedelta
+    waits: tuple[OpenWait, ...]
+
+
+@dataclass(frozen=True)
 class Due:
-    """A notice claimed and not yet sent: a reminder of one wait to one user, or a GM's digest of a campaign."""
+    """A notice claimed and not yet sent: a reminder of one wait to one user, or a GM's digest of every campaign
+    they run; by DM or by a ping in `channel_id` (the wait's, or for a digest the campaign's it was claimed in)."""
 
     notice_id: int
     nonce: int
     user_id: int
     by: str
     locale: str | None
+    guild_id: int
+    channel_id: int
     campaign_language: str | None
-    waits: tuple[OpenWait, ...]
-    reminder_hours: int
-    digest: bool
+    wait: OpenWait | None  # a reminder's; None for a digest
+    stuck: tuple[Stuck, ...]  # a digest's, campaign by campaign
+    instead_of_dm: bool  # a ping for a direct message Discord refused
+
+    @property
+    def kind(self) -> str:
+        """What it is, in the words of the log."""
+        return "reminder" if self.wait is not None else "digest"
+
+    @property
+    def campaign_ids(self) -> tuple[int, ...]:
+        if self.wait is not None:
+            return (self.wait.campaign_id,)
+        return tuple(part.campaign_id for part in self.stuck)
 
 
 def _open_wait(campaign: Campaign, wait: WaitRow, title: Text) -> OpenWait:
@@ -158,6 +190,36 @@ def time_zones_like(typed: str, limit: int) -> list[str]:
 def stuck_after(campaign: Campaign) -> timedelta:
     """How long a wait is open before the GMs' digest names it: the reminder delay, or a day without one."""
     return timedelta(hours=campaign.reminder_hours or DIGEST_STUCK_HOURS)
+
+
+async def _stuck_for(session: AsyncSession, now: datetime, gm_ids: set[int]) -> dict[int, tuple[Stuck, ...]]:
+    """What each GM's digest lists: the stuck waits of every active campaign they run, whatever its shard, one
+    part per campaign, the campaign of the longest stuck wait first."""
+    if not gm_ids:
+        return {}
+    runs: dict[int, list[int]] = {}
+    for gm, campaign_id in await session.execute(
+        select(Membership.user_id, Membership.campaign_id).where(
+            Membership.user_id.in_(gm_ids), Membership.role == ROLE_GM
+        )
+    ):
+        runs.setdefault(gm, []).append(campaign_id)
+    run = {campaign_id for campaign_ids in runs.values() for campaign_id in campaign_ids}
+    stuck: dict[int, list[OpenWait]] = {}
+    for wait in await _open_waits(session, Campaign.id.in_(run)):
+        # `_open_waits` loaded the wait's campaign into the session: `get_one` finds it there, with no query.
+        if now - wait.created_at >= stuck_after(await session.get_one(Campaign, wait.campaign_id)):
+            stuck.setdefault(wait.campaign_id, []).append(wait)
+    parts = {
+        campaign_id: Stuck(campaign_id, waits[0].campaign_name,
+                           stuck_after(await session.get_one(Campaign, campaign_id)), tuple(waits))
+        for campaign_id, waits in stuck.items()
+    }  # fmt: skip
+    return {
+        gm: tuple(sorted((parts[campaign_id] for campaign_id in campaign_ids if campaign_id in parts),
+                         key=lambda part: (part.waits[0].created_at, part.campaign_id)))
+        for gm, campaign_ids in runs.items()
+    }  # fmt: skip
 
 
 class ReminderService:
@@ -231,7 +293,8 @@ class ReminderService:
     async def claim_due(self, shards: Shards = EVERY_GUILD) -> list[Due]:
         """Claim every reminder and digest of `shards`' guilds now due (each once, whoever else tries), and
         return every notice of theirs claimed and not yet sent: these and any a restart left unsent. Only the
-        process that runs a guild's shard sends its notices, so no two processes send the same one."""
+        process that runs a guild's shard sends its notices, so no two processes send the same one; a GM's digest
+        is claimed once a day for all their campaigns, in one of those the claiming process runs."""
         now = self.clock()
         async with self.database.read() as session:
             waits = await _open_waits(session, on_shards(Campaign.guild_id, shards))
@@ -267,14 +330,14 @@ class ReminderService:
                 continue
             for gm in gms[wait.campaign_id]:
                 if not _settings(settings.get(gm)).quiet_at(now):
-                    wanted.setdefault(f"digest:{wait.campaign_id}:{gm}:{day}", (wait, gm, REMIND_DM, True))
+                    wanted.setdefault(f"digest:{gm}:{day}", (wait, gm, REMIND_DM, True))
         if wanted:
             async with self.database.read() as session:
                 claimed = set(await session.scalars(select(Notice.key).where(Notice.key.in_(list(wanted)))))
             for key in wanted.keys() - claimed:
                 wait, user_id, by, digest = wanted[key]
                 await self._claim(key, wait, user_id, by, digest=digest)
-        return await self._unsent(now, waits, campaigns, settings, shards)
+        return await self._unsent(now, waits, settings, shards)
 
     async def _claim(self, key: str, wait: OpenWait, user_id: int, by: str, *, digest: bool) -> None:
         try:
@@ -286,46 +349,71 @@ class ReminderService:
             return  # claimed by another process meanwhile
 
     async def _unsent(
-        self, now: datetime, waits: list[OpenWait], campaigns: dict[int, Campaign],
-        settings: dict[int, UserSettings], shards: Shards,
-    ) -> list[Due]:  # fmt: skip
+        self, now: datetime, waits: list[OpenWait], settings: dict[int, UserSettings], shards: Shards
+    ) -> list[Due]:
         async with self.database.read() as session:
             unsent = list(
-                await session.scalars(
-                    select(Notice)
+                await session.execute(
+                    select(Notice, Campaign)
                     .join(Campaign, Campaign.id == Notice.campaign_id)
                     .where(Notice.sent_at.is_(None), on_shards(Campaign.guild_id, shards))
                     .order_by(Notice.id)
                 )
             )
+            stuck = await _stuck_for(session, now, {notice.user_id for notice, _ in unsent if notice.wait_id is None})
+        still_open = {wait.wait_id: wait for wait in waits}
         due = []
-        for notice in unsent:
-            campaign = campaigns.get(notice.campaign_id)
-            shown = tuple(
-                wait for wait in waits
-                if wait.wait_id == notice.wait_id or (
-                    notice.wait_id is None and campaign is not None and wait.campaign_id == campaign.id
-                    and now - wait.created_at >= stuck_after(campaign)
-                )
-            )  # fmt: skip
-            if campaign is None or not shown or now - notice.created_at > RESEND_WITHIN:
+        for notice, campaign in unsent:
+            wait = still_open.get(notice.wait_id) if notice.wait_id is not None else None
+            parts = stuck.get(notice.user_id, ()) if notice.wait_id is None else ()
+            if (wait is None and not parts) or now - notice.created_at > RESEND_WITHIN:
                 # Answered, ended, or claimed so long ago that Discord would no longer know its nonce: a copy
                 # sent now could be a second one. Nothing is sent.
                 await self.mark_sent(notice.id, given_up=True)
                 continue
             stored = settings.get(notice.user_id)
-            due.append(Due(notice.id, notice.nonce, notice.user_id, notice.by, stored.locale if stored else None,
-                           campaign.language, shown, campaign.reminder_hours, notice.wait_id is None))  # fmt: skip
+            due.append(Due(
+                notice.id, notice.nonce, notice.user_id, notice.by, stored.locale if stored else None,
+                campaign.guild_id, wait.channel_id if wait is not None else campaign.channel_id, campaign.language,
+                wait, parts, notice.key.startswith(IN_CHANNEL),
+            ))  # fmt: skip
         return due
 
-    async def mark_sent(self, notice_id: int, *, given_up: bool = False) -> None:
+    async def in_channel_instead(self, due: Due) -> Due | None:
+        """The notice whose direct message Discord refused (closed DMs), ended and replaced in one transaction by
+        a notice to ping the user in the channel, claimed under a key of the refused one's: however often this is
+        tried, one ping is claimed. None when it was done already."""
+        try:
+            async with self.database.write() as session:
+                refused = await session.get(Notice, due.notice_id)
+                if refused is None or refused.sent_at is not None:
+                    return None
+                refused.sent_at = self.clock()
+                ping = Notice(key=f"{IN_CHANNEL}{refused.id}", campaign_id=refused.campaign_id,
+                              wait_id=refused.wait_id, user_id=refused.user_id, by=REMIND_PING,
+                              nonce=secrets.randbits(62), created_at=self.clock())  # fmt: skip
+                session.add(ping)
+                await session.flush()
+                claimed = replace(due, notice_id=ping.id, nonce=ping.nonce, by=REMIND_PING, instead_of_dm=True)
+        except IntegrityError:
+            return None  # replaced by another process meanwhile
+        return claimed
+
+    async def mark_sent(self, notice_id: int, *, given_up: bool = False, campaign_ids: tuple[int, ...] = ()) -> None:
+        """The notice done; its event in the log of each campaign it told of (`campaign_ids`, else its own)."""
         async with self.database.write() as session:
             notice = await session.get(Notice, notice_id)
             if notice is not None and notice.sent_at is None:
                 notice.sent_at = self.clock()
                 # A reminder is the table's to know of; a digest, or a notice given up, the GMs'.
                 digest = notice.wait_id is None
-                kind = "notice.given_up" if given_up else "notice.digest" if digest else "notice.reminder"
-                record_event(session, notice.campaign_id, kind, actor_id=None,
-                             payload={"user": notice.user_id, "wait": notice.wait_id},
-                             created_at=notice.sent_at, secret=digest or given_up)  # fmt: skip
+                if given_up:
+                    kind = "notice.given_up"
+                elif digest:
+                    kind = "notice.digest_in_channel" if notice.key.startswith(IN_CHANNEL) else "notice.digest"
+                else:
+                    kind = "notice.reminder"
+                for campaign_id in campaign_ids or (notice.campaign_id,):
+                    record_event(session, campaign_id, kind, actor_id=None,
+                                 payload={"user": notice.user_id, "wait": notice.wait_id},
+                                 created_at=notice.sent_at, secret=digest or given_up)  # fmt: skip

@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import signal
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy.engine import make_url
 
 from bot.cli import main
 from bot.emulator import Emulator
@@ -195,3 +197,96 @@ async def test_bench_runs_the_bot_as_one_process_per_shard(tmp_path: Path, capsy
     assert "postgresql, 2 bot processes" in table
     assert any(line.split()[:2] == ["fate_points", "/roll"] for line in table.splitlines())
     assert any(line.startswith("cpu: ") and "in the bot's" in line for line in table.splitlines())
+
+
+# Nothing listens on port 9 (discard) of loopback: a connection there is refused at once.
+UNREACHABLE = "postgresql+asyncpg://fatebot:secret@127.0.0.1:9/fatebot"
+SHOWN_UNREACHABLE = "postgresql+asyncpg://fatebot:***@127.0.0.1:9/fatebot"
+MISSING_ROLE = (
+    make_url(POSTGRES_ADMIN_URL).set(username="no_such_role", password="secret").render_as_string(hide_password=False)
+    if POSTGRES_ADMIN_URL
+    else None
+)
+FAILURES = [
+    (["db", "upgrade"], {"DATABASE_URL": UNREACHABLE}, 1, f"Cannot use the database at {SHOWN_UNREACHABLE}: "),
+    (["db", "upgrade"], {"DATABASE_URL": "sqlite:///{tmp}/no/such/folder/bot.sqlite3"}, 1,
+     "Cannot use the database at sqlite:///{tmp}/no/such/folder/bot.sqlite3: "),
+    (["db", "upgrade"], {"DATABASE_URL": "fatebot.sqlite3"}, 2, "DATABASE_URL: not a database URL"),
+    (["db", "upgrade"], {"DATABASE_URL": "mysql://fatebot:secret@db/fatebot"}, 2,
+     "DATABASE_URL: mysql://fatebot:***@db/fatebot is neither SQLite nor PostgreSQL"),
+    (["db", "upgrade"], {"DATABASE_URL": "postgresql://fatebot:secret@db/fatebot"}, 2,
+     "DATABASE_URL: postgresql://fatebot:***@db/fatebot names a driver the bot does not use"),
+    (["db", "backup", "saved.sqlite3"], {"DATABASE_URL": UNREACHABLE}, 2, "`fatebot db backup` and `restore` work on"),
+    (["db", "backup", "/proc/no/saved.sqlite3"], {}, 2, "Cannot write /proc/no/saved.sqlite3 ("),
+    (["db", "backup", "saved.sqlite3"], {"DATABASE_URL": "sqlite:///{tmp}/none.sqlite3"}, 2,
+     "There is no database at {tmp}/none.sqlite3 yet."),
+    (["db", "restore", "missing.sqlite3", "--yes"], {}, 2, "There is no backup at missing.sqlite3."),
+    (["db", "restore", "bot.sqlite3", "--yes"], {"DATABASE_URL": UNREACHABLE}, 2,
+     "`fatebot db backup` and `restore` work on SQLite; for postgresql, use pg_dump while the bots run and "
+     "pg_restore with every bot stopped"),
+    (["db", "copy", "--to", UNREACHABLE], {}, 2, f"The database to fill cannot be used: {SHOWN_UNREACHABLE}: "),
+    (["db", "copy", "--to", "sqlite:///{tmp}/copy.sqlite3"], {"DATABASE_URL": UNREACHABLE}, 2,
+     f"The database to copy cannot be read: {SHOWN_UNREACHABLE}: "),
+    (["local", "--script", "missing.txt"], {}, 2, "cannot read the script: "),
+    (["local", "--script", "script.txt", "--database", UNREACHABLE], {}, 1,
+     f"Cannot use the database at {SHOWN_UNREACHABLE}: "),
+    (["local", "--database", "nonsense"], {}, 2, "--database: not a database URL"),
+    (["bench", "--database", UNREACHABLE], {}, 1, f"Cannot use the database at {SHOWN_UNREACHABLE}: "),
+    (["health"], {"HEALTH_PORT": "99999"}, 2, "HEALTH_PORT: "),
+    (["run"], {"DISCORD_TOKEN": "any", "DISCORD_API_BASE": "discord.com/api"}, 2, "DISCORD_API_BASE: "),
+    (["run"], {"DISCORD_TOKEN": "any", "DISCORD_GATEWAY_URL": "https://gateway.discord.gg"}, 2,
+     "DISCORD_GATEWAY_URL: "),
+    (["run"], {"DISCORD_TOKEN": "any", "DATABASE_URL": "sqlite:///{tmp}/no/such/folder/bot.sqlite3"}, 1,
+     "Cannot use the database at sqlite:///{tmp}/no/such/folder/bot.sqlite3: "),
+]  # fmt: skip
+if MISSING_ROLE is not None:
+    shown = make_url(MISSING_ROLE).render_as_string(hide_password=True)
+    FAILURES.append((["db", "upgrade"], {"DATABASE_URL": MISSING_ROLE}, 1,
+                     f'Cannot use the database at {shown}: role "no_such_role" does not exist'))  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def migrated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("migrated") / "bot.sqlite3"
+    with pytest.MonkeyPatch.context() as environment:
+        environment.setenv("DATABASE_URL", f"sqlite:///{path}")
+        assert main(["db", "upgrade"]) == 0
+    return path
+
+
+@pytest.mark.parametrize(("arguments", "environment", "code", "message"), FAILURES)
+def test_each_command_fails_in_one_sentence_with_a_failing_exit(
+    arguments: list[str], environment: dict[str, str], code: int, message: str, migrated: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    monkeypatch.chdir(tmp_path)
+    for name in ("DISCORD_TOKEN", "DISCORD_API_BASE", "DISCORD_GATEWAY_URL", "HEALTH_PORT"):
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / "script.txt").write_text("alice: /roll dice:1d6\n", encoding="utf-8")
+    environment = {"DATABASE_URL": f"sqlite:///{tmp_path / 'bot.sqlite3'}"} | environment
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value.format(tmp=tmp_path))
+    shutil.copy(migrated, tmp_path / "bot.sqlite3")
+    assert main([argument.format(tmp=tmp_path) for argument in arguments]) == code
+    said = capsys.readouterr().err
+    assert said.startswith(message.format(tmp=tmp_path)), said
+    assert said.count("\n") == 1 and len(said) < 400, said
+    assert "secret" not in said
+
+
+async def test_run_says_when_its_database_cannot_be_used_once_discord_answers(tmp_path: Path) -> None:
+    async with Emulator() as emulator:
+        environment = _clean_environment(tmp_path) | {
+            "DISCORD_TOKEN": emulator.bot_token,
+            "DISCORD_API_BASE": emulator.api_base,
+            "DISCORD_GATEWAY_URL": emulator.gateway_url,
+            "DATABASE_URL": UNREACHABLE,
+        }
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", "run", env=environment, cwd=tmp_path, stderr=asyncio.subprocess.PIPE
+        )
+        _, said = await asyncio.wait_for(process.communicate(), timeout=60)
+    assert process.returncode == 1
+    text = said.decode()
+    assert text.startswith(f"Cannot use the database at {SHOWN_UNREACHABLE}: ") and text.count("\n") == 1, text
+    assert "Connect call failed ('127.0.0.1', 9)" in text

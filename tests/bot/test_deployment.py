@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import re
+import shlex
 import socket
-from pathlib import Path
+import sys
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pytest
 import yaml
 from pydantic import ValidationError
+from sqlalchemy.engine import make_url
 
 from bot.cli import EXIT_UNFIT, EXIT_USAGE, main
 from bot.health import HealthServer, check_health
@@ -140,3 +145,89 @@ def test_shard_ids_that_are_not_numbers_are_refused(
     monkeypatch.setenv("SHARD_IDS", "0,one")
     assert main(["health"]) == EXIT_USAGE
     assert "SHARD_IDS: '0,one' is not whole numbers separated by commas" in capsys.readouterr().err
+
+
+def dockerfile_instructions() -> list[tuple[str, str]]:
+    """The Dockerfile's instructions as (INSTRUCTION, arguments), continuation lines joined."""
+    joined = re.sub(r"\\\n", " ", (ROOT / "Dockerfile").read_text(encoding="utf-8"))
+    lines = [line.strip() for line in joined.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    return [(word.upper(), rest.strip()) for word, _, rest in (line.partition(" ") for line in lines)]
+
+
+def image_settings() -> tuple[dict[str, str], str, list[str], str | None, list[str]]:
+    """What the image's containers start from: its environment, working directory, volumes, user and health check."""
+    environment: dict[str, str] = {}
+    workdir, user = "/", None
+    volumes: list[str] = []
+    healthcheck: list[str] = []
+    for instruction, arguments in dockerfile_instructions():
+        if instruction == "ENV":
+            environment.update(pair.split("=", 1) for pair in shlex.split(arguments))  # type: ignore[misc]
+        elif instruction == "WORKDIR":
+            workdir = str(PurePosixPath(workdir) / arguments)
+        elif instruction == "VOLUME":
+            volumes += json.loads(arguments) if arguments.startswith("[") else arguments.split()
+        elif instruction == "USER":
+            user = arguments
+        elif instruction == "HEALTHCHECK":
+            healthcheck = json.loads(arguments.split(" CMD ", 1)[1])
+    return environment, workdir, volumes, user, healthcheck
+
+
+def env_file(path: Path) -> dict[str, str]:
+    """A file read as `docker run --env-file` reads it: every `NAME=value` line as it stands, quotes and all, an
+    empty value setting the variable to empty text (over the image's own value); `#` lines are comments."""
+    read: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        name, equals, value = line.lstrip().partition("=")
+        if equals:
+            read[name] = value
+    return read
+
+
+def container_environment() -> dict[str, str]:
+    """`docker run --env-file .env` with `.env` copied from `.env.example`, as the README says."""
+    environment, *_ = image_settings()
+    return environment | env_file(ROOT / ".env.example")
+
+
+def test_the_documented_docker_run_keeps_its_database_on_the_volume_and_its_health_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _, workdir, volumes, user, healthcheck = image_settings()
+    assert user not in (None, "root", "0")
+    assert volumes and healthcheck == ["fatebot", "health"]
+    for name in Settings.model_fields:
+        monkeypatch.delenv(name.upper(), raising=False)
+    for name, value in container_environment().items():
+        monkeypatch.setenv(name, value)
+    settings = Settings(_env_file=None)
+    url = make_url(settings.database_url)
+    assert url.get_backend_name() == "sqlite" and url.database
+    stored = PurePosixPath(workdir) / url.database  # a relative file lands in the working directory
+    assert any(stored.is_relative_to(volume) for volume in volumes), f"{stored} is not on a volume {volumes}"
+    assert settings.health_port is not None, "the health check asks a port nobody serves"
+
+
+async def test_the_documented_docker_run_migrates_onto_the_volume_only(tmp_path: Path) -> None:
+    """The container's `fatebot db upgrade`, its volume and working directory being folders here: the database
+    is made on the volume, and nothing is written in the working directory (which the image does not let its
+    user write)."""
+    _, _, volumes, _, _ = image_settings()
+    volume, workdir = tmp_path / "volume", tmp_path / "app"
+    volume.mkdir()
+    workdir.mkdir()
+    environment = {name: value for name, value in os.environ.items()
+                   if name.lower() not in Settings.model_fields}  # fmt: skip
+    for name, value in container_environment().items():
+        environment[name] = value.replace(volumes[0].rstrip("/"), str(volume))
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "db", "upgrade", env=environment, cwd=workdir,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    _, errors = await asyncio.wait_for(process.communicate(), timeout=60)
+    assert process.returncode == 0, errors.decode()
+    assert list(workdir.iterdir()) == []
+    assert (volume / "fatebot.sqlite3").stat().st_size > 0

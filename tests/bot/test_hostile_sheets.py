@@ -1,26 +1,33 @@
 """Hostile character files, generated for every kind of every ruleset: each ruleset's own template, with values
-swapped for others of any type, huge or invisible text, out-of-range numbers, fields removed and fields made up.
+swapped for others of any type, huge or invisible text, out-of-range numbers, fields removed and fields made up,
+written as YAML or JSON, and at times broken as bytes (`tests.hostile_files`) before the loader reads them.
 
-Whatever the file, building the character either succeeds or refuses with problems the bot can word in English,
-Chinese and Japanese; nothing else is raised (no crash that would reach a player as the generic error), and no
-example takes long. `HOSTILE_SHEETS=2000 pytest tests/bot/test_hostile_sheets.py` searches longer.
+Whatever the file, reading and building the character either succeeds or refuses with a message or problems the
+bot can word in English, Chinese and Japanese; nothing else is raised (no crash that would reach a player as the
+generic error), and no example takes long. `HOSTILE_SHEETS=2000 pytest tests/bot/test_hostile_sheets.py` searches
+longer.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.app import problem_text
+from bot.app import error_text, problem_text
+from bot.errors import UserError
+from bot.files import parse_sheet_file
 from bot.i18n import Translator
 from bot.rulesets.base import CharacterSnapshot, Play
 from bot.rulesets.registry import RULESETS
 from rules.dice import SeededDice
 from rules.exchange import RuleError
 from rules.sheets import SheetError
+from tests.hostile_files import WHOLE_FILES, hostile_bytes
 from tests.sizes import size
 
 EXAMPLES = size("HOSTILE_SHEETS", 60, 2000)
@@ -100,6 +107,23 @@ def hostile_sheet(draw: st.DrawFn, template: dict[str, Any]) -> dict[str, Any]:
     return sheet if isinstance(sheet, dict) else {"name": "x"}
 
 
+@st.composite
+def hostile_file(draw: st.DrawFn, kind: str, template: dict[str, Any]) -> bytes:
+    """A hostile sheet as a player would upload it: YAML or JSON, now and then broken as bytes."""
+    sheet = {"kind": kind, **draw(hostile_sheet(template))}
+    if draw(st.booleans()):
+        written = yaml.safe_dump(sheet, allow_unicode=True, sort_keys=False).encode()
+    else:
+        written = json.dumps(sheet, ensure_ascii=draw(st.booleans())).encode(errors="surrogatepass")
+    return draw(st.one_of(st.just(written), st.just(written), hostile_bytes(written)))
+
+
+def worded_in_every_language(refused: UserError, readers: list[Translator]) -> None:
+    for reader in readers:
+        worded = error_text(reader, refused)
+        assert worded and refused.key not in worded, (refused.key, refused.params, worded)
+
+
 def bound_to(play: Play, kind: str, options: Any) -> dict[str, CharacterSnapshot]:
     """The character a kind is bound to (a Servant's Master), built from its own template, as the bot finds it."""
     binding = play.binding(kind)
@@ -122,8 +146,15 @@ def test_a_hostile_file_builds_or_is_refused_in_words(ruleset: str, kind: str) -
     refused: list[str] = []
 
     @settings(max_examples=EXAMPLES, deadline=1000, suppress_health_check=[HealthCheck.too_slow], database=None)
-    @given(hostile_sheet(template), st.booleans())
-    def builds_or_refuses(sheet: dict[str, Any], gm_run: bool) -> None:
+    @given(hostile_file(kind, template), st.booleans())
+    def builds_or_refuses(content: bytes, gm_run: bool) -> None:
+        try:
+            read_kind, sheet = parse_sheet_file(content)
+        except UserError as unread:
+            worded_in_every_language(unread, readers)
+            return
+        if read_kind != kind:
+            return  # a kind broken by the bytes spliced in is the service's to refuse, as any unknown kind
         try:
             play.build(kind, sheet, bound, SeededDice(1), options, gm_run=gm_run)
         except SheetError as error:
@@ -138,3 +169,41 @@ def test_a_hostile_file_builds_or_is_refused_in_words(ruleset: str, kind: str) -
 
     builds_or_refuses()
     assert len(set(refused)) >= 2, refused  # the files were hostile enough to be refused, for several reasons
+
+
+@pytest.mark.parametrize("content", WHOLE_FILES)
+def test_any_bytes_are_read_or_refused_in_words(content: bytes) -> None:
+    readers = [Translator.for_locale(locale) for locale in LOCALES]
+    try:
+        parse_sheet_file(content)
+    except UserError as refused:
+        worded_in_every_language(refused, readers)
+
+
+@pytest.mark.parametrize(
+    ("content", "code", "line"),
+    [
+        (b'kind: master\nname: "a\x00b"\n', "U+0000", 2),
+        (b'kind: master\nname: "a\\0b"\n', "U+0000", 2),
+        (b"\x00" * 64, "U+0000", 1),
+        (b"\xef\xbb\xbf\x00", "U+0000", 1),
+        ("kind: master\n\nname: \ufffe\n".encode(), "U+FFFE", 3),
+        (b'kind: master\nname: "\\ud800"\n', "U+D800", 2),
+        (b'"\\0": 1\nkind: master\n', "U+0000", 1),
+    ],
+)
+def test_a_character_no_database_keeps_is_named_with_its_line(content: bytes, code: str, line: int) -> None:
+    with pytest.raises(UserError) as refused:
+        parse_sheet_file(content)
+    assert (refused.value.key, refused.value.params) == ("error.file_character", {"code": code, "line": line})
+
+
+@settings(max_examples=EXAMPLES * 5, deadline=1000, suppress_health_check=[HealthCheck.too_slow], database=None)
+@given(hostile_bytes(b"kind: master\nname: Rin\nweapons:\n  - name: Azoth\n"))
+def test_generated_bytes_are_read_or_refused_in_words(content: bytes) -> None:
+    try:
+        kind, _ = parse_sheet_file(content)
+    except UserError as refused:
+        worded_in_every_language(refused, [Translator.for_locale(locale) for locale in LOCALES])
+    else:
+        assert isinstance(kind, str)

@@ -6,10 +6,12 @@ from __future__ import annotations
 import gzip
 
 import discord
+from discord import app_commands
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot import output
+from bot.emulator.validation import validate_choices, validate_message, validate_modal
 
 lines = st.lists(st.text(alphabet="ab 字\n", max_size=200), max_size=20).map("\n".join)
 long_text = st.one_of(lines, st.integers(0, 9000).map(lambda size: "x" * size))
@@ -83,3 +85,90 @@ def test_a_large_file_is_gzipped_then_split() -> None:
 def test_shorten_adds_an_ellipsis_only_when_needed() -> None:
     assert output.shorten("abc", 3) == "abc"
     assert output.shorten("abcd", 3) == "ab…"
+
+
+labels = st.text(alphabet="ab 字…", min_size=1, max_size=300)
+
+
+def _button(label: str, index: int) -> discord.ui.Button[discord.ui.View]:
+    return discord.ui.Button(label=label, custom_id=f"choice:{index}")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(labels, max_size=20), labels, st.lists(st.tuples(labels, st.none() | labels), min_size=1, max_size=25))
+def test_every_text_of_a_view_fits(buttons: list[str], placeholder: str, options: list[tuple[str, str | None]]) -> None:
+    view = discord.ui.View(timeout=None)
+    for index, label in enumerate(buttons):
+        view.add_item(_button(label, index))
+    menu: discord.ui.Select[discord.ui.View] = discord.ui.Select(custom_id="menu", placeholder=placeholder)
+    for index, (label, description) in enumerate(options):
+        menu.add_option(label=label, value=f"v{index}", description=description)
+    view.add_item(menu)
+    output.fit_view(view)
+    validate_message({"components": view.to_components()}, file_count=0, partial=False)
+    for item, label in zip(view.children, buttons, strict=False):
+        assert isinstance(item, discord.ui.Button) and item.label == output.shorten(label, output.BUTTON_LABEL_LIMIT)
+        assert len(item.label) <= output.BUTTON_LABEL_LIMIT
+    assert menu.placeholder is not None and len(menu.placeholder) <= output.PLACEHOLDER_LIMIT
+    for option, (label, description) in zip(menu.options, options, strict=True):
+        assert option.label == output.shorten(label, output.SELECT_OPTION_LIMIT)
+        assert len(option.description or "") <= output.SELECT_OPTION_LIMIT
+        assert (option.description is None) == (description is None)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(labels, max_size=130), st.integers(0, 3), st.integers(0, 40))
+def test_any_count_of_buttons_is_laid_out_and_every_one_reachable(choices: list[str], kept: int, start: int) -> None:
+    def view_of(number: int) -> discord.ui.View:
+        return output.paged_view(
+            [_button(label, index) for index, label in enumerate(choices)],
+            [discord.ui.Button(label="Cancel", custom_id=f"kept:{index}") for index in range(kept)],
+            number, lambda page, count: discord.ui.Button(label=f"more {page}/{count}", custom_id=f"page:{page}"),
+        )  # fmt: skip
+
+    seen: list[str] = []
+    page = 0
+    for _ in range(len(choices) + 1):
+        view = view_of(page)
+        validate_message({"content": "?", "components": view.to_components()}, file_count=0, partial=False)
+        ids = [item.custom_id for item in view.children if isinstance(item, discord.ui.Button)]
+        assert [name for name in ids if name and name.startswith("kept:")] == [f"kept:{i}" for i in range(kept)]
+        seen += [name for name in ids if name and name.startswith("choice:")]
+        turn = next((name for name in ids if name and name.startswith("page:")), None)
+        if turn is None or turn == "page:0":
+            break
+        page = int(turn.removeprefix("page:"))
+    # Page after page from the first, every choice once, in the order given: the first page holds the first.
+    assert seen == [f"choice:{index}" for index in range(len(choices))]
+    last = view_of(start)  # a page number past the end shows the last page
+    assert all(isinstance(item, discord.ui.Button) for item in last.children)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(labels, st.text(max_size=150)), max_size=60))
+def test_suggestions_are_the_first_that_discord_carries(given: list[tuple[str, str]]) -> None:
+    fitted = output.fit_choices(app_commands.Choice(name=name, value=value) for name, value in given)
+    carried = [(name, value) for name, value in given if len(value) <= output.CHOICE_NAME_LIMIT]
+    assert len(fitted) == min(len(carried), output.CHOICES_LIMIT)
+    for choice, (name, value) in zip(fitted, carried, strict=False):
+        assert choice.name == output.shorten(name, output.CHOICE_NAME_LIMIT) and choice.value == value
+    validate_choices({"choices": [choice.to_dict() for choice in fitted]})
+
+
+@given(labels, labels, st.text(max_size=5000))
+def test_a_form_fits(title: str, label: str, default: str) -> None:
+    modal = discord.ui.Modal(title=title)
+    box: discord.ui.TextInput[discord.ui.Modal] = discord.ui.TextInput(
+        label=label, placeholder=label, default=default or None, style=discord.TextStyle.paragraph
+    )
+    modal.add_item(box)
+    labelled: discord.ui.Label[discord.ui.Modal] = discord.ui.Label(
+        text=label, description=label, component=discord.ui.TextInput(default=default or None)
+    )
+    modal.add_item(labelled)
+    output.fit_modal(modal)
+    validate_modal(modal.to_dict())
+    assert len(labelled.text) <= output.INPUT_LABEL_LIMIT
+    assert len(labelled.description or "") <= output.INPUT_PLACEHOLDER_LIMIT
+    assert len(box.placeholder or "") <= output.INPUT_PLACEHOLDER_LIMIT
+    assert (box.default or "") == output.shorten(default, output.INPUT_VALUE_LIMIT)

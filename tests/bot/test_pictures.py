@@ -5,13 +5,17 @@ at and commit when a picture changes on purpose."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from PIL import Image, ImageChops, ImageStat
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image, ImageChops, ImageDraw, ImageStat
 
 from bot.pictures import Meter, character_card, font, grid_map, odds_chart, versus_board
 
@@ -36,7 +40,7 @@ PICTURES: dict[str, Callable[[], bytes]] = {
         (("属性", "力量 0 · 敏捷 2"),), "zh-CN",
     ),
     "map-zh.png": lambda: grid_map(
-        "你的角色所在位置", [("Saber", 10, 10), ("远坂凛", 15, 10), ("Lancer", 140, 30)], 100, "zh-CN"
+        "你的角色所在位置", [("Saber", 10, 10), ("远坂凛", 15, 10), ("Lancer", 140, 30)], 100, "zh-CN", more=str
     ),
     "board-ja.png": lambda: versus_board(
         "桜門 と 衛宮邸 が戦った場合（スキル抜き）：", ("桜門", "衛宮邸"),
@@ -94,3 +98,62 @@ def test_a_changed_picture_fails_its_golden_comparison() -> None:
         assert max(ImageStat.Stat(ImageChops.difference(image, expected)).mean) > TOLERANCE
     else:
         assert image.size != expected.size
+
+
+# What any map may draw (text, lines, dots): a map of four panels of 3 x 3 cells with 40 named points draws about
+# 150; the old map drew a label for every sector between its points (40,401 for two points 200 sectors apart).
+MOST_DRAWN = 200
+# Names as the bot takes them: letters, digits and spaces, no control or invisible characters.
+NAME = st.text(st.characters(categories=("L", "N", "Zs")), min_size=1, max_size=20)
+COORDINATE = st.one_of(st.integers(-10_100, 10_099), st.integers(-(10**18), 10**18))
+
+
+@contextlib.contextmanager
+def drawing_calls() -> Iterator[list[str]]:
+    """The name of every drawing call made on any picture meanwhile."""
+    calls: list[str] = []
+
+    def counted(method: str) -> Callable[..., None]:
+        drawing = getattr(ImageDraw.ImageDraw, method)
+
+        def draw(self: ImageDraw.ImageDraw, *args: Any, **kwargs: Any) -> None:
+            calls.append(method)
+            drawing(self, *args, **kwargs)
+
+        return draw
+
+    with pytest.MonkeyPatch.context() as patch:
+        for method in ("text", "line", "ellipse", "rectangle"):
+            patch.setattr(ImageDraw.ImageDraw, method, counted(method))
+        yield calls
+
+
+def test_a_map_of_points_far_apart_draws_what_is_near_them_not_the_sectors_between() -> None:
+    with drawing_calls() as near:
+        grid_map("Where", [("Saber", 10, 10), ("Rin", 15, 10)], 100, "en", more=str)
+    with drawing_calls() as far:
+        drawn = grid_map("Where", [("Saber", -10_000, -10_000), ("Rin", 10_099, 10_099)], 100, "en", more=str)
+    assert len(far) <= 2 * len(near)  # a panel around each
+    assert Image.open(io.BytesIO(drawn)).size == (640, 372)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(NAME, COORDINATE, COORDINATE), min_size=1, max_size=300))
+def test_no_map_draws_more_than_a_bound_whatever_its_points(points: list[tuple[str, int, int]]) -> None:
+    with drawing_calls() as calls:
+        drawn = grid_map("Where", points, 100, "en", more=lambda count: f"and {count} more")
+    assert len(calls) <= MOST_DRAWN
+    image = Image.open(io.BytesIO(drawn))
+    assert image.width == 640 and image.height <= 1600
+
+
+def test_points_left_off_a_crowded_map_are_counted_under_it() -> None:
+    said: list[int] = []
+
+    def more(count: int) -> str:
+        said.append(count)
+        return f"and {count} more"
+
+    with drawing_calls() as calls:
+        grid_map("Where", [(f"Puppet {index}", index, 5) for index in range(55)], 100, "en", more=more)
+    assert said == [15] and calls.count("ellipse") == 40

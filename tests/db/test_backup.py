@@ -4,7 +4,11 @@ brings it back whole."""
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
+import sys
+import threading
+from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,6 +18,7 @@ from bot.cli import main
 from bot.db.atomic import apply_pool_delta
 from bot.db.backup import BackupError, backup, restore
 from bot.db.engine import Database
+from bot.db.in_use import Hold, alone
 from bot.db.migrate import upgrade
 from bot.db.models import Campaign, Character, ResourcePool
 from bot.services.common import record_event
@@ -106,3 +111,73 @@ def test_the_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: p
     monkeypatch.setenv("DATABASE_URL", "postgresql+asyncpg://postgres@127.0.0.1/x")
     assert main(["db", "backup", "other.sqlite3"]) == 2
     assert "pg_dump" in capsys.readouterr().err
+
+
+def _campaigns(path: Path) -> list[str]:
+    with closing(sqlite3.connect(path)) as connection:
+        return [name for (name,) in connection.execute("SELECT name FROM campaigns")]
+
+
+async def test_a_restore_is_refused_while_a_bot_runs_on_the_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    live = tmp_path / "bot.sqlite3"
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{live}")
+    assert await asyncio.to_thread(main, ["db", "upgrade"]) == 0
+    assert await asyncio.to_thread(main, ["db", "backup", "empty.sqlite3"]) == 0
+    bot = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "local", env=os.environ | {"DATABASE_URL": f"sqlite:///{live}"}, cwd=tmp_path,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    assert bot.stdin is not None and bot.stdout is not None
+    try:
+        bot.stdin.write(b"alice: /campaign start ruleset:fate_points name:Kept\n")
+        await bot.stdin.drain()
+        async with asyncio.timeout(60):
+            while b"Kept" not in await bot.stdout.readline():
+                pass
+        capsys.readouterr()
+        assert await asyncio.to_thread(main, ["db", "restore", "empty.sqlite3", "--yes"]) == 2
+        assert capsys.readouterr().err == (
+            f"A bot or another fatebot command has {live} open: stop it, then restore (nothing was restored).\n"
+        )
+        assert _campaigns(live) == ["Kept"]
+    finally:
+        bot.stdin.close()
+        await asyncio.wait_for(bot.wait(), timeout=30)
+    assert await asyncio.to_thread(main, ["db", "restore", "empty.sqlite3", "--yes"]) == 0
+    assert _campaigns(live) == []
+
+
+async def test_an_open_database_refuses_a_restore_until_disposed_of(tmp_path: Path) -> None:
+    live = tmp_path / "live.sqlite3"
+    database, _, _ = await _database(live)
+    saved = tmp_path / "saved.sqlite3"
+    backup(f"sqlite:///{live}", saved)
+    try:
+        with pytest.raises(BackupError) as refused:
+            restore(f"sqlite:///{live}", saved)
+        assert refused.value.code == "in_use"
+    finally:
+        await database.dispose()
+    restore(f"sqlite:///{live}", saved)
+
+
+def test_a_database_opened_during_a_restore_waits_for_it(tmp_path: Path) -> None:
+    live = tmp_path / "live.sqlite3"
+    with alone(live):
+        opening = threading.Thread(target=lambda: Hold(live).release())
+        opening.start()
+        opening.join(timeout=0.3)
+        assert opening.is_alive()  # waiting for the restore's lock
+    opening.join(timeout=5)
+    assert not opening.is_alive()
+
+
+def test_a_backup_makes_its_folder_and_is_one_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'bot.sqlite3'}")
+    assert main(["db", "upgrade"]) == 0
+    assert main(["db", "backup", "backups/2026/fatebot.sqlite3"]) == 0
+    assert [path.name for path in (tmp_path / "backups" / "2026").iterdir()] == ["fatebot.sqlite3"]

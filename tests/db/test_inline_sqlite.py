@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import Table, func, select, text
 
 from bot.db import inline_sqlite
+from bot.db.checkpoint import WalCheckpointer
 from bot.db.engine import LONG_WAIT, Database, create_engine
 from bot.db.migrate import upgrade
 from bot.db.models import Campaign, Event
@@ -87,6 +88,31 @@ async def test_checkpoints_are_made_off_the_loop_after_the_writes(tmp_path: Path
         assert rows_in_the_database_file(path, tmp_path / "after.sqlite3") == 1500
     finally:
         await database.dispose()
+
+
+async def test_a_checkpoint_that_fails_leaves_the_next_and_the_close_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "failing.sqlite3"
+    sqlite3.connect(path).close()
+    checkpointer = WalCheckpointer(str(path), delay=0.01)
+    copy_log = checkpointer._copy_log
+    failures = iter([RuntimeError("the worker thread is gone"), sqlite3.OperationalError("disk I/O error")])
+
+    def failing_first() -> tuple[int, int]:
+        failure = next(failures, None)
+        if failure is not None:
+            raise failure
+        return copy_log()
+
+    monkeypatch.setattr(checkpointer, "_copy_log", failing_first)
+    try:
+        for _ in range(3):
+            checkpointer.wrote()
+            await checkpointer.settled()
+        assert checkpointer.last is not None
+    finally:
+        await checkpointer.close()
 
 
 async def test_events_written_in_a_batch_are_stored_as_the_orm_stores_them(tmp_path: Path) -> None:

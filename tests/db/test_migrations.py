@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
-from sqlalchemy import select, text
+from alembic import command
+from sqlalchemy import Connection, inspect, select, text
 
 from bot.db.engine import Database
-from bot.db.migrate import upgrade
+from bot.db.migrate import alembic_config, upgrade
 from bot.db.models import Campaign, CharacterLink, WaitRow
 from bot.rulesets.base import CharacterSnapshot
 from bot.rulesets.fate_points.outcomes import AttackResolved, FateSpent
@@ -118,3 +120,27 @@ async def test_waiting_actions_become_waits_that_still_answer(previous: Database
     granted = approved.steps[-1].outcomes[0]
     assert isinstance(granted, FateSpent)
     assert granted.effect["boost"] == "AGI"
+
+
+async def test_waits_from_before_have_failed_at_no_deadline(previous: Database) -> None:
+    async with previous.read() as session:
+        waits = list(await session.scalars(select(WaitRow).order_by(WaitRow.id)))
+    assert [(wait.failures, wait.error_id) for wait in waits] == [(0, None), (0, None)]
+
+
+def _wait_columns(connection: Connection) -> set[str]:
+    return {column["name"] for column in inspect(connection).get_columns("waits")}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_the_failures_of_waits_go_with_their_revision(backend: str, tmp_path: Path) -> None:
+    async with fresh_database_url(backend, tmp_path) as url:
+        database = Database.from_url(url)
+        try:
+            await upgrade(database.engine)
+            async with database.engine.begin() as connection:
+                assert {"failures", "error_id"} <= await connection.run_sync(_wait_columns)
+                await connection.run_sync(lambda sync: command.downgrade(alembic_config(sync), "0007"))
+                assert not {"failures", "error_id"} & await connection.run_sync(_wait_columns)
+        finally:
+            await database.dispose()

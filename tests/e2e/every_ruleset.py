@@ -17,13 +17,16 @@ BUTTON = 2
 STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE, MENTIONABLE, NUMBER, ATTACHMENT = 3, 4, 5, 6, 7, 8, 9, 10, 11
 
 
-async def own_character(harness: Harness, player: User, channel: Channel, ruleset: str) -> str:
-    """A character of the player's own, from the ruleset's template (held for a GM where it must be)."""
+async def own_character(harness: Harness, player: User, channel: Channel, ruleset: str, name: str | None = None) -> str:
+    """A character of the player's own, from the ruleset's template (held for a GM where it must be), under the
+    template's name unless given another."""
     play = RULESETS[ruleset].play
     assert play is not None
     kind = play.kinds[0]
     template = (await harness.slash(player, channel, "character template", kind=kind)).reply
     data = yaml.safe_load(template.attachments[0].data) or {}
+    if name is not None:
+        data["name"] = name
     created = await harness.slash(player, channel, "character import",
                                   file=("sheet.yaml", yaml.safe_dump({"kind": kind, **data}).encode()))  # fmt: skip
     assert created.error is None, created.error

@@ -1,7 +1,10 @@
-"""Every command the bot describes as the GMs', of every ruleset, used by a player: refused as the GMs', privately,
-and nothing changes. The commands come from the command tree the bot synced, so a new one is covered as soon as it
+"""Every command the bot marks as the GMs' (`bot.gm_only`), of every ruleset, used by a player: refused as the GMs',
+privately, and nothing changes. The commands come from the bot's command tree, so a new one is covered as soon as it
 exists; their options are filled in from their declared types, with the player's own character and camp for the
-names, so that nothing but the GM check stands in the way.
+names, so that nothing but the GM check stands in the way, and again with another player's character. Every other
+command, used by the player naming another player's character wherever it takes one: never refused as the GMs' (a
+command that is the GMs' without the mark fails here), and refused, changing nothing, wherever the character named
+is the one the player acts as.
 
 The same for buttons, read from every message the bot posted: a player pressing a GM's button is refused; and
 nothing from another server reaches this one's campaigns: every button id pressed there, every command used there
@@ -9,17 +12,18 @@ with this server's names, and every autocomplete there."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 import yaml
+from discord import app_commands
 from sqlalchemy import func, select
 
 from bot.db.models import Campaign, Commitment, Event
 from bot.emulator.models import Channel, Message, User, iter_components
+from bot.gm_only import is_gm_command
 from bot.rulesets.registry import RULESETS
 from tests.databases import BACKENDS, fresh_database_url
 from tests.e2e.every_ruleset import (
@@ -33,13 +37,16 @@ from tests.e2e.every_ruleset import (
     USER,
     campaign_of_every_ruleset,
     leaves,
+    own_character,
 )
 from tests.e2e.harness import Harness, running_harness
 
-GM_ONLY = re.compile(r"\(GMs? only[;)]|\(GM\)$")
 REFUSED = "Only a GM of this campaign can do that."
 ELSEWHERE = "This command belongs to"
 CAMP_OPTIONS = frozenset({"camp", "first", "second", "other", "at_base_of"})
+# The options that name someone else's character on purpose: whom one looks at, attacks or aims at.
+ON_ANOTHER = frozenset({("character show", "name"), ("check", "against"), ("attack", "target"), ("odds", "attacker"),
+                        ("odds", "defender"), ("grail cast", "target"), ("grail aim", "target")})  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -49,6 +56,8 @@ class Table:
     player: User
     channels: dict[str, Channel]
     names: dict[str, str]
+    # Another player's character in each campaign, by ruleset.
+    rivals: dict[str, str]
     # Another server, whose owner runs a campaign of every ruleset there.
     stranger: User
     elsewhere: dict[str, Channel]
@@ -62,6 +71,12 @@ async def table(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     ):
         gm, player = harness.emulator.add_user("gm"), harness.emulator.add_user("player")
         channels, names = await campaign_of_every_ruleset(harness, gm, player)
+        rival = harness.emulator.add_user("rival")
+        guild = harness.emulator.world.guild_of(next(iter(channels.values())))
+        assert guild is not None
+        harness.emulator.add_member(guild, rival)
+        rivals = {ruleset: await own_character(harness, rival, channel, ruleset, name="Sakura Matou")
+                  for ruleset, channel in channels.items()}  # fmt: skip
         await harness.slash(gm, channels["grail_anka"], "anka camp", name="Red", members=names["grail_anka"])
         await harness.slash(gm, channels["grail_anka"], "anka camp", name="Blue", members=names["grail_anka"])
         stranger = harness.emulator.add_user("stranger")
@@ -70,12 +85,28 @@ async def table(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         for ruleset in channels:
             elsewhere[ruleset] = harness.emulator.add_channel(other_guild, ruleset)
             await harness.slash(stranger, elsewhere[ruleset], "campaign start", ruleset=ruleset, name="Elsewhere")
-        yield Table(harness, gm, player, channels, names, stranger, elsewhere)
+        yield Table(harness, gm, player, channels, names, rivals, stranger, elsewhere)
 
 
-def _gm_commands(commands: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
-    """(the command's full name, its options) of every command described as the GMs'."""
-    return [(name, options) for name, description, options in leaves(commands) if GM_ONLY.search(description)]
+def _marked(table: Table) -> frozenset[str]:
+    """The full names of the commands the bot marks as the GMs'."""
+    assert table.harness.bot is not None
+    return frozenset(command.qualified_name for command in table.harness.bot.tree.walk_commands()
+                     if isinstance(command, app_commands.Command) and is_gm_command(command))  # fmt: skip
+
+
+def _commands(table: Table, *, gms: bool) -> list[tuple[str, list[dict[str, Any]]]]:
+    """(the command's full name, its options) of every command synced that is the GMs' (or, not `gms`, is not)."""
+    marked = _marked(table)
+    synced = leaves(table.harness.emulator.commands())
+    assert marked <= {name for name, _, _ in synced}
+    return [(name, options) for name, _, options in synced if (name in marked) == gms]
+
+
+def _given(options: list[dict[str, Any]], table: Table, ruleset: str, character: str) -> dict[str, object]:
+    """Every option filled in, `character` wherever a character goes."""
+    given = {option["name"]: _value(option, table, ruleset) for option in options}
+    return {key: character if value == table.names[ruleset] else value for key, value in given.items()}
 
 
 def _value(option: dict[str, Any], table: Table, ruleset: str) -> object:
@@ -104,15 +135,18 @@ async def _events(table: Table) -> int:
         return int(await session.scalar(counted.where(Campaign.guild_id == guild_id)) or 0)
 
 
-async def test_every_gm_command_of_every_ruleset_refuses_a_player(table: Table) -> None:
-    commands = _gm_commands(table.harness.emulator.commands())
+@pytest.mark.parametrize("whose", ["own", "rival's"])
+async def test_every_gm_command_of_every_ruleset_refuses_a_player(table: Table, whose: str) -> None:
+    commands = _commands(table, gms=True)
     assert len(commands) >= 30
     refused = 0
     for name, options in commands:
         for ruleset, channel in table.channels.items():
-            given = {option["name"]: _value(option, table, ruleset) for option in options}
+            character = table.names[ruleset] if whose == "own" else table.rivals[ruleset]
             before = await _events(table)
-            record = await table.harness.emulator.slash(table.player, channel, name, given)
+            record = await table.harness.emulator.slash(
+                table.player, channel, name, _given(options, table, ruleset, character)
+            )
             reply = record.reply
             assert record.error is None, (name, ruleset, record.error)
             assert reply is not None and reply.ephemeral, (name, ruleset, reply)
@@ -120,6 +154,38 @@ async def test_every_gm_command_of_every_ruleset_refuses_a_player(table: Table) 
             assert await _events(table) == before, (name, ruleset)
             refused += reply.content.startswith(REFUSED)
     assert refused >= len(commands)  # each refused as the GMs' in at least one ruleset's campaign
+
+
+async def _takes_characters(table: Table, channel: Channel, name: str, options: list[dict[str, Any]]) -> list[str]:
+    """The options of a command that take a character: those whose suggestions are the campaign's characters."""
+    taking = []
+    for option in options:
+        if option.get("autocomplete"):
+            offered = await table.harness.emulator.autocomplete(table.gm, channel, name, {option["name"]: ""},
+                                                                option["name"])  # fmt: skip
+            if any(choice["value"] in table.rivals.values() for choice in offered):
+                taking.append(option["name"])
+    return taking
+
+
+async def test_every_other_command_naming_another_players_character(table: Table) -> None:
+    """Not the GMs' (the mark is missing on no command that refuses as theirs); and refused, changing nothing,
+    wherever the other player's character is named as the one the player acts as."""
+    emulator = table.harness.emulator
+    acted_as = 0
+    for name, options in _commands(table, gms=False):
+        for ruleset, channel in table.channels.items():
+            taking = await _takes_characters(table, channel, name, options)
+            before = await _events(table)
+            record = await emulator.slash(table.player, channel, name, _given(options, table, ruleset,
+                                                                              table.rivals[ruleset]))  # fmt: skip
+            assert record.error is None, (name, ruleset, record.error)
+            assert all(not reply.content.startswith(REFUSED) for reply in record.replies), (name, ruleset)
+            if any((name, option) not in ON_ANOTHER for option in taking):
+                assert record.reply is not None and record.reply.ephemeral, (name, ruleset, record.reply)
+                assert await _events(table) == before, (name, ruleset, record.reply.content)
+                acted_as += 1
+    assert acted_as >= 40  # say, me, character use, edit and delete, a Servant's seal... in every campaign
 
 
 def _custom_ids(table: Table) -> list[tuple[str, Message]]:
@@ -284,9 +350,7 @@ async def test_what_the_gms_run_stays_hidden_from_every_command_a_player_has(
     harness, emulator = table.harness, table.harness.emulator
 
     used = 0
-    for command, description, options in leaves(emulator.commands()):
-        if GM_ONLY.search(description):
-            continue
+    for command, options in _commands(table, gms=False):
         for ruleset, name in hidden.items():
             given = {option["name"]: _value(option, table, ruleset) for option in options}
             given = {key: name if value == table.names[ruleset] else value for key, value in given.items()}

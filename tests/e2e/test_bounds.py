@@ -23,14 +23,7 @@ from bot.emulator.models import EVERYONE, Channel, Message, User
 from bot.emulator.world import CALLBACK_DEFERRED_UPDATE
 from tests.databases import BACKENDS, fresh_database_url
 from tests.e2e.harness import Harness, running_harness
-
-ALIAS_BOMB = (
-    'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
-    + "".join(
-        f"{name}: &{name} [{', '.join([f'*{prev}'] * 9)}]\n" for prev, name in zip("abcdefgh", "bcdefghi", strict=True)
-    )
-    + "kind: master\nname: Bomb\n"
-)
+from tests.hostile_files import ALIAS_BOMB
 
 
 @dataclass(frozen=True)
@@ -309,3 +302,60 @@ async def test_an_export_of_a_hundred_thousand_events_arrives_while_others_are_a
     document = json.loads(gzip.decompress(attachment.data))
     assert len(document["events"]) == 100_001  # the campaign's start, and the rolls
     assert harness.emulator.rejections == [] or all(r.status != 413 for r in harness.emulator.rejections)
+
+
+UNKEPT = "The file holds a character the bot cannot keep"
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b'kind: master\nname: Nul\nnotes: "a\\0b"\n', f"{UNKEPT} (U+0000, line 3): remove it."),
+        (b"kind: master\nname: Nul\nnotes: a\x00b\n", f"{UNKEPT} (U+0000, line 3): remove it."),
+        (b"\x00" * 64, f"{UNKEPT} (U+0000, line 1): remove it."),
+        (b"\xef\xbb\xbf\x00", f"{UNKEPT} (U+0000, line 1): remove it."),
+        ("kind: master\nname: Nul\nnotes: \ufffe\n".encode(), f"{UNKEPT} (U+FFFE, line 3): remove it."),
+        (b'kind: master\nname: Nul\nnotes: "\\ud800"\n', f"{UNKEPT} (U+D800, line 3): remove it."),
+        (b"kind: master\nname: \xed\xa0\x80\n", "The file must be UTF-8 text (YAML or JSON)."),
+    ],
+)
+async def test_a_file_of_any_bytes_is_refused_in_words_and_creates_nothing(
+    gate: Gate, content: bytes, expected: str
+) -> None:
+    record = await gate.harness.slash(gate.bob, gate.channel, "character import", file=("sheet.yaml", content))
+    assert record.error is None and record.reply.ephemeral
+    assert record.reply.content == expected
+    assert "Nul" not in (await gate.harness.slash(gate.gm, gate.channel, "character list")).reply.text()
+
+
+async def test_a_form_holding_a_character_no_database_keeps_is_refused_in_words(gate: Gate) -> None:
+    opened = await gate.harness.slash(gate.mei, gate.channel, "character create", kind="master")
+    assert opened.modal is not None
+    submitted = await gate.harness.emulator.submit_modal(
+        gate.mei, opened, {"角色卡（YAML）": "kind: master\nname: Form\nnotes: a\x00b\n"}
+    )
+    assert submitted.reply.ephemeral
+    assert submitted.reply.content == "文件中有机器人无法保存的字符（U+0000，第 3 行）：请删除它。"
+    assert "Form" not in (await gate.harness.slash(gate.gm, gate.channel, "character list")).reply.text()
+
+
+@pytest.mark.parametrize(
+    ("command", "options", "code"),
+    [
+        ("roll", {"dice": "1d20", "label": "Str\x00"}, "U+0000"),
+        ("roll", {"dice": "1d20\x00"}, "U+0000"),
+        ("roll", {"dice": "1d20", "label": "half \ud800"}, "U+D800"),
+        ("character edit", {"name": "Nobody", "field": "notes", "value": "a\x00b"}, "U+0000"),
+        ("campaign set", {"option": "fp\x00", "value": "x"}, "U+0000"),
+    ],
+)
+async def test_typed_text_no_database_keeps_is_refused_in_words_and_changes_nothing(
+    gate: Gate, command: str, options: dict[str, str], code: str
+) -> None:
+    before = (await gate.harness.slash(gate.gm, gate.channel, "log show")).reply.text()
+    record = await gate.harness.slash(gate.gm, gate.channel, command, **options)
+    assert record.error is None and record.reply.ephemeral
+    assert record.reply.content == (
+        f"What you typed holds a character the bot cannot keep ({code}): remove it and try again."
+    )
+    assert (await gate.harness.slash(gate.gm, gate.channel, "log show")).reply.text() == before

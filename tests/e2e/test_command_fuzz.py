@@ -30,6 +30,7 @@ from tests.e2e.every_ruleset import (
     leaves,
 )
 from tests.e2e.harness import Harness, running_harness
+from tests.hostile_files import WHOLE_FILES, hostile_bytes
 from tests.sizes import size
 
 ROUNDS = size("FUZZ_ROUNDS", 2, 20)
@@ -39,7 +40,7 @@ GENERIC_ERRORS = ("Something went wrong", "The change was saved, but its reply f
 SKIPPED = frozenset({"campaign start"})
 ODD_TEXT = ["", " ", "\u200b", "<@1>", "@everyone", "`", "**x**", "1d20+5", "-1", "9" * 30, "名前", "Ｘ",
             "🙂" * 3, "a" * 99, "\n", "null", "[]", "{}", "&a *a", "!!binary", "'", '"', "\\",
-            "DROP TABLE campaigns"]  # fmt: skip
+            "DROP TABLE campaigns", "\x00", "a\x00b", "\ud800", "x\udfff"]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,8 @@ async def table(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         yield Table(harness, (gm, player), channels, {ruleset: [name] for ruleset, name in names.items()})
 
 
-ODD_FILES = [b"name: x\n", b"- [\n", b"kind: master\nname: \xff\n", b"a: &a [*a]\n", b"", b"\x00" * 64]
+SHEET = b"kind: master\nname: Rin\n"
+ODD_FILES = [b"name: x\n", b"- [\n", b"kind: master\nname: \xff\n", b"a: &a [*a]\n", *WHOLE_FILES]
 
 
 def text_for(option: dict[str, Any], names: list[str]) -> st.SearchStrategy[str]:
@@ -88,7 +90,7 @@ def value_for(option: dict[str, Any], table: Table, ruleset: str) -> st.SearchSt
     if kind in (USER, MENTIONABLE):
         return st.sampled_from(table.users)
     if kind == ATTACHMENT:
-        return st.tuples(st.just("sheet.yaml"), st.one_of(st.sampled_from(ODD_FILES), st.binary(max_size=200)))
+        return st.tuples(st.just("sheet.yaml"), st.one_of(st.sampled_from(ODD_FILES), hostile_bytes(SHEET)))
     raise AssertionError(f"no value for option type {kind}")
 
 

@@ -207,8 +207,9 @@ async def test_an_attack_answered_a_day_later_with_a_stat_a_skill_a_withstand_an
     await harness.emulator.click(mei, prompt, "Dexterity")
     question = harness.last(table.channel, mei)
     assert question.content == f"{mei.mention} Bram: defend with Dexterity and which skill?"
-    assert question.buttons()[:3] == ["No skill", "Athletics 3", "Awareness 3"]
-    assert "Awareness + Sight 4" in question.buttons()
+    # The best defences first: what each adds to the roll, a specialty before its skill alone; no skill last.
+    assert question.buttons()[:4] == ["Awareness + Sight 4", "Melee + Swords 4", "Lore + History 3", "Athletics 3"]
+    assert question.buttons()[-2:] == ["No skill", "Cancel (GM)"]
     # Dexterity d6 + Agility 2: base 5, 3; d6 6 -> 13, below 15: a hit. Damage 3 + 5 + 2 = 10.
     harness.dice.queue([5, 3, 6, 3, 5])
     await harness.emulator.click(mei, question, "Agility 2")
@@ -217,7 +218,7 @@ async def test_an_attack_answered_a_day_later_with_a_stat_a_skill_a_withstand_an
     assert offered.startswith(f"{mei.mention} Bram: your defence of 13 does not stop the attack.")
     withstand = harness.last(table.channel, mei)
     assert withstand.content == f"{mei.mention} Bram: withstand 10 damage with what?"
-    assert withstand.buttons()[:2] == ["Leather (0)", "Crest of Flames (2)"]
+    assert withstand.buttons()[:2] == ["Crest of Flames (2)", "Leather (0)"]  # the best first
     harness.dice.queue([2, 4])
     answered = await harness.emulator.click(mei, withstand, "Leather (0)")
     assert "Damage 10 against withstand 6: Bram takes 4 on Dexterity." in answered.replies[-1].text()
@@ -347,10 +348,10 @@ async def test_a_creature_the_gm_answers_for_in_advance_takes_a_hit_without_a_wa
                          ("overflow", "wit")):  # fmt: skip
         preset = await harness.slash(gm, table.channel, "gm auto", character="Wolf", wait=wait, answer=answer)
         assert preset.reply.ephemeral, preset.reply.content
-    # The answers offered are the Wolf's own: its armour and its one crest, by name.
+    # The answers offered are the Wolf's own: its armour and its one crest, by name, the best first.
     typed = {"character": "Wolf", "wait": "withstand", "answer": ""}
     offered = await harness.emulator.autocomplete(gm, table.channel, "gm auto", typed, "answer")
-    assert [choice["name"] for choice in offered][:2] == ["Leather (0)", "Crest of Fangs (2)"]
+    assert [choice["name"] for choice in offered][:2] == ["Crest of Fangs (2)", "Leather (0)"]
     missing = (await harness.slash(gm, table.channel, "gm auto", character="Wolf", wait="withstand",
                                    answer="crest_2")).reply  # fmt: skip
     assert missing.ephemeral and "crest_2" in missing.content
@@ -748,7 +749,7 @@ async def test_rulebook_crests_their_ladders_and_crest_specialties_on_damage_and
     hit = await harness.emulator.click(mei, _offering(table, mei, "Let it stand"), "Let it stand")
     assert "2d6 [3, 3] +2 (Crest of Flames) +1 (crest specialty) = **9**" in hit.replies[-1].text()
     withstand = harness.last(table.channel, mei)
-    assert withstand.buttons()[:3] == ["Leather (0)", "Crest of Tides (2)", "Crest of Tides as Water Wall (3)"]
+    assert withstand.buttons()[:3] == ["Crest of Tides as Water Wall (3)", "Crest of Tides (2)", "Crest of Sabers (1)"]
     harness.dice.queue([3, 3])
     held = await harness.emulator.click(mei, withstand, "Crest of Tides as Water Wall (3)")
     assert "Damage 9 against withstand 9: Bram takes no damage." in held.replies[-1].text()

@@ -3,27 +3,47 @@
 Three shapes: a step that resolves at once and offers a third party a reaction with a deadline; a chain of
 four waits (attack, defence, withstand, overflow) with a restart between two of them; and two sides picking
 in turn, a number given by command, every member of a side answering, and a commitment checked against its
-reveal. Each answers exactly once however many clicks arrive together. Every test makes its own characters.
+reveal. Each answers exactly once however many clicks arrive together. Deadlines that fail (a broken handler, a
+post Discord refuses) stop no other. Every test makes its own characters.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import re
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, replace
 
 import pytest
 import yaml
+from sqlalchemy import func, select
 
+from bot.db.atomic import apply_pool_delta, lock_campaign
+from bot.db.engine import Database
+from bot.db.models import ANSWERED, DEADLINE_TRIES, Character, Event, ResourcePool, WaitRow
 from bot.emulator.models import EVERYONE, Channel, Guild, Message, User
+from bot.errors import WaitClosed
 from bot.rulesets.registry import RULESETS
+from bot.services.common import record_event
+from bot.services.exchanges import Progress
 from rules.commitment import digest_of
+from rules.exchange import Answer
 from tests.databases import BACKENDS, fresh_database_url
 from tests.e2e.engine_ruleset import RULESET as ENGINE
-from tests.e2e.engine_ruleset.play import REACTION_SECONDS, commitment_prefix
-from tests.e2e.harness import Harness, running_harness
+from tests.e2e.engine_ruleset.play import (
+    BROKEN_SHIELD,
+    BUSY_SHIELD,
+    BUSY_TRIES,
+    REACTION_SECONDS,
+    SHIELD,
+    EnginePlay,
+    commitment_prefix,
+)
+from tests.e2e.every_ruleset import leaves
+from tests.e2e.harness import DEADLINE_POLL_SECONDS, EVENTUALLY_SECONDS, Harness, running_harness
+from tests.e2e.ledger import RESOLUTION_EVENTS, Ledger, assert_accounts_for, read_ledger
 
 _names = itertools.count(1)
 
@@ -247,3 +267,244 @@ async def test_sides_pick_in_turn_and_the_commitment_checks_out(arena: Arena) ->
 def _last_with(harness: Harness, arena: Arena, text: str) -> Message:
     return next(message for message in reversed(harness.emulator.visible_to(arena.gm, arena.channel))
                 if text in message.text())  # fmt: skip
+
+
+async def _campaign_of_its_own(arena: Arena) -> Arena:
+    """The arena with another channel and its own campaign, for a test that leaves its ledger wrong on purpose."""
+    channel = arena.harness.new_channel(arena.guild)
+    campaign_id = int((await arena.harness.slash(arena.gm, channel, "engine start")).reply.content)
+    return replace(arena, channel=channel, campaign_id=campaign_id)
+
+
+async def _struck(arena: Arena) -> tuple[str, str, Ledger]:
+    """Bea, at 5 HP of 10 (room for a shield given twice), struck for 4, with Cid offered to shield her (both new);
+    and the ledger from before the strike."""
+    harness = arena.harness
+    await _hero(arena, arena.ann, "Ann")
+    bea, cid = await _hero(arena, arena.bea, "Bea"), await _hero(arena, arena.cid, "Cid")
+    await harness.slash(arena.gm, arena.channel, "gm award", character=bea, resource="hp", amount=-5)
+    baseline = await read_ledger(harness.database_url, arena.campaign_id)
+    harness.dice.queue([4])
+    await harness.slash(arena.ann, arena.channel, "engine strike", target=bea, ally=cid)
+    return bea, cid, baseline
+
+
+def _database(arena: Arena) -> Database:
+    assert arena.harness.bot is not None
+    return arena.harness.bot.database
+
+
+async def _shield_wait(arena: Arena) -> int:
+    async with _database(arena).read() as session:
+        wait_id = await session.scalar(
+            select(func.max(WaitRow.id)).where(WaitRow.campaign_id == arena.campaign_id, WaitRow.key == "shield")
+        )
+    assert wait_id is not None
+    return wait_id
+
+
+async def _shield_through_the_engine(arena: Arena, wait_id: int) -> Progress:
+    """Cid's shield given to the engine itself, by a caller that read the wait before it locked the campaign."""
+    bot = arena.harness.bot
+    assert bot is not None
+    async with bot.database.write() as session:
+        wait = await session.get(WaitRow, wait_id)
+        assert wait is not None
+        campaign = await lock_campaign(session, wait.campaign_id)
+        assert campaign is not None
+        answer = Answer(wait.key, option="shield", by=arena.cid.id)
+        return await bot.exchanges.engine.answer(session, campaign, wait, answer, arena.harness.dice)
+
+
+@pytest.mark.parametrize("closed_by", ["a racing answer", "its deadline"])
+async def test_the_engine_resolves_a_wait_once_whatever_closes_it_first(arena: Arena, closed_by: str) -> None:
+    """Answers given straight to the engine, past the service's own look at the wait: two racing, or one after
+    the deadline took the default. The wait's step is applied and logged once; every other answer is refused."""
+    harness = arena.harness
+    bea, cid, baseline = await _struck(arena)
+    wait_id = await _shield_wait(arena)
+    answers = 2
+    if closed_by == "its deadline":
+        prompt = _prompt(arena, arena.cid)
+        harness.emulator.clock.advance(REACTION_SECONDS + 1)
+        await harness.eventually(lambda: harness.current(prompt).buttons() == [])
+        answers = 1
+    outcomes = await asyncio.gather(
+        *(_shield_through_the_engine(arena, wait_id) for _ in range(answers)), return_exceptions=True
+    )
+    shielded = closed_by == "a racing answer"
+    assert sum(isinstance(outcome, Progress) for outcome in outcomes) == int(shielded), outcomes
+    assert all(isinstance(outcome, Progress | WaitClosed) for outcome in outcomes), outcomes
+    now = await read_ledger(harness.database_url, arena.campaign_id, since_event=baseline.last_event)
+    assert_accounts_for(baseline, now)
+    assert (now.pools[(bea, "hp")], now.pools[(cid, "resolve")]) == ((5, 4) if shielded else (1, 5))
+
+
+async def _applied_again(arena: Arena, since_event: int, *, through_a_twin: bool) -> None:
+    """What the log says happened after `since_event` (one answer) applied and logged once more, as an answer taken
+    twice would be. `through_a_twin`: as the answer to another wait of the same step, one the first answer
+    superseded, which then has an event of its own."""
+    changes = (await read_ledger(arena.harness.database_url, arena.campaign_id, since_event=since_event)).logged_changes
+    async with _database(arena).write() as session:
+        events = await session.scalars(
+            select(Event).where(Event.campaign_id == arena.campaign_id, Event.id > since_event).order_by(Event.id)
+        )
+        for event in list(events):
+            payload = dict(event.payload)
+            if through_a_twin and event.kind in RESOLUTION_EVENTS:
+                wait = await session.get(WaitRow, payload["wait_id"])
+                assert wait is not None
+                twin = WaitRow(exchange_id=wait.exchange_id, campaign_id=wait.campaign_id, step=wait.step,
+                               key=wait.key, spec=wait.spec, audience_ids=wait.audience_ids, subject=wait.subject,
+                               status=ANSWERED, answer=wait.answer, channel_id=wait.channel_id)  # fmt: skip
+                session.add(twin)
+                await session.flush()
+                payload["wait_id"] = twin.id
+            record_event(session, arena.campaign_id, event.kind, actor_id=event.actor_id, payload=payload,
+                         created_at=event.created_at)  # fmt: skip
+        for (name, pool), delta in changes.items():
+            pool_id = await session.scalar(
+                select(ResourcePool.id)
+                .join(Character, Character.id == ResourcePool.character_id)
+                .where(Character.campaign_id == arena.campaign_id, Character.name == name, ResourcePool.name == pool)
+            )
+            assert pool_id is not None
+            await apply_pool_delta(session, pool_id, delta)
+
+
+@pytest.mark.parametrize("through_a_twin", [False, True], ids=["again", "through_a_superseded_twin"])
+async def test_an_answer_applied_and_logged_twice_fails_the_ledger(arena: Arena, through_a_twin: bool) -> None:
+    """The ledger the fault and crash tests trust: it passes the play as it happened, and fails it with the answer's
+    change applied twice and logged twice, where the pools still add up to what the log says."""
+    table = await _campaign_of_its_own(arena)
+    harness, url = table.harness, table.harness.database_url
+    bea, cid, baseline = await _struck(table)
+    answered_after = (await read_ledger(url, table.campaign_id)).last_event
+    await harness.emulator.click(table.cid, _prompt(table, table.cid), "Shield")
+    played = await read_ledger(url, table.campaign_id, since_event=baseline.last_event)
+    assert_accounts_for(baseline, played)
+
+    await _applied_again(table, answered_after, through_a_twin=through_a_twin)
+    doubled = await read_ledger(url, table.campaign_id, since_event=baseline.last_event)
+    assert (doubled.pools[(bea, "hp")], doubled.pools[(cid, "resolve")]) == (9, 3)
+    assert all(value == baseline.pools[key] + doubled.logged_changes[key] for key, value in doubled.pools.items())
+    with pytest.raises(AssertionError):
+        assert_accounts_for(baseline, doubled)
+
+
+async def test_the_gms_mark_alone_refuses_a_player_before_the_command_runs(arena: Arena) -> None:
+    """`/engine marked` checks no one itself: its mark describes it as the GMs' and refuses a player."""
+    harness = arena.harness
+    refused = (await harness.slash(arena.ann, arena.channel, "engine marked")).reply
+    assert refused.ephemeral and refused.content == "Only a GM of this campaign can do that."
+    assert (await harness.slash(arena.gm, arena.channel, "engine marked")).reply.content == "ran"
+    described = {name: description for name, description, _ in leaves(harness.emulator.commands())}
+    assert described["engine marked"] == "The GMs' by its mark alone: its own code checks no one (GM only)"
+
+
+async def _until(check: Callable[[], bool]) -> None:
+    """Wait for something the bot does with no message to show for it (another try of a deadline)."""
+    async with asyncio.timeout(EVENTUALLY_SECONDS):
+        while not check():  # noqa: ASYNC110
+            await asyncio.sleep(DEADLINE_POLL_SECONDS)
+
+
+def _line_about(replies: list[Message], name: str) -> str:
+    return next(reply.content for reply in replies if f"waiting for {name}" in reply.content)
+
+
+async def test_a_deadline_that_keeps_failing_is_left_to_the_gms_and_stops_no_other(
+    arena: Arena, caplog: pytest.LogCaptureFixture
+) -> None:
+    table, play = await _campaign_of_its_own(arena), ENGINE.play
+    assert isinstance(play, EnginePlay)
+    harness = table.harness
+    await _hero(table, table.ann, "Ann")
+    bea = await _hero(table, table.bea, "Bea")
+    answered, cancelled, healthy = [await _hero(table, table.cid, name) for name in ("Cia", "Cib", "Cic")]
+    harness.dice.queue([1, 1, 1])
+    prompts = {}
+    for ally in (answered, cancelled, healthy):  # their deadlines in this order: the broken ones come first
+        reaction = SHIELD if ally == healthy else BROKEN_SHIELD
+        await harness.slash(table.ann, table.channel, "engine strike", target=bea, ally=ally, reaction=reaction)
+        prompts[ally] = _prompt(table, table.cid)
+    caplog.set_level(logging.ERROR, logger="bot.services.exchanges")
+
+    harness.emulator.clock.advance(REACTION_SECONDS + 1)
+    await harness.eventually(lambda: harness.current(prompts[healthy]).buttons() == [])
+    assert f"{healthy} did not shield {bea} in time." in _seen(table, table.gm)
+    await _until(lambda: min(play.tries[answered], play.tries[cancelled]) >= DEADLINE_TRIES)
+    await asyncio.sleep(20 * DEADLINE_POLL_SECONDS)  # many more looks, and none tries them again
+    assert (play.tries[answered], play.tries[cancelled]) == (DEADLINE_TRIES, DEADLINE_TRIES)
+    for ally in (answered, cancelled):
+        assert harness.current(prompts[ally]).buttons() == ["Shield", "Let it be", "Cancel (GM)"]
+
+    pending = (await harness.slash(table.gm, table.channel, "gm pending")).replies
+    assert all(f"waiting for {healthy}" not in reply.content for reply in pending)
+    errors = {}
+    for ally in (answered, cancelled):
+        line = _line_about(pending, ally)
+        found = re.fullmatch(r"#(\d+):.*\n⚠ Failed 3 times when its time was up \(error ([0-9a-f]{8})\): it is no "
+                             r"longer answered on its own; a GM answers or cancels it\.", line, re.DOTALL)  # fmt: skip
+        assert found is not None, line
+        errors[ally] = found[2]
+        logged = f"the deadline of wait {found[1]} of campaign {table.campaign_id} failed [error {found[2]}], failure 3"
+        assert any(record.getMessage().startswith(logged) for record in caplog.records), logged
+    waiting = (await harness.slash(table.gm, table.channel, "campaign waiting")).reply.content
+    for ally, error_id in errors.items():
+        given_up = rf"waiting for {ally} \(<@\d+>\).*\n⚠ Failed 3 times when its time was up \(error {error_id}\)"
+        assert re.search(given_up, waiting), waiting
+
+    refused = await harness.emulator.click(table.gm, prompts[answered], "Let it be")
+    assert refused.reply.ephemeral
+    assert re.fullmatch(r"Something went wrong and nothing was changed \(error [0-9a-f]{8}, logged\)\.",
+                        refused.reply.content), refused.reply.content  # fmt: skip
+    assert harness.current(prompts[answered]).buttons() != []
+    await harness.emulator.click(table.gm, prompts[answered], "Shield")
+    assert harness.current(prompts[answered]).content == f"A GM answered for {answered}: Shield."
+    assert f"{answered} shields {bea}: 1 HP back." in _seen(table, table.gm)
+
+    await harness.emulator.click(table.gm, prompts[cancelled], "Cancel (GM)")
+    assert harness.current(prompts[cancelled]).buttons() == []
+    assert harness.current(prompts[cancelled]).content == f"Cancelled by <@{table.gm.id}>."
+    left = (await harness.slash(table.gm, table.channel, "gm pending")).replies
+    assert not any(ally in reply.content for reply in left for ally in (answered, cancelled))
+
+
+async def test_a_post_that_fails_at_a_deadline_stops_no_other(arena: Arena, caplog: pytest.LogCaptureFixture) -> None:
+    table = await _campaign_of_its_own(arena)
+    harness = table.harness
+    await _hero(table, table.ann, "Ann")
+    bea = await _hero(table, table.bea, "Bea")
+    first, second = await _hero(table, table.cid, "Cid"), await _hero(table, table.cid, "Cie")
+    prompts = {}
+    for ally in (first, second):
+        await harness.slash(table.ann, table.channel, "engine strike", target=bea, ally=ally)
+        prompts[ally] = _prompt(table, table.cid)
+    caplog.set_level(logging.ERROR, logger="bot.cogs.exchanges")
+    refused = harness.emulator.refuse_next("POST", rf"/channels/{table.channel.id}/messages$", status=403, code=50013)
+
+    harness.emulator.clock.advance(REACTION_SECONDS + 1)
+    await harness.eventually(lambda: harness.current(prompts[second]).buttons() == [])
+    assert refused.count == 0, "the first deadline's post was refused"
+    seen = _seen(table, table.gm)
+    assert f"{second} did not shield {bea} in time." in seen
+    assert f"{first} did not shield {bea} in time." not in seen
+    logged = f"posting what the deadline did in campaign {table.campaign_id} failed"
+    assert any(record.getMessage().startswith(logged) for record in caplog.records)
+
+
+async def test_a_deadline_the_database_fails_for_a_while_is_not_counted_against_its_wait(arena: Arena) -> None:
+    table, play = await _campaign_of_its_own(arena), ENGINE.play
+    assert isinstance(play, EnginePlay)
+    harness = table.harness
+    await _hero(table, table.ann, "Ann")
+    bea, cid = await _hero(table, table.bea, "Bea"), await _hero(table, table.cid, "Cid")
+    await harness.slash(table.ann, table.channel, "engine strike", target=bea, ally=cid, reaction=BUSY_SHIELD)
+    prompt = _prompt(table, table.cid)
+
+    harness.emulator.clock.advance(REACTION_SECONDS + 1)
+    await harness.eventually(lambda: harness.current(prompt).buttons() == [])
+    assert play.tries[cid] == BUSY_TRIES + 1 > DEADLINE_TRIES
+    assert harness.current(prompt).content == "Time is up: Let it be."
+    assert f"{cid} did not shield {bea} in time." in _seen(table, table.gm)

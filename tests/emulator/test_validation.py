@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import AsyncIterator
+from importlib import resources
 from typing import Any
 
 import aiohttp
 import pytest
 import pytest_asyncio
+from jsonschema import Draft202012Validator, validators
 
-from bot.emulator import COMMAND_SIZE_LIMIT, Emulator
+from bot.emulator import COMMAND_SIZE_LIMIT, Clock, Emulator
+from bot.emulator.openapi import SPEC_DIRECTORY, SPEC_FILE, DiscordValidator, containers, description
+from bot.emulator.rest import API_PREFIX, Activity, RestApi
+from bot.emulator.world import World
 
 JSON = dict[str, Any]
 
@@ -100,7 +107,7 @@ BAD_COMMANDS: list[tuple[str, list[JSON], tuple[str, ...]]] = [
     (
         "subcommand inside subcommand",
         [command(options=[option("sub", type=1, options=[option("inner", type=1)])])],
-        ("0", "options", "0", "options"),
+        ("0", "options", "0", "options", "0"),
     ),
     (
         "subcommand mixed with options",
@@ -270,3 +277,135 @@ async def test_dm_channel_and_attachment_download(api: Api) -> None:
     attachment = emu.world.store_file("a.txt", b"abc")
     async with api.session.get(attachment.url) as response:
         assert await response.read() == b"abc"
+
+
+# ---------------------------------------------------------------- Discord's OpenAPI description
+
+
+def _refusal(errors: JSON) -> JSON:
+    return {"message": "Invalid Form Body", "code": 50035, "errors": errors}
+
+
+def _error(code: str, message: str) -> JSON:
+    return {"_errors": [{"code": code, "message": message}]}
+
+
+def _button(**overrides: object) -> JSON:
+    return {"type": 1, "components": [{"type": 2, "style": 1, "label": "x", "custom_id": "b", **overrides}]}
+
+
+# Bodies only the description refuses: each breaks a type, an enum, a union or a required field it declares.
+BAD_BY_DESCRIPTION: list[tuple[str, str, str, object, JSON]] = [
+    ("boolean", "POST", "/channels/{channel}/messages", {"content": "hi", "tts": "yes"},
+     {"tts": _error("BASE_TYPE_BOOLEAN", "Must be either true or false.")}),
+    ("integer", "POST", "/channels/{channel}/messages", {"embeds": [{"title": "t", "color": "red"}]},
+     {"embeds": {"0": {"color": _error("NUMBER_TYPE_COERCE", 'Value "red" is not int.')}}}),
+    ("enum", "POST", "/channels/{channel}/messages", {"components": [_button(style=9)]},
+     {"components": {"0": {"components": {"0": {"style": _error(
+         "ENUM_TYPE_COERCE", 'Value "9" is not a valid enum value.')}}}}}),
+    ("union", "POST", "/channels/{channel}/messages", {"content": "x", "components": [{"type": 99}]},
+     {"components": {"0": _error(
+         "UNION_TYPE_CHOICES", 'Value of field "type" must be one of (1, 9, 10, 12, 13, 14, 17).')}}),
+    ("array", "PATCH", "/channels/{channel}/messages/{message}", {"embeds": "x"},
+     {"embeds": _error("LIST_TYPE_CONVERT", "Only iterables may be used in a ListType")}),
+    ("required", "POST", "/channels/{channel}/messages", {"content": "x", "message_reference": {}},
+     {"message_reference": {"message_id": _error("BASE_TYPE_REQUIRED", "This field is required")}}),
+    ("snowflake", "POST", "/channels/{channel}/messages",
+     {"content": "x", "allowed_mentions": {"parse": [], "users": ["12a"]}},
+     {"allowed_mentions": {"users": {"0": _error("NUMBER_TYPE_COERCE", 'Value "12a" is not snowflake.')}}}),
+    ("snowflake in a DM", "POST", "/users/@me/channels", {"recipient_id": "me"},
+     {"recipient_id": _error("NUMBER_TYPE_COERCE", 'Value "me" is not snowflake.')}),
+    ("option type", "PUT", "/applications/{application}/commands", [command(options=[option(type=99)])],
+     {"0": {"options": {"0": _error(
+         "UNION_TYPE_CHOICES", 'Value of field "type" must be one of (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11).')}}}),
+    ("bounds of one field", "POST", "/channels/{channel}/messages", {"components": [_button(custom_id="")]},
+     {"components": {"0": {"components": {"0": {"custom_id": _error(
+         "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.")}}}}}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("method", "template", "body", "errors"), [case[1:] for case in BAD_BY_DESCRIPTION],
+    ids=[case[0] for case in BAD_BY_DESCRIPTION],
+)  # fmt: skip
+async def test_bodies_the_description_refuses_get_discords_error(
+    api: Api, method: str, template: str, body: object, errors: JSON
+) -> None:
+    _, posted = await api.send({"content": "to edit"})
+    path = template.format(channel=api.channel_id, message=posted["id"], application=api.emu.application_id)
+    messages, commands = [(m.content, m.embeds) for m in api.emu.messages], api.emu.commands()
+    assert await api.call(method, path, body) == (400, _refusal(errors))
+    assert [(m.content, m.embeds) for m in api.emu.messages] == messages
+    assert api.emu.commands() == commands
+    assert api.emu.rejections[-1].errors == errors
+
+
+async def test_ids_as_integers_and_integers_as_text_are_accepted(api: Api) -> None:
+    user = api.emu.add_user("numbered")
+    api.emu.add_member(api.emu.world.guilds[next(iter(api.emu.world.guilds))], user)
+    status, channel = await api.call("POST", "/users/@me/channels", {"recipient_id": user.id})
+    assert status == 200 and channel["recipients"][0]["id"] == str(user.id)
+    _, first = await api.send({"content": "first"})
+    body = {
+        "content": f"<@{user.id}>",
+        "allowed_mentions": {"parse": [], "users": [user.id]},
+        "message_reference": {"message_id": int(first["id"]), "channel_id": api.channel_id},
+        "embeds": [{"title": "t", "color": "255"}],
+        "attachments": [{"id": 0, "filename": "a.txt"}],
+    }
+    status, _ = await api.send(body)
+    assert status == 200
+    assert api.emu.messages[-1].notified == {user.id}
+
+
+def test_the_vendored_description_is_the_one_named() -> None:
+    folder = resources.files("bot.emulator").joinpath(SPEC_DIRECTORY)
+    source = folder.joinpath("README.md").read_text(encoding="utf-8")
+    assert "repository: https://github.com/discord/discord-api-spec" in source
+    assert re.search(r"commit: [0-9a-f]{40}\b", source)
+    blob = re.search(r"git blob ([0-9a-f]{40})", source)
+    data = folder.joinpath(SPEC_FILE).read_bytes()
+    assert blob and hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest() == blob.group(1)
+    assert folder.joinpath("LICENSE").read_text(encoding="utf-8").startswith("MIT License")
+    found = description().find("POST", "/channels/1/messages")
+    assert found is not None and found.operation_id == "create_message" and found.schema is not None
+    original = description().find("PATCH", "/webhooks/1/token/messages/@original")
+    assert original is not None and original.template.endswith("/messages/@original")
+
+
+def test_every_route_of_the_emulator_is_an_operation_of_the_description() -> None:
+    """A route the description lacks would take any body unchecked."""
+    routes = RestApi(World(clock=Clock(), seed=1, bot_token="t"), Activity(), str).routes()
+    api_routes = [route for route in routes if route.path.startswith(API_PREFIX)]
+    for route in api_routes:
+        path = re.sub(r"\{\w+\}", "1", route.path.removeprefix(API_PREFIX))
+        assert description().find(route.method, path) is not None, (route.method, route.path)
+
+
+LEAF_VALUES: list[object] = [
+    None, True, False, 0, 1, -1, 25, 26, 2**53, 2**64, 16777216, 1.5, -0.5,
+    "", "x", "12", "-3", "1.5", "true", "x" * 33, "x" * 101, "x" * 4001, [], [1], {}, {"a": 1},
+]  # fmt: skip
+
+
+def test_the_shortcut_for_plain_properties_admits_what_jsonschema_admits() -> None:
+    """Every property schema of the description, with values around its bounds and of every JSON type, is
+    judged the same with the shortcut as by jsonschema's own `properties`."""
+    reference = validators.create(
+        meta_schema=Draft202012Validator.META_SCHEMA,
+        validators={**DiscordValidator.VALIDATORS, "properties": Draft202012Validator.VALIDATORS["properties"]},
+        type_checker=DiscordValidator.TYPE_CHECKER,
+    )
+    request_schemas = [operation.schema for found in description().operations.values() for _, operation in found]
+    schemas = {
+        id(schema): schema
+        for node in containers(request_schemas)
+        if isinstance(node, dict) and isinstance(node.get("properties"), dict)
+        for schema in node["properties"].values()
+    }
+    assert len(schemas) > 100
+    for schema in schemas.values():
+        wrapper = {"type": "object", "properties": {"field": schema}}
+        fast, plain = DiscordValidator(wrapper), reference(wrapper)
+        for value in LEAF_VALUES:
+            assert fast.is_valid({"field": value}) == plain.is_valid({"field": value}), (schema, value)

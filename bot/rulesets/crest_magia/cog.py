@@ -9,6 +9,7 @@ from discord.ext import commands
 from bot.app import Fatebot, Interaction, NameText, call_of
 from bot.cogs.characters import character_choices
 from bot.cogs.exchanges import respond
+from bot.gm_only import gm_command
 from bot.rulesets.crest_magia.play import MAX_BOONS
 from bot.rulesets.crest_magia.service import CrestService
 from rules.crest_magia.destiny import DESTINY_USES
@@ -64,7 +65,7 @@ class StandingCog(commands.GroupCog, group_name="standing", group_description="C
         self.crest = service
         super().__init__()
 
-    @app_commands.command(name="set", description="Boons, banes and a modifier on every roll until cleared (GM only)")
+    @gm_command(name="set", description="Boons, banes and a modifier on every roll until cleared")
     @app_commands.describe(
         character="Whose rolls (everyone's in the campaign when left out)", boons="Boons on each action roll",
         banes="Banes on each action roll", modifier="Added to each action roll, defences included",
@@ -76,7 +77,7 @@ class StandingCog(commands.GroupCog, group_name="standing", group_description="C
         progress = await self.crest.set_standing(call_of(interaction), character, boons, banes, modifier)
         await respond(interaction, progress)
 
-    @app_commands.command(name="clear", description="Remove standing boons, banes and modifier (GM only)")
+    @gm_command(name="clear", description="Remove standing boons, banes and modifier")
     @app_commands.describe(character="Whose (everyone's in the campaign when left out)")
     async def clear(self, interaction: Interaction, character: NameText | None = None) -> None:
         progress = await self.crest.set_standing(call_of(interaction), character, 0, 0, 0)
@@ -94,7 +95,7 @@ class HealingCog(commands.Cog):
         self.bot = bot
         self.crest = service
 
-    @app_commands.command(name="heal", description="Crest Magia: heal a character's HP pools (GM only)")
+    @gm_command(name="heal", description="Crest Magia: heal a character's HP pools")
     @app_commands.describe(
         character="Who is healed (they place the HP, pool by pool)",
         amount="How many HP (left out: the healer rolls 2d6 + healing crest rank or Medicine)",

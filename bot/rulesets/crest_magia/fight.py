@@ -66,7 +66,6 @@ USUAL_DEFENCE_SKILLS: frozenset[str] = frozenset({"Agility", "Athletics", "Aware
 CURRENT = "current"  # the state key of the defender being answered for, by its position
 FACES = "faces"  # the state key of the attack's damage 2d6, once rolled
 SPECIALTY = "specialty_"  # option keys of a skill with one of the defender's specialties, by its index
-MAX_CHOICES = 24  # the buttons of one prompt, the GM's cancel aside (Discord allows 25)
 ARMOR = "armor"
 CREST = "crest"
 ITEM = "item"
@@ -543,22 +542,22 @@ def helpless_stat(scene: Scene, state: Mapping[str, Any], answer: Any, options: 
 
 
 def skill_options(sheet: CharacterFile, only: frozenset[str] | None = None) -> tuple[Option, ...]:
-    """The answers of a passive roll's skill: none, each skill with a rank, and each skill with one of the
-    character's specialties (C12: one); `only` keeps those skills alone."""
-    skills = sorted(((rank, skill) for skill, rank in sheet.skills.items() if rank and (only is None or skill in only)),
-                    key=lambda ranked: (-ranked[0], ranked[1]))  # fmt: skip
-    with_specialty = [
-        Option(f"{SPECIALTY}{index}", Text("defend.specialty", {"skill": Text(f"skill.{specialty.skill}"),
-                                                               "specialty": specialty.name,
-                                                               "rank": sheet.skill(specialty.skill) + specialty.rank}))
-        for index, specialty in enumerate(sheet.specialties) if only is None or specialty.skill in only
-    ]  # fmt: skip
-    return (
-        Option(NO_SKILL, Text("defend.no_skill"), tone="secondary"),
-        *(Option(skill.lower(), Text("defend.skill", {"skill": Text(f"skill.{skill}"), "rank": rank}))
-          for rank, skill in skills),
-        *with_specialty,
-    )[:MAX_CHOICES]  # fmt: skip
+    """The answers of a passive roll's skill, the best first: each skill with a rank and each skill with one of
+    the character's specialties (C12: one), by what they add to the roll (at the same, a specialty first, then
+    by skill), and last none; `only` keeps those skills alone."""
+    # (what it adds to the roll, 0 for a specialty and 1 for a skill alone, the skill, the answer)
+    ranked: list[tuple[int, int, str, Option]] = []
+    for skill, rank in sheet.skills.items():
+        if rank and (only is None or skill in only):
+            ranked.append((rank, 1, skill, Option(skill.lower(), Text("defend.skill", {
+                "skill": Text(f"skill.{skill}"), "rank": rank}))))  # fmt: skip
+    for index, specialty in enumerate(sheet.specialties):
+        if only is None or specialty.skill in only:
+            rank = sheet.skill(specialty.skill) + specialty.rank
+            ranked.append((rank, 0, specialty.skill, Option(f"{SPECIALTY}{index}", Text("defend.specialty", {
+                "skill": Text(f"skill.{specialty.skill}"), "specialty": specialty.name, "rank": rank}))))  # fmt: skip
+    ranked.sort(key=lambda choice: (-choice[0], choice[1], choice[2]))
+    return (*(option for *_, option in ranked), Option(NO_SKILL, Text("defend.no_skill"), tone="secondary"))
 
 
 def stat_answered(answer: Answer) -> Stat:
@@ -702,7 +701,7 @@ def _hit(scene: Scene, state: Mapping[str, Any], step: Step, options: CrestMagia
     sources = withstand_choices(defender)
     if len(sources) <= 1:
         return rolled.then(_withstand(scene, carried, sources[0] if sources else NO_ARMOR, options))
-    wait_options = tuple(Option(source.key, source.label) for source in sources)[:MAX_CHOICES]
+    wait_options = tuple(Option(source.key, source.label) for source in sources)
     prompt = Text("withstand.which", {"defender": defender.name, "damage": damage.total})
     wait = Wait(WITHSTAND_WAIT, Audience.character(who), prompt, wait_options)
     return Step.of(rolled, pause=Pause(WITHSTAND_WAIT, (wait,), carried))
@@ -795,6 +794,8 @@ NO_ARMOR = Withstander(ARMOR, Text("withstand.nothing"), 0)
 
 
 def withstand_choices(character: CharacterSnapshot) -> list[Withstander]:
+    """What the character can withstand with, the best first: by the rating it rolls with (at the same, in the
+    sheet's order: armour, crests, item crests)."""
     sheet = sheet_of(character)
     found = []
     if sheet.armor:
@@ -814,7 +815,7 @@ def withstand_choices(character: CharacterSnapshot) -> list[Withstander]:
         if item_uses_left(character, item) != 0:
             named = Text("withstand.with", {"name": item.name, "rating": item.rank})
             found.append(Withstander(f"{ITEM}_{index}", named, item.rank, item=item.name, source=f"crest:{item.name}"))
-    return found
+    return sorted(found, key=lambda source: -(source.rating + source.specialty))
 
 
 def earned(who: str, character: CharacterSnapshot, crit: str | None) -> Step:

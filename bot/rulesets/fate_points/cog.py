@@ -6,10 +6,12 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
+from bot import output
 from bot.app import Fatebot, Interaction, NameText, WordText, actor_of, call_of, place_of
-from bot.cogs.characters import AUTOCOMPLETE_LIMIT, character_choices
+from bot.cogs.characters import character_choices
 from bot.cogs.exchanges import respond
 from bot.errors import UserError
+from bot.gm_only import gm_command
 from bot.rulesets.fate_points.service import FateService
 from rules.fate_points import STATS
 from rules.fate_points.fate_points import FATE_USES
@@ -37,7 +39,7 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
         progress = await self.fate.spend(call_of(interaction), use.value, stat.value if stat else None)
         await respond(interaction, progress)
 
-    @app_commands.command(name="presence", description="Say whether a Master's Servant is at their side (GM only)")
+    @gm_command(name="presence", description="Say whether a Master's Servant is at their side")
     @app_commands.describe(master="The Master", present="Is the Servant with them?")
     async def presence(self, interaction: Interaction, master: NameText, present: bool) -> None:
         progress = await self.fate.set_presence(call_of(interaction), master, present)
@@ -73,7 +75,7 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
         progress = await self.fate.move(call_of(interaction))
         await respond(interaction, progress)
 
-    @app_commands.command(name="rest", description="A Master rests or eats: prana refills (GM only)")
+    @gm_command(name="rest", description="A Master rests or eats: prana refills")
     @app_commands.describe(master="The Master")
     async def rest(self, interaction: Interaction, master: NameText) -> None:
         progress = await self.fate.rest(call_of(interaction), master)
@@ -87,7 +89,7 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
         progress = await self.fate.set_passive(call_of(interaction), enabled)
         await respond(interaction, progress)
 
-    @app_commands.command(name="np-rule", description="Rule how a Noble Phantasm is defended and its damage (GM only)")
+    @gm_command(name="np-rule", description="Rule how a Noble Phantasm is defended and its damage")
     @app_commands.describe(
         servant="Whose Noble Phantasm", phantasm="The Noble Phantasm",
         defences="Allowed defences: normal, none, or a list such as block, dodge", damage="Damage of a hit (optional)",
@@ -100,14 +102,14 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
         progress = await self.fate.rule_phantasm(call_of(interaction), servant, phantasm, defences, damage)
         await respond(interaction, progress)
 
-    @app_commands.command(name="god-hand", description="NPs below this rank have no effect on a character (GM only)")
+    @gm_command(name="god-hand", description="NPs below this rank have no effect on a character")
     @app_commands.describe(character="Who is protected", rank="The minimum rank (none removes it)")
     async def god_hand(self, interaction: Interaction, character: NameText, rank: WordText) -> None:
         minimum = None if rank.strip().lower() in ("none", "-", "") else rank.strip().upper()
         progress = await self.fate.god_hand(call_of(interaction), character, minimum)
         await respond(interaction, progress)
 
-    @app_commands.command(name="ex-cost", description="The mana cost of an EX rank: attacks, or one EX NP (GM only)")
+    @gm_command(name="ex-cost", description="The mana cost of an EX rank: attacks, or one EX NP")
     @app_commands.describe(
         servant="Whose EX rank", cost="Mana per attack at the EX stat, or the NP's activation cost",
         phantasm="An EX Noble Phantasm (leave out for attacks at an EX stat)",
@@ -119,7 +121,7 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
         progress = await self.fate.set_ex_cost(call_of(interaction), servant, cost, phantasm)
         await respond(interaction, progress)
 
-    @app_commands.command(name="compatibility", description="The GM's modifier to a Master's compatibility (GM only)")
+    @gm_command(name="compatibility", description="The GM's modifier to a Master's compatibility")
     @app_commands.describe(master="The Master", modifier="Added to the rolled compatibility (0 removes it)")
     async def compatibility(
         self, interaction: Interaction, master: NameText, modifier: app_commands.Range[int, -50, 50]
@@ -138,8 +140,8 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
         names += [
             a["name"] for a in file.get("skills") or file.get("magecraft") or [] if a.get("mana_cost") is not None
         ]
-        return [app_commands.Choice(name=name, value=name) for name in names
-                if current.lower() in name.lower()][:AUTOCOMPLETE_LIMIT]  # fmt: skip
+        return output.fit_choices(app_commands.Choice(name=name, value=name) for name in names
+                                  if current.lower() in name.lower())  # fmt: skip
 
     @rest.autocomplete("master")
     @rule_phantasm.autocomplete("servant")

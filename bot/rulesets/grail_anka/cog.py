@@ -3,7 +3,6 @@ verify, seal, vanish and kill; /anchor; and, when the bot may read messages, anc
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 import discord
@@ -16,11 +15,13 @@ from bot.app import Fatebot, Interaction, NameText, actor_of, call_of, place_of,
 from bot.cogs.characters import character_choices
 from bot.cogs.exchanges import publish, respond
 from bot.errors import UserError
+from bot.gm_only import gm_command
 from bot.i18n import Translator
 from bot.pictures import versus_board
 from bot.rulesets.grail_anka import fight
 from bot.rulesets.grail_anka.service import RULESET_ID, AnkaService, MemberView, Odds
 from bot.services.common import Actor, Place
+from bot.workers import WORKERS
 from rules.grail_anka import checks
 from rules.grail_anka.anchors import anchor_in
 from rules.grail_anka.model import PARAMS, Talisman
@@ -97,7 +98,7 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
         self.anka = service
         super().__init__()
 
-    @app_commands.command(name="camp", description="Found a camp of characters (GM only)")
+    @gm_command(name="camp", description="Found a camp of characters")
     @app_commands.describe(name="The camp's name", members="Its characters, separated by commas",
                            gm_run="Whether the GMs run this camp (they answer its choices)")  # fmt: skip
     async def camp(self, interaction: Interaction, name: NameText, members: NameList, gm_run: bool = False) -> None:
@@ -105,7 +106,7 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
         tr = public_translator(interaction, language, RULESET_ID)
         await output.reply(interaction, tr("anka.camp_created", name=name, members=", ".join(names(members))))
 
-    @app_commands.command(name="join", description="Add a character to a camp (GM only)")
+    @gm_command(name="join", description="Add a character to a camp")
     @app_commands.describe(camp="The camp", character="Who joins it")
     async def join(self, interaction: Interaction, camp: NameText, character: NameText) -> None:
         language = await self.anka.join_camp(call_of(interaction), camp, character)
@@ -145,7 +146,7 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
                   companions=", ".join(others) or "—")  # fmt: skip
         await output.reply(interaction, text, ephemeral=True)
 
-    @app_commands.command(name="talisman", description="Set how many talismans of a kind a camp holds (GM only)")
+    @gm_command(name="talisman", description="Set how many talismans of a kind a camp holds")
     @app_commands.describe(camp="The camp", kind="Which talisman", count="How many it holds now")
     @app_commands.choices(kind=[
         app_commands.Choice(name=locale_str(label, key=f"anka.talisman.{value}"), value=value)
@@ -160,7 +161,7 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
         text = tr("anka.talismans_set", camp=name, talisman=tr(f"anka.talisman.{kind.value}"), before=before, now=now)
         await output.reply(interaction, text, ephemeral=True)
 
-    @app_commands.command(name="base", description="Record a camp's base, or clear it (GM only)")
+    @gm_command(name="base", description="Record a camp's base, or clear it")
     @app_commands.describe(camp="The camp", base="Where its base is (leave out: it has none)")
     async def base(
         self, interaction: Interaction, camp: NameText, base: app_commands.Range[str, 1, LABEL_LIMIT] | None = None
@@ -188,7 +189,7 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
                           for param in PARAMS)  # fmt: skip
         await output.reply(interaction, tr("anka.strength", camp=name, values=shown), ephemeral=True)
 
-    @app_commands.command(name="odds", description="The win rate two camps' formations would give (GM only)")
+    @gm_command(name="odds", description="The win rate two camps' formations would give")
     @app_commands.describe(first="The camp that would initiate", second="The camp it would meet",
                            param1="A parameter compared", param2="Another", param3="The third")  # fmt: skip
     @app_commands.choices(param1=PARAM_CHOICES, param2=PARAM_CHOICES, param3=PARAM_CHOICES)
@@ -202,12 +203,12 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
         title = tr("anka.odds_title", a=odds.side_a, b=odds.side_b)
         lines = formation_lines(tr, odds) + [tr.text(line) for line in fight.rate_lines(odds.side_a, odds.side_b,
                                                                                        odds.rated)]  # fmt: skip
-        board = await asyncio.to_thread(battle_board, tr, title, odds)
+        board = await WORKERS.run(interaction.user.id, battle_board, tr, title, odds)
         picture = output.Picture(BOARD, board, "\n".join([title, *lines]))
         embed = discord.Embed(title=title, description="\n".join(lines), colour=BOARD_COLOUR)
         await output.reply(interaction, embed=embed.set_image(url=picture.url), ephemeral=True, pictures=[picture])
 
-    @app_commands.command(name="check", description="Open a check at a success rate, decided by an anchor (GM only)")
+    @gm_command(name="check", description="Open a check at a success rate, decided by an anchor")
     @app_commands.describe(rate="The success rate in percent", purpose="What is being checked")
     async def check(
         self, interaction: Interaction, rate: Rate, purpose: app_commands.Range[str, 1, LABEL_LIMIT]
@@ -243,13 +244,13 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
         progress = await self.anka.recover(call_of(interaction), servant)
         await respond(interaction, progress)
 
-    @app_commands.command(name="vanish", description="Mark a Servant vanished, or back in play (GM only)")
+    @gm_command(name="vanish", description="Mark a Servant vanished, or back in play")
     @app_commands.describe(character="The Servant", on="Vanished (default) or back")
     async def vanish(self, interaction: Interaction, character: NameText, on: bool = True) -> None:
         progress = await self.anka.set_fate(call_of(interaction), character, "vanished", on)
         await respond(interaction, progress)
 
-    @app_commands.command(name="kill", description="Mark a Master or another character dead, or alive (GM only)")
+    @gm_command(name="kill", description="Mark a Master or another character dead, or alive")
     @app_commands.describe(character="Who", on="Dead (default) or alive")
     async def kill(self, interaction: Interaction, character: NameText, on: bool = True) -> None:
         progress = await self.anka.set_fate(call_of(interaction), character, "dead", on)
@@ -270,7 +271,7 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
         said = tr("anka.action_declared", camp=name, turn=turn, action=tr(f"anka.action.{action.value}"))
         await output.reply(interaction, said + (f" ({note})" if note else ""), ephemeral=True)
 
-    @app_commands.command(name="relation", description="Two camps allied, in ceasefire, or hostile again (GM only)")
+    @gm_command(name="relation", description="Two camps allied, in ceasefire, or hostile again")
     @app_commands.describe(camp="A camp", other="The other camp", relation="How they stand")
     @app_commands.choices(relation=[
         app_commands.Choice(name=locale_str(label, key=f"anka.relation.{value}"), value=value)
@@ -284,7 +285,7 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
         await output.reply(interaction, tr("anka.relation_set", camp=first, other=second,
                                            relation=tr(f"anka.relation.{relation.value}")))  # fmt: skip
 
-    @app_commands.command(name="standing", description="Count a camp in the war or out of it, or by its members (GM)")
+    @gm_command(name="standing", description="Count a camp in the war or out of it, or by its members")
     @app_commands.describe(camp="The camp", standing="In, out, or by its members (a living Master or Servant)")
     @app_commands.choices(standing=[
         app_commands.Choice(name=locale_str(label, key=f"anka.standing.{value}"), value=value)
@@ -296,7 +297,7 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
         text = tr("anka.standing_set", camp=name, standing=tr(f"anka.standing.{standing.value}"))
         await output.reply(interaction, text, ephemeral=True)
 
-    @app_commands.command(name="finale", description="Begin the war's final processing (GM only)")
+    @gm_command(name="finale", description="Begin the war's final processing")
     @app_commands.describe(extra_actions="Extra actions the camps get first (default none)")
     async def finale(self, interaction: Interaction, extra_actions: app_commands.Range[int, 0, 10] = 0) -> None:
         name, camps, language = await self.anka.finale(call_of(interaction), extra_actions)
@@ -304,7 +305,7 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
         key = "anka.finale_after_actions" if extra_actions else "anka.finale_now"
         await output.reply(interaction, tr(key, campaign=name, camps=", ".join(camps) or "—", count=extra_actions))
 
-    @app_commands.command(name="protagonist", description="Mark a protagonist: their death ends the game (GM only)")
+    @gm_command(name="protagonist", description="Mark a protagonist: their death ends the game")
     @app_commands.describe(character="Who", on="A protagonist (default) or not")
     async def protagonist(self, interaction: Interaction, character: NameText, on: bool = True) -> None:
         name = await self.anka.set_protagonist(call_of(interaction), character, on)

@@ -217,7 +217,7 @@ def _skill_options(scene: Scene, state: Mapping[str, Any], side: str, timing: Ti
             label = Text("anka.skill_choice", {"who": fighter.character.name, "skill": skill.name,
                                                "kind": Text(f"anka.kind.{skill.kind}")})  # fmt: skip
             offered.append(Option(f"u{fighter.index}_{index}", label, group=SKILL_GROUP))
-    return offered[:24]
+    return offered
 
 
 def _gone(character: CharacterSnapshot) -> bool:
@@ -281,7 +281,7 @@ def _cancel_options(scene: Scene, state: Mapping[str, Any], side: str, target: S
                 label = Text("anka.skill_choice", {"who": fighter.character.name, "skill": skill.name,
                                                    "kind": Text(f"anka.kind.{skill.kind}")})  # fmt: skip
                 offered.append(Option(f"c{fighter.index}_{index}", label, group=CANCEL_GROUP))
-    return offered[:24]
+    return offered
 
 
 def cancel_chosen(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:

@@ -3,8 +3,6 @@ spirit, cast, aim, boost, plus, territory, transfer, ritual and rest."""
 
 from __future__ import annotations
 
-import asyncio
-
 import discord
 from discord import app_commands
 from discord.app_commands import locale_str
@@ -14,10 +12,12 @@ from bot import output
 from bot.app import Fatebot, Interaction, NameText, actor_of, call_of, place_of, translator
 from bot.cogs.characters import character_choices
 from bot.cogs.exchanges import respond
+from bot.gm_only import gm_command
 from bot.pictures import grid_map
 from bot.rulesets.grail_zh.actions import SECTOR_SQUARES as SECTOR
 from bot.rulesets.grail_zh.service import RULESET_ID, GrailService
 from bot.rulesets.grail_zh.upkeep import SECRET_STATUSES
+from bot.workers import WORKERS
 
 Square = app_commands.Range[int, 0, 99]
 SPELLS = {"heal": "Healing", "shield": "Protection", "suggest": "Suggestion", "alarm": "Alarm barrier",
@@ -59,7 +59,7 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
         )  # fmt: skip
         await respond(interaction, progress)
 
-    @app_commands.command(name="place", description="Set a character's square (GM only)")
+    @gm_command(name="place", description="Set a character's square")
     @app_commands.describe(character="Who", x="Column, 0-99", y="Row, 0-99", sector_x="Sector column",
                            sector_y="Sector row")  # fmt: skip
     async def place(
@@ -72,7 +72,7 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
         )  # fmt: skip
         await respond(interaction, progress)
 
-    @app_commands.command(name="status", description="Set or clear a character's status (GM only)")
+    @gm_command(name="status", description="Set or clear a character's status")
     @app_commands.describe(character="Who", status="Which status", on="On (default) or off")
     @app_commands.choices(status=[
         app_commands.Choice(name=locale_str(label, key=f"status.{name}"), value=name)
@@ -144,7 +144,7 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
                                         opponent=target)  # fmt: skip
         await respond(interaction, progress)
 
-    @app_commands.command(name="contradict", description="Two abilities contradict: which prevails (GM only)")
+    @gm_command(name="contradict", description="Two abilities contradict: which prevails")
     @app_commands.describe(
         character="Whose ability", ability="Its skill, Noble Phantasm or stat", opponent="Whose ability it meets",
         against="The opponent's skill, Noble Phantasm or stat",
@@ -191,7 +191,8 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
         if not placed:
             await output.reply(interaction, "\n".join(lines) or tr("where.none"), ephemeral=True)
             return
-        drawn = await asyncio.to_thread(grid_map, tr("where.map_title"), placed, SECTOR, tr.language)
+        drawn = await WORKERS.run(interaction.user.id, grid_map, tr("where.map_title"), placed, SECTOR, tr.language,
+                                  more=lambda count: tr("where.more", count=count))  # fmt: skip
         picture = output.Picture(MAP, drawn, "\n".join(lines))
         embed = discord.Embed(description="\n".join(lines), colour=MAP_COLOUR).set_image(url=picture.url)
         await output.reply(interaction, embed=embed, ephemeral=True, pictures=[picture])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from discord import app_commands
 from discord.ext import commands
 from sqlalchemy import select
@@ -11,6 +13,7 @@ from bot.app import Fatebot, Interaction, actor_of, call_of, place_of
 from bot.cogs.exchanges import respond
 from bot.db.engine import Database
 from bot.db.models import Side
+from bot.gm_only import gm_command
 from bot.rulesets.base import ATTACKER, DEFENDER
 from bot.rulesets.registry import RULESETS
 from bot.services.characters import active_character, find_character
@@ -18,7 +21,7 @@ from bot.services.common import Call, Clock, active_campaign
 from bot.services.exchanges import Cast, ExchangeEngine, Progress, StepOf
 from bot.services.snapshots import play_of
 from rules.exchange import Text
-from tests.e2e.engine_ruleset.play import ALLY, FIRST, SECOND, EnginePlay
+from tests.e2e.engine_ruleset.play import ALLY, FIRST, SECOND, SHIELD, EnginePlay
 
 
 class EngineService:
@@ -73,8 +76,9 @@ class EngineCog(commands.GroupCog, group_name="engine", group_description="Excha
         await output.reply(interaction, str(campaign.id))
 
     @app_commands.command(name="strike", description="Shape 1: resolves at once, an ally may react in time")
-    async def strike(self, interaction: Interaction, target: str, ally: str) -> None:
-        await self._run(interaction, "strike", self.play.strike, {DEFENDER: target, ALLY: ally})
+    async def strike(self, interaction: Interaction, target: str, ally: str, reaction: str = SHIELD) -> None:
+        step_of = partial(self.play.strike, handler=reaction)
+        await self._run(interaction, "strike", step_of, {DEFENDER: target, ALLY: ally})
 
     @app_commands.command(name="duel", description="Shape 2: attack, defence, withstand, overflow")
     async def duel(self, interaction: Interaction, target: str) -> None:
@@ -96,6 +100,10 @@ class EngineCog(commands.GroupCog, group_name="engine", group_description="Excha
             place_of(interaction), actor_of(interaction), value, self.bot.dice, key="number"
         )
         await respond(interaction, progress)
+
+    @gm_command(name="marked", description="The GMs' by its mark alone: its own code checks no one")
+    async def marked(self, interaction: Interaction) -> None:
+        await output.reply(interaction, "ran")
 
 
 async def setup(bot: Fatebot) -> None:

@@ -1,6 +1,8 @@
 """The test ruleset's rules: heroes with three pools, and one exchange for each shape the engine must carry.
 
-1. strike: resolves at once, then offers an ally a reaction that expires after a minute (default: none).
+1. strike: resolves at once, then offers an ally a reaction that expires after a minute (default: none); a broken
+   reaction fails on any answer but a shield (its default, at its deadline, included), and a busy one finds the
+   database locked a few times first.
 2. duel: attack -> the defender's defence choice -> a withstand choice -> an overflow choice when the damage
    is more than the hit points left.
 3. draft: a committed secret, two sides picking in turn, a number given by command, every member of the first
@@ -9,9 +11,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bot.db.engine import Busy
+from bot.db.models import DEADLINE_TRIES
 from bot.rulesets.base import (
     ATTACKER,
     DEFENDER,
@@ -48,6 +53,9 @@ ALLY = "ally"
 FIRST, SECOND = "first", "second"
 WEAPONS = ("sword", "bow", "lance", "axe")
 REACTION_SECONDS = 60
+SHIELD, BROKEN_SHIELD, BUSY_SHIELD = "shield", "broken_shield", "busy_shield"
+# How often a busy reaction finds the database locked before it goes through: more than a broken one may fail.
+BUSY_TRIES = DEADLINE_TRIES + 1
 COMMITMENT = "secret"
 
 
@@ -80,10 +88,16 @@ class EnginePlay(Play):
     kinds = (HERO,)
     pool_names = ("hp", "resolve", "luck")
 
+    def __init__(self) -> None:
+        # How often a broken or busy reaction was answered, by the name of the ally it asks.
+        self.tries: Counter[str] = Counter()
+
     @property
     def handlers(self) -> Mapping[str, Handler]:
         return {
-            "shield": self.shield,
+            SHIELD: self.shield,
+            BROKEN_SHIELD: self.broken_shield,
+            BUSY_SHIELD: self.busy_shield,
             "defence": self.defence,
             "withstand": self.withstand,
             "overflow": self.overflow,
@@ -113,7 +127,7 @@ class EnginePlay(Play):
         return Report(notes=tuple(Text(o.key, o.params) for o in outcomes if isinstance(o, Said)))
 
     # 1. A step that resolves at once and offers a third party a reaction with a deadline.
-    def strike(self, scene: Scene) -> Step:
+    def strike(self, scene: Scene, handler: str = SHIELD) -> Step:
         attacker, target, ally = scene.one(ATTACKER), scene.one(DEFENDER), scene.one(ALLY)
         damage = _roll("damage", 6, scene.dice)
         prompt = Text("engine.shield_prompt", {"ally": ally.name, "target": target.name})
@@ -127,7 +141,7 @@ class EnginePlay(Play):
         struck = said("engine.struck", attacker=attacker.name, target=target.name, damage=damage.total)
         return Step(
             (damage,), (PoolDelta(DEFENDER, "hp", -damage.total),), (struck,),
-            Pause("shield", (wait,), {"damage": damage.total}),
+            Pause(handler, (wait,), {"damage": damage.total}),
         )  # fmt: skip
 
     def shield(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
@@ -142,6 +156,21 @@ class EnginePlay(Play):
         return Step(
             effects=effects, outcomes=(said("engine.shielded", ally=ally.name, target=target.name, healed=damage),)
         )
+
+    def broken_shield(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+        """A bug in the rules: letting the blow be asks for a pool heroes do not have, which the engine refuses."""
+        self.tries[scene.one(ALLY).name] += 1
+        if answer.option == "shield":
+            return self.shield(scene, state, answer)
+        return Step(effects=(PoolDelta(ALLY, "mana", -1),))
+
+    def busy_shield(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+        """A reaction that meets a database locked by others (as the next statement would) a few times first."""
+        ally = scene.one(ALLY).name
+        self.tries[ally] += 1
+        if self.tries[ally] <= BUSY_TRIES:
+            raise Busy
+        return self.shield(scene, state, answer)
 
     # 2. Attack -> defence choice -> withstand choice -> overflow choice.
     def duel(self, scene: Scene) -> Step:
