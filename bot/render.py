@@ -196,9 +196,9 @@ def given_up_text(tr: Translator, error_id: str) -> str:
     return tr("wait.given_up", tries=DEADLINE_TRIES, error=error_id)
 
 
-def open_wait_line(tr: Translator, wait: OpenWait, *, with_campaign: bool, given_up: str | None = None) -> str:
-    """One line of a list of whose move it is: what waits, for whom, since when, and a link to its prompt; with
-    `given_up` (an error id), that the deadlines gave up on it."""
+def open_wait_line(tr: Translator, wait: OpenWait, *, with_campaign: bool) -> str:
+    """One line of a list of whose move it is: what waits, for whom, since when, and a link to its prompt; for a
+    wait the deadlines gave up on, that they did, with its error id."""
     scoped = tr.scoped(wait.ruleset)
     line = scoped(
         "waiting.line", title=scoped.text(wait.title), who=waited_on(scoped, wait),
@@ -208,4 +208,4 @@ def open_wait_line(tr: Translator, wait: OpenWait, *, with_campaign: bool, given
         line = tr("waiting.in_campaign", campaign=wait.campaign_name, line=line)
     if wait.link:
         line = f"{line} {wait.link}"
-    return f"{line}\n{given_up_text(tr, given_up)}" if given_up else line
+    return f"{line}\n{given_up_text(tr, wait.given_up_error)}" if wait.given_up_error else line

@@ -128,11 +128,8 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
         if not waits:
             await output.reply(interaction, tr("waiting.nothing", name=campaign.name), ephemeral=True)
             return
-        given_up = await self.bot.exchanges.given_up(place_of(interaction))
         lines = [tr("waiting.campaign", name=campaign.name, count=len(waits))]
-        lines.extend(
-            open_wait_line(tr, wait, with_campaign=False, given_up=given_up.get(wait.wait_id)) for wait in waits
-        )
+        lines.extend(open_wait_line(tr, wait, with_campaign=False) for wait in waits)
         await output.reply(interaction, "\n".join(lines), ephemeral=True)
 
     @gm_command(name="reminders", description="Remind whoever a wait waits for after this many hours; 0: never")

@@ -272,6 +272,11 @@ class WaitRow(Base):
     failures: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     error_id: Mapped[str | None] = mapped_column(String(16), default=None)
 
+    @property
+    def given_up_error(self) -> str | None:
+        """The error id the wait last failed with, once the deadlines gave up on it; None while they still try."""
+        return self.error_id if self.failures >= DEADLINE_TRIES else None
+
     __table_args__ = (Index("ix_waits_status_deadline_at", "status", "deadline_at"),)
 
 

@@ -223,11 +223,6 @@ class WaitView:
     error_id: str | None = None
 
 
-def given_up_error(wait: WaitRow) -> str | None:
-    """The error id a wait the deadlines gave up on last failed with; None while they still try it."""
-    return wait.error_id if wait.failures >= DEADLINE_TRIES else None
-
-
 StepOf = Callable[[Scene], Step]
 
 
@@ -1011,20 +1006,8 @@ class ExchangeService:
                 assert exchange is not None
                 views.append(WaitView(campaign.ruleset, wait.id, Wait.from_dict(wait.spec),
                                       Text.from_dict(exchange.title), wait.subject, wait.created_at,
-                                      given_up_error(wait)))  # fmt: skip
+                                      wait.given_up_error))  # fmt: skip
             return len(rows), views
-
-    async def given_up(self, place: Place) -> dict[int, str]:
-        """The open waits of the channel's campaign that the deadlines gave up on, with the error id of each one's
-        latest failure."""
-        async with self.database.read() as session:
-            campaign = await active_campaign(session, place)
-            rows = await session.execute(
-                select(WaitRow.id, WaitRow.error_id).where(
-                    WaitRow.campaign_id == campaign.id, WaitRow.status == PENDING, WaitRow.failures >= DEADLINE_TRIES
-                )
-            )
-            return {wait_id: error_id for wait_id, error_id in rows if error_id is not None}
 
     async def expire_due(self, dice: DiceSource, shards: Shards = EVERY_GUILD) -> AsyncIterator[Progress]:
         """Answer every wait of `shards`' guilds whose deadline passed with its default, each in its own

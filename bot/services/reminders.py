@@ -71,6 +71,8 @@ class OpenWait:
     open_to_players: bool
     created_at: datetime
     message_id: int | None
+    # The error id of its latest failure, once the deadlines gave up on it and left it to the GMs.
+    given_up_error: str | None = None
 
     @property
     def link(self) -> str | None:
@@ -143,7 +145,7 @@ def _open_wait(campaign: Campaign, wait: WaitRow, title: Text) -> OpenWait:
     return OpenWait(
         campaign.ruleset, campaign.id, campaign.name, campaign.guild_id, wait.channel_id, wait.id, title, wait.subject,
         tuple(wait.audience_ids), spec.audience.kind == "gms", spec.audience.kind == "players", wait.created_at,
-        wait.message_id,
+        wait.message_id, wait.given_up_error,
     )  # fmt: skip
 
 
