@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import discord
@@ -49,7 +49,8 @@ SHARED_EXTENSIONS = (
     "bot.cogs.reminders",
     "bot.cogs.dialogue",
 )
-MESSAGE_LIMIT = 2000
+# A problem of a file takes at most this share of its message: one as long as a message leaves room for others.
+PROBLEM_SHARE = 4
 # How often the bot looks for waits whose deadline has passed.
 DEADLINE_POLL_SECONDS = 5.0
 # Users whose language the bot remembers, the most recently seen first.
@@ -210,12 +211,27 @@ def problem_text(tr: Translator, problem: SheetProblem) -> str:
     return tr(key, **problem.params)
 
 
+def problems_text(tr: Translator, heading: str, problems: Sequence[str]) -> str:
+    """The heading and the problems, in one message: the whole lines that fit (each shortened to a share of it),
+    then how many more there are, so a file wrong everywhere is answered once and none is left out unsaid."""
+    room = output.CONTENT_LIMIT - len(heading) - len(tr("sheet.problems_more", count=len(problems))) - 2
+    shown: list[str] = []
+    for problem in problems:
+        line = output.shorten(problem, output.CONTENT_LIMIT // PROBLEM_SHARE)
+        if len(line) + 1 > room:
+            break
+        shown.append(line)
+        room -= len(line) + 1
+    more = [tr("sheet.problems_more", count=len(problems) - len(shown))] if len(shown) < len(problems) else []
+    return "\n".join((heading, *shown, *more))
+
+
 def error_text(tr: Translator, error: Exception) -> str | None:
     """The reply to an expected error in the reader's language; None for anything unexpected."""
     if isinstance(error, SheetRefused):
-        problems = (tr("sheet.problem_line", field=problem.field, problem=problem_text(tr, problem))
-                    for problem in error.problems)  # fmt: skip
-        return "\n".join((tr(error.key), *problems))[:MESSAGE_LIMIT]
+        problems = [tr("sheet.problem_line", field=problem.field, problem=problem_text(tr, problem))
+                    for problem in error.problems]  # fmt: skip
+        return problems_text(tr, tr(error.key), problems)
     if isinstance(error, UserError):
         key = error.key if error.fallback is None or tr.has(error.key) else error.fallback
         shown = {name: tr.text(value) if isinstance(value, Text) else value for name, value in error.params.items()}

@@ -31,6 +31,7 @@ import discord
 import yaml
 
 from bot.app import Fatebot, point_at
+from bot.console import Printer
 from bot.db.engine import Database
 from bot.emulator import Emulator
 from bot.emulator.floor import FloorBot
@@ -346,30 +347,32 @@ async def measure_exchange(
 
 
 def report(backend: str, floors: list[Floor], rows: list[Row], usage: str) -> None:
+    printer = Printer(sys.stdout)
     floor_alone = statistics.mean(floor.alone.median for floor in floors)
     floor_together = statistics.mean(floor.together.median for floor in floors)
-    print(f"\n{backend}: milliseconds from sending an interaction to its answer")
-    print(f"{'':34} {'one at a time':>35}   {'one in every channel at once':>44}")
+    printer.line(f"\n{backend}: milliseconds from sending an interaction to its answer")
+    printer.line(f"{'':34} {'one at a time':>35}   {'one in every channel at once':>44}")
     columns = f"{'p50':>8} {'p95':>8} {'p99':>8} {'x floor':>8}"
-    print(f"{'ruleset':13} {'command':20} {columns}   {columns} {'> 3 s':>6} {'no ack':>6}")
+    printer.line(f"{'ruleset':13} {'command':20} {columns}   {columns} {'> 3 s':>6} {'no ack':>6}")
     for number, floor in enumerate(floors):
         label = "floor before" if number == 0 else "floor after"
         alone, together = floor.alone, floor.together
-        print(
+        printer.line(
             f"{'':13} {label:20} {alone.median:8.2f} {alone.p95:8.2f} {alone.p99:8.2f} {'':8}   "
             f"{together.median:8.2f} {together.p95:8.2f} {together.p99:8.2f}"
         )
     for row in rows:
         alone, together = row.alone, row.together
-        print(
+        printer.line(
             f"{row.ruleset:13} {alone.name:20} {alone.median:8.2f} {alone.p95:8.2f} {alone.p99:8.2f} "
             f"{alone.median / floor_alone:7.2f}x   {together.median:8.2f} {together.p95:8.2f} {together.p99:8.2f} "
             f"{together.median / floor_together:7.2f}x {together.late:6} {together.unacknowledged:6}"
         )
     commands = sum(len(row.together.milliseconds) for row in rows)
     seconds = sum(row.burst_seconds for row in rows)
-    print(f"bursts: {commands} commands in {seconds:.2f} s, {commands / seconds:.0f} a second")
-    print(usage)
+    printer.line(f"bursts: {commands} commands in {seconds:.2f} s, {commands / seconds:.0f} a second")
+    printer.line(usage)
+    printer.check()
 
 
 def usage_since(started: float, cpu_before: float, *, in_processes: bool) -> str:
@@ -516,11 +519,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 async def run_bench(*, channels: int, rounds: int, database_url: str | None, processes: int = 0) -> int:
     if channels < 1 or rounds < 1 or processes < 0:
-        print("--channels and --rounds take a whole number from 1 up, --processes from 0 up.")
+        print("--channels and --rounds take a whole number from 1 up, --processes from 0 up.", file=sys.stderr)
         return 2
     backend = "sqlite" if database_url is None else database_url.split(":", 1)[0].split("+", 1)[0]
     if processes > 1 and backend != "postgresql":
-        print("Several bot processes share one PostgreSQL database: give --database postgresql+asyncpg://...")
+        print(
+            "Several bot processes share one PostgreSQL database: give --database postgresql+asyncpg://...",
+            file=sys.stderr,
+        )
         return 2
     if database_url is not None:
         await bench(database_url, channels=channels, rounds=rounds, backend=backend, processes=processes)

@@ -19,10 +19,11 @@ from sqlalchemy.exc import SQLAlchemyError
 from bot.app import Fatebot, point_at
 from bot.bench import add_arguments as add_bench_arguments
 from bot.bench import run_bench
+from bot.console import OutputLost
 from bot.db.backup import BackupError, backup, restore
 from bot.db.copy import CopyRefused, copy_database
 from bot.db.engine import Database, failure_text
-from bot.db.migrate import upgrade
+from bot.db.migrate import NewerSchema, upgrade
 from bot.health import HealthServer, check_health
 from bot.local import run_local
 from bot.settings import Settings, database_url_problem
@@ -72,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
             name = "_".join(str(part) for part in problem["loc"]).upper() or "settings"
             print(f"{name}: {problem.get('ctx', {}).get('error', problem['msg'])}", file=sys.stderr)
         return EXIT_USAGE
+    except UnicodeDecodeError as error:  # the environment itself cannot be undecodable: only .env can be
+        print(f".env is not UTF-8 text (byte {error.start} cannot be read): save it as UTF-8.", file=sys.stderr)
+        return EXIT_USAGE
     # Logs go to stderr; `fatebot local` keeps them to warnings unless asked, so they do not drown the replies.
     quiet = (
         (arguments.command == "local" and not arguments.verbose)
@@ -83,13 +87,25 @@ def main(argv: list[str] | None = None) -> int:
     # The bot has no voice features, so discord.py's warnings about missing voice libraries are noise.
     logging.getLogger("discord.client").setLevel(max(logging.ERROR, logging.getLogger().level))
     given = getattr(arguments, "database", None)  # `local` and `bench` may name a database of their own
-    if given is not None and (unusable := database_url_problem(given)) is not None:
-        print(f"--database: {unusable}", file=sys.stderr)
-        return EXIT_USAGE
+    # ...and `db copy` the database to fill: each URL given is checked as DATABASE_URL is
+    for option, url in (("--database", given), ("--to", getattr(arguments, "target", None))):
+        if url is not None and (unusable := database_url_problem(url)) is not None:
+            print(f"{option}: {unusable}", file=sys.stderr)
+            return EXIT_USAGE
+    shown = make_url(given or settings.database_url).render_as_string(hide_password=True)
     try:
         return _command(arguments, settings)
+    except NewerSchema as newer:
+        print(
+            f"The database at {shown} was migrated by a newer version of the bot (schema {newer.revision}): run that"
+            " version, or restore a backup this one wrote.",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    except OutputLost as lost:
+        print(f"Cannot write the output: {lost}", file=sys.stderr)
+        return EXIT_UNREACHABLE
     except DATABASE_FAILURES as error:
-        shown = make_url(given or settings.database_url).render_as_string(hide_password=True)
         print(f"Cannot use the database at {shown}: {failure_text(error)}", file=sys.stderr)
         return EXIT_UNREACHABLE
 
@@ -142,9 +158,12 @@ BACKUP_MESSAGES = {
     "no_database": "There is no database at {detail} yet.",
     "target_exists": "{detail} exists already: choose a new file, so that no backup is overwritten.",
     "no_backup": "There is no backup at {detail}.",
+    "restore_itself": "{detail} is the database itself: name a backup to restore (nothing was restored).",
     "damaged": "The backup is damaged ({detail}): nothing was restored.",
     "not_fatebot": "{detail} is not a fatebot database: nothing was restored.",
     "not_sqlite_file": "That file is not a SQLite database ({detail}): nothing was restored.",
+    "newer": "{detail} was written by a newer version of the bot: restore it with that version (nothing was restored).",
+    "source_not_fatebot": "{detail} is not a fatebot database: no backup was written.",
 }
 
 
@@ -180,6 +199,7 @@ COPY_MESSAGES = {
     "source_unusable": "The database to copy cannot be read: {detail}",
     "not_fatebot": "{detail} is not a fatebot database: nothing was copied.",
     "source_behind": "{detail} is older than this version of the bot: run `fatebot db upgrade` first.",
+    "source_ahead": "{detail} was migrated by a newer version of the bot: copy it with that version.",
     "target_unusable": "The database to fill cannot be used: {detail}",
     "target_not_empty": "{detail} holds rows already: copy into an empty database, so that nothing is merged.",
 }

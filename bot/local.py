@@ -27,6 +27,7 @@ from typing import Any, TextIO
 
 from bot.app import DEADLINE_POLL_SECONDS, Fatebot, point_at
 from bot.cogs.exchanges import pass_deadlines
+from bot.console import Printer
 from bot.db.engine import Database
 from bot.emulator import Emulator, EmulatorError
 from bot.emulator.models import EVERYONE, BotOutput, Channel, Guild, InteractionRecord, Message, User
@@ -394,9 +395,10 @@ async def play_script(lines: list[str], database_url: str, seed: int | None, out
     async with running_bot(
         database_url, dice, clock if scripted else _utcnow, seed, files_from, scripted=scripted
     ) as world:
+        printer = Printer(out)
 
         def emit(record: dict[str, Any]) -> None:
-            print(json.dumps(record, ensure_ascii=False), file=out, flush=True)
+            printer.line(json.dumps(record, ensure_ascii=False))
 
         def show(output: BotOutput) -> None:
             if _is_shown(world, output):
@@ -414,6 +416,7 @@ async def play_script(lines: list[str], database_url: str, seed: int | None, out
                 emit({"step": step.number, **_shown_record(shown)})
             if scripted:
                 await expire_deadlines(world)
+            printer.check()
 
 
 async def expire_deadlines(world: LocalWorld) -> None:
@@ -461,6 +464,9 @@ async def run_local(settings: Settings, *, script: Path | None, seed: int | None
     except OSError as error:
         print(f"cannot read the script: {error}", file=sys.stderr)
         return 2
+    except UnicodeDecodeError as error:
+        print(f"cannot read the script: it is not UTF-8 text (byte {error.start})", file=sys.stderr)
+        return 2
     with tempfile.TemporaryDirectory() as directory:
         url = database_url or f"sqlite:///{Path(directory) / 'local.sqlite3'}"
         try:
@@ -492,11 +498,13 @@ def _describe(world: LocalWorld, output: BotOutput) -> str:
 
 async def _interactive(database_url: str, seed: int | None) -> int:
     dice: DiceSource = SeededDice(seed) if seed is not None else SystemDice()
-    print(__doc__)
-    print("Example:  alice: /campaign start ruleset:fate_points name:Fuyuki    (Ctrl-D to quit)\n")
+    printer = Printer(sys.stdout)
+    printer.line(__doc__)
+    printer.line("Example:  alice: /campaign start ruleset:fate_points name:Fuyuki    (Ctrl-D to quit)\n")
+    printer.check()
     async with running_bot(database_url, dice, _utcnow, seed, Path.cwd()) as world:
         world.emulator.add_listener(
-            lambda output: print(_describe(world, output)) if _is_shown(world, output) else None
+            lambda output: printer.line(_describe(world, output)) if _is_shown(world, output) else None
         )
         number = 0
         while line := await asyncio.to_thread(sys.stdin.readline):
@@ -505,7 +513,8 @@ async def _interactive(database_url: str, seed: int | None) -> int:
                 step = parse_line(number, line)
                 shown = await perform(world, step) if step is not None else None
                 if shown is not None:
-                    print(_describe_shown(shown))
+                    printer.line(_describe_shown(shown))
             except (ScriptError, EmulatorError) as error:
-                print(f"error: {error}")
+                printer.line(f"error: {error}")
+            printer.check()
     return 0

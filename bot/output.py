@@ -74,6 +74,16 @@ def shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else f"{text[: limit - 1]}{ELLIPSIS}"
 
 
+def shorten_label(text: str, limit: int) -> str:
+    """A choice's label (a button, a menu's option, a suggestion) cut in its middle with an ellipsis if it is
+    longer than `limit`: choices that share a long start (a character's name, the start of a weapon's) are told
+    apart by their ends (the skill, the rest of the name, the kind), which a cut at the end would lose."""
+    if len(text) <= limit:
+        return text
+    head = (limit - 1) // 2
+    return f"{text[:head]}{ELLIPSIS}{text[len(text) - (limit - 1 - head) :]}"
+
+
 def chunks(text: str, limit: int) -> list[str]:
     """The text in pieces of at most `limit` characters, cut at line ends where a line fits."""
     pieces: list[str] = []
@@ -205,12 +215,12 @@ def fit_view(view: discord.ui.View | None) -> None:
     for child in view.children if view is not None else ():
         item = _underlying(child)
         if isinstance(item, discord.ui.Button) and item.label:
-            item.label = shorten(item.label, BUTTON_LABEL_LIMIT)
+            item.label = shorten_label(item.label, BUTTON_LABEL_LIMIT)
         elif isinstance(item, discord.ui.Select):
             if item.placeholder:
                 item.placeholder = shorten(item.placeholder, PLACEHOLDER_LIMIT)
             for option in item.options:
-                option.label = shorten(option.label, SELECT_OPTION_LIMIT)
+                option.label = shorten_label(option.label, SELECT_OPTION_LIMIT)
                 if option.description:
                     option.description = shorten(option.description, SELECT_OPTION_LIMIT)
 
@@ -263,13 +273,14 @@ def fit_choices(choices: Iterable[app_commands.Choice[ChoiceT]]) -> list[app_com
         choice for choice in choices if not isinstance(choice.value, str) or len(choice.value) <= CHOICE_NAME_LIMIT
     )
     return [
-        app_commands.Choice(name=shorten(choice.name, CHOICE_NAME_LIMIT), value=choice.value)
+        app_commands.Choice(name=shorten_label(choice.name, CHOICE_NAME_LIMIT), value=choice.value)
         for choice in itertools.islice(carried, CHOICES_LIMIT)
     ]
 
 
 def fit_modal(modal: discord.ui.Modal) -> discord.ui.Modal:
-    """A form's title and each text box's label, placeholder and prefilled text within Discord's limits, in place."""
+    """A form's title and each text box's label, placeholder and prefilled text within Discord's limits (the text
+    within its box's own most too), in place."""
     modal.title = shorten(modal.title, MODAL_TITLE_LIMIT)
     for child in modal.walk_children():
         if isinstance(child, discord.ui.Label):
@@ -285,7 +296,7 @@ def fit_modal(modal: discord.ui.Modal) -> discord.ui.Modal:
             if child.placeholder:
                 child.placeholder = shorten(child.placeholder, INPUT_PLACEHOLDER_LIMIT)
             if child.default:
-                child.default = shorten(child.default, INPUT_VALUE_LIMIT)
+                child.default = shorten(child.default, min(child.max_length or INPUT_VALUE_LIMIT, INPUT_VALUE_LIMIT))
     return modal
 
 

@@ -11,8 +11,11 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from bot.hosts import is_host
+
 DEFAULT_DATABASE_URL = "sqlite:///fatebot.sqlite3"
 DATABASE_URL_FORMS = "sqlite:///FILE or postgresql+asyncpg://USER:PASSWORD@HOST:PORT/NAME"
+MAX_PORT = 65535
 
 
 def split_ids(value: object) -> object:
@@ -29,11 +32,13 @@ def database_url_problem(url: str) -> str | None:
     """Why the bot cannot use `url` as its database, in a sentence that never repeats a password; None if it can."""
     try:
         parsed = make_url(url)
-    except ArgumentError:
+    except (ArgumentError, ValueError):  # ValueError: a port that is not a number, a host left unclosed
         return f"not a database URL: write {DATABASE_URL_FORMS}"
     shown = parsed.render_as_string(hide_password=True)
     if parsed.get_backend_name() not in ("sqlite", "postgresql"):
         return f"{shown} is neither SQLite nor PostgreSQL, the databases the bot runs on"
+    if parsed.port is not None and not 1 <= parsed.port <= MAX_PORT:
+        return f"{shown} names port {parsed.port}, which no server has: ports run from 1 to {MAX_PORT}"
     if parsed.get_backend_name() == "postgresql" and parsed.get_driver_name() != "asyncpg":
         return f"{shown} names a driver the bot does not use: write postgresql+asyncpg://..."
     return None
@@ -57,9 +62,9 @@ class Settings(BaseSettings):
     shard_count: int | None = None
     shard_ids: Annotated[tuple[int, ...] | None, NoDecode] = None
     # How often a process looks for waits whose deadline has passed (and, every 12 looks, for reminders due).
-    deadline_poll_seconds: float = Field(default=5.0, gt=0)
+    deadline_poll_seconds: float = Field(default=5.0, gt=0, allow_inf_nan=False)
     # Where `GET /health` answers whether every shard of the process is connected and the database answers.
-    health_port: int | None = Field(default=None, ge=1, le=65535)
+    health_port: int | None = Field(default=None, ge=1, le=MAX_PORT)
     health_host: str = "127.0.0.1"
 
     @field_validator("command_guild_ids", mode="before")
@@ -102,6 +107,13 @@ class Settings(BaseSettings):
         address = yarl.URL(value)
         if address.scheme not in schemes or not address.host:
             raise ValueError(f"{value!r} is not an address starting with {schemes[0]}:// or {schemes[1]}://")
+        return value
+
+    @field_validator("health_host")
+    @classmethod
+    def _host(cls, value: str) -> str:
+        if not is_host(value):
+            raise ValueError(f"{value!r} is neither an IP address nor a host name")
         return value
 
     @field_validator("log_level")

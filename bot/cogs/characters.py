@@ -202,7 +202,9 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
         except UserError:
             return []
         tr = translator(interaction, ruleset.id)
-        return [app_commands.Choice(name=tr(f"kind.{kind}"), value=kind) for kind in play.kinds if current in kind]
+        return output.fit_choices(
+            app_commands.Choice(name=tr(f"kind.{kind}"), value=kind) for kind in play.kinds if current in kind
+        )
 
     @app_commands.command(name="show", description="Show a character sheet (default: your active character)")
     @app_commands.describe(name="Whose sheet")

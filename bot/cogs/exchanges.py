@@ -8,6 +8,7 @@ request for a GM's approval), the prompt is the command's reply.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import Sequence
@@ -29,6 +30,9 @@ from rules.exchange import Text, Wait
 
 log = logging.getLogger(__name__)
 
+# How long posting what one deadline did may take before the next deadline's outcome is posted: the wait is saved
+# by then, and a post cut short is logged like one that failed.
+DEADLINE_POST_SECONDS = 30.0
 STEP_COLOUR = discord.Colour.red()
 TONES = {
     "primary": discord.ButtonStyle.primary,
@@ -173,6 +177,13 @@ class WaitCancelButton(PersistentButton, template=r"waitcancel:(?P<wait_id>[0-9]
             interaction.guild_id or 0, int(self.fields["wait_id"]), actor_of(interaction), bot.dice
         )
         await show_answer(interaction, progress)
+
+
+def cancel_view(tr: Translator, wait_id: int) -> discord.ui.View:
+    """The GM's cancel alone: for a wait whose options no longer read."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(WaitCancelButton(tr("wait.cancel"), discord.ButtonStyle.danger, wait_id=wait_id))
+    return view
 
 
 def prompt_view(tr: Translator, prompt: Prompt) -> discord.ui.View:
@@ -365,11 +376,12 @@ async def show_answer(interaction: Interaction, progress: Progress) -> None:
 
 async def pass_deadlines(bot: Fatebot, shards: Shards = EVERY_GUILD) -> None:
     """Every wait of `shards`' guilds whose time is up gets its default answer, and each one's outcome is posted as
-    soon as it is saved. Each post is tried on its own (the service tries each wait on its own): one that fails is
-    logged, and the next is posted."""
+    soon as it is saved. Each post is tried on its own (the service tries each wait on its own), for a bounded time:
+    one that fails or hangs (a slow or rate-limited Discord) is logged, and the next is posted."""
     async for progress in bot.exchanges.expire_due(bot.dice, shards):
         try:
-            await publish(bot, progress)
+            async with asyncio.timeout(DEADLINE_POST_SECONDS):
+                await publish(bot, progress)
         except Exception:
             waits = ", ".join(str(closed.wait_id) for closed in progress.closed)
             log.exception("posting what the deadline did in campaign %s failed (waits %s; saved all the same)",

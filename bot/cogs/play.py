@@ -9,14 +9,15 @@ from discord.ext import commands
 from bot import output
 from bot.app import Fatebot, Interaction, NameText, WordText, actor_of, call_of, place_of, public_translator, translator
 from bot.cogs.characters import character_choices
-from bot.cogs.exchanges import fallen_lines, respond, wait_view
+from bot.cogs.exchanges import cancel_view, fallen_lines, respond, wait_view
 from bot.errors import UserError
 from bot.gm_only import gm_command
 from bot.i18n import Translator
 from bot.parameters import suggestions
 from bot.pictures import odds_chart
 from bot.render import given_up_text
-from bot.rulesets.base import AttackInput, CheckInput, CommandInput, Play
+from bot.rulesets.base import AttackInput, CheckInput, CommandInput, Play, sendable
+from bot.services.exchanges import UnreadableWait, WaitView
 from bot.workers import WORKERS
 
 # One private message per open wait, each with its buttons: a handful is what a GM can act on at once.
@@ -53,10 +54,25 @@ async def action_choices(
     except UserError:
         return []
     tr = translator(interaction, shown.campaign.ruleset)
-    labelled = [(tr.text(choice.label), choice.value) for choice in shown.play.attack_actions(shown.character)]
+    offered = sendable(shown.play.attack_actions(shown.character))
+    labelled = [(tr.text(choice.label), choice.value) for choice in offered]
     return output.fit_choices(
         app_commands.Choice(name=label, value=value) for label, value in labelled if current.lower() in label.lower()
     )
+
+
+def pending_parts(tr: Translator, view: WaitView | UnreadableWait) -> tuple[str, str, discord.ui.View]:
+    """What /gm pending says of a wait, and its buttons: its title, whom it waits for, its options and the cancel;
+    for a wait whose question no longer reads, that it does not and that it waits for the GMs, with the cancel."""
+    if isinstance(view, UnreadableWait):
+        return tr("wait.unreadable"), tr("wait.the_gms"), cancel_view(tr, view.wait_id)
+    if view.subject:
+        who = view.subject
+    elif view.wait.value is not None:  # a number anyone may give (an anchor)
+        who = tr("wait.a_number", minimum=view.wait.value.minimum, maximum=view.wait.value.maximum)
+    else:
+        who = tr("wait.any_player" if view.wait.audience.kind == "players" else "wait.the_gms")
+    return tr.text(view.title), who, wait_view(tr, view.wait_id, view.wait, with_cancel=True)
 
 
 def split_names(text: str) -> list[str]:
@@ -234,19 +250,12 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
         await output.reply(interaction, "\n".join(lines), ephemeral=True)
         for view in waiting:
             tr = tr.scoped(view.ruleset)
-            if view.subject:
-                who = view.subject
-            elif view.wait.value is not None:  # a number anyone may give (an anchor)
-                who = tr("wait.a_number", minimum=view.wait.value.minimum, maximum=view.wait.value.maximum)
-            else:
-                who = tr("wait.any_player" if view.wait.audience.kind == "players" else "wait.the_gms")
+            title, who, buttons = pending_parts(tr, view)
             since = f"<t:{int(view.created_at.timestamp())}:R>"
-            line = tr("gm.pending_line", id=view.wait_id, title=tr.text(view.title), who=who, since=since)
+            line = tr("gm.pending_line", id=view.wait_id, title=title, who=who, since=since)
             if view.error_id is not None:
                 line = f"{line}\n{given_up_text(tr, view.error_id)}"
-            await output.reply(
-                interaction, line, view=wait_view(tr, view.wait_id, view.wait, with_cancel=True), ephemeral=True
-            )
+            await output.reply(interaction, line, view=buttons, ephemeral=True)
 
     @gm_command(name="auto", description="Answer a wait in advance for a character the GMs run")
     @app_commands.describe(

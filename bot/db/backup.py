@@ -16,6 +16,7 @@ from typing import Final
 from sqlalchemy.engine import make_url
 
 from bot.db.in_use import InUse, alone
+from bot.db.migrate import known_revision
 
 # Pages copied per step: small steps let the bot's writes in between.
 PAGES_PER_STEP: Final = 256
@@ -44,8 +45,8 @@ def _reading(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
 
 
-def _check(path: Path) -> None:
-    """A whole SQLite file with the bot's schema in it."""
+def _check(path: Path) -> str:
+    """A whole SQLite file with the bot's schema in it; the schema's revision."""
     try:
         with closing(_reading(path)) as connection:
             (verdict,) = connection.execute("PRAGMA integrity_check").fetchone()
@@ -53,8 +54,12 @@ def _check(path: Path) -> None:
                 raise BackupError("damaged", str(verdict))
             if connection.execute("SELECT 1 FROM sqlite_master WHERE name = 'alembic_version'").fetchone() is None:
                 raise BackupError("not_fatebot", str(path))
+            revision = connection.execute("SELECT version_num FROM alembic_version").fetchone()
     except sqlite3.DatabaseError as error:
         raise BackupError("not_sqlite_file", str(error)) from error
+    if revision is None:
+        raise BackupError("not_fatebot", str(path))
+    return str(revision[0])
 
 
 def backup(url: str, target: Path) -> Path:
@@ -69,15 +74,22 @@ def backup(url: str, target: Path) -> Path:
         writing = sqlite3.connect(target)
     except (OSError, sqlite3.Error) as error:
         raise BackupError("target_unwritable", f"{target} ({error})") from error
-    with closing(writing), closing(_reading(source)) as reading:
-        try:
+    # Half a copy, or a copy of something that is not the bot's database, would pass for a backup and block the
+    # next try: the file goes again.
+    try:
+        with closing(writing), closing(_reading(source)) as reading:
             reading.backup(writing, pages=PAGES_PER_STEP)
             # The copy is one file, without the write-ahead log the database it was taken from keeps beside it.
             writing.execute("PRAGMA journal_mode=DELETE")
-        except sqlite3.Error as error:
-            target.unlink(missing_ok=True)  # half a copy would pass for a backup, and block the next try
-            raise BackupError("source_unreadable", f"{source} ({error})") from error
-    _check(target)
+        _check(target)
+    except sqlite3.Error as error:
+        target.unlink(missing_ok=True)
+        raise BackupError("source_unreadable", f"{source} ({error})") from error
+    except BackupError as error:
+        target.unlink(missing_ok=True)
+        if error.code == "not_fatebot":
+            raise BackupError("source_not_fatebot", str(source)) from error
+        raise BackupError("source_unreadable", f"{source} ({error.detail})") from error
     return source
 
 
@@ -87,7 +99,11 @@ def restore(url: str, copy: Path) -> Path:
     target = sqlite_file(url)
     if not copy.exists():
         raise BackupError("no_backup", str(copy))
-    _check(copy)
+    if target.exists() and copy.samefile(target):  # SQLite's backup from a file into itself never ends
+        raise BackupError("restore_itself", str(copy))
+    revision = _check(copy)
+    if not known_revision(revision):
+        raise BackupError("newer", str(copy))
     try:
         with alone(target), closing(_reading(copy)) as reading, closing(sqlite3.connect(target)) as writing:
             reading.backup(writing, pages=PAGES_PER_STEP)

@@ -26,7 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from bot.db.backup import BackupError
 from bot.db.engine import create_engine, failure_text, is_sqlite
-from bot.db.migrate import alembic_config, upgrade
+from bot.db.migrate import alembic_config, known_revision, upgrade
 from bot.db.models import Base
 
 ROWS_PER_BATCH: Final = 1_000
@@ -95,6 +95,8 @@ async def _check_source(source: AsyncEngine, url: str) -> None:
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
     if version is None:
         raise CopyRefused("not_fatebot", shown(url))
+    if not known_revision(version):
+        raise CopyRefused("source_ahead", shown(url))
     if version != head:
         raise CopyRefused("source_behind", shown(url))
 

@@ -20,7 +20,9 @@ class InUse(Exception):
 
 
 def lock_file(database: Path) -> Path:
-    return database.with_name(f"{database.name}.lock")
+    """Beside the file itself: a database named through a link or another path is held by the same lock."""
+    real = database.resolve()
+    return real.with_name(f"{real.name}.lock")
 
 
 class Hold:

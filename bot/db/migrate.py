@@ -6,6 +6,9 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from alembic.util import CommandError
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -24,7 +27,27 @@ def alembic_config(connection: Connection | None = None) -> Config:
     return config
 
 
+class NewerSchema(Exception):
+    """The database is at a revision this version of the bot does not know: a newer version migrated it."""
+
+    def __init__(self, revision: str) -> None:
+        super().__init__(revision)
+        self.revision = revision
+
+
+def known_revision(revision: str) -> bool:
+    """Whether `revision` is one of this version's migrations."""
+    try:
+        ScriptDirectory.from_config(alembic_config()).get_revision(revision)
+    except CommandError:
+        return False
+    return True
+
+
 def _upgrade(connection: Connection, revision: str) -> None:
+    current = MigrationContext.configure(connection).get_current_revision()
+    if current is not None and not known_revision(current):
+        raise NewerSchema(current)
     command.upgrade(alembic_config(connection), revision)
 
 

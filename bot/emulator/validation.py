@@ -13,10 +13,12 @@ reference (the message, embed, component, application command and modal pages):
   field names and values, author names and footer texts not empty, 6000 characters across all embeds,
   at most 5 action rows and nothing else at the top without the IS_COMPONENTS_V2 flag (the description
   has the flag's 40), 40 components counted at every depth, a select alone in its row, a button's label
-  or emoji, link and premium buttons, unique custom ids, `allowed_mentions` whose `parse` excludes its
-  lists, at most 10 files, no content or embeds with the flag, and the empty message (50006);
+  or emoji, link and premium buttons, unique custom ids, a string select's `max_values` within its options
+  and `min_values` within `max_values`, its option values unique, `allowed_mentions` whose `parse` excludes
+  its lists, at most 10 files, no content or embeds with the flag, and the empty message (50006);
 - autocomplete results (`choices` required, string values of at most 100) and modals (at most 5
-  components at the top, the description says 40).
+  components at the top, the description says 40; unique custom ids; a text box's prefilled text within
+  its own `min_length` and `max_length`, and `min_length` within `max_length`).
 
 Every rejection is an `ApiError`; the REST layer turns it into the JSON body discord.py parses
 into `HTTPException.code` / `.text`.
@@ -287,7 +289,9 @@ EMBED_TOTAL_LIMIT: Final = 6000
 CONTENT_LIMIT: Final = 2000
 _BUTTON: Final = 2
 _ACTION_ROW: Final = 1
-_SELECTS: Final = frozenset({3, 5, 6, 7, 8})
+_STRING_SELECT: Final = 3
+_SELECTS: Final = frozenset({_STRING_SELECT, 5, 6, 7, 8})
+_TEXT_INPUT: Final = 4
 COMPONENTS_V2_FLAG: Final = 1 << 15
 
 
@@ -345,16 +349,48 @@ def _component_errors(errors: ErrorTree, components: list[JSON], *, v2: bool) ->
         for child_index, child in enumerate(children):
             if child.get("type") == _BUTTON:
                 _button_errors(errors, (*where, "components", child_index), child)
-    all_components = list(iter_components(components))
-    if v2 and len(all_components) > 40:
+            elif child.get("type") == _STRING_SELECT:
+                _string_select_errors(errors, (*where, "components", child_index), child)
+    if v2 and len(list(iter_components(components))) > 40:
         errors.add(("components",), "BASE_TYPE_MAX_LENGTH", "Must be 40 or fewer components in total.")
+    _unique_custom_ids(errors, ("components",), components)
+
+
+def _string_select_errors(errors: ErrorTree, where: tuple[str | int, ...], select: JSON) -> None:
+    """What a string select picks from: no more than it offers, at least as few as its most, each value once."""
+    options = select.get("options") or []
+    least, most = _bound(select, "min_values", 1), _bound(select, "max_values", 1)
+    if most > len(options):
+        errors.add(
+            (*where, "max_values"), "NUMBER_TYPE_MAX", f"int value should be less than or equal to {len(options)}."
+        )
+    if least > most:
+        errors.add((*where, "min_values"), "NUMBER_TYPE_MAX", f"int value should be less than or equal to {most}.")
+    values: set[object] = set()
+    for index, option in enumerate(options):
+        if option.get("value") in values:
+            errors.add(
+                (*where, "options", index, "value"),
+                "SELECT_COMPONENT_OPTION_VALUE_DUPLICATED",
+                "Component option values must be unique",
+            )
+        values.add(option.get("value"))
+
+
+def _bound(component: JSON, key: str, default: int) -> int:
+    """A count or length the description has checked: an integer, or its text, or null for the default."""
+    value = component.get(key)
+    return default if value is None else int(value)
+
+
+def _unique_custom_ids(errors: ErrorTree, where: tuple[str | int, ...], components: list[JSON]) -> None:
     custom_ids: set[str] = set()
-    for component in all_components:
+    for component in iter_components(components):
         custom_id = component.get("custom_id")
         if custom_id is None:
             continue
         if custom_id in custom_ids:
-            errors.add(("components",), "COMPONENT_CUSTOM_ID_DUPLICATED", "Component custom id cannot be duplicated")
+            errors.add(where, "COMPONENT_CUSTOM_ID_DUPLICATED", "Component custom id cannot be duplicated")
         custom_ids.add(custom_id)
 
 
@@ -436,12 +472,32 @@ def validate_choices(data: JSON | None) -> list[JSON]:
 
 
 MODAL_COMPONENT_LIMIT: Final = 5
+INPUT_VALUE_LIMIT: Final = 4000
 
 
 def validate_modal(data: JSON) -> JSON:
-    """A modal (callback type 9): the description allows 40 top-level components; Discord's reference, 5."""
+    """A modal (callback type 9): the description allows 40 top-level components (Discord's reference, 5), and
+    lets a text box's prefilled text break the box's own bounds, and custom ids repeat."""
+    errors = ErrorTree()
+    where: tuple[str | int, ...] = ("data", "components")
     if len(data["components"]) > MODAL_COMPONENT_LIMIT:
-        raise form_error(
-            ("data", "components"), "BASE_TYPE_BAD_LENGTH", f"Must be between 1 and {MODAL_COMPONENT_LIMIT} in length."
-        )
+        errors.add(where, "BASE_TYPE_BAD_LENGTH", f"Must be between 1 and {MODAL_COMPONENT_LIMIT} in length.")
+    for index, top in enumerate(data["components"]):
+        boxes = [(("component",), top.get("component"))] + [
+            (("components", child_index), child) for child_index, child in enumerate(top.get("components") or [])
+        ]
+        for path, box in boxes:
+            if isinstance(box, dict) and box.get("type") == _TEXT_INPUT:
+                _text_input_errors(errors, (*where, index, *path), box)
+    _unique_custom_ids(errors, where, data["components"])
+    errors.raise_if_any()
     return dict(data)
+
+
+def _text_input_errors(errors: ErrorTree, where: tuple[str | int, ...], box: JSON) -> None:
+    least, most = _bound(box, "min_length", 0), _bound(box, "max_length", INPUT_VALUE_LIMIT)
+    if least > most:
+        errors.add((*where, "min_length"), "NUMBER_TYPE_MAX", f"int value should be less than or equal to {most}.")
+    value = box.get("value")
+    if isinstance(value, str) and value and not least <= len(value) <= most:
+        errors.add((*where, "value"), "BASE_TYPE_BAD_LENGTH", f"Must be between {least} and {most} in length.")

@@ -8,8 +8,9 @@ nothing, so a ruleset implements only what its rules have.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from importlib.resources.abc import Traversable
 from typing import Any
@@ -184,6 +185,29 @@ class Choice:
 
     value: str
     label: Text
+
+
+# The longest value Discord sends back from an autocomplete entry (and takes in an option of 100 characters).
+SENT_VALUE_LIMIT = 100
+_PLACE = re.compile(r"#([0-9]{1,4})")
+
+
+def sendable(choices: Sequence[Choice]) -> list[Choice]:
+    """The choices as autocomplete can send them back: one whose value is too long for Discord (an attack with a
+    weapon of the longest name, behind its kind) is sent as its place in the list, `#3`, which `chosen` reads."""
+    return [
+        choice if len(choice.value) <= SENT_VALUE_LIMIT else replace(choice, value=f"#{place}")
+        for place, choice in enumerate(choices, start=1)
+    ]
+
+
+def chosen(choices: Sequence[Choice], sent: str) -> str:
+    """The value picked from `sendable(choices)`: the long value a place stands for, else the text as sent."""
+    place = _PLACE.fullmatch(sent.strip())
+    if place is None or not 1 <= int(place[1]) <= len(choices):
+        return sent
+    value = choices[int(place[1]) - 1].value
+    return value if len(value) > SENT_VALUE_LIMIT else sent
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, Integer, literal, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -18,6 +19,10 @@ from bot.db.models import CAMPAIGN_ACTIVE, ROLE_GM, Campaign, Event, Membership
 from bot.errors import UserError
 from bot.shards import Shards
 from rules.dice import DiceSource
+
+T = TypeVar("T")
+
+log = logging.getLogger(__name__)
 
 Clock = Callable[[], datetime]
 
@@ -160,3 +165,13 @@ def record_event(
     )
     session.add(event)
     return event
+
+
+def readable(what: str, read: Callable[[], T]) -> T | None:
+    """What `read` makes of data stored by rules that may have changed since (a wait's question), or None where it
+    no longer reads: logged, so that one such row keeps no list, reminder or digest from the others."""
+    try:
+        return read()
+    except Exception:
+        log.exception("%s can no longer be read", what)
+        return None

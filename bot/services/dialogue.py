@@ -7,26 +7,37 @@ that the log and the channel never disagree.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+import yarl
 from sqlalchemy import select
 
 from bot.db.engine import Database
 from bot.db.models import Character, Event
 from bot.errors import UserError
+from bot.hosts import is_host
 from bot.services.characters import active_character, controls, find_character, owned_or_gm
 from bot.services.common import Actor, Clock, Place, active_campaign, record_event
 
 SAY = "say"
 ME = "me"
 PORTRAIT_LIMIT = 500
-# A web address of an image: Discord fetches it for the post's avatar.
-WEB_ADDRESS = re.compile(r"https?://[^\s<>\"']+", re.IGNORECASE)
 # The log's events of posts: one kind for each kind of post, then its edits and deletion.
 POSTED = {SAY: "dialogue.say", ME: "dialogue.me"}
 EDITED = "dialogue.edited"
 DELETED = "dialogue.deleted"
+
+
+def is_web_address(text: str) -> bool:
+    """An http(s) address of an image Discord can fetch (for a post's avatar, a sheet's thumbnail): it refuses the
+    whole message for an address it cannot read, so nothing less than a well-formed one with a real host is kept."""
+    if not text.isprintable() or any(character in text for character in " <>\"'\\`{}|^"):
+        return False
+    try:
+        address = yarl.URL(text)
+    except ValueError:  # an unclosed [ of an IPv6 host, a port that is not one...
+        return False
+    return address.scheme in ("http", "https") and address.raw_host is not None and is_host(address.raw_host)
 
 
 @dataclass(frozen=True)
@@ -114,7 +125,7 @@ class DialogueService:
 
     async def set_portrait(self, place: Place, actor: Actor, name: str, url: str | None) -> str:
         """A character's portrait set (or removed), by its player or a GM; its name as stored returned."""
-        if url is not None and (len(url) > PORTRAIT_LIMIT or not WEB_ADDRESS.fullmatch(url.strip())):
+        if url is not None and (len(url) > PORTRAIT_LIMIT or not is_web_address(url.strip())):
             raise UserError("error.portrait_url", most=PORTRAIT_LIMIT)
         async with self.database.write() as session:
             campaign = await active_campaign(session, place, lock=True)

@@ -12,7 +12,9 @@ at once when a GM gave the answer in advance.
 
 from __future__ import annotations
 
+import functools
 import logging
+import socket
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -20,6 +22,7 @@ from typing import Any
 
 from sqlalchemy import delete, select
 from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.atomic import (
@@ -66,6 +69,7 @@ from bot.services.common import (
     gm_ids,
     is_gm,
     on_shards,
+    readable,
     record_event,
     require_gm,
 )
@@ -104,9 +108,12 @@ log = logging.getLogger(__name__)
 # A GM's answers given in advance may chain (an NPC defends, then withstands...); a ruleset that keeps
 # asking the same preset question forever is a bug, not a fight.
 MAX_AUTO_ANSWERS = 32
-# What fails for a while whichever wait is tried (the database locked or out of reach): not the wait's fault, so not
-# counted against it; the next look tries again.
-PASSING_FAILURES = (Busy, OperationalError, InterfaceError, OSError)
+# What fails for a while whichever wait is tried (the database locked, out of reach, or all its connections in use):
+# not the wait's fault, so not counted against it; the next look tries again. Only the network's own errors: any
+# other OSError (a file its rules read is gone) is the wait's, and is counted like any bug.
+PASSING_FAILURES = (
+    Busy, OperationalError, InterfaceError, PoolTimeout, ConnectionError, TimeoutError, socket.gaierror
+)  # fmt: skip
 
 
 class EngineError(Exception):
@@ -223,6 +230,17 @@ class WaitView:
     error_id: str | None = None
 
 
+@dataclass(frozen=True)
+class UnreadableWait:
+    """A pending wait whose stored question no longer reads (stored by rules that changed since): /gm pending
+    offers its GMs its cancel alone."""
+
+    ruleset: str
+    wait_id: int
+    created_at: datetime
+    error_id: str | None
+
+
 StepOf = Callable[[Scene], Step]
 
 
@@ -244,6 +262,16 @@ class _Running:
 def _handlers(play: Play) -> Mapping[str, Handler]:
     """The steps that resume an exchange: the ruleset's own, and those every ruleset shares (a sheet's approval)."""
     return {**play.handlers, **SHARED_HANDLERS}
+
+
+def _listed(campaign: Campaign, wait: WaitRow, exchange: Exchange) -> WaitView | UnreadableWait:
+    """A pending wait as /gm pending lists it, whether or not its stored question still reads."""
+    read = readable(f"wait {wait.id} of campaign {campaign.id}",
+                    lambda: (Wait.from_dict(wait.spec), Text.from_dict(exchange.title)))  # fmt: skip
+    if read is None:
+        return UnreadableWait(campaign.ruleset, wait.id, wait.created_at, wait.given_up_error)
+    spec, title = read
+    return WaitView(campaign.ruleset, wait.id, spec, title, wait.subject, wait.created_at, wait.given_up_error)
 
 
 def _answer_record(answer: Answer) -> dict[str, Any]:
@@ -312,20 +340,18 @@ class ExchangeEngine:
 
     async def cancel(
         self, session: AsyncSession, campaign: Campaign, exchange: Exchange, actor_id: int | None,
-        *, reason: Text | None = None, dice: DiceSource | None = None,
+        *, reason: Text | None = None, dice: DiceSource | None = None, undo_may_fail: bool = False,
     ) -> Progress:  # fmt: skip
         """End an exchange and its waits: a GM's cancel (with `dice`, the ruleset may undo what the exchange
-        counted, `Play.cancelled`), or (with `reason` and no actor) one the rules cannot go on with."""
+        counted, `Play.cancelled`), or (with `reason` and no actor) one the rules cannot go on with. An exchange
+        the deadlines gave up on (`undo_may_fail`) is cancelled even where its undo fails as its answers did: the
+        GMs' cancel is the way out of it, so the undo is logged and left rather than keeping the exchange open."""
         progress = Progress(campaign.ruleset, campaign.id, exchange.channel_id, exchange.id, language=campaign.language)
         if dice is not None and exchange.handler is not None:
-            play = play_of(campaign)
-            cast = await self._cast(session, exchange)
-            scene, refs = await self._scene(session, campaign, cast, dice, exchange)
-            undone = play.cancelled(scene, exchange.kind, exchange.state)
-            if undone is not None:
-                running = _Running(campaign, play, None, exchange.kind, Text.from_dict(exchange.title), cast, scene,
-                                   refs, dice)  # fmt: skip
-                await self._settle(session, running, undone, actor_id, progress, None)
+            if undo_may_fail:
+                await self._undo_or_leave(session, campaign, exchange, actor_id, dice, progress)
+            else:
+                await self._undo(session, campaign, exchange, actor_id, dice, progress)
         summary = Text("wait.cancelled", {"user": mention(actor_id)}) if reason is None else Text(
             "wait.abandoned", {"reason": reason})  # fmt: skip
         waits = await session.scalars(
@@ -343,6 +369,35 @@ class ExchangeEngine:
             created_at=self.clock(),
         )  # fmt: skip
         return progress
+
+    async def _undo(
+        self, session: AsyncSession, campaign: Campaign, exchange: Exchange, actor_id: int | None, dice: DiceSource,
+        progress: Progress,
+    ) -> None:  # fmt: skip
+        play = play_of(campaign)
+        cast = await self._cast(session, exchange)
+        scene, refs = await self._scene(session, campaign, cast, dice, exchange)
+        undone = play.cancelled(scene, exchange.kind, exchange.state)
+        if undone is not None:
+            running = _Running(campaign, play, None, exchange.kind, Text.from_dict(exchange.title), cast, scene,
+                               refs, dice)  # fmt: skip
+            await self._settle(session, running, undone, actor_id, progress, None)
+
+    async def _undo_or_leave(
+        self, session: AsyncSession, campaign: Campaign, exchange: Exchange, actor_id: int | None, dice: DiceSource,
+        progress: Progress,
+    ) -> None:  # fmt: skip
+        """The undo, or where it fails (a bug, not a refusal or the database away) nothing of it, logged."""
+        steps = len(progress.steps)
+        try:
+            async with session.begin_nested():
+                await self._undo(session, campaign, exchange, actor_id, dice, progress)
+        except (UserError, *PASSING_FAILURES):
+            raise
+        except Exception:
+            del progress.steps[steps:]
+            log.exception("the undo of exchange %s of campaign %s failed; it is cancelled without it [error %s]",
+                          exchange.id, campaign.id, new_error_id())  # fmt: skip
 
     async def _resume(
         self, session: AsyncSession, campaign: Campaign, exchange: Exchange, wait: WaitRow, answer: Answer,
@@ -938,8 +993,9 @@ class ExchangeService:
         for wait in await session.scalars(
             select(WaitRow).where(WaitRow.campaign_id == campaign.id, WaitRow.status == PENDING).order_by(WaitRow.id)
         ):
-            spec = Wait.from_dict(wait.spec)
-            if spec.value is None or (key is not None and spec.key != key):
+            # One wait whose question no longer reads leaves the campaign's other numbers to be given.
+            spec = readable(f"wait {wait.id} of campaign {campaign.id}", functools.partial(Wait.from_dict, wait.spec))
+            if spec is None or spec.value is None or (key is not None and spec.key != key):
                 continue
             if actor.user_id in wait.audience_ids or (gm and not wait.audience_ids):
                 candidates.append(wait.id)
@@ -978,9 +1034,10 @@ class ExchangeService:
 
     async def cancel(self, guild_id: int, wait_id: int, actor: Actor, dice: DiceSource) -> Progress:
         async with self.database.write() as session:
-            campaign, _, exchange = await self._pending(session, guild_id, wait_id, lock=True)
+            campaign, wait, exchange = await self._pending(session, guild_id, wait_id, lock=True)
             await require_gm(session, campaign.id, actor)
-            return await self.engine.cancel(session, campaign, exchange, actor.user_id, dice=dice)
+            return await self.engine.cancel(session, campaign, exchange, actor.user_id, dice=dice,
+                                            undo_may_fail=wait.given_up_error is not None)  # fmt: skip
 
     async def attach_message(self, wait_id: int, message_id: int) -> None:
         async with self.database.write() as session:
@@ -988,7 +1045,7 @@ class ExchangeService:
             if wait is not None:
                 wait.message_id = message_id
 
-    async def pending(self, place: Place, actor: Actor, limit: int) -> tuple[int, list[WaitView]]:
+    async def pending(self, place: Place, actor: Actor, limit: int) -> tuple[int, list[WaitView | UnreadableWait]]:
         """Every wait of the campaign still open, oldest first (how many, and the first `limit`): for its GMs."""
         async with self.database.read() as session:
             campaign = await active_campaign(session, place)
@@ -1000,13 +1057,11 @@ class ExchangeService:
                     .order_by(WaitRow.id)
                 )
             )
-            views = []
+            views: list[WaitView | UnreadableWait] = []
             for wait in rows[:limit]:
                 exchange = await session.get(Exchange, wait.exchange_id)
                 assert exchange is not None
-                views.append(WaitView(campaign.ruleset, wait.id, Wait.from_dict(wait.spec),
-                                      Text.from_dict(exchange.title), wait.subject, wait.created_at,
-                                      wait.given_up_error))  # fmt: skip
+                views.append(_listed(campaign, wait, exchange))
             return len(rows), views
 
     async def expire_due(self, dice: DiceSource, shards: Shards = EVERY_GUILD) -> AsyncIterator[Progress]:

@@ -25,6 +25,7 @@ from bot.rulesets.base import (
     Odds,
     Play,
     Scene,
+    chosen,
 )
 from bot.services.campaigns import campaign_options
 from bot.services.characters import active_character, campaign_characters, find_character
@@ -128,7 +129,8 @@ class PlayService:
             ]
             if hidden and not await is_gm(session, campaign.id, actor):
                 raise UserError("error.odds_gms_only")
-            params = command_input(play.attack_input, AttackInput, {"targets": (defender.name,), "action": action},
+            picked = chosen(play.attack_actions(attacker), action)
+            params = command_input(play.attack_input, AttackInput, {"targets": (defender.name,), "action": picked},
                                    details)  # fmt: skip
             try:
                 found = play.odds(attacker, defender, params, campaign_options(campaign), turn_of(campaign))
@@ -142,7 +144,8 @@ class PlayService:
             play = play_of(campaign)
             attacker = await active_character(session, campaign, call.actor)
             await refuse_out_of_turn(session, campaign, play, attacker, call.actor)
-            params = command_input(play.attack_input, AttackInput, options, details)
+            action = chosen(play.attack_actions(await snapshot(session, attacker)), str(options["action"]))
+            params = command_input(play.attack_input, AttackInput, {**options, "action": action}, details)
             defenders: list[Character] = []
             for name in params.targets:
                 defender = await find_character(session, campaign, name)

@@ -18,6 +18,7 @@ import functools
 import secrets
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from sqlalchemy import ColumnElement, select
@@ -40,7 +41,17 @@ from bot.db.models import (
     WaitRow,
 )  # fmt: skip
 from bot.errors import UserError
-from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, on_shards, record_event, require_gm
+from bot.services.common import (
+    Actor,
+    Clock,
+    Place,
+    active_campaign,
+    is_gm,
+    on_shards,
+    readable,
+    record_event,
+    require_gm,
+)
 from bot.shards import EVERY_GUILD, Shards
 from rules.exchange import Text, Wait
 
@@ -52,6 +63,8 @@ DIGEST_STUCK_HOURS = 24
 RESEND_WITHIN = timedelta(minutes=5)
 # The key of a notice that pings in the channel for a direct message refused: this, then the refused one's id.
 IN_CHANNEL = "in-channel:"
+# The title a wait whose stored question no longer reads is listed under.
+UNREADABLE = Text("wait.unreadable")
 
 
 @dataclass(frozen=True)
@@ -140,12 +153,18 @@ class Due:
         return tuple(part.campaign_id for part in self.stuck)
 
 
-def _open_wait(campaign: Campaign, wait: WaitRow, title: Text) -> OpenWait:
-    spec = Wait.from_dict(wait.spec)
+def _open_wait(campaign: Campaign, wait: WaitRow, stored_title: dict[str, Any]) -> OpenWait:
+    """The wait as a list shows it; one whose question or title no longer reads, as one for the GMs (only they can
+    end it) under a title that says so: listed, never reminded of, and in the GMs' digest."""
+    read = readable(
+        f"wait {wait.id} of campaign {campaign.id}",
+        lambda: (Wait.from_dict(wait.spec), Text.from_dict(stored_title), tuple(wait.audience_ids)),
+    )
+    spec, title, audience_ids = read if read is not None else (None, UNREADABLE, ())
+    kind = spec.audience.kind if spec is not None else "gms"
     return OpenWait(
         campaign.ruleset, campaign.id, campaign.name, campaign.guild_id, wait.channel_id, wait.id, title, wait.subject,
-        tuple(wait.audience_ids), spec.audience.kind == "gms", spec.audience.kind == "players", wait.created_at,
-        wait.message_id, wait.given_up_error,
+        audience_ids, kind == "gms", kind == "players", wait.created_at, wait.message_id, wait.given_up_error,
     )  # fmt: skip
 
 
@@ -157,7 +176,7 @@ async def _open_waits(session: AsyncSession, *conditions: ColumnElement[bool]) -
         .where(Campaign.status == CAMPAIGN_ACTIVE, WaitRow.status == PENDING, *conditions)
         .order_by(WaitRow.created_at, WaitRow.id)
     )
-    return [_open_wait(campaign, wait, Text.from_dict(title)) for campaign, wait, title in rows]
+    return [_open_wait(campaign, wait, title) for campaign, wait, title in rows]
 
 
 def _settings(stored: UserSettings | None) -> Settings:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import errno
+import io
 import json
 import os
 import shutil
 import signal
+import sqlite3
 import sys
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -185,7 +189,7 @@ def test_bench_times_every_rulesets_commands_against_the_floor(capsys: pytest.Ca
     assert any(line.startswith("cpu: ") and "peak memory" in line for line in table.splitlines())
     assert main(["bench", "--channels", "0"]) == 2
     assert main(["bench", "--processes", "2"]) == 2  # several processes share PostgreSQL, not a SQLite file
-    assert "PostgreSQL" in capsys.readouterr().out
+    assert "PostgreSQL" in capsys.readouterr().err  # refusals are said where every command says them
 
 
 @pytest.mark.skipif(POSTGRES_ADMIN_URL is None, reason="several bot processes share a PostgreSQL database")
@@ -238,6 +242,34 @@ FAILURES = [
      "DISCORD_GATEWAY_URL: "),
     (["run"], {"DISCORD_TOKEN": "any", "DATABASE_URL": "sqlite:///{tmp}/no/such/folder/bot.sqlite3"}, 1,
      "Cannot use the database at sqlite:///{tmp}/no/such/folder/bot.sqlite3: "),
+    # URLs that parse as no server could be: a port out of range, a host left unclosed, in each place a URL is given
+    (["db", "upgrade"], {"DATABASE_URL": "postgresql+asyncpg://fatebot:secret@127.0.0.1:99999/fatebot"}, 2,
+     "DATABASE_URL: postgresql+asyncpg://fatebot:***@127.0.0.1:99999/fatebot names port 99999, which no server has"),
+    (["bench", "--database", "postgresql+asyncpg://fatebot:secret@127.0.0.1:70000/fatebot"], {}, 2,
+     "--database: postgresql+asyncpg://fatebot:***@127.0.0.1:70000/fatebot names port 70000"),
+    (["local", "--database", "postgresql+asyncpg://fatebot:secret@[::1/fatebot"], {}, 2,
+     "--database: not a database URL"),
+    (["db", "copy", "--to", "postgresql+asyncpg://fatebot:secret@[::1/fatebot"], {}, 2, "--to: not a database URL"),
+    (["db", "copy", "--to", "nonsense"], {}, 2, "--to: not a database URL"),
+    (["health"], {"HEALTH_PORT": "8080", "HEALTH_HOST": "[::1"}, 2, "HEALTH_HOST: '[::1' is neither an IP address"),
+    (["health"], {"HEALTH_PORT": "8080", "HEALTH_HOST": "bot host"}, 2, "HEALTH_HOST: 'bot host' is neither"),
+    (["run"], {"DISCORD_TOKEN": "any", "DEADLINE_POLL_SECONDS": "inf"}, 2, "DEADLINE_POLL_SECONDS: "),
+    # the files `_lay_out_odd_files` leaves in the working folder
+    (["local", "--script", "latin1.txt"], {}, 2, "cannot read the script: it is not UTF-8 text"),
+    (["db", "backup", "saved.sqlite3"], {"DATABASE_URL": "sqlite:///{tmp}/folder"}, 2,
+     "Cannot read the database {tmp}/folder ("),
+    (["db", "backup", "saved.sqlite3"], {"DATABASE_URL": "sqlite:///{tmp}/plain.sqlite3"}, 2,
+     "{tmp}/plain.sqlite3 is not a fatebot database: no backup was written."),
+    (["db", "restore", "newer.sqlite3", "--yes"], {}, 2,
+     "newer.sqlite3 was written by a newer version of the bot: restore it with that version"),
+    (["db", "restore", "folder", "--yes"], {}, 2, "That file is not a SQLite database ("),
+    (["db", "restore", "./bot.sqlite3", "--yes"], {}, 2, "bot.sqlite3 is the database itself: name a backup"),
+    (["db", "upgrade"], {"DATABASE_URL": "sqlite:///{tmp}/newer.sqlite3"}, 2,
+     "The database at sqlite:///{tmp}/newer.sqlite3 was migrated by a newer version of the bot"),
+    (["local", "--script", "script.txt", "--database", "sqlite:///{tmp}/newer.sqlite3"], {}, 2,
+     "The database at sqlite:///{tmp}/newer.sqlite3 was migrated by a newer version of the bot"),
+    (["db", "copy", "--to", "sqlite:///{tmp}/copy.sqlite3"], {"DATABASE_URL": "sqlite:///{tmp}/newer.sqlite3"}, 2,
+     "sqlite:///{tmp}/newer.sqlite3 was migrated by a newer version of the bot: copy it with that version."),
 ]  # fmt: skip
 if MISSING_ROLE is not None:
     shown = make_url(MISSING_ROLE).render_as_string(hide_password=True)
@@ -267,11 +299,60 @@ def test_each_command_fails_in_one_sentence_with_a_failing_exit(
     for name, value in environment.items():
         monkeypatch.setenv(name, value.format(tmp=tmp_path))
     shutil.copy(migrated, tmp_path / "bot.sqlite3")
+    _lay_out_odd_files(tmp_path, migrated)
+    before = (tmp_path / "bot.sqlite3").read_bytes()
     assert main([argument.format(tmp=tmp_path) for argument in arguments]) == code
     said = capsys.readouterr().err
     assert said.startswith(message.format(tmp=tmp_path)), said
     assert said.count("\n") == 1 and len(said) < 400, said
     assert "secret" not in said
+    assert (tmp_path / "bot.sqlite3").read_bytes() == before, "a refusal changes nothing"
+    assert not (tmp_path / "saved.sqlite3").exists(), "no file is left that would pass for a backup"
+
+
+def _lay_out_odd_files(folder: Path, migrated: Path) -> None:
+    """A folder, a SQLite file that is not the bot's, a backup from a newer version, a script that is not UTF-8."""
+    (folder / "folder").mkdir()
+    with closing(sqlite3.connect(folder / "plain.sqlite3")) as plain:
+        plain.execute("CREATE TABLE notes (text)")
+        plain.commit()
+    shutil.copy(migrated, folder / "newer.sqlite3")
+    with closing(sqlite3.connect(folder / "newer.sqlite3")) as newer:
+        newer.execute("UPDATE alembic_version SET version_num = 'from_a_later_version'")
+        newer.commit()
+    (folder / "latin1.txt").write_bytes("alice: /roll dice:1d6 label:Stärke\n".encode("latin-1"))
+
+
+def test_an_env_file_that_is_not_utf8_is_said_in_one_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_bytes("LOG_LEVEL=INFO\nDISCORD_TOKEN=clé\n".encode("latin-1"))
+    assert main(["health"]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith(".env is not UTF-8 text") and said.count("\n") == 1, said
+
+
+class _FullDisk(io.StringIO):
+    def write(self, text: str) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+@pytest.mark.parametrize(
+    "arguments", [["local", "--script", "script.txt"], ["local"], ["bench", "--channels", "1", "--rounds", "1"]]
+)
+def test_output_that_cannot_be_written_fails_and_is_not_called_a_database_failure(
+    arguments: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'bot.sqlite3'}")
+    lines = "alice: /roll dice:1d6\nalice: /roll dice:1d8\n"
+    (tmp_path / "script.txt").write_text(lines, encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", io.StringIO(lines))
+    monkeypatch.setattr(sys, "stdout", _FullDisk())
+    assert main(arguments) == 1
+    said = capsys.readouterr().err
+    assert said == f"Cannot write the output: [Errno {errno.ENOSPC}] {os.strerror(errno.ENOSPC)}\n"
 
 
 async def test_run_says_when_its_database_cannot_be_used_once_discord_answers(tmp_path: Path) -> None:

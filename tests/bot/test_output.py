@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot import output
+from bot.emulator.openapi import validate_request
 from bot.emulator.validation import validate_choices, validate_message, validate_modal
 
 lines = st.lists(st.text(alphabet="ab 字\n", max_size=200), max_size=20).map("\n".join)
@@ -51,6 +52,9 @@ def test_every_message_fits(content: str | None, given: list[discord.Embed]) -> 
             for field in embed.fields:
                 assert 0 < len(field.name or "") <= output.FIELD_NAME_LIMIT
                 assert 0 < len(field.value or "") <= output.FIELD_VALUE_LIMIT
+        body = {"content": part.content, "embeds": [embed.to_dict() for embed in part.embeds]}
+        validate_request("POST", "/channels/1/messages", body)
+        validate_message(body, file_count=0, partial=True)  # its limits: the bot never replies with nothing at all
 
 
 @given(long_text, st.integers(10, 2000))
@@ -85,6 +89,25 @@ def test_a_large_file_is_gzipped_then_split() -> None:
 def test_shorten_adds_an_ellipsis_only_when_needed() -> None:
     assert output.shorten("abc", 3) == "abc"
     assert output.shorten("abcd", 3) == "ab…"
+    assert output.shorten_label("abcd", 4) == "abcd"
+    assert output.shorten_label("abcdef", 4) == "a…ef"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.text(alphabet="名 :", min_size=0, max_size=20) | st.text(alphabet="名 :", min_size=80, max_size=200),
+    st.lists(st.text(alphabet="ab字(", min_size=1, max_size=30), min_size=2, max_size=5, unique=True),
+)
+def test_choices_that_share_a_long_start_are_still_told_apart(start: str, ends: list[str]) -> None:
+    """A character of the longest name with each of its skills; a weapon's long name and each of its kinds."""
+    view = discord.ui.View(timeout=None)
+    for index, end in enumerate(ends):
+        view.add_item(_button(f"{start}{end}", index))
+    output.fit_view(view)
+    shown = [item.label for item in view.children if isinstance(item, discord.ui.Button)]
+    assert len(set(shown)) == len(ends), shown
+    suggested = output.fit_choices(app_commands.Choice(name=f"{start}{end}", value=end or "-") for end in ends)
+    assert len({choice.name for choice in suggested}) == len(ends)
 
 
 labels = st.text(alphabet="ab 字…", min_size=1, max_size=300)
@@ -105,13 +128,16 @@ def test_every_text_of_a_view_fits(buttons: list[str], placeholder: str, options
         menu.add_option(label=label, value=f"v{index}", description=description)
     view.add_item(menu)
     output.fit_view(view)
+    validate_request("POST", "/channels/1/messages", {"components": view.to_components()})
     validate_message({"components": view.to_components()}, file_count=0, partial=False)
     for item, label in zip(view.children, buttons, strict=False):
-        assert isinstance(item, discord.ui.Button) and item.label == output.shorten(label, output.BUTTON_LABEL_LIMIT)
+        assert isinstance(item, discord.ui.Button) and item.label == output.shorten_label(
+            label, output.BUTTON_LABEL_LIMIT
+        )
         assert len(item.label) <= output.BUTTON_LABEL_LIMIT
     assert menu.placeholder is not None and len(menu.placeholder) <= output.PLACEHOLDER_LIMIT
     for option, (label, description) in zip(menu.options, options, strict=True):
-        assert option.label == output.shorten(label, output.SELECT_OPTION_LIMIT)
+        assert option.label == output.shorten_label(label, output.SELECT_OPTION_LIMIT)
         assert len(option.description or "") <= output.SELECT_OPTION_LIMIT
         assert (option.description is None) == (description is None)
 
@@ -151,22 +177,25 @@ def test_suggestions_are_the_first_that_discord_carries(given: list[tuple[str, s
     carried = [(name, value) for name, value in given if len(value) <= output.CHOICE_NAME_LIMIT]
     assert len(fitted) == min(len(carried), output.CHOICES_LIMIT)
     for choice, (name, value) in zip(fitted, carried, strict=False):
-        assert choice.name == output.shorten(name, output.CHOICE_NAME_LIMIT) and choice.value == value
-    validate_choices({"choices": [choice.to_dict() for choice in fitted]})
+        assert choice.name == output.shorten_label(name, output.CHOICE_NAME_LIMIT) and choice.value == value
+    answer = {"choices": [choice.to_dict() for choice in fitted]}
+    validate_request("POST", "/interactions/1/token/callback", {"type": 8, "data": answer})
+    validate_choices(answer)
 
 
-@given(labels, labels, st.text(max_size=5000))
-def test_a_form_fits(title: str, label: str, default: str) -> None:
+@given(labels, labels, st.text(max_size=5000), st.integers(1, 50) | st.just(output.INPUT_VALUE_LIMIT))
+def test_a_form_fits(title: str, label: str, default: str, most: int) -> None:
     modal = discord.ui.Modal(title=title)
     box: discord.ui.TextInput[discord.ui.Modal] = discord.ui.TextInput(
         label=label, placeholder=label, default=default or None, style=discord.TextStyle.paragraph
     )
     modal.add_item(box)
     labelled: discord.ui.Label[discord.ui.Modal] = discord.ui.Label(
-        text=label, description=label, component=discord.ui.TextInput(default=default or None)
+        text=label, description=label, component=discord.ui.TextInput(default=default or None, max_length=most)
     )
     modal.add_item(labelled)
     output.fit_modal(modal)
+    validate_request("POST", "/interactions/1/token/callback", {"type": 9, "data": modal.to_dict()})
     validate_modal(modal.to_dict())
     assert len(labelled.text) <= output.INPUT_LABEL_LIMIT
     assert len(labelled.description or "") <= output.INPUT_PLACEHOLDER_LIMIT

@@ -164,6 +164,46 @@ async def test_an_open_database_refuses_a_restore_until_disposed_of(tmp_path: Pa
     restore(f"sqlite:///{live}", saved)
 
 
+@pytest.mark.parametrize("naming", ["link", "dotted"])
+async def test_a_database_held_under_another_name_refuses_a_restore(naming: str, tmp_path: Path) -> None:
+    live = tmp_path / "live.sqlite3"
+    database, _, _ = await _database(live)
+    saved = tmp_path / "saved.sqlite3"
+    backup(f"sqlite:///{live}", saved)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    if naming == "link":
+        (named := elsewhere / "bot.sqlite3").symlink_to(live)
+    else:
+        named = elsewhere / ".." / "live.sqlite3"
+    try:
+        with pytest.raises(BackupError) as refused:
+            restore(f"sqlite:///{named}", saved)
+        assert refused.value.code == "in_use"
+    finally:
+        await database.dispose()
+
+
+async def test_a_process_killed_while_holding_the_database_does_not_block_a_restore(tmp_path: Path) -> None:
+    live = tmp_path / "live.sqlite3"
+    database, _, _ = await _database(live)
+    saved = tmp_path / "saved.sqlite3"
+    backup(f"sqlite:///{live}", saved)
+    await database.dispose()
+    holding = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", "import sys, time; from pathlib import Path; from bot.db.in_use import Hold;"
+        "held = Hold(Path(sys.argv[1])); print('held', flush=True); time.sleep(60)", str(live),
+        stdout=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert holding.stdout is not None
+    assert await asyncio.wait_for(holding.stdout.readline(), timeout=30) == b"held\n"
+    with pytest.raises(BackupError):
+        restore(f"sqlite:///{live}", saved)
+    holding.kill()  # SIGKILL: the process cannot let anything go itself
+    await holding.wait()
+    restore(f"sqlite:///{live}", saved)
+
+
 def test_a_database_opened_during_a_restore_waits_for_it(tmp_path: Path) -> None:
     live = tmp_path / "live.sqlite3"
     with alone(live):

@@ -107,7 +107,7 @@ async def _block_prompt(table: Table) -> Message:
 
 
 def _weapon_button(name: str, kind: str) -> str:
-    return output.shorten(f"{name} ({kind})", output.BUTTON_LABEL_LIMIT)
+    return output.shorten_label(f"{name} ({kind})", output.BUTTON_LABEL_LIMIT)
 
 
 async def test_the_longest_weapon_names_are_offered_and_answer_the_defence(server: Table) -> None:
@@ -121,7 +121,9 @@ async def test_the_longest_weapon_names_are_offered_and_answer_the_defence(serve
     assert question.content.endswith("Rin: Block with which weapon?")
     buttons = question.buttons()
     assert buttons[:2] == [_weapon_button(LONG, "magic"), _weapon_button(LONGEST, "dagger")]
-    assert all(len(label) <= output.BUTTON_LABEL_LIMIT for label in buttons) and buttons[1].endswith("…")
+    assert all(len(label) <= output.BUTTON_LABEL_LIMIT for label in buttons) and "…" in buttons[1]
+    # The two weapons' names share their first 96 characters: the labels keep their ends, which tell them apart.
+    assert buttons[0] != buttons[1] and buttons[1].endswith("Rin (dagger)")
     answered = await harness.emulator.click(table.bob, question, buttons[1])
     assert answered.error is None, answered.error
     assert harness.current(question).buttons() == []

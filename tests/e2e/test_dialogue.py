@@ -71,6 +71,23 @@ async def test_a_character_speaks_and_acts_under_its_name_and_pings_no_one(table
     assert [event["payload"]["text"] for event in spoken][-1] == "Archer, stand down."
 
 
+@pytest.mark.parametrize(
+    "address",
+    ["https://[", "https://[::1", "https://example.com:99999/a.png", "https://exa mple.com/a.png",
+     "https://example.com/a\x01.png", "https://ex\u200bample.com/a.png", "https:///a.png", "https://-/a.png",
+     "https://a..b/a.png", "https://example.com/<a>.png", "http:/example.com/a.png", "ftp://example.com/a.png"],
+)  # fmt: skip
+async def test_a_portrait_discord_could_not_fetch_is_refused_and_the_old_one_kept(table: Table, address: str) -> None:
+    harness, bob = table.harness, table.players.player
+    kept = "https://example.com/kept.png"
+    await harness.slash(bob, table.channel, "character portrait", name="Archer", url=kept)
+    refused = (await harness.slash(bob, table.channel, "character portrait", name="Archer", url=address)).reply
+    assert refused.ephemeral
+    assert refused.content == "A portrait is an image's web address starting with https:// (at most 500 characters)."
+    await harness.slash(bob, table.channel, "say", text="Still me.")
+    assert posts_in(table)[-1].avatar_url == kept
+
+
 async def test_portraits_edits_and_deletions_are_the_speakers_own(table: Table) -> None:
     harness, bob, mei = table.harness, table.players.player, table.players.defender
     bad = (

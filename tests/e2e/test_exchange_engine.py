@@ -13,15 +13,17 @@ import asyncio
 import itertools
 import logging
 import re
+import sys
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
 
 import pytest
 import yaml
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from bot.db.atomic import apply_pool_delta, lock_campaign
-from bot.db.engine import Database
+from bot.db.engine import Busy, Database
 from bot.db.models import ANSWERED, DEADLINE_TRIES, Character, Event, ResourcePool, WaitRow
 from bot.emulator.models import EVERYONE, Channel, Guild, Message, User
 from bot.errors import WaitClosed
@@ -36,8 +38,10 @@ from tests.e2e.engine_ruleset.play import (
     BROKEN_SHIELD,
     BUSY_SHIELD,
     BUSY_TRIES,
+    LOST_SHIELD,
     REACTION_SECONDS,
     SHIELD,
+    STALE_SHIELD,
     EnginePlay,
     commitment_prefix,
 )
@@ -494,9 +498,39 @@ async def test_a_post_that_fails_at_a_deadline_stops_no_other(arena: Arena, capl
     assert any(record.getMessage().startswith(logged) for record in caplog.records)
 
 
-async def test_a_deadline_the_database_fails_for_a_while_is_not_counted_against_its_wait(arena: Arena) -> None:
+async def test_a_post_that_hangs_at_a_deadline_holds_up_no_other(
+    arena: Arena, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    table = await _campaign_of_its_own(arena)
+    harness = table.harness
+    await _hero(table, table.ann, "Ann")
+    bea = await _hero(table, table.bea, "Bea")
+    first, second = await _hero(table, table.cid, "Cih"), await _hero(table, table.cid, "Cii")
+    prompts = {}
+    for ally in (first, second):
+        await harness.slash(table.ann, table.channel, "engine strike", target=bea, ally=ally)
+        prompts[ally] = _prompt(table, table.cid)
+    # The module the bot runs: it loads its extensions afresh, so it is not one a test could import beforehand.
+    monkeypatch.setattr(sys.modules["bot.cogs.exchanges"], "DEADLINE_POST_SECONDS", 0.5)
+    caplog.set_level(logging.ERROR, logger="bot.cogs.exchanges")
+    # Longer than anything is waited for below: the second outcome is posted only if the first post is cut short.
+    harness.emulator.slow_next("POST", rf"/channels/{table.channel.id}/messages$", seconds=EVENTUALLY_SECONDS + 1)
+
+    harness.emulator.clock.advance(REACTION_SECONDS + 1)
+    await harness.eventually(lambda: harness.current(prompts[second]).buttons() == [])
+    assert f"{second} did not shield {bea} in time." in _seen(table, table.gm)
+    logged = f"posting what the deadline did in campaign {table.campaign_id} failed"
+    assert any(record.getMessage().startswith(logged) for record in caplog.records)
+    await harness.emulator.settle(timeout=2 * EVENTUALLY_SECONDS)  # the slow reply, before the next test
+
+
+@pytest.mark.parametrize("trouble", [Busy, PoolTimeout, ConnectionResetError])
+async def test_a_deadline_the_database_fails_for_a_while_is_not_counted_against_its_wait(
+    arena: Arena, trouble: type[Exception], monkeypatch: pytest.MonkeyPatch
+) -> None:
     table, play = await _campaign_of_its_own(arena), ENGINE.play
     assert isinstance(play, EnginePlay)
+    monkeypatch.setattr(play, "database_trouble", trouble)
     harness = table.harness
     await _hero(table, table.ann, "Ann")
     bea, cid = await _hero(table, table.bea, "Bea"), await _hero(table, table.cid, "Cid")
@@ -508,3 +542,96 @@ async def test_a_deadline_the_database_fails_for_a_while_is_not_counted_against_
     assert play.tries[cid] == BUSY_TRIES + 1 > DEADLINE_TRIES
     assert harness.current(prompt).content == "Time is up: Let it be."
     assert f"{cid} did not shield {bea} in time." in _seen(table, table.gm)
+
+
+async def _until_given_up(arena: Arena, wait_id: int) -> None:
+    """Wait until the deadlines gave up on the wait."""
+    async with asyncio.timeout(EVENTUALLY_SECONDS):
+        while True:
+            async with _database(arena).read() as session:
+                if await session.scalar(select(WaitRow.failures).where(WaitRow.id == wait_id)) == DEADLINE_TRIES:
+                    return
+            await asyncio.sleep(DEADLINE_POLL_SECONDS)
+
+
+@pytest.mark.parametrize("stored", [{"written": "by rules long gone"}, [], None], ids=["keys", "list", "null"])
+async def test_a_wait_that_no_longer_reads_hides_no_other_and_its_gms_cancel_it(
+    arena: Arena, stored: object
+) -> None:  # fmt: skip
+    table = await _campaign_of_its_own(arena)
+    harness, cid = table.harness, table.cid
+    await _hero(table, table.ann, "Ann")
+    bea = await _hero(table, table.bea, "Bea")
+    ally, defender = await _hero(table, cid, "Cir"), await _hero(table, cid, "Cis")
+    await harness.slash(table.ann, table.channel, "engine strike", target=bea, ally=ally)
+    unreadable = await _shield_wait(table)
+    harness.dice.queue([15])
+    await harness.slash(table.ann, table.channel, "engine duel", target=defender)
+    defence = _prompt(table, cid)
+    async with _database(table).write() as session:
+        await session.execute(update(WaitRow).where(WaitRow.id == unreadable).values(spec=stored))
+
+    pending = (await harness.slash(table.gm, table.channel, "gm pending")).replies
+    broken = next(reply for reply in pending if reply.content.startswith(f"#{unreadable}:"))
+    assert "an exchange that can no longer be read, waiting for the GMs" in broken.content, broken.content
+    assert broken.buttons() == ["Cancel (GM)"]
+    assert _line_about(pending, defender) and _prompt(table, cid) == defence
+    await harness.slash(table.gm, table.channel, "campaign reminders", hours=1)
+    harness.emulator.clock.advance(3600 + 1)
+    reminded = f"<@{cid.id}> a reminder:"
+    await harness.eventually(lambda: any(reminded in message.text() and defender in message.text()
+                                         for message in harness.emulator.visible_to(cid, table.channel)))  # fmt: skip
+    await _until_given_up(table, unreadable)
+    waiting = (await harness.slash(table.gm, table.channel, "campaign waiting")).reply.content
+    assert "an exchange that can no longer be read: waiting for the GMs" in waiting, waiting
+    assert f"waiting for {defender}" in waiting and "⚠ Failed 3 times" in waiting
+    yours = (await harness.slash(cid, table.channel, "waiting")).reply.content
+    assert defender in yours and "can no longer be read" not in yours
+
+    pending = (await harness.slash(table.gm, table.channel, "gm pending")).replies
+    broken = next(reply for reply in pending if reply.content.startswith(f"#{unreadable}:"))
+    assert "⚠ Failed 3 times when its time was up" in broken.content
+    await harness.emulator.click(table.gm, broken, "Cancel (GM)")
+    left = (await harness.slash(table.gm, table.channel, "gm pending")).replies
+    assert not any(reply.content.startswith(f"#{unreadable}:") for reply in left)
+    assert _line_about(left, defender)
+
+
+async def test_an_exchange_whose_undo_fails_as_its_answers_do_is_cancelled_by_its_gm_after_a_restart(
+    arena: Arena,
+) -> None:
+    table = await _campaign_of_its_own(arena)
+    harness = table.harness
+    await _hero(table, table.ann, "Ann")
+    bea, ally = await _hero(table, table.bea, "Bea"), await _hero(table, table.cid, "Cit")
+    harness.dice.queue([1])
+    await harness.slash(table.ann, table.channel, "engine strike", target=bea, ally=ally, reaction=STALE_SHIELD)
+    prompt, wait_id = _prompt(table, table.cid), await _shield_wait(table)
+    harness.emulator.clock.advance(REACTION_SECONDS + 1)
+    await _until_given_up(table, wait_id)
+    refused = (await harness.emulator.click(table.cid, prompt, "Shield")).reply
+    assert refused.ephemeral and "nothing was changed" in refused.content, refused.content
+
+    await harness.restart()
+    listed = next(reply for reply in (await harness.slash(table.gm, table.channel, "gm pending")).replies
+                  if reply.content.startswith(f"#{wait_id}:"))  # fmt: skip
+    assert "⚠ Failed 3 times when its time was up" in listed.content
+    await harness.emulator.click(table.gm, listed, "Cancel (GM)")
+    assert harness.current(prompt).buttons() == []
+    assert harness.current(prompt).content == f"Cancelled by <@{table.gm.id}>."
+    left = (await harness.slash(table.gm, table.channel, "gm pending")).replies
+    assert not any(reply.content.startswith(f"#{wait_id}:") for reply in left)
+    assert await _pools(table, bea) == {"hp": 10 - 1, "resolve": 5, "luck": 3}
+
+
+async def test_a_deadline_whose_rules_miss_a_file_is_counted_as_its_own_failure_and_given_up(arena: Arena) -> None:
+    table = await _campaign_of_its_own(arena)
+    harness = table.harness
+    await _hero(table, table.ann, "Ann")
+    bea, ally = await _hero(table, table.bea, "Bea"), await _hero(table, table.cid, "Ciu")
+    await harness.slash(table.ann, table.channel, "engine strike", target=bea, ally=ally, reaction=LOST_SHIELD)
+    wait_id = await _shield_wait(table)
+    harness.emulator.clock.advance(REACTION_SECONDS + 1)
+    await _until_given_up(table, wait_id)
+    listed = (await harness.slash(table.gm, table.channel, "gm pending")).replies
+    assert "⚠ Failed 3 times when its time was up" in _line_about(listed, ally)

@@ -156,6 +156,12 @@ def test_size_limit_is_the_documented_one() -> None:
     assert COMMAND_SIZE_LIMIT == 8000
 
 
+def _select(count: int, *, value: str | None = None, **bounds: int) -> JSON:
+    """A row holding a string select of `count` options (each of `value`, if given)."""
+    options = [{"label": f"o{index}", "value": value or f"v{index}"} for index in range(count)]
+    return {"type": 1, "components": [{"type": 3, "custom_id": "s", "options": options, **bounds}]}
+
+
 BAD_MESSAGES: list[tuple[str, JSON, int, str]] = [
     ("2001 chars", {"content": "x" * 2001}, 50035, "content"),
     ("11 embeds", {"embeds": [{"title": str(i)} for i in range(11)]}, 50035, "embeds"),
@@ -208,7 +214,11 @@ BAD_MESSAGES: list[tuple[str, JSON, int, str]] = [
         "components",
     ),
     ("empty", {"content": ""}, 50006, ""),
-]
+    ("picks more than offered", {"components": [_select(2, max_values=3)]}, 50035, "components"),
+    ("picks fewer at most than at least", {"components": [_select(3, min_values=3, max_values=2)]}, 50035,
+     "components"),
+    ("an option's value twice", {"components": [_select(2, value="same")]}, 50035, "components"),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("body", "code", "field"), [b[1:] for b in BAD_MESSAGES], ids=[b[0] for b in BAD_MESSAGES])
@@ -264,6 +274,60 @@ async def test_interaction_and_webhook_errors(api: Api) -> None:
     assert (status, body["code"]) == (404, 10062)
     status, body = await api.call("POST", f"/webhooks/{emu.application_id}/nope?wait=true", {"content": "x"})
     assert (status, body["code"]) == (401, 50027)
+
+
+def _form(*boxes: JSON, labelled: bool = False) -> JSON:
+    """A modal answer of text boxes, each in a row of its own or (`labelled`) in a label."""
+    rows = [{"type": 18, "label": "Sheet", "component": box} if labelled else {"type": 1, "components": [box]}
+            for box in boxes]  # fmt: skip
+    return {"type": 9, "data": {"title": "Form", "custom_id": "form", "components": rows}}
+
+
+def _box(custom_id: str = "sheet", **bounds: object) -> JSON:
+    return {"type": 4, "custom_id": custom_id, "style": 2, **bounds}
+
+
+BAD_FORMS: list[tuple[str, JSON, tuple[str | int, ...]]] = [
+    ("prefilled past its most", _form(_box(label="Sheet", max_length=10, value="x" * 11)),
+     (0, "components", 0, "value")),
+    ("prefilled short of its least", _form(_box(label="Sheet", min_length=5, value="x")),
+     (0, "components", 0, "value")),
+    ("least past most", _form(_box(label="Sheet", min_length=10, max_length=5)), (0, "components", 0, "min_length")),
+    ("labelled, prefilled past its most", _form(_box(max_length=3, value="long"), labelled=True),
+     (0, "component", "value")),
+    ("a custom id twice", _form(_box(label="A"), _box(label="B")), ()),
+]  # fmt: skip
+
+
+async def _form_answer(api: Api, form: JSON) -> tuple[int, Any]:
+    channel = api.emu.world.channels[api.channel_id]
+    guild = api.emu.world.guild_of(channel)
+    assert guild is not None
+    filler = api.emu.add_user("filler")
+    api.emu.add_member(guild, filler)
+    record, _ = api.emu.world.new_interaction(
+        interaction_type=2, user=filler, channel=channel, data={"name": "form"}, locale=None
+    )
+    return await api.call("POST", f"/interactions/{record.id}/{record.token}/callback", form)
+
+
+@pytest.mark.parametrize(("form", "where"), [case[1:] for case in BAD_FORMS], ids=[case[0] for case in BAD_FORMS])
+async def test_a_form_discord_refuses_is_refused(api: Api, form: JSON, where: tuple[str | int, ...]) -> None:
+    status, error = await _form_answer(api, form)
+    assert (status, error["code"]) == (400, 50035)
+    node = error["errors"]["data"]["components"]
+    for key in where:
+        node = node[str(key)]
+    assert node["_errors"], error
+
+
+async def test_forms_and_selects_at_their_bounds_are_taken(api: Api) -> None:
+    full = _form(_box(label="Sheet", min_length=2, max_length=10, value="x" * 10), _box("other", label="Other"))
+    assert (await _form_answer(api, full))[0] in (200, 204)
+    labelled = _form(_box(min_length=1, max_length=4, value="four"), labelled=True)
+    assert (await _form_answer(api, labelled))[0] in (200, 204)
+    status, _ = await api.send({"components": [_select(25, min_values=25, max_values=25)]})
+    assert status == 200
 
 
 async def test_dm_channel_and_attachment_download(api: Api) -> None:

@@ -236,7 +236,7 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
             found = await self.anka.decisions(place_of(interaction), current)
         except UserError:
             return []
-        return [app_commands.Choice(name=key, value=key) for key in found]
+        return output.fit_choices(app_commands.Choice(name=key, value=key) for key in found)
 
     @app_commands.command(name="seal", description="Spend a command seal: your Servant recovers 6 fatigue")
     @app_commands.describe(servant="Your Servant")

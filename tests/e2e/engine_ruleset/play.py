@@ -1,8 +1,9 @@
 """The test ruleset's rules: heroes with three pools, and one exchange for each shape the engine must carry.
 
 1. strike: resolves at once, then offers an ally a reaction that expires after a minute (default: none); a broken
-   reaction fails on any answer but a shield (its default, at its deadline, included), and a busy one finds the
-   database locked a few times first.
+   reaction fails on any answer but a shield (its default, at its deadline, included), a busy one finds the
+   database locked a few times first, a stale one (stored by rules that changed since) fails on any answer and
+   on its GM's cancel, and a lost one reads a file that is gone.
 2. duel: attack -> the defender's defence choice -> a withstand choice -> an overflow choice when the damage
    is more than the hit points left.
 3. draft: a committed secret, two sides picking in turn, a number given by command, every member of the first
@@ -53,7 +54,8 @@ ALLY = "ally"
 FIRST, SECOND = "first", "second"
 WEAPONS = ("sword", "bow", "lance", "axe")
 REACTION_SECONDS = 60
-SHIELD, BROKEN_SHIELD, BUSY_SHIELD = "shield", "broken_shield", "busy_shield"
+SHIELD, BROKEN_SHIELD, BUSY_SHIELD, STALE_SHIELD = "shield", "broken_shield", "busy_shield", "stale_shield"
+LOST_SHIELD = "lost_shield"
 # How often a busy reaction finds the database locked before it goes through: more than a broken one may fail.
 BUSY_TRIES = DEADLINE_TRIES + 1
 COMMITMENT = "secret"
@@ -91,6 +93,8 @@ class EnginePlay(Play):
     def __init__(self) -> None:
         # How often a broken or busy reaction was answered, by the name of the ally it asks.
         self.tries: Counter[str] = Counter()
+        # What a busy reaction meets: the database locked, or any other trouble of the database's.
+        self.database_trouble: type[Exception] = Busy
 
     @property
     def handlers(self) -> Mapping[str, Handler]:
@@ -98,6 +102,8 @@ class EnginePlay(Play):
             SHIELD: self.shield,
             BROKEN_SHIELD: self.broken_shield,
             BUSY_SHIELD: self.busy_shield,
+            STALE_SHIELD: self.stale_shield,
+            LOST_SHIELD: self.lost_shield,
             "defence": self.defence,
             "withstand": self.withstand,
             "overflow": self.overflow,
@@ -141,7 +147,7 @@ class EnginePlay(Play):
         struck = said("engine.struck", attacker=attacker.name, target=target.name, damage=damage.total)
         return Step(
             (damage,), (PoolDelta(DEFENDER, "hp", -damage.total),), (struck,),
-            Pause(handler, (wait,), {"damage": damage.total}),
+            Pause(handler, (wait,), {"damage": damage.total, **({"stale": True} if handler == STALE_SHIELD else {})}),
         )  # fmt: skip
 
     def shield(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
@@ -169,8 +175,22 @@ class EnginePlay(Play):
         ally = scene.one(ALLY).name
         self.tries[ally] += 1
         if self.tries[ally] <= BUSY_TRIES:
-            raise Busy
+            raise self.database_trouble
         return self.shield(scene, state, answer)
+
+    def stale_shield(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+        """An exchange stored by rules that changed since: every answer, and its undo, asks its state for what the
+        rules of its time did not store."""
+        return Step(effects=(PoolDelta(DEFENDER, "hp", int(state["blow"])),))
+
+    def lost_shield(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+        """Rules that read a table from a file that is gone: an OSError of the rules', not the database's."""
+        raise FileNotFoundError("shields.yaml")
+
+    def cancelled(self, scene: Scene, kind: str, state: Mapping[str, Any]) -> Step | None:
+        if state.get("stale"):
+            return Step(effects=(PoolDelta(DEFENDER, "hp", int(state["blow"])),))
+        return None
 
     # 2. Attack -> defence choice -> withstand choice -> overflow choice.
     def duel(self, scene: Scene) -> Step:
