@@ -207,12 +207,7 @@ async def test_a_reminder_is_sent_exactly_once_across_a_failed_send_and_restarts
     # Discord keeps the first copy.
     emulator.clock.advance(12.5 * HOUR)
     await harness.eventually(lambda: len(reminders_to(table, mei)) == before + 2)
-    bot = harness.bot
-    assert bot is not None
-    async with bot.database.write() as session:
-        await session.execute(update(Notice).where(Notice.id == (await latest_notice(table))).values(sent_at=None))
-    await harness.restart()
-    await emulator.settle(quiet_for=1.5)
+    await restart_before_the_latest_was_marked_sent(table)
     assert len(reminders_to(table, mei)) == before + 2
     await answered(table)
 
@@ -224,6 +219,16 @@ async def latest_notice(table: Table) -> int:
         latest = await session.scalar(select(func.max(Notice.id)).where(Notice.wait_id.is_not(None)))
     assert latest is not None
     return latest
+
+
+async def restart_before_the_latest_was_marked_sent(table: Table) -> None:
+    """As if the bot had stopped after sending the latest reminder and before saving that it did."""
+    bot = table.harness.bot
+    assert bot is not None
+    async with bot.database.write() as session:
+        await session.execute(update(Notice).where(Notice.id == (await latest_notice(table))).values(sent_at=None))
+    await table.harness.restart()
+    await table.harness.emulator.settle(quiet_for=1.5)
 
 
 async def test_the_gms_get_a_daily_digest_and_may_turn_reminders_off(table: Table) -> None:
@@ -308,12 +313,7 @@ async def test_a_reminder_to_closed_dms_pings_in_the_channel_once_across_a_faile
 
     # Sent, and the bot stopped before saving that it was: sent again with its nonce, Discord keeps one copy;
     # and the refused DM is not tried again.
-    bot = harness.bot
-    assert bot is not None
-    async with bot.database.write() as session:
-        await session.execute(update(Notice).where(Notice.id == (await latest_notice(table))).values(sent_at=None))
-    await harness.restart()
-    await emulator.settle(quiet_for=1.5)
+    await restart_before_the_latest_was_marked_sent(table)
     assert len(reminders_to(table, mei)) == before + 1
     assert len(emulator.dms(mei)) == dms
     emulator.set_dms_open(mei, True)
