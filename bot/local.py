@@ -143,12 +143,13 @@ class LocalWorld:
         self.files_from = files_from
         self.guild: Guild | None = None
         self.users: dict[str, User] = {}
-        self.locales: dict[str, str] = {}
         self.channels: dict[str, Channel] = {}
         # The newest form the bot opened for each user, until it is submitted.
         self.forms: dict[str, InteractionRecord] = {}
 
     def user(self, name: str, locale: str | None) -> User:
+        """The script's user by name; a locale given (`bob@ja:`) becomes their client's from then on, as a user
+        switching Discord's language: every later command, click and form reports it."""
         if name not in self.users:
             user = self.emulator.add_user(name, locale=locale or "en-US")
             self.users[name] = user
@@ -156,8 +157,8 @@ class LocalWorld:
                 self.guild = self.emulator.add_guild(GUILD_NAME, owner=user)
             else:
                 self.emulator.add_member(self.guild, user)
-        if locale is not None:
-            self.locales[name] = locale
+        elif locale is not None:
+            self.users[name] = self.emulator.set_locale(self.users[name], locale)
         return self.users[name]
 
     def channel(self, name: str, thread: str | None) -> Channel:
@@ -281,11 +282,10 @@ async def perform(world: LocalWorld, step: Step) -> Form | Choices | None:
         return None
     assert step.command is not None
     options = {name: _option_value(world, step, value) for name, value in step.options.items()}
-    locale = world.locales.get(step.user)
     if step.complete is not None:
-        offered = await world.emulator.autocomplete(user, channel, step.command, options, step.complete, locale=locale)
+        offered = await world.emulator.autocomplete(user, channel, step.command, options, step.complete)
         return Choices(step.user, step.complete, [(str(choice["name"]), str(choice["value"])) for choice in offered])
-    return _opened(world, step.user, await world.emulator.slash(user, channel, step.command, options, locale=locale))
+    return _opened(world, step.user, await world.emulator.slash(user, channel, step.command, options))
 
 
 def _option_value(world: LocalWorld, step: Step, value: str) -> object:

@@ -664,9 +664,12 @@ class ExchangeEngine:
             touched[character.id] = character
         fallen = []
         changed = list(touched.values())
+        was = {shown.id: play.out_of_play(shown) for shown_in_role in running.scene.roles.values()
+               for shown in shown_in_role}  # fmt: skip
         for character, shown in zip(changed, await snapshots(session, changed), strict=True):
             fate = play.out_of_play(shown)
-            if fate is not None:
+            # Fallen by these changes: one already down whose pools move again (prana drawn, say) is not news.
+            if fate is not None and fate != was.get(character.id):
                 fallen.append(Fallen(character.name, character.owner_id, fate))
                 record_event(
                     session, campaign.id, f"character.{fate}", actor_id=None, payload={"name": character.name},

@@ -193,6 +193,11 @@ class PlayService:
                     "error.pool_limit", resource=Text(f"pool.{resource}"), name=character.name, amount=amount
                 ).within(campaign.ruleset) from error
             applied = change.current - pool.current
+            if applied == 0:  # already at the bound it was pushed against (HP 0/12 given -100)
+                total = f"{change.current}/{change.maximum}" if change.maximum is not None else str(change.current)
+                raise UserError(
+                    "error.award_at_limit", resource=Text(f"pool.{resource}"), name=character.name, total=total
+                ).within(campaign.ruleset)
             # What a GM gives a character the GMs run, or a player's where sheets are private, tells its pools.
             private = play.sheet_hidden(character.gm_run, character.state)
             record_event(

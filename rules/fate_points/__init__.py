@@ -15,6 +15,7 @@ Sheet problems (`SheetProblem.code` -> params; `field` is a dotted path such as 
   master_mismatch      {value, expected}       field "master": not the Master's name
   step_sum             {total, expected}       field "rank_steps": steps must sum to the Servant points (R2)
   step_sign            {value, points}         field "rank_steps.X": a step against the sign of the points
+  step_without_points  {value}                 field "rank_steps.X": a step where there are no Servant points
   final_stat_range     {value, min, max}       field "rank_steps.X": the final stat leaves E..A
   rank_steps_disabled  {points}                field "rank_steps": steps given in servant_points_mode=roll_mods
   invalid              {detail}                any other pydantic error (detail = pydantic's error type)
@@ -60,7 +61,7 @@ Other outcome keys (effects' `who`: "master"/"servant" for the pair, "actor" for
 R4 actions are tracked in an `ActionState` (round, left); `use_action` returns it with the action spent.
 """
 
-from rules.fate_points.actions import ACTIONS, ActionState, actions_in_round, use_action
+from rules.fate_points.actions import ACTIONS, ActionState, actions_in_round, attack_actions, use_action
 from rules.fate_points.combat import (
     AttackOutcome,
     AttackSpec,
@@ -69,6 +70,7 @@ from rules.fate_points.combat import (
     Combatant,
     CombatState,
     attack,
+    best_defence_weapon,
     check,
     defend,
     fate,
@@ -184,6 +186,8 @@ __all__ = [
     "actions_in_round",
     "activate",
     "attack",
+    "attack_actions",
+    "best_defence_weapon",
     "check",
     "create_master",
     "create_servant",

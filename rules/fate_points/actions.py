@@ -41,3 +41,20 @@ def use_action(state: ActionState | None, kind: str, round_number: int) -> tuple
     left = list(current.left)
     left.remove(spent)
     return current.model_copy(update={"left": tuple(left)}), spent
+
+
+def attack_actions(
+    *, noble_phantasm: bool, paid_beforehand: bool, first_of_round: bool, uses_extra: bool
+) -> tuple[str, ...]:
+    """The actions an attack spends.
+
+    The round's declared attacks share its Attack action (R4/R5): only the first spends it, and the Extra action
+    too when one of them is the Extra action spent as an attack (A10). A Noble Phantasm is no Attack action: it is
+    "activated via the general or free moves" (R4, R16, A34), so its attack spends the General (or Extra) action,
+    and none at all once `/fate activate` has paid for it this round.
+    """
+    if noble_phantasm:
+        return () if paid_beforehand else ("general",)
+    if not first_of_round:
+        return ()
+    return ("attack", EXTRA) if uses_extra else ("attack",)

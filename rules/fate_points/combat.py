@@ -256,6 +256,8 @@ def plan_attack(
     """R5 modifiers, R15/R16 costs and R11 auto-hit; raises RuleError for an attack the sheet cannot make."""
     weapon = _find(attacker.weapons, spec.weapon, "unknown_weapon") if spec.weapon is not None else None
     weapon_type: WeaponType = weapon.type if weapon else ("magic" if spec.attack_type == "magical" else "unarmed")
+    if spec.noble_phantasm is not None and spec.attacks_declared != 1:
+        raise RuleError("np_single_attack", name=spec.noble_phantasm)  # it is no Attack action (see `attack`)
     max_attacks = max(1, len(attacker.weapons)) + int(spec.uses_extra_action)
     if spec.attacks_declared > max_attacks:
         raise RuleError("too_many_attacks", declared=spec.attacks_declared, max=max_attacks)
@@ -310,21 +312,14 @@ def attack(
         raise RuleError("target_dead", name=defender.name)
     plan = plan_attack(attacker, defender, spec, round_number, options)
     require_mana(attacker.kind, plan.mana_cost, attacker.mana, spec.confirm_zero_mana)
-    state = attacker.state
-    made = 1
-    if state.attack_round == round_number:
-        if spec.attacks_declared != state.attacks_declared:
-            raise RuleError("attacks_already_declared", declared=state.attacks_declared)
-        if state.attacks_made >= state.attacks_declared:
-            raise RuleError("no_attacks_left", declared=state.attacks_declared)
-        made = state.attacks_made + 1
-    new_state = state.model_copy(
-        update={"attack_round": round_number, "attacks_declared": spec.attacks_declared, "attacks_made": made}
-    )
+    # A Noble Phantasm's attack is "activated via the general or free moves" (R4, R16), not the Attack action:
+    # it is not one of the round's declared attacks (R5), so it neither uses one up nor is refused for lack of one.
+    counted = None if spec.noble_phantasm is not None else _counted_attack(attacker.state, spec, round_number)
     effects: list[Effect] = []
     if plan.mana_cost:
         effects.append(PoolDelta("attacker", "prana", -plan.mana_cost))
-    effects.append(StatePatch("attacker", "combat", new_state.model_dump(mode="json")))
+    if counted is not None:
+        effects.append(StatePatch("attacker", "combat", counted.model_dump(mode="json")))
     attacker_fate = fate(attacker.kind, attacker.hp, attacker.mana - plan.mana_cost)
     if attacker_fate == "dead":
         # R15 pays before the roll and R18 makes a Servant at 0 prana "disappear from the world": it is gone
@@ -347,6 +342,20 @@ def attack(
         attack_type=spec.attack_type,
         weapon_type=plan.weapon_type,
         attacker_fate=attacker_fate,
+    )
+
+
+def _counted_attack(state: CombatState, spec: AttackSpec, round_number: int) -> CombatState:
+    """R5/A10: the combat state with one more of the round's declared attacks made; refused when none is left."""
+    made = 1
+    if state.attack_round == round_number:
+        if spec.attacks_declared != state.attacks_declared:
+            raise RuleError("attacks_already_declared", declared=state.attacks_declared)
+        if state.attacks_made >= state.attacks_declared:
+            raise RuleError("no_attacks_left", declared=state.attacks_declared)
+        made = state.attacks_made + 1
+    return state.model_copy(
+        update={"attack_round": round_number, "attacks_declared": spec.attacks_declared, "attacks_made": made}
     )
 
 
@@ -385,6 +394,21 @@ def plan_defence(
         Modifier("servant_points", defender.roll_mod),
     )
     return DefencePlan(manoeuvre, stat, weapon_type, modifiers, streak, repeat_now, state.pending_def_mod)
+
+
+def best_defence_weapon(
+    attacker: Combatant, defender: Combatant, attack_type: AttackType, choice: str, options: FatePointsOptions
+) -> str | None:
+    """The defender's weapon that gives `choice` the lowest modifiers (roll-under: the lowest score defends best,
+    T7); the first on the sheet among equals. None for a defender without weapons."""
+    if not defender.weapons:
+        return None
+
+    def total(weapon: Weapon) -> int:
+        plan = plan_defence(attacker, defender, attack_type, choice, options, weapon.name)
+        return sum(modifier.value for modifier in plan.modifiers)
+
+    return min(defender.weapons, key=total).name
 
 
 def defended(manoeuvre: Manoeuvre, defence_score: int, attack_score: int) -> bool:

@@ -188,7 +188,9 @@ def _step_problems(
     if total != points:
         problems.append(SheetProblem("rank_steps", "step_sum", {"total": total, "expected": points}))
     for stat, step in steps.items():
-        if step * points < 0 or (points == 0 and step != 0):
+        if points == 0 and step != 0:
+            problems.append(SheetProblem(f"rank_steps.{stat}", "step_without_points", {"value": step}))
+        elif step * points < 0:
             problems.append(SheetProblem(f"rank_steps.{stat}", "step_sign", {"value": step, "points": points}))
         final = base[stat] + step
         exempt = isinstance(ex_stats, Mapping) and stat in ex_stats

@@ -116,3 +116,20 @@ async def _local(tmp_path: Path, *extra: str) -> str:
 async def test_logs_stay_quiet_unless_asked(tmp_path: Path) -> None:
     assert " INFO " not in await _local(tmp_path)
     assert " INFO bot.services.rolls: roll " in await _local(tmp_path, "--verbose")
+
+
+def test_a_locale_given_once_holds_for_the_users_clicks_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`bob@ja:` switches bob's client to Japanese: the buttons he presses afterwards answer him in Japanese."""
+    examples = EXAMPLE.parent
+    for sheet in ("rin.yaml", "archer.yaml"):
+        (tmp_path / sheet).write_bytes((examples / sheet).read_bytes())
+    script = (
+        START
+        + "bob: /character import file:<rin.yaml\nbob: /character import file:<archer.yaml\n"
+        + "bob@ja: /roll dice:1d20\nbob: click Approve\n"
+    )
+    code, records, err = _run(_script(tmp_path, script), capsys)
+    assert code == 0, err
+    refusal = records[-1]
+    assert refusal["ephemeral"] is True
+    assert refusal["content"] == "それができるのはこのキャンペーンのGMだけです。"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from bot.db.migrate import alembic_config, upgrade
 from bot.db.models import Campaign, CharacterLink, WaitRow
 from bot.rulesets.base import CharacterSnapshot
 from bot.rulesets.fate_points.outcomes import AttackResolved, FateSpent
-from bot.rulesets.fate_points.play import MASTER_TEMPLATE, SERVANT_TEMPLATE, FatePointsPlay, combatant
+from bot.rulesets.fate_points.play import CONTRACT, MASTER_TEMPLATE, SERVANT_TEMPLATE, FatePointsPlay, combatant
 from bot.services.common import Actor
 from bot.services.exchanges import ExchangeService
 from rules.dice import SeededDice
@@ -49,7 +50,9 @@ async def _fill(database: Database) -> None:
     servant = play.build("servant", SERVANT_TEMPLATE, {"master": master_now}, dice, options)
     servant_now = CharacterSnapshot(2, servant.name, "servant", OWNER, servant.sheet, servant.pools, {})
     spec = AttackSpec(attack_type="melee", weapon="Invisible Air")
-    swing = attack(combatant(servant_now), combatant(master_now), spec, 1, dice, options)
+    # The Master stands with his living Servant (R11), so he may defend.
+    defended = replace(master_now, bound_by={CONTRACT: (servant_now,)})
+    swing = attack(combatant(servant_now), combatant(defended), spec, 1, dice, options)
     assert isinstance(swing, AttackOutcome)
     payload = {"state": {"attack": swing.to_dict(), "spec": spec.to_dict(), "attacker_fate": {}},
                "options": list(swing.defence_options)}  # fmt: skip

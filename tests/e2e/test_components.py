@@ -33,6 +33,7 @@ SPECIALTIES = [{"name": "Swords", "skill": "Melee"}, {"name": "History", "skill"
                {"name": "Parry", "skill": "Melee"}]  # fmt: skip
 BEST = ["Agility + Dodging 4", "Melee + Swords 4", "Melee + Parry 4"]
 MORE = "More choices ({page}/{count})"
+BEST_WEAPON = "The best weapon by the rules"
 
 
 @dataclass(frozen=True)
@@ -120,11 +121,11 @@ async def test_the_longest_weapon_names_are_offered_and_answer_the_defence(serve
     question = await harness.prompt_with(table.channel, table.bob, _weapon_button(LONGEST, "dagger"))
     assert question.content.endswith("Rin: Block with which weapon?")
     buttons = question.buttons()
-    assert buttons[:2] == [_weapon_button(LONG, "magic"), _weapon_button(LONGEST, "dagger")]
-    assert all(len(label) <= output.BUTTON_LABEL_LIMIT for label in buttons) and "…" in buttons[1]
+    assert buttons[:3] == [BEST_WEAPON, _weapon_button(LONG, "magic"), _weapon_button(LONGEST, "dagger")]
+    assert all(len(label) <= output.BUTTON_LABEL_LIMIT for label in buttons) and "…" in buttons[2]
     # The two weapons' names share their first 96 characters: the labels keep their ends, which tell them apart.
-    assert buttons[0] != buttons[1] and buttons[1].endswith("Rin (dagger)")
-    answered = await harness.emulator.click(table.bob, question, buttons[1])
+    assert buttons[1] != buttons[2] and buttons[2].endswith("Rin (dagger)")
+    answered = await harness.emulator.click(table.bob, question, buttons[2])
     assert answered.error is None, answered.error
     assert harness.current(question).buttons() == []
     assert harness.emulator.rejections == []
@@ -141,7 +142,12 @@ async def test_a_wait_whose_prompt_failed_is_answered_from_gm_pending(server: Ta
     assert listed.error is None, listed.error
     waiting = next(reply for reply in listed.replies if reply.buttons())
     assert "waiting for Rin" in waiting.content
-    assert waiting.buttons() == [_weapon_button(LONG, "magic"), _weapon_button(LONGEST, "dagger"), "Cancel (GM)"]
+    assert waiting.buttons() == [
+        BEST_WEAPON,
+        _weapon_button(LONG, "magic"),
+        _weapon_button(LONGEST, "dagger"),
+        "Cancel (GM)",
+    ]
     answered = await harness.emulator.click(table.gm, waiting, _weapon_button(LONGEST, "dagger"))
     assert answered.error is None, answered.error
     assert "Nothing is waiting" in (await harness.slash(table.gm, table.channel, "gm pending")).reply.content

@@ -179,7 +179,7 @@ async def test_a_defender_with_several_weapons_chooses_the_one_it_blocks_with(wa
     await harness.emulator.click(war.bob, prompt, "Block")
     question = harness.last(war.channel, war.bob)
     assert question.content.endswith("Rin: Block with which weapon?")
-    assert question.buttons()[:2] == ["Gandr (magic)", "Azoth Dagger (dagger)"]
+    assert question.buttons()[:3] == ["The best weapon by the rules", "Gandr (magic)", "Azoth Dagger (dagger)"]
     harness.dice.queue([5])
     answered = await harness.emulator.click(war.bob, question, "Azoth Dagger (dagger)")
     assert answered.error is None
@@ -260,15 +260,15 @@ async def test_an_award_past_a_limit_says_what_really_changed(war: War) -> None:
     await _enlist(war, war.bob, "Rin", "Archer", "Archer")
     current, maximum = await _hp(war, war.gm, "Rin")
     assert current == maximum
-    healed = (await harness.slash(war.gm, war.channel, "gm award", character="Rin", resource="hp", amount=1000)).reply
-    assert healed.content == f"Rin: HP +1000 asked, +0 applied: it stops at its limit (now {maximum}/{maximum})."
     hurt = (await harness.slash(war.gm, war.channel, "gm award", character="Rin", resource="hp", amount=-3)).reply
     assert hurt.content == f"Rin: HP -3 (now {maximum - 3}/{maximum})."
+    healed = (await harness.slash(war.gm, war.channel, "gm award", character="Rin", resource="hp", amount=1000)).reply
+    assert healed.content == f"Rin: HP +1000 asked, +3 applied: it stops at its limit (now {maximum}/{maximum})."
     log = (await harness.slash(war.gm, war.channel, "log export", format="json")).reply
     awards = [
         event["payload"] for event in json.loads(log.attachments[0].data)["events"] if event["kind"] == "gm.award"
     ]
-    assert [(award["amount"], award["applied"]) for award in awards] == [(1000, 0), (-3, -3)]
+    assert [(award["amount"], award["applied"]) for award in awards] == [(-3, -3), (1000, 3)]
 
 
 async def test_a_check_names_its_stat_and_takes_it_in_any_case(war: War) -> None:
@@ -578,6 +578,56 @@ async def test_the_gms_run_an_npc_whose_sheet_stays_hidden_and_who_answers_by_it
     assert nothing.content == "Nothing is waiting for an answer."
 
 
+async def _last_defence_weapon(war: War) -> str:
+    """The type of weapon the last defence was made with, from the GMs' export of the log."""
+    exported = (await war.harness.slash(war.gm, war.channel, "log export", format="json")).reply
+    events = json.loads(exported.attachments[0].data)["events"]
+    (*_, resolved) = [event for event in events if event["kind"] == "attack.resolved"]
+    weapon: str = resolved["payload"]["result"]["weapon"]
+    return weapon
+
+
+async def test_the_gms_choose_the_weapon_their_knight_defends_with(war: War) -> None:
+    harness = war.harness
+    await _enlist(war, war.bob, "Rin", "Archer", "Archer")
+    await _import_npc(war, "master", name="Kayneth")
+    await _import_npc(
+        war,
+        "servant",
+        name="Gawain",
+        master="Kayneth",
+        servant_class="Saber",
+        weapons=[{"name": "Galatine", "type": "sword"}, {"name": "Tower Shield", "type": "shield"}],
+    )
+    # The GMs answer: Block, then which weapon, privately.
+    harness.dice.queue([12])
+    await harness.slash(war.bob, war.channel, "attack", target="Gawain", action="melee|Invisible Air")
+    choices = (await harness.emulator.click(war.gm, harness.last(war.channel, war.gm), "Answer (GM)")).reply
+    await harness.emulator.click(war.gm, choices, "Block")
+    which = harness.last(war.channel, war.gm)
+    assert which.buttons() == ["Answer (GM)", "Cancel (GM)"]  # the weapons would tell the sheet
+    asked = (await harness.emulator.click(war.gm, which, "Answer (GM)")).reply
+    assert asked.ephemeral
+    assert asked.buttons()[:3] == ["The best weapon by the rules", "Galatine (sword)", "Tower Shield (shield)"]
+    harness.dice.queue([20])
+    await harness.emulator.click(war.gm, asked, "Tower Shield (shield)")
+    assert await _last_defence_weapon(war) == "shield"
+
+    # In advance: Block with the weapon the rules find best, the shield's -3 over the sword's -1 (T3).
+    for wait, answer in (("defence", "block"), ("defence_weapon", "best")):
+        preset = (await harness.slash(war.gm, war.channel, "gm auto", character="Gawain", wait=wait,
+                                      answer=answer)).reply  # fmt: skip
+        assert preset.ephemeral, preset.content
+    assert preset.content == (
+        "Gawain now answers “Weapon to block or parry with” with The best weapon by the rules, without asking."
+    )
+    await harness.slash(war.gm, war.channel, "combat round")
+    harness.dice.queue([12, 20])
+    await harness.slash(war.bob, war.channel, "attack", target="Gawain", action="melee|Invisible Air")
+    assert harness.last(war.channel, war.gm).buttons() == []
+    assert await _last_defence_weapon(war) == "shield"
+
+
 async def test_sessions_turns_and_time_move_the_campaign_and_run_its_hooks(war: War) -> None:
     harness = war.harness
     await _enlist(war, war.bob, "Rin", "Archer", "Archer")
@@ -813,3 +863,142 @@ async def test_a_campaign_speaks_one_language_in_public_and_each_reader_their_ow
     assert "luck" in rolled.text() and "掷骰" not in rolled.text()
     log = (await harness.slash(gm, war.channel, "log show")).reply.text()
     assert f"{gm.mention} set the language of public messages: none → ja" in log
+
+
+async def test_gm_settings_that_change_nothing_say_so_and_an_unset_damage_reads_as_the_rules(war: War) -> None:
+    harness, gm = war.harness, war.gm
+    await _enlist(war, war.bob, "Rin", "Archer", "Archer")
+    said = [(await harness.slash(gm, war.channel, "fate compatibility", master="Rin", modifier=modifier)).reply
+            for modifier in (0, 3, 3)]  # no modifier yet, then the one just set  # fmt: skip
+    assert [reply.ephemeral for reply in said] == [True, False, True]
+    assert said[0].content == "Rin's compatibility modifier is +0 already: nothing was changed."
+    assert said[2].content == "Rin's compatibility modifier is +3 already: nothing was changed."
+    unset = (await harness.slash(gm, war.channel, "fate compatibility", master="Rin", modifier=0)).reply
+    assert not unset.ephemeral
+    logged = [e["payload"]["modifier"] for e in await _export_events(war) if e["kind"] == "fate.compatibility"]
+    assert logged == [3, 0]
+
+    ruled = (
+        await harness.slash(gm, war.channel, "fate np-rule", servant="Archer", phantasm="Excalibur", defences="none")
+    ).reply
+    assert ruled.content == "GM ruling for Excalibur of Archer: no defence allowed; its damage is the rules' own."
+    with_damage = (
+        await harness.slash(gm, war.channel, "fate np-rule", servant="Archer", phantasm="Excalibur", damage=40)
+    ).reply
+    assert with_damage.content == "GM ruling for Excalibur of Archer: every defence allowed, damage 40."
+
+
+async def test_an_award_against_a_bound_already_reached_is_refused_plainly(war: War) -> None:
+    harness = war.harness
+    await _enlist(war, war.bob, "Rin", "Archer", "Archer")
+    _, maximum = await _hp(war, war.gm, "Rin")
+    await harness.slash(war.gm, war.channel, "gm award", character="Rin", resource="hp", amount=-maximum)
+    for amount, total in ((-100, f"0/{maximum}"), (0, f"0/{maximum}")):
+        refused = (
+            await harness.slash(war.gm, war.channel, "gm award", character="Rin", resource="hp", amount=amount)
+        ).reply
+        assert refused.ephemeral
+        assert refused.content == f"Rin's HP is {total}, at its limit already: nothing was changed."
+    awards = [(e["payload"]["amount"], e["payload"]["applied"]) for e in await _export_events(war)
+              if e["kind"] == "gm.award"]  # fmt: skip
+    assert awards == [(-maximum, -maximum)]
+    downs = [e for e in await _export_events(war) if e["kind"] == "character.down"]
+    assert len(downs) == 1
+
+
+async def test_a_master_without_servant_points_is_told_to_leave_the_steps_out(war: War) -> None:
+    master = await _template(war, war.bob, "master")
+    master.update(name="Rin", STR=3, END=3, AGI=3, MAG=3, LUK=3)  # MAG C: no Servant points (R2)
+    await _import(war, war.bob, master)
+    await war.harness.approve_sheet(war.gm, war.channel, "Rin")
+    servant = await _template(war, war.bob, "servant")
+    servant.update(name="Archer", master="Rin", servant_class="Archer", rank_steps={"MAG": 1})
+    refused = await _import(war, war.bob, servant)
+    assert refused.ephemeral
+    assert "• `rank_steps.MAG`: 1 is a step, but there are no Servant points to spend: leave rank_steps empty" in (
+        refused.content
+    )
+    assert "same sign" not in refused.content
+
+
+async def test_an_activated_noble_phantasm_does_not_claim_to_modify_rolls(war: War) -> None:
+    harness = war.harness
+    await _enlist(war, war.bob, "Rin", "Archer", "Archer")
+    await harness.slash(war.gm, war.channel, "gm award", character="Archer", resource="prana", amount=1000)
+    phantasm = (await harness.slash(war.bob, war.channel, "fate activate", name="Excalibur")).reply
+    assert phantasm.content.splitlines()[1] == (
+        "Excalibur is released until their next attack or defence roll: an attack with it then pays no more prana."
+    )
+    await harness.slash(war.gm, war.channel, "gm award", character="Archer", resource="prana", amount=1000)
+    await harness.slash(war.gm, war.channel, "combat start", order="Archer")
+    in_fight = (await harness.slash(war.bob, war.channel, "fate activate", name="Excalibur")).reply
+    assert (
+        in_fight.content.splitlines()[1]
+        == "Excalibur is released for the rest of this round: its attack pays no more prana."
+    )
+    await harness.slash(war.gm, war.channel, "combat round")
+    skill = (await harness.slash(war.bob, war.channel, "fate activate", name="Mana Burst")).reply
+    assert skill.content.splitlines()[1] == "Mana Burst applies to their rolls for the rest of this round."
+
+
+async def test_a_parry_bonus_names_the_round_as_the_fight_counts_it(war: War) -> None:
+    harness = war.harness
+    await _pairs(war)
+    for _ in range(2):  # the campaign's clock moves before the fight: its first round is not round 1 inside
+        await harness.slash(war.gm, war.channel, "combat round")
+    await harness.slash(war.gm, war.channel, "combat start", order="Rider, Archer")
+    harness.dice.queue([12])
+    await harness.slash(war.mei, war.channel, "attack", target="Archer", action="melee|Invisible Air")
+    prompt = harness.last(war.channel, war.bob)
+    question = (await harness.emulator.click(war.bob, prompt, "Parry")).reply
+    harness.dice.queue([1])
+    answered = await harness.emulator.click(war.bob, question, "Parry (LUK)")
+    assert "Successful parry: -1 to the defender's attacks in round 2." in answered.replies[-1].text()
+
+
+async def test_the_prana_of_characters_the_gms_hide_stays_out_of_every_post(war: War) -> None:
+    harness, gm = war.harness, war.gm
+    await _enlist(war, war.bob, "Rin", "Archer", "Archer")
+    await _import_npc(war, "master", name="Kayneth")
+    await _import_npc(war, "servant", name="Lancer", master="Kayneth", servant_class="Lancer")
+    await _import_npc(war, "master", name="Kariya")
+    await _import_npc(war, "servant", name="Lancelot", master="Kariya", servant_class="Berserker",
+                      mad_enchantment=True)  # fmt: skip
+    for name in ("Archer", "Lancer"):
+        await harness.slash(gm, war.channel, "gm award", character=name, resource="prana", amount=-5)
+    time = (await harness.slash(gm, war.channel, "campaign time", hours=1)).reply
+    lines = time.content.splitlines()
+    assert "Lancer replenishes prana from its Master." in lines
+    assert any(line.startswith("Archer: +") for line in lines)  # a player's Servant is told in full
+    assert "Lancelot replenishes prana from its Master." in lines
+
+    await harness.slash(gm, war.channel, "character use", name="Lancer")
+    activated = (await harness.slash(gm, war.channel, "fate activate", name="Excalibur")).reply
+    assert activated.content == "Lancer activates Excalibur."
+    await harness.slash(gm, war.channel, "character use", name="Kayneth")
+    rested = (await harness.slash(gm, war.channel, "fate rest", master="Kayneth")).reply
+    assert rested.content == "Kayneth rests: prana refills."
+    started = (await harness.slash(gm, war.channel, "combat start", order="Lancelot, Archer")).reply
+    assert "Mad Enchantment: Lancelot draws prana from its Master." in started.text()
+    hidden_lines = [line for post in (time, activated, rested, started) for line in post.text().splitlines()
+                    if any(name in line for name in ("Lancer", "Lancelot", "Kayneth", "Kariya"))]  # fmt: skip
+    assert hidden_lines and not any(character.isdigit() for line in hidden_lines for character in line), hidden_lines
+    players_log = (await harness.slash(war.bob, war.channel, "log show")).reply.text()
+    assert "Turn of Lancelot: Mad Enchantment draws prana (how much is the GMs' to know)" in players_log
+    assert "Lancer activated an ability (its cost is the GMs' to know)" in players_log
+    gms_log = (await harness.slash(gm, war.channel, "log show")).reply.text()
+    assert "Lancer activated Excalibur (34 prana)" in gms_log
+
+
+async def test_an_attack_by_a_character_the_gms_hide_does_not_post_its_cost(war: War) -> None:
+    harness, gm = war.harness, war.gm
+    await _enlist(war, war.bob, "Rin", "Archer", "Archer")
+    await _import_npc(war, "master", name="Kayneth")
+    await _import_npc(war, "servant", name="Lancer", master="Kayneth", servant_class="Lancer")
+    await harness.slash(gm, war.channel, "character use", name="Lancer")
+    harness.dice.queue([12])
+    declared = (await harness.slash(gm, war.channel, "attack", target="Archer", action="melee|Invisible Air")).reply
+    assert [field["name"] for field in declared.embeds[0].get("fields", [])] == ["Round"]  # its rank would show
+    harness.dice.queue([12])
+    own = (await harness.slash(war.bob, war.channel, "attack", target="Lancer", action="melee|Invisible Air")).reply
+    assert [field["name"] for field in own.embeds[0]["fields"]][:2] == ["Mana spent", "Round"]

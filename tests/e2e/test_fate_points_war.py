@@ -212,7 +212,9 @@ async def test_gm_rulings_for_noble_phantasms_and_god_hand(field: Field) -> None
         await harness.slash(gm, channel, "fate np-rule", servant="Saber", phantasm="Excalibur",
                             defences="block, dodge, parry_agi")
     ).reply  # fmt: skip
-    assert some.content == "GM ruling for Excalibur of Saber: Block, Dodge and Parry (AGI) allowed, damage —."
+    assert some.content == (
+        "GM ruling for Excalibur of Saber: Block, Dodge and Parry (AGI) allowed; its damage is the rules' own."
+    )
     ruled = (
         await harness.slash(gm, channel, "fate np-rule", servant="Saber", phantasm="Excalibur", defences="none",
                             damage=50)
@@ -406,3 +408,120 @@ async def test_the_repeat_penalty_is_shown_apart_from_staggers(field: Field) -> 
     shown = results[3].embeds[0]["description"]
     assert "+2 (previous repeated defence)" in shown and "+2 (repeated defence)" in shown
     assert "stagger" not in shown
+
+
+async def _saber_status(field: Field) -> str:
+    """Saber's line of `/combat status` without its pools: `**Saber**: attack · move`."""
+    status = (await field.harness.slash(field.gm, field.channel, "combat status")).reply
+    description: str = status.embeds[0]["description"]
+    (line,) = [line for line in description.splitlines() if "**Saber**" in line]
+    return line.removeprefix("▶ ").split(" (HP")[0]
+
+
+async def _strike(field: Field, action: str) -> Message:
+    """Saber attacks Heracles, who takes the hit; the attack's post."""
+    field.harness.dice.queue([10])
+    declared = (await field.harness.slash(field.ken, field.channel, "attack", target="Heracles", action=action)).reply
+    assert declared.visible_to is EVERYONE, declared.content
+    await field.harness.emulator.click(field.mei, field.harness.last(field.channel, field.mei), "Take the hit")
+    return declared
+
+
+async def test_a_noble_phantasm_attack_is_a_general_action_beside_the_round_s_attack(field: Field) -> None:
+    """R4/R16: an NP is "activated via the general or free moves", never the Attack action."""
+    harness, channel, gm, ken = field.harness, field.channel, field.gm, field.ken
+    # Prana levels a rolled Servant always reaches (its maximum is rolled); Heracles outlives two Excaliburs.
+    await _set_prana(field, "Saber", 40)
+    await harness.slash(gm, channel, "fate np-rule", servant="Saber", phantasm="Excalibur", defences="normal", damage=1)
+    await harness.slash(gm, channel, "combat start", order="Saber, Heracles")
+    await harness.slash(ken, channel, "fate activate", name="Excalibur")
+    assert (await _pools(field))["Saber"]["prana"] == 40 - 34
+    assert await _saber_status(field) == "**Saber**: attack · move · extra"
+    # Activated beforehand, the NP attacks without paying or spending an action again...
+    await _strike(field, "np|Excalibur")
+    assert (await _pools(field))["Saber"]["prana"] == 40 - 34
+    assert await _saber_status(field) == "**Saber**: attack · move · extra"
+    # ...and leaves the round's Attack action to the sword.
+    await _strike(field, "melee|Invisible Air")
+    assert await _saber_status(field) == "**Saber**: move · extra"
+    # The activation was spent by its attack: the next one pays again, with the Extra action.
+    await _set_prana(field, "Saber", 40)
+    await _strike(field, "np|Excalibur")
+    assert (await _pools(field))["Saber"]["prana"] == 40 - 34
+    assert await _saber_status(field) == "**Saber**: move"
+    # With no General or Extra action left, the NP is refused before any prana is taken.
+    await _set_prana(field, "Saber", 40)
+    refused = (await harness.slash(ken, channel, "attack", target="Heracles", action="np|Excalibur")).reply
+    assert refused.content == "このラウンドの一般アクション（と追加アクション）は使用済みです。"
+    refused = (await harness.slash(ken, channel, "fate activate", name="Excalibur")).reply
+    assert refused.content == "このラウンドの一般アクション（と追加アクション）は使用済みです。"
+    assert (await _pools(field))["Saber"]["prana"] == 40
+    await harness.slash(gm, channel, "combat end")
+
+
+async def test_after_the_round_s_attack_a_noble_phantasm_is_activated_and_used(field: Field) -> None:
+    harness, channel, gm, ken = field.harness, field.channel, field.gm, field.ken
+    await _set_prana(field, "Saber", 40)
+    await harness.slash(gm, channel, "combat start", order="Saber, Heracles")
+    await _strike(field, "melee|Invisible Air")
+    await harness.slash(ken, channel, "fate activate", name="Excalibur")
+    hit = await _strike(field, "np|Excalibur")
+    assert "Saber" in hit.text()
+    assert (await _pools(field))["Saber"]["prana"] == 40 - 5 - 34  # the sword at rank A, then Excalibur once
+    assert await _saber_status(field) == "**Saber**: move · extra"
+    counted = (
+        await harness.slash(ken, channel, "attack", target="Heracles", action="np|Excalibur", details="attacks:2")
+    ).reply
+    assert counted.ephemeral
+    assert (
+        counted.content
+        == "Excalibur は一回の宝具攻撃で、攻撃アクションではありません：`attacks` は指定しないでください。"
+    )
+    await harness.slash(gm, channel, "combat end")
+
+
+async def test_a_master_without_a_living_servant_is_hit_automatically(field: Field) -> None:
+    """R11: "all Servant attacks automatically land against Masters who are without their Servant"."""
+    harness, channel, gm, mei, ken = field.harness, field.channel, field.gm, field.mei, field.ken
+    await _import(harness, channel, mei, gm, "master", name="Waver")
+    # A GM's "present" cannot conjure a Servant the Master does not have.
+    await harness.slash(gm, channel, "fate presence", master="Waver", present=True)
+    harness.dice.queue([20])
+    alone = (await harness.slash(ken, channel, "attack", target="Waver", action="melee|Invisible Air")).reply
+    assert "Waver is hit by Saber" in alone.text()
+    await harness.slash(gm, channel, "combat round")
+    # Sakura's living Heracles is at her side by default: she defends...
+    harness.dice.queue([20])
+    guarded = (await harness.slash(ken, channel, "attack", target="Sakura", action="melee|Invisible Air")).reply
+    assert "is hit" not in guarded.text()
+    assert "Take the hit" in harness.last(channel, mei).buttons()
+    await harness.emulator.click(gm, harness.last(channel, mei), "Cancel (GM)")
+    await harness.slash(gm, channel, "combat round")
+    # ...until it has disappeared (R18).
+    await _set_prana(field, "Heracles", 0)
+    harness.dice.queue([20])
+    bereft = (await harness.slash(ken, channel, "attack", target="Sakura", action="melee|Invisible Air")).reply
+    assert "Sakura is hit by Saber" in bereft.text()
+
+
+async def test_a_master_down_at_zero_hp_funds_no_replenishment_and_falls_once(field: Field) -> None:
+    """R20: a Master at 0 HP is down; R14's passive replenishment is drawn from him, so it stops."""
+    harness, channel, gm = field.harness, field.channel, field.gm
+    await harness.slash(gm, channel, "gm award", character="Sakura", resource="hp", amount=-100)
+    await _set_prana(field, "Heracles", 20)
+    await _set_prana(field, "Saber", 20)
+    before = await _pools(field)
+    passed = (await harness.slash(gm, channel, "campaign time", hours=3)).reply
+    after = await _pools(field)
+    assert (after["Sakura"]["prana"], after["Heracles"]["prana"]) == (before["Sakura"]["prana"], 20)
+    assert not any(line.startswith("Heracles") for line in passed.content.splitlines())
+    assert after["Saber"]["prana"] > 20  # Kiritsugu, standing, still pays for Saber
+    # A Master already down whose prana moves (Mad Enchantment draws on it at Heracles's turn) is not news again.
+    await harness.slash(gm, channel, "combat start", order="Saber, Heracles")
+    drawn = (await harness.slash(gm, channel, "combat next")).reply
+    assert "Mad Enchantment: Heracles draws" in drawn.text()
+    assert (await _pools(field))["Sakura"]["prana"] < before["Sakura"]["prana"]
+    assert "Sakura is down." not in drawn.text()
+    downs = [event["payload"]["name"] for event in await _events(field, "character.down")]
+    assert downs == ["Sakura"]
+    await harness.slash(gm, channel, "combat end")

@@ -103,6 +103,15 @@ def test_a_servant_file_with_typed_stats_and_derived_values() -> None:
             0,
             [SheetProblem("rank_steps.LUK", "step_sign", {"value": -1, "points": 1})],
         ),
+        # No points at all: there is no sign to go against, only steps that should not be there.
+        (
+            {"MAG": 1, "LUK": -1},
+            -1,
+            [
+                SheetProblem("rank_steps.MAG", "step_without_points", {"value": 1}),
+                SheetProblem("rank_steps.LUK", "step_without_points", {"value": -1}),
+            ],
+        ),
         ({"STR": 1}, 0, [SheetProblem("rank_steps.STR", "final_stat_range", {"value": 6, "min": 1, "max": 5})]),
         ({"LUK": -2}, -3, [SheetProblem("rank_steps.LUK", "final_stat_range", {"value": 0, "min": 1, "max": 5})]),
         (

@@ -37,6 +37,8 @@ class AttackDeclared(Outcome):
     mana_cost: int
     auto_hit: bool
     round: int
+    # The attacker's sheet is hidden by the GMs: what the attack cost would tell its rank.
+    cost_kept: bool = False
 
 
 class AttackFaded(Outcome):
@@ -55,6 +57,8 @@ class AttackResolved(Outcome):
     defender: str
     forced: bool
     result: DefenceResult
+    # The round of a successful parry's bonus as players count it (the result keeps the campaign's round).
+    parry_bonus_shown_round: int | None = None
 
 
 class FateRequested(Outcome):
@@ -82,23 +86,32 @@ class FateDenied(Outcome):
     stat: str | None
 
 
-class Transferred(Outcome):
+class PranaSpent(Outcome):
+    """A line of the prana economy. `secret`: a character whose sheet the GMs hide takes part, and the amounts
+    would tell its compatibility, its prana or a Noble Phantasm's rank, so only what happened is told."""
+
+    secret: bool = False
+
+
+class Transferred(PranaSpent):
     event = "fate.transfer"
     name: str
     result: TransferResult
 
 
-class Regenerated(Outcome):
+class Regenerated(PranaSpent):
     event = "fate.regen"
     name: str
     result: RegenResult
 
 
-class Activated(Outcome):
+class Activated(PranaSpent):
     event = "fate.activate"
     name: str
     result: ActivationResult
     lasts: Literal["round", "next_roll"]  # a fight's round, or outside a fight the next attack or defence roll
+    # A Noble Phantasm's rank modifies no roll: what its activation gives is its attack, paid already.
+    phantasm: bool = False
 
 
 class Moved(Outcome):
@@ -106,19 +119,19 @@ class Moved(Outcome):
     name: str
 
 
-class Rested(Outcome):
+class Rested(PranaSpent):
     event = "fate.rest"
     name: str
     result: RestResult
 
 
-class Replenished(Outcome):
+class Replenished(PranaSpent):
     event = "fate.replenish"
     name: str
     result: ReplenishResult
 
 
-class MadDraw(Outcome):
+class MadDraw(PranaSpent):
     event = "fate.mad_enchantment"
     name: str
     result: DrawResult

@@ -99,6 +99,7 @@ from rules.fate_points import (
     SheetError,
     Stat,
     attack,
+    best_defence_weapon,
     check,
     create_master,
     create_servant,
@@ -113,7 +114,7 @@ from rules.fate_points import (
     servant_problems,
     servant_stats,
 )
-from rules.fate_points.actions import ActionState, actions_in_round, use_action
+from rules.fate_points.actions import ActionState, actions_in_round, attack_actions, use_action
 from rules.fate_points.fate_points import fate_effect_expired, spend_fate_point
 from rules.fate_points.phantasms import (
     NoblePhantasmRuling,
@@ -153,6 +154,7 @@ HOURS_PER_DAY = 24
 DEFENCE_WAIT = "defence"
 # A block or parry by a player's character with several weapons: which one it defends with.
 WEAPON_WAIT = "defence_weapon"
+BEST_WEAPON = "best"  # the weapon whose modifiers defend best (`best_defence_weapon`)
 APPROVAL_WAIT = "approval"
 PARRY = "parry"
 # Outcome flags worth a line of their own, in display order.
@@ -224,9 +226,20 @@ def activated(character: CharacterSnapshot, turn: Turn) -> tuple[str, ...]:
     return tuple(record.get("names", ())) if record and record.get("round") == current else ()
 
 
-def _used_up_activation(who: str, character: CharacterSnapshot, turn: Turn) -> list[Effect]:
-    """Outside a fight an activation lasts one roll: the roll that used it ends it."""
-    return [] if turn.in_combat or not activated(character, turn) else [StatePatch(who, "activated", None)]
+def _used_up_activation(
+    who: str, character: CharacterSnapshot, turn: Turn, phantasm: str | None = None
+) -> list[Effect]:
+    """Outside a fight an activation lasts one roll: the roll that used it ends it. An activated Noble Phantasm
+    is spent by the one attack it was activated for (R16): attacking with it again needs a new activation."""
+    active = activated(character, turn)
+    if not active:
+        return []
+    if not turn.in_combat:
+        return [StatePatch(who, "activated", None)]
+    if phantasm not in active:
+        return []
+    left = [name for name in active if name != phantasm]
+    return [StatePatch(who, "activated", {"round": turn.round_number, "names": left})]
 
 
 def compatibility(master: CharacterSnapshot) -> int:
@@ -241,6 +254,15 @@ def phantasms(servant: CharacterSnapshot) -> list[NoblePhantasm]:
         NoblePhantasm.model_validate({**np, "ex_cost": costs[np["name"]]} if np["name"] in costs else np)
         for np in servant.sheet["file"].get("noble_phantasms", [])
     ]
+
+
+def servant_at_side(master: CharacterSnapshot) -> bool:
+    """R11: a Master is "without their Servant" when he has none, or it has died and disappeared (R18), whatever
+    `/fate presence` says; a living Servant is at his side until the GM says otherwise."""
+    servant = master.dependant(CONTRACT)
+    if servant is None or fate(SERVANT, servant.pools["hp"].current, servant.pools["prana"].current):
+        return False
+    return bool(master.state.get("servant_present", True))
 
 
 def combatant(
@@ -270,7 +292,7 @@ def combatant(
         sheet = MasterSheet.model_validate(file)
         return Combatant(
             kind=MASTER, weapons=sheet.weapons, abilities=sheet.magecraft,
-            servant_present=bool(state.get("servant_present", True)), **common,
+            servant_present=servant_at_side(character), **common,
         )  # fmt: skip
     servant = ServantSheet.model_validate(file)
     return Combatant(
@@ -322,6 +344,16 @@ def spend_action(who: str, character: CharacterSnapshot, *kinds: str, turn: Turn
     for kind in kinds:
         actions, _ = use_action(actions, kind, turn.round_number)
     return [StatePatch(who, "actions", actions.model_dump(mode="json"))]
+
+
+def weapon_choices(defender: CharacterSnapshot) -> tuple[Choice, ...]:
+    """What a block or parry can be made with: the best by the rules, or any of the defender's weapons."""
+    weapons = defender.sheet["file"].get("weapons", [])
+    return (
+        Choice(BEST_WEAPON, Text("choice.best_weapon")),
+        *(Choice(f"w{index}", Text("choice.weapon", {"name": weapon["name"], "type": weapon["type"]}))
+          for index, weapon in enumerate(weapons)),
+    )  # fmt: skip
 
 
 def parse_defences(text: str | None) -> list[str] | None:
@@ -389,7 +421,12 @@ class FatePointsPlay(Play):
     presets = (
         Preset(DEFENCE_WAIT, Text("preset.defence"),
                tuple(Choice(choice, Text(f"choice.{choice}")) for choice in (*DEFENCE_CHOICES, TAKE))),
+        # The character's own weapons: `preset_choices`.
+        Preset(WEAPON_WAIT, Text("preset.defence_weapon"), ()),
     )  # fmt: skip
+
+    def preset_choices(self, preset: Preset, character: CharacterSnapshot) -> tuple[Choice, ...]:
+        return weapon_choices(character) if preset.wait == WEAPON_WAIT else preset.options
 
     @property
     def handlers(self) -> Mapping[str, Handler]:
@@ -605,12 +642,11 @@ class FatePointsPlay(Play):
         spec = self._spec(attacker, given.action, given.attacks, given.rank, given.confirm)
         active = activated(attacker, turn)
         fighter = combatant(attacker, paid=active)
-        # The round's declared attacks all share its Attack action (R4/R5): only the first one spends it.
-        # A Noble Phantasm is "activated via the general or free moves" instead, unless it was activated already.
-        first_of_round = fighter.state.attack_round != turn.round_number
-        kinds = ("general" if spec.noble_phantasm else "attack", *(("extra",) if spec.uses_extra_action else ()))
-        spends = first_of_round or (spec.noble_phantasm is not None and spec.noble_phantasm not in active)
-        actions = spend_action(ATTACKER, attacker, *kinds, turn=turn) if spends else []
+        kinds = attack_actions(
+            noble_phantasm=spec.noble_phantasm is not None, paid_beforehand=spec.noble_phantasm in active,
+            first_of_round=fighter.state.attack_round != turn.round_number, uses_extra=spec.uses_extra_action,
+        )  # fmt: skip
+        actions = spend_action(ATTACKER, attacker, *kinds, turn=turn)
         outcome = attack(fighter, combatant(defender), spec, turn.round_number, scene.dice, rules_options)
         if isinstance(outcome, AttackVanished):
             vanished = AttackFaded(attacker=attacker.name, defender=defender.name, action=given.action,
@@ -619,9 +655,10 @@ class FatePointsPlay(Play):
         declared = AttackDeclared(
             attacker=attacker.name, defender=defender.name, action=given.action, score=outcome.score,
             crit=outcome.crit, mana_cost=outcome.mana_cost, auto_hit=outcome.auto_hit, round=turn.shown_round,
+            cost_kept=self._hidden(attacker),
         )  # fmt: skip
         effects = (*outcome.effects, *actions, *_spent_fate(ATTACKER, attacker, rules_options, turn.round_number),
-                   *_used_up_activation(ATTACKER, attacker, turn))  # fmt: skip
+                   *_used_up_activation(ATTACKER, attacker, turn, spec.noble_phantasm))  # fmt: skip
         state = {"attack": outcome.to_dict(), "spec": spec.to_dict(), "attacker_fate": attacker.state.get("fate") or {},
                  "attacker_activated": list(active)}  # fmt: skip
         rolled = Step(rolls=(outcome.roll,), effects=effects, outcomes=(declared,))
@@ -636,15 +673,12 @@ class FatePointsPlay(Play):
         if attacker is None or defender is None:
             raise RuleError("fighter_gone")
         weapons = defender.sheet["file"].get("weapons", [])
-        # The defender chooses what it blocks or parries with; a character the GMs run uses its first weapon.
-        if answer.option not in (TAKE, "dodge") and len(weapons) > 1 and not defender.gm_run:
+        # The defender (or, for one they run, the GMs) chooses what it blocks or parries with.
+        if answer.option not in (TAKE, "dodge") and len(weapons) > 1:
             prompt = Text(
                 "defence.which_weapon", {"defender": defender.name, "choice": Text(f"choice.{answer.option}")}
             )
-            options = tuple(
-                Option(f"w{index}", Text("choice.weapon", {"name": weapon["name"], "type": weapon["type"]}))
-                for index, weapon in enumerate(weapons)
-            )
+            options = tuple(Option(choice.value, choice.label) for choice in weapon_choices(defender))
             wait = Wait(WEAPON_WAIT, Audience.character(DEFENDER), prompt, options)
             return Step(pause=Pause(WEAPON_WAIT, (wait,), {**state, "choice": answer.option}))
         return self._land(attacker, defender, state, answer, scene)
@@ -654,9 +688,18 @@ class FatePointsPlay(Play):
         if attacker is None or defender is None:
             raise RuleError("fighter_gone")
         weapons = defender.sheet["file"].get("weapons", [])
-        index = int((answer.option or "w0").removeprefix("w"))
-        weapon = weapons[index]["name"] if index < len(weapons) else None
-        chosen = Answer(DEFENCE_WAIT, option=str(state["choice"]), by=answer.by, forced=answer.forced)
+        choice = str(state["choice"])
+        if answer.option == BEST_WEAPON:
+            spec = AttackSpec.from_dict(state["spec"])
+            weapon = best_defence_weapon(
+                combatant(attacker, state.get("attacker_fate", {}), state.get("attacker_activated", ())),
+                combatant(defender, paid=activated(defender, scene.turn)), spec.attack_type, choice,
+                _options(scene.options),
+            )  # fmt: skip
+        else:
+            index = int((answer.option or "w0").removeprefix("w"))
+            weapon = weapons[index]["name"] if index < len(weapons) else None
+        chosen = Answer(DEFENCE_WAIT, option=choice, by=answer.by, forced=answer.forced)
         return self._land(attacker, defender, state, chosen, scene, weapon=weapon)
 
     def _land(
@@ -679,9 +722,12 @@ class FatePointsPlay(Play):
              *_used_up_activation(DEFENDER, defender, scene.turn)]
             if rolled else []
         )  # fmt: skip
+        bonus_round = resolution.outcome.parry_bonus_round
+        shown_bonus_round = None if bonus_round is None else bonus_round - round_number + scene.turn.shown_round
         resolved = AttackResolved(
-            attacker=attacker.name, defender=defender.name, forced=answer.forced, result=resolution.outcome
-        )
+            attacker=attacker.name, defender=defender.name, forced=answer.forced, result=resolution.outcome,
+            parry_bonus_shown_round=shown_bonus_round,
+        )  # fmt: skip
         return Step(resolution.rolls, (*resolution.effects, *spent), (resolved,))
 
     def approval(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
@@ -697,7 +743,7 @@ class FatePointsPlay(Play):
         resolved = next((o for o in outcomes if isinstance(o, AttackResolved)), None)
         if declared is not None:
             fields: list[tuple[Text, Text | str]] = []
-            if declared.mana_cost:
+            if declared.mana_cost and not declared.cost_kept:
                 fields.append((Text("attack.mana_cost"), str(declared.mana_cost)))
             fields.append((Text("attack.round"), str(declared.round)))
             notes = (self._hit_line(resolved), *self._flags(resolved)) if resolved else ()
@@ -729,11 +775,15 @@ class FatePointsPlay(Play):
                 Text("fate.spent", {"name": outcome.name, **_use_text(outcome.use, outcome.stat)})]  # fmt: skip
         if isinstance(outcome, Transferred | Regenerated | Activated | Rested | Replenished | MadDraw):
             key = ONE_LINERS[type(outcome)]
+            if outcome.secret:
+                named = {"who": outcome.name, "name": getattr(outcome.result, "name", outcome.name)}
+                return [Text(f"{key}_secret", named)]
             values = {name: value for name, value in outcome.result.model_dump().items()
                       if isinstance(value, str | int) and not isinstance(value, bool)}  # fmt: skip
             line = Text(key, {**values, "who": outcome.name, "name": values.get("name", outcome.name)})
             if isinstance(outcome, Activated):
-                return [line, Text(f"fate.activation_lasts.{outcome.lasts}", {"name": outcome.result.name})]
+                lasting = "fate.phantasm_lasts" if outcome.phantasm else "fate.activation_lasts"
+                return [line, Text(f"{lasting}.{outcome.lasts}", {"name": outcome.result.name})]
             return [line]
         if isinstance(outcome, Moved):
             return [Text("fate.moved", {"who": outcome.name})]
@@ -742,10 +792,13 @@ class FatePointsPlay(Play):
         if isinstance(outcome, PassiveSet):
             return [Text("fate.passive_on" if outcome.enabled else "fate.passive_off", {"name": outcome.name})]
         if isinstance(outcome, PhantasmRuled):
-            damage = "—" if outcome.damage is None else str(outcome.damage)
             defences = _defences_words(outcome.ruling.get("defences"))
-            return [Text("fate.np_ruled", {"name": outcome.name, "phantasm": outcome.phantasm,
-                                           "defences": defences, "damage": damage})]  # fmt: skip
+            ruled: dict[str, str | int | Text] = {
+                "name": outcome.name, "phantasm": outcome.phantasm, "defences": defences
+            }  # fmt: skip
+            if outcome.damage is None:
+                return [Text("fate.np_ruled_rules_damage", ruled)]
+            return [Text("fate.np_ruled", {**ruled, "damage": outcome.damage})]
         if isinstance(outcome, ExCostSet):
             if outcome.phantasm is None:
                 return [Text("fate.ex_attack_cost_set", {"name": outcome.name, "cost": outcome.cost})]
@@ -769,7 +822,7 @@ class FatePointsPlay(Play):
     @staticmethod
     def _flags(resolved: AttackResolved) -> tuple[Text, ...]:
         result = resolved.result
-        params = {"crit_bonus": result.crit_bonus, "parry_bonus_round": result.parry_bonus_round or 0}
+        params = {"crit_bonus": result.crit_bonus, "parry_bonus_round": resolved.parry_bonus_shown_round or 0}
         flags = [Text(f"outcome.{flag}", params) for flag in OUTCOME_FLAGS if getattr(result, flag)]
         if resolved.forced:
             flags.append(Text("outcome.forced"))
@@ -788,6 +841,9 @@ class FatePointsPlay(Play):
         if kind == "fate.god_hand" and payload.get("rank") is None:
             return Text("event.fate.god_hand_removed")
         return None
+
+    def _hidden(self, *characters: CharacterSnapshot) -> bool:
+        return any(self.sheet_hidden(character.gm_run, character.state) for character in characters)
 
     def acts_on_own_turn(self, options: CampaignOptions) -> bool:
         return _options(options).own_turn_only
@@ -813,7 +869,8 @@ class FatePointsPlay(Play):
         # The draw is the pair's one transfer of the round (A19).
         effects = _recast(drawn.effects, {PAIR_MASTER: master_role, PAIR_SERVANT: CURRENT})
         used = StatePatch(master_role, "transfer_round", scene.turn.round_number)
-        return Step(effects=(*effects, used), outcomes=(MadDraw(name=character.name, result=drawn.outcome),))
+        draw = MadDraw(name=character.name, result=drawn.outcome, secret=self._hidden(master, character))
+        return Step(effects=(*effects, used), outcomes=(draw,))
 
     def _expire_fate(self, scene: Scene, *, scene_ended: bool) -> Step | None:
         options = _options(scene.options)
@@ -843,14 +900,17 @@ class FatePointsPlay(Play):
         for position, servant in enumerate(scene.members(EVERYONE)):
             reference = member(EVERYONE, position)
             master = scene.get(f"{reference}.{CONTRACT}")
-            if master is None or self.out_of_play(servant) is not None or not self.replenishes(servant):
+            # A Master down at 0 HP (R20) funds nothing until the GMs bring him back.
+            if (master is None or self.out_of_play(servant) is not None or self.out_of_play(master) is not None
+                    or not self.replenishes(servant)):  # fmt: skip
                 continue
             replenished = passive_replenishment(
                 total, compatibility(master), master.pools["prana"].current,
                 servant.pools["prana"].current, servant.pools["prana"].maximum or 0, _options(scene.options),
             )  # fmt: skip
             effects = _recast(replenished.effects, {PAIR_MASTER: f"{reference}.{CONTRACT}", PAIR_SERVANT: reference})
-            steps.append(Step(effects=effects, outcomes=(Replenished(name=servant.name, result=replenished.outcome),)))
+            shown = Replenished(name=servant.name, result=replenished.outcome, secret=self._hidden(master, servant))
+            steps.append(Step(effects=effects, outcomes=(shown,)))
         return Step.of(*steps)
 
     def replenishes(self, servant: CharacterSnapshot) -> bool:
@@ -886,7 +946,8 @@ class FatePointsPlay(Play):
         )  # fmt: skip
         effects = (*moved.effects, *spend_action(ACTOR, actor, "general", turn=scene.turn),
                    StatePatch(PAIR_MASTER, "transfer_round", scene.turn.round_number))  # fmt: skip
-        return Step(effects=effects, outcomes=(Transferred(name=actor.name, result=moved.outcome),))
+        secret = self._hidden(master, servant)
+        return Step(effects=effects, outcomes=(Transferred(name=actor.name, result=moved.outcome, secret=secret),))
 
     def regenerate(self, scene: Scene, hp_points: int, confirm: bool) -> Step:
         """R17: HP for mana, a General action in a fight and free outside one."""
@@ -895,7 +956,8 @@ class FatePointsPlay(Play):
             raise RuleError("servants_only")
         hp, prana = servant.pools["hp"], servant.pools["prana"]
         healed = regenerate(hp_points, hp.current, hp.maximum or 0, prana.current, _options(scene.options), confirm)
-        return self._own(scene, healed, Regenerated(name=servant.name, result=healed.outcome), "general")
+        regenerated = Regenerated(name=servant.name, result=healed.outcome, secret=self._hidden(servant))
+        return self._own(scene, healed, regenerated, "general")
 
     def activate(self, scene: Scene, name: str, use_extra: bool, confirm: bool) -> Step:
         """R16: a Noble Phantasm or a skill with a cost, as a General (or the Extra) action."""
@@ -915,7 +977,8 @@ class FatePointsPlay(Play):
             raise RuleError("already_active", name=name)
         paid = activate(cost, actor.pools["prana"].current, confirm, name, kind=cast(Any, actor.kind))
         record = {"round": turn.round_number if turn.in_combat else None, "names": [*active, name]}
-        outcome = Activated(name=actor.name, result=paid.outcome, lasts="round" if turn.in_combat else "next_roll")
+        outcome = Activated(name=actor.name, result=paid.outcome, lasts="round" if turn.in_combat else "next_roll",
+                            phantasm=phantasm is not None, secret=self._hidden(actor))  # fmt: skip
         action = "extra" if use_extra else "general"
         return self._own(scene, paid, outcome, action, StatePatch(ACTOR, "activated", record))
 
@@ -937,7 +1000,8 @@ class FatePointsPlay(Play):
             raise RuleError("masters_only")
         rested = rest(master.pools["prana"].current, master.pools["prana"].maximum or 0)
         effects = _recast(rested.effects, {PAIR_MASTER: ACTOR})
-        return Step(effects=effects, outcomes=(Rested(name=master.name, result=rested.outcome),))
+        return Step(effects=effects, outcomes=(Rested(name=master.name, result=rested.outcome,
+                                                      secret=self._hidden(master)),))  # fmt: skip
 
     def rule_phantasm(self, scene: Scene, name: str, defences: str | None, damage: int | None) -> Step:
         """The GM's ruling on one NP: which defences it allows and its damage."""
@@ -984,6 +1048,8 @@ class FatePointsPlay(Play):
         master = scene.one(ACTOR)
         if master.kind != MASTER:
             raise RuleError("masters_only")
+        if modifier == int(master.state.get("compat_mod", 0)):
+            raise RuleError("compatibility_unchanged", name=master.name, modifier=f"{modifier:+d}")
         value = int(master.sheet["derived"]["compatibility"]) + modifier
         if value < 0:
             raise RuleError("compatibility_below_zero", name=master.name, value=value)
