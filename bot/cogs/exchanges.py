@@ -23,7 +23,7 @@ from bot.errors import WaitClosed
 from bot.i18n import Translator
 from bot.render import changed_pools, mention, rolls_text
 from bot.rulesets.base import Play
-from bot.services.exchanges import Applied, Closed, Fallen, Progress, Prompt
+from bot.services.exchanges import Applied, Closed, Fallen, Progress, Prompt, WaitView
 from bot.shards import EVERY_GUILD, Shards
 from bot.views import PersistentButton
 from rules.exchange import Text, Wait
@@ -140,17 +140,19 @@ EVERY_OPTION = "_every"
 WITH_CANCEL = "_with_cancel"
 
 
+async def shown_wait(interaction: Interaction, wait_id: int) -> tuple[Translator, WaitView]:
+    """A wait as its clicker may see it, and the clicker's words in its ruleset."""
+    view = await interaction.client.exchanges.view(interaction.guild_id or 0, wait_id, actor_of(interaction))
+    return translator(interaction).scoped(view.ruleset), view
+
+
 class WaitGroupButton(PersistentButton, template=r"waitgroup:(?P<wait_id>[0-9]+):(?P<group>[a-z0-9_]+)"):
     """Options grouped behind one button (Parry, then AGI or LUK): offered privately as a second choice."""
 
     prefix = "waitgroup"
 
     async def clicked(self, interaction: Interaction) -> None:
-        tr = translator(interaction)
-        view = await interaction.client.exchanges.view(
-            interaction.guild_id or 0, int(self.fields["wait_id"]), actor_of(interaction)
-        )
-        tr = tr.scoped(view.ruleset)
+        tr, view = await shown_wait(interaction, int(self.fields["wait_id"]))
         if self.fields["group"] == EVERY_OPTION:
             await output.reply(
                 interaction, tr("wait.private_choice"), view=wait_view(tr, view.wait_id, view.wait), ephemeral=True
@@ -236,11 +238,7 @@ class WaitPageButton(
     prefix = "waitpage"
 
     async def clicked(self, interaction: Interaction) -> None:
-        tr = translator(interaction)
-        view = await interaction.client.exchanges.view(
-            interaction.guild_id or 0, int(self.fields["wait_id"]), actor_of(interaction)
-        )
-        tr = tr.scoped(view.ruleset)
+        tr, view = await shown_wait(interaction, int(self.fields["wait_id"]))
         shown = self.fields["shown"]
         group = None if shown in (WITH_CANCEL, EVERY_OPTION) else shown
         if group is not None and all(entry.key != group for entry in view.wait.groups):

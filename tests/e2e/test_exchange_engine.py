@@ -475,16 +475,25 @@ async def test_a_deadline_that_keeps_failing_is_left_to_the_gms_and_stops_no_oth
     assert not any(ally in reply.content for reply in left for ally in (answered, cancelled))
 
 
+async def _two_allies_asked_to_shield(
+    table: Arena, first_name: str, second_name: str
+) -> tuple[str, tuple[str, str], dict[str, Message]]:
+    """Ann strikes Bea twice, each time with one of Cid's two heroes asked to shield her: Bea, the two allies, and
+    the prompt each ally's player got."""
+    await _hero(table, table.ann, "Ann")
+    bea = await _hero(table, table.bea, "Bea")
+    first, second = await _hero(table, table.cid, first_name), await _hero(table, table.cid, second_name)
+    prompts = {}
+    for ally in (first, second):
+        await table.harness.slash(table.ann, table.channel, "engine strike", target=bea, ally=ally)
+        prompts[ally] = _prompt(table, table.cid)
+    return bea, (first, second), prompts
+
+
 async def test_a_post_that_fails_at_a_deadline_stops_no_other(arena: Arena, caplog: pytest.LogCaptureFixture) -> None:
     table = await _campaign_of_its_own(arena)
     harness = table.harness
-    await _hero(table, table.ann, "Ann")
-    bea = await _hero(table, table.bea, "Bea")
-    first, second = await _hero(table, table.cid, "Cid"), await _hero(table, table.cid, "Cie")
-    prompts = {}
-    for ally in (first, second):
-        await harness.slash(table.ann, table.channel, "engine strike", target=bea, ally=ally)
-        prompts[ally] = _prompt(table, table.cid)
+    bea, (first, second), prompts = await _two_allies_asked_to_shield(table, "Cid", "Cie")
     caplog.set_level(logging.ERROR, logger="bot.cogs.exchanges")
     refused = harness.emulator.refuse_next("POST", rf"/channels/{table.channel.id}/messages$", status=403, code=50013)
 
@@ -503,13 +512,7 @@ async def test_a_post_that_hangs_at_a_deadline_holds_up_no_other(
 ) -> None:
     table = await _campaign_of_its_own(arena)
     harness = table.harness
-    await _hero(table, table.ann, "Ann")
-    bea = await _hero(table, table.bea, "Bea")
-    first, second = await _hero(table, table.cid, "Cih"), await _hero(table, table.cid, "Cii")
-    prompts = {}
-    for ally in (first, second):
-        await harness.slash(table.ann, table.channel, "engine strike", target=bea, ally=ally)
-        prompts[ally] = _prompt(table, table.cid)
+    bea, (_, second), prompts = await _two_allies_asked_to_shield(table, "Cih", "Cii")
     # The module the bot runs: it loads its extensions afresh, so it is not one a test could import beforehand.
     monkeypatch.setattr(sys.modules["bot.cogs.exchanges"], "DEADLINE_POST_SECONDS", 0.5)
     caplog.set_level(logging.ERROR, logger="bot.cogs.exchanges")
