@@ -205,7 +205,8 @@ async def test_an_attack_answered_a_day_later_with_a_stat_a_skill_a_withstand_an
     await harness.restart()
     harness.emulator.clock.advance(24 * 3600)
     await harness.emulator.click(mei, prompt, "Dexterity")
-    question = harness.last(table.channel, mei)
+    # A day has passed: a reminder of another wait may be posted beside the next prompt, which is found by its button.
+    question = await harness.prompt_with(table.channel, mei, "No skill")
     assert question.content == f"{mei.mention} Bram: defend with Dexterity and which skill?"
     # The best defences first: what each adds to the roll, a specialty before its skill alone; no skill last.
     assert question.buttons()[:4] == ["Awareness + Sight 4", "Melee + Swords 4", "Lore + History 3", "Athletics 3"]
@@ -216,7 +217,7 @@ async def test_an_attack_answered_a_day_later_with_a_stat_a_skill_a_withstand_an
     # Bram still has the session's Destiny Point: his defence may be rolled again before the damage.
     offered = await _let_it_stand(table, mei)
     assert offered.startswith(f"{mei.mention} Bram: your defence of 13 does not stop the attack.")
-    withstand = harness.last(table.channel, mei)
+    withstand = await harness.prompt_with(table.channel, mei, "Leather (0)")
     assert withstand.content == f"{mei.mention} Bram: withstand 10 damage with what?"
     assert withstand.buttons()[:2] == ["Crest of Flames (2)", "Leather (0)"]  # the best first
     harness.dice.queue([2, 4])
