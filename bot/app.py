@@ -16,7 +16,7 @@ from bot import output
 from bot.db.engine import COMMITTED, Busy, Database
 from bot.db.migrate import upgrade
 from bot.errors import SheetRefused, UserError, new_error_id
-from bot.i18n import CommandTranslator, Translator
+from bot.i18n import CommandTranslator, Translator, Worded, remember_command_ids
 from bot.rulesets.registry import RULESETS
 from bot.services.campaigns import CampaignService
 from bot.services.characters import CharacterService
@@ -157,15 +157,20 @@ class Fatebot(commands.AutoShardedBot):
         return Translator.for_locale(self.user_locales.get(user_id, fallback), ruleset)
 
     async def sync_commands(self) -> None:
+        """Every command to Discord (globally, or to each of `command_guild_ids`); their ids make the mentions."""
         if not self.command_guild_ids:
             synced = await self.tree.sync()
             log.info("synced %d global commands", len(synced))
+            remember_command_ids((command.name, command.id) for command in synced)
             return
+        everywhere: list[tuple[str, int]] = []
         for guild_id in self.command_guild_ids:
             guild = discord.Object(guild_id)
             self.tree.copy_global_to(guild=guild)
             synced = await self.tree.sync(guild=guild)
             log.info("synced %d commands to guild %s", len(synced), guild_id)
+            everywhere += [(command.name, command.id) for command in synced]
+        remember_command_ids(everywhere)
 
 
 Interaction = discord.Interaction[Fatebot]
@@ -234,7 +239,8 @@ def error_text(tr: Translator, error: Exception) -> str | None:
         return problems_text(tr, tr(error.key), problems)
     if isinstance(error, UserError):
         key = error.key if error.fallback is None or tr.has(error.key) else error.fallback
-        shown = {name: tr.text(value) if isinstance(value, Text) else value for name, value in error.params.items()}
+        shown = {name: tr.text(value) if isinstance(value, Text) else value.words(tr) if isinstance(value, Worded)
+                 else value for name, value in error.params.items()}  # fmt: skip
         return tr(key, **shown)
     if isinstance(error, DiceError):
         params = dict(error.params)

@@ -16,6 +16,7 @@ from datetime import UTC
 from pathlib import Path
 from typing import Any
 
+from bot.services.common import SHEET_SECRETS, payload_as_read
 from bot.services.log import Exportable, ExportRow
 from bot.workers import WORKERS
 
@@ -46,9 +47,13 @@ def _fields(row: ExportRow, exportable: Exportable) -> tuple[list[Any], str]:
     """An event's columns as the file shows them, and its payload as JSON text (only a label once redacted:
     a secret result stays between the roller and the GMs until the campaign ends)."""
     event_id, created_at, kind, actor_id, secret, payload = row
-    redacted = bool(secret) and not exportable.sees_secrets and actor_id != exportable.actor_id
+    own = actor_id == exportable.actor_id
+    redacted = bool(secret) and not exportable.sees_secrets and not own
     if redacted:
         payload = json.dumps({"label": json.loads(payload).get("label")}, ensure_ascii=False)
+    elif f'"{SHEET_SECRETS}"' in payload:  # only such events are decoded and encoded again
+        read = payload_as_read(json.loads(payload), exportable.sees_secrets or own)
+        payload = json.dumps(read, ensure_ascii=False)
     moment = (created_at if created_at.tzinfo else created_at.replace(tzinfo=UTC)).isoformat()
     actor = str(actor_id) if actor_id is not None else None
     name = exportable.user_names.get(actor_id) if actor_id is not None else None

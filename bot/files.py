@@ -20,6 +20,8 @@ MAX_FILE_BYTES = 64 * 1024
 # A character file is a few levels deep (weapons -> a weapon -> its roll modifiers) and a few hundred values.
 MAX_DEPTH = 12
 MAX_NODES = 5_000
+_TEXT_TAG = "tag:yaml.org,2002:str"
+_INT_TAG = "tag:yaml.org,2002:int"
 _PLAIN_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "seq", "map"))
 
 
@@ -62,10 +64,14 @@ _PlainLoader.yaml_implicit_resolvers = {
 
 
 def _keys_are_text(node: Node) -> bool:
+    """Whether every field name is text. One written as a whole number (a rank, `1:`) is read as its text, the way
+    JSON writes it and the database keeps it; a list, a date or `yes` as a name is refused."""
     if isinstance(node, MappingNode):
+        for key, _ in node.value:
+            if isinstance(key, ScalarNode) and key.tag == _INT_TAG:
+                key.tag = _TEXT_TAG
         return all(
-            isinstance(key, ScalarNode) and key.tag == "tag:yaml.org,2002:str" and _keys_are_text(value)
-            for key, value in node.value
+            isinstance(key, ScalarNode) and key.tag == _TEXT_TAG and _keys_are_text(value) for key, value in node.value
         )
     if isinstance(node, SequenceNode):
         return all(_keys_are_text(item) for item in node.value)

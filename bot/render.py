@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import discord
 
 from bot.db.models import DEADLINE_TRIES, Campaign, Event
 from bot.i18n import Translator
+from bot.options import option_name, option_text, stored_words, value_words
 from bot.rulesets.base import Play
-from bot.services.campaigns import CampaignSummary
+from bot.services.campaigns import OPTION_SET, CampaignSummary
+from bot.services.common import DICE_DIALECT
 from bot.services.log import LogEntry
 from bot.services.reminders import OpenWait
-from rules.dice import RollResult, render
+from bot.services.rolls import dice_dialect, summary_text, verdict_text
+from rules.dice import RollResult, Summary, render
 from rules.exchange import Roll, Text
 
 ROLL_COLOUR = discord.Colour.blurple()
@@ -29,15 +31,29 @@ def timestamp(event_or_campaign: Event | Campaign) -> str:
     return f"<t:{int(event_or_campaign.created_at.timestamp())}:f>"
 
 
+class CatalogWords:
+    """A roll's verdicts and counts in one reader's words."""
+
+    def __init__(self, tr: Translator) -> None:
+        self.tr = tr
+
+    def verdict(self, met: bool) -> str:
+        return self.tr.text(verdict_text(met))
+
+    def summary(self, summary: Summary) -> str:
+        return self.tr.text(summary_text(summary))
+
+
 def roll_embed(tr: Translator, user: str, result: RollResult, label: str | None, *, secret: bool) -> discord.Embed:
     title = tr("roll.title_label", user=user, label=label) if label else tr("roll.title", user=user)
-    embed = discord.Embed(title=title, description=render(result), colour=SECRET_COLOUR if secret else ROLL_COLOUR)
+    described = render(result, words=CatalogWords(tr))
+    embed = discord.Embed(title=title, description=described, colour=SECRET_COLOUR if secret else ROLL_COLOUR)
     if secret:
         embed.set_footer(text=tr("roll.secret_footer"))
     return embed
 
 
-def campaign_embed(tr: Translator, summary: CampaignSummary) -> discord.Embed:
+def campaign_embed(tr: Translator, summary: CampaignSummary, server_language: str) -> discord.Embed:
     campaign = summary.campaign
     embed = discord.Embed(title=campaign.name, colour=CAMPAIGN_COLOUR)
     embed.add_field(name=tr("campaign.field.ruleset"), value=ruleset_name(tr, campaign.ruleset), inline=True)
@@ -48,10 +64,19 @@ def campaign_embed(tr: Translator, summary: CampaignSummary) -> discord.Embed:
         inline=True,
     )
     embed.add_field(name=tr("campaign.field.language"), value=tr(f"campaign.language.{campaign.language or 'server'}"))
+    chosen = campaign.options.get(DICE_DIALECT)
+    dialect = value_words(tr, DICE_DIALECT, dice_dialect(chosen, campaign.language or server_language))
+    embed.add_field(
+        name=option_name(tr, DICE_DIALECT),
+        value=dialect if chosen is not None else tr("campaign.dice_dialect_by_language", dialect=dialect),
+    )
     embed.add_field(name=tr("campaign.field.gms"), value=" ".join(mention(gm) for gm in summary.gm_ids), inline=False)
     embed.add_field(name=tr("campaign.field.players"), value=str(summary.player_count), inline=True)
     embed.add_field(name=tr("campaign.field.started"), value=timestamp(campaign), inline=True)
-    options = "\n".join(f"`{name} = {option_text(value)}`" for name, value in sorted(summary.changed_options.items()))
+    words = tr.scoped(campaign.ruleset)  # the options are named in the ruleset's catalog
+    options = "\n".join(words("campaign.option_line", option=option_name(words, name),
+                               value=stored_words(words, name, value))
+                         for name, value in sorted(summary.changed_options.items()))  # fmt: skip
     embed.add_field(name=tr("campaign.field.options"), value=options or tr("campaign.options_default"), inline=False)
     return embed
 
@@ -60,16 +85,6 @@ def ruleset_name(tr: Translator, ruleset: str) -> str:
     """A ruleset's name from its own catalog; its id if it is no longer registered."""
     key = f"{ruleset}:ruleset.{ruleset}"
     return tr(key) if tr.has(key) else ruleset
-
-
-def option_text(value: Any) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, list | dict):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
 
 
 def _log_params(tr: Translator, payload: dict[str, Any]) -> dict[str, Any]:
@@ -101,7 +116,10 @@ def log_line(tr: Translator, entry: LogEntry, play: Play | None = None) -> str:
         params["ruleset"] = ruleset_name(tr, str(params["ruleset"]))
     for key in ("old", "new"):
         if key in params:
-            params[key] = option_text(params[key])
+            params[key] = (stored_words(tr, str(params["option"]), params[key]) if event.kind == OPTION_SET
+                           else option_text(params[key]))  # fmt: skip
+    if event.kind == OPTION_SET:
+        params["option"] = option_name(tr, str(params["option"]))
     if "resource" in params:  # a pool, in the reader's words
         params["resource"] = pool_label(tr, str(params["resource"]))
     if event.kind == "campaign.time":
@@ -110,6 +128,8 @@ def log_line(tr: Translator, entry: LogEntry, play: Play | None = None) -> str:
         params["label"] = params.get("label") or tr("roll.no_label")
         if event.secret and not entry.redacted:
             kind = "roll_secret_revealed"
+        if "summary" in params and not entry.redacted:  # what its numbers mean: a target's verdict, successes
+            kind = f"{kind}_summarized"
     own = play.log_text(event.kind, entry.payload) if play is not None and not entry.redacted else None
     try:
         text = tr.text(Text(own.key, {**params, **own.params})) if own else tr(f"event.{kind}", **params)
@@ -182,7 +202,9 @@ def changed_pools(tr: Translator, pools: dict[str, dict[str, tuple[int, int | No
 
 
 def waited_on(tr: Translator, wait: OpenWait) -> str:
-    """Whom a wait waits for: its character and players, the GMs, or any player."""
+    """Whom a wait waits for: as its ruleset words it, its character and players, the GMs, or any player."""
+    if wait.waiting_for is not None:
+        return tr.text(wait.waiting_for)
     if wait.to_gms:
         return tr("wait.the_gms")
     if wait.open_to_players:

@@ -24,8 +24,13 @@ class Commitment:
     digest: str
 
 
+def hashed_text(prefix: str, secret: str, nonce: str) -> str:
+    """The exact text whose SHA-256 is the digest: what anyone hashes again to check a revealed secret."""
+    return f"{prefix}|{secret}|{nonce}"
+
+
 def digest_of(prefix: str, secret: str, nonce: str) -> str:
-    return hashlib.sha256(f"{prefix}|{secret}|{nonce}".encode()).hexdigest()
+    return hashlib.sha256(hashed_text(prefix, secret, nonce).encode()).hexdigest()
 
 
 def draw_nonce(dice: DiceSource) -> str:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
@@ -84,6 +84,10 @@ class Modifier:
     value: int
 
 
+# The one term a folded roll shows in place of a hidden sheet's.
+FOLDED_SOURCE = "sheet"
+
+
 @dataclass(frozen=True)
 class Roll:
     """One roll as a player can audit it: each die, each modifier with its source, the result.
@@ -101,6 +105,14 @@ class Roll:
     multiplier: int = 1
     # One die rolled again until a face stood: `dice` are its faces in order, the last the one that counts.
     rerolled: bool = False
+    # The character whose sheet its modifiers come from: where the GMs hide that sheet, the table sees them summed.
+    by: str | None = None
+
+    def folded(self) -> Roll:
+        """The roll as a reader who may not see `by`'s sheet reads it: the dice and the result, its terms as one
+        sum, so no stat or rank shows by name."""
+        total = sum(modifier.value for modifier in self.modifiers)
+        return replace(self, modifiers=(Modifier(FOLDED_SOURCE, total),) if self.modifiers else ())
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -112,6 +124,7 @@ class Roll:
             "multiplier": self.multiplier,
             "total": self.total,
             "rerolled": self.rerolled,
+            **({"by": self.by} if self.by is not None else {}),
         }
 
     @classmethod
@@ -125,6 +138,7 @@ class Roll:
             total=data["total"],
             multiplier=data["multiplier"],
             rerolled=bool(data.get("rerolled", False)),
+            by=data.get("by"),
         )
 
 
@@ -242,10 +256,12 @@ class Summon:
 @dataclass(frozen=True)
 class Whisper:
     """A word for the player of the character playing `who` alone (the GMs, for one of theirs), sent privately:
-    what only that character noticed."""
+    what only that character noticed; with `gms`, for the campaign's GMs whoever plays it (what the rules leave to
+    them about that character)."""
 
     who: str
     text: Text
+    gms: bool = False
 
 
 Effect = (
@@ -399,7 +415,11 @@ class Wait:
     """What an exchange waits for. With `deadline_seconds`, `default` (an option key, or a number for a
     value wait) answers it when the time is up; `needs_all` waits for every member of the audience.
     `settled` is what its prompt says when another wait of the same step is answered first; `lapse` what it says
-    will happen at the deadline, where the default's label would not tell (a number waited for)."""
+    will happen at the deadline, where the default's label would not tell (a number waited for). `waiting_for` is
+    whom the lists of open waits name, where its audience would not tell (the GMs hold its buttons, the table
+    gives its number). An `optional`
+    wait may go unanswered without holding anything up (an offer that another wait of its step settles): it is
+    never reminded of, nor counted as stuck."""
 
     key: str
     audience: Audience
@@ -412,6 +432,8 @@ class Wait:
     default: str | None = None
     settled: Text | None = None
     lapse: Text | None = None
+    waiting_for: Text | None = None
+    optional: bool = False
 
     def __post_init__(self) -> None:
         if not KEY_PATTERN.match(self.key):
@@ -457,6 +479,8 @@ class Wait:
             "default": self.default,
             "settled": self.settled.to_dict() if self.settled else None,
             "lapse": self.lapse.to_dict() if self.lapse else None,
+            "waiting_for": self.waiting_for.to_dict() if self.waiting_for else None,
+            "optional": self.optional,
         }
 
     @classmethod
@@ -474,6 +498,8 @@ class Wait:
             default=data.get("default"),
             settled=Text.from_dict(data["settled"]) if data.get("settled") else None,
             lapse=Text.from_dict(data["lapse"]) if data.get("lapse") else None,
+            waiting_for=Text.from_dict(data["waiting_for"]) if data.get("waiting_for") else None,
+            optional=bool(data.get("optional", False)),
         )
 
 
@@ -483,7 +509,8 @@ class Answer:
 
     `option` is the chosen option's key (None for a value answer); `by` is the user (None when the deadline
     chose the default); `forced` marks a GM answering for the audience. With `needs_all`, `each` holds every
-    user's answer and `option`/`value` the last one.
+    user's answer and `option`/`value` the last one. `seconds_left` is how long the wait still had before its
+    deadline when it was answered (None: it had none), so that a step may keep that deadline or push it back.
     """
 
     wait: str
@@ -493,6 +520,7 @@ class Answer:
     forced: bool = False
     expired: bool = False
     each: Mapping[int, str] = field(default_factory=dict)
+    seconds_left: int | None = None
 
 
 class Outcome(BaseModel):
@@ -501,6 +529,11 @@ class Outcome(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     event: ClassVar[str] = "step"
+
+    def sheet_secrets(self) -> frozenset[str]:
+        """Its fields that tell what a sheet the GMs hide holds (a cost that gives a rank away): the log keeps them
+        for the GMs."""
+        return frozenset()
 
 
 OutcomeT = TypeVar("OutcomeT")
@@ -534,13 +567,15 @@ class Pause:
 @dataclass(frozen=True)
 class Step:
     """One step of an exchange. `cast` changes who plays a role from now on (role -> character ids), for
-    an ally who takes the hit, say."""
+    an ally who takes the hit, say. `by` is the user the step's events are credited to where it is not the one
+    whose answer resumed it: a roll the GMs granted is the player's who asked for it."""
 
     rolls: tuple[Roll, ...] = ()
     effects: tuple[Effect, ...] = ()
     outcomes: tuple[Outcome, ...] = ()
     pause: Pause | None = None
     cast: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    by: int | None = None
 
     @classmethod
     def of(cls, *parts: Resolution[Any] | Step, pause: Pause | None = None) -> Step:
@@ -549,6 +584,7 @@ class Step:
         effects: list[Effect] = []
         outcomes: list[Outcome] = []
         cast: dict[str, tuple[int, ...]] = {}
+        by: int | None = None
         for part in parts:
             rolls += part.rolls
             effects += part.effects
@@ -556,9 +592,10 @@ class Step:
                 outcomes += part.outcomes
                 cast.update(part.cast)
                 pause = pause or part.pause
+                by = part.by if by is None else by
             elif isinstance(part.outcome, Outcome):
                 outcomes.append(part.outcome)
-        return cls(tuple(rolls), tuple(effects), tuple(outcomes), pause, cast)
+        return cls(tuple(rolls), tuple(effects), tuple(outcomes), pause, cast, by)
 
     def then(self, other: Step) -> Step:
         return Step.of(self, other, pause=other.pause)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import discord
 from discord import app_commands
 from discord.app_commands import locale_str
@@ -14,12 +12,13 @@ from bot.app import Fatebot, Interaction, actor_of, call_of, place_of, public_tr
 from bot.cogs.exchanges import close_prompts, post_prompts, step_messages
 from bot.errors import UserError
 from bot.gm_only import gm_command
-from bot.i18n import CHINESE, ENGLISH, JAPANESE, Translator, catalog
-from bot.render import campaign_embed, mention, open_wait_line, option_text, ruleset_name
+from bot.i18n import CHINESE, ENGLISH, JAPANESE, Translator, catalog, language_of
+from bot.options import option_description, option_name, stored_words, typed_option, typed_value, value_words
+from bot.render import campaign_embed, mention, open_wait_line, ruleset_name
 from bot.rulesets.registry import RULESETS
 from bot.services.combat import Moment
 from bot.views import PersistentButton
-from rules.options import expected_values
+from rules.options import accepted
 
 RULESET_CHOICES = [
     app_commands.Choice(name=locale_str(catalog(ENGLISH)[ruleset.name_key], key=ruleset.name_key), value=ruleset.id)
@@ -88,7 +87,8 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
     async def info(self, interaction: Interaction) -> None:
         summary = await self.bot.campaigns.summary(place_of(interaction))
         # A lookup only its asker needs: privately, in their own language.
-        await output.reply(interaction, embed=campaign_embed(translator(interaction), summary), ephemeral=True)
+        embed = campaign_embed(translator(interaction), summary, language_of(interaction.guild_locale))
+        await output.reply(interaction, embed=embed, ephemeral=True)
 
     @gm_command(name="end", description="End this channel's campaign, once you confirm")
     async def end(self, interaction: Interaction) -> None:
@@ -114,12 +114,18 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
     async def set_option(
         self, interaction: Interaction, option: app_commands.Range[str, 1, 64], value: app_commands.Range[str, 1, 64]
     ) -> None:
-        change = await self.bot.campaigns.set_option(place_of(interaction), actor_of(interaction), option, value)
-        tr = public_translator(interaction, change.campaign.language)
-        await output.reply(
-            interaction,
-            tr("campaign.option_set", option=change.option, old=option_text(change.old), new=option_text(change.new)),
+        place = place_of(interaction)
+        # Typed by its words or its code name, in the GM's language.
+        campaign, options = await self.bot.campaigns.option_values(place)
+        words, model = translator(interaction, campaign.ruleset), type(options)
+        name = typed_option(words, model, option)
+        change = await self.bot.campaigns.set_option(
+            place, actor_of(interaction), name, typed_value(words, model, name, value)
         )
+        tr = public_translator(interaction, change.campaign.language, change.campaign.ruleset)
+        await output.reply(interaction, tr("campaign.option_set", option=option_name(tr, change.option),
+                                           old=stored_words(tr, change.option, change.old),
+                                           new=stored_words(tr, change.option, change.new)))  # fmt: skip
 
     @app_commands.command(name="waiting", description="Every open wait of this campaign: who it waits for, since when")
     async def waiting(self, interaction: Interaction) -> None:
@@ -200,31 +206,41 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
 
     @set_option.autocomplete("option")
     async def option_names(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """Each option by its name, its value now and what it does, in the GM's language."""
         try:
-            _, options = await self.bot.campaigns.option_values(place_of(interaction))
+            campaign, options = await self.bot.campaigns.option_values(place_of(interaction))
         except UserError:
             return []
-        return output.fit_choices(
-            app_commands.Choice(name=f"{name} = {option_text(value)}", value=name)
-            for name, value in options.model_dump().items()
-            if current.lower() in name
-        )
+        tr = translator(interaction, campaign.ruleset)
+        typed = current.casefold()
+        shown = []
+        for name, value in options.model_dump().items():
+            label = option_name(tr, name)
+            if typed in name or typed in label.casefold():
+                described = option_description(tr, name)
+                key = "campaign.option_choice_described" if described else "campaign.option_choice"
+                shown.append(app_commands.Choice(
+                    name=tr(key, option=label, value=stored_words(tr, name, value), description=described or ""),
+                    value=name,
+                ))  # fmt: skip
+        return output.fit_choices(shown)
 
     @set_option.autocomplete("value")
     async def option_values(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        option: Any = interaction.namespace.option
         try:
-            campaign, _ = await self.bot.campaigns.option_values(place_of(interaction))
+            campaign, options = await self.bot.campaigns.option_values(place_of(interaction))
         except UserError:
             return []
-        model = RULESETS[campaign.ruleset].options_model
+        tr, model = translator(interaction, campaign.ruleset), type(options)
+        option = typed_option(tr, model, str(interaction.namespace.option or ""))
         if option not in model.model_fields:
             return []
-        suggestions = [value.strip() for value in expected_values(model, option).split("|")]
+        typed = current.casefold()
+        words = {value: value_words(tr, option, value) for value in accepted(model, option) if isinstance(value, str)}
         return output.fit_choices(
-            app_commands.Choice(name=value, value=value)
-            for value in suggestions
-            if ".." not in value and value.startswith(current.lower())
+            app_commands.Choice(name=shown, value=value)
+            for value, shown in words.items()
+            if value.startswith(typed) or typed in shown.casefold()
         )
 
 

@@ -42,10 +42,24 @@ ROSTER_LINES_PER_PAGE = 20
 SHEET_COLOUR = discord.Colour.dark_teal()
 
 
-def sheet_text(tr: Translator, play: Play, kind: str, data: dict[str, Any]) -> str:
+def worded(tr: Translator, value: Any) -> Any:
+    """A template with its catalog texts (the example's names) in words."""
+    if isinstance(value, Text):
+        return tr.text(value)
+    if isinstance(value, Mapping):
+        return {key: worded(tr, item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [worded(tr, item) for item in value]
+    return value
+
+
+def template_body(tr: Translator, play: Play, kind: str) -> str:
+    return yaml.safe_dump({"kind": kind, **worded(tr, play.template(kind))}, allow_unicode=True, sort_keys=False)
+
+
+def sheet_text(tr: Translator, play: Play, kind: str, body: str) -> str:
     note = tr(play.template_note_key, kind=tr(f"kind.{kind}"))
     header = "\n".join(f"# {line}" for line in note.splitlines())
-    body = yaml.safe_dump({"kind": kind, **data}, allow_unicode=True, sort_keys=False)
     return f"{header}\n{body}"
 
 
@@ -159,17 +173,21 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
         if created.progress is not None:
             await post_prompts(self.bot, created.progress, interaction.guild_locale)
 
-    async def _play_with_kind(self, interaction: Interaction, kind: str) -> tuple[Translator, Play]:
-        ruleset, play = await self.bot.characters.ruleset(place_of(interaction))
+    async def _play_with_kind(self, interaction: Interaction, kind: str) -> tuple[Translator, Play, str]:
+        """The reader's words, the ruleset's mechanics, and the kind's example file: its names in the campaign's
+        language, as the campaign's characters are named."""
+        place = place_of(interaction)
+        ruleset, play = await self.bot.characters.ruleset(place)
         if kind not in play.kinds:
             raise UserError("error.unknown_kind", kind=kind, kinds=", ".join(play.kinds))
-        return translator(interaction, ruleset.id), play
+        named = public_translator(interaction, await self.bot.characters.language(place), ruleset.id)
+        return translator(interaction, ruleset.id), play, template_body(named, play, kind)
 
     @app_commands.command(name="template", description="Get an example character file to fill in")
     @app_commands.describe(kind="What kind of character")
     async def template(self, interaction: Interaction, kind: WordText) -> None:
-        tr, play = await self._play_with_kind(interaction, kind)
-        text = sheet_text(tr, play, kind, play.template(kind))
+        tr, play, body = await self._play_with_kind(interaction, kind)
+        text = sheet_text(tr, play, kind, body)
         await output.reply(
             interaction,
             tr("character.template_ready", kind=tr(f"kind.{kind}")),
@@ -190,8 +208,7 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
     @app_commands.command(name="create", description="Create a character by filling in a form")
     @app_commands.describe(kind="What kind of character", npc="Run by the GMs: an NPC, a creature, an enemy (GM only)")
     async def create(self, interaction: Interaction, kind: WordText, npc: bool = False) -> None:
-        tr, play = await self._play_with_kind(interaction, kind)
-        body = yaml.safe_dump({"kind": kind, **play.template(kind)}, allow_unicode=True, sort_keys=False)
+        tr, _, body = await self._play_with_kind(interaction, kind)
         await output.show_modal(interaction, SheetModal(self, tr, kind, body, gm_run=npc))
 
     @template.autocomplete("kind")

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import discord
@@ -24,6 +25,7 @@ from bot.i18n import Translator
 from bot.render import changed_pools, mention, rolls_text
 from bot.rulesets.base import Play
 from bot.services.exchanges import Applied, Closed, Fallen, Progress, Prompt, WaitView
+from bot.services.requests import decision_notes
 from bot.shards import EVERY_GUILD, Shards
 from bot.views import PersistentButton
 from rules.exchange import Text, Wait
@@ -54,18 +56,24 @@ def step_message(tr: Translator, play: Play, applied: Applied) -> tuple[str | No
     """A step as Discord shows it: an embed when its report has a title, else plain lines; (None, None) when
     there is nothing to show."""
     report = play.report(applied.outcomes)
-    rolls = rolls_text(tr, applied.rolls)
+    # A roll that followed a request of the GMs opens with their decision, whichever ruleset rolls it.
+    decided = decision_notes(applied.outcomes)
+    report = replace(report, notes=decided + report.notes) if decided else report
+    # A post is everyone's: the rolls of a character whose sheet is hidden show their terms summed.
+    rolls = rolls_text(tr, tuple(roll.folded() if roll.by in applied.hidden else roll for roll in applied.rolls))
     notes = [tr.text(note) for note in report.notes] + fallen_lines(tr, applied.fallen)
     public = {name: changed for name, changed in applied.pools.items() if name not in applied.hidden}
     pools = changed_pools(tr, public) if report.pools else []
+    at = report.notes.index(report.rolls_before) if report.rolls_before in report.notes else 0
+    body = notes[:at] + ([rolls] if rolls else []) + notes[at:]
     if report.title is None:
-        lines = ([rolls] if rolls else []) + notes
-        lines += [f"{name}: {shown}" for name, shown in pools] if lines else []
+        lines = body + ([f"{name}: {shown}" for name, shown in pools] if body else [])
         return ("\n".join(lines) or None), None
-    embed = discord.Embed(title=tr.text(report.title), description=rolls or None, colour=STEP_COLOUR)
+    description = "\n".join(body) if report.notes_body else rolls
+    embed = discord.Embed(title=tr.text(report.title), description=description or None, colour=STEP_COLOUR)
     for label, value in report.fields:
         embed.add_field(name=tr.text(label), value=text_of(tr, value))
-    if notes:
+    if notes and not report.notes_body:
         embed.add_field(name=tr("step.notes"), value="\n".join(notes), inline=False)
     for name, shown in pools:
         embed.add_field(name=name, value=shown)
@@ -282,8 +290,9 @@ async def post_prompts(bot: Fatebot, progress: Progress, guild_locale: discord.L
 
 
 async def deliver_whispers(bot: Fatebot, progress: Progress, guild_locale: discord.Locale | None) -> None:
-    """What some characters alone noticed, to their players in a direct message, in each one's language; one that
-    cannot be delivered (closed DMs) is logged and lost, as the player chose."""
+    """What some characters alone noticed (or what the rules leave to the GMs), to their players (or the GMs) in a
+    direct message, in each one's language; one that cannot be delivered (closed DMs) is logged and lost, as the
+    player chose."""
     for applied in progress.steps:
         for user_ids, text in applied.whispers:
             for user_id in user_ids:

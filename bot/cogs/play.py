@@ -9,7 +9,7 @@ from discord.ext import commands
 from bot import output
 from bot.app import Fatebot, Interaction, NameText, WordText, actor_of, call_of, place_of, public_translator, translator
 from bot.cogs.characters import character_choices
-from bot.cogs.exchanges import cancel_view, fallen_lines, respond, wait_view
+from bot.cogs.exchanges import cancel_view, fallen_lines, joined, post_prompts, respond, step_messages, wait_view
 from bot.errors import UserError
 from bot.gm_only import gm_command
 from bot.i18n import Translator
@@ -218,10 +218,8 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
         amount: app_commands.Range[int, -1000, 1000],
         reason: app_commands.Range[str, 1, 200] | None = None,
     ) -> None:  # fmt: skip
-        award = await self.bot.play.award(
-            place_of(interaction), actor_of(interaction), name=character, resource=resource, amount=amount,
-            reason=reason,
-        )  # fmt: skip
+        award = await self.bot.play.award(call_of(interaction), name=character, resource=resource, amount=amount,
+                                          reason=reason)  # fmt: skip
         tr = public_translator(interaction, award.language, award.ruleset)
         total = f"{award.current}/{award.maximum}" if award.maximum is not None else str(award.current)
         said = {"name": award.character, "resource": tr(f"pool.{award.resource}"), "amount": f"{amount:+d}",
@@ -232,10 +230,16 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
             lines = [tr("gm.awarded_held", applied=f"{award.applied:+d}", **said)]
         if reason:
             lines.append(tr("gm.reason", reason=reason))
-        lines.extend(fallen_lines(tr, award.fallen))
-        await output.reply(interaction, "\n".join(lines), ephemeral=award.private)
-        if award.private and award.fallen:  # the pools stay the GMs'; a death is for the table to learn
-            await output.reply(interaction, "\n".join(fallen_lines(tr, award.fallen)))
+        # A fall, and what the rules made of the new value, are the table's to learn; the pools may stay the GMs'.
+        told, embeds = joined(step_messages(tr, award.ruled))
+        public = [*fallen_lines(tr, award.fallen), *([told] if told else [])]
+        if not award.private:
+            await output.reply(interaction, "\n".join([*lines, *public]), embeds=embeds)
+        else:
+            await output.reply(interaction, "\n".join(lines), ephemeral=True)
+            if public or embeds:
+                await output.reply(interaction, "\n".join(public) or None, embeds=embeds)
+        await post_prompts(self.bot, award.ruled, interaction.guild_locale)
 
     @gm_command(name="pending", description="Everything still waiting for an answer: force or cancel it")
     async def pending(self, interaction: Interaction) -> None:

@@ -10,6 +10,7 @@ from discord.ext import commands
 
 from bot import output
 from bot.app import Fatebot, Interaction, actor_of, place_of, public_translator, translator
+from bot.i18n import language_of
 from bot.render import mention, roll_embed
 from rules.dice import RollResult
 
@@ -37,8 +38,9 @@ class RollCog(commands.Cog):
         tr = translator(interaction)
         name = interaction.user.display_name
         outcome = await self.bot.rolls.roll(
-            place_of(interaction), actor_of(interaction), dice, self.bot.dice, label=label, secret=secret
-        )
+            place_of(interaction), actor_of(interaction), dice, self.bot.dice, label=label, secret=secret,
+            reader_language=tr.language, server_language=language_of(interaction.guild_locale),
+        )  # fmt: skip
         # In a campaign's channel everyone reads its language; elsewhere the roller's.
         public = public_translator(interaction, outcome.language) if outcome.campaign_id is not None else tr
         if not secret:

@@ -23,11 +23,12 @@ DIRECTORY_LIFETIME_SECONDS: Final = 300.0
 
 @dataclass(frozen=True)
 class Known:
-    """A remembered answer: the active campaign's id, or None for a channel without one, and the language of
-    its public messages (None: the server's)."""
+    """A remembered answer: the active campaign's id, or None for a channel without one, the language of its
+    public messages (None: the server's), and the dice dialect its GMs chose (None: its language's)."""
 
     campaign_id: int | None
     language: str | None = None
+    dice_dialect: str | None = None
 
 
 class CampaignDirectory:
@@ -54,10 +55,11 @@ class CampaignDirectory:
         return self._entries.get((guild_id, channel_id))
 
     def remember(
-        self, guild_id: int, channel_id: int, campaign_id: int | None, generation: int, language: str | None = None
-    ) -> None:
+        self, guild_id: int, channel_id: int, campaign_id: int | None, generation: int, language: str | None = None,
+        dice_dialect: str | None = None,
+    ) -> None:  # fmt: skip
         if generation == self._generation:
-            self._entries[(guild_id, channel_id)] = Known(campaign_id, language)
+            self._entries[(guild_id, channel_id)] = Known(campaign_id, language, dice_dialect)
 
     def forget(self, guild_id: int, channel_id: int) -> None:
         self._generation += 1

@@ -6,9 +6,9 @@ checked here, after it, is only what the description leaves out or states looser
 reference (the message, embed, component, application command and modal pages):
 - commands: a chat-input name's characters and case (also localized), the locales of localizations, a
   chat-input command's description, none on context-menu commands, sub-commands not mixed with other
-  options, unique names, required options first, which options take choices or autocomplete, string
-  choice values of at most 100 characters (the description says 6000), 8000 characters per command and
-  the number of commands per type;
+  options, unique names (localized ones too, in each locale), required options first, which options take
+  choices or autocomplete, string choice values of at most 100 characters (the description says 6000), 8000
+  characters per command and the number of commands per type;
 - messages: content of at most 2000 characters (the description allows a channel message 4000), embed
   field names and values, author names and footer texts not empty, 6000 characters across all embeds,
   at most 5 action rows and nothing else at the top without the IS_COMPONENTS_V2 flag (the description
@@ -143,6 +143,28 @@ def _command_size(node: JSON) -> int:
     return size
 
 
+def _check_localized_names(
+    errors: ErrorTree, where: tuple[str | int, ...], siblings: list[tuple[int, JSON]], code: str, message: str
+) -> None:
+    """Discord's reference: a localized option name must differ from every other default option name of the
+    command and from every other option name in that locale (a value equal to its own default is ignored). The
+    same is held of commands of one type, which a client lists under the names of its locale."""
+    defaults = {index: node.get("name") for index, node in siblings}
+    localized = {
+        index: {
+            locale: name
+            for locale, name in (node.get("name_localizations") or {}).items()
+            if isinstance(name, str) and name != defaults[index]
+        }
+        for index, node in siblings
+    }
+    for index, names in localized.items():
+        for locale, name in names.items():
+            others = [other for other in defaults if other != index]
+            if any(defaults[other] == name or localized[other].get(locale) == name for other in others):
+                errors.add((*where, index, "name_localizations", locale), code, message)
+
+
 def _check_choices(errors: ErrorTree, path: tuple[str | int, ...], option: JSON) -> None:
     choices = option.get("choices")
     if choices is None:
@@ -221,6 +243,10 @@ def _check_options(errors: ErrorTree, path: tuple[str | int, ...], options: obje
                     )
             else:
                 seen_optional = True
+    _check_localized_names(
+        errors, where, list(enumerate(options)), "APPLICATION_COMMAND_OPTION_NAME_ALREADY_EXISTS",
+        "Option names must be unique in every locale",
+    )  # fmt: skip
 
 
 def validate_commands(payload: list[JSON] | None) -> list[JSON]:
@@ -275,6 +301,11 @@ def validate_commands(payload: list[JSON] | None) -> list[JSON]:
             errors.add(
                 (index,), "APPLICATION_COMMAND_TOO_LARGE", f"Command exceeds maximum size ({COMMAND_SIZE_LIMIT})"
             )
+    for command_type in per_type:
+        _check_localized_names(
+            errors, (), [(index, c) for index, c in enumerate(commands) if int(c.get("type") or 1) == command_type],
+            "APPLICATION_COMMAND_ALREADY_EXISTS", "Application command names must be unique in every locale",
+        )  # fmt: skip
     for command_type, count in per_type.items():
         limit = MAX_COMMANDS_PER_TYPE.get(command_type)
         if limit is not None and count > limit:

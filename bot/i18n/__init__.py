@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import json
 import string
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 import discord
 from babel import Locale
@@ -127,6 +128,13 @@ def placeholders(template: str) -> frozenset[str]:
     return frozenset(field for _, field, _, _ in string.Formatter().parse(template) if field)
 
 
+@runtime_checkable
+class Worded(Protocol):
+    """A parameter of a message that words itself in the reader's language (an option by its catalog name)."""
+
+    def words(self, tr: Translator) -> str: ...
+
+
 class Translator:
     """Formats catalog entries for one language; a key missing there falls back to English.
 
@@ -152,7 +160,7 @@ class Translator:
     def __call__(self, key: str, /, **params: object) -> str:
         found = self._key(key)
         template = catalog(self.language).get(found) or catalog(ENGLISH)[found]
-        return template.format(**params)
+        return template.format(**{COMMAND: CommandMention(self.language), **params})
 
     def duration(self, *, days: int = 0, hours: int = 0) -> str:
         """A span of story time in words, with CLDR's plurals and list joining ("1 day and 3 hours")."""
@@ -172,6 +180,10 @@ class Translator:
         """A chance as a percentage with one decimal, written the reader's way ("12.5", "12,5")."""
         return format_decimal(float(chance) * 100, format="0.0", locale=_babel_locale(self.language))
 
+    def either(self, words: Sequence[str]) -> str:
+        """Alternatives joined the reader's way ("a, b or c")."""
+        return format_list(list(words), style="or", locale=_babel_locale(self.language)) if words else ""
+
     def has(self, key: str) -> bool:
         return self._key(key) in catalog(ENGLISH)
 
@@ -183,6 +195,51 @@ class Translator:
     def first(self, *keys: str) -> str:
         """The first of these keys the catalogs have: a specific message before its generic fallback."""
         return next(key for key in keys if self.has(key))
+
+
+# The parameter every catalog text may use to name a command: `{command:campaign end}`.
+COMMAND = "command"
+# The id Discord gave each top-level command when the bot synced it, which a mention of it needs.
+_COMMAND_IDS: dict[str, int] = {}
+
+
+def remember_command_ids(synced: Iterable[tuple[str, int]]) -> None:
+    """The top-level commands just synced, by name and id. Synced to several guilds a command has one id in each,
+    and a text does not know its guild: such a command is named without a mention."""
+    found: dict[str, set[int]] = {}
+    for name, command_id in synced:
+        found.setdefault(name, set()).add(command_id)
+    _COMMAND_IDS.clear()
+    _COMMAND_IDS.update({name: next(iter(ids)) for name, ids in found.items() if len(ids) == 1})
+
+
+class CommandMention:
+    """A command in a catalog text, as `{command:campaign end}` writes it: a mention Discord makes clickable (under
+    the command's default name: Discord shows every reader a mention as written, and one written with a localized
+    name does nothing when clicked), followed by the name the reader's language lists it under where that differs."""
+
+    def __init__(self, language: str) -> None:
+        self.language = language
+
+    def __format__(self, path: str) -> str:
+        words = path.split()
+        command_id = _COMMAND_IDS.get(words[0]) if words else None
+        mention = f"</{path}:{command_id}>" if command_id is not None else f"`/{path}`"
+        localized = [command_text(f"cmd.{'.'.join(words[: depth + 1])}.name", self.language)
+                     for depth in range(len(words))]  # fmt: skip
+        named = " ".join(name for name in localized if name is not None)
+        if self.language == ENGLISH or None in localized or named == path:
+            return mention
+        return Translator(self.language)("command.mention_named", mention=mention, name=f"/{named}")
+
+
+def command_text(key: str, language: str) -> str | None:
+    """A command tree's catalog text in a language: a shared command's, or a ruleset's (under its id; command names
+    are unique, so one matches)."""
+    entries = catalog(language)
+    if key in entries:
+        return entries[key]
+    return next((entries[found] for r in RULESETS if (found := scoped(r, key)) in entries), None)
 
 
 # The extra of a command's description (a `locale_str`) that marks the command the GMs' (`bot.gm_only`).
@@ -219,12 +276,7 @@ class CommandTranslator(app_commands.Translator):
         key = string.extras.get("key") or command_key(context)
         if key is None:
             return None
-        entries = catalog(language)
-        if key in entries:
-            translated: str | None = entries[key]
-        else:
-            # A ruleset's own commands: their keys are under its id (command names are unique, so one matches).
-            translated = next((entries[found] for r in RULESETS if (found := scoped(r, key)) in entries), None)
+        translated = command_text(key, language)
         if translated is not None and string.extras.get(GM_ONLY):
             return gm_only_description(translated, language)
         return translated

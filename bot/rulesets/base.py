@@ -13,9 +13,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from importlib.resources.abc import Traversable
-from typing import Any
+from typing import Any, Self, cast
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from rules.dice import DiceSource
 from rules.exchange import Answer, Opening, Outcome, Roll, RuleError, Step, Text, parse_member
@@ -220,6 +220,10 @@ class Report:
     notes: tuple[Text, ...] = ()
     # Whether the changed pools follow (a report that already says what changed leaves them out).
     pools: bool = True
+    # The note the rolls come just before, the one that reads them (None: before every note).
+    rolls_before: Text | None = None
+    # Whether the notes are the post's body, with the rolls under the title, rather than a field beside `fields`.
+    notes_body: bool = False
 
     @property
     def empty(self) -> bool:
@@ -250,11 +254,26 @@ class CommandInput(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    def gm_terms(self) -> dict[str, int]:
+        """The terms given that the rules leave to the GMs (a modifier the GM deems fit, boons and banes: fields
+        marked `GM_TERM`), by field, where they are not the field's default."""
+        return {name: getattr(self, name) for name, info in type(self).model_fields.items()
+                if info.json_schema_extra == GM_TERM and getattr(self, name) != info.default}  # fmt: skip
+
+    def without_gm_terms(self) -> Self:
+        """The same input with none of the terms only the GMs give."""
+        fields = type(self).model_fields
+        return self.model_copy(update={name: fields[name].default for name in self.gm_terms()})
+
+
+# The `json_schema_extra` of an input's field that only the GMs give: a player's value is a request to them.
+GM_TERM: dict[str, JsonValue] = {"gm_term": True}
+
 
 class CheckInput(CommandInput):
     stat: str | None = None
     target: int | None = None
-    modifier: int = 0
+    modifier: int = Field(0, json_schema_extra=GM_TERM)
     # The character an opposed check is made against (OPPONENT in the scene), where the ruleset has them.
     against: str | None = None
 
@@ -265,6 +284,23 @@ class AttackInput(CommandInput):
 
 
 Handler = Callable[[Scene, Mapping[str, Any], Answer], Step]
+
+# The kinds of exchange /check and /attack start.
+CHECK = "check"
+ATTACK = "attack"
+
+
+@dataclass(frozen=True)
+class Asking:
+    """What a player's check or attack asks of the GMs before it is rolled: the roll in words (`what`, "the Wit
+    check"), what it asks besides the GM terms of its input (`asks`: another stat than the usual one, say), the input
+    it is rolled with if they refuse (`refused`; None: the one given, without its GM terms), and how long the GMs
+    have before it is rolled that way (None: as long as they take)."""
+
+    what: Text
+    asks: tuple[Text, ...] = ()
+    refused: CommandInput | None = None
+    deadline_seconds: int | None = None
 
 
 # The seats of a bench exchange: the player who starts it, the rival who answers, and the server's GM.
@@ -347,6 +383,8 @@ class Play:
     attacks_see_everyone: bool = False
     # The fates of `out_of_play` a character never comes back from: nothing can target it any more.
     final_fates: frozenset[str] = frozenset({"dead"})
+    # Whether a GM acting with a character the GMs run keeps the same turns as a player (`acts_on_own_turn`).
+    gms_keep_turns: bool = False
 
     @property
     def handlers(self) -> Mapping[str, Handler]:
@@ -363,6 +401,10 @@ class Play:
     def check_stats_of(self, character: CharacterSnapshot) -> tuple[str, ...]:
         """The stats this character can roll a check with (of `check_stats`): all of them unless its kind has fewer."""
         return self.check_stats
+
+    def stat_word(self, stat: str) -> Text | str:
+        """A stat of `check_stats` in the reader's words, where the ruleset's catalogs name it."""
+        return stat
 
     def binding(self, kind: str) -> Binding | None:
         return None
@@ -406,6 +448,18 @@ class Play:
     def attack(self, scene: Scene, params: AttackInput) -> Step:
         raise RuleError("no_attacks")
 
+    def asking(self, scene: Scene, kind: str, params: CommandInput) -> Asking:
+        """What a player's check or attack (`kind`) asks of the GMs besides its GM terms, and the roll in words."""
+        if kind == CHECK:
+            return Asking(Text("request.on_check", {"stat": self.stat_word(str(cast(CheckInput, params).stat))}))
+        return Asking(Text("request.on_attack", {"defender": ", ".join(d.name for d in scene.members(DEFENDER))}))
+
+    def requested(self, scene: Scene, kind: str, given: Mapping[str, Any]) -> Step:
+        """The roll a request of the GMs was for, with what they granted (`given`, its input as stored)."""
+        if kind == CHECK:
+            return self.check(scene, self.check_input.model_validate(given))
+        return self.attack(scene, self.attack_input.model_validate(given))
+
     def report(self, outcomes: Sequence[Outcome]) -> Report:
         return Report()
 
@@ -416,8 +470,20 @@ class Play:
         """The exact chances of an attack as `/attack` would declare it, for each answer the defender could give."""
         raise RuleError("no_odds")
 
+    @property
+    def has_odds(self) -> bool:
+        """Whether the ruleset computes `odds`: one that does not refuses /odds in its own words before any sheet is
+        looked at (its chances, if any, are elsewhere)."""
+        return type(self).odds is not Play.odds
+
     def cancelled(self, scene: Scene, kind: str, state: Mapping[str, Any]) -> Step | None:
         """What a GM's cancel of an open exchange undoes (an action it counted), as a step; None: nothing."""
+        return None
+
+    def pool_changed(self, scene: Scene, pool: str) -> Step | None:
+        """What a pool moved outside the ruleset's own steps (a GM's award) means for its character, `ACTOR`: what
+        the rules decide of the new value (a fall, or what holds one off) and what they remember of a pool's history
+        (a stat emptied), as their own steps would, as a step. None: nothing."""
         return None
 
     def out_of_play(self, character: CharacterSnapshot) -> str | None:

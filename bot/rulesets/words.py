@@ -34,7 +34,7 @@ def as_written(catalogs: Traversable, kind: str, names: tuple[str, ...], value: 
 
 def joined(parts: Sequence[Text | str], key: str = "list.items") -> Text | str:
     """Localized parts as one text, each language with its own separator (`key` joins `first` and `next`:
-    `list.items` on one line, `list.lines` one per line)."""
+    `list.items` on one line, `list.comma` in a sentence, `list.lines` one per line)."""
     if not parts:
         return ""
     line = parts[0]

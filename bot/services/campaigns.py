@@ -12,6 +12,7 @@ from bot.db.atomic import lock_campaign
 from bot.db.engine import Database
 from bot.db.models import CAMPAIGN_ENDED, ROLE_GM, ROLE_PLAYER, Campaign, Membership
 from bot.errors import UserError
+from bot.options import AcceptedWords, OptionWords, ValueWords, option_text
 from bot.rulesets.registry import RULESETS
 from bot.services.common import Actor, Clock, Place, active_campaign, gm_ids, record_event, require_gm
 from rules.options import CampaignOptions, OptionError, with_option
@@ -32,6 +33,10 @@ class OptionChange:
     option: str
     old: Any
     new: Any
+
+
+# The event of a GM's change of an option.
+OPTION_SET = "campaign.option_set"
 
 
 def campaign_options(campaign: Campaign) -> CampaignOptions:
@@ -154,26 +159,31 @@ class CampaignService:
             campaign = await active_campaign(session, place, lock=True)
             await require_gm(session, campaign.id, actor)
             current = campaign_options(campaign)
+            model = type(current)
             try:
                 updated = with_option(current, option, raw_value)
             except OptionError as error:
-                raise UserError(
-                    f"error.option_{error.code}", option=error.option, value=raw_value, expected=error.expected
-                ) from error
+                # In the reader's words, the ruleset's catalog naming the option and what it takes.
+                accepts = {"expected": AcceptedWords(model, error.option)} if error.option in model.model_fields else {}
+                raise UserError(f"error.option_{error.code}", option=OptionWords(error.option), value=raw_value,
+                                **accepts).within(campaign.ruleset) from error  # fmt: skip
             old, new = getattr(current, option), getattr(updated, option)
             if old == new:
-                raise UserError("error.option_unchanged", option=option, value=raw_value)
+                raise UserError("error.option_unchanged", option=OptionWords(option),
+                                value=ValueWords(option, option_text(new))).within(campaign.ruleset)  # fmt: skip
             # Replaced, never mutated in place, so the change is always written; defaults stay implicit.
             campaign.options = updated.model_dump(mode="json", exclude_defaults=True)
             record_event(
                 session,
                 campaign.id,
-                "campaign.option_set",
+                OPTION_SET,
                 actor_id=actor.user_id,
                 payload={"option": option, "old": old, "new": new},
                 created_at=self.clock(),
             )
-            return OptionChange(campaign, option, old, new)
+        # The directory remembers the dice dialect for /roll, which skips loading the campaign.
+        await self.database.forget_channel(campaign.guild_id, campaign.channel_id)
+        return OptionChange(campaign, option, old, new)
 
     async def set_language(self, place: Place, actor: Actor, language: str | None) -> tuple[Campaign, str | None]:
         """The language of the campaign's public messages (None: the server's); returns the campaign and the old

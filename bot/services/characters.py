@@ -153,6 +153,11 @@ class CharacterService:
             campaign = await active_campaign(session, place)
             return RULESETS[campaign.ruleset], play_of(campaign)
 
+    async def language(self, place: Place) -> str | None:
+        """The language of the channel's campaign (None: the server's), in which its characters are named."""
+        async with self.database.read() as session:
+            return (await active_campaign(session, place)).language
+
     async def create(
         self, place: Place, actor: Actor, kind: str, data: dict[str, object], dice: DiceSource, *, gm_run: bool = False
     ) -> Created:
@@ -302,9 +307,10 @@ class CharacterService:
                 raise UserError("error.not_your_character", name=character.name)
             membership = await self._membership(session, campaign, actor)
             membership.active_character_id = character.id
+            # Which of their characters the GMs take up is theirs to know: the table would learn who acts next.
             record_event(
                 session, campaign.id, "character.used", actor_id=actor.user_id, payload={"name": character.name},
-                created_at=self.clock(),
+                created_at=self.clock(), secret=character.gm_run,
             )  # fmt: skip
             return character
 
@@ -359,6 +365,9 @@ class CharacterService:
             if sheet == current.sheet:
                 raise UserError("error.edit_unchanged", field=field, name=character.name)
             character.sheet = sheet
+            # Both sides as the file keeps them: what was typed may be written otherwise (a die as `d10`, a rank as a
+            # letter), and the old value reads as kept.
+            new = None if value is None else read_path(sheet["file"], field)
             maxima = {}
             for pool_name, maximum in play.pool_maxima(current, sheet).items():
                 if pool_name in current.pools and current.pools[pool_name].maximum != maximum:
@@ -370,11 +379,11 @@ class CharacterService:
             private = play.sheet_hidden(character.gm_run, character.state)
             record_event(
                 session, campaign.id, "character.edited", actor_id=actor.user_id, secret=private,
-                payload={"name": character.name, "field": field, "old": old, "new": value, "by_gm": by_gm,
+                payload={"name": character.name, "field": field, "old": old, "new": new, "by_gm": by_gm,
                          "pools": maxima},
                 created_at=self.clock(),
             )  # fmt: skip
-            return Edited(campaign.ruleset, character.name, field, old, value, campaign.language, private)
+            return Edited(campaign.ruleset, character.name, field, old, new, campaign.language, private)
 
     async def reveal(self, place: Place, actor: Actor, name: str, *, shown: bool) -> Revealed:
         """A GM shows a hidden sheet (a rival's where sheets are private, or one the GMs run) to everyone, or hides

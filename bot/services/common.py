@@ -22,6 +22,9 @@ from rules.dice import DiceSource
 
 T = TypeVar("T")
 
+# The shared campaign option the directory remembers with each channel's campaign: /roll reads it there.
+DICE_DIALECT = "dice_dialect"
+
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], datetime]
@@ -75,16 +78,18 @@ async def channel_campaign(session: AsyncSession, place: Place) -> Known:
     generation = directory.generation if directory is not None else 0
     found = (
         await session.execute(
-            select(Campaign.id, Campaign.language).where(
+            select(Campaign.id, Campaign.language, Campaign.options).where(
                 Campaign.guild_id == place.guild_id,
                 Campaign.channel_id == place.channel_id,
                 Campaign.status == CAMPAIGN_ACTIVE,
             )
         )
     ).first()
-    known = Known(found[0], found[1]) if found is not None else Known(None)
+    known = Known(found[0], found[1], found[2].get(DICE_DIALECT)) if found is not None else Known(None)
     if directory is not None:
-        directory.remember(place.guild_id, place.channel_id, known.campaign_id, generation, known.language)
+        directory.remember(
+            place.guild_id, place.channel_id, known.campaign_id, generation, known.language, known.dice_dialect
+        )
     return known
 
 
@@ -148,6 +153,20 @@ async def is_gm(session: AsyncSession, campaign_id: int, actor: Actor) -> bool:
 async def require_gm(session: AsyncSession, campaign_id: int, actor: Actor) -> None:
     if not await is_gm(session, campaign_id, actor):
         raise UserError("error.gm_only")
+
+
+# The part of an event's payload only the GMs and the event's actor read: what it tells of a sheet the GMs hide
+# (its rolls' terms by name, an attack's cost). The rest of the payload is what everyone else reads.
+SHEET_SECRETS = "sheet_secrets"
+
+
+def payload_as_read(payload: dict[str, Any], sees_sheets: bool) -> dict[str, Any]:
+    """An event's payload as one reader reads it: with its sheet secrets in place, or without them."""
+    kept = payload.get(SHEET_SECRETS)
+    if kept is None:
+        return payload
+    shown = {key: value for key, value in payload.items() if key != SHEET_SECRETS}
+    return {**shown, **kept} if sees_sheets else shown
 
 
 def record_event(

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import socket
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -62,6 +63,7 @@ from bot.rulesets.base import ANSWERER, CharacterSnapshot, CommitmentSnapshot, H
 from bot.rulesets.registry import RULESETS
 from bot.services.campaigns import campaign_options
 from bot.services.common import (
+    SHEET_SECRETS,
     Actor,
     Clock,
     Place,
@@ -74,6 +76,7 @@ from bot.services.common import (
     require_gm,
 )
 from bot.services.held import SHARED_HANDLERS, refuse_fallen
+from bot.services.requests import request_handlers
 from bot.services.snapshots import play_of, snapshots, store_character
 from bot.shards import EVERY_GUILD, Shards
 from rules.dice import DiceSource
@@ -260,8 +263,9 @@ class _Running:
 
 
 def _handlers(play: Play) -> Mapping[str, Handler]:
-    """The steps that resume an exchange: the ruleset's own, and those every ruleset shares (a sheet's approval)."""
-    return {**play.handlers, **SHARED_HANDLERS}
+    """The steps that resume an exchange: the ruleset's own, and those every ruleset shares (a sheet's approval, a
+    request of the GMs)."""
+    return {**play.handlers, **SHARED_HANDLERS, **request_handlers(play)}
 
 
 def _listed(campaign: Campaign, wait: WaitRow, exchange: Exchange) -> WaitView | UnreadableWait:
@@ -405,6 +409,9 @@ class ExchangeEngine:
     ) -> None:  # fmt: skip
         if not await resolve_wait(session, wait.id, status, _answer_record(answer), self.clock()):
             raise wait_closed(campaign, exchange)
+        if wait.deadline_at is not None:
+            left = (wait.deadline_at - self.clock()).total_seconds()
+            answer = replace(answer, seconds_left=max(0, math.ceil(left)))
         spec = Wait.from_dict(wait.spec)
         closed = Closed(wait.id, wait.channel_id, wait.message_id, self.summary(spec, wait, answer), exchange.kind)
         progress.closed.append(closed)
@@ -443,7 +450,8 @@ class ExchangeEngine:
             raise rule_refused(error, campaign.ruleset) from error
         title = Text.from_dict(exchange.title)
         running = _Running(campaign, play, exchange, exchange.kind, title, cast, scene, refs, dice)
-        await self._settle(session, running, step, answer.by, progress, None, depth=depth)
+        credited = answer.by if step.by is None else step.by
+        await self._settle(session, running, step, credited, progress, None, depth=depth)
 
     def _choice_label(self, spec: Wait, answer: Answer) -> Text:
         option = spec.option(answer.option) if answer.option else None
@@ -473,10 +481,11 @@ class ExchangeEngine:
         now = self.clock()
         campaign, exchange = running.campaign, running.exchange
         pools, fallen, whispers, clamped = await self._apply(session, running, step.effects, exchange, now)
-        self._log(session, campaign, running.kind, step, actor_id, exchange, payload, now, clamped)
-        # Pools public steps leave out: the GMs' characters', and everyone's where sheets are private, unless revealed.
+        # Sheets public steps do not tell (pools, the terms of rolls): the GMs' characters', and everyone's where
+        # sheets are private, unless revealed.
         hidden = frozenset(character.name for character in running.refs.values()
                            if running.play.sheet_hidden(character.gm_run, character.state))  # fmt: skip
+        self._log(session, campaign, running.kind, step, actor_id, exchange, payload, now, clamped, hidden)
         progress.steps.append(Applied(step.rolls, step.outcomes, pools, tuple(fallen), hidden, tuple(whispers)))
         if exchange is None:
             if step.cast:
@@ -630,9 +639,14 @@ class ExchangeEngine:
                 continue
             if isinstance(effect, Whisper):
                 heard = self._who(refs, effect.who)
-                to = tuple(await gm_ids(session, campaign.id)) if heard.gm_run else (heard.owner_id,)
-                whispers.append((to, effect.text))
-                record_event(session, campaign.id, "character.whispered", actor_id=None, secret=True,
+                to = tuple(await gm_ids(session, campaign.id)) if heard.gm_run or effect.gms else (heard.owner_id,)
+                # A word for the GMs names its channel: they may run several campaigns.
+                channel = exchange.channel_id if exchange is not None else campaign.channel_id
+                words = Text("whisper.where", {"words": effect.text, "channel": f"<#{channel}>"}) if effect.gms else (
+                    effect.text)  # fmt: skip
+                whispers.append((to, words))
+                told = "character.gms_told" if effect.gms else "character.whispered"
+                record_event(session, campaign.id, told, actor_id=None, secret=True,
                              payload={"name": heard.name, "text": effect.text.to_dict()}, created_at=now)  # fmt: skip
                 continue
             character = self._who(refs, effect.who)
@@ -769,11 +783,15 @@ class ExchangeEngine:
     def _log(
         self, session: AsyncSession, campaign: Campaign, kind: str, step: Step, actor_id: int | None,
         exchange: Exchange | None, payload: Mapping[str, Any] | None, now: datetime, clamped: Mapping[int, int],
+        hidden: frozenset[str],
     ) -> None:  # fmt: skip
         """One event per outcome, the first carrying the step's rolls and changes; a step without outcomes
         is logged under the exchange's kind, so every change leaves an event. A pool delta held at the pool's
-        bound (damage past 0) carries what it `applied` too, so the log adds up to the pools."""
-        rolls = [roll.to_dict() for roll in step.rolls]
+        bound (damage past 0) carries what it `applied` too, so the log adds up to the pools. What an event tells
+        of the `hidden` sheets (the terms of their rolls, an outcome's `sheet_secrets`) is kept apart, for the GMs."""
+        rolls = [(roll.folded() if roll.by in hidden else roll).to_dict() for roll in step.rolls]
+        full_rolls = [roll.to_dict() for roll in step.rolls]
+        kept_rolls = {"rolls": full_rolls} if full_rolls != rolls else {}
         effects = [
             {**effect_to_dict(effect, public=True), **({"applied": clamped[index]} if index in clamped else {})}
             for index, effect in enumerate(step.effects)
@@ -782,13 +800,19 @@ class ExchangeEngine:
         extra = {**(payload or {}), **({"exchange": exchange.id} if exchange is not None else {})}
         if not step.outcomes:
             if rolls or effects or payload is not None:
-                record_event(session, campaign.id, kind, actor_id=actor_id,
-                             payload={**extra, "rolls": rolls, "effects": effects}, created_at=now)  # fmt: skip
+                details = {**extra, "rolls": rolls, "effects": effects}
+                if kept_rolls:
+                    details[SHEET_SECRETS] = kept_rolls
+                record_event(session, campaign.id, kind, actor_id=actor_id, payload=details, created_at=now)
             return
         for index, outcome in enumerate(step.outcomes):
             details = {**extra, **outcome.model_dump(mode="json")}
+            kept = {name: details.pop(name) for name in outcome.sheet_secrets()}
             if index == 0:
                 details.update(rolls=rolls, effects=effects)
+                kept.update(kept_rolls)
+            if kept:
+                details[SHEET_SECRETS] = kept
             # An outcome that tells what a character the GMs run has (its costs, say) marks itself `secret`.
             secret = getattr(outcome, "secret", False) is True
             record_event(session, campaign.id, outcome.event, actor_id=actor_id, payload=details, created_at=now,

@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.engine import Database
 from bot.db.models import Campaign, Character, Event, ExchangeRole
 from bot.errors import UserError
-from bot.services.common import Actor, Place, is_gm, latest_campaign
+from bot.services.common import Actor, Place, is_gm, latest_campaign, payload_as_read
 from rules.exchange import member
 
 
@@ -23,12 +23,13 @@ from rules.exchange import member
 class LogEntry:
     event: Event
     redacted: bool
+    sees_sheets: bool = True  # whether its reader reads what it tells of a sheet the GMs hide
 
     @property
     def payload(self) -> dict[str, Any]:
         if self.redacted:  # what the event is about, not what it hides
             return {key: self.event.payload.get(key) for key in ("label", "name", "subject", "title")}
-        return self.event.payload
+        return payload_as_read(self.event.payload, self.sees_sheets)
 
 
 # id, created_at, kind, actor_id, secret, payload (the stored JSON text)
@@ -54,10 +55,12 @@ class CampaignLog:
 async def _entries(session: AsyncSession, campaign: Campaign, actor: Actor, events: list[Event]) -> list[LogEntry]:
     # Secret results stay between the roller and the GMs until the campaign ends.
     sees_secrets = not campaign.is_active or await is_gm(session, campaign.id, actor)
-    return [
-        LogEntry(event, redacted=event.secret and not sees_secrets and event.actor_id != actor.user_id)
-        for event in events
-    ]
+    entries = []
+    for event in events:
+        own = event.actor_id == actor.user_id
+        entries.append(LogEntry(event, redacted=event.secret and not sees_secrets and not own,
+                                sees_sheets=sees_secrets or own))  # fmt: skip
+    return entries
 
 
 RELATIVE = re.compile(r"(?:(\d{1,3})\s*d)?\s*(?:(\d{1,4})\s*h)?\s*(?:(\d{1,5})\s*m)?", re.IGNORECASE)

@@ -15,7 +15,9 @@ from bot.errors import UserError, rule_refused
 from bot.parameters import command_input
 from bot.rulesets.base import (
     ACTOR,
+    ATTACK,
     ATTACKER,
+    CHECK,
     DEFENDER,
     EVERYONE,
     OPPONENT,
@@ -27,11 +29,13 @@ from bot.rulesets.base import (
     Scene,
     chosen,
 )
+from bot.rulesets.words import joined
 from bot.services.campaigns import campaign_options
 from bot.services.characters import active_character, campaign_characters, find_character
 from bot.services.common import Actor, Call, Clock, Place, active_campaign, is_gm, record_event, require_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Fallen, Progress, turn_of
 from bot.services.held import refuse_fallen, refuse_unreachable
+from bot.services.requests import asked_of_gms
 from bot.services.snapshots import play_of, snapshot
 from rules.exchange import RuleError, Step, Text
 
@@ -47,6 +51,7 @@ class Award:
     current: int
     maximum: int | None
     fallen: tuple[Fallen, ...]
+    ruled: Progress  # what the rules made of the new value (`Play.pool_changed`), told to the table
     language: str | None  # the campaign's, for the announcement
     private: bool = False  # the GMs' to know: a character they run, or any where sheets are private
 
@@ -54,16 +59,16 @@ class Award:
 async def refuse_out_of_turn(
     session: AsyncSession, campaign: Campaign, play: Play, character: Character, actor: Actor
 ) -> None:
-    """In a fight whose ruleset keeps turns, a fighter acts on its own turn (a GM acts for anyone; a character
-    outside the turn order, such as a Master at the back, is not held to it; the ruleset may let one act out of
-    turn)."""
+    """In a fight whose ruleset keeps turns, a fighter acts on its own turn (a GM acts for anyone, unless the
+    ruleset holds the GMs' characters to the turns too; a character outside the turn order, such as a Master at the
+    back, is not held to it; the ruleset may let one act out of turn)."""
     order = campaign.combat.get("order") or []
     if character.id not in order:
         return
     current_id = order[min(campaign.combat.get("turn", 0), len(order) - 1)]
     if character.id == current_id or not play.acts_on_own_turn(campaign_options(campaign)):
         return
-    if await is_gm(session, campaign.id, actor):
+    if not play.gms_keep_turns and await is_gm(session, campaign.id, actor):
         return
     if play.may_act_out_of_turn(await snapshot(session, character), turn_of(campaign)):
         return
@@ -86,12 +91,15 @@ class PlayService:
                 raise UserError("error.no_opposed_checks")
             character = await active_character(session, campaign, call.actor)
             if play.check_stats:
-                # Stats are named as the rules write them, whatever case the player types.
+                # Stats are named as the rules write them, whatever case the player types; offered in the
+                # reader's words, those of the active character.
+                offered = play.check_stats_of(await snapshot(session, character)) or play.check_stats
+                stats = joined([play.stat_word(name) for name in offered], "list.comma")
                 if not params.stat:
-                    raise UserError("error.stat_needed", stats=", ".join(play.check_stats))
+                    raise UserError("error.stat_needed", stats=stats).within(campaign.ruleset)
                 stat = {name.casefold(): name for name in play.check_stats}.get(params.stat.casefold())
                 if stat is None:
-                    raise UserError("error.unknown_stat", stat=params.stat or "—", stats=", ".join(play.check_stats))
+                    raise UserError("error.unknown_stat", stat=params.stat or "—", stats=stats).within(campaign.ruleset)
                 params = params.model_copy(update={"stat": stat})
             roles = {ACTOR: [character]}
             if params.against is not None:
@@ -100,12 +108,15 @@ class PlayService:
                     raise UserError("error.against_self")
                 roles[OPPONENT] = [opponent]
 
+            by_gm = await is_gm(session, campaign.id, call.actor)
+
             def check_step(scene: Scene) -> Step:
                 refuse_fallen(play, campaign.ruleset, [fighter for role in roles for fighter in scene.roles[role]])
-                return play.check(scene, params)
+                asked = None if by_gm else asked_of_gms(play, scene, CHECK, params, call.actor.user_id)
+                return asked or play.check(scene, params)
 
             return await self.engine.run(
-                session, campaign, kind="check", title=Text("exchange.check", {"name": character.name}),
+                session, campaign, kind=CHECK, title=Text("exchange.check", {"name": character.name}),
                 cast=Cast(roles), step_of=check_step, dice=call.dice,
                 actor_id=call.actor.user_id, channel_id=call.channel_id,
             )  # fmt: skip
@@ -119,6 +130,8 @@ class PlayService:
         async with self.database.read() as session:
             campaign = await active_campaign(session, place)
             play = play_of(campaign)
+            if not play.has_odds:
+                raise rule_refused(RuleError("no_odds"), campaign.ruleset)
             attacker = await snapshot(session, await find_character(session, campaign, attacker_name))
             defender = await snapshot(session, await find_character(session, campaign, defender_name))
             # Odds tell the sheets they are computed from: a GM's characters', and a rival's where sheets are private.
@@ -155,10 +168,13 @@ class PlayService:
                     raise UserError("error.target_twice", name=defender.name)
                 defenders.append(defender)
 
+            by_gm = await is_gm(session, campaign.id, call.actor)
+
             def attack_step(scene: Scene) -> Step:
                 refuse_fallen(play, campaign.ruleset, scene.roles[ATTACKER])
                 refuse_unreachable(play, campaign.ruleset, scene.roles[DEFENDER])
-                return play.attack(scene, params)
+                asked = None if by_gm else asked_of_gms(play, scene, ATTACK, params, call.actor.user_id)
+                return asked or play.attack(scene, params)
 
             title = Text("exchange.attack", {"attacker": attacker.name,
                                              "defenders": ", ".join(d.name for d in defenders)})  # fmt: skip
@@ -166,15 +182,16 @@ class PlayService:
             if play.attacks_see_everyone:
                 roles[EVERYONE] = await campaign_characters(session, campaign)
             return await self.engine.run(
-                session, campaign, kind="attack", title=title, cast=Cast(roles), step_of=attack_step, dice=call.dice,
+                session, campaign, kind=ATTACK, title=title, cast=Cast(roles), step_of=attack_step, dice=call.dice,
                 actor_id=call.actor.user_id, channel_id=call.channel_id,
             )  # fmt: skip
 
-    async def award(
-        self, place: Place, actor: Actor, *, name: str, resource: str, amount: int, reason: str | None
-    ) -> Award:
+    async def award(self, call: Call, *, name: str, resource: str, amount: int, reason: str | None) -> Award:
+        """A GM's change of a pool, then what the rules make of its new value (`Play.pool_changed`): a fall, or what
+        holds one off, applied and logged as a step like any other."""
+        actor = call.actor
         async with self.database.write() as session:
-            campaign = await active_campaign(session, place, lock=True)
+            campaign = await active_campaign(session, call.place, lock=True)
             await require_gm(session, campaign.id, actor)
             play = play_of(campaign)
             character = await find_character(session, campaign, name)
@@ -207,15 +224,20 @@ class PlayService:
                 created_at=self.clock(), secret=private,
             )  # fmt: skip
             after = await snapshot(session, character)
-            fate = play.out_of_play(after)
-            fallen = (Fallen(character.name, character.owner_id, fate),) if fate else ()
             # The same character with this pool as it was (the snapshot has just refreshed `pool` itself).
             was = replace(after.pools[resource], current=change.current - applied)
             before = replace(after, pools={**after.pools, resource: was})
+            ruled = await self.engine.run(
+                session, campaign, kind="gm.ruled", title=Text("exchange.gm.ruled", {"name": character.name}),
+                cast=Cast({ACTOR: [character]}), step_of=lambda scene: play.pool_changed(scene, resource) or Step(),
+                dice=call.dice, actor_id=actor.user_id, channel_id=call.channel_id,
+            )  # fmt: skip
+            fate = play.out_of_play(await snapshot(session, character))
+            fallen = (Fallen(character.name, character.owner_id, fate),) if fate else ()
             if fate is not None and fate != play.out_of_play(before):  # fallen by this change, not already before it
                 record_event(session, campaign.id, f"character.{fate}", actor_id=None, payload={"name": character.name},
                              created_at=self.clock())  # fmt: skip
             return Award(
                 campaign.ruleset, character.name, resource, amount, applied, change.current,
-                change.maximum, fallen, campaign.language, private,
+                change.maximum, fallen, ruled, campaign.language, private,
             )  # fmt: skip

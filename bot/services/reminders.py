@@ -86,6 +86,10 @@ class OpenWait:
     message_id: int | None
     # The error id of its latest failure, once the deadlines gave up on it and left it to the GMs.
     given_up_error: str | None = None
+    # Whom it waits for in its ruleset's words, where its audience would not tell (`Wait.waiting_for`).
+    waiting_for: Text | None = None
+    # An offer nothing waits on (`Wait.optional`): never reminded of, never stuck.
+    optional: bool = False
 
     @property
     def link(self) -> str | None:
@@ -165,6 +169,7 @@ def _open_wait(campaign: Campaign, wait: WaitRow, stored_title: dict[str, Any]) 
     return OpenWait(
         campaign.ruleset, campaign.id, campaign.name, campaign.guild_id, wait.channel_id, wait.id, title, wait.subject,
         audience_ids, kind == "gms", kind == "players", wait.created_at, wait.message_id, wait.given_up_error,
+        spec.waiting_for if spec is not None else None, spec is not None and spec.optional,
     )  # fmt: skip
 
 
@@ -228,6 +233,8 @@ async def _stuck_for(session: AsyncSession, now: datetime, gm_ids: set[int]) -> 
     run = {campaign_id for campaign_ids in runs.values() for campaign_id in campaign_ids}
     stuck: dict[int, list[OpenWait]] = {}
     for wait in await _open_waits(session, Campaign.id.in_(run)):
+        if wait.optional:
+            continue
         # `_open_waits` loaded the wait's campaign into the session: `get_one` finds it there, with no query.
         if now - wait.created_at >= stuck_after(await session.get_one(Campaign, wait.campaign_id)):
             stuck.setdefault(wait.campaign_id, []).append(wait)
@@ -337,7 +344,7 @@ class ReminderService:
         wanted: dict[str, tuple[OpenWait, int, str, bool]] = {}
         for wait in waits:
             hours = campaigns[wait.campaign_id].reminder_hours
-            if hours == 0 or wait.to_gms or wait.open_to_players:
+            if hours == 0 or wait.to_gms or wait.open_to_players or wait.optional:
                 continue
             # One reminder for each whole delay the wait has waited: a later one only after as long again.
             number = int((now - wait.created_at) / timedelta(hours=hours))
@@ -347,7 +354,7 @@ class ReminderService:
                     wanted[f"reminder:{wait.wait_id}:{user_id}:{number}"] = (wait, user_id, chosen.remind_by, False)
         day = now.date().toordinal()
         for wait in waits:
-            if now - wait.created_at < stuck_after(campaigns[wait.campaign_id]):
+            if wait.optional or now - wait.created_at < stuck_after(campaigns[wait.campaign_id]):
                 continue
             for gm in gms[wait.campaign_id]:
                 if not _settings(settings.get(gm)).quiet_at(now):

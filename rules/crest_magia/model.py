@@ -31,6 +31,16 @@ CREST_SKILL: dict[CrestCategory, Skill] = {
 }  # fmt: skip
 # R6: the skill an attack with a weapon of each kind uses by default.
 WEAPON_SKILL: dict[WeaponKind, Skill] = {"melee": "Melee", "ranged": "Ranged", "thrown": "Ranged", "unarmed": "Unarmed"}
+# R1/R6: the stat an attack uses unless the attacker argues for another (the GM calls the stat; the book names none).
+# A blade or a fist strikes with Physique, a shot or a throw with Dexterity; a crest as what it is (T4): a weaponry
+# or martial arts crest as the weapons of its skill, the others (magic, healing, artifice) with Intelligence.
+WEAPON_STAT: dict[WeaponKind, Stat] = {
+    "melee": "Physique", "unarmed": "Physique", "ranged": "Dexterity", "thrown": "Dexterity",
+}  # fmt: skip
+CREST_STAT: dict[CrestCategory, Stat] = {
+    "magical": "Intelligence", "healing": "Intelligence", "melee_weaponry": "Physique",
+    "ranged_thrown_weaponry": "Dexterity", "artificial": "Intelligence", "martial_arts": "Physique",
+}  # fmt: skip
 
 # T5: the consequence ladder; "dead" is terminal.
 CONSEQUENCES = ("none", "mild", "moderate", "serious", "dying", "dead")

@@ -6,7 +6,16 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from rules.crest_magia.model import (
@@ -28,7 +37,7 @@ from rules.crest_magia.model import (
 from rules.crest_magia.options import CrestMagiaOptions
 from rules.exchange import RuleError, Text
 from rules.sheets import SheetError, SheetProblem, validation_problems
-from rules.text import Name
+from rules.text import REASON_LIMIT, Name
 
 # Values the bot derives from the file: a player never types them (compared case-insensitively).
 DERIVED_FIELDS = frozenset({"hp", "hp_max", "consequence", "destiny_points", "effective_die"})
@@ -47,12 +56,27 @@ def _a_die(value: int) -> int:
     return value
 
 
+def _ladder(value: object) -> object:
+    """A crest's ladder keyed by rank, written `1:` in YAML or `"1":` in JSON (a stored sheet's keys are text)."""
+    if not isinstance(value, Mapping):
+        return value
+    ladder: dict[int, object] = {}
+    for rank, capability in value.items():
+        written = str(rank).strip()
+        if isinstance(rank, bool) or not written.isdigit() or not 1 <= int(written) <= MAX_CREST:
+            raise PydanticCustomError("ladder_rank", "{rank} is not a crest rank, 1 to {max}",
+                                      {"rank": written, "max": MAX_CREST})  # fmt: skip
+        ladder[int(written)] = capability
+    return ladder
+
+
 Die = Annotated[int, BeforeValidator(_die), AfterValidator(_a_die)]
 SkillRank = Annotated[int, Field(ge=0, le=MAX_SKILL)]
 SpecialtyRank = Annotated[int, Field(ge=1, le=MAX_SPECIALTY)]
 CrestRank = Annotated[int, Field(ge=1, le=MAX_CREST)]
 Rating = Annotated[int, Field(ge=0, le=20)]
 DamageType = Annotated[str, Field(min_length=1, max_length=40)]
+Capability = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=REASON_LIMIT)]
 
 
 class _File(BaseModel):
@@ -78,7 +102,8 @@ class Crest(_File):
     damage_type: DamageType | None = None
     rank: CrestRank = CREATION_CREST_RANK
     specialties: list[CrestSpecialty] = Field(default_factory=list, max_length=10)
-    ladder: dict[int, Annotated[str, Field(max_length=200)]] = Field(default_factory=dict)
+    # R13/T8: what the crest can do at each rank (the GM's words; the rulebook's for the Crest of Flames).
+    ladder: Annotated[dict[int, Capability], BeforeValidator(_ladder)] = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
@@ -90,6 +115,11 @@ class Crest(_File):
             return data
         category, damage_type = BOOK_CRESTS[named]
         return {"category": category, "damage_type": damage_type, **data, "name": named}
+
+    @property
+    def from_the_book(self) -> bool:
+        """Whether this is one of the rulebook's crests as the book makes it (T8), not one a player invented."""
+        return BOOK_CRESTS.get(self.name) == (self.category, self.damage_type)
 
     def specialty(self, name: str) -> CrestSpecialty:
         """The specialty of this crest by name, in any case; a RuleError when there is none."""
@@ -144,23 +174,32 @@ class CharacterFile(_File):
         return named[0]
 
 
-def character_problems(data: Mapping[str, object], options: CrestMagiaOptions) -> list[SheetProblem]:
-    """Every problem of a new character's file: the model's, then R12's creation budget (T6)."""
+def character_problems(
+    data: Mapping[str, object], options: CrestMagiaOptions, *, creation: bool = True
+) -> list[SheetProblem]:  # fmt: skip
+    """Every problem of a new character's file: the model's (the caps, T7), then R12's creation budget (T6) unless
+    `creation` is off: the budget is the players' ("each character gets"), apart from "each character, creature and
+    NPC" of the crest slots, so what the GMs make keeps the caps alone."""
     problems = [SheetProblem(key, "derived_field") for key in data if str(key).lower() in DERIVED_FIELDS]
     clean = {key: value for key, value in data.items() if str(key).lower() not in DERIVED_FIELDS}
     try:
         sheet = CharacterFile.model_validate(clean)
     except ValidationError as error:
         return problems + validation_problems(error)
-    return problems + creation_problems(sheet, options)
+    missing = stats_missing(sheet)
+    problems += [missing] if missing else []
+    return problems + (creation_problems(sheet, options) if creation else [])
+
+
+def stats_missing(sheet: CharacterFile) -> SheetProblem | None:
+    """Every stat has a die, in any file."""
+    missing = [stat for stat in STATS if stat not in sheet.dice]
+    return SheetProblem("dice", "stats_missing", {"stats": ", ".join(missing)}) if missing else None
 
 
 def creation_problems(sheet: CharacterFile, options: CrestMagiaOptions) -> list[SheetProblem]:
     problems: list[SheetProblem] = []
-    missing = [stat for stat in STATS if stat not in sheet.dice]
-    if missing:
-        problems.append(SheetProblem("dice", "stats_missing", {"stats": ", ".join(missing)}))
-    elif sorted(sheet.dice.values()) != sorted(CREATION_DICE):
+    if stats_missing(sheet) is None and sorted(sheet.dice.values()) != sorted(CREATION_DICE):
         shown = ", ".join(f"d{die}" for die in sorted(sheet.dice.values()))
         problems.append(SheetProblem("dice", "creation_dice", {"dice": shown}))
     counts = Counter(rank for rank in sheet.skills.values() if rank)
@@ -192,8 +231,8 @@ def creation_problems(sheet: CharacterFile, options: CrestMagiaOptions) -> list[
     return problems
 
 
-def parse_character(data: Mapping[str, Any], options: CrestMagiaOptions) -> CharacterFile:
-    problems = character_problems(data, options)
+def parse_character(data: Mapping[str, Any], options: CrestMagiaOptions, *, creation: bool = True) -> CharacterFile:
+    problems = character_problems(data, options, creation=creation)
     if problems:
         raise SheetError(problems)
     return CharacterFile.model_validate(data)

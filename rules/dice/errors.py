@@ -21,6 +21,7 @@ DiceErrorCode = Literal[
     "always_rerolls",
     "duplicate_modifier",
     "bad_success_use",
+    "division_by_zero",
 ]
 
 ERROR_CODES: Final[frozenset[str]] = frozenset(get_args(DiceErrorCode))

@@ -244,9 +244,10 @@ def check(
     dice: DiceSource,
     options: FatePointsOptions,
     label: str = "check",
+    by: str | None = None,
 ) -> CheckResult:
-    """A plain stat check; roll-under, so it succeeds when the score is at most the target."""
-    roll = roll_d20(label, (stat_modifier(stat, stat_value), *modifiers), dice, options)
+    """A plain stat check by `by`; roll-under, so it succeeds when the score is at most the target."""
+    roll = roll_d20(label, (stat_modifier(stat, stat_value), *modifiers), dice, options, by=by)
     return CheckResult(roll, roll.total, None if target is None else roll.total <= target)
 
 
@@ -325,7 +326,7 @@ def attack(
         # R15 pays before the roll and R18 makes a Servant at 0 prana "disappear from the world": it is gone
         # before its blow, so nothing is rolled and nothing lands ("Servants cannot exist ... without mana").
         return AttackVanished(plan.mana_cost, tuple(effects))
-    roll = roll_d20("attack", plan.modifiers, dice, options)
+    roll = roll_d20("attack", plan.modifiers, dice, options, by=attacker.name)
     natural = roll.dice[0]
     crit = natural == 1 if options.crit_on == "natural" else roll.total <= 1
     return AttackOutcome(
@@ -467,7 +468,7 @@ def defend(
     hit = not np_no_effect
     if choice != TAKE and hit:
         plan = plan_defence(attacker, defender, attack.attack_type, choice, options, weapon, abilities)
-        roll = roll_d20("defence", plan.modifiers, dice, options)
+        roll = roll_d20("defence", plan.modifiers, dice, options, by=defender.name)
         rolls.append(roll)
         hit = not defended(plan.manoeuvre, roll.total, attack.score)
         new_state, staggered = _after_defence(defender.state, plan, roll.total, attack.score, hit, round_number)

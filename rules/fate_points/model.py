@@ -190,8 +190,10 @@ def score_of(natural: int, modifiers: Sequence[Modifier], options: FatePointsOpt
     return floored(natural + sum(m.value for m in modifiers), options)
 
 
-def roll_d20(label: str, modifiers: Sequence[Modifier], dice: DiceSource, options: FatePointsOptions) -> Roll:
-    """Roll one scored d20; `total` is the floored score and `dice[0]` the natural face."""
+def roll_d20(
+    label: str, modifiers: Sequence[Modifier], dice: DiceSource, options: FatePointsOptions, by: str | None = None
+) -> Roll:
+    """Roll one scored d20 for `by`; `total` is the floored score and `dice[0]` the natural face."""
     (natural,) = dice.roll(1, D20)
     kept = tuple(m for m in modifiers if m.value != 0 or m.source.startswith("stat"))
-    return Roll(label, D20, (natural,), (natural,), kept, score_of(natural, kept, options))
+    return Roll(label, D20, (natural,), (natural,), kept, score_of(natural, kept, options), by=by)

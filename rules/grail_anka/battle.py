@@ -115,10 +115,23 @@ class Member:
 
 
 @dataclass(frozen=True)
+class SkillTotals:
+    """What the skills that took effect add up to for one side, and each one that adds to it (`terms`, in order)."""
+
+    win_rate: int = 0
+    params: dict[str, int] = field(default_factory=dict)
+    min_win_rate: int | None = None
+    terms: tuple[Activation, ...] = ()
+
+
+@dataclass(frozen=True)
 class Rated:
     result: WinRate
     strength_a: dict[str, int]
     strength_b: dict[str, int]
+    # What each side's skills that took effect add up to, each skill apart (the rate's skill term, the strengths).
+    skills_a: SkillTotals = field(default_factory=SkillTotals)
+    skills_b: SkillTotals = field(default_factory=SkillTotals)
 
 
 def formation_rate(
@@ -145,7 +158,7 @@ def formation_rate(
         fatigue_b=tired(side_b), skills_a=totals_a.win_rate, skills_b=totals_b.win_rate,
         min_a=totals_a.min_win_rate, min_b=totals_b.min_win_rate,
     )  # fmt: skip
-    return Rated(result, strength_a, strength_b)
+    return Rated(result, strength_a, strength_b, totals_a, totals_b)
 
 
 def automatic_winner(result: WinRate) -> bool | None:
@@ -163,10 +176,15 @@ class Activation:
 
     side: str
     skill: Skill
+    # Who used it, or holds it (a passive skill), by name: the win rate's terms name it.
+    who: str = ""
     cancelled: bool = False
     suppressed: bool = False
     # Whether its fatigue stands: always, but for a cancelled skill and (D20) one a Noble Phantasm overrode.
     tires: bool = True
+    # The position (among the activations given to `interplay`) of the Noble Phantasm that overrode it; None for
+    # one not suppressed, or suppressed by an opposing effect of its category without a Noble Phantasm (相殺).
+    overridden_by: int | None = None
 
 
 def usable(
@@ -207,40 +225,34 @@ def interplay(activations: Sequence[Activation], *, np_priority_fatigue: bool) -
         members = [index for index in standing if result[index].skill.category == category]
         if len({result[index].side for index in members}) < 2:
             continue
-        np_sides = {result[index].side for index in members if result[index].skill.kind == SkillKind.NP}
+        nps = [index for index in members if result[index].skill.kind == SkillKind.NP]
+        np_sides = {result[index].side for index in nps}
         for index in members:
             activation = result[index]
-            overridden = bool(np_sides - {activation.side}) and activation.skill.kind != SkillKind.NP
+            by = next((np for np in nps if result[np].side != activation.side), None)
+            overridden = by is not None and activation.skill.kind != SkillKind.NP
             if overridden and activation.skill.kind in (
                 SkillKind.NORMAL,
                 SkillKind.MYSTIC_CODE,
                 SkillKind.ADV_MYSTIC_CODE,
             ):
-                result[index] = _replace(activation, suppressed=True, tires=np_priority_fatigue)
-            elif (overridden and activation.skill.kind == SkillKind.SPECIAL) or (
-                not np_sides and not activation.skill.effect.numeric
-            ):
+                result[index] = _replace(activation, suppressed=True, tires=np_priority_fatigue, overridden_by=by)
+            elif overridden and activation.skill.kind == SkillKind.SPECIAL:
+                result[index] = _replace(activation, suppressed=True, overridden_by=by)
+            elif not np_sides and not activation.skill.effect.numeric:
                 result[index] = _replace(activation, suppressed=True)
     return result
 
 
-def _replace(activation: Activation, **changes: bool) -> Activation:
+def _replace(activation: Activation, **changes: bool | int | None) -> Activation:
     return Activation(**{**activation.__dict__, **changes})
-
-
-@dataclass(frozen=True)
-class SkillTotals:
-    """What the skills that took effect add up to for one side."""
-
-    win_rate: int = 0
-    params: dict[str, int] = field(default_factory=dict)
-    min_win_rate: int | None = None
 
 
 def totals(activations: Iterable[Activation], side: str) -> SkillTotals:
     win = 0
     params = dict.fromkeys(PARAMS, 0)
     floor: int | None = None
+    terms = []
     for activation in activations:
         if activation.side != side or activation.cancelled or activation.suppressed:
             continue
@@ -250,7 +262,9 @@ def totals(activations: Iterable[Activation], side: str) -> SkillTotals:
             params[param] += value
         if effect.min_win_rate is not None:
             floor = max(floor or 0, effect.min_win_rate)
-    return SkillTotals(win, params, floor)
+        if effect.numeric:
+            terms.append(activation)
+    return SkillTotals(win, params, floor, tuple(terms))
 
 
 # Aftermath

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
-from rules.commitment import Commitment, commit, verify
+from rules.commitment import Commitment, commit, hashed_text, verify
 from rules.dice.source import DiceSource
 
 ANCHOR_MIN: Final = 1
@@ -39,6 +39,11 @@ def commit_decision(campaign: int | str, decision: str, dice: DiceSource) -> Com
 
 def verifies(campaign: int | str, decision: str, secret: str, nonce: str, digest: str) -> bool:
     return verify(prefix(campaign, decision), secret, nonce, digest)
+
+
+def hashed(campaign: int | str, decision: str, secret: str, nonce: str) -> str:
+    """The text a revealed decision's commitment is the SHA-256 of, campaign id included."""
+    return hashed_text(prefix(campaign, decision), secret, nonce)
 
 
 def value_of(secret: int, anchor: int) -> int:

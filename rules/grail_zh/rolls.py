@@ -1,5 +1,6 @@
 """The game's rolls, with injected dice: Luck's d20 (R1), action checks (R2), attack rolls (R3), damage (R4, R5),
-saves (R6), contradictions (R7), initiative (R24), paying a Servant's costs (R14) and the "+" multiplier (R17)."""
+saves (R6), contradictions (R7), initiative (R24), paying a Servant's costs (R14), the "+" multiplier (R17) and a
+masterless Servant's drain (R16)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Literal
 
 from rules.dice import DiceSource
 from rules.exchange import Modifier, Roll, RuleError
+from rules.grail_zh.model import ROUNDS_PER_MINUTE
 from rules.grail_zh.ranks import Rank
 from rules.grail_zh.sheets import Damage
 
@@ -181,11 +183,13 @@ class Save:
 
 
 def save(
-    dice: DiceSource, luck: Rank | None, dc: int, bonus: Sequence[Modifier] = (), *, optional_rerolls: bool = True
-) -> Save:
-    """R6 (E12): a d20 with Luck's rerolls, plus Magic Resistance against magecraft (`bonus`)."""
+    dice: DiceSource, luck: Rank | None, dc: int, bonus: Sequence[Modifier] = (), *, optional_rerolls: bool = True,
+    name: str = "",
+) -> Save:  # fmt: skip
+    """R6 (E12): a d20 with Luck's rerolls, plus Magic Resistance against magecraft (`bonus`); its roll labelled
+    with the `name` of whoever saves, where several save against one effect."""
     d20 = luck_d20(dice, luck, optional_rerolls=optional_rerolls)
-    return Save(d20.roll("save", bonus), dc, d20)
+    return Save(d20.roll(f"save:{name}" if name else "save", bonus), dc, d20)
 
 
 @dataclass(frozen=True)
@@ -268,3 +272,11 @@ def transfer(master_mp: int, amount: int, servant_mp: int, servant_max: int) -> 
     room = max(0, servant_max - servant_mp)
     paid = min(amount, math.ceil(room / 2))
     return paid, min(2 * paid, room)
+
+
+def masterless_drain(mp_max: int, rounds: int) -> int:
+    """R16 under `masterless_rule = drain` (D7): 「每分钟会流失最大魔力值的10%」, a tenth of the MP maximum (rounded up)
+    at the end of each whole minute (D8: 10 rounds) of the `rounds` since the Master died; none in between."""
+    if rounds <= 0 or rounds % ROUNDS_PER_MINUTE:
+        return 0
+    return math.ceil(mp_max / 10)

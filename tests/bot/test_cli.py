@@ -114,7 +114,7 @@ async def test_interactive_local_session(tmp_path: Path) -> None:
     assert "1d1 [1] = 1" in text
     assert "Campaign **Fuyuki** (Fate/Points (d20 roll-under)) starts in this channel. GM: @alice." in text
     assert '(a form for bob) New Master\n  Character sheet (YAML) (submit character-sheet-yaml:"..."), now:' in text
-    assert "fp_duration = roll (send fp_duration)" in text
+    assert "fp_duration: roll (send fp_duration)" in text
 
 
 def test_run_without_a_token_says_so_and_exits_2(

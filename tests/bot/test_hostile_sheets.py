@@ -19,9 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.app import error_text, problem_text
+from bot.cogs.characters import worded
 from bot.errors import UserError
 from bot.files import parse_sheet_file
-from bot.i18n import Translator
+from bot.i18n import ENGLISH, Translator
 from bot.rulesets.base import CharacterSnapshot, Play
 from bot.rulesets.registry import RULESETS
 from rules.dice import SeededDice
@@ -124,12 +125,20 @@ def worded_in_every_language(refused: UserError, readers: list[Translator]) -> N
         assert worded and refused.key not in worded, (refused.key, refused.params, worded)
 
 
-def bound_to(play: Play, kind: str, options: Any) -> dict[str, CharacterSnapshot]:
+def example(ruleset: str, kind: str) -> dict[str, Any]:
+    """A kind's template as the bot hands it out, its names in English."""
+    play = RULESETS[ruleset].play
+    assert isinstance(play, Play)
+    named: dict[str, Any] = worded(Translator(ENGLISH, ruleset), play.template(kind))
+    return named
+
+
+def bound_to(ruleset: str, play: Play, kind: str, options: Any) -> dict[str, CharacterSnapshot]:
     """The character a kind is bound to (a Servant's Master), built from its own template, as the bot finds it."""
     binding = play.binding(kind)
     if binding is None:
         return {}
-    draft = play.build(binding.target_kind, play.template(binding.target_kind), {}, SeededDice(1), options)
+    draft = play.build(binding.target_kind, example(ruleset, binding.target_kind), {}, SeededDice(1), options)
     target = CharacterSnapshot(1, draft.name, draft.kind, 7, draft.sheet, draft.pools, {})
     return {binding.relation: target}
 
@@ -138,10 +147,10 @@ def bound_to(play: Play, kind: str, options: Any) -> dict[str, CharacterSnapshot
 def test_a_hostile_file_builds_or_is_refused_in_words(ruleset: str, kind: str) -> None:
     play = RULESETS[ruleset].play
     assert isinstance(play, Play)
-    template = play.template(kind)
+    template = example(ruleset, kind)
     assert template, f"{ruleset} has no template for {kind}"
     options = RULESETS[ruleset].options_model()
-    bound = bound_to(play, kind, options)
+    bound = bound_to(ruleset, play, kind, options)
     readers = [Translator.for_locale(locale, ruleset) for locale in LOCALES]
     refused: list[str] = []
 

@@ -11,17 +11,21 @@ from discord import app_commands
 
 from bot.app import Fatebot, extensions
 from bot.db.engine import Database
+from bot.emulator.validation import validate_commands
 from bot.i18n import (
     CHINESE,
     ENGLISH,
     JAPANESE,
     LANGUAGES,
     CatalogSource,
+    CommandMention,
     CommandTranslator,
+    Translator,
     catalog,
     catalog_sources,
     placeholders,
     proper_noun_keys,
+    remember_command_ids,
 )
 from rules.dice import FixedDice
 
@@ -129,10 +133,14 @@ async def _walk_the_tree(bot: Fatebot) -> None:
 
     commands = bot.tree.get_commands()
     assert {command.name for command in commands} >= {"roll", "campaign", "log"}
+    payloads = []
     for command in commands:
         assert isinstance(command, app_commands.Command | app_commands.Group)
-        walk(command.name, await command.get_translated_payload(bot.tree, translator))
+        payloads.append(await command.get_translated_payload(bot.tree, translator))
+        walk(command.name, payloads[-1])
     assert missing == []
+    # As Discord takes them: no two commands (or options of one) under one name in any language.
+    validate_commands(payloads)
 
 
 def _letters(node: ast.expr) -> bool:
@@ -218,3 +226,17 @@ def test_every_error_a_module_raises_has_its_message() -> None:
             if key not in shared and not (scoped and key in own):
                 missing.append(f"{path.relative_to(BOT_PACKAGE)}:{line}: {key}")
     assert missing == []
+
+
+def test_a_command_in_a_text_is_its_mention_with_the_readers_name_beside() -> None:
+    """`{command:...}`: a mention with the synced id under the default name, the localized name after it where it
+    differs; a command synced to several guilds (an id in each) is named without a mention."""
+    remember_command_ids([("anchor", 11), ("anka", 12), ("anka", 13)])
+    try:
+        assert format(CommandMention(JAPANESE), "anchor") == "</anchor:11>（/安価）"
+        assert format(CommandMention(CHINESE), "anchor") == "</anchor:11>（/安价）"
+        assert format(CommandMention(ENGLISH), "anchor") == "</anchor:11>"
+        assert format(CommandMention(JAPANESE), "anka finale") == "`/anka finale`（/安価聖杯 最終処理）"
+        assert Translator(JAPANESE)("command.mention_named", mention="m", name="n") == "m（n）"
+    finally:
+        remember_command_ids([])

@@ -6,6 +6,7 @@ import ast
 from pathlib import Path
 
 from bot.rulesets.registry import RULESETS
+from rules.options import CampaignOptions
 
 ROOT = Path(__file__).resolve().parents[2]
 RULESET_PACKAGES = {ROOT / "bot" / "rulesets" / ruleset_id for ruleset_id in RULESETS} | {
@@ -28,7 +29,8 @@ def _ruleset_words() -> dict[str, str]:
     words: dict[str, str] = {}
     for ruleset in RULESETS.values():
         words[ruleset.id] = "a ruleset id"
-        words.update(dict.fromkeys(ruleset.options_model.model_fields, f"an option of {ruleset.id}"))
+        own_options = ruleset.options_model.model_fields.keys() - CampaignOptions.model_fields.keys()
+        words.update(dict.fromkeys(own_options, f"an option of {ruleset.id}"))
         if ruleset.play is not None:
             words.update(dict.fromkeys(ruleset.play.kinds, f"a kind of {ruleset.id}"))
             words.update(dict.fromkeys(ruleset.play.pool_names, f"a pool of {ruleset.id}"))

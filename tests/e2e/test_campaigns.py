@@ -136,21 +136,58 @@ async def test_options_are_offered_validated_and_logged(table: Table) -> None:
         table.alice, channel, "campaign set", {"option": "crit_on", "value": ""}, "value"
     )
     assert [choice["value"] for choice in values] == ["natural", "final"]
+    # An option its ruleset's catalogs do not name shows as the code names it.
     changed = (await harness.slash(table.alice, channel, "campaign set", option="crit_on", value="final")).reply
-    assert changed.content == "Option `crit_on` changed: `natural` → `final`."
+    assert changed.content == "Option “crit_on” changed: natural → final."
     again = (await harness.slash(table.alice, channel, "campaign set", option="crit_on", value="final")).reply
     assert again.ephemeral
-    assert again.content == "Option `crit_on` is already `final`: nothing was changed."
+    assert again.content == "Option “crit_on” is already final: nothing was changed."
     bad = (await harness.slash(table.alice, channel, "campaign set", option="score_floor", value="99")).reply
     assert bad.ephemeral
-    assert "1..20 | none" in bad.content
+    assert "It takes 1 to 20 or none." in bad.content
     unknown = (await harness.slash(table.alice, channel, "campaign set", option="nope", value="1")).reply
     assert "no option `nope`" in unknown.content
     info = (await harness.slash(table.alice, channel, "campaign info")).reply
-    assert "crit_on = final" in info.text()
+    assert "crit_on: final" in info.text()
     log = (await harness.slash(table.alice, channel, "log show")).reply
-    assert log.text().count("`crit_on`: `natural` → `final`") == 1
-    assert "`final` → `final`" not in log.text()
+    assert log.text().count("“crit_on”: natural → final") == 1
+    assert "final → final" not in log.text()
+
+
+async def test_options_in_the_words_of_each_language_its_catalogs_name_them_in(table: Table) -> None:
+    """A ruleset whose catalogs name its options: names, descriptions and values in the GM's language, typed by
+    those words too, and what a free text takes said as its shape; public replies in the campaign's language."""
+    harness = table.harness
+    channel = await _start(table, "安価", ruleset="grail_anka")
+    await harness.slash(table.alice, channel, "campaign language", language="ja")
+    ask = partial(harness.emulator.autocomplete, table.alice, channel, "campaign set", locale="ja")
+    choices = await ask({"option": "少人数"}, "option")
+    assert choices == [{"name": "少人数モード：オフ｜3 分以上あければ同じ人の連投を許可", "value": "low_participation"}]
+    values = await ask({"option": "anchor_fallback", "value": ""}, "value")
+    assert values == [{"name": "待ち続ける", "value": "wait"}, {"name": "GM が出す", "value": "gm"},
+                      {"name": "ボットが引く", "value": "bot_random"}]  # fmt: skip
+    english = await harness.emulator.autocomplete(table.alice, channel, "campaign set", {"option": "few"}, "option")
+    assert [choice["name"] for choice in english] == [
+        "Few players: off — One person may anchor twice in a row, 3 minutes apart"
+    ]
+    changed = (await harness.slash(table.alice, channel, "campaign set", option="少人数モード", value="オン",
+                                   locale="ja")).reply  # fmt: skip
+    assert changed.content == "オプション「少人数モード」を変更しました：オフ → オン。"
+    assert "low_participation" not in changed.content and "true" not in changed.content
+    bad = (await harness.slash(table.alice, channel, "campaign set", option="rank_scale", value="S100",
+                               locale="ja")).reply  # fmt: skip
+    assert bad.ephemeral
+    assert bad.content == (
+        "「S100」は「ランク表」に使えない値です。使える値：ランクの文字（E～A、EX）と数値の組をスペース区切りで"
+        "（例：E10 D20 C30 B40 A50 EX60）。"
+    )
+    chinese = (await harness.slash(table.alice, channel, "campaign set", option="max_turns", value="0",
+                                   locale="zh-CN")).reply  # fmt: skip
+    assert chinese.content == "“0”不是“回合上限”可用的值。可用的值：1～1000或无。"
+    info = (await harness.slash(table.ken, channel, "campaign info")).reply
+    assert "少人数モード：オン" in info.text()
+    log = (await harness.slash(table.ken, channel, "log show")).reply
+    assert "「少人数モード」を設定：オフ → オン" in log.text()
 
 
 async def test_guilds_never_see_each_others_campaigns(table: Table) -> None:

@@ -104,6 +104,8 @@ async def test_a_character_by_the_creation_rules_and_refusals_field_by_field(tab
     raised = await table.harness.slash(table.gm, table.channel, "character edit", name="Aiko",
                                        field="dice.Physique", value="d10")  # fmt: skip
     assert raised.reply.visible_to is EVERYONE, raised.reply.content
+    # Both sides as the file keeps them, whatever way the new value was typed.
+    assert raised.reply.content == f"{table.gm.mention} changed `dice.Physique` of Aiko: 8 → 10."
     assert "Physique HP 8/10" in await _pools(table, "Aiko")
     no_die = await table.harness.slash(table.gm, table.channel, "character edit", name="Aiko",
                                        field="dice.Wit", value="null")  # fmt: skip
@@ -118,12 +120,13 @@ async def test_a_character_by_the_creation_rules_and_refusals_field_by_field(tab
 async def test_a_check_shows_the_base_dice_apart_and_meets_the_target(table: Table) -> None:
     await _import(table, table.aiko, await _template(table, table.aiko))
     harness = table.harness
-    # Wit d6 with Awareness 3 and the Sight specialty, one boon: base 3, 5; d6 4; boon d4 2.
+    # Wit d6 with Awareness 3 and the Sight specialty, one boon (a GM's to grant): base 3, 5; d6 4; boon d4 2.
     harness.dice.queue([3, 5, 4, 2])
-    checked = (
+    asked = (
         await harness.slash(table.aiko, table.channel, "check", stat="wit", target=14,
                             details="skill:awareness specialty:sight boons:1")
     ).reply  # fmt: skip
+    checked = (await harness.emulator.click(table.gm, asked, "Grant")).replies[-1]
     assert checked.visible_to is EVERYONE, checked.content
     embed = checked.embeds[0]
     assert embed["title"] == "Aiko: Wit + Awareness = 15"
@@ -193,7 +196,7 @@ async def test_an_attack_answered_a_day_later_with_a_stat_a_skill_a_withstand_an
         await harness.slash(aiko, table.channel, "attack", target="Bram", action="melee|Sword",
                             details="stat:dexterity specialty:swords boons:1")
     ).reply  # fmt: skip
-    assert "Aiko asks, for the attack on Bram: Dexterity instead of Physique. Grant it?" in asked.content
+    assert "Aiko asks, for the attack on Bram: boons 1; Dexterity instead of Physique. Grant it?" in asked.content
     # Dexterity d6, Melee 3 and Swords 1, one boon: base 4, 2; d6 5; boon 2 -> 5 + 4 + 3 + 1 + 2 = 15.
     harness.dice.queue([4, 2, 5, 2])
     declared = (await harness.emulator.click(gm, asked, "Grant")).replies[-1]
@@ -490,17 +493,27 @@ async def test_a_destiny_point_rolls_a_check_or_an_unresolved_attack_again(table
     shown = "\n".join(reply.text() for reply in again.replies)
     assert "Aiko attacks Bram: 15" in shown and "Aiko earns a Destiny Point." in shown
     assert "Destiny Points 1" in await _pools(table, "Aiko")
+    # A critical attack hits whatever the defence (R3): Bram names the stat it lands on (C8), and rolls nothing.
     prompt = harness.last(table.channel, mei)
-    assert prompt.content == f"{mei.mention} Bram: Aiko attacks you (15). Defend with which stat?"
+    assert prompt.content == (
+        f"{mei.mention} Bram: Aiko's critical attack (15) hits whatever the defence. Which stat takes the damage?"
+    )
+    assert prompt.buttons() == ["Physique", "Dexterity", "Intelligence", "Wit", "Cancel (GM)"]
     # Still unsettled, the new roll can be redone until Bram answers; his answer settles it.
     offer = _offering(table, aiko, "Reroll (1 Destiny Point)")
     assert offer.content.startswith(f"{aiko.mention} Aiko: your roll of 15 is not settled until it is answered.")
-    await harness.emulator.click(mei, prompt, "Dexterity")
+    landed = await harness.emulator.click(mei, prompt, "Dexterity")
     assert harness.current(offer).buttons() == []
     assert harness.current(offer).content == "Aiko's roll of 15 is settled: it stands."
+    struck = landed.replies[-1].text()
+    assert "Bram is hit by Aiko" in struck and "The damage dice count as 12." in struck
+    assert "Dexterity die" not in struck  # no Defense Roll
+    withstand = harness.last(table.channel, mei)
+    assert withstand.content == f"{mei.mention} Bram: withstand 12 damage with what?"  # no skill asked, no defence
+    harness.dice.queue([6, 6])
+    await harness.emulator.click(mei, withstand, "Leather (0)")
 
     # A check's offer lapses on its own: after an hour the roll stands.
-    await harness.emulator.click(mei, harness.last(table.channel, mei), "No skill")
     harness.dice.queue([4, 4, 4])
     await harness.slash(aiko, table.channel, "check", stat="Physique")
     offer = _offering(table, aiko, "Let it stand")
@@ -562,10 +575,10 @@ async def test_another_player_intercepts_an_attack_for_a_destiny_point(table: Ta
 async def test_boons_asked_of_the_gms_are_granted_or_lapse_at_the_deadline(table: Table) -> None:
     harness, gm, aiko, mei = table.harness, table.gm, table.aiko, table.mei
     await _three_players(table)
-    asked = (await harness.slash(aiko, table.channel, "check", stat="Wit", details="skill:Awareness ask:1")).reply
+    asked = (await harness.slash(aiko, table.channel, "check", stat="Wit", details="skill:Awareness boons:1")).reply
     assert asked.visible_to is EVERYONE
     assert asked.buttons() == ["Grant", "Refuse"]
-    assert "Aiko asks, for a Wit + Awareness check: boons 1. Grant it?" in asked.content
+    assert "Aiko asks, for the Wit + Awareness check: boons 1. Grant it?" in asked.content
     assert "Refuse" in asked.content  # what the deadline answers
     not_a_gm = await harness.emulator.click(aiko, asked, "Grant")
     assert not_a_gm.reply.ephemeral
@@ -575,12 +588,12 @@ async def test_boons_asked_of_the_gms_are_granted_or_lapse_at_the_deadline(table
     assert "A GM granted what Aiko asked for." in granted.replies[-1].text()
     assert (
         harness.current(asked).content
-        == f"{gm.mention} grants Aiko what was asked for a Wit + Awareness check: boons 1."
+        == f"{gm.mention} grants Aiko what was asked for the Wit + Awareness check: boons 1."
     )
 
     # No GM around: when the time is up the attack is rolled without the boons, and Bram is asked to defend.
     waiting = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="melee|Sword",
-                                   details="ask:2")).reply  # fmt: skip
+                                   details="boons:2")).reply  # fmt: skip
     assert "Aiko asks, for the attack on Bram: boons 2. Grant it?" in waiting.content
     harness.dice.queue([4, 2, 5])
     harness.emulator.clock.advance(3601)
@@ -589,7 +602,8 @@ async def test_boons_asked_of_the_gms_are_granted_or_lapse_at_the_deadline(table
     assert "No GM answered Aiko's request in time: rolled without it." in seen
     assert "Aiko attacks Bram: 12" in seen
     log = (await harness.slash(gm, table.channel, "log show")).reply.text()
-    assert "A GM granted Aiko's request" in log and "Aiko rolled without what was asked for" in log
+    assert f"{gm.mention} granted what Aiko asked for: boons 1" in log
+    assert "Aiko rolled without what was asked for: boons 2" in log
     # Another skill for a sword is a GM's call (R6: a skill "they can rationalize"); refused, the usual one counts.
     await harness.emulator.click(mei, harness.last(table.channel, mei), "Dexterity")
     await harness.emulator.click(mei, harness.last(table.channel, mei), "No skill")
@@ -601,8 +615,87 @@ async def test_boons_asked_of_the_gms_are_granted_or_lapse_at_the_deadline(table
     assert "+3 (Melee)" in refused.replies[-1].text() and "Athletics" not in refused.replies[-1].text()
     assert harness.current(wrestle).content == f"{gm.mention} refuses Aiko's request: the roll goes ahead without it."
     unknown = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Spear",
-                                   details="ask:1")).reply  # fmt: skip
+                                   details="boons:1")).reply  # fmt: skip
     assert unknown.ephemeral and "Spear is not one of this character's attacks" in unknown.content
+
+
+async def test_a_players_boons_and_modifiers_wait_for_a_gm_and_a_gms_own_apply_at_once(table: Table) -> None:
+    harness, gm, aiko, mei = table.harness, table.gm, table.aiko, table.mei
+    await _three_players(table)
+    # R2 and R6: boons are the GM's to grant, modifiers the GM's to deem fit. Nothing is rolled before a GM answers.
+    asked = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="melee|Sword",
+                                 details="modifier:20 boons:2")).reply  # fmt: skip
+    assert asked.buttons() == ["Grant", "Refuse"] and not asked.embeds
+    assert "Aiko asks, for the attack on Bram: boons 2; modifier +20. Grant it?" in asked.content
+    assert "attacks Bram" not in harness.seen_by(mei, table.channel)
+    assert (await harness.emulator.click(aiko, asked, "Grant")).reply.ephemeral  # only a GM grants
+    # Physique d8 + Melee 3: base 4, 2; d8 5 -> 9 + 3 + 20, and the boons' d4s 1, 3: 35.
+    harness.dice.queue([4, 2, 5, 1, 3])
+    declared = (await harness.emulator.click(gm, asked, "Grant")).replies[-1]
+    assert declared.embeds[0]["title"] == "Aiko attacks Bram: 35"
+    assert "+3 (Melee) +20 (GM) +3 (boons) = **35**" in declared.text()
+    assert "A GM granted what Aiko asked for." in declared.text()
+    assert "Defend with which stat?" in harness.last(table.channel, mei).content
+    # The roll is the player's who asked, the grant the GM's; the request says what it asked for.
+    log = (await harness.slash(gm, table.channel, "log show")).reply.text()
+    assert f"{aiko.mention} asked the GMs for Aiko, for the attack on Bram: boons 2; modifier +20" in log
+    assert f"{aiko.mention}: Aiko attacks Bram (35)" in log and f"{gm.mention}: Aiko attacks Bram" not in log
+    assert f"{gm.mention} granted what Aiko asked for: boons 2; modifier +20" in log
+
+    # /check's modifier is the GM's too; refused, the check is rolled without it.
+    check = (await harness.slash(aiko, table.channel, "check", stat="Wit", modifier=15)).reply
+    assert "Aiko asks, for the Wit check: modifier +15. Grant it?" in check.content
+    harness.dice.queue([2, 3, 1])
+    refused = (await harness.emulator.click(gm, check, "Refuse")).replies[-1]
+    assert refused.embeds[0]["title"] == "Aiko: Wit = 5" and "(GM)" not in refused.text()
+    assert "A GM refused what Aiko asked for: rolled without it." in refused.text()
+    log = (await harness.slash(gm, table.channel, "log show")).reply.text()
+    assert "Aiko rolled without what was asked for: modifier +15" in log
+    # What the roll would refuse is refused before the GMs are asked.
+    both = (await harness.slash(aiko, table.channel, "check", stat="Wit", target=10, against="Bram",
+                                modifier=2)).reply  # fmt: skip
+    assert both.ephemeral and "no target number" in both.content
+
+    # A GM's own roll, for a character the GMs run, asks no one.
+    wolf = await _template(table, gm)
+    wolf["name"] = "Wolf"
+    await harness.slash(gm, table.channel, "character import", npc=True,
+                        file=("wolf.yaml", yaml.safe_dump(wolf).encode()))  # fmt: skip
+    await harness.slash(gm, table.channel, "character use", name="Wolf")
+    harness.dice.queue([2, 3, 1, 4])  # 3 + 2, the GM's 15 and the boon's 4
+    own = (await harness.slash(gm, table.channel, "check", stat="Wit", modifier=15,
+                               details="boons:1")).reply  # fmt: skip
+    assert not own.buttons() and own.embeds[0]["title"] == "Wolf: Wit = 24"
+
+
+async def test_the_passive_side_of_an_opposed_check_asks_for_an_unusual_skill(table: Table) -> None:
+    harness, gm, aiko, mei = table.harness, table.gm, table.aiko, table.mei
+    await _three_players(table)
+    # R4 reuses R6: Subterfuge against Lore is no usual defence, so a GM agrees to it first.
+    harness.dice.queue([4, 3, 2])
+    await harness.slash(aiko, table.channel, "check", stat="Dexterity", against="Bram", details="skill:Subterfuge")
+    await harness.emulator.click(mei, harness.last(table.channel, mei), "Wit")
+    await harness.emulator.click(mei, harness.last(table.channel, mei), "Lore + History 3")
+    asked = harness.last(table.channel, gm)
+    assert asked.content.startswith("GMs: Bram opposes Aiko's check with Lore, not one of the usual skills.")
+    assert asked.buttons() == ["Grant", "Refuse"]
+    refused = await harness.emulator.click(gm, asked, "Refuse")
+    assert not any(reply.embeds for reply in refused.replies)  # nothing rolled yet
+    usual = harness.last(table.channel, mei)
+    assert usual.content == f"{mei.mention} Bram: oppose with Wit and which of the usual skills?"
+    assert "Lore + History 3" not in usual.buttons() and "Awareness + Sight 4" in usual.buttons()
+    harness.dice.queue([3, 3, 1])  # Wit d6 + Awareness 3 + Sight 1: 6 + 4 = 10
+    held = await harness.emulator.click(mei, usual, "Awareness + Sight 4")
+    assert held.replies[-1].embeds[0]["title"] == "Aiko 7 against Bram 10: Bram holds"
+
+    harness.dice.queue([4, 3, 2])
+    await harness.slash(aiko, table.channel, "check", stat="Dexterity", against="Bram", details="skill:Subterfuge")
+    await harness.emulator.click(mei, harness.last(table.channel, mei), "Wit")
+    await harness.emulator.click(mei, harness.last(table.channel, mei), "Lore + History 3")
+    harness.dice.queue([3, 3, 1])  # Wit d6 + Lore 2 + History 1: 6 + 3 = 9
+    granted = await harness.emulator.click(gm, harness.last(table.channel, gm), "Grant")
+    assert granted.replies[-1].embeds[0]["title"] == "Aiko 7 against Bram 9: Bram holds"
+    assert "+2 (Lore) +1 (History)" in granted.replies[-1].text()
 
 
 async def test_standing_boons_and_modifiers_set_in_advance_count_until_cleared(table: Table) -> None:
@@ -623,21 +716,39 @@ async def test_standing_boons_and_modifiers_set_in_advance_count_until_cleared(t
     assert checked.embeds[0]["title"] == "Aiko: Wit + Awareness = 10"
     assert "-2 (standing)" in checked.embeds[0]["description"]
 
-    # On everyone: a defence gets the modifier too, but not the boons (C5).
-    await harness.slash(gm, table.channel, "standing set", boons=2, modifier=1)
-    harness.dice.queue([4, 2, 5, 1, 3])  # Aiko: 5 + 4 + Melee 3 + 1; two boons, the higher 3: 16
-    await harness.slash(aiko, table.channel, "attack", target="Bram", action="melee|Sword")
+    # A scene's bane on everyone, kept apart from Aiko's own boon: both count. A defence gets the modifiers, not the
+    # boons and banes (C5).
+    scene = (await harness.slash(gm, table.channel, "standing set", banes=1, modifier=1)).reply
+    assert scene.content.splitlines() == [
+        "Until a GM clears it, every action roll of everyone in the campaign has: boons 0, banes 1, modifier +1.",
+        "The own standing of Aiko stays, and still counts.",
+    ]
+    sheet = (await harness.slash(aiko, table.channel, "character show", name="Aiko")).reply
+    fields = {field["name"]: field["value"] for field in sheet.embeds[0]["fields"]}
+    assert fields["Standing (until a GM clears it)"] == (
+        "own: boons 1, banes 0, modifier -2 · everyone's: boons 0, banes 1, modifier +1"
+    )
+    harness.dice.queue([4, 2, 5])  # Aiko: 5 + 4 + Melee 3, -2 + 1; her boon and the bane cancel out: no d4
+    attacked = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="melee|Sword")).reply
+    assert attacked.embeds[0]["title"] == "Aiko attacks Bram: 11"
+    assert "+3 (Melee) -1 (standing) = **11**" in attacked.text() and "boons" not in attacked.text()
     await harness.emulator.click(mei, harness.last(table.channel, mei), "Dexterity")
-    harness.dice.queue([5, 3, 6, 3, 5])  # the defence, then the damage; Bram is asked how he withstands it
+    harness.dice.queue([5, 3, 6])
     defended = await harness.emulator.click(mei, harness.last(table.channel, mei), "No skill")
-    defence = defended.replies[-1].text()
-    assert "Aiko attacks Bram: 16" in harness.seen_by(gm, table.channel)
-    assert "+1 (standing) = **12**" in defence  # 6 + 5 + 1, no boon die
-    await _let_it_stand(table, mei)
+    assert "+1 (standing) = **12**" in defended.replies[-1].text()  # 6 + 5 + 1, no bane die
+    # Clearing the scene's leaves each character's own, and says so.
     cleared = (await harness.slash(gm, table.channel, "standing clear")).reply
-    assert cleared.content == "everyone in the campaign: no standing boons, banes or modifier any more."
+    assert cleared.content.splitlines() == [
+        "The standing on everyone in the campaign is cleared.",
+        "The own standing of Aiko stays, and still counts.",
+    ]
     again = (await harness.slash(gm, table.channel, "standing clear")).reply
-    assert again.ephemeral and again.content == "There are no standing boons, banes or modifier to clear."
+    assert again.ephemeral and again.content == "There is no standing on everyone in the campaign to clear."
+    harness.dice.queue([2, 3, 1, 4])
+    kept = (await harness.slash(aiko, table.channel, "check", stat="Wit", details="skill:Awareness")).reply
+    assert kept.embeds[0]["title"] == "Aiko: Wit + Awareness = 10"
+    own = (await harness.slash(gm, table.channel, "standing clear", character="Aiko")).reply
+    assert own.content == "Aiko: no standing boons, banes or modifier any more."
     harness.dice.queue([2, 3, 1])
     plain = (await harness.slash(aiko, table.channel, "check", stat="Wit", details="skill:Awareness")).reply
     assert plain.embeds[0]["title"] == "Aiko: Wit + Awareness = 8"
@@ -698,11 +809,14 @@ async def test_an_area_attack_rolls_once_and_each_defender_answers_in_turn(table
         harness.dice.queue([4, 2, 5])
         await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")
         down = harness.last(table.channel, mei)  # unconscious or dying, Bram cannot defend: it is a hit
-        assert down.content.startswith(
-            f"{mei.mention} Bram is down and cannot defend against Aiko (12): the attack hits."
-        )
+        assert down.content == f"{mei.mention} Bram is down and cannot defend against Aiko (12): the attack hits."
+        # Every pool is empty: whatever the stat, the ladder climbs (R10). Bram only takes the hit, once the
+        # other players have had their chance to step in for him.
+        assert down.buttons() == ["Take the hit", "Cancel (GM)"]
+        assert _offering(table, table.ken, "Intercept (1 Destiny Point)") is not None
         harness.dice.queue([3, 4])
-        await harness.emulator.click(mei, down, "Physique")
+        struck = await harness.emulator.click(mei, down, "Take the hit")
+        assert "Bram is down and cannot defend: the attack hits." in struck.replies[-1].text()
         harness.dice.queue([1, 1])
         landed = await harness.emulator.click(mei, harness.last(table.channel, mei), "Leather (0)")
         assert f"Bram now has a consequence: {level}" in landed.replies[-1].text()
@@ -710,6 +824,94 @@ async def test_an_area_attack_rolls_once_and_each_defender_answers_in_turn(table
     assert "Bram is dead." in landed.replies[-1].text()
     over = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")).reply
     assert over.ephemeral and over.content == "Bram is dead and cannot take part."
+
+
+async def test_a_downed_creature_is_struck_at_once_and_the_gms_answers_in_advance_place_its_hits_and_heals(
+    table: Table,
+) -> None:
+    harness, gm, aiko = table.harness, table.gm, table.aiko
+    await _import(table, aiko, await _template(table, aiko))
+    wolf = await _template(table, gm)
+    wolf["name"] = "Wolf"
+    await harness.slash(gm, table.channel, "character import", npc=True,
+                        file=("wolf.yaml", yaml.safe_dump(wolf).encode()))  # fmt: skip
+    await harness.slash(gm, table.channel, "gm auto", character="Wolf", wait="withstand", answer="armor")
+    for resource, amount in (("physique", -8), ("dexterity", -6), ("intelligence", -4), ("wit", -6),
+                             ("consequence", 3)):  # fmt: skip
+        await harness.slash(gm, table.channel, "gm award", character="Wolf", resource=resource, amount=amount)
+
+    async def nothing_waits() -> bool:
+        pending = (await harness.slash(gm, table.channel, "gm pending")).reply
+        return "Nothing is waiting for an answer." in pending.text()
+
+    # Unconscious, every pool empty: whatever stat it named, the hit only climbs the ladder (R10). Nobody is asked.
+    harness.dice.queue([4, 2, 5, 3, 4, 1, 1])  # 12; damage 3 + 4 against Leather's 1 + 1
+    await harness.slash(aiko, table.channel, "attack", target="Wolf", action="Sword")
+    shown = harness.seen_by(gm, table.channel).split("Aiko attacks Wolf: 12")[-1]
+    assert "Wolf is down and cannot defend: the attack hits." in shown
+    assert "Damage 7 against withstand 2: Wolf takes 5." in shown and "Wolf now has a consequence: dying." in shown
+    assert await nothing_waits()
+
+    # The GMs place a heal in advance, and name the stat a hit lands on while it cannot defend (C8).
+    await harness.slash(gm, table.channel, "gm auto", character="Wolf", wait="heal_pool", answer="dexterity")
+    healed = (await harness.slash(gm, table.channel, "heal", character="Wolf", amount=4)).reply
+    assert "Wolf recovers 4 on Dexterity." in healed.text()
+    await harness.slash(gm, table.channel, "gm award", character="Wolf", resource="wit", amount=6)
+    await harness.slash(gm, table.channel, "gm auto", character="Wolf", wait="defence_stat", answer="wit")
+    harness.dice.queue([4, 2, 5, 3, 4, 1, 1])
+    await harness.slash(aiko, table.channel, "attack", target="Wolf", action="Sword")
+    shown = harness.seen_by(gm, table.channel).split("Aiko attacks Wolf: 12")[-1]
+    assert "Damage 7 against withstand 2: Wolf takes 5 on Wit." in shown
+    assert await nothing_waits()
+    roster = (await harness.slash(gm, table.channel, "character list")).reply.text()
+    wolf_line = next(line for line in roster.splitlines() if "**Wolf**" in line)
+    assert "Dexterity HP 4/6" in wolf_line and "Wit HP 1/6" in wolf_line
+
+
+async def test_a_critical_says_what_it_decided_and_the_gms_are_told_of_its_turn_of_events(table: Table) -> None:
+    harness, gm, aiko, mei = table.harness, table.gm, table.aiko, table.mei
+    await _three_players(table)
+
+    def told() -> list[str]:
+        return [message.content for message in harness.emulator.dms(gm)
+                if "turn of events" in message.content and f"<#{table.channel.id}>" in message.content]  # fmt: skip
+
+    # A check's critical stands once Aiko lets it (she could still roll it again): then the GMs are told, privately.
+    harness.dice.queue([6, 6, 1])
+    await harness.slash(aiko, table.channel, "check", stat="Wit", details="skill:Awareness")
+    assert told() == []
+    await harness.emulator.click(aiko, _offering(table, aiko, "Let it stand"), "Let it stand")
+    await harness.eventually(lambda: len(told()) == 1)
+    assert told() == [
+        "Aiko rolled a critical success on a Wit + Awareness check: the rules give Aiko a good turn of events, "
+        f"yours to add.\n— <#{table.channel.id}>"
+    ]
+
+    # Both sides of an opposed check roll a double six: the active side's wins (C2), and the note says so.
+    harness.dice.queue([6, 6, 1])
+    await harness.slash(aiko, table.channel, "check", stat="Dexterity", against="Bram")
+    await harness.emulator.click(mei, harness.last(table.channel, mei), "Wit")
+    harness.dice.queue([6, 6, 1])
+    both = (await harness.emulator.click(mei, harness.last(table.channel, mei), "No skill")).replies[-1]
+    assert both.embeds[0]["title"] == "Aiko 12 against Bram 12: Aiko wins"
+    assert "Double six for Bram, but Aiko's check succeeds all the same." in both.text()
+    assert "fails whatever its total" not in both.text()
+    await harness.eventually(lambda: len(told()) == 3)
+    assert told()[1].startswith("Aiko rolled a critical success on a Dexterity check")
+    assert told()[2].startswith("Bram rolled a critical success on opposing Aiko's check")
+
+    # With `crit_success_autopasses` off a defence's double six counts by its total, and does not say it misses.
+    await harness.slash(gm, table.channel, "campaign set", option="crit_success_autopasses", value="false")
+    harness.dice.queue([5, 5, 8])  # Physique d8 + Melee 3: 8 + 5 + 3 = 16
+    await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")
+    await harness.emulator.click(mei, harness.last(table.channel, mei), "Dexterity")
+    harness.dice.queue([6, 6, 1])
+    hit = (await harness.emulator.click(mei, harness.last(table.channel, mei), "No skill")).replies[-1].text()
+    assert "Bram is hit by Aiko" in hit and "Critical defence, yet the attack hits." in hit
+    assert "the attack misses" not in hit
+    await _let_it_stand(table, mei)
+    await harness.eventually(lambda: len(told()) == 4)
+    assert told()[3].startswith("Bram rolled a critical success on the defence against Aiko")
 
 
 async def test_rulebook_crests_their_ladders_and_crest_specialties_on_damage_and_withstand(table: Table) -> None:
@@ -832,6 +1034,11 @@ async def test_a_gm_heals_by_an_amount_or_a_healers_roll_and_the_healed_one_plac
     assert "Physique HP 8/8 · Dexterity HP 6/6 · Intelligence HP 4/4 · Wit HP 6/6" in await _pools(table, "Bram")
     log = (await harness.slash(gm, table.channel, "log show")).reply.text()
     assert "Aiko healed Bram for 14 HP" in log and "Bram recovered 3 on Wit" in log
+    # Without the house roll only an amount heals, whoever is named as the healer.
+    await harness.slash(gm, table.channel, "campaign set", option="house_healing", value="false")
+    named = (await harness.slash(gm, table.channel, "heal", character="Bram", healer="Aiko")).reply
+    assert named.ephemeral
+    assert named.content == "This campaign rolls no healing (`house_healing` is off): say how many HP."
 
 
 async def test_an_item_crest_is_used_up_and_a_gm_gives_it_new_uses(table: Table) -> None:
@@ -919,3 +1126,169 @@ async def test_in_a_fight_one_attack_roll_a_turn_and_a_destiny_point_to_act_out_
     assert "Destiny Points 0" in await _pools(table, "Aiko")
     spent = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")).reply
     assert spent.ephemeral and spent.content.startswith("Aiko has made this round's Attack Roll")
+
+
+async def _crests(table: Table, user: User, name: str) -> str:
+    sheet = (await table.harness.slash(user, table.channel, "character show", name=name)).reply
+    return str(next(f["value"] for f in sheet.embeds[0]["fields"] if f["name"] == "Crests (rank)"))
+
+
+async def test_a_gm_writes_a_crest_ladder_in_a_file_or_an_edit_and_the_sheet_shows_its_rank(table: Table) -> None:
+    harness, gm = table.harness, table.gm
+    await _import(table, table.aiko, await _template(table, table.aiko))
+    # T8: what a crest can do, rank by rank; YAML writes a rank as a number and JSON as text.
+    wolf = await _template(table, gm)
+    wolf.update(name="Wolf", crests=[{"name": "Crest of Gales", "category": "magical",
+                                      "ladder": {1: "a breeze", 2: "a gust that knocks a man down"}}])  # fmt: skip
+    made = await harness.slash(gm, table.channel, "character import", npc=True,
+                               file=("wolf.yaml", yaml.safe_dump(wolf).encode()))  # fmt: skip
+    assert not made.reply.ephemeral, made.reply.content
+    assert await _crests(table, gm, "Wolf") == "Crest of Gales (2): a gust that knocks a man down"
+    owl = {**wolf, "name": "Owl", "crests": [{"name": "Crest of Night", "category": "magical",
+                                              "ladder": {"2": "sees in the dark"}}]}  # fmt: skip
+    await harness.slash(gm, table.channel, "character import", npc=True, file=("owl.json", json.dumps(owl).encode()))
+    assert await _crests(table, gm, "Owl") == "Crest of Night (2): sees in the dark"
+
+    async def edit(field: str, value: str) -> Message:
+        return (await harness.slash(gm, table.channel, "character edit", name="Wolf", field=field, value=value)).reply
+
+    added = await edit("crests.0.ladder.3", "a storm that levels a village")  # the GMs' creature: told to them
+    assert added.content.endswith('changed `crests.0.ladder.3` of Wolf: — → "a storm that levels a village".')
+    await edit("crests.0.rank", "3")
+    assert await _crests(table, gm, "Wolf") == "Crest of Gales (3): a storm that levels a village"
+    whole = await edit("crests.0.ladder", "{1: a breeze, 3: a tempest}")
+    assert whole.content.endswith('→ {"1": "a breeze", "3": "a tempest"}.'), whole.content
+    assert await _crests(table, gm, "Wolf") == "Crest of Gales (3): a tempest"
+    for field, value, rank in (("crests.0.ladder", "{1: a breeze, 6: a hurricane}", "6"),
+                               ("crests.0.ladder.six", "a hurricane", "six")):  # fmt: skip
+        refused = await edit(field, value)
+        assert f"`crests.0.ladder`: {rank} is not a crest rank: a ladder's ranks are 1 to 5" in refused.content
+    # The GM's words for a rank of a rulebook crest come before the book's; the book's stay at the other ranks.
+    await harness.slash(gm, table.channel, "character edit", name="Aiko", field="crests.0.ladder.5",
+                        value="a sun over the city")  # fmt: skip
+    assert await _crests(table, table.aiko, "Aiko") == "Crest of Flames (2): can create bolts of flame"
+    await harness.slash(gm, table.channel, "character edit", name="Aiko", field="crests.0.ladder.2",
+                        value="bolts of blue flame")  # fmt: skip
+    assert await _crests(table, table.aiko, "Aiko") == "Crest of Flames (2): bolts of blue flame"
+
+
+async def test_a_crest_a_player_invents_waits_for_a_gms_approval(table: Table) -> None:
+    harness, gm, mei = table.harness, table.gm, table.mei
+    await _import(table, table.aiko, await _template(table, table.aiko))
+    bram = await _template(table, mei)
+    bram.update(name="Bram", crests=[{"name": "Crest of Wind", "category": "magical", "damage_type": "wind"}])
+    held = await _import(table, mei, bram)
+    assert held.visible_to is EVERYONE, held.content
+    prompt = harness.last(table.channel, gm)
+    assert "`crests.0`: Crest of Wind" in prompt.content
+    waiting = (await harness.slash(mei, table.channel, "check", stat="Wit")).reply
+    assert waiting.ephemeral and "Bram" in waiting.content
+    await harness.approve_sheet(gm, table.channel, "Bram")
+    harness.dice.queue([3, 5, 4])
+    assert not (await harness.slash(mei, table.channel, "check", stat="Wit")).reply.ephemeral
+    # Renamed, a crest would be another one: that is the GMs' to do.
+    renamed = (await harness.slash(table.aiko, table.channel, "character edit", name="Aiko", field="crests.0.name",
+                                   value="Crest of Storms")).reply  # fmt: skip
+    assert renamed.ephemeral and renamed.content.startswith("Only a GM may change `crests.0.name` of Aiko")
+
+
+async def test_a_pool_a_gm_empties_keeps_its_d4_until_full_as_one_an_attack_empties(table: Table) -> None:
+    harness, gm = table.harness, table.gm
+    await _import(table, table.aiko, await _template(table, table.aiko))
+    await harness.slash(gm, table.channel, "campaign set", option="d4_until", value="full_hp")
+
+    async def award(amount: int) -> None:
+        await harness.slash(gm, table.channel, "gm award", character="Aiko", resource="dexterity", amount=amount)
+
+    async def dice() -> str:
+        sheet = (await harness.slash(table.aiko, table.channel, "character show", name="Aiko")).reply
+        return str(next(f["value"] for f in sheet.embeds[0]["fields"] if f["name"] == "Stat dice"))
+
+    await award(-8)
+    await award(1)
+    assert "Dexterity d6 → d4" in await dice()  # C17: 1 HP back is not the pool full
+    harness.dice.queue([3, 5, 4])
+    checked = (await harness.slash(table.aiko, table.channel, "check", stat="Dexterity")).reply
+    assert "Dexterity die: 1d4 [4]" in checked.embeds[0]["description"]
+    await award(5)
+    assert "Dexterity d6 · " in await dice()
+
+
+async def test_a_gms_creatures_are_made_outside_the_players_creation_budget(table: Table) -> None:
+    harness, gm = table.harness, table.gm
+    await _import(table, table.aiko, await _template(table, table.aiko))
+    dragon: dict[str, Any] = {
+        "kind": "bearer", "name": "Dragon",
+        "dice": {"Physique": "d12", "Dexterity": "d10", "Intelligence": "d8", "Wit": "d8"},
+        "skills": {"Melee": 5, "Awareness": 4},
+        "crests": [{"name": "Crest of Flames", "rank": 5}, {"name": "Crest of Tides", "rank": 3}],
+    }  # fmt: skip
+
+    async def gm_import(data: dict[str, Any]) -> Message:
+        file = ("creature.yaml", yaml.safe_dump(data).encode())
+        return (await harness.slash(gm, table.channel, "character import", npc=True, file=file)).reply
+
+    made = await gm_import(dragon)
+    assert not made.ephemeral, made.content
+    assert "Physique HP 12/12 · Dexterity HP 10/10" in await _pools(table, "Dragon")
+    # The caps bind everyone (T7); the budget only a player's new character.
+    capped = await gm_import({**dragon, "name": "Wyrm", "dice": {**dragon["dice"], "Physique": "d20"}})
+    assert capped.ephemeral and "`dice.Physique`: 20 is not one of the dice d4, d6, d8, d10, d12" in capped.content
+    players = await _import(table, table.aiko, {**dragon, "name": "Drake"})
+    assert players.ephemeral and "a new character has one d4, two d6 and one d8" in players.content
+    # A creature with no skill at all: the odds say it defends with none.
+    slime = {"kind": "bearer", "name": "Slime", "dice": {"Physique": 6, "Dexterity": 4, "Intelligence": 4, "Wit": 4}}
+    assert not (await gm_import(slime)).ephemeral
+    odds = (await harness.slash(gm, table.channel, "odds", attacker="Aiko", defender="Slime",
+                                action="melee|Sword")).reply  # fmt: skip
+    lines = odds.embeds[0]["description"].splitlines()
+    assert lines[0].startswith("Defending with Physique and no skill: **"), lines
+
+
+async def test_a_crest_attacks_with_the_stat_of_what_it_is_and_bare_hands_go_by_their_name(table: Table) -> None:
+    harness, gm, aiko, ken = table.harness, table.gm, table.aiko, table.ken
+    await _three_players(table)
+    await harness.slash(gm, table.channel, "character edit", name="Aiko", field="crests.1",
+                        value="{name: Crest of Sabers}")  # fmt: skip
+
+    async def attack(user: User, action: str) -> Message:
+        reply = (await harness.slash(user, table.channel, "attack", target="Bram", action=action)).reply
+        assert not reply.ephemeral, reply.content
+        # Outside a fight the attack stays open until Bram answers: a GM's cancel closes it for the next one.
+        await harness.emulator.click(gm, harness.last(table.channel, table.mei), "Cancel (GM)")
+        return reply
+
+    # A melee weaponry crest strikes as a blade does, with Physique (d8) and Melee 3; a magical one with Intelligence.
+    harness.dice.queue([4, 2, 5])
+    sabers = await attack(aiko, "Crest of Sabers")
+    assert "Physique die: 1d8 [5] +3 (Melee) = **12**" in sabers.embeds[0]["description"]
+    harness.dice.queue([4, 2, 3])
+    flames = await attack(aiko, "Crest of Flames")
+    assert "Intelligence die: 1d4 [3]" in flames.embeds[0]["description"]
+    # Bare hands by their name, in the player's language too: Physique and Unarmed 1.
+    for user, words in ((aiko, "Bare hands"), (ken, "素手")):
+        harness.dice.queue([4, 2, 5])
+        bare = await attack(user, words)
+        assert "Physique die: 1d8 [5] +1 (Unarmed) = **10**" in bare.embeds[0]["description"]
+    odds = (await harness.slash(table.mei, table.channel, "odds", attacker="Cleo", defender="Aiko",
+                                action="徒手")).reply  # fmt: skip
+    assert len(odds.embeds[0]["description"].splitlines()) == 4
+
+
+async def test_a_critical_withstand_says_why_the_damage_did_not_get_through(table: Table) -> None:
+    harness, gm, aiko, mei = table.harness, table.gm, table.aiko, table.mei
+    await _three_players(table)
+    await harness.slash(gm, table.channel, "campaign set", option="crit_on_withstand", value="true")
+    await harness.slash(gm, table.channel, "character edit", name="Aiko", field="weapons.0.rating", value="10")
+    harness.dice.queue([4, 2, 5])  # 5 + 4 + Melee 3 = 12
+    await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")
+    await harness.emulator.click(mei, harness.last(table.channel, mei), "Dexterity")
+    harness.dice.queue([1, 2, 1, 1, 3])  # the defence's 3 is hit; damage 1 + 3 + 10 = 14
+    await harness.emulator.click(mei, harness.last(table.channel, mei), "No skill")
+    await _let_it_stand(table, mei)
+    harness.dice.queue([6, 6])  # Leather's 12 is below 14, but a double six takes nothing
+    held = await harness.emulator.click(mei, harness.last(table.channel, mei), "Leather (0)")
+    shown = held.replies[-1].text()
+    assert "Damage 14 against withstand 12: Bram takes no damage." in shown
+    assert "Double six on the Withstand Roll: a critical withstand, and Bram takes no damage." in shown
+    assert "Dexterity HP 6/6" in await _pools(table, "Bram")

@@ -190,6 +190,18 @@ async def test_a_defender_with_several_weapons_chooses_the_one_it_blocks_with(wa
     assert resolved[-1]["payload"]["result"]["weapon"] == "dagger"
 
 
+async def test_a_weapons_type_reads_in_the_readers_words(war: War) -> None:
+    harness = war.harness
+    await harness.slash(war.gm, war.channel, "campaign language", language="zh-CN")
+    await _enlist(war, war.mei, "Sakura", "Rider", "Rider")
+    sheet = (await harness.slash(war.mei, war.channel, "character show", name="Sakura")).reply.text()
+    assert "Gandr（魔术）、Azoth Dagger（短剑）" in sheet and "dagger" not in sheet, sheet
+    await harness.slash(war.mei, war.channel, "character use", name="Sakura")
+    offered = await harness.emulator.autocomplete(war.mei, war.channel, "attack", {"target": "Rider", "action": ""},
+                                                  "action")  # fmt: skip
+    assert {"name": "近战 · Azoth Dagger（短剑）", "value": "melee|Azoth Dagger"} in offered, offered
+
+
 async def test_parry_asks_for_the_stat_privately(war: War) -> None:
     harness = war.harness
     prompt = await _mei_attacks(war, "Archer", 12)
@@ -280,6 +292,29 @@ async def test_a_check_names_its_stat_and_takes_it_in_any_case(war: War) -> None
     assert checked.embeds[0]["title"].startswith("Archer checks AGI")
     assert "(AGI)" in checked.embeds[0]["description"]
     assert "()" not in checked.embeds[0]["description"]
+
+
+async def test_a_players_check_modifier_waits_for_a_gm_and_a_gms_own_applies_at_once(war: War) -> None:
+    harness, gm, bob = war.harness, war.gm, war.bob
+    await _enlist(war, bob, "Rin", "Archer", "Archer")
+    # A modifier is one "the GM may have approved": a player's is asked of the GMs, and nothing is rolled before.
+    asked = (await harness.slash(bob, war.channel, "check", stat="agi", modifier=-5)).reply
+    assert asked.buttons() == ["Grant", "Refuse"] and not asked.embeds
+    assert "Archer asks, for the AGI" in asked.content and "check: modifier -5. Grant it?" in asked.content
+    assert "Answers close" not in asked.content  # no deadline: it waits for a GM
+    harness.dice.queue([7])
+    granted = (await harness.emulator.click(gm, asked, "Grant")).replies[-1]
+    assert granted.embeds[0]["title"].startswith("Archer checks AGI")
+    assert "-5 (GM)" in granted.text() and "A GM granted what Archer asked for." in granted.text()
+    log = (await harness.slash(gm, war.channel, "log show")).reply.text()
+    assert f"{bob.mention} asked the GMs for Archer, for the AGI" in log and "check: modifier -5" in log
+    assert f"{gm.mention} granted what Archer asked for: modifier -5" in log
+    # The GM's own check, with a character the GMs run, asks no one.
+    await _import_npc(war, "master", name="Kayneth")
+    await harness.slash(gm, war.channel, "character use", name="Kayneth")
+    harness.dice.queue([7])
+    own = (await harness.slash(gm, war.channel, "check", stat="agi", modifier=5)).reply
+    assert not own.buttons() and own.embeds[0]["title"] == "Kayneth checks AGI: 9"  # 7 - AGI 3 + 5
 
 
 async def test_a_gm_can_force_a_defence(war: War) -> None:
@@ -560,6 +595,8 @@ async def test_the_gms_run_an_npc_whose_sheet_stays_hidden_and_who_answers_by_it
     answered = await harness.emulator.click(war.gm, choices, "Dodge")
     assert harness.current(prompt).content == "The GMs answered for Lancer."
     assert "A GM chose this defence." not in answered.replies[-1].text()  # the GMs answer for their own
+    posted = "\n".join(reply.text() for reply in answered.replies)
+    assert "(hidden sheet)" in posted and "(AGI)" not in posted, posted
 
     preset = (await harness.slash(war.gm, war.channel, "gm auto", character="Lancer", wait="defence",
                                   answer="dodge")).reply  # fmt: skip
@@ -826,7 +863,7 @@ async def test_character_edit_lets_a_gm_change_any_field_and_a_player_only_names
     assert "AGI A (5)" in _sheet_value(sheet, "Stats")
     assert "Mana Burst [attack:melee -2]" in _sheet_value(sheet, "Skills (modifiers, prana cost)")
     log = (await harness.slash(gm, war.channel, "log show")).reply.text()
-    assert f"{gm.mention} changed `STR` of Rin: 2 → A" in log
+    assert f"{gm.mention} changed `STR` of Rin: 2 → 5" in log  # as the file keeps it, typed `A`
     assert f"{bob.mention} changed `weapons.0.name` of Rin: Gandr → Gandr Shot" in log
 
 
@@ -1002,3 +1039,24 @@ async def test_an_attack_by_a_character_the_gms_hide_does_not_post_its_cost(war:
     harness.dice.queue([12])
     own = (await harness.slash(war.bob, war.channel, "attack", target="Lancer", action="melee|Invisible Air")).reply
     assert [field["name"] for field in own.embeds[0]["fields"]][:2] == ["Mana spent", "Round"]
+    # Its roll shows the die and the score, its sheet's terms summed: no stat by name.
+    assert "(STR)" not in declared.embeds[0]["description"], declared.embeds[0]["description"]
+    assert "hidden sheet" in declared.embeds[0]["description"]
+    assert "(STR)" in own.embeds[0]["description"]  # a player's sheet is the table's to read
+
+    def lancers(events: list[dict[str, Any]]) -> dict[str, Any]:
+        payload: dict[str, Any]
+        (payload,) = [e["payload"] for e in events if e["kind"] == "attack.declared" and e["payload"]["attacker"]
+                      == "Lancer"]  # fmt: skip
+        return payload
+
+    gms = lancers(await _export_events(war))
+    assert gms["mana_cost"] > 0
+    assert any(term["source"] == "stat:STR" for term in gms["rolls"][0]["modifiers"])
+    gms_log = (await harness.slash(gm, war.channel, "log export", format="csv")).reply.attachments[0].data.decode()
+    assert "stat:STR" in gms_log
+    exported = (await harness.slash(war.bob, war.channel, "log export", format="json")).reply
+    bobs = lancers(json.loads(exported.attachments[0].data)["events"])
+    assert "mana_cost" not in bobs and "sheet_secrets" not in bobs, bobs
+    assert [term["source"] for term in bobs["rolls"][0]["modifiers"]] == ["sheet"]
+    assert bobs["rolls"][0]["total"] == gms["rolls"][0]["total"]

@@ -277,7 +277,9 @@ async def test_each_fight_counts_its_rounds_from_one(field: Field) -> None:
     again = (await harness.slash(gm, channel, "combat start", order="Heracles, Saber")).reply
     assert again.embeds[0]["title"] == "The fight begins: round 1"
     early = (await harness.slash(ken, channel, "fate transfer", amount=1)).reply
-    assert early.content == "この戦闘は今 Heracles の手番です。Saber は自分の手番に行動します。"
+    assert early.content == (
+        "この戦闘は今 Heracles の手番です。Saber は自分の手番にしか行動できません"
+        "（自分の別のキャラクターで行動するなら、先に `/character use` で切り替えてください）。")  # fmt: skip
     await harness.slash(gm, channel, "combat next")
     # A new fight is a new round for the once-a-round rules too: the pair may transfer again.
     moved_again = (await harness.slash(ken, channel, "fate transfer", amount=1)).reply

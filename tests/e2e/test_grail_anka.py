@@ -538,14 +538,293 @@ async def test_a_war_of_three_camps_over_several_turns(table: Table) -> None:
     ended = (await harness.slash(gm, table.channel, "campaign turn")).reply.text()
     assert "Turn 2 ends" in ended and "Rider: fatigue" not in ended  # Rider was at 0
     assert "Two camps remain (Emiya, Tohsaka): the final processing may begin" in ended
+    status = (await harness.slash(table.bob, table.channel, "anka camps")).reply.content
+    assert "**Matou**\n  out of the war\n" in status and "**Emiya**\n  out" not in status
     opened = (await harness.slash(gm, table.channel, "anka finale", extra_actions=1)).reply.content
-    assert "after 1 extra action(s)" in opened and "Emiya, Tohsaka" in opened
-    # Out of time (R21): past `max_turns` nothing moves any more.
+    assert "each camp gets 1 extra action(s) (Emiya, Tohsaka)" in opened
+    # Out of time (R21): past `max_turns` nothing moves any more, the turns neither.
     await harness.slash(gm, table.channel, "campaign set", option="max_turns", value="3")
     ended = (await harness.slash(gm, table.channel, "campaign turn")).reply.text()
     assert "Turn 3 was the last: the war is out of time." in ended
     late = (await harness.slash(table.bob, table.channel, "anka action", camp="Tohsaka", action="rest")).reply
     assert late.ephemeral and "The war is over" in late.content
-    again = (await harness.slash(gm, table.channel, "campaign turn")).reply.text()
-    assert "The war is over: it ran out of time." in again
+    again = (await harness.slash(gm, table.channel, "campaign turn")).reply
+    assert again.ephemeral and "The war is over" in again.content
+    assert "turn 5 begins" not in harness.seen_by(gm, table.channel)
     assert await _verify_all(table) >= 2
+
+
+async def _japanese_table(table: Table, name: str) -> User:
+    """The campaign speaks Japanese, and a second Japanese player sits at it."""
+    emulator = table.harness.emulator
+    player = emulator.add_user(name, locale="ja")
+    emulator.add_member(table.guild, player)
+    await table.harness.slash(table.gm, table.channel, "campaign language", language="ja")
+    return player
+
+
+async def test_a_protagonists_death_ends_its_players_game(table: Table) -> None:
+    """R21 at a Japanese table: 桜 was hanako's protagonist; her death ends hanako's game: every command and answer
+    of her camp is refused in words and the camp is out of the war (marked so in /anka camps), while 士郎 keeps
+    the war going. Ruled alive again, 桜 brings the camp back; then the GM begins the final processing at once
+    (R22): the game stops."""
+    harness, emulator, gm = table.harness, table.harness.emulator, table.gm
+    hanako = await _japanese_table(table, "hanako")
+    for user, kind, data in (
+        (hanako, "master", _anka_file("桜", 3)), (hanako, "servant", _anka_file("ライダー", 10, master="桜")),
+        (table.ken, "master", _anka_file("士郎", 3)), (table.ken, "servant", _anka_file("セイバー", 12, master="士郎")),
+    ):  # fmt: skip
+        await _create(table, user, kind, data)
+    await harness.slash(gm, table.channel, "anka camp", name="間桐", members="桜, ライダー")
+    await harness.slash(gm, table.channel, "anka camp", name="衛宮", members="士郎, セイバー")
+    for name in ("桜", "士郎"):
+        await harness.slash(gm, table.channel, "anka protagonist", character=name)
+    await harness.slash(hanako, table.channel, "anka formation", camp="間桐", main="ライダー")
+    await harness.slash(table.ken, table.channel, "anka formation", camp="衛宮", main="セイバー")
+    # Before 桜 dies, ken offers ライダー a contract with 士郎: hanako's consent is awaited.
+    asked = (await harness.slash(table.ken, table.channel, "anka contract", servant="ライダー", master="士郎")).reply
+    # Her death waits for the end of her camp's battle (or its cancel): a battle of a camp out of the game would
+    # wait on answers it may no longer give.
+    await harness.slash(hanako, table.channel, "anka battle", first="間桐", second="衛宮")
+    fighting = (await harness.slash(gm, table.channel, "anka kill", locale="ja", character="桜")).reply
+    assert fighting.ephemeral and "間桐 は戦闘中です" in fighting.content
+    await emulator.click(gm, await _prompt(table, gm, "取り消し（GM）"), "取り消し（GM）")
+    battles = harness.seen_by(table.ken, table.channel).count("戦闘：")
+
+    killed = (await harness.slash(gm, table.channel, "anka kill", character="桜")).reply.text()
+    assert f"桜 は主人公でした：<@{hanako.id}> はゲームオーバー。" in killed
+    assert "間桐 はゲームオーバーで脱落しました" in killed
+    over = "間桐 はゲームオーバーです（主人公 桜 が死亡）"
+    for command, options in (
+        ("anka battle", {"first": "間桐", "second": "衛宮"}), ("anka action", {"camp": "間桐", "action": "rest"}),
+        ("anka formation", {"camp": "間桐", "main": "ライダー"}),
+    ):  # fmt: skip
+        refused = (await harness.slash(hanako, table.channel, command, **options)).reply
+        assert refused.ephemeral and over in refused.content, (command, refused.content)
+    consent = await emulator.click(hanako, harness.current(asked), "同意する")
+    assert consent.reply is not None and consent.reply.ephemeral and over in consent.reply.content
+    attacked = (await harness.slash(table.ken, table.channel, "anka battle", first="衛宮", second="間桐")).reply
+    assert attacked.ephemeral and over in attacked.content
+    assert harness.seen_by(table.ken, table.channel).count("戦闘：") == battles  # no battle opened
+    camps = (await harness.slash(table.ken, table.channel, "anka camps")).reply.content
+    assert "ゲームオーバーで脱落（主人公 桜 が死亡）" in camps.split("**間桐**")[1].split("**衛宮**")[0]
+
+    back = (await harness.slash(gm, table.channel, "anka kill", character="桜", on=False)).reply.text()
+    assert "間桐 はゲームに復帰しました。" in back
+    rested = (await harness.slash(hanako, table.channel, "anka action", camp="間桐", action="rest")).reply
+    assert rested.ephemeral and "間桐 がターン 1 の行動を宣言" in rested.content
+    begun = (await harness.slash(gm, table.channel, "anka finale")).reply.content
+    assert "最終処理に移行します：ゲームの進行を停止しました" in begun and "間桐, 衛宮" in begun
+    stopped = "最終処理中です：ゲームの進行は停止しています"
+    for user, command, options in (
+        (hanako, "anka action", {"camp": "間桐", "action": "rest"}), (gm, "campaign turn", {}),
+        (table.ken, "anka battle", {"first": "衛宮", "second": "間桐"}), (gm, "anka finale", {}),
+    ):  # fmt: skip
+        refused = (await harness.slash(user, table.channel, command, locale="ja", **options)).reply
+        assert refused.ephemeral and stopped in refused.content, (command, refused.content)
+
+
+async def test_the_final_processing_begins_once_each_camp_took_its_extra_actions(table: Table) -> None:
+    """R22 at a Japanese table: the GM grants two extra actions per camp; each camp's turn action counts one (once a
+    turn), a battle it would start one more; the turns' ends count down instead of offering the finale, and the
+    final processing begins at the end of the turn in which the last was taken: nothing moves any more but the
+    GMs' checks, and it is not opened twice."""
+    harness, gm = table.harness, table.gm
+    taro = await _japanese_table(table, "taro")
+    for user, kind, data in (
+        (table.ken, "master", _anka_file("士郎", 3)), (table.ken, "servant", _anka_file("セイバー", 12, master="士郎")),
+        (taro, "master", _anka_file("凛", 4)), (taro, "servant", _anka_file("アーチャー", 11, master="凛")),
+    ):  # fmt: skip
+        await _create(table, user, kind, data)
+    await harness.slash(gm, table.channel, "anka camp", name="衛宮", members="士郎, セイバー")
+    await harness.slash(gm, table.channel, "anka camp", name="遠坂", members="凛, アーチャー")
+    await harness.slash(table.ken, table.channel, "anka formation", camp="衛宮", main="セイバー")
+    await harness.slash(taro, table.channel, "anka formation", camp="遠坂", main="アーチャー")
+
+    granted = (await harness.slash(gm, table.channel, "anka finale", extra_actions=2)).reply.content
+    assert "各陣営に追加行動を 2 回ずつ認めます（衛宮, 遠坂）" in granted
+    twice = (await harness.slash(gm, table.channel, "anka finale", locale="ja", extra_actions=1)).reply
+    assert twice.ephemeral and "追加行動の猶予中です（残り：衛宮 2 回・遠坂 2 回）" in twice.content
+    camps = (await harness.slash(taro, table.channel, "anka camps")).reply.content
+    assert "最終処理前の追加行動：残り 2 回" in camps
+    for user, camp, action, left in ((table.ken, "衛宮", "rest", 1), (table.ken, "衛宮", "other", 1),
+                                     (taro, "遠坂", "other", 1)):  # fmt: skip
+        declared = (await harness.slash(user, table.channel, "anka action", camp=camp, action=action)).reply
+        assert f"最終処理前の追加行動：残り {left} 回。" in declared.content  # changing one's mind takes none
+    ended = (await harness.slash(gm, table.channel, "campaign turn")).reply.text()
+    assert "最終処理前の追加行動の残り：衛宮 1 回・遠坂 1 回" in ended and "最終処理に入れます" not in ended
+
+    for user, camp in ((table.ken, "衛宮"), (taro, "遠坂")):
+        declared = (await harness.slash(user, table.channel, "anka action", camp=camp, action="other")).reply
+        assert "最終処理前の追加行動：残り 0 回。" in declared.content
+    spent = (await harness.slash(taro, table.channel, "anka battle", first="遠坂", second="衛宮")).reply
+    assert spent.ephemeral and "遠坂 は最終処理前の追加行動を使い切りました" in spent.content
+    ended = (await harness.slash(gm, table.channel, "campaign turn")).reply.text()
+    assert "追加行動が終わりました：ゲームの進行を停止し、最終処理に移行します。残り陣営：衛宮, 遠坂" in ended
+    stopped = "最終処理中です"
+    for user, command, options in (
+        (taro, "anka battle", {"first": "遠坂", "second": "衛宮"}), (table.ken, "anka action",
+                                                                     {"camp": "衛宮", "action": "rest"}),
+        (gm, "campaign turn", {}), (gm, "anka finale", {}),
+    ):  # fmt: skip
+        refused = (await harness.slash(user, table.channel, command, locale="ja", **options)).reply
+        assert refused.ephemeral and stopped in refused.content, (command, refused.content)
+    check = (await harness.slash(gm, table.channel, "anka check", rate=50, purpose="聖杯の行方")).reply
+    assert not check.ephemeral and "聖杯の行方" in check.text()  # the final processing's own checks go on
+
+
+async def test_several_decisions_share_one_window_that_says_what_its_end_does(table: Table) -> None:
+    """R2 at a Japanese table: a turn's end commits three masterless checks, one request: each prompt gives the
+    same deadline, the lists of open waits name who gives the number, and once an anchor came the prompt says that
+    the window's end shifts up; when it ends, the prompt says so and the rest take the last anchor."""
+    harness, emulator, gm = table.harness, table.harness.emulator, table.gm
+    await harness.slash(gm, table.channel, "campaign language", language="ja")
+    await _create(table, table.ken, "master", _anka_file("士郎", 3))
+    for name in ("ランサー", "キャスター", "アサシン"):
+        await _create(table, table.ken, "servant", _anka_file(name, 9, master="士郎"))
+    await harness.slash(gm, table.channel, "anka kill", character="士郎")
+    await harness.slash(gm, table.channel, "campaign turn")
+
+    def deadline(prompt: Message) -> int:
+        return int(prompt.content.split("<t:")[1].split(":")[0])
+
+    first = await _prompt(table, gm, "延長する")
+    assert "受付時間が過ぎても、最初の有効な数字を採用します" in first.content
+    closes = deadline(first)
+    await emulator.settle(quiet_for=0.2)
+    waiting = (await harness.slash(table.ken, table.channel, "campaign waiting")).reply.content
+    assert "GM 以外の参加者の安価（1～100 の数字）を待っています" in waiting and "GMたち" not in waiting
+    prompts = [first]
+    for user, number in ((table.mei, 10), (table.bob, 20)):
+        emulator.clock.advance(60)
+        await harness.slash(user, table.channel, "anchor", number=number)
+        prompts.append(await _prompt(table, gm, "延長する"))
+        assert prompts[-1].id != prompts[-2].id
+        assert abs(deadline(prompts[-1]) - closes) <= 2  # one window for the request, not one per anchor
+        left = 3 - len(prompts) + 1
+        assert f"残り {left} 件には最後に受け付けた安価を使います（上にずらします）" in prompts[-1].content
+    emulator.clock.advance(600)
+    await harness.eventually(lambda: "時間切れ" in harness.current(prompts[-1]).content)
+    closed = harness.current(prompts[-1]).content
+    assert "残り 1 件には最後に受け付けた安価を使います（上にずらします）" in closed
+    assert "最初の有効な数字を採用します" not in closed
+    read = [f"{name} の消滅判定：" for name in ("ランサー", "キャスター", "アサシン")]  # all three, the last shifted up
+    await harness.eventually(lambda: all(line in harness.seen_by(table.ken, table.channel) for line in read))
+
+
+async def test_every_term_of_a_win_rate_is_shown_passive_skills_too(table: Table) -> None:
+    """T3 in /anka odds, read by a Japanese GM: Saber's passive 単独行動 (+2) and Berserker's 狂化 (+5) are two
+    lines of their own beside the net skill term, and the title says that passive skills count."""
+    harness = table.harness
+    alone = {"name": "単独行動", "timing": "passive", "effect": {"win_rate_delta": 2}}
+    madness = {"name": "狂化", "timing": "passive", "effect": {"win_rate_delta": 5}}
+    for user, kind, data in (
+        (table.ken, "master", MA), (table.ken, "servant", {**SABER, "skills": [alone]}),
+        (table.mei, "master", MB1), (table.mei, "servant", {**BERSERKER, "skills": [madness]}),
+    ):  # fmt: skip
+        await _create(table, user, kind, data)
+    await harness.slash(table.gm, table.channel, "anka camp", name="Sakura Gate", members="Saber, Ma")
+    await harness.slash(table.gm, table.channel, "anka camp", name="Emiya House", members="Berserker, Mb1")
+    await harness.slash(table.ken, table.channel, "anka formation", camp="Sakura Gate", main="Saber", subs="Ma")
+    await harness.slash(table.mei, table.channel, "anka formation", camp="Emiya House", main="Berserker", subs="Mb1")
+    odds = (await harness.slash(table.gm, table.channel, "anka odds", locale="ja", first="Sakura Gate",
+                                second="Emiya House", param1="np", param2="str", param3="mag")).reply  # fmt: skip
+    shown = odds.text()
+    assert "Sakura Gate と Emiya House が戦った場合（常時スキルのみ）" in shown and "スキル抜き" not in shown
+    assert "スキル -3" in shown
+    assert "スキル内訳：Saber（Sakura Gate）の 単独行動（常時）：勝率 +2%" in shown
+    assert "スキル内訳：Berserker（Emiya House）の 狂化（常時）：勝率 +5%" in shown
+
+
+def _deadline(prompt: Message) -> int:
+    """The time a prompt's window closes, as its Discord timestamp gives it."""
+    return int(prompt.content.split("<t:")[1].split(":")[0])
+
+
+async def test_a_japanese_table_mentions_its_commands_and_shows_what_to_hash(table: Table) -> None:
+    """Posts name commands as clickable mentions with the name a Japanese client lists them under; the GM's
+    「延長する」 moves the deadline itself back; each reveal shows the exact text its commitment hashes, campaign id
+    included; /odds speaks of win rates; a template's example names are the campaign's language's."""
+    harness, emulator, gm = table.harness, table.harness.emulator, table.gm
+    await harness.slash(gm, table.channel, "campaign language", language="ja")
+    ids = {command["name"]: command["id"] for command in emulator.commands()}
+    opened = (await harness.slash(gm, table.channel, "anka check", rate=50, purpose="教会を探す")).reply
+    decision = opened.text().split("`")[1]
+    prompt = await _prompt(table, gm, "延長する")
+    assert f"</anchor:{ids['anchor']}>（/安価）でも出せます。" in prompt.content
+
+    closes = _deadline(prompt)
+    emulator.clock.advance(300)
+    await emulator.click(gm, prompt, "延長する")
+    extended = await _prompt(table, gm, "延長する")
+    assert extended.id != prompt.id and _deadline(extended) == closes + 600  # not 300 + 600 from the click
+    assert "安価の締め切りを受付時間 1 回分延ばしました。" in harness.seen_by(table.ken, table.channel)
+
+    await harness.slash(table.ken, table.channel, "anchor", number=(7 - await _secret(table, decision)) % 100 or 100)
+    seen = harness.seen_by(table.ken, table.channel)
+    assert "→ 下二桁 **07**" in seen
+    hashed = seen.split("ハッシュ元 `")[1].split("`")[0]
+    assert hashed.startswith("anka-v1|") and f"|{decision}|" in hashed
+    async with harness.bot.database.read() as session:  # type: ignore[union-attr]
+        stored = await session.scalar(select(Commitment).where(Commitment.key == decision))
+    assert stored is not None and hashlib.sha256(hashed.encode()).hexdigest() == stored.digest
+
+    await _create(table, table.ken, "master", _anka_file("凛", 4))
+    checked = (await harness.slash(table.ken, table.channel, "check")).reply
+    assert f"</anka check:{ids['anka']}>（/安価聖杯 判定）" in checked.content
+    odds = (await harness.slash(table.ken, table.channel, "odds", attacker="凛", defender="凛", action="剣")).reply
+    assert odds.ephemeral and "勝率" in odds.content and "命中率" not in odds.content
+    assert f"</anka odds:{ids['anka']}>" in odds.content
+    for reader, note in ((table.ken, "オプション「ランク表」"), (table.bob, "“Rank scale” option")):
+        template = (await harness.slash(reader, table.channel, "character template", kind="servant")).reply
+        text = template.attachments[0].data.decode()
+        assert note in text and "name: アーチャー" in text and "master: 凛" in text and "千里眼" in text
+        assert "Archer" not in text and "Clairvoyance" not in text
+
+
+async def test_a_japanese_battle_at_a_camps_base_told_in_order(table: Table) -> None:
+    """A battle at a Japanese table, at 間桐's base: the header says where it is and what 間桐 risks; members out of
+    the formation are 非参戦; with `server_rng`, the d4 comes after the pick it follows; the skill that gives way
+    names the Noble Phantasm that took priority; a post's lines are its body, with no 「補足」 heading; the win
+    without a roll reads without nested brackets."""
+    harness, emulator, gm = table.harness, table.harness.emulator, table.gm
+    await harness.slash(gm, table.channel, "campaign language", language="ja")
+    await harness.slash(gm, table.channel, "campaign set", option="random_param_source", value="server_rng")
+    sword = {"name": "約束された勝利の剣", "kind": "np", "timing": "main", "category": "光",
+             "effect": {"win_rate_delta": 10}}  # fmt: skip
+    might = {"name": "怪力", "timing": "main", "category": "光", "effect": {"win_rate_delta": 5}}
+    for user, kind, data in (
+        (table.ken, "master", _anka_file("士郎", 3)),
+        (table.ken, "servant", {**_anka_file("セイバー", 12, master="士郎"), "params": params(*[90] * 6),
+                                "skills": [sword]}),
+        (table.mei, "master", _anka_file("慎二", 2)),
+        (table.mei, "servant", {**_anka_file("ライダー", 10, master="慎二"), "params": params(*[10] * 6),
+                                "skills": [might]}),
+    ):  # fmt: skip
+        await _create(table, user, kind, data)
+    await harness.slash(gm, table.channel, "anka camp", name="衛宮", members="士郎, セイバー")
+    await harness.slash(gm, table.channel, "anka camp", name="間桐", members="慎二, ライダー")
+    await harness.slash(gm, table.channel, "anka base", camp="間桐", base="間桐邸")
+    await harness.slash(table.ken, table.channel, "anka formation", camp="衛宮", main="セイバー")
+    await harness.slash(table.mei, table.channel, "anka formation", camp="間桐", main="ライダー")
+    camps = (await harness.slash(table.ken, table.channel, "anka camps")).reply.content
+    assert "士郎：マスター、非参戦" in camps and "不参加" not in camps
+
+    started = (await harness.slash(table.ken, table.channel, "anka battle", first="衛宮", second="間桐",
+                                   at_base_of="間桐")).reply  # fmt: skip
+    (embed,) = started.embeds
+    assert embed["title"] == "戦闘：衛宮（先攻）対 間桐" and not embed.get("fields")  # its lines are its body
+    assert "戦場は 間桐 の拠点「間桐邸」：間桐 が敗れて撤退すれば、拠点を失います。" in embed["description"]
+    assert "補足" not in started.text()
+    await emulator.click(table.ken, await _prompt(table, table.ken, "【筋】"), "【筋】")
+    await emulator.click(table.mei, await _prompt(table, table.mei, "【耐】"), "【耐】")
+    seen = harness.seen_by(table.ken, table.channel)
+    picked, drawn = seen.index("間桐 は 【耐】 を選択。"), seen.index(": 1d4 [")
+    assert picked < drawn < seen.index("3 つ目のパラメーター：")
+
+    await _use(table, table.ken, "スキルを使う…", "セイバー：約束された勝利の剣（○宝具）")
+    await _use(table, table.mei, "スキルを使う…", "ライダー：怪力（●通常技能）")  # her private list: in Chinese
+    await harness.eventually(lambda: "判定なし" in harness.seen_by(table.ken, table.channel))
+    seen = harness.seen_by(table.ken, table.channel)
+    assert "ライダー の 怪力 は効果なし：同系統の セイバー の宝具 約束された勝利の剣 が優先されます。" in seen
+    assert "衛宮 が 間桐 に勝利（戦闘結果表により判定なし）" in seen and "（判定なし（" not in seen

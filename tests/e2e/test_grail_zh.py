@@ -90,7 +90,7 @@ async def test_masters_and_servants_by_the_creation_rules(table: Table) -> None:
     # E4: eleven points are refused, field by field, in the player's language.
     refused = await _import(table, table.rin, {**E3_MASTER, "attributes": {"str": 5, "dex": 3, "con": 3}})
     assert refused.ephemeral
-    assert "`attributes`：用了 11 点；MASTER 只有 10 点属性点数" in refused.content
+    assert "`attributes`：用了 11 点；御主只有 10 点属性点数" in refused.content
     refused = await _import(table, table.rin, {**E3_MASTER, "master_type": "trickster", "general_spells": ["heal"]})
     assert "`general_spells`：选择了 1 种通用魔术；此形态应选 2 种" in refused.content
 
@@ -237,18 +237,21 @@ async def test_mp_between_master_and_servant_the_defend_stance_and_what_a_day_do
     assert full.ephemeral and full.content == "Saber's MP is full."
     await harness.slash(gm, table.channel, "gm award", character="Saber", resource="mp", amount=-20)
     given = await grail(shirou, "transfer", amount=3)
-    assert given.embeds[0]["title"] == "Shirou gives 3 MP: Saber recovers 6 MP"
+    # The amounts are told to no one but the owner and the GMs (what a Servant recovers tells its maximum).
+    assert given.embeds[0]["title"] == "Shirou gives MP: Saber recovers MP"
     assert "MP 7/10" in await _pools(table, "Shirou") and "MP 66/80" in await _pools(table, "Saber")
     last = await grail(shirou, "transfer", amount=7)
     assert last.ephemeral and "a Master dies at 0 MP" in last.content
     assert "MP 7/10" in await _pools(table, "Shirou")
 
     ritual = await grail(shirou, "ritual")
-    assert ritual.embeds[0]["title"] == "The ritual: Saber recovers 14 MP"
+    assert ritual.embeds[0]["title"] == "The ritual: Saber recovers MP"
+    assert "MP 80/80" in await _pools(table, "Saber")  # 14: half its 80, up to its maximum
     again = await grail(shirou, "ritual")
     assert again.ephemeral and again.content == "Shirou has held the ritual today already."
     rested = await grail(shirou, "rest")
-    assert rested.embeds[0]["title"] == "Shirou rests 8 hours and recovers 3 MP"
+    assert rested.embeds[0]["title"] == "Shirou rests 8 hours and recovers all its MP"
+    assert "MP 10/10" in await _pools(table, "Shirou")
     assert (await grail(shirou, "rest")).content == "Shirou has rested today already."
 
     # A day's turn: Saber pays its daily upkeep (E6: 14), and the Master may rest again.
@@ -258,7 +261,7 @@ async def test_mp_between_master_and_servant_the_defend_stance_and_what_a_day_do
     full = await grail(shirou, "rest")  # a new day, but nothing to recover: the day's rest is not spent
     assert full.ephemeral and full.content == "Shirou's MP is full."
     await harness.slash(gm, table.channel, "gm award", character="Shirou", resource="mp", amount=-2)
-    assert (await grail(shirou, "rest")).embeds[0]["title"] == "Shirou rests 8 hours and recovers 2 MP"
+    assert (await grail(shirou, "rest")).embeds[0]["title"] == "Shirou rests 8 hours and recovers all its MP"
 
     # The Defend stance: every attack roll hits, for half the damage less CON (R26, E14).
     rin_master = {"kind": "master", "name": "Rin", "master_type": "melee", "attributes": {"str": 5, "dex": 5}}
@@ -293,7 +296,57 @@ async def test_a_masterless_servant_keeps_its_days_of_independent_action(table: 
     assert passed.reply.text().count("Archer pays its daily upkeep") == 2
     assert "MP 112/140" in await _pools(table, "Archer")
     asked = (await harness.slash(rin, table.channel, "grail ritual")).reply
-    assert asked.ephemeral and asked.content == "Archer的MASTER（Rin）已经死亡：两者之间无法再传递魔力。"
+    assert asked.ephemeral and asked.content == "Archer的御主（Rin）已经死亡：两者之间无法再传递魔力。"
+
+
+async def test_a_servant_whose_master_a_gm_kills_is_gone_once_story_time_passes(table: Table) -> None:
+    harness, shirou, gm = table.harness, table.shirou, table.gm
+    await _summon(table, shirou, E3_MASTER, SABER)
+    # The award kills Shirou, and Saber is masterless from that moment, as after a deadly blow (R16).
+    harness.dice.queue([3])
+    await harness.slash(gm, table.channel, "gm award", character="Shirou", resource="hp", amount=-26)
+    seen = harness.seen_by(table.rin, table.channel)
+    assert "Shirou is dead." in seen and "Saber has lost its Master and will vanish" in seen
+    # An hour outlasts 「1d3轮（不到1分钟）」: Saber is gone in that very step, not at the next one.
+    passed = (await harness.slash(gm, table.channel, "campaign time", hours=1)).reply.text()
+    assert "Saber vanishes without its Master" in passed
+    gone = (await harness.slash(shirou, table.channel, "check", stat="STR")).reply
+    assert gone.ephemeral and gone.content == "Saber has vanished and cannot take part."
+
+
+async def test_a_masterless_servant_drains_a_tenth_of_its_mp_a_minute(table: Table) -> None:
+    harness, shirou, gm = table.harness, table.shirou, table.gm
+    await _summon(table, shirou, E3_MASTER, SABER)
+    await harness.slash(gm, table.channel, "campaign set", option="masterless_rule", value="drain")
+    harness.dice.queue([10])
+    await harness.slash(gm, table.channel, "combat start", order="Saber")  # E7: 80 - 36 upkeep = 44
+    await harness.slash(gm, table.channel, "gm award", character="Shirou", resource="hp", amount=-26)
+    # 「每分钟会流失最大魔力值的10%」: 8 of its 80 at the end of each whole minute (10 rounds, D8), none before.
+    for _ in range(9):
+        await harness.slash(gm, table.channel, "combat next")
+    assert "MP 44/80" in await _pools(table, "Saber")
+    await harness.slash(gm, table.channel, "combat next")
+    assert "MP 36/80" in await _pools(table, "Saber")
+    await harness.slash(gm, table.channel, "combat next")
+    assert "MP 36/80" in await _pools(table, "Saber")
+
+
+async def test_a_gms_award_meets_battle_continuation_as_a_blow_does(table: Table) -> None:
+    harness, ken, gm = table.harness, table.ken, table.gm
+    # Lancer's Battle Continuation is B (END C + 1, R20): it fights on down to -30 HP (E20).
+    lancer = {"kind": "servant", "name": "Lancer", "master": "Kariya", "servant_class": "lancer",
+              "legend": {"STR": "B", "END": "C", "AGI": "A", "MAG": "D", "LUK": "C"}}  # fmt: skip
+    await _summon(table, ken, {"kind": "master", "name": "Kariya", "master_type": "melee"}, lancer)
+    await harness.slash(gm, table.channel, "gm award", character="Lancer", resource="hp", amount=-52)
+    seen = harness.seen_by(table.rin, table.channel)
+    assert "Lancer fights on (Battle Continuation)" in seen and "Lancer has vanished." not in seen
+    harness.dice.queue([10])
+    assert not (await harness.slash(ken, table.channel, "check", stat="STR")).reply.ephemeral
+    # Below its floor, -65/42, it is gone at once (「HP下降到…-30…的时候仍能持续战斗」, no lower).
+    await harness.slash(gm, table.channel, "gm award", character="Lancer", resource="hp", amount=-55)
+    assert "Lancer has vanished." in harness.seen_by(table.rin, table.channel)
+    gone = (await harness.slash(ken, table.channel, "check", stat="STR")).reply
+    assert gone.ephemeral and gone.content == "Lancerは消滅しており、参加できません。", gone.content
 
 
 async def test_the_gms_creatures_answer_in_advance_and_a_plus_doubles_a_release(table: Table) -> None:
@@ -383,6 +436,43 @@ async def test_an_ally_guards_once_a_round(table: Table) -> None:
     assert "Rin takes 8 damage (rolled 8)" in taken.replies[-1].text()
 
 
+async def test_the_gms_characters_are_guarded_and_strike_as_the_rules_say(table: Table) -> None:
+    harness, shirou, gm = table.harness, table.shirou, table.gm
+    await _summon(table, shirou, E3_MASTER, SABER)
+    berserker = {"kind": "servant", "name": "Berserker", "master": "爱丽丝菲尔", "servant_class": "berserker",
+                 "legend": {"STR": "A", "END": "A", "AGI": "A", "MAG": "A", "LUK": "B"},
+                 "mad_enhancement": "C"}  # fmt: skip
+    for npc in ({"kind": "master", "name": "爱丽丝菲尔", "master_type": "homunculus", "general_spells": ["heal"]},
+                berserker):  # fmt: skip
+        upload = yaml.safe_dump(npc, allow_unicode=True).encode()
+        await harness.slash(gm, table.channel, "character import", file=("npc.yaml", upload), npc=True)
+    await _summon(table, table.rin, RIN_MAGUS, MEDEA)
+    for name, x in (("Saber", 10), ("爱丽丝菲尔", 11), ("Berserker", 12), ("Medea", 13)):
+        await harness.slash(gm, table.channel, "grail place", character=name, x=x, y=10)
+    harness.dice.queue([20, 10, 2, 2])
+    await harness.slash(gm, table.channel, "combat start", order="Medea, Saber, 爱丽丝菲尔, Berserker")
+    # Medea's teleport provokes, and the GMs' Berserker stands next to her: the window opens for it too (R25).
+    await harness.slash(table.rin, table.channel, "grail cast", spell="teleport", x=30, y=10)
+    assert "Medea casts teleport, which leaves an opening" in (
+        await harness.prompt_with(table.channel, gm, "Opportunity attack")).content  # fmt: skip
+    went = await harness.emulator.click(
+        gm, await harness.prompt_with(table.channel, gm, "Let it go on"), "Let it go on"
+    )
+    assert "Medea is elsewhere in an instant: 17 squares crossed." in went.replies[-1].text()
+    await harness.slash(gm, table.channel, "combat next")
+    # Saber hits the GMs' 爱丽丝菲尔 (15 + 5 - dex 0): Berserker stands next to her, so the hit waits for its Guard
+    # as it would for a player's (「任何时候…临近你的一个角色受到一次命中类攻击时」); the GMs answer for it.
+    harness.dice.queue([15])
+    await harness.slash(shirou, table.channel, "attack", target="爱丽丝菲尔", action="melee")
+    offer = await harness.prompt_with(table.channel, gm, "Guard")
+    await harness.slash(gm, table.channel, "character use", name="Berserker")
+    harness.dice.queue([4, 4, 4])  # against Berserker's AGI A+1: 15 + 5 - 6 = 14, a hit; 3d12 = 12
+    guarded = await harness.emulator.click(gm, offer, "Guard")
+    text = guarded.replies[-1].text()
+    assert "Berserker guards 爱丽丝菲尔 and becomes the target" in text and "Berserker takes 12 damage" in text
+    assert "HP 10/10" in await _pools(table, "爱丽丝菲尔")
+
+
 async def test_a_save_for_half_a_hit_whose_window_passes_and_a_restart_in_between(table: Table) -> None:
     harness, shirou, ken, gm = table.harness, table.shirou, table.ken, table.gm
     curse = {"name": "Gae Buidhe", "rank": "C", "mode": "one_shot", "resolution": "save", "save_stat": "LUK",
@@ -465,13 +555,13 @@ async def test_squares_distances_a_charge_a_run_and_a_sustained_release(table: T
     rounded = await harness.slash(gm, table.channel, "combat next")
     assert "Saber pays the MP it costs" in rounded.reply.text()  # paid again at the new round's start
     assert "MP 35/80" in await _pools(table, "Saber")  # 80 - 33 upkeep (Gate D counts 2) - 6 - 6
-    # Round 2, Saber's turn, before Rin's: she ran, so her dex does not count: 5 + 5 = 10 hits.
+    # Round 2, Saber's turn, before Rin's: she ran, so her dex does not count: 5 + 5 = 10 hits. No one else stands
+    # next to her to guard her (R26), so the hit lands at once.
     await harness.slash(gm, table.channel, "grail place", character="Saber", x=41, y=10)
     harness.dice.queue([5, 1, 1, 1])
     hit = (await harness.slash(shirou, table.channel, "attack", target="Rin", action="melee")).reply
     assert hit.embeds[0]["title"] == "Saber hits Rin with melee (10)", hit.text()
-    taken = await harness.emulator.click(rin, harness.last(table.channel, rin), "Take the hit")
-    assert "Rin takes 3 damage (rolled 3)" in taken.replies[-1].text()
+    assert "Rin takes 3 damage (rolled 3)" in hit.text() and not hit.buttons()
     # A Master far from its Servant gives it nothing (R14: within 30 squares).
     await harness.slash(gm, table.channel, "grail place", character="Shirou", x=90, y=90)
     await harness.slash(shirou, table.channel, "character use", name="Shirou")
@@ -483,7 +573,7 @@ async def test_squares_distances_a_charge_a_run_and_a_sustained_release(table: T
 
 async def test_casting_in_a_fight_opens_a_window_for_opportunity_attacks_and_martial_arts_counter(table: Table) -> None:
     harness, shirou, rin, ken, gm = table.harness, table.shirou, table.rin, table.ken, table.gm
-    await _summon(table, shirou, E3_MASTER, SABER)
+    await _summon(table, shirou, E3_MASTER, {**SABER, "skills": [{"name": "minds_eye_true", "rank": "B"}]})
     await _import(table, rin, {"kind": "master", "name": "Rin", "master_type": "magus",
                                "attributes": {"dex": 2, "int": 3, "cha": 5}})  # fmt: skip
     lancer = {"kind": "servant", "name": "Lancer", "master": "Kariya", "servant_class": "lancer",
@@ -497,12 +587,16 @@ async def test_casting_in_a_fight_opens_a_window_for_opportunity_attacks_and_mar
     assert cast.ephemeral is False, cast.content
     offer = next(m for m in reversed(harness.emulator.visible_to(shirou, table.channel)) if m.buttons()[:1] == [
         "Opportunity attack"])  # fmt: skip
-    # Saber strikes: 10 + 5 - Rin's dex 2 = 13, 3d12 = 6: Rin lives and casts (20 MP would leave her 6).
+    # Saber strikes: 10 + 5 - Rin's dex 2 = 13, a hit, which waits like any other for a Guard (「任何时候…受到一次命中
+    # 类攻击时」): Lancer steps in, 10 + 5 - AGI 5 = 10, and takes 3d12 = 6; Rin lives and casts.
     harness.dice.queue([10, 2, 2, 2, 15, 4, 4])
     struck = await harness.emulator.click(shirou, offer, "Opportunity attack")
     text = struck.replies[-1].text()
-    assert "Saber's opportunity attack on Rin (13): a hit" in text
-    assert "Rin takes 6 damage (rolled 6)" in text
+    assert "Saber's opportunity attack on Rin (13): a hit" in text and "takes" not in text
+    guarded = await harness.emulator.click(ken, await harness.prompt_with(table.channel, ken, "Guard"), "Guard")
+    text = guarded.replies[-1].text()
+    assert "Lancer guards Rin and becomes the target" in text and "Lancer takes 6 damage (rolled 6)" in text
+    assert "HP 10/10" in await _pools(table, "Rin") and "HP 36/42" in await _pools(table, "Lancer")
     # The window stays open for others (D16b); Saber has had its one, and a GM lets the spell go on.
     offer = next(m for m in reversed(harness.emulator.visible_to(shirou, table.channel)) if m.buttons()[:1] == [
         "Opportunity attack"])  # fmt: skip
@@ -518,17 +612,21 @@ async def test_casting_in_a_fight_opens_a_window_for_opportunity_attacks_and_mar
     taken = await harness.emulator.click(shirou, harness.last(table.channel, shirou), "Take the hit")
     assert "Saber takes 0 damage (rolled 11; reduced: Magic Resistance)" in taken.replies[-1].text()
 
-    # Saber's melee on Lancer, who has Chinese Martial Arts B: a counter at -2 before the blow lands.
+    # Saber's melee on Lancer, who has Chinese Martial Arts B: a counter at -2 before the blow lands, which Saber
+    # meets with its Mind's Eye (「你遭遇攻击时」): 19 + 1 beats 16 + 4 - 2; then Lancer's hit waits for it in turn.
     await harness.slash(gm, table.channel, "combat next")
     await harness.slash(shirou, table.channel, "character use", name="Saber")
-    harness.dice.queue([12, 16, 3, 3, 3])  # 12 + 5 - 5 = 12 hits; the counter 16 + 4 - 2 - 4 = 14 hits: 3d10 = 9
+    harness.dice.queue([12, 16])  # 12 + 5 - 5 = 12 hits; the counter 16 + 4 - 2 - 4 = 14 hits
     attacked = (await harness.slash(shirou, table.channel, "attack", target="Lancer", action="melee")).reply
     text = attacked.text()
-    assert "Lancer counters Saber with Chinese Martial Arts (14): a hit" in text
-    assert "Saber takes 9 damage (rolled 9)" in text
+    assert "Lancer counters Saber with Chinese Martial Arts (14): a hit" in text and "takes" not in text
+    harness.dice.queue([19])
+    eyed = await harness.emulator.click(shirou, await harness.prompt_with(table.channel, shirou, "Mind's Eye"),
+                                        "Mind's Eye")  # fmt: skip
+    assert "Saber's Mind's Eye (20) beats the attack roll (18): evaded" in eyed.replies[-1].text()
     harness.dice.queue([1, 1, 1])
-    await harness.emulator.click(ken, harness.last(table.channel, ken), "Take the hit")
-    assert "HP 55/64" in await _pools(table, "Saber")
+    await harness.emulator.click(ken, await harness.prompt_with(table.channel, ken, "Take the hit"), "Take the hit")
+    assert "HP 64/64" in await _pools(table, "Saber") and "HP 33/42" in await _pools(table, "Lancer")
 
 
 async def test_odds_are_exact_and_a_rivals_stay_the_gms(table: Table) -> None:
@@ -699,7 +797,9 @@ async def test_what_a_first_play_through_found(table: Table) -> None:
     assert "Archer pays the MP it costs" in text
     await harness.slash(mei, table.channel, "character use", name="Saber")
     early = (await harness.slash(mei, table.channel, "attack", target="Berserker", action="melee")).reply
-    assert early.ephemeral and early.content == "现在是 Archer 的回合：Saber 在自己的回合行动。"
+    assert early.ephemeral and early.content == (
+        "现在是 Archer 的回合：Saber 只能在自己的回合行动（要用你的另一个角色行动，"
+        "先用 `/character use` 换过去）。")  # fmt: skip
 
     # Round 2: Rin's standard action went into her spell.
     for _ in range(4):
@@ -710,16 +810,17 @@ async def test_what_a_first_play_through_found(table: Table) -> None:
     status = (await harness.slash(gm, table.channel, "combat status")).reply.text()
     assert "**Rin**: move action · minor action" in status
 
-    # A Master a GM kills with an award leaves its Servant masterless at the next round: gone within 1d3 rounds.
-    await harness.slash(gm, table.channel, "gm award", character="Illya", resource="hp", amount=-100)
-    assert "Illya is dead." in harness.seen_by(mei, table.channel)  # the pools stay hidden; the death does not
+    # A Master a GM kills with an award leaves its Servant masterless at once, as a death by a blow does (R16):
+    # gone within 1d3 rounds.
     harness.dice.queue([1])
+    await harness.slash(gm, table.channel, "gm award", character="Illya", resource="hp", amount=-100)
+    seen = harness.seen_by(mei, table.channel)  # the pools stay hidden; the death and what follows do not
+    assert "Illya is dead." in seen and "Berserker has lost its Master and will vanish" in seen
     said = ""
     for _ in range(12):
         said += (await harness.slash(gm, table.channel, "combat next")).reply.text()
         if "Berserker vanishes without its Master" in said:
             break
-    assert "Berserker has lost its Master and will vanish" in said
     assert "Berserker vanishes without its Master" in said
     status = (await harness.slash(gm, table.channel, "combat status")).reply.text()
     assert "**Berserker**: Berserker has vanished." in status  # out of play, marked in the turn order
@@ -901,11 +1002,9 @@ async def test_gm_options_rounds_to_die_in_and_a_standard_action_for_a_move(tabl
     await harness.slash(gm, table.channel, "gm award", character="Shirou", resource="hp", amount=-20)
     for _ in range(2):
         await harness.slash(gm, table.channel, "combat next")
-    harness.dice.queue([15])
-    await harness.slash(rin, table.channel, "attack", target="Shirou", action="melee")
-    harness.dice.queue([4])
-    taken = await harness.emulator.click(shirou, harness.last(table.channel, shirou), "Take the hit")
-    assert "Shirou is down and dying" in taken.replies[-1].text()
+    harness.dice.queue([15, 4])  # no one but Rin stands next to Shirou: no Guard, and the hit lands at once
+    struck = (await harness.slash(rin, table.channel, "attack", target="Shirou", action="melee")).reply
+    assert "Shirou is down and dying" in struck.text()
     said = [(await harness.slash(gm, table.channel, "combat next")).reply.text() for _ in range(2)]
     # The down are passed over in the turn order: round 3, then round 4, when its two rounds are out.
     assert said[0].startswith("Round 3") and "Shirou is down and dying" in said[0]
@@ -963,11 +1062,9 @@ async def test_the_tricksters_grenades_and_a_sniper_who_aims(table: Table) -> No
     for _ in range(2):
         await harness.slash(gm, table.channel, "combat next")
     await harness.slash(gm, table.channel, "character use", name="Thug 4")
-    harness.dice.queue([10])
+    harness.dice.queue([10, 2])  # no one else stands next to Kiritsugu to guard him: the hit lands at once
     await harness.slash(gm, table.channel, "attack", target="Kiritsugu", action="melee")
     assert "+5 (aiming at someone else)" in harness.seen_by(shirou, table.channel)
-    harness.dice.queue([2])
-    await harness.emulator.click(shirou, harness.last(table.channel, shirou), "Take the hit")
     for _ in range(2):  # rounds 2 and 3
         await harness.slash(gm, table.channel, "combat next")
         aimed = (await harness.slash(shirou, table.channel, "grail aim", target="Thug 3")).reply
@@ -1006,7 +1103,7 @@ async def test_healing_protection_suggestion_and_what_expires(table: Table) -> N
     await _summon(table, shirou, E3_MASTER, SABER)
     await _import(table, rin, RIN_MAGUS)
     too_many = await _import(table, rin, {**MEDEA, "skills": [{"name": "spellcasting", "rank": "E"}]})
-    assert "`spells`：选择了 9 种魔术；施法只允许 2 种（Caster为X的两倍）" in too_many.content
+    assert "`spells`：选择了 9 种魔术；施法只允许 2 种（法师为X的两倍）" in too_many.content
     await _import(table, rin, MEDEA)
     await harness.approve_sheet(gm, table.channel, "Medea")
     for npc in ({"kind": "master", "name": "Thug", "master_type": "ordinary"},
@@ -1043,13 +1140,16 @@ async def test_healing_protection_suggestion_and_what_expires(table: Table) -> N
     held = (await harness.slash(rin, table.channel, "grail cast", spell="suggest", target="Thug")).reply.text()
     assert "1d20 [5] +5 (Charisma) = **10**" in held and "The suggestion takes hold of Thug." in held
     magus = (await harness.slash(rin, table.channel, "grail cast", spell="suggest", target="Kayneth")).reply
-    assert magus.ephemeral and magus.content == "Kayneth是魔术师：MASTER的暗示对魔术师无效。"
+    assert magus.ephemeral and magus.content == "Kayneth是魔术师：御主的暗示对魔术师无效。"
     await harness.slash(rin, table.channel, "character use", name="Medea")
     sure = (await harness.slash(rin, table.channel, "grail cast", spell="suggest", target="Thug")).reply.text()
     assert "The suggestion takes hold of Thug." in sure and "1d20" not in sure
+    # A suggestion's difficulty is the GM's (R21: "GM mod"): a player's waits for a GM, and nothing is rolled first.
+    asked = (await harness.slash(rin, table.channel, "grail cast", spell="suggest", target="Kayneth",
+                                 modifier=-5)).reply  # fmt: skip
+    assert asked.buttons() == ["Grant", "Refuse"] and "modifier -5" in asked.content
     harness.dice.queue([3])
-    resisted = (await harness.slash(rin, table.channel, "grail cast", spell="suggest", target="Kayneth",
-                                    modifier=-5)).reply.text()  # fmt: skip
+    resisted = (await harness.emulator.click(gm, asked, "Grant")).replies[-1].text()
     assert "+5 (Magic) -5 (situation) = **3**" in resisted and "Kayneth resists the suggestion." in resisted
     servant = (await harness.slash(rin, table.channel, "grail cast", spell="suggest", target="Saber")).reply
     assert servant.ephemeral
@@ -1166,6 +1266,11 @@ async def test_searching_the_map_and_presence_concealment(table: Table) -> None:
     hidden = (await harness.slash(gm, table.channel, "grail conceal")).reply
     assert hidden.ephemeral and hidden.embeds[0]["title"] == "Hassan conceals its presence"
     assert "conceals its presence" not in harness.seen_by(shirou, table.channel)
+    # /odds reads what the attack reads: its first blow from hiding subtracts no defence (D29), d20 + 8 against
+    # Saber's AGI 4 needing 2 (a 1 fails, Luck C) instead of 6.
+    odds = (await harness.slash(gm, table.channel, "odds", attacker="Hassan", defender="Saber",
+                                action="melee")).reply  # fmt: skip
+    assert odds.embeds[0]["description"].splitlines()[0] == "The attack roll hits: **95.0%** (19/20)"
 
     # E17: Saber (MAG B, AGI B) rolls 17: 17 + 4 + 4 = 25 < 10 + 5 x 5 for Presence Concealment A; the Master
     # Sakura is found at 17 + 4 - 5 = 16; Archer, three sectors away, only by Clairvoyance C.
@@ -1189,11 +1294,14 @@ async def test_searching_the_map_and_presence_concealment(table: Table) -> None:
     log = (await harness.slash(shirou, table.channel, "log show")).reply.text()
     assert "someone searched the area" in log and "a secret move on the map" in log and "hid" not in log
 
-    # R23: a Servant in spirit form is seen by Servants and its own Master, not by another Master.
+    # R23: a Servant in spirit form is sensed as usual by every Master, a melee one too (「master和其他人受过魔术训练
+    # 的人可以如常感知附近的英灵」): Sakura, 19 + 3, finds it (she searches again once the campaign's round has moved
+    # on).
     await harness.slash(gm, table.channel, "grail status", character="Saber", status="spirit_form")
+    await harness.slash(gm, table.channel, "combat round")
     harness.dice.queue([19])
-    blind = (await harness.slash(rin, table.channel, "grail search")).reply.text()
-    assert "Saber" not in blind.split("\n", 3)[-1] and "Shirou" in blind
+    sensed = (await harness.slash(rin, table.channel, "grail search")).reply.text()
+    assert "Saber：小地图（0, 0），格（10, 10）" in sensed and "Shirou" in sensed
     await harness.slash(gm, table.channel, "grail status", character="Saber", status="spirit_form", on=False)
     # A Japanese player's Master, off the map, cannot search.
     await _import(table, table.ken, {"kind": "master", "name": "Kotomine", "master_type": "melee"})
@@ -1216,3 +1324,208 @@ async def test_searching_the_map_and_presence_concealment(table: Table) -> None:
     assert harness.emulator.dms(rin)[-1].text() == "Archer听到了小地图（0, 0）中的战斗声。"
     again = (await harness.slash(gm, table.channel, "grail conceal", leave=True)).reply
     assert again.ephemeral and again.content == "Hassan is not concealed."
+
+
+HASSAN = {"kind": "servant", "name": "Hassan", "master": "Kirei", "servant_class": "assassin",
+          "legend": {"STR": "C", "END": "C", "AGI": "A", "MAG": "C", "LUK": "C"}}  # fmt: skip
+KIREI = {"kind": "master", "name": "Kirei", "master_type": "melee", "attributes": {"str": 5}}
+KIRITSUGU = {"kind": "master", "name": "Kiritsugu", "master_type": "trickster", "attributes": {"dex": 3, "int": 3},
+             "general_spells": ["bolt", "heal"]}  # fmt: skip
+
+
+async def _gms(table: Table, *files: dict[str, Any]) -> None:
+    for npc in files:
+        upload = yaml.safe_dump(npc, allow_unicode=True).encode()
+        await table.harness.slash(table.gm, table.channel, "character import", npc=True, file=("npc.yaml", upload))
+
+
+async def test_protection_from_arrows_wards_off_shots_not_magecraft_and_an_unanswered_minds_eye_is_rolled(
+    table: Table,
+) -> None:
+    """「避箭的加护：对你的远程攻击命中投」: a shot, not attack magecraft, whose range penalty the seed gives apart
+    (「这个攻击受到距离减值」); Mind's Eye costs nothing and only helps, so a defender who does not answer uses it."""
+    harness, rin, mei, gm = table.harness, table.rin, table.mei, table.gm
+    await harness.slash(gm, table.channel, "campaign language", language="zh-CN")
+    archer = {"kind": "servant", "name": "Archer", "master": "Rin", "servant_class": "archer", "legend": ARCHER_LEGEND,
+              "skills": [{"name": "避箭的加护", "rank": "B"}, {"name": "心眼（真）", "rank": "B"}]}  # fmt: skip
+    await _summon(table, rin, {"kind": "master", "name": "Rin", "master_type": "magus"}, archer)
+    await _import(table, mei, KIRITSUGU)
+    await harness.slash(mei, table.channel, "character use", name="Kiritsugu")
+    harness.dice.queue([5])  # the rifle: 5 + dex 3 - 4 (Protection from Arrows B) - Archer's AGI 3 = 1, a miss
+    shot = (await harness.slash(mei, table.channel, "attack", target="Archer", action="ranged")).reply.text()
+    assert "1d20 [5] +3 (攻击修正) -4 (避箭的加护) -3 (防御) = **1**" in shot, shot
+    harness.dice.queue([12])  # attack magecraft: 12 + int 3 - 3 = 12, a hit; the arrows' ward takes nothing off
+    cast = (await harness.slash(mei, table.channel, "attack", target="Archer", action="bolt")).reply.text()
+    assert "1d20 [12] +3 (魔术属性) -3 (防御) = **12**" in cast and "避箭的加护" not in cast, cast
+    prompt = harness.last(table.channel, rin)
+    assert prompt.buttons()[:2] == ["心眼", "承受攻击"] and "之后：心眼" in prompt.text(), prompt.text()
+    # No answer: Mind's Eye B is rolled, 17 + 1 = 18 above the attack roll before Archer's AGI, 12 + 3 = 15.
+    harness.dice.queue([17])
+    harness.emulator.clock.advance(61 * 60)
+    await harness.eventually(lambda: "Archer的心眼（18）大于攻击投（15）：回避" in harness.seen_by(gm, table.channel))
+    assert "HP 36/36" in await _pools(table, "Archer")
+
+
+async def test_in_a_fight_the_gms_keep_the_turns_the_dead_roll_no_initiative_and_fighters_hear_no_news_of_it(
+    table: Table,
+) -> None:
+    harness, mei, rin, ken, gm = table.harness, table.mei, table.rin, table.ken, table.gm
+    await harness.slash(gm, table.channel, "campaign language", language="zh-CN")
+    await _summon(table, mei, E3_MASTER, SABER)
+    await _import(table, rin, {"kind": "master", "name": "Rin", "master_type": "magus", "attributes": {"dex": 2}})
+    await _import(table, ken, {"kind": "master", "name": "Sakura", "master_type": "melee"})
+    await _gms(table, KIREI, HASSAN, {"kind": "master", "name": "Atrum", "master_type": "melee"})
+    await harness.slash(gm, table.channel, "gm award", character="Atrum", resource="hp", amount=-100)
+    for name, (x, y) in {"Saber": (10, 10), "Hassan": (11, 10), "Rin": (20, 20), "Sakura": (40, 40)}.items():
+        await harness.slash(gm, table.channel, "grail place", character=name, x=x, y=y)
+    harness.dice.queue([20, 10, 1])  # R24: Saber 20 + 4, Hassan 10 + 5, Rin 1 + 2; the dead Atrum rolls none
+    started = (await harness.slash(gm, table.channel, "combat start", order="Saber, Atrum, Hassan, Rin")).reply.text()
+    assert "顺序：Saber → Hassan → Rin" in started and "Atrum的行动顺序" not in started, started
+    assert "本轮开始时" in started  # the combat upkeep paid as the round begins
+
+    # One search a round (R2: one check, not one until it succeeds).
+    harness.dice.queue([10])
+    assert (await harness.slash(mei, table.channel, "grail search")).reply.ephemeral
+    again = (await harness.slash(mei, table.channel, "grail search")).reply
+    assert again.ephemeral and again.content == "Saber已经侦查过了：要等到下一轮或故事时间推进后，才能再次侦查。"
+
+    # Saber strikes Hassan (10 + 5 - 5, 3d12 = 3): Sakura, near and not in the fight, hears it (her Japanese player
+    # reads it in his language); Rin, in it, is not told of her own fight.
+    heard_by_rin, heard_by_ken = len(harness.emulator.dms(rin)), len(harness.emulator.dms(ken))
+    harness.dice.queue([10, 1, 1, 1])
+    struck = (await harness.slash(mei, table.channel, "attack", target="Hassan", action="melee")).reply.text()
+    assert "Hassan受到 3 点伤害（掷出 3）" in struck, struck
+    heard = [m.text() for m in harness.emulator.dms(ken)[heard_by_ken:]]
+    assert len(heard) == 1 and heard[0].startswith("Sakuraはセクター（0, 0）で戦いの音を聞いた。"), heard
+    assert len(harness.emulator.dms(rin)) == heard_by_rin
+
+    # Out of its turn, the GMs' Hassan waits as a player's character does; a player is told how to act on hers.
+    await harness.slash(gm, table.channel, "character use", name="Hassan")
+    early = (await harness.slash(gm, table.channel, "attack", target="Saber", action="melee")).reply
+    assert early.ephemeral and early.content == (
+        "It is Saber's turn in this fight: Hassan can act only on its own turn (to act with another of your "
+        "characters, switch to it with `/character use`).")  # fmt: skip
+    waiting = (await harness.slash(rin, table.channel, "grail defend")).reply
+    assert waiting.ephemeral and waiting.content == (
+        "现在是 Saber 的回合：Rin 只能在自己的回合行动（要用你的另一个角色行动，"
+        "先用 `/character use` 换过去）。")  # fmt: skip
+    await harness.slash(gm, table.channel, "combat next")
+    harness.dice.queue([1])  # Hassan's turn now: Luck C's 1 fails
+    assert not (await harness.slash(gm, table.channel, "attack", target="Saber", action="melee")).reply.ephemeral
+    # The next round, Saber searches again.
+    await harness.slash(gm, table.channel, "combat round")
+    harness.dice.queue([10])
+    assert (await harness.slash(mei, table.channel, "grail search")).reply.embeds[0]["title"] == "Saber侦查四周"
+
+
+async def test_what_hidden_sheets_keep_from_the_table_and_a_month_of_story_time_with_a_rest_each_day(
+    table: Table,
+) -> None:
+    harness, mei, rin, gm = table.harness, table.mei, table.rin, table.gm
+    await harness.slash(gm, table.channel, "campaign language", language="zh-CN")
+    await _summon(table, mei, {**E3_MASTER, "name": "卫宫士郎"}, {**SABER, "master": "卫宫士郎"})
+    await _gms(table, KIREI, HASSAN)
+    assert "一名由GM操控的角色加入了战役：Hassan（英灵）。" in harness.seen_by(rin, table.channel)
+    # A concealed Assassin moves unseen: no post names it, and the players' log names neither it nor the GM's pick.
+    await harness.slash(gm, table.channel, "grail place", character="Hassan", x=30, y=30)
+    await harness.slash(gm, table.channel, "character use", name="Hassan")
+    await harness.slash(gm, table.channel, "grail conceal")
+    assert (await harness.slash(gm, table.channel, "grail move", x=31, y=30)).reply.ephemeral
+    assert (await harness.slash(gm, table.channel, "grail place", character="Hassan", x=35, y=30)).reply.ephemeral
+    seen = harness.seen_by(rin, table.channel)
+    assert "Hassan移动了" not in seen and seen.count("GM放置了Hassan") == 1  # placed before it hid
+    log = (await harness.slash(rin, table.channel, "log show")).reply.text()
+    assert "现在使用 Hassan" not in log and log.count("Hassan移动了") == 1, log
+    assert "换用了一名由GM操控的角色" in log and log.count("地图上的一次秘密行动") == 3  # hid, moved, placed
+
+    # What a hidden sheet recovers or is given would tell its pools: the posts say that it happened, not how much.
+    await harness.slash(gm, table.channel, "gm award", character="Saber", resource="mp", amount=-40)
+    ritual = (await harness.slash(mei, table.channel, "grail ritual")).reply
+    assert ritual.embeds[0]["title"] == "仪式：Saber恢复了魔力"  # 40, half its maximum
+    await harness.slash(gm, table.channel, "gm award", character="Saber", resource="mp", amount=-10)
+    await harness.slash(mei, table.channel, "character use", name="卫宫士郎")
+    given = (await harness.slash(mei, table.channel, "grail transfer", amount=3)).reply
+    assert given.embeds[0]["title"] == "卫宫士郎为Saber补魔"
+    rested = (await harness.slash(mei, table.channel, "grail rest")).reply
+    assert rested.embeds[0]["title"] == "卫宫士郎休息8小时，恢复全部MP"
+    assert "MP 76/80" in await _pools(table, "Saber") and "MP 10/10" in await _pools(table, "卫宫士郎")
+    log = (await harness.slash(rin, table.channel, "log show")).reply.text()
+    assert "卫宫士郎与其英灵之间传递了魔力（数量只有其主人与GM知道）" in log
+    assert "卫宫士郎休息并恢复了MP（数量只有其主人与GM知道）" in log and "恢复 40" not in log
+
+    # A month of story time: each day's upkeep (E6: 14) and, at the end of each day, the Master's 8 hours' rest
+    # (R15). From day 6 Saber lives on what its Master gives: 5, then 7 a day, which the night's rest gives back.
+    passed = (await harness.slash(gm, table.channel, "campaign time", days=29)).reply.text()
+    assert passed.count("Saber支付日常耗魔") == 29 and "消失" not in passed
+    assert "卫宫士郎在过去的日子里休息，恢复了MP" in passed
+    assert "MP 2/80" in await _pools(table, "Saber") and "MP 3/10" in await _pools(table, "卫宫士郎")
+    await harness.slash(gm, table.channel, "gm reveal", character="卫宫士郎")
+    await harness.slash(gm, table.channel, "gm award", character="卫宫士郎", resource="mp", amount=-1)
+    shown = (await harness.slash(gm, table.channel, "campaign time", days=1, hours=8)).reply.text()
+    assert "卫宫士郎在过去的 1 天里各休息8小时，共恢复 8 MP" in shown  # the day that ended; not the day begun
+
+
+async def test_what_a_chinese_table_reads_of_saves_openings_grenades_stats_and_the_gms_creatures(
+    table: Table,
+) -> None:
+    harness, mei, rin, ken, gm = table.harness, table.mei, table.rin, table.ken, table.gm
+    await harness.slash(gm, table.channel, "campaign language", language="zh-CN")
+    gae = {"name": "Gae Buidhe", "rank": "C", "scope": "anti_army", "mode": "one_shot", "resolution": "save",
+           "save_stat": "LUK", "damage": "2d6"}  # fmt: skip
+    await _summon(table, mei, E3_MASTER, {**SABER, "noble_phantasms": [gae]})
+    await _import(table, rin, {"kind": "master", "name": "Rin", "master_type": "melee", "attributes": {"con": 5}})
+    await _import(table, ken, {"kind": "master", "name": "Taiga", "master_type": "melee", "attributes": {"con": 5}})
+    assert "**Rin**（御主，" in (await harness.slash(rin, table.channel, "character list")).reply.text()
+    # R6 against two Masters (Luck 0): DC (3 + 1 - 0) x 5 = 20; 7 and 3 take all of its 2d6.
+    harness.dice.queue([7, 6, 4, 3, 1, 1])
+    released = (await harness.slash(mei, table.channel, "attack", target="Rin, Taiga", action="np:Gae Buidhe")).reply
+    assert released.embeds[0]["title"] == "Saber对Rin、Taiga解放Gae Buidhe：以幸运豁免"
+    text = released.text()
+    assert "Rin的豁免: 1d20 [7] = **7**" in text and "Taiga的豁免: 1d20 [3] = **3**" in text, text
+    # 劲力 is the seed's word for a Servant's Strength (「力量 对应 劲力」); a word of no stat lists the reader's.
+    harness.dice.queue([10])
+    assert (await harness.slash(mei, table.channel, "check", stat="劲力")).reply.embeds[0]["title"] == (
+        "Saber：力量检定，15")  # fmt: skip
+    unknown = (await harness.slash(mei, table.channel, "check", stat="QQ")).reply
+    assert unknown.ephemeral and unknown.content == "未知属性 QQ。请从以下选择：力量、耐力、敏捷、魔力、幸运。"
+
+    # The trickster's 手榴弹, as the seed names them, and how many are left on its sheet.
+    await _import(table, mei, KIRITSUGU)
+    await harness.slash(mei, table.channel, "character use", name="Kiritsugu")
+    for _ in range(2):
+        harness.dice.queue([1])  # 1 + dex 3 - Taiga's dex 0: a miss
+        thrown = (await harness.slash(mei, table.channel, "attack", target="Taiga", action="grenade")).reply.text()
+        assert "手榴弹" in thrown and "手雷" not in thrown, thrown
+    sheet = (await harness.slash(mei, table.channel, "character show", name="Kiritsugu")).reply
+    assert _fields(sheet)["手榴弹"] == "剩余 8 颗（共 10 颗）"
+
+    # Struck at while it casts, the GMs' Kayneth casts on: the opening has passed, not gone untaken.
+    await _gms(table, {"kind": "master", "name": "Kayneth", "master_type": "magus", "attributes": {"con": 5, "int": 5}})
+    await harness.slash(gm, table.channel, "grail place", character="Kayneth", x=50, y=50)
+    await harness.slash(gm, table.channel, "grail place", character="Saber", x=51, y=50)
+    await harness.slash(mei, table.channel, "character use", name="Saber")
+    harness.dice.queue([20, 1])
+    await harness.slash(gm, table.channel, "combat start", order="Kayneth, Saber")
+    await harness.slash(gm, table.channel, "character use", name="Kayneth")
+    await harness.slash(gm, table.channel, "attack", target="Saber", action="bolt")
+    harness.dice.queue([10, 1, 1, 1])  # Saber: 10 + 5 - 0 = 15, 3d12 = 3
+    offer = next(m for m in reversed(harness.emulator.visible_to(mei, table.channel))
+                 if m.buttons()[:1] == ["借机攻击"])  # fmt: skip
+    await harness.emulator.click(mei, offer, "借机攻击")
+    reopened = next(m for m in reversed(harness.emulator.visible_to(mei, table.channel))
+                    if m.buttons()[:1] == ["借机攻击"])  # fmt: skip
+    harness.dice.queue([1])  # the bolt: 1 + int 5 - Saber's AGI 4 = 2, a miss
+    await harness.emulator.click(gm, await harness.prompt_with(table.channel, gm, "让它继续"), "让它继续")
+    closed = harness.current(reopened).text()
+    assert "Kayneth露出的破绽已经过去" in closed and "无人对Kayneth借机攻击" not in closed, closed
+    await harness.slash(gm, table.channel, "combat end")
+
+    # A Caster the GMs run calls familiars for the GMs to run; a puppet reads as the sheets name the class.
+    medea = {**MEDEA, "master": "Souichirou"}
+    await _gms(table, {"kind": "master", "name": "Souichirou", "master_type": "melee"}, medea,
+               {"kind": "puppet", "name": "Golem", "rank": "C"})  # fmt: skip
+    await harness.slash(gm, table.channel, "character use", name="Medea")
+    called = (await harness.slash(gm, table.channel, "grail cast", spell="familiar", amount=2, item="Crow")).reply
+    assert "使魔响应了Medea的召唤，共 2 只（Crow加编号）：由GM操控。" in called.text(), called.text()
+    golem = (await harness.slash(rin, table.channel, "character show", name="Golem")).reply
+    assert _fields(golem) == {"职阶": "傀儡兵（视作英灵，按法师职阶，全部RANK相同）"}

@@ -389,3 +389,34 @@ async def test_a_notice_failing_unexpectedly_does_not_stop_the_next(table: Table
     async with bot.database.write() as session:
         await session.execute(update(Exchange).where(Exchange.id == exchange_id).values(title=title))
     await answered(table)
+
+
+async def test_an_offer_nothing_waits_on_is_never_reminded_of_nor_stuck(table: Table) -> None:
+    """A Crest Magia attack: the attacker may reroll and any player may intercept, but only the defender's answer
+    is waited on."""
+    harness, emulator = table.harness, table.harness.emulator
+    gm, bob, mei = table.players.gm, table.players.player, table.players.defender
+    to_the_next_day(emulator)
+    channel = harness.new_channel(table.players.guild)
+    await harness.slash(gm, channel, "campaign start", ruleset="crest_magia", name="Crests")
+    for user, name in ((bob, "Aiko"), (mei, "Bram")):
+        template = (await harness.slash(user, channel, "character template", kind="bearer")).reply
+        sheet = template.attachments[0].data.decode().replace("name: Aiko", f"name: {name}")
+        await harness.slash(user, channel, "character import", file=("sheet.yaml", sheet.encode()))
+    await harness.slash(bob, channel, "attack", target="Bram", action="Sword")
+    seen = emulator.visible_to(mei, channel)
+    defend = next(message for message in reversed(seen) if "Dexterity" in message.buttons())
+    offers = [message for message in seen if {"Reroll (1 Destiny Point)", "Intercept (1 Destiny Point)"}
+              & set(message.buttons())]  # fmt: skip
+    assert len(offers) == 2
+    digests = len(emulator.dms(gm))
+    emulator.clock.advance(12.5 * HOUR)
+    await harness.eventually(lambda: len(reminders_to(table, mei, channel)) == 1)
+    await harness.eventually(lambda: len(emulator.dms(gm)) > digests)
+    await emulator.settle(quiet_for=1.5)
+    assert reminders_to(table, bob, channel) == []  # his reroll is his to take or leave
+    digest = "\n".join(message.content for message in emulator.dms(gm)[digests:])
+    assert "Stuck in **Crests**, unanswered for more than 12 hours: 1" in digest
+    assert f"/{defend.channel_id}/{defend.id}" in digest
+    assert not any(f"/{offer.channel_id}/{offer.id}" in digest for offer in offers)
+    await harness.emulator.click(gm, defend, "Cancel (GM)")

@@ -75,6 +75,17 @@ async def test_valid_commands_sync_and_keep_their_ids(api: Api) -> None:
     assert api.emu.commands()[0]["description"] == "Roll some dice"
 
 
+async def test_localized_names_need_only_differ_among_siblings_in_one_locale(api: Api) -> None:
+    """One name in two locales, or in two sub-commands' options, or a localization equal to its own default."""
+    same = {"ja": "数", "zh-CN": "数"}
+    subs = [option(sub, type=1, options=[option("n", name_localizations=same)]) for sub in ("one", "two")]
+    status, body = await api.put_commands([
+        command(name_localizations={"ja": "roll"}, options=subs),
+        command(name="anchor", name_localizations={"ja": "安価番号", "zh-CN": "安価番号"}),
+    ])  # fmt: skip
+    assert status == 200, body
+
+
 BAD_COMMANDS: list[tuple[str, list[JSON], tuple[str, ...]]] = [
     ("uppercase name", [command(name="Roll")], ("0", "name")),
     ("space in name", [command(name="roll dice")], ("0", "name")),
@@ -116,6 +127,26 @@ BAD_COMMANDS: list[tuple[str, list[JSON], tuple[str, ...]]] = [
     ),
     ("duplicate option names", [command(options=[option("a"), option("a")])], ("0", "options", "1", "name")),
     ("duplicate command names", [command(), command()], ("1", "name")),
+    (
+        "two commands under one ja name",
+        [command(name_localizations={"ja": "安価"}), command(name="anchor", name_localizations={"ja": "安価"})],
+        ("1", "name_localizations", "ja"),
+    ),
+    (
+        "a ja name that is another command's name",
+        [command(), command(name="anchor", name_localizations={"ja": "roll"})],
+        ("1", "name_localizations", "ja"),
+    ),
+    (
+        "two options under one ja name",
+        [command(options=[option("a", name_localizations={"ja": "数"}), option("b", name_localizations={"ja": "数"})])],
+        ("0", "options", "1", "name_localizations", "ja"),
+    ),
+    (
+        "a ja option name that is another option's name",
+        [command(options=[option("a"), option("b", name_localizations={"ja": "a"})])],
+        ("0", "options", "1", "name_localizations", "ja"),
+    ),
     (
         "autocomplete with choices",
         [command(options=[option(autocomplete=True, choices=[{"name": "one", "value": 1}])])],

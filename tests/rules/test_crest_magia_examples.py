@@ -26,6 +26,7 @@ from rules.crest_magia.rolls import (
 from rules.crest_magia.sheets import Crest, character_problems
 from rules.dice.source import FixedDice
 from rules.exchange import Modifier, RuleError
+from rules.sheets import validation_problems
 
 DEFAULTS = CrestMagiaOptions()
 
@@ -210,6 +211,36 @@ def test_the_rulebooks_crests_need_only_their_name() -> None:
     assert (own.category, own.damage_type) == ("magical", "holy")  # what the file says wins
     with pytest.raises(ValidationError):
         Crest.model_validate({"name": "Crest of Winds"})  # not the book's: its category is needed
+    assert tides.from_the_book and not own.from_the_book  # a damage type of its own makes it another crest
+    assert not Crest.model_validate({"name": "Crest of Winds", "category": "magical"}).from_the_book
+
+
+def test_a_crest_ladder_is_keyed_by_rank_as_yaml_or_json_writes_it() -> None:
+    written = {"name": "Crest of Winds", "category": "magical"}
+    from_yaml = Crest.model_validate({**written, "ladder": {1: "a breeze", 5: "a hurricane"}})
+    from_json = Crest.model_validate({**written, "ladder": {"1": "a breeze", "5": " a hurricane "}})
+    assert from_yaml.ladder == from_json.ladder == {1: "a breeze", 5: "a hurricane"}
+    stored = from_yaml.model_dump(mode="json")
+    assert stored["ladder"] == {"1": "a breeze", "5": "a hurricane"} and Crest.model_validate(stored) == from_yaml
+    for ladder, problem in (({"0": "x"}, ("ladder", "ladder_rank")), ({"6": "x"}, ("ladder", "ladder_rank")),
+                            ({"one": "x"}, ("ladder", "ladder_rank")), ({"2": ""}, ("ladder.2", "empty")),
+                            ({"2": 3}, ("ladder.2", "wrong_type"))):  # fmt: skip
+        with pytest.raises(ValidationError) as refused:
+            Crest.model_validate({**written, "ladder": ladder})
+        assert [(p.field, p.code) for p in validation_problems(refused.value)] == [problem]
+
+
+def test_the_creation_budget_binds_players_and_the_caps_everyone() -> None:
+    dragon = aiko(name="Dragon", dice={"Physique": 12, "Dexterity": 10, "Intelligence": 8, "Wit": 8},
+                  skills={"Melee": 5}, specialties=[], crests=[])  # fmt: skip
+    assert {code for _, code in codes(dragon)} == {"creation_dice", "creation_skills", "creation_specialties",
+                                                   "creation_crests"}  # fmt: skip
+    assert character_problems(dragon, DEFAULTS, creation=False) == []
+    capped = {(p.field, p.code) for p in character_problems({**dragon, "skills": {"Melee": 6}}, DEFAULTS,
+                                                            creation=False)}  # fmt: skip
+    assert capped == {("skills.Melee", "too_large")}
+    no_wit = {**dragon, "dice": {"Physique": 12, "Dexterity": 10, "Intelligence": 8}}
+    assert [p.code for p in character_problems(no_wit, DEFAULTS, creation=False)] == ["stats_missing"]
 
 
 def test_destiny_point_spends_on_pools_and_consequences() -> None:

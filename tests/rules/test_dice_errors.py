@@ -2,7 +2,7 @@
 
 import pytest
 
-from rules.dice import ERROR_CODES, DiceError, DiceLimits, FixedDice, parse, roll
+from rules.dice import ERROR_CODES, DiceDialect, DiceError, DiceLimits, FixedDice, parse, roll
 
 # (expression, code, params); `FixedDice([])` proves no die was rolled before refusing.
 REFUSALS: list[tuple[str, str, dict[str, int | str]]] = [
@@ -56,6 +56,40 @@ REFUSALS: list[tuple[str, str, dict[str, int | str]]] = [
     ("5d10>7<3", "duplicate_modifier", {"position": 6, "modifier": "<"}),
     ("5d10>7 + 1d6", "bad_success_use", {"position": 9}),
     ("1d6 + 5d10>7", "bad_success_use", {"position": 0}),
+    ("5d10>7 + d66", "bad_success_use", {"position": 9}),
+    ("10/0", "division_by_zero", {"position": 3}),
+    ("10 // (1d6-1)", "division_by_zero", {"position": 6}),
+    ("10/(5d10>7)", "division_by_zero", {"position": 3}),
+    ("2d6>=1/0", "division_by_zero", {"position": 7}),
+    ("2d6+3>=1d6", "syntax", {"position": 7, "found": "1d6"}),
+    ("3b6kh1", "syntax", {"position": 3, "found": "kh1"}),
+    ("2b6+3", "syntax", {"position": 4, "found": "3"}),
+    ("1d6+2b6", "syntax", {"position": 5, "found": "b6"}),
+    ("0b6", "zero_dice", {"position": 0}),
+    ("d66dl1", "syntax", {"position": 3, "found": "dl1"}),
+    ("d66kh1", "syntax", {"position": 3, "found": "kh1"}),
+    ("1d20+5[]", "syntax", {"position": 6, "found": "[]"}),
+    ("1d20[fire", "syntax", {"position": 4, "found": "[fire"}),
+    ("4d6p", "syntax", {"position": 4, "found": ""}),
+    ("1d20mi", "syntax", {"position": 6, "found": ""}),
+    ("1d6e", "syntax", {"position": 4, "found": ""}),
+    ("(1d6)r1", "syntax", {"position": 5, "found": "r1"}),
+    ("()", "syntax", {"position": 1, "found": ")"}),
+    ("3d6!ra1", "duplicate_modifier", {"position": 4, "modifier": "ra"}),
+    ("1d6mi2mi3", "duplicate_modifier", {"position": 6, "modifier": "mi"}),
+    ("4d6kh3p1", "duplicate_modifier", {"position": 6, "modifier": "p"}),
+    ("(4d6)kh3kl1", "duplicate_modifier", {"position": 8, "modifier": "kl"}),
+    ("1d6e<7", "always_explodes", {"position": 0}),
+    ("1d6rr<7", "always_rerolls", {"position": 0}),
+    ("(1d20)>1000000001", "too_large", {"limit": 1_000_000_000}),
+]
+
+# Refusals of one reading only: where a comparison after dice is the roll's target.
+TARGET_REFUSALS: list[tuple[str, str, dict[str, int | str]]] = [
+    ("1d20 >", "syntax", {"position": 6, "found": ""}),
+    ("2d6>=", "syntax", {"position": 5, "found": ""}),
+    ("2d6>=7>=3", "syntax", {"position": 6, "found": ">=3"}),
+    ("4d6k3>", "syntax", {"position": 6, "found": ""}),
 ]
 
 
@@ -66,6 +100,23 @@ def test_refused_before_rolling(expression: str, code: str, params: dict[str, in
 
     assert raised.value.code == code
     assert raised.value.params == params
+
+
+@pytest.mark.parametrize("dialect", ["bcdice", "d20"])
+@pytest.mark.parametrize(("expression", "code", "params"), TARGET_REFUSALS)
+def test_refused_before_rolling_where_comparisons_are_targets(
+    dialect: DiceDialect, expression: str, code: str, params: dict[str, int | str]
+) -> None:
+    with pytest.raises(DiceError) as raised:
+        roll(expression, FixedDice([]), dialect=dialect)
+
+    assert raised.value.code == code
+    assert raised.value.params == params
+
+
+def test_a_divisor_that_cannot_be_zero_is_accepted() -> None:
+    for expression in ("60/1d6", "10//(1d6+1)", "10/(0-1d6)", "(1d20+5)/2>=10"):
+        parse(expression)
 
 
 def test_every_code_is_exercised() -> None:

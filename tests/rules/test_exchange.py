@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from rules.exchange import (
     Audience,
     Commit,
+    Modifier,
     Note,
     Option,
     OptionGroup,
@@ -48,6 +49,7 @@ def test_a_full_wait_round_trips_through_json() -> None:
          Option("take", Text("choice.take"), tone="secondary")),
         (OptionGroup("parry", Text("choice.parry"), Text("choice.parry.question")),),
         needs_all=True, value=ValueRange(1, 100), deadline_seconds=600, default="take",
+        waiting_for=Text("wait.the_table"),
     )  # fmt: skip
     assert Wait.from_dict(_json(wait.to_dict())) == wait  # type: ignore[arg-type]
 
@@ -108,6 +110,15 @@ def test_rolls_and_texts_round_trip() -> None:
     assert Roll.from_dict(_json(roll.to_dict())) == roll  # type: ignore[arg-type]
     text = Text("a", {"b": 1, "c": Text("d", {"e": "f"})})
     assert Text.from_dict(_json(text.to_dict())) == text  # type: ignore[arg-type]
+
+
+def test_a_folded_roll_keeps_its_dice_and_result_and_sums_its_terms() -> None:
+    roll = Roll("attack", 20, (12,), (12,), (Modifier("stat:STR", -7), Modifier("gm", 2)), 7, by="Heracles")
+    assert Roll.from_dict(_json(roll.to_dict())) == roll  # type: ignore[arg-type]
+    folded = roll.folded()
+    assert (folded.dice, folded.total, folded.by) == ((12,), 7, "Heracles")
+    assert folded.modifiers == (Modifier("sheet", -5),)
+    assert Roll("damage", 6, (3,), (3,), (), 3).folded().modifiers == ()
 
 
 def test_role_references() -> None:

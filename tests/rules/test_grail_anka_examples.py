@@ -135,6 +135,18 @@ def test_w14_cancellation_and_categories() -> None:
     assert not any(activation.suppressed for activation in netted)
 
 
+def test_a_suppressed_skill_names_the_phantasm_that_took_priority() -> None:
+    """R10: what a table is told of a skill that took no effect names the Noble Phantasm, or none for a 相殺."""
+    guard, ward = (Skill.model_validate({"name": name, "category": "shield"}) for name in ("Guard", "Ward"))
+    aegis = Skill.model_validate({"name": "Aegis", "kind": "np", "category": "shield"})
+    used = [battle.Activation("a", guard), battle.Activation("a", aegis), battle.Activation("b", ward)]
+    met = battle.interplay(used, np_priority_fatigue=False)
+    assert met[2].suppressed and met[2].overridden_by == 1  # b's Ward gives way to a's Aegis
+    assert not met[0].suppressed and met[1].overridden_by is None
+    offset = battle.interplay([battle.Activation("a", guard), battle.Activation("b", ward)], np_priority_fatigue=False)
+    assert all(activation.suppressed and activation.overridden_by is None for activation in offset)
+
+
 def test_anchors_in_messages() -> None:
     assert anchor_in("42") == 42
     assert anchor_in("４２ です") == 42
@@ -181,3 +193,27 @@ def test_a_phantasm_overrides_an_advanced_mystic_code_and_the_war_ends_with_one_
     met = battle.interplay([battle.Activation("a", code), battle.Activation("b", phantasm)], np_priority_fatigue=False)
     assert met[0].suppressed and not met[1].suppressed
     assert turns.finale_reason(["a"], {}) == "one_camp" and turns.finale_reason([], {}) == "no_camp"
+
+
+def test_every_skill_of_a_win_rate_is_a_term_of_its_own() -> None:
+    """T3's skill term apart: W3's battle with a passive +2 for A and +5 and a parameter for B; a cancelled skill,
+    one that lost to a Noble Phantasm and one with no number are no terms."""
+    alone = Skill.model_validate({"name": "単独行動", "timing": "passive", "effect": {"win_rate_delta": 2}})
+    madness = Skill.model_validate({"name": "狂化", "timing": "passive",
+                                    "effect": {"win_rate_delta": 5, "param_delta": {"mag": 10}}})  # fmt: skip
+    roar = Skill.model_validate({"name": "Roar", "effect": {"win_rate_delta": 9}})
+    oath = Skill.model_validate({"name": "Oath", "kind": "special"})
+    used = [
+        battle.Activation("a", alone, "Saber"), battle.Activation("b", madness, "Berserker"),
+        battle.Activation("b", roar, "Berserker", cancelled=True), battle.Activation("a", oath, "Saber"),
+    ]  # fmt: skip
+    side_a = [battle.Member(battle.MAIN, SABER, 12, 2), battle.Member(battle.SUB, MA, 5)]
+    side_b = [battle.Member(battle.MAIN, BERSERKER, 15, 4), battle.Member(battle.SUB, ASSASSIN, 8, 1),
+              battle.Member(battle.SUB, MB1, 4)]  # fmt: skip
+    rated = battle.formation_rate(["np", "str", "mag"], side_a, side_b, skills_a=battle.totals(used, "a"),
+                                  skills_b=battle.totals(used, "b"))  # fmt: skip
+    assert rated.result.skills == -3 and rated.strength_b["mag"] == 43
+    assert [(term.who, term.skill.name) for term in rated.skills_a.terms] == [("Saber", "単独行動")]
+    assert [(term.who, term.skill.name) for term in rated.skills_b.terms] == [("Berserker", "狂化")]
+    # W3's 70 - 13 - 3 + 6, with 狂化's MAG turning that advantage: (1, 2) gives 30, totals -23.
+    assert (rated.result.base, rated.result.totals, rated.result.rate) == (30, -23, 30 - 23 - 3 + 6 - 3)

@@ -20,6 +20,7 @@ from rules.grail_zh.rolls import (
     damage_taken,
     initiative,
     luck_d20,
+    masterless_drain,
     pay,
     plus_multiplier,
     range_penalty,
@@ -163,6 +164,9 @@ def test_e12_saves() -> None:
     magecraft = save_dc(5, 4)
     assert magecraft == 10
     assert save(FixedDice([10]), None, magecraft, (Modifier("magic_resistance", 6),)).outcome == "none"
+    # Several saving against one Noble Phantasm: each roll names whose it is.
+    assert save(FixedDice([7]), None, curse, name="Lancer").roll.label == "save:Lancer"
+    assert save(FixedDice([7]), None, curse).roll.label == "save"
 
 
 def test_e13_assassin() -> None:
@@ -209,6 +213,15 @@ def test_e19_costs() -> None:
 def test_e20_lancer_gains_battle_continuation() -> None:
     stats = servant_stats(servant("lancer", "C C C C C"), None, OPTIONS)
     assert str(stats.skill("battle_continuation").rank) == "B"  # type: ignore[union-attr]
+
+
+def test_a_masterless_servant_drains_a_tenth_of_its_maximum_each_minute() -> None:
+    # 「每分钟会流失最大魔力值的10%」 with D8's 10 rounds a minute: a 60-MP Servant loses 6 at the end of each
+    # whole minute since its Master died, nothing in the rounds between; at 39 MP it has 33 after 11 rounds.
+    lost = [masterless_drain(60, rounds) for rounds in range(1, 22)]
+    assert lost[9] == lost[19] == 6 and sum(lost) == 12
+    assert 39 - sum(masterless_drain(60, rounds) for rounds in range(1, 12)) == 33
+    assert masterless_drain(140, 10) == 14 and masterless_drain(60, 0) == 0
 
 
 def test_damage_dice_are_written_as_the_rules_write_them() -> None:

@@ -1,5 +1,6 @@
 """A Crest Magia attack as an exchange of steps (R6-R10): the Attack Roll now; the defender answers later with
-the stat and then the skill it defends with; on a hit the Damage Roll against the Withstand Roll (armour or a
+the stat and then the skill it defends with (only the stat the hit lands on, when it has no Defense Roll to make,
+and nothing where that makes no difference); on a hit the Damage Roll against the Withstand Roll (armour or a
 crest, the defender's choice when there are several); the damage on the defending stat, and each overflow
 on a pool of the defender's choosing. Every wait is the defender's (or a GM's, for a character they run)."""
 
@@ -12,7 +13,17 @@ from typing import Any, cast
 from bot.rulesets.base import ANSWERER, ATTACKER, DEFENDER, CharacterSnapshot, Scene, Turn
 from rules.crest_magia.damage import Damaged, choose_overflow, effective_die, still_depleted, take_damage
 from rules.crest_magia.destiny import SPEND_COST, require_point
-from rules.crest_magia.model import CONSEQUENCES, CREST_SKILL, STATS, WEAPON_SKILL, Crit, Skill, Stat
+from rules.crest_magia.model import (
+    CONSEQUENCES,
+    CREST_SKILL,
+    CREST_STAT,
+    STATS,
+    WEAPON_SKILL,
+    WEAPON_STAT,
+    Crit,
+    Skill,
+    Stat,
+)
 from rules.crest_magia.options import CrestMagiaOptions
 from rules.crest_magia.rolls import (
     ActionRoll,
@@ -38,6 +49,7 @@ from rules.exchange import (
     Step,
     Text,
     Wait,
+    Whisper,
     member,
 )
 from rules.options import CampaignOptions
@@ -49,7 +61,9 @@ SKILL_WAIT = "defence_skill"
 WITHSTAND_WAIT = "withstand"
 OVERFLOW_WAIT = "overflow"
 NO_SKILL = "no_skill"
-STANDING = "standing"  # the character state key of a GM's standing boons, banes and modifier
+STANDING = "standing"  # the character state key of a GM's standing boons, banes and modifier on it
+STANDING_EVERYONE = "standing_everyone"  # the character state key of a GM's standing on everyone in the campaign
+DEPLETED = "depleted"  # the character state key of the stats on a d4 (R9)
 REROLL_WAIT = "reroll"
 REROLL = "reroll"
 KEEP = "keep"
@@ -74,12 +88,9 @@ ATTACKS = "attacks"  # the character state key of its Attack Rolls this round (C
 OUT_OF_TURN = "out_of_turn"  # the character state key of the round its player paid to act out of turn in
 UNARMED = "unarmed"
 SEPARATOR = "|"
+BARE_HANDS = f"{UNARMED}{SEPARATOR}"  # the attack with no weapon, as /attack offers it
 # From "serious" on (unconscious, dying) a character is down: it cannot defend (T5).
 SERIOUS = CONSEQUENCES.index("serious")
-# The stat an attack uses unless the attacker names another (the GM calls the stat, R1).
-DEFAULT_ATTACK_STAT: dict[str, Stat] = {
-    "melee": "Physique", "unarmed": "Physique", "ranged": "Dexterity", "thrown": "Dexterity", CREST: "Intelligence",
-}  # fmt: skip
 
 
 class Attacked(Outcome):
@@ -116,6 +127,11 @@ class Helpless(Outcome):
     defender: str
 
 
+class Down(Outcome):
+    event = "attack.down"
+    defender: str
+
+
 class Defended(Outcome):
     event = "attack.defended"
     attacker: str
@@ -138,6 +154,7 @@ class Wounded(Outcome):
     withstand: int
     taken: int
     stat: str
+    crit: str | None = None  # the Withstand Roll's, with `crit_on_withstand`
 
 
 class Placed(Outcome):
@@ -181,7 +198,7 @@ def hp_of(character: CharacterSnapshot) -> dict[Stat, int]:
 def rolled_die(character: CharacterSnapshot, stat: Stat, options: CrestMagiaOptions) -> int:
     """The die a stat rolls now: a d4 while it is depleted (R9)."""
     current = character.pools[pool(stat)]
-    depleted = stat in set(character.state.get("depleted", ()))
+    depleted = stat in set(character.state.get(DEPLETED, ()))
     return effective_die(sheet_of(character).dice[stat], current.current, current.maximum or 0, depleted, options)
 
 
@@ -196,9 +213,15 @@ class Standing:
     def modifiers(self) -> tuple[Modifier, ...]:
         return (Modifier("standing", self.modifier),) if self.modifier else ()
 
+    def __add__(self, other: Standing) -> Standing:
+        return Standing(self.boons + other.boons, self.banes + other.banes, self.modifier + other.modifier)
 
-def standing(character: CharacterSnapshot) -> Standing:
-    return Standing(**character.state.get(STANDING, {}))
+
+def standing(character: CharacterSnapshot, *keys: str) -> Standing:
+    """The standing on a character's rolls: its own and the one on everyone in the campaign, kept apart and counted
+    together (R2: boons and banes add up, then cancel one for one); `keys` one of them alone."""
+    return sum((Standing(**character.state.get(key, {})) for key in keys or (STANDING, STANDING_EVERYONE)),
+               Standing())  # fmt: skip
 
 
 def hp_changes(
@@ -208,12 +231,19 @@ def hp_changes(
     before = hp_of(character)
     effects: list[Effect] = [PoolDelta(who, pool(stat), after[stat] - before[stat]) for stat in STATS
                              if after[stat] != before[stat]]  # fmt: skip
-    was = set(character.state.get("depleted", ()))
+    depleted = depleted_after(character, after, options)
+    return effects if depleted is None else [*effects, StatePatch(who, DEPLETED, depleted or None)]
+
+
+def depleted_after(
+    character: CharacterSnapshot, after: Mapping[Stat, int], options: CrestMagiaOptions
+) -> list[Stat] | None:  # fmt: skip
+    """The depleted stats (C17: each that reached 0, while `d4_until` keeps it on a d4) once the pools are at
+    `after`; None when that list does not change."""
+    was = set(character.state.get(DEPLETED, ()))
     maximum = {stat: character.pools[pool(stat)].maximum or 0 for stat in STATS}
     now = sorted(stat for stat in STATS if still_depleted(stat in was, after[stat], maximum[stat], options))
-    if now != sorted(was):
-        effects.append(StatePatch(who, "depleted", now or None))
-    return effects
+    return None if now == sorted(was) else now
 
 
 def attack_actions(sheet: CharacterFile) -> list[tuple[str, str, str]]:
@@ -222,30 +252,32 @@ def attack_actions(sheet: CharacterFile) -> list[tuple[str, str, str]]:
         (f"{weapon.kind}{SEPARATOR}{weapon.name}", weapon.kind, weapon.name) for weapon in sheet.weapons
     ]
     found += [(f"{CREST}{SEPARATOR}{crest.name}", CREST, crest.name) for crest in [*sheet.crests, *sheet.item_crests]]
-    found.append((f"{UNARMED}{SEPARATOR}", UNARMED, ""))
+    found.append((BARE_HANDS, UNARMED, ""))
     return found
 
 
 def means(sheet: CharacterFile, action: str) -> dict[str, Any]:
-    """What the attack is made with: its skill (T4, R6), its damage rating (R7) and damage type. `action` is
-    a value /attack offers (`melee|Sword`, `crest|Crest of Flames`, `unarmed|` for bare hands) or just the
-    name of a weapon or crest, in any case."""
+    """What the attack is made with: its usual stat and skill (T4, R6), its damage rating (R7) and damage type.
+    `action` is a value /attack offers (`melee|Sword`, `crest|Crest of Flames`, `unarmed|` for bare hands) or just
+    the name of a weapon or crest, in any case."""
     kind, separator, name = action.partition(SEPARATOR)
     if not separator:
         kind, name = "", action
     wanted = name.strip().casefold()
     if kind == UNARMED and not wanted:
-        return {"kind": UNARMED, "name": "", "skill": WEAPON_SKILL["unarmed"], "rating": 0, "damage_type": None}
+        return {"kind": UNARMED, "name": "", "stat": WEAPON_STAT["unarmed"], "skill": WEAPON_SKILL["unarmed"],
+                "rating": 0, "damage_type": None}  # fmt: skip
     if kind in (CREST, ""):
         crest = next((c for c in [*sheet.crests, *sheet.item_crests] if c.name.casefold() == wanted), None)
         if crest is not None:
-            return {"kind": CREST, "name": crest.name, "skill": CREST_SKILL[crest.category], "rating": crest.rank,
+            return {"kind": CREST, "name": crest.name, "stat": CREST_STAT[crest.category],
+                    "skill": CREST_SKILL[crest.category], "rating": crest.rank,
                     "damage_type": crest.damage_type}  # fmt: skip
     weapon = next((w for w in sheet.weapons if w.name.casefold() == wanted and kind in (w.kind, "")), None)
     if weapon is None:
         raise RuleError("unknown_action", name=name.strip() or action)
-    return {"kind": weapon.kind, "name": weapon.name, "skill": WEAPON_SKILL[weapon.kind], "rating": weapon.rating,
-            "damage_type": weapon.damage_type}  # fmt: skip
+    return {"kind": weapon.kind, "name": weapon.name, "stat": WEAPON_STAT[weapon.kind],
+            "skill": WEAPON_SKILL[weapon.kind], "rating": weapon.rating, "damage_type": weapon.damage_type}  # fmt: skip
 
 
 def item_uses_left(character: CharacterSnapshot, crest: ItemCrest) -> int | None:
@@ -340,7 +372,7 @@ def attack(
     made_with = with_form(sheet_of(attacker), means(sheet_of(attacker), action), form)
     if skill is not None:
         made_with["skill"] = skill
-    stat = stat or DEFAULT_ATTACK_STAT[made_with["kind"]]
+    stat = stat or made_with["stat"]
     modifiers = attack_modifiers(sheet_of(attacker), made_with, specialty, options)
     if gm_mod:
         modifiers.append(Modifier("gm", gm_mod))
@@ -382,33 +414,63 @@ def _attack_rolled(
             return step.then(_all_missed(scene, roll.total))
         return Step.of(step, pause=Pause(STAT_WAIT, (reroll,), state))
     defender = scene.one(_current(state))
-    return Step.of(step, pause=Pause(STAT_WAIT, _defence_waits(attacker, defender, state, reroll), state))
+    waits = _defence_waits(attacker, defender, state, reroll)
+    if not waits:
+        return step.then(_struck(scene, state, None, options))
+    return Step.of(step, pause=Pause(STAT_WAIT, waits, state))
+
+
+def _is_down(character: CharacterSnapshot) -> bool:
+    """Whether the character is down (`SERIOUS`): it cannot defend."""
+    return character.pools[CONSEQUENCE].current >= SERIOUS
+
+
+def _undefended(defender: CharacterSnapshot, state: Mapping[str, Any]) -> bool:
+    """Whether the defender makes no Defense Roll: a critical attack hits whatever the defence (R3), and a defender
+    that is down cannot defend. It only picks the stat the hit lands on (C8)."""
+    return state["attack"]["crit"] == "success" or _is_down(defender)
+
+
+def _lands_on(defender: CharacterSnapshot) -> Stat | None:
+    """The stat a hit lands on whichever stat the defender names, when that makes no difference: its one pool with
+    HP left, or with none (R10: the consequence climbs, whatever the stat) the first; None while it has a choice."""
+    with_hp = [stat for stat in STATS if defender.pools[pool(stat)].current > 0]
+    if len(with_hp) > 1:
+        return None
+    return with_hp[0] if with_hp else STATS[0]
 
 
 def _defence_waits(
     attacker: CharacterSnapshot, defender: CharacterSnapshot, state: Mapping[str, Any], reroll: Wait | None,
-    *, intercept: bool = True,
+    *, intercept: bool = True, at_once: bool = True,
 ) -> tuple[Wait, ...]:  # fmt: skip
     """The roller's reroll while the roll is unresolved, an intercept for the other players (for a player
     character, and not again once someone has stepped in), and the defender's choice of stat (or a GM's ruling
-    that it is helpless), posted last so that it is the newest message when the defender looks. A defender that
-    is down (serious and worse: unconscious, dying) cannot defend: it only picks the stat that takes the hit."""
+    that it is helpless), posted last so that it is the newest message when the defender looks. A defender with no
+    Defense Roll to make only picks the stat that takes the hit; where that makes no difference it is asked only to
+    take the hit, while the other players may still step in, and otherwise (with `at_once`) nothing is waited for:
+    the hit lands now, and its Attack Roll, which nothing hangs on any more, is not offered again."""
     total = int(state["attack"]["total"])
-    waits = [reroll] if reroll is not None else []
+    said: dict[str, str | int | Text] = {"defender": defender.name, "attacker": attacker.name, "total": total}
+    offers = [reroll] if reroll is not None else []
     if intercept and not defender.gm_run:
-        offer = Text("intercept.prompt", {"defender": defender.name, "attacker": attacker.name, "total": total})
         button = Option(INTERCEPT, Text("intercept.button"), tone="secondary",
                         summary=Text("intercept.done", {"defender": defender.name}))  # fmt: skip
         closed = Text("intercept.closed", {"defender": defender.name})
-        waits.append(Wait(INTERCEPT_WAIT, Audience.players(), offer, (button,), settled=closed))
-    if defender.pools[CONSEQUENCE].current >= SERIOUS:
-        prompt = Text("helpless.down", {"defender": defender.name, "attacker": attacker.name, "total": total})
-        waits.append(Wait(HELPLESS_WAIT, Audience.character(_current(state)), prompt, stat_options(STATS)))
-        return tuple(waits)
-    options_ = (*stat_options(STATS), Option(HELPLESS, Text("defend.helpless"), tone="secondary"))
-    prompt = Text("attack.prompt", {"defender": defender.name, "attacker": attacker.name, "total": total})
-    waits.append(Wait(STAT_WAIT, Audience.character(_current(state)), prompt, options_))
-    return tuple(waits)
+        offers.append(Wait(INTERCEPT_WAIT, Audience.players(), Text("intercept.prompt", said), (button,),
+                           settled=closed, optional=True))  # fmt: skip
+    audience = Audience.character(_current(state))
+    if not _undefended(defender, state):
+        options_ = (*stat_options(STATS), Option(HELPLESS, Text("defend.helpless"), tone="secondary"))
+        return (*offers, Wait(STAT_WAIT, audience, Text("attack.prompt", said), options_))
+    reason = "helpless.down" if _is_down(defender) else "attack.prompt_critical"
+    lands = _lands_on(defender)
+    if lands is None:
+        return (*offers, Wait(STAT_WAIT, audience, Text(reason, said), stat_options(STATS)))
+    if at_once and not any(offer.key == INTERCEPT_WAIT for offer in offers):
+        return ()
+    take = Option(pool(lands), Text("defend.take_hit"))
+    return (*offers, Wait(STAT_WAIT, audience, Text(f"{reason}_take", said), (take,)))
 
 
 def stat_options(stats: tuple[Stat, ...] = STATS) -> tuple[Option, ...]:
@@ -432,7 +494,7 @@ def reroll_wait(
     choices = [Option(REROLL, Text("reroll.button"), summary=Text("reroll.done", said))]
     if not final:
         return Wait(REROLL_WAIT, audience, Text("reroll.prompt", said), tuple(choices),
-                    settled=Text("reroll.settled", said))  # fmt: skip
+                    settled=Text("reroll.settled", said), optional=True)  # fmt: skip
     choices.append(Option(KEEP, Text("reroll.keep"), tone="secondary", summary=Text("reroll.kept", said)))
     minutes = options.dp_reroll_minutes
     return Wait(REROLL_WAIT, audience, Text(prompt, said), tuple(choices),
@@ -481,7 +543,7 @@ def _all_missed(scene: Scene, total: int) -> Step:
 
 def awaiting_defence(scene: Scene, state: Mapping[str, Any], answer: Answer, options: CrestMagiaOptions) -> Step:
     """The attack's open step answered: a reroll, a critical failure let stand, an intercept, a GM's ruling that
-    the defender is helpless, or the defender's stat."""
+    the defender is helpless, or the defender's stat (the one the hit lands on, with no Defense Roll to make)."""
     if answer.wait == REROLL_WAIT:
         if answer.option == KEEP:
             return _all_missed(scene, int(state["attack"]["total"]))
@@ -489,10 +551,10 @@ def awaiting_defence(scene: Scene, state: Mapping[str, Any], answer: Answer, opt
         return spent.then(_attack_rolled(scene, again, state, options, spent=less))
     if answer.wait == INTERCEPT_WAIT:
         return _intercepted(scene, state, options)
-    if answer.wait == HELPLESS_WAIT:  # a defender that is down
-        return helpless_stat(scene, state, answer, options)
     if answer.option == HELPLESS:
-        return _ruled_helpless(scene, state, answer)
+        return _ruled_helpless(scene, state, answer, options)
+    if answer.wait == HELPLESS_WAIT or _undefended(scene.one(_current(state)), state):
+        return helpless_stat(scene, state, answer, options)
     return defence_stat(scene, state, answer)
 
 
@@ -515,30 +577,42 @@ def _intercepted(scene: Scene, state: Mapping[str, Any], options: CrestMagiaOpti
     if not state.get(CURRENT):  # nobody has defended yet: the Attack Roll is still unresolved
         points = attacker.pools[DESTINY].current if DESTINY in attacker.pools else 0
         reroll = reroll_wait(ATTACKER, attacker, points, int(state["attack"]["total"]), options, final=False)
-    waits = _defence_waits(attacker, interceptor, state, reroll, intercept=False)
+    # The interceptor steps in now: it is asked, not struck at once, since this step's cast is still the old one.
+    waits = _defence_waits(attacker, interceptor, state, reroll, intercept=False, at_once=False)
     return Step.of(spent, pause=Pause(STAT_WAIT, waits, state))
 
 
-def _ruled_helpless(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+def _ruled_helpless(scene: Scene, state: Mapping[str, Any], answer: Answer, options: CrestMagiaOptions) -> Step:
     """C8: a GM rules the defender helpless: no Defense Roll, the attack hits, and the defender picks the stat
-    that takes the damage."""
+    that takes the damage, if that makes a difference."""
     defender = scene.one(_current(state))
     if not (answer.forced or defender.gm_run):
         raise RuleError("helpless_gm_only")
+    ruled = Step(outcomes=(Helpless(defender=defender.name),))
+    lands = _lands_on(defender)
+    if lands is not None:
+        return ruled.then(_struck(scene, state, lands, options))
     prompt = Text("helpless.which", {"defender": defender.name})
     wait = Wait(HELPLESS_WAIT, Audience.character(_current(state)), prompt, stat_options(STATS))
-    return Step(outcomes=(Helpless(defender=defender.name),), pause=Pause(HELPLESS_WAIT, (wait,), state))
+    return Step.of(ruled, pause=Pause(HELPLESS_WAIT, (wait,), state))
 
 
 def helpless_stat(scene: Scene, state: Mapping[str, Any], answer: Any, options: CrestMagiaOptions) -> Step:
-    """The stat a helpless defender takes the hit on (C8): the attack hits without a Defense Roll."""
+    """The stat a defender with no Defense Roll takes the hit on (C8)."""
+    return _struck(scene, state, stat_answered(answer), options)
+
+
+def _struck(scene: Scene, state: Mapping[str, Any], stat: Stat | None, options: CrestMagiaOptions) -> Step:
+    """The attack hits without a Defense Roll (C8: a helpless or down defender, or a critical attack, R3), on
+    `stat`, or (None) on the one it lands on whatever the defender would name."""
     attacker, defender = scene.one(ATTACKER), scene.one(_current(state))
-    stat = stat_answered(answer)
+    stat = stat or _lands_on(defender) or STATS[0]
     result = resolve_attack(Score(state["attack"]["total"], state["attack"]["crit"]), None, options)
     hit = Defended(attacker=attacker.name, defender=defender.name, stat=stat, skill=None,
                    attack_total=state["attack"]["total"], defence_total=None, hit=True, maxed=result.maxed,
                    crit=None)  # fmt: skip
-    return _hit(scene, {**state, "stat": stat}, Step(outcomes=(hit,)), options)
+    down = (Down(defender=defender.name),) if _is_down(defender) else ()
+    return _hit(scene, {**state, "stat": stat}, Step(outcomes=(*down, hit)), options)
 
 
 def skill_options(sheet: CharacterFile, only: frozenset[str] | None = None) -> tuple[Option, ...]:
@@ -606,10 +680,21 @@ def gm_request(key: str, words: str, said: Mapping[str, str | int | Text], optio
                 deadline_seconds=options.boon_request_minutes * 60, default=REFUSE)  # fmt: skip
 
 
-def usual_defence_skills(attack_skill: str) -> frozenset[str]:
+def usual_defence_skills(attack_skill: str | None) -> frozenset[str]:
     """The skills a defence uses without asking (ours, for R6's skill "they can rationalize"): dodging,
-    enduring, noticing, holding firm, parrying or blocking, and the skill the attack itself is made with."""
-    return USUAL_DEFENCE_SKILLS | {attack_skill}
+    enduring, noticing, holding firm, parrying or blocking, and the skill the attack (or the opposed check, R4)
+    itself is made with."""
+    return USUAL_DEFENCE_SKILLS | ({attack_skill} if attack_skill else set())
+
+
+def needs_agreement(
+    character: CharacterSnapshot, skill: str | None, usual: frozenset[str], answer: Answer, options: CrestMagiaOptions
+) -> bool:  # fmt: skip
+    """Whether a passive roll's skill waits for a GM to agree to it: one not among the usual ones, unless
+    `free_stat_choice`. A GM's own choice (for a character they run, or answering for a player) needs no one's
+    agreement."""
+    agreed = options.free_stat_choice or character.gm_run or answer.forced
+    return skill is not None and skill not in usual and not agreed
 
 
 def defence_skill(scene: Scene, state: Mapping[str, Any], answer: Answer, options: CrestMagiaOptions) -> Step:
@@ -619,9 +704,7 @@ def defence_skill(scene: Scene, state: Mapping[str, Any], answer: Answer, option
     if attacker is None or defender is None:
         raise RuleError("fighter_gone")
     spec, skill = passive_roll(defender, cast(Stat, state["stat"]), answer, options)
-    # A GM's own choice (for a character they run, or answering for a player) needs no one's agreement.
-    agreed = options.free_stat_choice or defender.gm_run or answer.forced
-    if skill is not None and skill not in usual_defence_skills(state["means"]["skill"]) and not agreed:
+    if needs_agreement(defender, skill, usual_defence_skills(state["means"]["skill"]), answer, options):
         said: dict[str, str | int | Text] = {"name": defender.name, "skill": Text(f"skill.{skill}"),
                                              "attacker": attacker.name}  # fmt: skip
         wait = gm_request(SKILL_REQUEST, "skill_request", said, options)
@@ -650,7 +733,8 @@ def _defence_rolled(
     scene: Scene, state: Mapping[str, Any], roll: ActionRoll, options: CrestMagiaOptions, *, spent: int = 0
 ) -> Step:  # fmt: skip
     """The Defense Roll against the attack. A hit a player could still roll again for a Destiny Point (C30) waits
-    for them to reroll or let it stand (the deadline lets it stand); otherwise the damage follows at once."""
+    for them to reroll or let it stand (the deadline lets it stand); otherwise the damage follows at once. A
+    critical defence, once it stands, is the GMs' to give a turn of events (R3)."""
     who = _current(state)
     attacker, defender = scene.one(ATTACKER), scene.one(who)
     result = resolve_attack(Score(state["attack"]["total"], state["attack"]["crit"]), roll, options)
@@ -659,21 +743,36 @@ def _defence_rolled(
                         maxed=result.maxed, crit=roll.crit, rerolled=spent > 0)  # fmt: skip
     point = earned(who, defender, roll.crit)
     step = Step(rolls=roll.rolls(), outcomes=(defended,)).then(point)
+    told = _defence_narrative(scene, state, roll.crit)
     if not result.hit:
-        return step.then(_next_defender(scene, state))
+        return step.then(told).then(_next_defender(scene, state, options))
     points = defender.pools[DESTINY].current - spent + len(point.outcomes) if DESTINY in defender.pools else 0
     # A critical attack hits whatever the defence: nothing a reroll could change.
     reroll = None if result.maxed else reroll_wait(who, defender, points, roll.total, options, final=True,
                                                    prompt="reroll.prompt_hit")  # fmt: skip
     if reroll is not None:
         return Step.of(step, pause=Pause(DEFENCE_REROLL, (reroll,), {**state, "defence_crit": roll.crit}))
-    return _hit(scene, state, step, options)
+    return _hit(scene, state, step.then(told), options)
+
+
+def _defence_narrative(scene: Scene, state: Mapping[str, Any], crit: Crit | None) -> Step:
+    attacker = scene.one(ATTACKER)
+    who = _current(state)
+    return narrative(who, scene.one(who), crit, Text("narrative.defence", {"attacker": attacker.name}))
+
+
+def narrative(who: str, character: CharacterSnapshot, crit: Crit | None, roll: Text) -> Step:
+    """R3: a critical on any roll but an attack gives its character a good (or bad) turn of events, which the GMs
+    add: they are told so privately, once the roll stands (a roll rolled again for a Destiny Point is not)."""
+    if crit is None:
+        return Step()
+    return Step(effects=(Whisper(who, Text(f"narrative.{crit}", {"name": character.name, "roll": roll}), gms=True),))
 
 
 def defence_rerolled(scene: Scene, state: Mapping[str, Any], answer: Answer, options: CrestMagiaOptions) -> Step:
     """A hit defence let stand (the damage follows), or rolled again for a Destiny Point."""
     if answer.option != REROLL:
-        return _hit(scene, state, Step(), options)
+        return _hit(scene, state, _defence_narrative(scene, state, state.get("defence_crit")), options)
     spent, again, less = rerolled(scene, _current(state), state["defence"], state.get("defence_crit"), options)
     return spent.then(_defence_rolled(scene, state, again, options, spent=less))
 
@@ -707,8 +806,9 @@ def _hit(scene: Scene, state: Mapping[str, Any], step: Step, options: CrestMagia
     return Step.of(rolled, pause=Pause(WITHSTAND_WAIT, (wait,), carried))
 
 
-def _next_defender(scene: Scene, state: Mapping[str, Any]) -> Step:
-    """This defender is done: the next one of an area attack is asked for its stat, or the attack is over."""
+def _next_defender(scene: Scene, state: Mapping[str, Any], options: CrestMagiaOptions) -> Step:
+    """This defender is done: the next one of an area attack is asked for its stat (or struck, with nothing to
+    choose), or the attack is over."""
     following = int(state.get(CURRENT, 0)) + 1
     if following >= len(scene.members(DEFENDER)):
         return Step()
@@ -716,7 +816,10 @@ def _next_defender(scene: Scene, state: Mapping[str, Any]) -> Step:
     carried = {key: value for key, value in state.items() if key not in done}
     carried[CURRENT] = following
     attacker, defender = scene.one(ATTACKER), scene.one(_current(carried))
-    return Step(pause=Pause(STAT_WAIT, _defence_waits(attacker, defender, carried, None), carried))
+    waits = _defence_waits(attacker, defender, carried, None)
+    if not waits:
+        return _struck(scene, carried, None, options)
+    return Step(pause=Pause(STAT_WAIT, waits, carried))
 
 
 def withstand_chosen(scene: Scene, state: Mapping[str, Any], answer: Any, options: CrestMagiaOptions) -> Step:
@@ -743,7 +846,7 @@ def _withstand(scene: Scene, state: Mapping[str, Any], source: Withstander, opti
     taken = withstand.absorbed(damage)
     stat = cast(Stat, state["stat"])
     wounded = Wounded(attacker=attacker.name, defender=defender.name, damage=damage, withstand=withstand.total,
-                      taken=taken, stat=stat)  # fmt: skip
+                      taken=taken, stat=stat, crit=withstand.crit)  # fmt: skip
     hurt = take_damage(hp_of(defender), stat, taken, defender.pools[CONSEQUENCE].current, options)
     used = item_used(_current(state), defender, source.item) if source.item else Step()
     rolled = Step(rolls=withstand.rolls(), outcomes=(wounded,))
@@ -770,7 +873,7 @@ def _placed(
         outcomes.append(Climbed(defender=defender.name, level=hurt.consequence))
     step = Step(effects=tuple(effects), outcomes=tuple(outcomes))
     if not hurt.left:
-        return step.then(_next_defender(scene, state))
+        return step.then(_next_defender(scene, state, options))
     prompt = Text("overflow.which", {"defender": defender.name, "left": hurt.left})
     wait = Wait(OVERFLOW_WAIT, Audience.character(who), prompt, stat_options(hurt.choices))
     carried = {**state, "left": hurt.left, "choices": list(hurt.choices)}

@@ -49,8 +49,10 @@ def heal(scene: Scene, amount: int | None, options: CrestMagiaOptions) -> Step:
     character = scene.one(ACTOR)
     if amount is not None:
         return _placing(character, fight.hp_of(character), amount, Step(), options)
+    if not options.house_healing:  # no roll to decide it: only an amount does, whoever heals
+        raise RuleError("heal_amount_only")
     healer = scene.get(HEALER)
-    if healer is None or not options.house_healing:
+    if healer is None:
         raise RuleError("heal_amount_needed")
     sheet = fight.sheet_of(healer)
     crest = next((crest for crest in sheet.crests if crest.category == "healing"), None)

@@ -3,7 +3,7 @@ at each session's start (rules in `rules/crest_magia`).
 
 A character's stored sheet is `{"file": <the validated file>}`; its pools are one per stat (HP, up to the
 die), `consequence` (0 none .. 5 dead) and, for players, `destiny_points`. A stat that reached 0 HP is in
-the state's `depleted` list while the `d4_until` option keeps it on a d4.
+the state's `depleted` list while the `d4_until` option keeps it on a d4, however it was emptied.
 """
 
 from __future__ import annotations
@@ -18,10 +18,13 @@ from pydantic import Field, ValidationError, field_validator
 
 from bot.rulesets.base import (
     ACTOR,
+    ATTACK,
     ATTACKER,
-    DEFENDER,
+    CHECK,
     EVERYONE,
+    GM_TERM,
     OPPONENT,
+    Asking,
     AttackInput,
     CharacterDraft,
     CharacterSnapshot,
@@ -50,7 +53,6 @@ from rules.crest_magia.destiny import (
     session_points,
 )
 from rules.crest_magia.model import (
-    BOOK_CRESTS,
     BOOK_LADDERS,
     CONSEQUENCES,
     DEAD,
@@ -62,7 +64,7 @@ from rules.crest_magia.model import (
 from rules.crest_magia.odds import action_outcomes, hit_chance
 from rules.crest_magia.options import CrestMagiaOptions
 from rules.crest_magia.rolls import ActionRoll, ActionSpec, Score, check_succeeds, contest
-from rules.crest_magia.sheets import CharacterFile, Crest, parse_character
+from rules.crest_magia.sheets import CharacterFile, Crest, parse_character, stats_missing
 from rules.dice import DiceSource
 from rules.exchange import (
     Answer,
@@ -82,7 +84,7 @@ from rules.exchange import (
     member,
 )
 from rules.options import CampaignOptions
-from rules.sheets import SheetError, SheetProblem, validation_problems
+from rules.sheets import SheetError, validation_problems
 
 RULESET_ID = "crest_magia"
 CATALOGS = resources.files("bot.rulesets.crest_magia") / "i18n"
@@ -92,11 +94,12 @@ DESTINY = fight.DESTINY
 MAX_BOONS = 20
 DESTINY_APPROVAL = "destiny_approval"
 CHECK_REROLL = "check_reroll"
-GM_REQUEST = "gm_request"
 CONTEST_STAT = "contest_stat"
 CONTEST_SKILL = "contest_skill"
-# What a player may change with /character edit: the names of their weapons, crests and specialties.
-PLAYER_EDITABLE = re.compile(r"^(weapons|crests|specialties)\.\d+\.name$")
+CONTEST_REQUEST = "contest_skill_request"
+# What a player may change with /character edit: the names of their weapons and specialties. A crest's name is
+# what it is (T8): another one is a crest the GMs approve.
+PLAYER_EDITABLE = re.compile(r"^(weapons|specialties)\.\d+\.name$")
 
 TEMPLATE: dict[str, Any] = {
     "name": "Aiko",
@@ -124,9 +127,9 @@ class _ActionDetails(CommandInput):
     languages."""
 
     specialty: str | None = Field(None, max_length=100, description="param.specialty")
-    boons: int = Field(0, ge=0, le=MAX_BOONS, description="param.boons")
-    banes: int = Field(0, ge=0, le=MAX_BOONS, description="param.banes")
-    ask: int = Field(0, ge=0, le=MAX_BOONS, description="param.ask")
+    # R2: "you as the GM could consider to grant" them: a player's are asked of the GMs.
+    boons: int = Field(0, ge=0, le=MAX_BOONS, description="param.boons", json_schema_extra=GM_TERM)
+    banes: int = Field(0, ge=0, le=MAX_BOONS, description="param.banes", json_schema_extra=GM_TERM)
 
     @field_validator("skill", mode="before", check_fields=False)
     @classmethod
@@ -147,7 +150,14 @@ class CrestAttackInput(AttackInput, _ActionDetails):
     stat: Stat | None = Field(None, description="param.attack_stat")
     skill: Skill | None = Field(None, description="param.attack_skill")
     form: str | None = Field(None, max_length=100, description="param.form")
-    modifier: int = Field(0, ge=-20, le=20, description="param.modifier")
+    modifier: int = Field(0, ge=-20, le=20, description="param.modifier", json_schema_extra=GM_TERM)
+
+    @field_validator("action", mode="before")
+    @classmethod
+    def _bare_hands(cls, value: object) -> object:
+        """Bare hands in words, in any of the ruleset's languages, are the attack /attack offers by that name (a
+        weapon of that name is still `unarmed|<name>`, as offered)."""
+        return fight.BARE_HANDS if _as_written("attack_choice", ("bare_hands",), value) == "bare_hands" else value
 
 
 class CheckRolled(Outcome):
@@ -176,21 +186,6 @@ class ContestDecided(Outcome):
     won: bool
 
 
-class RequestAsked(Outcome):
-    event = "request.asked"
-    name: str
-    count: int  # boons asked for
-    stat: str | None  # another stat asked for, or None
-    skill: str | None  # another skill asked for, or None
-
-
-class RequestDecided(Outcome):
-    event = "request.decided"
-    name: str
-    granted: bool
-    expired: bool
-
-
 class StandingSet(Outcome):
     event = "standing.set"
     names: list[str]
@@ -198,6 +193,8 @@ class StandingSet(Outcome):
     boons: int
     banes: int
     modifier: int
+    # Who still has the other standing, which keeps counting: their own (for everyone's), or everyone's.
+    kept: list[str] = Field(default_factory=list)
 
 
 class DestinySpent(Outcome):
@@ -247,6 +244,9 @@ class CrestMagiaPlay(Play):
         Preset(fight.WITHSTAND_WAIT, Text("preset.withstand"), ()),
         Preset(fight.OVERFLOW_WAIT, Text("preset.overflow"),
                tuple(Choice(fight.pool(stat), Text(f"defend.stat.{stat}")) for stat in STATS)),
+        # C19: the healed character places the HP; a pool with no room left asks again.
+        Preset(healing.HEAL_WAIT, Text("preset.heal"),
+               tuple(Choice(fight.pool(stat), Text(f"defend.stat.{stat}")) for stat in STATS)),
     )  # fmt: skip
 
     @property
@@ -257,9 +257,9 @@ class CrestMagiaPlay(Play):
         return {
             DESTINY_APPROVAL: self.destiny_approval,
             CHECK_REROLL: self.check_reroll,
-            GM_REQUEST: self.request_decided,
             CONTEST_STAT: self.contest_stat,
             CONTEST_SKILL: self.contest_skill,
+            CONTEST_REQUEST: self.contest_skill_decided,
             healing.HEAL_WAIT: with_options(healing.placed),
             fight.STAT_WAIT: with_options(fight.awaiting_defence),
             fight.HELPLESS_WAIT: with_options(fight.helpless_stat),
@@ -285,9 +285,10 @@ class CrestMagiaPlay(Play):
         self, kind: str, data: Mapping[str, Any], bound: Mapping[str, CharacterSnapshot], dice: DiceSource,
         options: CampaignOptions, *, gm_run: bool = False,
     ) -> CharacterDraft:  # fmt: skip
-        """R12: nothing is rolled; each stat's pool is its die, full. A campaign is always within a session (the
-        first one from its start), so a new player character joins it with the session's Destiny Points."""
-        sheet = parse_character(data, fight.crest_options(options))
+        """R12: nothing is rolled; each stat's pool is its die, full. The creation budget is the players': what the
+        GMs run (a dragon with a d12) keeps the caps alone. A campaign is always within a session (the first one from
+        its start), so a new player character joins it with the session's Destiny Points."""
+        sheet = parse_character(data, fight.crest_options(options), creation=not gm_run)
         pools = {fight.pool(stat): Pool(sheet.dice[stat], sheet.dice[stat]) for stat in STATS}
         pools[CONSEQUENCE] = Pool(0, DEAD)
         # Destiny Points are the players' (C31).
@@ -315,8 +316,8 @@ class CrestMagiaPlay(Play):
             sheet = CharacterFile.model_validate({**file, "crests": crests} if "crests" in file else file)
         except ValidationError as error:
             raise SheetError(validation_problems(error)) from error
-        if missing := [stat for stat in STATS if stat not in sheet.dice]:
-            raise SheetError([SheetProblem("dice", "stats_missing", {"stats": ", ".join(missing)})])
+        if missing := stats_missing(sheet):
+            raise SheetError([missing])
         return {"file": sheet.model_dump(mode="json")}
 
     def pool_maxima(self, character: CharacterSnapshot, sheet: Mapping[str, Any]) -> Mapping[str, int | None]:
@@ -324,15 +325,24 @@ class CrestMagiaPlay(Play):
         dice = CharacterFile.model_validate(sheet["file"]).dice
         return {fight.pool(stat): dice[stat] for stat in STATS}
 
+    def pool_changed(self, scene: Scene, pool: str) -> Step | None:
+        """C17: a pool a GM empties (or fills) keeps or loses its d4 as one an attack empties."""
+        character = scene.one(ACTOR)
+        depleted = fight.depleted_after(character, fight.hp_of(character), fight.crest_options(scene.options))
+        return None if depleted is None else Step(effects=(StatePatch(ACTOR, fight.DEPLETED, depleted or None),))
+
     def gm_only_fields(self, kind: str, sheet: Mapping[str, Any]) -> tuple[str, ...]:
-        """C10, C27 and T8: weapon and armour ratings, item crests and crest ladders are the GM's to set."""
+        """C10, C27 and T8: weapon and armour ratings, item crests, crest ladders and crests of a player's own
+        ("Feel free to make your own": with the GM, who judges what it can do) are the GM's to set."""
         file = sheet["file"]
+        crests = CharacterFile.model_validate(file).crests
         fields = [f"`weapons.{index}.rating`: {weapon['rating']}" for index, weapon in enumerate(file["weapons"])
                   if weapon["rating"]]  # fmt: skip
         if file.get("armor") and file["armor"]["rating"]:
             fields.append(f"`armor.rating`: {file['armor']['rating']}")
         fields += [f"`item_crests.{index}`: {crest['name']}" for index, crest in enumerate(file["item_crests"])]
-        fields += [f"`crests.{index}.ladder`" for index, crest in enumerate(file["crests"]) if crest["ladder"]]
+        fields += [f"`crests.{index}`: {crest.name}" for index, crest in enumerate(crests) if not crest.from_the_book]
+        fields += [f"`crests.{index}.ladder`" for index, crest in enumerate(crests) if crest.ladder]
         return tuple(fields)
 
     def sheet_lines(self, character: CharacterSnapshot, options: CampaignOptions, *, full: bool) -> list[SheetLine]:
@@ -365,10 +375,13 @@ class CrestMagiaPlay(Play):
             weak, resistant = ", ".join(sheet.weaknesses) or "—", ", ".join(sheet.resistances) or "—"
             types = Text("sheet.weak_and_resistant", {"weak": weak, "resistant": resistant})
             lines.append(SheetLine("sheet.damage_types", types))
-        if fight.STANDING in character.state:
-            standing = fight.standing(character)
-            lines.append(SheetLine("sheet.standing", Text("standing.values", {
-                "boons": standing.boons, "banes": standing.banes, "modifier": f"{standing.modifier:+d}"})))  # fmt: skip
+        held = [key for key in (fight.STANDING, fight.STANDING_EVERYONE) if key in character.state]
+        if len(held) == 1:
+            lines.append(SheetLine("sheet.standing", _standing_values(fight.standing(character, *held))))
+        elif held:  # its own and everyone's, each by its name
+            lines.append(SheetLine("sheet.standing", joined([
+                Text(f"standing.part_{key}", {"values": _standing_values(fight.standing(character, key))})
+                for key in held])))  # fmt: skip
         return lines
 
     def check(self, scene: Scene, params: CheckInput) -> Step:
@@ -379,11 +392,6 @@ class CrestMagiaPlay(Play):
         stat = cast(Stat, given.stat)
         if given.against is not None and given.target is not None:
             raise RuleError("contest_has_no_target")
-        if given.ask:
-            what = Text("check.with_skill", {"stat": Text(f"stat.{stat}"), "skill": Text(f"skill.{given.skill}")}) if (
-                given.skill) else Text(f"stat.{stat}")  # fmt: skip
-            return _requested(character, "check", given, Text("request.on_check", {"what": what}), None, None,
-                              fight.crest_options(scene.options))  # fmt: skip
         sheet = fight.sheet_of(character)
         options = fight.crest_options(scene.options)
         modifiers: list[Modifier] = []
@@ -405,9 +413,10 @@ class CrestMagiaPlay(Play):
         return _checked(scene, spec.roll(scene.dice, options), state, options)
 
     def check_reroll(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
-        """A check's roll let stand (nothing more happens), or rolled again for a Destiny Point (C30)."""
+        """A check's roll let stand (nothing more happens but a critical's word to the GMs), or rolled again for a
+        Destiny Point (C30)."""
         if answer.option != fight.REROLL:
-            return Step()
+            return _check_narrative(scene, state)
         options = fight.crest_options(scene.options)
         spent, again, less = fight.rerolled(scene, ACTOR, state["spec"], state.get("crit"), options)
         return spent.then(_checked(scene, again, state, options, spent=less))
@@ -421,36 +430,42 @@ class CrestMagiaPlay(Play):
         stat = fight.stat_answered(answer)
         prompt = Text("contest.which_skill", {"opponent": opponent.name, "stat": Text(f"stat.{stat}")})
         wait = Wait(CONTEST_SKILL, Audience.character(OPPONENT), prompt, fight.skill_options(fight.sheet_of(opponent)))
-        return Step(pause=Pause(CONTEST_SKILL, (wait,), {**state, "stat": stat}))
+        # The active roll stands now that the other side answers it.
+        return Step.of(_check_narrative(scene, state), pause=Pause(CONTEST_SKILL, (wait,), {**state, "stat": stat}))
 
     def contest_skill(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
-        """R4 and C22: the passive side's roll, as a Defense Roll is made; the active side wins only by exceeding it."""
+        """R4 and C22: the passive side's roll, as a Defense Roll is made (R6: a skill other than the usual ones, the
+        check's own included, waits for a GM to agree); the active side wins only by exceeding it."""
         options = fight.crest_options(scene.options)
         actor, opponent = scene.get(ACTOR), scene.get(OPPONENT)
         if actor is None or opponent is None:
             raise RuleError("fighter_gone")
         stat = cast(Stat, state["stat"])
         spec, skill = fight.passive_roll(opponent, stat, answer, options)
+        if fight.needs_agreement(opponent, skill, fight.usual_defence_skills(state["skill"]), answer, options):
+            said: dict[str, str | int | Text] = {"name": opponent.name, "skill": Text(f"skill.{skill}"),
+                                                 "actor": actor.name}  # fmt: skip
+            wait = fight.gm_request(CONTEST_REQUEST, "contest_request", said, options)
+            return Step(pause=Pause(CONTEST_REQUEST, (wait,), {**state, "asked": answer.option}))
         roll = spec.roll(scene.dice, options)
         active = state["active"]
         decided = ContestDecided(name=actor.name, opponent=opponent.name, stat=stat, skill=skill,
                                  total=active["total"], opposed=roll.total, crit=roll.crit,
                                  won=contest(Score(active["total"], active["crit"]), roll, options))  # fmt: skip
-        return Step(rolls=roll.rolls(), outcomes=(decided,)).then(fight.earned(OPPONENT, opponent, roll.crit))
+        point = fight.earned(OPPONENT, opponent, roll.crit)
+        told = fight.narrative(OPPONENT, opponent, roll.crit, Text("narrative.opposing", {"name": actor.name}))
+        return Step(rolls=roll.rolls(), outcomes=(decided,)).then(point).then(told)
 
-    def request_decided(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
-        """The GMs' answer to a request (none when the deadline passed): granted, the roll has the boons and the
-        stat and skill asked for; refused, it goes ahead without the boons, with the usual stat and skill."""
-        granted = answer.option == fight.GRANT
-        is_check = state["kind"] == "check"
-        name = scene.one(ACTOR if is_check else ATTACKER).name
-        decided = Step(outcomes=(RequestDecided(name=name, granted=granted, expired=answer.expired),))
-        asked = int(state["params"]["ask"])
-        with_boons = {"ask": 0, "boons": min(MAX_BOONS, int(state["params"]["boons"]) + (asked if granted else 0))}
-        if is_check:
-            return decided.then(self.check(scene, CrestCheckInput.model_validate({**state["params"], **with_boons})))
-        given = CrestAttackInput.model_validate({**state["params"], **with_boons})
-        return decided.then(_attack_as(scene, given, granted=granted))
+    def contest_skill_decided(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+        """The GMs agree to the passive side's skill (it is rolled, as a GM's own choice is), or not (it picks among
+        the usual ones)."""
+        if answer.option == fight.GRANT:
+            return self.contest_skill(scene, state, Answer(CONTEST_SKILL, state["asked"], by=answer.by, forced=True))
+        opponent = scene.one(OPPONENT)
+        prompt = Text("contest.which_usual_skill", {"opponent": opponent.name, "stat": Text(f"stat.{state['stat']}")})
+        usual = fight.skill_options(fight.sheet_of(opponent), fight.usual_defence_skills(state["skill"]))
+        wait = Wait(CONTEST_SKILL, Audience.character(OPPONENT), prompt, usual)
+        return Step(pause=Pause(CONTEST_SKILL, (wait,), state))
 
     def attack_actions(self, attacker: CharacterSnapshot) -> list[Choice]:
         return [
@@ -460,23 +475,41 @@ class CrestMagiaPlay(Play):
         ]  # fmt: skip
 
     def attack(self, scene: Scene, params: AttackInput) -> Step:
-        """R6: the attack, at once; or, when it asks for boons or for a stat or skill other than the weapon's or the
-        crest's (R1: "if the player can rationalize it and the GM agrees"), once a GM has answered."""
+        """R6: the Attack Roll, with the stat and skill named (a player's other than the usual ones once the GMs
+        agreed to them: `asking`)."""
         given = cast(CrestAttackInput, params)
+        return fight.attack(scene, given.action, given.stat, given.skill, given.specialty, given.form, given.boons,
+                            given.banes, given.modifier, fight.crest_options(scene.options))  # fmt: skip
+
+    def asking(self, scene: Scene, kind: str, params: CommandInput) -> Asking:
+        """R2 and R6: the boons, banes and modifiers a player gives are asked of the GMs; so is an attack's stat or
+        skill other than the weapon's or the crest's (R1: "if the player can rationalize it and the GM agrees"),
+        unless `free_stat_choice`. Refused, or unanswered for `boon_request_minutes`, the roll goes ahead without
+        them: with the usual stat and skill, and a specialty only if it is not of the skill refused."""
         options = fight.crest_options(scene.options)
-        attacker = scene.one(ATTACKER)
-        fight.attacks_this_round(attacker, scene.turn)  # refused now rather than after a GM's answer
-        sheet = fight.sheet_of(attacker)
-        made_with = fight.with_form(sheet, fight.means(sheet, given.action), given.form)  # refused now, not later
-        usual_stat, usual_skill = fight.DEFAULT_ATTACK_STAT[made_with["kind"]], made_with["skill"]
-        other_stat = given.stat if given.stat not in (None, usual_stat) and not options.free_stat_choice else None
-        other_skill = given.skill if given.skill not in (None, usual_skill) and not options.free_stat_choice else None
-        if given.ask or other_stat or other_skill:
-            what = Text("request.on_attack", {"defender": ", ".join(d.name for d in scene.members(DEFENDER))})
-            stat_change = (other_stat, usual_stat) if other_stat else None
-            skill_change = (other_skill, usual_skill) if other_skill else None
-            return _requested(attacker, "attack", given, what, stat_change, skill_change, options)
-        return _attack_as(scene, given, granted=True)
+        deadline = options.boon_request_minutes * 60
+        if kind == CHECK:
+            check = cast(CrestCheckInput, params)
+            stat = Text(f"stat.{check.stat}")
+            what = Text("check.with_skill", {"stat": stat, "skill": Text(f"skill.{check.skill}")}) if (
+                check.skill) else stat  # fmt: skip
+            return Asking(Text("request.on_check", {"stat": what}), deadline_seconds=deadline)
+        given = cast(CrestAttackInput, params)
+        sheet = fight.sheet_of(scene.one(ATTACKER))
+        made_with = fight.with_form(sheet, fight.means(sheet, given.action), given.form)
+        usual_stat, usual_skill = made_with["stat"], made_with["skill"]
+        other_stat = given.stat not in (None, usual_stat) and not options.free_stat_choice
+        other_skill = given.skill not in (None, usual_skill) and not options.free_stat_choice
+        asks: list[Text] = []
+        if other_stat:
+            asks.append(Text("request.stat", {"stat": Text(f"stat.{given.stat}"), "usual": Text(f"stat.{usual_stat}")}))
+        if other_skill:
+            asks.append(Text("request.skill", {"skill": Text(f"skill.{given.skill}"),
+                                               "usual": Text(f"skill.{usual_skill}")}))  # fmt: skip
+        refused = given.model_copy(update={**({"stat": None} if other_stat else {}),
+                                           **({"skill": None, "specialty": None} if other_skill else {})})  # fmt: skip
+        return replace(super().asking(scene, ATTACK, params), asks=tuple(asks), refused=refused,
+                       deadline_seconds=deadline)  # fmt: skip
 
     def odds(
         self, attacker: CharacterSnapshot, defender: CharacterSnapshot, params: AttackInput, options: CampaignOptions,
@@ -489,7 +522,7 @@ class CrestMagiaPlay(Play):
         made_with = fight.means(fight.sheet_of(attacker), given.action)
         if given.skill is not None:  # as if the GMs agreed to it
             made_with["skill"] = given.skill
-        stat = given.stat or fight.DEFAULT_ATTACK_STAT[made_with["kind"]]
+        stat = given.stat or made_with["stat"]
         modifiers = fight.attack_modifiers(fight.sheet_of(attacker), made_with, given.specialty, rules_options)
         standing, guard = fight.standing(attacker), fight.standing(defender)
         bonus = sum(modifier.value for modifier in modifiers) + given.modifier + standing.modifier
@@ -511,16 +544,15 @@ class CrestMagiaPlay(Play):
             defence = action_outcomes(fight.rolled_die(defender, defending, rules_options), best + guard.modifier,
                                       guard_net, rules_options,
                                       crits=not defender.gm_run or rules_options.npc_crits)  # fmt: skip
-            label = Text("odds.defence", {"stat": Text(f"stat.{defending}"), "skill": named, "rank": best})
+            label = Text("odds.defence", {"stat": Text(f"stat.{defending}"), "skill": named, "rank": best}) if (
+                best) else Text("odds.defence_no_skill", {"stat": Text(f"stat.{defending}")})  # fmt: skip
             lines.append((label, hit_chance(attacking, defence, rules_options)))
         return Odds(tuple(lines), Text("odds.footer"))
 
     def report(self, outcomes: Sequence[Outcome]) -> Report:
-        """The step's report, after a line for each decision on a request that the roll follows, and for a
-        critical success a reroll took back."""
+        """The step's report, after a line for a critical success a reroll took back."""
         shown = self._report(outcomes)
-        first = tuple(_decision_note(outcome) for outcome in outcomes if isinstance(outcome, RequestDecided))
-        first += tuple(Text("check.crit_revoked") for o in outcomes if isinstance(o, fight.Rerolled) and o.revoked)
+        first = tuple(Text("check.crit_revoked") for o in outcomes if isinstance(o, fight.Rerolled) and o.revoked)
         return replace(shown, notes=first + shown.notes) if first else shown
 
     def _report(self, outcomes: Sequence[Outcome]) -> Report:
@@ -549,12 +581,12 @@ class CrestMagiaPlay(Play):
                     return Report(pools=True)
                 said: dict[str, str | int | Text] = {"name": outcome.name, "use": Text(f"destiny.use.{outcome.use}")}
                 return Report(notes=(Text("destiny.spent", said),))
-            if isinstance(outcome, DestinyDenied | DestinyRequested | RequestAsked):
+            if isinstance(outcome, DestinyDenied | DestinyRequested):
                 return Report()
             if isinstance(outcome, healing.HEALING_OUTCOMES):
                 return healing.report(outcomes)
             if isinstance(outcome, StandingSet):
-                return Report(notes=(_standing_note(outcome),), pools=False)
+                return Report(notes=_standing_notes(outcome), pools=False)
             if isinstance(outcome, DestinyReset):
                 return Report(notes=(Text("destiny.session", {"points": outcome.points}),), pools=False)
         return Report()
@@ -569,8 +601,6 @@ class CrestMagiaPlay(Play):
                                                                           else "—"})  # fmt: skip
         if kind == "contest":
             return Text("event.contest.won" if payload.get("won") else "event.contest.held")
-        if kind == "request.decided":
-            return Text("event.request.granted" if payload.get("granted") else "event.request.refused")
         if kind.startswith("destiny.") and isinstance(payload.get("use"), str):
             return Text(f"event.{kind}", {"use": Text(f"destiny.use.{payload['use']}")})
         stat = Text(f"stat.{payload['stat']}") if payload.get("stat") in STATS else None
@@ -588,16 +618,20 @@ class CrestMagiaPlay(Play):
     # What only Crest Magia has, for its own commands (bot.rulesets.crest_magia.cog).
     def set_standing(self, scene: Scene, role: str, boons: int, banes: int, modifier: int) -> Step:
         """A GM's boons, banes and modifier that stay on the rolls of a character (or of everyone in the scene)
-        until a GM clears them: in play by post the GM is rarely there when a player rolls. All zero clears them."""
+        until a GM clears them: in play by post the GM is rarely there when a player rolls. All zero clears them.
+        A character's own standing and the one on everyone are kept apart, and both count (a scene's bane beside one
+        character's boon): setting or clearing one leaves the other as it is."""
         characters = scene.members(role)
+        everyone = role == EVERYONE
+        kinds = (fight.STANDING, fight.STANDING_EVERYONE)
+        key, other = reversed(kinds) if everyone else kinds
         value = {"boons": boons, "banes": banes, "modifier": modifier} if boons or banes or modifier else None
-        if value is None and not any(fight.STANDING in character.state for character in characters):
-            raise RuleError("no_standing")
-        effects = tuple(
-            StatePatch(member(role, position), fight.STANDING, value) for position in range(len(characters))
-        )
-        set_ = StandingSet(names=[character.name for character in characters], everyone=role == EVERYONE, boons=boons,
-                           banes=banes, modifier=modifier)  # fmt: skip
+        if value is None and not any(key in character.state for character in characters):
+            raise RuleError("no_standing_everyone" if everyone else "no_standing")
+        effects = tuple(StatePatch(member(role, position), key, value) for position in range(len(characters)))
+        set_ = StandingSet(names=[character.name for character in characters], everyone=everyone, boons=boons,
+                           banes=banes, modifier=modifier,
+                           kept=[character.name for character in characters if other in character.state])  # fmt: skip
         return Step(effects=effects, outcomes=(set_,))
 
     def spend_destiny(
@@ -689,7 +723,10 @@ def _contest_report(decided: ContestDecided, outcomes: Sequence[Outcome]) -> Rep
     said: dict[str, str | int | Text] = {"name": decided.name, "opponent": decided.opponent, "total": decided.total,
                                          "opposed": decided.opposed}  # fmt: skip
     title = Text("contest.won" if decided.won else "contest.held", said)
-    notes = [Text(f"contest.crit_{decided.crit}", {"opponent": decided.opponent})] if decided.crit else []
+    notes = []
+    if decided.crit:  # the passive side's critical, and whether it decided (the active side's own may win over it)
+        beaten = decided.won == (decided.crit == "success")
+        notes.append(Text(f"contest.crit_{decided.crit}{'_beaten' if beaten else ''}", said))
     notes += [Text("check.destiny_point", {"name": o.name}) for o in outcomes if isinstance(o, fight.Earned)]
     return Report(title, notes=tuple(notes))
 
@@ -704,54 +741,28 @@ def _crest_text(crest: Crest, uses: int | None) -> Text:
     if uses is not None:
         shown = Text("sheet.crest_uses", {"crest": shown, "uses": uses})
     capability: str | Text | None = crest.ladder.get(crest.rank)
-    if capability is None and not crest.ladder and crest.name in BOOK_LADDERS and (
-        crest.category == BOOK_CRESTS[crest.name][0]):  # fmt: skip
+    if capability is None and crest.name in BOOK_LADDERS and crest.from_the_book:  # the GM's word comes first
         capability = Text(f"ladder.{crest.name.lower().replace(' ', '_')}.{crest.rank}")
     return shown if capability is None else Text("sheet.crest_can", {"crest": shown, "can": capability})
 
 
-def _standing_note(set_: StandingSet) -> Text:
+def _standing_values(standing: fight.Standing) -> Text:
+    return Text("standing.values", {"boons": standing.boons, "banes": standing.banes,
+                                    "modifier": f"{standing.modifier:+d}"})  # fmt: skip
+
+
+def _standing_notes(set_: StandingSet) -> tuple[Text, ...]:
+    """What changed, and the other standing that still counts with it."""
     who: str | Text = Text("standing.everyone") if set_.everyone else ", ".join(set_.names)
-    if not (set_.boons or set_.banes or set_.modifier):
-        return Text("standing.cleared", {"who": who})
-    return Text("standing.set", {"who": who, "boons": set_.boons, "banes": set_.banes,
-                                 "modifier": f"{set_.modifier:+d}"})  # fmt: skip
-
-
-def _attack_as(scene: Scene, given: CrestAttackInput, *, granted: bool) -> Step:
-    """The attack as declared, or (a request refused) with the usual stat and skill, and the specialty only if it
-    belongs to the usual skill."""
-    skill = given.skill if granted else None
-    specialty = given.specialty if granted or given.skill is None else None
-    return fight.attack(scene, given.action, given.stat if granted else None, skill, specialty, given.form,
-                        given.boons, given.banes, given.modifier, fight.crest_options(scene.options))  # fmt: skip
-
-
-def _decision_note(decided: RequestDecided) -> Text:
-    if decided.granted:
-        return Text("request.note_granted", {"name": decided.name})
-    return Text("request.note_expired" if decided.expired else "request.note_refused", {"name": decided.name})
-
-
-def _requested(
-    character: CharacterSnapshot, kind: str, given: CrestCheckInput | CrestAttackInput, what: Text,
-    stat: tuple[str, str] | None, skill: tuple[str, str] | None, options: CrestMagiaOptions,
-) -> Step:  # fmt: skip
-    """A player asks the GMs before rolling: for boons (R2: the GM awards them), another stat or another skill
-    (`stat` and `skill` are (asked, usual)). The roll waits for their answer, and goes ahead without what was
-    asked when `boon_request_minutes` pass with none."""
-    parts: list[Text] = [Text("request.boons", {"count": given.ask})] if given.ask else []
-    if stat:
-        parts.append(Text("request.stat", {"stat": Text(f"stat.{stat[0]}"), "usual": Text(f"stat.{stat[1]}")}))
-    if skill:
-        parts.append(Text("request.skill", {"skill": Text(f"skill.{skill[0]}"), "usual": Text(f"skill.{skill[1]}")}))
-    said: dict[str, str | int | Text] = {"name": character.name, "what": what,
-                                         "asked": joined(parts, "request.and")}  # fmt: skip
-    wait = fight.gm_request(GM_REQUEST, "request", said, options)
-    state = {"kind": kind, "params": given.model_dump(mode="json")}
-    outcome = RequestAsked(name=character.name, count=given.ask, stat=stat[0] if stat else None,
-                           skill=skill[0] if skill else None)  # fmt: skip
-    return Step(outcomes=(outcome,), pause=Pause(GM_REQUEST, (wait,), state))
+    if set_.boons or set_.banes or set_.modifier:
+        changed = Text("standing.set", {"who": who, "boons": set_.boons, "banes": set_.banes,
+                                        "modifier": f"{set_.modifier:+d}"})  # fmt: skip
+    else:
+        changed = Text("standing.cleared_everyone") if set_.everyone else Text("standing.cleared", {"who": who})
+    if not set_.kept:
+        return (changed,)
+    kept = "standing.own_kept" if set_.everyone else "standing.everyone_kept"
+    return changed, Text(kept, {"names": ", ".join(set_.kept)})
 
 
 def _checked(
@@ -779,14 +790,23 @@ def _checked(
         return Step.of(step, pause=Pause(CONTEST_STAT, (*([reroll] if reroll else []), wait), carried))
     reroll = fight.reroll_wait(ACTOR, character, points, roll.total, options, final=True)
     if reroll is None:
-        return step
+        return step.then(_check_narrative(scene, {**state, "crit": roll.crit}))
     return Step.of(step, pause=Pause(CHECK_REROLL, (reroll,), {**state, "crit": roll.crit}))
+
+
+def _check_narrative(scene: Scene, state: Mapping[str, Any]) -> Step:
+    """The GMs' word of a check's critical (R3), once the roll stands."""
+    stat = Text(f"stat.{state['spec']['stat']}")
+    skill = state["skill"]
+    what = Text("check.with_skill", {"stat": stat, "skill": Text(f"skill.{skill}")}) if skill else stat
+    return fight.narrative(ACTOR, scene.one(ACTOR), state.get("crit"), Text("narrative.check", {"what": what}))
 
 
 FIGHT_OUTCOMES = (
     fight.Attacked,
     fight.Intercepted,
     fight.Helpless,
+    fight.Down,
     fight.Voided,
     fight.Defended,
     fight.Wounded,
@@ -812,6 +832,8 @@ def _fight_report(outcomes: Sequence[Outcome]) -> Report:
             notes.append(Text("attack.voided", {"name": outcome.name}))
         elif isinstance(outcome, fight.Helpless):
             notes.append(Text("attack.helpless", {"defender": outcome.defender}))
+        elif isinstance(outcome, fight.Down):
+            notes.append(Text("attack.down", {"defender": outcome.defender}))
         elif isinstance(outcome, fight.Intercepted):
             notes.append(Text("attack.intercepted", {"interceptor": outcome.interceptor, "attacker": outcome.attacker,
                                                      "defender": outcome.defender}))  # fmt: skip
@@ -824,8 +846,9 @@ def _fight_report(outcomes: Sequence[Outcome]) -> Report:
                 notes.append(line)
             if outcome.rerolled:
                 notes.append(Text("check.rerolled"))
-            if outcome.crit:
-                notes.append(Text(f"defence.crit_{outcome.crit}"))
+            if outcome.crit:  # a double six that does not stop the attack says so (C2's option off)
+                beaten = outcome.crit == "success" and outcome.hit
+                notes.append(Text("defence.crit_success_beaten" if beaten else f"defence.crit_{outcome.crit}"))
             if outcome.maxed:
                 notes.append(Text("attack.maxed"))
         elif isinstance(outcome, fight.Wounded):
@@ -839,6 +862,8 @@ def _fight_report(outcomes: Sequence[Outcome]) -> Report:
             else:  # the defending pool had less: where the rest went follows
                 notes.append(Text("attack.damage_total", said))
                 notes += _placement_notes(placed)
+            if outcome.crit:  # the totals alone do not say why (`crit_on_withstand`)
+                notes.append(Text(f"withstand.crit_{outcome.crit}", {"defender": outcome.defender}))
         elif isinstance(outcome, fight.Placed) and outcome.more:
             if len(outcome.losses) == 1 and not outcome.lost:
                 ((stat, taken),) = outcome.losses.items()

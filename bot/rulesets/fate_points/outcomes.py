@@ -40,6 +40,9 @@ class AttackDeclared(Outcome):
     # The attacker's sheet is hidden by the GMs: what the attack cost would tell its rank.
     cost_kept: bool = False
 
+    def sheet_secrets(self) -> frozenset[str]:
+        return frozenset({"mana_cost"}) if self.cost_kept else frozenset()
+
 
 class AttackFaded(Outcome):
     """A Servant paid its last prana for an attack and vanished before the blow (R18): nothing was rolled."""

@@ -59,6 +59,7 @@ from bot.rulesets.fate_points.outcomes import (
     Rested,
     Transferred,
 )
+from bot.rulesets.words import joined
 from rules.dice import DiceSource
 from rules.exchange import (
     Answer,
@@ -346,12 +347,17 @@ def spend_action(who: str, character: CharacterSnapshot, *kinds: str, turn: Turn
     return [StatePatch(who, "actions", actions.model_dump(mode="json"))]
 
 
+def _weapon_type(weapon: Mapping[str, Any]) -> Text:
+    """A weapon's type in the reader's words."""
+    return Text(f"weapon_type.{weapon['type']}")
+
+
 def weapon_choices(defender: CharacterSnapshot) -> tuple[Choice, ...]:
     """What a block or parry can be made with: the best by the rules, or any of the defender's weapons."""
     weapons = defender.sheet["file"].get("weapons", [])
     return (
         Choice(BEST_WEAPON, Text("choice.best_weapon")),
-        *(Choice(f"w{index}", Text("choice.weapon", {"name": weapon["name"], "type": weapon["type"]}))
+        *(Choice(f"w{index}", Text("choice.weapon", {"name": weapon["name"], "type": _weapon_type(weapon)}))
           for index, weapon in enumerate(weapons)),
     )  # fmt: skip
 
@@ -541,8 +547,9 @@ class FatePointsPlay(Play):
             lines += [SheetLine("sheet.class", file["servant_class"]), SheetLine("sheet.master", file["master"])]
         else:
             lines.append(SheetLine("sheet.compatibility", str(compatibility(character))))
-        weapons = ", ".join(f"{weapon['name']} ({weapon['type']})" for weapon in file.get("weapons", []))
-        lines.append(SheetLine("sheet.weapons", weapons, inline=False))
+        weapons = [Text("choice.weapon", {"name": weapon["name"], "type": _weapon_type(weapon)})
+                   for weapon in file.get("weapons", [])]  # fmt: skip
+        lines.append(SheetLine("sheet.weapons", joined(weapons) if weapons else "", inline=False))
         abilities = file.get("skills") or file.get("magecraft") or []
         lines.append(SheetLine("sheet.skills", ", ".join(self._ability_text(ability) for ability in abilities), False))
         if character.kind == SERVANT:
@@ -574,7 +581,7 @@ class FatePointsPlay(Play):
         if boosted:
             # A24 with no opposing Servant: the stat rises to a Servant's A.
             value = max(value, SERVANT_LEVEL_WITHOUT_TARGET)
-        result = check(stat, value, modifiers, params.target, scene.dice, rules_options)
+        result = check(stat, value, modifiers, params.target, scene.dice, rules_options, by=character.name)
         rolled = CheckRolled(
             name=character.name, stat=stat, modifier=params.modifier, target=params.target, score=result.score,
             success=result.success, boosted=boosted,
@@ -595,7 +602,7 @@ class FatePointsPlay(Play):
                 types = ("melee",)
             actions += [
                 Choice(f"{kind}{ACTION_SEPARATOR}{weapon['name']}",
-                       Text(f"attack_choice.{kind}", {"weapon": weapon["name"], "type": weapon["type"]}))
+                       Text(f"attack_choice.{kind}", {"weapon": weapon["name"], "type": _weapon_type(weapon)}))
                 for kind in types
             ]  # fmt: skip
         actions.append(Choice(f"melee{ACTION_SEPARATOR}", Text("attack_choice.unarmed")))

@@ -119,6 +119,12 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
         lines = []
         for camp in await self.anka.camps(place_of(interaction), actor_of(interaction)):
             lines.append(tr("anka.camp_heading", name=camp.name))
+            if camp.game_over is not None:
+                lines.append(tr("anka.camp_out_game_over", who=camp.game_over))
+            elif camp.out:
+                lines.append(tr("anka.camp_out"))
+            if camp.extra_actions is not None:
+                lines.append(tr("anka.camp_extra_actions", count=camp.extra_actions))
             if camp.gm_run:
                 lines.append(tr("anka.camp_gm_run"))
             lines += [member_line(tr, member) for member in camp.members]
@@ -266,10 +272,13 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
         self, interaction: Interaction, camp: NameText, action: app_commands.Choice[str],
         note: app_commands.Range[str, 1, LABEL_LIMIT] | None = None,
     ) -> None:  # fmt: skip
-        name, turn = await self.anka.declare_action(call_of(interaction), camp, action.value, note)
+        name, turn, left = await self.anka.declare_action(call_of(interaction), camp, action.value, note)
         tr = translator(interaction, RULESET_ID)  # a camp's plans are its own
         said = tr("anka.action_declared", camp=name, turn=turn, action=tr(f"anka.action.{action.value}"))
-        await output.reply(interaction, said + (f" ({note})" if note else ""), ephemeral=True)
+        said += f" ({note})" if note else ""
+        if left is not None:
+            said += "\n" + tr("anka.extra_actions_after", count=left)
+        await output.reply(interaction, said, ephemeral=True)
 
     @gm_command(name="relation", description="Two camps allied, in ceasefire, or hostile again")
     @app_commands.describe(camp="A camp", other="The other camp", relation="How they stand")
@@ -300,9 +309,9 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
     @gm_command(name="finale", description="Begin the war's final processing")
     @app_commands.describe(extra_actions="Extra actions the camps get first (default none)")
     async def finale(self, interaction: Interaction, extra_actions: app_commands.Range[int, 0, 10] = 0) -> None:
-        name, camps, language = await self.anka.finale(call_of(interaction), extra_actions)
+        name, camps, language, begun = await self.anka.finale(call_of(interaction), extra_actions)
         tr = public_translator(interaction, language, RULESET_ID)
-        key = "anka.finale_after_actions" if extra_actions else "anka.finale_now"
+        key = "anka.finale_now" if begun else "anka.finale_after_actions"
         await output.reply(interaction, tr(key, campaign=name, camps=", ".join(camps) or "—", count=extra_actions))
 
     @gm_command(name="protagonist", description="Mark a protagonist: their death ends the game")

@@ -2,8 +2,9 @@
 
 `request` commits one secret per decision and posts the digests before any anchor is taken; one wait then takes
 the anchors in order (the k-th eligible number anchors the k-th decision, or one number all of them with
-`batch_anchor`). When the window closes short, the decisions left take the last anchor received (shift up); with
-none received, the campaign's fallback applies: keep waiting, let the GMs give the number, or draw it. Once every
+`batch_anchor`), all within the request's one window (R2: each wait keeps what is left of it). When the window
+closes short, the decisions left take the last anchor received (shift up); with none received, the campaign's
+fallback applies: keep waiting, let the GMs give the number, or draw it. Once every
 decision has its anchor, all are revealed and the exchange goes on with the values (`then`, a continuation of the
 ruleset's by name). Anchors arrive as numbers from the game's own service, which checks who may give them.
 """
@@ -67,7 +68,8 @@ def request(
     return opened.then(_anchor_pause(scene, {**state, REQUEST: pending}))
 
 
-def _anchor_pause(scene: Scene, state: Mapping[str, Any]) -> Step:
+def _anchor_pause(scene: Scene, state: Mapping[str, Any], *, deadline_seconds: int | None = None) -> Step:
+    """The wait for the next anchor; its window ends `deadline_seconds` from now (default: a whole window)."""
     options = anka_options(scene)
     pending = state[REQUEST]
     taken = len(pending["anchors"])
@@ -83,14 +85,22 @@ def _anchor_pause(scene: Scene, state: Mapping[str, Any]) -> Step:
     else:
         prompt = Text("anka.anchor_prompt", {"id": target, "order": taken + 1, "count": len(ids)})
     timed = phase == OPEN
+    left = len(ids) - taken
+    # What the window's end does: the decisions left take the last anchor once one came (shift up), else the
+    # campaign's fallback.
+    if taken and not options.batch_anchor:
+        lapse = Text("anka.lapse.shift_up", {"count": left})
+    else:
+        lapse = Text(f"anka.lapse.{options.anchor_fallback}")
     extend = Option(EXTEND, Text("anka.anchor_extend"), tone="secondary")
     # Once a GM gives the number, there is no window left to close.
     offered = (extend,) if phase == GMS else (Option(CLOSE, Text("anka.anchor_close"), tone="secondary"), extend)
     wait = Wait(
         ANCHOR_WAIT, Audience.gms(), prompt, options=offered,
         value=ValueRange(checks.ANCHOR_MIN, checks.ANCHOR_MAX),
-        deadline_seconds=options.anchor_window_s + options.anchor_grace_s if timed else None,
-        default=CLOSE if timed else None, lapse=Text(f"anka.lapse.{options.anchor_fallback}") if timed else None,
+        deadline_seconds=(deadline_seconds or options.anchor_window_s + options.anchor_grace_s) if timed else None,
+        default=CLOSE if timed else None, lapse=lapse if timed else None,
+        waiting_for=None if phase == GMS else Text("anka.waiting_for_anchor"),
     )  # fmt: skip
     return Step(pause=Pause(ANCHOR_HANDLER, (wait,), state))
 
@@ -110,10 +120,18 @@ def anchored(scene: Scene, state: Mapping[str, Any], answer: Answer, continuatio
             outcomes=(told("anka.anchor_taken", anchor=answer.value, user=f"<@{answer.by}>" if answer.by else "—",
                            id=", ".join(f"`{key}`" for key in anchored_ids)),),
         )  # fmt: skip
-        return given.then(_proceed(scene, {**state, REQUEST: pending}, continuations))
+        # R2: one window for the whole request: the next decision's wait keeps what is left of it.
+        left_of_window = None if answer.seconds_left is None else max(1, answer.seconds_left)
+        return given.then(_proceed(scene, {**state, REQUEST: pending}, continuations, deadline_seconds=left_of_window))
     if answer.option == EXTEND:
         pending["phase"] = OPEN
-        return Step(outcomes=(told("anka.anchor_extended"),)).then(_anchor_pause(scene, {**state, REQUEST: pending}))
+        if answer.seconds_left is None:  # no window was running: one opens from now
+            reopened = Step(outcomes=(told("anka.anchor_reopened"),))
+            return reopened.then(_anchor_pause(scene, {**state, REQUEST: pending}))
+        # The deadline itself moves back by one window, whenever the GM clicks.
+        later = answer.seconds_left + options.anchor_window_s
+        extended = Step(outcomes=(told("anka.anchor_extended"),))
+        return extended.then(_anchor_pause(scene, {**state, REQUEST: pending}, deadline_seconds=later))
     if pending["anchors"]:  # shift up: the decisions left take the last anchor received
         pending["anchors"] = [*pending["anchors"], *[pending["anchors"][-1]] * left]
         pending["by"] = [*pending["by"], *[pending["by"][-1]] * left]
@@ -126,24 +144,27 @@ def anchored(scene: Scene, state: Mapping[str, Any], answer: Answer, continuatio
         rolls = tuple(Roll("anchor", 100, (face,), (face,), (), face) for face in scene.dice.roll(left, 100))
         pending["anchors"] = [*pending["anchors"], *[roll.total for roll in rolls]]
         pending["by"] = [*pending["by"], *[None] * left]
-        drawn = Step(rolls=rolls, outcomes=(told("anka.anchor_fallback_drawn", count=left),))
+        drawn = Step(rolls=rolls, outcomes=(told("anka.anchor_fallback_drawn", reads_roll=True, count=left),))
         return drawn.then(_proceed(scene, {**state, REQUEST: pending}, continuations))
     pending["phase"] = GMS if fallback == "gm" else AFTER
     closed = told("anka.anchor_window_closed_gm" if fallback == "gm" else "anka.anchor_window_passed")
     return Step(outcomes=(closed,)).then(_anchor_pause(scene, {**state, REQUEST: pending}))
 
 
-def _proceed(scene: Scene, state: Mapping[str, Any], continuations: Mapping[str, Then]) -> Step:
+def _proceed(
+    scene: Scene, state: Mapping[str, Any], continuations: Mapping[str, Then], *, deadline_seconds: int | None = None,
+) -> Step:  # fmt: skip
     pending = state[REQUEST]
     if len(pending["anchors"]) < len(pending["ids"]):
-        return _anchor_pause(scene, state)
+        return _anchor_pause(scene, state, deadline_seconds=deadline_seconds)
     values, lines = [], []
     for key, anchor in zip(pending["ids"], pending["anchors"], strict=True):
         committed = scene.commitments[key]
         value = checks.value_of(int(committed.secret), anchor)
         values.append(value)
-        lines.append(told("anka.decision_revealed", id=key, secret=committed.secret, nonce=committed.nonce,
-                          anchor=anchor, value=checks.shown(value)))  # fmt: skip
+        hashed = checks.hashed(scene.campaign_id, key, committed.secret, committed.nonce)
+        lines.append(told("anka.decision_revealed", id=key, secret=committed.secret, hashed=hashed, anchor=anchor,
+                          value=checks.shown(value)))  # fmt: skip
     revealed = Step(effects=tuple(Reveal(key) for key in pending["ids"]), outcomes=tuple(lines))
     rest = {name: value for name, value in state.items() if name != REQUEST}
     return continuations[pending["then"]](scene, rest, values, revealed)

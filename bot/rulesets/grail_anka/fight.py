@@ -141,6 +141,10 @@ def begin(scene: Scene, first: str, home: str | None, fighter_places: Sequence[t
     state["fatigue_start"] = [fatigue_of(character) for character in scene.members(FIGHTER)]
     lines = [told("anka.battle_begun", headline=True, first=side_name(scene, first),
                   second=side_name(scene, other(first)))]  # fmt: skip
+    if home is not None:  # where the battle is: beaten at home, a camp that retreats loses its base (R14)
+        base = scene.side(home).state.get(BASE)
+        lines.append(told("anka.battle_at_base", camp=side_name(scene, home), base=str(base)) if base else
+                     told("anka.battle_at_unrecorded_base", camp=side_name(scene, home)))  # fmt: skip
     for side in ("a", "b"):
         main, subs, companions = _formation(scene, state, side)
         lines.append(told("anka.formation", side=side_name(scene, side), main=main, subs=subs, companions=companions))
@@ -156,7 +160,7 @@ def _formation(scene: Scene, state: Mapping[str, Any], side: str) -> tuple[str, 
 
 def first_drawn(scene: Scene, face: int, first: str) -> Step:
     """`first_side_rule: random`: the die that said which side goes first (1: the camp named first)."""
-    line = told("anka.first_drawn", side=side_name(scene, first))
+    line = told("anka.first_drawn", reads_roll=True, side=side_name(scene, first))
     return Step(rolls=(Roll("first_side", 2, (face,), (face,), (), face),), outcomes=(line,))
 
 
@@ -343,17 +347,25 @@ def _resolve_use(scene: Scene, state: Mapping[str, Any]) -> Step:
     return used.then(_advance(scene, state))
 
 
-def effect_text(skill: Skill) -> Text:
-    """What a skill does, in the reader's words."""
+def counted_parts(skill: Skill, *, rate: bool = True) -> list[str | Text]:
+    """What of a skill's effect the win rate counts: its win rate and guarantee (`rate`: unless the result is
+    automatic, W8), and its parameters, which the strengths compared hold."""
     effect = skill.effect
     parts: list[str | Text] = []
-    if effect.win_rate_delta:
+    if effect.win_rate_delta and rate:
         parts.append(Text("anka.effect.win_rate", {"delta": f"{effect.win_rate_delta:+d}"}))
     for param, delta in effect.param_delta.items():
         if delta:
             parts.append(Text("anka.effect.param", {"param": Text(f"anka.param.{param}"), "delta": f"{delta:+d}"}))
-    if effect.min_win_rate is not None:
+    if effect.min_win_rate is not None and rate:
         parts.append(Text("anka.effect.min_win_rate", {"rate": effect.min_win_rate}))
+    return parts
+
+
+def effect_text(skill: Skill) -> Text:
+    """What a skill does, in the reader's words."""
+    effect = skill.effect
+    parts = counted_parts(skill)
     if effect.success_rate is not None:
         parts.append(Text("anka.effect.assassination", {"rate": effect.success_rate}))
     if effect.cancels:
@@ -404,7 +416,7 @@ def param_picked(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step
         left = battle.remaining(picks)
         (face,) = scene.dice.roll(1, len(left))
         rolled = Step(rolls=(Roll("third_param", len(left), (face,), (face,), (), face),))
-        return picked.then(Step.of(rolled, _third(scene, state, left[face - 1])))
+        return picked.then(Step.of(rolled, _third(scene, state, left[face - 1], drawn=True)))
     choices = joined([Text(f"anka.param.{param}") for param in battle.remaining(picks)])
     purpose = Text("anka.purpose.third", {"choices": choices})
     return picked.then(request(scene, state, [purpose], "third"))
@@ -414,8 +426,8 @@ def third_drawn(scene: Scene, state: dict[str, Any], values: list[int], revealed
     return Step.of(revealed, _third(scene, state, battle.third_parameter(state["picks"], values[0])))
 
 
-def _third(scene: Scene, state: Mapping[str, Any], third: str) -> Step:
-    line = told("anka.third_param", param=Text(f"anka.param.{third}"))
+def _third(scene: Scene, state: Mapping[str, Any], third: str, *, drawn: bool = False) -> Step:
+    line = told("anka.third_param", reads_roll=drawn, param=Text(f"anka.param.{third}"))
     state = {**state, "picks": [*state["picks"], third], "timing": Timing.MAIN.value, "turn": 0}
     return Step(outcomes=(line,)).then(_advance(scene, state))
 
@@ -428,7 +440,7 @@ def standing_activations(scene: Scene, state: Mapping[str, Any]) -> list[battle.
     everyone = fighters(scene, state)
     used = [
         battle.Activation(everyone[entry["fighter"]].side, everyone[entry["fighter"]].sheet.skills[entry["skill"]],
-                          cancelled=entry["cancelled"])
+                          everyone[entry["fighter"]].character.name, cancelled=entry["cancelled"])
         for entry in state["activations"]
     ]  # fmt: skip
     by_side = [passive_activations(f.side, [(f.sheet, f.place)]) for f in everyone if not _gone(f.character)]
@@ -438,7 +450,7 @@ def standing_activations(scene: Scene, state: Mapping[str, Any]) -> list[battle.
 def passive_activations(side: str, members: Sequence[tuple[CharacterFile, str]]) -> list[battle.Activation]:
     """The passive skills of a side's members (a companion's only where it may use them): always on."""
     return [
-        battle.Activation(side, skill)
+        battle.Activation(side, skill, sheet.name)
         for sheet, place in members
         for skill in sheet.skills
         if skill.timing == Timing.PASSIVE and (place != COMPANION or SkillTag.COMPANION_OK in skill.tags)
@@ -469,14 +481,22 @@ def rate_lines(side_a: str, side_b: str, rated: battle.Rated) -> list[Text]:
     lines = [Text("anka.compared", {"param": Text(f"anka.param.{param}"), "a": rated.strength_a[param],
                                     "b": rated.strength_b[param], "side_a": side_a, "side_b": side_b})
              for param in result.chosen]  # fmt: skip
+    # Each skill that took effect, passive ones too: what it adds to its side (T3's skill term, the strengths).
+    skills = [
+        Text("anka.rate_skill", {"side": side, "who": activation.who, "skill": activation.skill.name,
+                                 "timing": Text(f"anka.timing.{activation.skill.timing}"), "effect": joined(parts)})
+        for side, counted in ((side_a, rated.skills_a), (side_b, rated.skills_b)) for activation in counted.terms
+        if (parts := counted_parts(activation.skill, rate=not result.automatic))
+    ]  # fmt: skip
     if result.automatic:
         lines.append(Text(f"anka.{result.automatic}", {"side": side_a}))
-        return lines
+        return lines + skills
     lines.append(Text("anka.rate_terms", {
         "advantages": result.advantages, "disadvantages": result.disadvantages, "base": result.base,
         "totals": f"{result.totals:+d}", "levels": f"{result.levels:+d}", "fatigue": f"{result.fatigue:+d}",
         "skills": f"{result.skills:+d}", "rate": result.rate or 0, "side": side_a,
     }))  # fmt: skip
+    lines += skills
     if result.floor is not None:
         lines.append(Text("anka.rate_floor", {"floor": result.floor}))
     if result.ceiling is not None:
@@ -497,7 +517,7 @@ def _decide(scene: Scene, state: dict[str, Any]) -> Step:
     for number, (entry, activation) in enumerate(zip(state["activations"], met, strict=False)):
         if activation.suppressed:
             fighter = everyone[entry["fighter"]]
-            lines.append(told("anka.skill_overridden", who=fighter.character.name, skill=activation.skill.name))
+            lines.append(_suppressed_line(scene, state, met, fighter, activation))
             cost = activation.skill.fatigue_cost
             if not activation.tires and cost and is_servant(fighter.character):
                 effects.append(PoolDelta(fighter.ref, FATIGUE, -cost))  # D20: like a cancel, no fatigue
@@ -515,6 +535,23 @@ def _decide(scene: Scene, state: dict[str, Any]) -> Step:
         return computed.then(Step(outcomes=(decided,))).then(_cleanup(scene, state))
     purpose = Text("anka.purpose.battle", {"side": side_name(scene, "a")})
     return computed.then(request(scene, {**state, "rate": result.rate}, [purpose], "battle", rates=[result.rate or 0]))
+
+
+def _suppressed_line(
+    scene: Scene, state: Mapping[str, Any], met: Sequence[battle.Activation], fighter: Fighter,
+    activation: battle.Activation,
+) -> Told:  # fmt: skip
+    """Why a used skill took no effect (R10): which Noble Phantasm of its category took priority, and whose (a
+    passive one is its camp's), or that it and the other side's effect offset each other."""
+    by = activation.overridden_by
+    if by is None:
+        return told("anka.skill_offset", who=fighter.character.name, skill=activation.skill.name)
+    np = met[by]
+    used = state["activations"]
+    owner = (fighters(scene, state)[used[by]["fighter"]].character.name if by < len(used)
+             else side_name(scene, np.side))  # fmt: skip
+    return told("anka.skill_overridden", who=fighter.character.name, skill=activation.skill.name,
+                np=np.skill.name, np_who=owner)  # fmt: skip
 
 
 def battle_decided(scene: Scene, state: dict[str, Any], values: list[int], revealed: Step) -> Step:

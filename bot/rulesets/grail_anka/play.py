@@ -41,16 +41,19 @@ BATTLE_KIND: Final = "anka.battle"
 CHECK_CONTINUATION: Final = "check"
 
 TEMPLATE_PARAMS: Final = {"str": 30, "end": 30, "agi": 30, "mag": 30, "luk": 30, "np": 30}
+# The example files; their names are catalog texts, written in the campaign's language.
 TEMPLATES: Final[dict[str, dict[str, Any]]] = {
-    MASTER: {"name": "Rin", "level": 5, "params": {**TEMPLATE_PARAMS, "mag": "B"},
-             "skills": [{"name": "Gem magecraft", "kind": "mystic_code", "timing": "main", "category": "magecraft",
-                         "effect": {"win_rate_delta": 5}}]},
-    SERVANT: {"name": "Archer", "master": "Rin", "servant_class": "Archer", "level": 10,
+    MASTER: {"name": Text("anka.example.master"), "level": 5, "params": {**TEMPLATE_PARAMS, "mag": "B"},
+             "skills": [{"name": Text("anka.example.gems"), "kind": "mystic_code", "timing": "main",
+                         "category": Text("anka.example.magecraft"), "effect": {"win_rate_delta": 5}}]},
+    SERVANT: {"name": Text("anka.example.servant"), "master": Text("anka.example.master"),
+              "servant_class": Text("anka.example.servant"), "level": 10,
               "params": {"str": "D", "end": "C", "agi": "C", "mag": "B", "luk": "E", "np": "A+"},
-              "skills": [{"name": "Clairvoyance", "kind": "normal", "timing": "main", "category": "sight",
-                          "fatigue_cost": 1, "effect": {"param_delta": {"agi": 5}}},
-                         {"name": "Retreat", "timing": "post_battle", "tags": ["retreat"]}]},
-    OTHER: {"name": "Bystander", "level": 1, "params": dict.fromkeys(PARAMS, 5)},
+              "skills": [{"name": Text("anka.example.clairvoyance"), "kind": "normal", "timing": "main",
+                          "category": Text("anka.example.sight"), "fatigue_cost": 1,
+                          "effect": {"param_delta": {"agi": 5}}},
+                         {"name": Text("anka.example.retreat"), "timing": "post_battle", "tags": ["retreat"]}]},
+    OTHER: {"name": Text("anka.example.other"), "level": 1, "params": dict.fromkeys(PARAMS, 5)},
 }  # fmt: skip
 
 

@@ -25,7 +25,7 @@ from bot.db.models import (
     SideMember,
     WaitRow,
 )
-from bot.errors import UserError
+from bot.errors import UserError, rule_refused
 from bot.rulesets.base import ACTOR, CharacterSnapshot, Scene, SideSnapshot, campaign_side
 from bot.rulesets.grail_anka import decisions, fight, turns
 from bot.rulesets.grail_anka.play import BATTLE_KIND, MASTER, SERVANT, GrailAnkaPlay, anka_options, fate_of, gm_check
@@ -47,7 +47,7 @@ from bot.services.exchanges import Cast, ExchangeEngine, Progress
 from bot.services.held import refuse_fallen
 from bot.services.snapshots import ruleset_play, snapshots
 from rules.dice import DiceSource
-from rules.exchange import Answer, Effect, PoolDelta, StatePatch, Step, Text
+from rules.exchange import Answer, Effect, PoolDelta, SidePatch, StatePatch, Step, Text
 from rules.grail_anka import anchors, battle, checks
 from rules.grail_anka import turns as rules_turns
 from rules.grail_anka.model import Talisman
@@ -66,6 +66,24 @@ def anka_play(campaign: Campaign) -> GrailAnkaPlay:
 
 def refused(code: str, **params: object) -> UserError:
     return UserError(f"rule.{code}", **params).within(RULESET_ID)
+
+
+def refuse_game_over(side: Side | None) -> None:
+    """R21: a camp whose player's protagonist died neither asks nor answers anything any more."""
+    if side is not None and (refusal := turns.game_over_refusal(side.name, side.state)) is not None:
+        raise rule_refused(refusal, RULESET_ID)
+
+
+def take_extra_action(side: Side) -> int | None:
+    """R22's grace: one of the camp's extra actions before the finale, taken (refused when none is left); how many
+    it has left then, or None when no grace runs."""
+    left = turns.extra_actions_left(side.state)
+    if left is None:
+        return None
+    if left < 1:
+        raise refused("no_extra_actions", camp=side.name)
+    side.state = {**side.state, turns.FINALE: {"left": left - 1}}
+    return left - 1
 
 
 @dataclass(frozen=True)
@@ -112,6 +130,10 @@ class CampView:
     talismans: dict[str, int]
     members: list[MemberView]
     action: str | None = None
+    # Out of the war (D17, a GM's override), or of the game (R21: the protagonist whose death ended it).
+    out: bool = False
+    game_over: str | None = None
+    extra_actions: int | None = None  # R22's grace: the extra actions it has left before the finale
 
 
 class AnkaService:
@@ -209,6 +231,7 @@ class AnkaService:
             campaign = await active_campaign(session, call.place, lock=True)
             play = anka_play(campaign)
             side = await self._camp(session, campaign, camp)
+            refuse_game_over(side)
             members = await self._members(session, side)
             gm = await is_gm(session, campaign.id, call.actor)
             owned = any(not c.gm_run and c.owner_id == call.actor.user_id for c, _ in members)
@@ -278,10 +301,20 @@ class AnkaService:
                 action = side.state.get(turns.ACTION)
                 declared = action["kind"] if own and isinstance(action, dict) and action.get(
                     "turn") == campaign.turn_number else None  # fmt: skip
+                over = turns.game_over_of(side.state)
                 shown.append(CampView(side.name, bool(side.state.get(GM_RUN)),
                                       side.state.get(fight.BASE) if own else None, held if own else {}, views,
-                                      declared))  # fmt: skip
+                                      declared, not await self._in_war(session, side),
+                                      str(over["who"]) if over is not None else None,
+                                      turns.extra_actions_left(side.state)))  # fmt: skip
             return shown
+
+    async def _in_war(self, session: AsyncSession, side: Side) -> bool:
+        """Whether a camp is still in the war (D17 with the GM's override; R21: not once its game is over)."""
+        members = await self._members(session, side)
+        shown = await snapshots(session, [c for c, _ in members], with_links=False)
+        placed = tuple((one, row.place) for one, (_, row) in zip(shown, members, strict=True))
+        return turns.camp_active(SideSnapshot(side.id, side.name, placed, dict(side.state)), frozenset())
 
     def _member_view(self, character: CharacterSnapshot, place: str, *, own: bool, critical_fumble: bool) -> MemberView:
         fate = fate_of(character)
@@ -315,6 +348,10 @@ class AnkaService:
             camps = [await self._camp(session, campaign, first), await self._camp(session, campaign, second)]
             if camps[0].id == camps[1].id:
                 raise refused("same_camp")
+            for camp in camps:
+                refuse_game_over(camp)
+                if not await self._in_war(session, camp):
+                    raise refused("camp_out_no_battle", camp=camp.name)
             members = [await self._members(session, camp) for camp in camps]
             gm = await is_gm(session, campaign.id, call.actor)
             if not gm and not any(not c.gm_run and c.owner_id == call.actor.user_id for c, _ in members[0]):
@@ -331,6 +368,7 @@ class AnkaService:
                     raise refused("no_formation", camp=camp.name)
                 refuse_fallen(play, RULESET_ID, await snapshots(session, [c for c, _ in placed]))
                 formations.append(placed)
+            take_extra_action(camps[0])  # the camp that initiates spends one of its extra actions, if it has any
             # Side A is the one whose win rate is computed: the players' camp against a GM-run one, else the first.
             gm_run = [bool(camp.state.get(GM_RUN)) for camp in camps]
             # `first_side_rule: random`: a die (shown with the battle's start) says which camp goes first.
@@ -555,7 +593,7 @@ class AnkaService:
                 raise refused("unknown_decision", id=decision)
             if stored.revealed_at is None:
                 return Verified(stored.key, stored.digest, revealed=False)
-            hashed = f"{checks.prefix(campaign.id, stored.key)}|{stored.secret}|{stored.nonce}"
+            hashed = checks.hashed(campaign.id, stored.key, stored.secret, stored.nonce)
             matches = checks.verifies(campaign.id, stored.key, stored.secret, stored.nonce, stored.digest)
             return Verified(stored.key, stored.digest, True, hashed, matches)
 
@@ -572,25 +610,28 @@ class AnkaService:
 
     # The campaign's turns
 
-    async def declare_action(self, call: Call, camp: str, kind: str, note: str | None) -> tuple[str, int]:
+    async def declare_action(self, call: Call, camp: str, kind: str, note: str | None) -> tuple[str, int, int | None]:
         """A camp's action for this turn (R17, D16: resting among them), by its players or a GM; the last one
-        declared counts."""
+        declared counts. Before the finale (R22's grace) it is one of the camp's extra actions, once a turn: the
+        camp's name, the turn, and the extra actions it has left (None outside a grace)."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
             anka_play(campaign)
             await self._refuse_war_over(session, campaign)
             side = await self._camp(session, campaign, camp)
             await self._own_camp(session, campaign, side, call.actor)
-            members = await self._members(session, side)
-            shown = await snapshots(session, [c for c, _ in members], with_links=False)
-            if not turns.camp_active(SideSnapshot(side.id, side.name, tuple((s, "") for s in shown), dict(side.state)),
-                                     frozenset()):  # fmt: skip
+            refuse_game_over(side)
+            if not await self._in_war(session, side):
                 raise refused("camp_out_of_war", camp=side.name)
-            action = {"turn": campaign.turn_number, "kind": kind, "note": note}
+            before = side.state.get(turns.ACTION)
+            again = isinstance(before, dict) and before.get("turn") == campaign.turn_number and before.get("extra")
+            left = turns.extra_actions_left(side.state) if again else take_extra_action(side)
+            action = {"turn": campaign.turn_number, "kind": kind, "note": note, **({"extra": True} if left is not None
+                                                                                   else {})}  # fmt: skip
             side.state = {**side.state, turns.ACTION: action}
             record_event(session, campaign.id, "anka.action_declared", actor_id=call.actor.user_id,
                          payload={"camp": side.name, **action}, created_at=self.clock(), secret=True)  # fmt: skip
-            return side.name, campaign.turn_number
+            return side.name, campaign.turn_number, left
 
     async def _own_camp(self, session: AsyncSession, campaign: Campaign, side: Side, actor: Actor) -> None:
         """A camp's own players decide for it, or a GM; a camp the GMs run, only a GM."""
@@ -653,8 +694,14 @@ class AnkaService:
                     or await controls(session, campaign, master_row, call.actor)):  # fmt: skip
                 raise refused("not_your_contract")
             camp = await self._camp_of(session, campaign, master_row)
-            cast = Cast({turns.SERVANT_ROLE: [servant_row], turns.MASTER_ROLE: [master_row]},
-                        {turns.CAMP_ROLE: camp} if camp is not None else {})  # fmt: skip
+            servant_camp = await self._camp_of(session, campaign, servant_row)
+            refuse_game_over(servant_camp)
+            refuse_game_over(camp)
+            # Both camps are in the exchange, so that an answer after either's game ended is refused (R21).
+            sides = {turns.CAMP_ROLE: camp} if camp is not None else {}
+            if servant_camp is not None and servant_camp is not camp:
+                sides[turns.SERVANT_CAMP_ROLE] = servant_camp
+            cast = Cast({turns.SERVANT_ROLE: [servant_row], turns.MASTER_ROLE: [master_row]}, sides)
             title = Text("exchange.anka_contract", {"servant": servant_row.name, "master": master_row.name})
             asker = call.actor.user_id
             return await self.engine.run(
@@ -679,40 +726,45 @@ class AnkaService:
             refuse_fallen(play, RULESET_ID, [shown])
             if shown.pools[fight.SEALS].current < 1:
                 raise refused("no_seals", name=character.name)
+            camp = await self._camp_of(session, campaign, character)
+            refuse_game_over(camp)
+            cast = Cast({turns.MASTER_ROLE: [character]}, {turns.CAMP_ROLE: camp} if camp is not None else {})
             return await self.engine.run(
                 session, campaign, kind="anka.order", title=Text("exchange.anka_order", {"name": character.name}),
-                cast=Cast({turns.MASTER_ROLE: [character]}), step_of=lambda scene: turns.order_asked(scene, reason),
+                cast=cast, step_of=lambda scene: turns.order_asked(scene, reason),
                 dice=call.dice, actor_id=call.actor.user_id, channel_id=call.channel_id,
             )  # fmt: skip
 
-    async def finale(self, call: Call, extra_actions: int) -> tuple[str, list[str], str | None]:
-        """R22: a GM opens the final processing, after a few extra actions if they grant them."""
+    async def finale(self, call: Call, extra_actions: int) -> tuple[str, list[str], str | None, bool]:
+        """R22: a GM moves the war to its final processing, once. Without extra actions it begins now: the game's
+        progress stops (no battle, action, contract or turn any more; the GMs decide what the final processing
+        is, their checks still decided by anchors). With them, each camp still in the war takes that many first
+        (a turn's declared action, a battle it starts), and it begins at the end of the turn in which the last
+        was taken; meanwhile a GM begins it early with none. The campaign's name, the camps left, its language,
+        and whether it began."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
             anka_play(campaign)
             await require_gm(session, campaign.id, call.actor)
+            await self._refuse_war_over(session, campaign)
             sides = list(await session.scalars(select(Side).where(Side.campaign_id == campaign.id).order_by(Side.id)))
-            remaining = []
+            remaining = [side for side in sides if await self._in_war(session, side)]
+            if extra_actions and any(turns.extra_actions_left(side.state) is not None for side in sides):
+                left = {side.name: turns.extra_actions_left(side.state) or 0 for side in remaining}
+                raise refused("finale_grace_running", camps=turns.extra_actions_text(left))
+            begun = not (extra_actions and remaining)
             for side in sides:
-                members = await self._members(session, side)
-                shown = await snapshots(session, [c for c, _ in members], with_links=False)
-                snapshot = SideSnapshot(
-                    side.id,
-                    side.name,
-                    tuple((s, row.place) for s, (_, row) in zip(shown, members, strict=True)),
-                    dict(side.state),
-                )
-                if turns.camp_active(snapshot, frozenset()):
-                    remaining.append(side.name)
-            record_event(
-                session,
-                campaign.id,
-                "anka.finale",
-                actor_id=call.actor.user_id,
-                payload={"extra_actions": extra_actions, "camps": remaining},
-                created_at=self.clock(),
-            )
-            return campaign.name, remaining, campaign.language
+                state = {key: value for key, value in side.state.items() if key != turns.FINALE}
+                if begun:
+                    state[turns.WAR_OVER] = turns.FINALE_BEGUN
+                elif side in remaining:
+                    state[turns.FINALE] = {"left": extra_actions}
+                side.state = state
+            names = [side.name for side in remaining]
+            record_event(session, campaign.id, "anka.finale" if begun else "anka.finale_grace",
+                         actor_id=call.actor.user_id, payload={"count": extra_actions, "camps": names},
+                         created_at=self.clock())  # fmt: skip
+            return campaign.name, names, campaign.language, begun
 
     # Command seals and fates
 
@@ -733,6 +785,7 @@ class AnkaService:
             if not await controls(session, campaign, master_row, call.actor):
                 raise refused("not_your_servant", name=character.name)
             refuse_fallen(play, RULESET_ID, [shown, master])
+            refuse_game_over(await self._camp_of(session, campaign, character))
             if master.pools[fight.SEALS].current < 1:
                 raise refused("no_seals", name=master.name)
             if fight.fatigue_of(shown) == 0:
@@ -769,13 +822,25 @@ class AnkaService:
                 raise refused("fate_in_battle", name=character.name)
             lines = [told(f"anka.fate_set.{fate}.{'on' if on else 'off'}", headline=True, who=character.name)]
             last = False
-            if fate == fight.DEAD and on and character.state.get(turns.PROTAGONIST):
-                ended, last = await self._game_over(session, campaign, character)
-                lines.append(ended)
             sides = await self._campaign_sides(session, campaign)
+            camps: list[Effect] = []  # R21: the camps a protagonist's death puts out of the game, or its life back in
+            if fate == fight.DEAD and character.state.get(turns.PROTAGONIST):
+                if on:
+                    ended, last = await self._game_over(session, campaign, character)
+                    lines.append(ended)
+                    for role, side in [] if last else await self._player_camps(session, campaign, character, sides):
+                        if await self._in_battle(session, campaign, ExchangeRole.side_id == side.id):
+                            raise refused("game_over_in_battle", name=character.name, camp=side.name)
+                        camps.append(SidePatch(role, turns.GAME_OVER, {"who": character.name, "id": character.id}))
+                        lines.append(told("anka.camp_game_over", camp=side.name))
+                for role, side in [] if on else sides.items():
+                    over = turns.game_over_of(side.state)
+                    if over is not None and over.get("id") == character.id:
+                        camps.append(SidePatch(role, turns.GAME_OVER, None))
+                        lines.append(told("anka.camp_back_in_game", camp=side.name))
 
             def ruled(scene: Scene) -> Step:
-                effects: list[Effect] = [StatePatch(ACTOR, fate, True if on else None)]
+                effects: list[Effect] = [StatePatch(ACTOR, fate, True if on else None), *camps]
                 return Step(effects=(*effects, *(turns.ending(scene, "game_over") if last else ())),
                             outcomes=tuple(lines))  # fmt: skip
 
@@ -793,7 +858,26 @@ class AnkaService:
         """Once the war ended, nothing moves in it: the GM ends the campaign."""
         for side in (await self._campaign_sides(session, campaign)).values():
             if side.state.get(turns.WAR_OVER):
-                raise refused("war_over")
+                raise refused(turns.war_over_refusal(str(side.state[turns.WAR_OVER])))
+
+    async def _player_camps(
+        self, session: AsyncSession, campaign: Campaign, character: Character, sides: dict[str, Side]
+    ) -> list[tuple[str, Side]]:
+        """R21: the camps whose game a protagonist's death ends, by their roles: the protagonist's own camp, or where
+        it is in none, every camp its player plays in."""
+        own = await self._camp_of(session, campaign, character)
+        found = []
+        for role, side in sides.items():
+            if turns.game_over_of(side.state) is not None:
+                continue
+            if own is not None:
+                if side.id == own.id:
+                    found.append((role, side))
+                continue
+            members = await self._members(session, side)
+            if not character.gm_run and any(not c.gm_run and c.owner_id == character.owner_id for c, _ in members):
+                found.append((role, side))
+        return found
 
     async def _game_over(self, session: AsyncSession, campaign: Campaign, character: Character) -> tuple[Told, bool]:
         """R21: a protagonist's death ends its player's game, and the whole campaign's if it was the last one (then

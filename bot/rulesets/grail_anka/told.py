@@ -20,25 +20,30 @@ class Told(Outcome):
     key: str
     params: dict[str, Any] = Field(default_factory=dict)
     headline: bool = False
+    # Whether it reads the step's rolls (the die that drew the third parameter): they are shown just before it.
+    reads_roll: bool = False
 
     def text(self) -> Text:
         return Text.from_dict({"key": self.key, "params": self.params})
 
 
-def told(key: str, /, *, headline: bool = False, **params: str | int | Text) -> Told:
+def told(key: str, /, *, headline: bool = False, reads_roll: bool = False, **params: str | int | Text) -> Told:
     return Told(
         key=key,
         headline=headline,
+        reads_roll=reads_roll,
         params={name: value.to_dict() if isinstance(value, Text) else value for name, value in params.items()},
     )
 
 
 def report(outcomes: Sequence[Outcome]) -> Report:
-    """The step's lines in the order they happened; one that opens the step with a headline is its title."""
+    """The step's lines in the order they happened, the body of its post (they are the whole story of the step,
+    no aside); one that opens the step with a headline is its title. Its rolls come where they were read."""
     lines = [outcome for outcome in outcomes if isinstance(outcome, Told)]
-    if lines and lines[0].headline:
-        return Report(lines[0].text(), notes=tuple(line.text() for line in lines[1:]))
-    return Report(notes=tuple(line.text() for line in lines))
+    title = lines[0].text() if lines and lines[0].headline else None
+    notes = lines[1:] if title is not None else lines
+    reader = next((line.text() for line in notes if line.reads_roll), None)
+    return Report(title, notes=tuple(line.text() for line in notes), rolls_before=reader, notes_body=True)
 
 
 def log_text(payload: Mapping[str, Any]) -> Text:

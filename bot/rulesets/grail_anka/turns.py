@@ -24,6 +24,7 @@ from bot.rulesets.grail_anka.fight import (
     is_servant,
 )
 from bot.rulesets.grail_anka.told import Told, told
+from bot.rulesets.words import joined
 from rules.exchange import (
     Answer,
     Audience,
@@ -33,6 +34,7 @@ from rules.exchange import (
     Option,
     Pause,
     PoolDelta,
+    RuleError,
     SidePatch,
     StatePatch,
     Step,
@@ -47,10 +49,15 @@ PROTAGONIST: Final = "protagonist"
 ACTION: Final = "action"  # a camp's declared turn action: {"turn": N, "kind": "rest" | "other", "note": ...}
 RELATIONS: Final = "relations"  # a camp's standing with others, by their names in lower case
 STANDING: Final = "standing"  # a GM's override of whether a camp is still in the war: "active" or "out"
-WAR_OVER: Final = "war_over"  # on every camp once the war ended: out of time, or its last protagonist dead
+WAR_OVER: Final = "war_over"  # on every camp once the war ended: out of time, its last protagonist dead, the finale
+# On a camp whose player's protagonist died (R21): {"who": name, "id": character id}; it is out of the war.
+GAME_OVER: Final = "game_over"
+# On each camp granted extra actions before the finale (R22): {"left": n}, until the finale begins.
+FINALE: Final = "finale"
+FINALE_BEGUN: Final = "finale"  # the war's end once the final processing began
 REST: Final = "rest"
 CONTRACT_HANDLER, ORDER_HANDLER = "anka_contract", "anka_order"
-SERVANT_ROLE, MASTER_ROLE, CAMP_ROLE = "servant", "master", "camp"
+SERVANT_ROLE, MASTER_ROLE, CAMP_ROLE, SERVANT_CAMP_ROLE = "servant", "master", "camp", "servant_camp"
 
 
 def in_play(character: CharacterSnapshot) -> bool:
@@ -72,13 +79,44 @@ def resting(camp: SideSnapshot | None, turn: int) -> bool:
 
 
 def war_over(scene: Scene) -> str | None:
-    """Why the war is over ("time_up", "game_over"), if it is: every camp carries it."""
+    """Why the war is over ("time_up", "game_over", "finale"), if it is: every camp carries it."""
     return next((str(side.state[WAR_OVER]) for side in scene.sides.values() if side.state.get(WAR_OVER)), None)
 
 
+def war_over_refusal(reason: str) -> str:
+    """The refusal's code for anything that would move a war that is over: the final processing runs, or it ended."""
+    return "finale_running" if reason == FINALE_BEGUN else "war_over"
+
+
 def ending(scene: Scene, reason: str) -> list[Effect]:
-    """The war over for every camp."""
-    return [SidePatch(role, WAR_OVER, reason) for role in scene.sides]
+    """The war over for every camp; no extra action is left to anyone."""
+    over: list[Effect] = [SidePatch(role, WAR_OVER, reason) for role in scene.sides]
+    return over + [SidePatch(role, FINALE, None) for role, side in scene.sides.items() if FINALE in side.state]
+
+
+def extra_actions_left(state: Mapping[str, Any]) -> int | None:
+    """A camp's extra actions still to take before the finale, while the GM's grace runs (None: no grace)."""
+    grace = state.get(FINALE)
+    return int(grace["left"]) if isinstance(grace, Mapping) else None
+
+
+def game_over_of(state: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """Whose death put a camp out of the game (R21), if one did."""
+    over = state.get(GAME_OVER)
+    return over if isinstance(over, Mapping) else None
+
+
+def game_over_refusal(camp: str, state: Mapping[str, Any]) -> RuleError | None:
+    """R21: what refuses anything asked or answered for a camp whose game is over, if it is."""
+    over = game_over_of(state)
+    return None if over is None else RuleError("camp_game_over", camp=camp, who=str(over["who"]))
+
+
+def refuse_game_over(scene: Scene) -> None:
+    """An answer for a camp of the exchange whose game ended meanwhile goes no further (a GM cancels it)."""
+    for side in scene.sides.values():
+        if (refusal := game_over_refusal(side.name, side.state)) is not None:
+            raise refusal
 
 
 def turn_ended(scene: Scene) -> Step:
@@ -86,8 +124,8 @@ def turn_ended(scene: Scene) -> Step:
     Servant with a living Master (-2 in a camp that rested), 3) the next turn (the shared clock), 4) what ends the
     war, once the checks are read."""
     turn = scene.turn.turn_number
-    if (reason := war_over(scene)) is not None:  # nothing moves any more: the GM ends the campaign
-        return Step(outcomes=(told(f"anka.war_over.{reason}", headline=True),))
+    if (reason := war_over(scene)) is not None:  # nothing moves any more, the turns neither: the GM ends it
+        raise RuleError(war_over_refusal(reason))
     lines: list[Told] = [told("anka.turn_ended", headline=True, turn=turn)]
     for side in scene.sides.values():
         action = side.state.get(ACTION)
@@ -157,7 +195,9 @@ def masterless_checked(scene: Scene, state: dict[str, Any], values: list[int], r
 
 
 def camp_active(side: SideSnapshot, gone: frozenset[int]) -> bool:
-    """D17 with a GM's override."""
+    """D17 with a GM's override; a camp whose game is over (R21) is out whatever its members."""
+    if game_over_of(side.state) is not None:
+        return False
     standing = str(side.state.get(STANDING, ""))
     if standing in ("active", "out"):
         return standing == "active"
@@ -175,10 +215,26 @@ def war_standing(scene: Scene, turn: int, gone: frozenset[int]) -> Step:
     camps = [side for side in scene.sides.values() if camp_active(side, gone)]
     relations = {frozenset((side.name.lower(), other)): kind for side in camps
                  for other, kind in dict(side.state.get(RELATIONS, {})).items()}  # fmt: skip
+    names = ", ".join(side.name for side in camps) or "—"
+    granted = {side.name: extra_actions_left(side.state) for side in scene.sides.values()}
+    if not effects and any(left is not None for left in granted.values()):
+        # R22's grace: the finale begins at the end of the turn in which the camps in the war took their last.
+        left = {side.name: granted[side.name] or 0 for side in camps}
+        if not any(left.values()):
+            lines.append(told("anka.finale_begun", camps=names))
+            effects += ending(scene, FINALE_BEGUN)
+        else:
+            lines.append(told("anka.finale_grace", camps=extra_actions_text(left)))
+        return Step(effects=tuple(effects), outcomes=tuple(lines))
     reason = turns.finale_reason([side.name.lower() for side in camps], relations)
     if reason is not None and not effects:
-        lines.append(told(f"anka.finale_due.{reason}", camps=", ".join(side.name for side in camps)))
+        lines.append(told(f"anka.finale_due.{reason}", camps=names))
     return Step(effects=tuple(effects), outcomes=tuple(lines))
+
+
+def extra_actions_text(left: Mapping[str, int]) -> Text | str:
+    """Each camp's extra actions still to take before the finale."""
+    return joined([Text("anka.extra_actions_of", {"camp": camp, "count": count}) for camp, count in left.items()])
 
 
 # New contracts (R20)
@@ -211,6 +267,7 @@ def _next_consent(scene: Scene, state: dict[str, Any]) -> Step:
 
 
 def contract_answered(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    refuse_game_over(scene)
     if answer.option != "agree":
         refused = told("anka.contract_refused", who=scene.one(state["waiting"][0]).name)
         return Step(outcomes=(refused,))
@@ -248,6 +305,7 @@ def order_asked(scene: Scene, reason: str) -> Step:
 
 
 def order_answered(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    refuse_game_over(scene)
     master = scene.one(MASTER_ROLE)
     if answer.option != "allow":
         return Step(outcomes=(told("anka.order_denied", master=master.name, reason=state["reason"]),))

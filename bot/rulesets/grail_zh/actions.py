@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot.rulesets.base import CharacterSnapshot, Scene, Turn
-from bot.rulesets.grail_zh.characters import Tale, Told, grail_options, servant_like
+from bot.rulesets.grail_zh.characters import CONCEALED, Tale, Told, grail_options, servant_like
 from rules.exchange import RuleError, StatePatch, Step, Text
 from rules.grail_zh.characters import RUN_MULTIPLIER_MASTER, RUN_MULTIPLIER_SERVANT
 
@@ -102,6 +102,7 @@ class Moved(Told):
     name: str
     ran: bool
     placed: bool  # set by a GM, not moved by its player
+    secret: bool = False  # one in Presence Concealment: that it moves is its player's and the GMs' (R28)
 
     def told(self) -> Tale:
         key = "move.placed" if self.placed else "move.ran" if self.ran else "move.moved"
@@ -112,27 +113,29 @@ def move(
     scene: Scene, role: str, x: int, y: int, sector: tuple[int, int], *, run: bool, speed: int | None
 ) -> Step:  # fmt: skip
     """A move action within its speed (a run: four times a Master's, ten times a Servant's, and no standard action
-    nor defence until its next turn, R26; no limit for what teleports); the first square a character takes is
-    free."""
+    nor defence until its next turn, R26; no limit for what teleports), from the square it stands on: one not on
+    the map yet is placed by a GM first, as a move from nowhere could take it anywhere."""
     character = scene.one(role)
     target = position_value(x, y, sector)
     here = square(character)
+    if here is None:
+        raise RuleError("grail_move_unplaced", name=character.name)
     there = (sector[0] * SECTOR_SQUARES + x, sector[1] * SECTOR_SQUARES + y)
     reach = None if speed is None else speed * (run_multiplier(character) if run else 1)
-    if here is not None and reach is not None and max(abs(here[0] - there[0]), abs(here[1] - there[1])) > reach:
+    if reach is not None and max(abs(here[0] - there[0]), abs(here[1] - there[1])) > reach:
         raise RuleError("grail_move_too_far", name=character.name, reach=reach)
     spent = spend(scene, role, MOVE, *((STANDARD,) if run else ()))
     effects = [StatePatch(role, POSITION, target)]
     if run:
         effects.append(StatePatch(role, RUNNING_KEY, scene.turn.round_number))
-    moved = Moved(name=character.name, ran=run, placed=False)
+    moved = Moved(name=character.name, ran=run, placed=False, secret=CONCEALED in character.state)
     return spent.then(Step(effects=tuple(effects), outcomes=(moved,)))
 
 
 def place(scene: Scene, role: str, x: int, y: int, sector: tuple[int, int]) -> Step:
     """A GM sets a character's square, spending nothing."""
     character = scene.one(role)
-    moved = Moved(name=character.name, ran=False, placed=True)
+    moved = Moved(name=character.name, ran=False, placed=True, secret=CONCEALED in character.state)
     return Step(effects=(StatePatch(role, POSITION, position_value(x, y, sector)),), outcomes=(moved,))
 
 

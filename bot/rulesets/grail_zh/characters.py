@@ -88,8 +88,15 @@ def _written_skill(skill: Mapping[str, Any]) -> dict[str, Any]:
     name = as_written(CATALOGS, "skill", SKILLS, skill.get("name"))
     written = {**skill, "name": name}
     if name == "rank_boost" and "target" in skill:
-        written["target"] = as_written(CATALOGS, "stat", STATS, skill["target"])
+        written["target"] = written_stat(STATS, skill["target"])
     return written
+
+
+def written_stat(names: tuple[str, ...], value: object) -> object:
+    """One of `names` (stats) as the rules write it, from its name in any of the game's languages or another name
+    the seed gives it (「力量 对应 劲力」, 「耐久：决定HP」); anything else as typed."""
+    named = as_written(CATALOGS, "stat", names, value)
+    return named if named in names else as_written(CATALOGS, "stat_alias", names, value)
 
 
 def hidden_sheet(character: CharacterSnapshot) -> bool:

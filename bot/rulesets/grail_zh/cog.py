@@ -17,6 +17,7 @@ from bot.pictures import grid_map
 from bot.rulesets.grail_zh.actions import SECTOR_SQUARES as SECTOR
 from bot.rulesets.grail_zh.service import RULESET_ID, GrailService
 from bot.rulesets.grail_zh.upkeep import SECRET_STATUSES
+from bot.services.exchanges import Progress
 from bot.workers import WORKERS
 
 Square = app_commands.Range[int, 0, 99]
@@ -25,6 +26,11 @@ SPELLS = {"heal": "Healing", "shield": "Protection", "suggest": "Suggestion", "a
           "puppets": "Puppet soldiers"}  # fmt: skip
 STATUS_NAMES = {"defend": "Defend stance", "unaware": "Unaware of its attackers", "spirit_form": "Spirit form"}
 SectorIndex = app_commands.Range[int, -100, 100]
+
+
+def kept_secret(progress: Progress) -> bool:
+    """Whether a step is the actor's and the GMs' alone (a concealed character's move): answered privately."""
+    return any(getattr(outcome, "secret", False) is True for step in progress.steps for outcome in step.outcomes)
 
 
 MAP = "map.png"
@@ -57,7 +63,7 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
             call_of(interaction), "character.moved", "exchange.move",
             lambda play, scene: play.move(scene, x, y, (sector_x, sector_y), run=run), turn=True,
         )  # fmt: skip
-        await respond(interaction, progress)
+        await respond(interaction, progress, private=kept_secret(progress))
 
     @gm_command(name="place", description="Set a character's square")
     @app_commands.describe(character="Who", x="Column, 0-99", y="Row, 0-99", sector_x="Sector column",
@@ -70,7 +76,7 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
             call_of(interaction), character, "character.placed", "exchange.place",
             lambda play, scene: play.place(scene, x, y, (sector_x, sector_y)),
         )  # fmt: skip
-        await respond(interaction, progress)
+        await respond(interaction, progress, private=kept_secret(progress))
 
     @gm_command(name="status", description="Set or clear a character's status")
     @app_commands.describe(character="Who", status="Which status", on="On (default) or off")
@@ -116,9 +122,7 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
         params = {"amount": amount, "modifier": modifier, "x": x, "y": y,
                   "sector_x": sector_x, "sector_y": sector_y, "keep": keep, "confirm": confirm,
                   "item": item}  # fmt: skip
-        progress = await self.grail.act(call_of(interaction), "spell.cast", "exchange.spell",
-                                        lambda play, scene: play.cast(scene, spell.value, params), turn=True,
-                                        opponent=target, everyone=True)  # fmt: skip
+        progress = await self.grail.cast(call_of(interaction), spell.value, params, target)
         await respond(interaction, progress)
 
     @app_commands.command(name="search", description="Look for others in your sector (privately)")

@@ -9,7 +9,6 @@ from bot.rulesets.grail_zh import actions
 from bot.rulesets.grail_zh.actions import SECTOR_SQUARES
 from bot.rulesets.grail_zh.characters import (
     CONCEALED,
-    CONTRACT,
     FAMILIAR,
     MAKER,
     MASTER,
@@ -24,6 +23,7 @@ from bot.rulesets.grail_zh.characters import (
     servant_of,
     takes_luck_rerolls,
 )
+from bot.rulesets.grail_zh.upkeep import HOURS
 from rules.exchange import Modifier, Roll, RuleError, StatePatch, Step, Text
 from rules.grail_zh.model import Stat
 from rules.grail_zh.rolls import D20, luck_d20
@@ -31,6 +31,7 @@ from rules.options import CampaignOptions
 
 DETECTION_TARGET = 10  # R2's 10
 MASTER_HIDDEN = -5  # 「侦查MASTER时结果-5」
+SEARCHED = "searched"  # the state key of the moment a character last searched: [round, story hour]
 CONCEALMENT_BASE, CONCEALMENT_STEP = 10, 5  # found at 10 + 5X (「若结果小于15/20/25/30/35，他们无法发现你」)
 
 
@@ -60,6 +61,9 @@ def search(scene: Scene) -> Step:
     here = actions.square(observer)
     if here is None and actions.BARRIER not in observer.state:
         raise RuleError("grail_search_unplaced", name=observer.name)
+    moment = _moment(scene, observer)
+    if observer.state.get(SEARCHED) == moment:
+        raise RuleError("grail_searched_already", name=observer.name)
     senses = _senses_of(observer, scene.members(EVERYONE))
     reach = servant_of(senses, options).magnitude("clairvoyance", options.ex_value) if servant_like(senses) else 0
     d20 = luck_d20(scene.dice, luck_of(senses), optional_rerolls=takes_luck_rerolls(senses))
@@ -71,7 +75,7 @@ def search(scene: Scene) -> Step:
         there = actions.square(other)
         if other.id == observer.id or there is None or fate_of(other) is not None:
             continue
-        if SPIRIT_FORM in other.state and not _sees_spirits(senses, other):
+        if SPIRIT_FORM in other.state and not _sees_spirits(senses):
             continue
         concealment = concealment_of(other, options)
         if actions.inside_barrier(observer, other, scene.turn.round_number) and _barrier_sees(observer, other, options):
@@ -87,15 +91,22 @@ def search(scene: Scene) -> Step:
         if seen:
             found.append(other.name)
             squares.append(list(there))
-    return Step(rolls=tuple(rolls), outcomes=(Searched(observer=observer.name, found=found, squares=squares),))
+    searched = Searched(observer=observer.name, found=found, squares=squares)
+    return Step(rolls=tuple(rolls), effects=(StatePatch(ACTOR, SEARCHED, moment),), outcomes=(searched,))
 
 
-def _sees_spirits(observer: CharacterSnapshot, spirit: CharacterSnapshot) -> bool:
-    """R23: a Servant in spirit form is seen by Servants and its own Master, and sensed by a trained magus."""
-    master = spirit.partner(CONTRACT)
-    if servant_like(observer) or (master is not None and master.id == observer.id):
-        return True
-    return observer.kind == MASTER and master_file(observer).master_type == "magus"
+def _moment(scene: Scene, observer: CharacterSnapshot) -> list[int]:
+    """When a search is made: the round (in a fight, or the campaign's clock outside one) and the story hour. A
+    search is one check (R2, 「一个成功的侦查鉴定」): made again at once it would only be retried until it
+    succeeds, so the next waits until time moves on."""
+    return [scene.turn.round_number, int(observer.state.get(HOURS, 0) or 0)]
+
+
+def _sees_spirits(observer: CharacterSnapshot) -> bool:
+    """R23: a Servant in spirit form is seen by Servants (and its own Master), and sensed nearby as usual by every
+    Master, whatever its type (「master和其他人受过魔术训练的人可以如常感知附近的英灵」: Masters, and others trained in
+    magecraft besides them)."""
+    return servant_like(observer) or observer.kind == MASTER
 
 
 def _senses_of(observer: CharacterSnapshot, everyone: tuple[CharacterSnapshot, ...]) -> CharacterSnapshot:

@@ -17,6 +17,7 @@ from bot.rulesets.base import (
     ATTACKER,
     DEFENDER,
     EVERYONE,
+    GM_TERM,
     OPPONENT,
     AttackInput,
     CharacterSnapshot,
@@ -107,6 +108,8 @@ OPPORTUNITY_WAIT, CAST_WAIT = "opportunity", "cast"
 CONSENT_WAIT, GIVE, REFUSE = "consent", "give", "refuse"
 MASTER_ROLE = "master"  # the Servant's Master, cast into the exchange to consent to a transfer
 OPPORTUNITY, GO_ON = "strike", "go_on"
+BY = "by"  # the state key of the role striking a blow: the attacker's (when absent), or a striker's out of turn
+STRIKER = "striker"  # the role an opportunity attacker plays while its blow waits for its target's reactions
 FAMILIAR_PENALTY = -5  # a familiar, or a creature whose file says it is one, is hard to hit (R3, R21)
 PROVOKING = frozenset({"bolt", "feat"})  # D36: spellcasting, and a signature feat's magecraft
 REACTED = "reacted"  # the character state key of the round it used its reaction action in (R25)
@@ -120,7 +123,8 @@ class GrailAttackInput(AttackInput):
     distance: int = Field(0, ge=0, le=100_000, description="param.distance")
     unaware: bool = Field(False, description="param.unaware")
     actions: int = Field(1, ge=1, le=MAX_BOLT_ACTIONS, description="param.actions")
-    modifier: int = Field(0, ge=-20, le=20, description="param.modifier")
+    # R3's situational 各种修正 are the GM's: a player's is asked of them.
+    modifier: int = Field(0, ge=-20, le=20, description="param.modifier", json_schema_extra=GM_TERM)
     thrown: bool = Field(False, description="param.thrown")
     confirm: bool = Field(False, description="param.confirm")
     plus: bool = Field(False, description="param.plus")
@@ -193,6 +197,23 @@ class Paid(Told):
         key = "mp.paid_with_master" if self.master else "mp.paid"
         return None, [Text(key, {"name": self.name, "cost": self.cost, "master": self.master or "",
                                  "given": self.from_master})]  # fmt: skip
+
+
+class Released(Told):
+    event = "attack.save_release"
+    attacker: str
+    means: str  # the Noble Phantasm's name
+    save_stat: str  # MAG or LUK
+    defenders: list[str]
+
+    def told(self) -> Tale:
+        said: dict[str, str | int | Text] = {
+            "attacker": self.attacker,
+            "means": means_text(self.means),
+            "defender": joined(self.defenders),
+            "stat": Text(f"stat.{self.save_stat}"),
+        }
+        return Text("attack.save_release", said), []  # fmt: skip
 
 
 class Saved(Told):
@@ -388,6 +409,12 @@ def _combat_refused(attacker: CharacterSnapshot, scene: Scene) -> None:
         raise RuleError("grail_spirit_form", name=attacker.name)
 
 
+def _declared(attacker: CharacterSnapshot, given: GrailAttackInput) -> GrailAttackInput:
+    """The attack as the rules take it, for `/attack` and `/odds` alike: the first blow from Presence Concealment
+    finds its target unaware (D29)."""
+    return given.model_copy(update={"unaware": True}) if CONCEALED in attacker.state else given
+
+
 def _unaware(given: GrailAttackInput, defender: CharacterSnapshot) -> bool:
     """Whether the target has not noticed the attacker: as the attacker says, or as a GM ruled (R3)."""
     return given.unaware or UNAWARE in defender.state
@@ -454,7 +481,9 @@ def attacker_modifiers(
             modifiers.append(Modifier("skill:clairvoyance", clairvoyance))
         if given.thrown and (throwing := _magnitude(attacker, "throwing", options)):
             modifiers.append(Modifier("skill:throwing", throwing))
-        if arrows := _magnitude(defender, "arrow_ward", options):
+        # 「避箭的加护：对你的远程攻击」 wards off missiles, not magecraft: the seed gives attack magecraft its range
+        # penalty in a sentence of its own (「这个攻击受到距离减值」), as something that is not a 远程攻击.
+        if not means.magecraft and (arrows := _magnitude(defender, "arrow_ward", options)):
             modifiers.append(Modifier("skill:arrow_ward", -arrows))
     if instinct := _magnitude(defender, "instinct", options):
         modifiers.append(Modifier("skill:instinct", -instinct))
@@ -555,9 +584,9 @@ def attack(scene: Scene, given: GrailAttackInput) -> Step:
     attacker = scene.one(ATTACKER)
     _combat_refused(attacker, scene)
     means = means_of(attacker, given.action, given.actions, options)
+    given = _declared(attacker, given)
     revealed = Step()
-    if CONCEALED in attacker.state:  # D29: the first blow from hiding finds its target unaware, and ends it
-        given = given.model_copy(update={"unaware": True})
+    if CONCEALED in attacker.state:  # D29: the first blow from hiding ends it
         revealed = Step(effects=(StatePatch(ATTACKER, CONCEALED, None),),
                         outcomes=(Unveiled(name=attacker.name),))  # fmt: skip
     defenders = scene.members(DEFENDER)
@@ -590,12 +619,13 @@ def attack(scene: Scene, given: GrailAttackInput) -> Step:
 
 
 HEARD = "heard_fight"  # the state key of the round a character last heard a fight (one whisper a round)
+IN_FIGHT = "in_fight"  # the state key of a character in the fight's turn order, which hears no news of it
 
 
 def _noise(scene: Scene, means: Means) -> Step:
     """R27: a fight between Masters is heard by everyone in its sector; one with a Servant by the Masters and
     Servants within 1 sector, and each released Noble Phantasm carries it as many sectors further as its rank. Each
-    who hears it is told privately, once a round."""
+    who hears it is told privately, once a round; those in the fight's turn order are told nothing of their own."""
     fighters = (scene.one(ATTACKER), *scene.members(DEFENDER))
     where = next((there for fighter in fighters if (there := actions.square(fighter)) is not None), None)
     if where is None:
@@ -608,6 +638,8 @@ def _noise(scene: Scene, means: Means) -> Step:
     for position, other in enumerate(scene.members(EVERYONE)):
         there = actions.square(other)
         if other.id in ids or other.gm_run or there is None or fate_of(other) is not None:
+            continue
+        if scene.turn.in_combat and IN_FIGHT in other.state:
             continue
         if servants and other.kind not in (MASTER, SERVANT):
             continue
@@ -623,17 +655,22 @@ def _noise(scene: Scene, means: Means) -> Step:
 
 
 def provokes(scene: Scene, role: str) -> bool:
-    """Whether a provoking act opens a window for opportunity attacks: in a fight, unless the map shows no player's
-    character next to the one who acts (R25: only an adjacent character may strike)."""
-    if not scene.turn.in_combat:
-        return False
-    everyone, here = scene.members(EVERYONE), actions.square(scene.one(role))
+    """Whether a provoking act opens a window for opportunity attacks: in a fight, unless the map shows no one next
+    to the one who acts (R25: only an adjacent character may strike, whoever runs it)."""
+    acting = scene.one(role)
+    return scene.turn.in_combat and _anyone_next_to(scene, acting, {acting.id})
+
+
+def _anyone_next_to(scene: Scene, character: CharacterSnapshot, besides: set[int]) -> bool:
+    """Whether anyone not in `besides` may act next to `character` (an opportunity attack, a Guard): one of the
+    living on the square beside it where the map shows who stands where, players' and GMs' alike; anyone where it
+    does not, who may say they are adjacent."""
+    everyone, here = scene.members(EVERYONE), actions.square(character)
     if not everyone or here is None:
-        return True  # who stands where is not known: anyone may say they are adjacent
-    acting = scene.one(role).id
+        return True
     return any(
-        other.id != acting and not other.gm_run and fate_of(other) is None
-        and (apart := actions.distance(scene.one(role), other)) is not None and apart <= 1
+        other.id not in besides and fate_of(other) is None
+        and (apart := actions.distance(character, other)) is not None and apart <= 1
         for other in everyone
     )  # fmt: skip
 
@@ -660,8 +697,12 @@ def answer_window(
     scene: Scene, state: Mapping[str, Any], answer: Answer, handler: str, go_on: Callable[[], Step]
 ) -> Step:  # fmt: skip
     """An opportunity attack on the maker of a provoking act, the window staying open for others (D16b: unlimited
-    unless `opportunity_cap`); or, the window closed, the act itself (`go_on`). A maker who falls loses it."""
-    options = grail_options(scene.options)
+    unless `opportunity_cap`); or, the window closed, the act itself (`go_on`). A maker who falls loses it. A hit
+    waits for the maker's reactions first, as any attack's does (the window's `strike`, its striker cast as
+    `STRIKER` meanwhile)."""
+    if isinstance(blow := state.get("strike"), Mapping):
+        rest = {key: value for key, value in state.items() if key != "strike"}
+        return _after_opportunity(scene, rest, _reaction(scene, blow, answer), handler, go_on)
     if answer.wait != OPPORTUNITY_WAIT:
         return go_on()
     role = str(state.get("caster", ATTACKER))
@@ -673,21 +714,43 @@ def answer_window(
         raise RuleError("grail_struck_already", name=striker.name)
     if (apart := actions.distance(striker, caster)) is not None and apart > 1:
         raise RuleError("grail_not_adjacent", name=caster.name, distance=apart)
-    struck = _strike(scene, ANSWERER, role, counter=False)
-    if any(isinstance(o, Damaged) and o.fate in (DEAD, VANISHED) for o in struck.outcomes):
-        return struck  # the caster fell: the spell is lost, and nothing is paid for it
-    struck_by.append(striker.id)
-    if options.opportunity_cap is None or len(struck_by) < options.opportunity_cap:
-        again = {**state, "struck_by": struck_by}
-        return Step.of(struck, pause=Pause(handler, _opportunity_waits(scene, role, _what(state), options), again))
+    struck = _strike(scene, ANSWERER, role, counter=False, alone=True)
+    again = {**state, "struck_by": [*struck_by, striker.id]}
+    if struck.pause is not None:
+        blow = {**struck.pause.state, BY: STRIKER}
+        return Step(
+            rolls=struck.rolls,
+            effects=struck.effects,
+            outcomes=struck.outcomes,
+            cast={STRIKER: (striker.id,)},
+            pause=Pause(handler, struck.pause.waits, {**again, "strike": blow}),
+        )
+    return _after_opportunity(scene, again, struck, handler, go_on)
+
+
+def _after_opportunity(
+    scene: Scene, state: Mapping[str, Any], struck: Step, handler: str, go_on: Callable[[], Step]
+) -> Step:  # fmt: skip
+    """An opportunity attack resolved: a maker it felled loses its act (and pays nothing for it); else the window
+    opens again for the others, or (its cap reached) the act goes on."""
+    options = grail_options(scene.options)
+    role = str(state.get("caster", ATTACKER))
+    caster = scene.one(role)
+    if any(isinstance(o, Damaged) and o.defender == caster.name and o.fate in (DEAD, VANISHED)
+           for o in struck.outcomes):  # fmt: skip
+        return struck
+    if options.opportunity_cap is None or len(state.get("struck_by", [])) < options.opportunity_cap:
+        waits = _opportunity_waits(scene, role, _what(state), options, struck=True)
+        return Step.of(struck, pause=Pause(handler, waits, state))
     return struck.then(go_on())
 
 
 def _opportunity_waits(
-    scene: Scene, caster_role: str, what: Text | str, options: GrailZhOptions
+    scene: Scene, caster_role: str, what: Text | str, options: GrailZhOptions, *, struck: bool = False
 ) -> tuple[Wait, ...]:  # fmt: skip
     """Any player's opportunity attack on the caster (an adjacent character's, where the map is kept), and the GMs'
-    button that lets the spell go on; with no answer the spell goes on when `reaction_minutes` pass."""
+    button that lets the spell go on; with no answer the spell goes on when `reaction_minutes` pass. Once someone
+    has `struck`, the closed window says that the opening passed, not that no one took it."""
     caster = scene.one(caster_role)
     said: dict[str, str | int | Text] = {"caster": caster.name, "act": what}
     strike = Option(OPPORTUNITY, Text("opportunity.button"), tone="danger",
@@ -695,7 +758,7 @@ def _opportunity_waits(
     go_on = Option(GO_ON, Text("opportunity.go_on"), tone="secondary")
     return (
         Wait(OPPORTUNITY_WAIT, Audience.players(), Text("opportunity.prompt", said), (strike,),
-             settled=Text("opportunity.closed", said)),
+             settled=Text("opportunity.passed" if struck else "opportunity.closed", said)),
         Wait(CAST_WAIT, Audience.gms(), Text("opportunity.gm_prompt", said), (go_on,),
              deadline_seconds=options.reaction_minutes * 60, default=GO_ON),
     )  # fmt: skip
@@ -779,6 +842,9 @@ def _carried_out(scene: Scene, given: GrailAttackInput, means: Means, *, consent
         d20 = luck_d20(scene.dice, luck_of(attacker), optional_rerolls=takes_luck_rerolls(attacker))
         state["d20"] = {"faces": list(d20.faces), "auto": d20.auto}
     steps = [paid]
+    if means.resolution == "save":  # no attack roll to head the post: the release itself, and who must save
+        steps.append(Step(outcomes=(Released(attacker=attacker.name, means=means.name, save_stat=means.save_stat,
+                                             defenders=[defender.name for defender in defenders]),)))  # fmt: skip
     for position, defender in enumerate(defenders):
         steps.append(_resolved(scene, member(DEFENDER, position), defender, state, alone=len(defenders) == 1))
     return Step.of(*steps)
@@ -871,16 +937,33 @@ def _d20(state: Mapping[str, Any]) -> D20:
 def _attack_roll(scene: Scene, attacker: CharacterSnapshot, defender: CharacterSnapshot, state: Mapping[str, Any],
                  options: GrailZhOptions) -> AttackRoll:  # fmt: skip
     given = GrailAttackInput.model_validate(state["given"])
-    means = Means.from_dict(state["means"])
+    modifiers, defense, stance = _roll_terms(attacker, defender, Means.from_dict(state["means"]), given, options)
+    if penalty := int(state.get("penalty", 0)):  # Chinese Martial Arts' counter (R19)
+        modifiers = (*modifiers, Modifier("skill:martial_arts", -penalty))
+    return AttackRoll(_d20(state), modifiers, defense, defend_stance=stance)
+
+
+def _roll_terms(
+    attacker: CharacterSnapshot, defender: CharacterSnapshot, means: Means, given: GrailAttackInput,
+    options: GrailZhOptions,
+) -> tuple[tuple[Modifier, ...], int, bool]:  # fmt: skip
+    """What an attack roll reads of the two, for `/attack` and `/odds` alike (R3): the attacker's terms (the range
+    from the map where it is kept), the target's defence unless it is unaware, and its Defend stance (R26)."""
     given = given.model_copy(update={"distance": map_distance(attacker, defender, given) or 0})
     modifiers = attacker_modifiers(attacker, defender, means, given, options)
     defense = 0 if _unaware(given, defender) else _defense(defender, options)
-    return AttackRoll(_d20(state), modifiers, defense, defend_stance=DEFENDING in defender.state)
+    return modifiers, defense, DEFENDING in defender.state
+
+
+def _striker(scene: Scene, state: Mapping[str, Any]) -> CharacterSnapshot:
+    return scene.one(str(state.get(BY, ATTACKER)))
 
 
 def _resolved(scene: Scene, role: str, defender: CharacterSnapshot, state: Mapping[str, Any], *, alone: bool) -> Step:
+    """One target's resolution: its save, a sure effect, or the attack roll, then (targeted by a melee attack) its
+    Chinese Martial Arts' counter, whose own reactions come first, then the blow's result (`_landed`)."""
     options = grail_options(scene.options)
-    attacker = scene.one(ATTACKER)
+    attacker = _striker(scene, state)
     means = Means.from_dict(state["means"])
     if means.resolution == "save":
         return _saved(scene, role, defender, state)
@@ -889,21 +972,41 @@ def _resolved(scene: Scene, role: str, defender: CharacterSnapshot, state: Mappi
                           auto=None, automatic=True)  # fmt: skip
         return Step(outcomes=(struck,)).then(_damage(scene, role, defender, state))
     roll = _attack_roll(scene, attacker, defender, state, options)
-    hit = roll.hit
-    attacked = Attacked(attacker=attacker.name, defender=defender.name, means=means.name, total=roll.total, hit=hit,
-                        auto=roll.d20.auto, stance=roll.defend_stance and not succeeds_alone(roll))  # fmt: skip
-    shown = Step(rolls=(roll.roll(),), outcomes=(attacked,)).then(_countered(scene, role, defender, means))
-    if not hit:
-        # R4: a one-shot anti-army or anti-city NP still deals half to whoever evades it.
-        return shown.then(_damage(scene, role, defender, state, halved=True)) if _splashes(means) else shown
-    if not alone:  # an area attack: its targets take their Mind's Eye at once, as it only helps them
+    attacked = Attacked(attacker=attacker.name, defender=defender.name, means=means.name, total=roll.total,
+                        hit=roll.hit, auto=roll.d20.auto,
+                        stance=roll.defend_stance and not succeeds_alone(roll))  # fmt: skip
+    # A blow from outside its striker's turn is not countered in turn: two masters of the art would never stop.
+    countered = Step() if BY in state else _countered(scene, role, defender, means, state, alone=alone)
+    shown = Step(rolls=(roll.roll(),), outcomes=(attacked,)).then(countered)
+    if countered.pause is not None:
+        return shown
+    return shown.then(_landed(scene, role, defender, roll, state, alone=alone))
+
+
+def _landed(
+    scene: Scene, role: str, defender: CharacterSnapshot, roll: AttackRoll, state: Mapping[str, Any], *, alone: bool
+) -> Step:  # fmt: skip
+    """An attack roll's result for its target: a miss (a one-shot anti-army or anti-city NP still deals half to
+    whoever evades it, R4), or a hit (`_hit`)."""
+    if roll.hit:
+        return _hit(scene, role, defender, roll, state, alone=alone)
+    return _damage(scene, role, defender, state, halved=True) if _splashes(Means.from_dict(state["means"])) else Step()
+
+
+def _hit(
+    scene: Scene, role: str, defender: CharacterSnapshot, roll: AttackRoll, state: Mapping[str, Any], *, alone: bool
+) -> Step:  # fmt: skip
+    """A hit waits for the reactions the rules give its target (`_reactions`), whoever strikes it; one of several
+    targets (an area attack, or a blow re-made against a guard) takes its Mind's Eye at once, as it only helps."""
+    options = grail_options(scene.options)
+    if not alone:
         if _minds_eye(defender, options) and roll.d20.auto != "success" and not roll.defend_stance:
-            return shown.then(_eye_rolled(scene, role, defender, roll, state))
-        return shown.then(_damage(scene, role, defender, state))
-    waits = _reactions(scene, role, defender, roll, means, state)
+            return _eye_rolled(scene, role, defender, roll, state)
+        return _damage(scene, role, defender, state)
+    waits = _reactions(scene, role, defender, roll, state)
     if waits:
-        return Step.of(shown, pause=Pause(REACTION_WAIT, waits, {**state, "role": role}))
-    return shown.then(_damage(scene, role, defender, state))
+        return Step(pause=Pause(REACTION_WAIT, waits, {**state, "role": role}))
+    return _damage(scene, role, defender, state)
 
 
 def succeeds_alone(roll: AttackRoll) -> bool:
@@ -916,25 +1019,27 @@ def _splashes(means: Means) -> bool:
 
 
 def _reactions(
-    scene: Scene, role: str, defender: CharacterSnapshot, roll: AttackRoll, means: Means, state: Mapping[str, Any]
+    scene: Scene, role: str, defender: CharacterSnapshot, roll: AttackRoll, state: Mapping[str, Any]
 ) -> tuple[Wait, ...]:  # fmt: skip
-    """The hit's reactions: Mind's Eye for a defender that has it, unless Luck or the Defend stance made it hit
-    (R19); in a fight, any other player's Guard (R26). None: the damage lands at once."""
+    """The hit's reactions, whoever runs the characters (the GMs answer for theirs): Mind's Eye for a defender that
+    has it (「你遭遇攻击时」), unless Luck or the Defend stance made it hit (R19); in a fight, the Guard of whoever
+    stands next to it (R26, 「任何时候…临近你的一个角色受到一次命中类攻击时」). None: the damage lands at once."""
     options = grail_options(scene.options)
-    attacker = scene.one(ATTACKER)
+    attacker = _striker(scene, state)
     said: dict[str, str | int | Text] = {"defender": defender.name, "attacker": attacker.name, "total": roll.total}
     deadline = options.reaction_minutes * 60
     waits = []
     eye = _minds_eye(defender, options)
-    if scene.turn.in_combat and not defender.gm_run:  # an ally steps in for a player's character
+    if scene.turn.in_combat and _anyone_next_to(scene, defender, {defender.id, attacker.id}):
         button = Option(GUARD, Text("guard.button"), tone="secondary", summary=Text("guard.done", said))
         waits.append(Wait(GUARD_WAIT, Audience.players(), Text("guard.prompt", said), (button,),
                           settled=Text("guard.closed", said)))  # fmt: skip
     if eye and roll.d20.auto != "success" and not roll.defend_stance:
         choices: tuple[Option, ...] = (Option(MINDS_EYE, Text("reaction.minds_eye")),
                                        Option(TAKE, Text("reaction.take"), tone="secondary"))  # fmt: skip
+        # Mind's Eye is free and can only help: a defender who does not answer uses it.
         waits.append(Wait(REACTION_WAIT, Audience.character(role), Text("reaction.prompt", said), choices,
-                          deadline_seconds=deadline, default=TAKE))  # fmt: skip
+                          deadline_seconds=deadline, default=MINDS_EYE))  # fmt: skip
     elif waits:
         choices = (Option(TAKE, Text("reaction.take"), tone="secondary"),)
         waits.append(Wait(REACTION_WAIT, Audience.character(role), Text("reaction.take_prompt", said), choices,
@@ -943,28 +1048,41 @@ def _reactions(
 
 
 def reacted(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    """A hit's reactions answered (`_reaction`); when the hit was a Chinese Martial Arts counter, the blow it
+    answered then goes on (`after`): its own reactions, or its damage."""
+    step = _reaction(scene, state, answer)
+    after = state.get("after")
+    if not isinstance(after, Mapping):
+        return step
+    role, blow = str(after["role"]), after["state"]
+    defender = scene.one(role)
+    roll = _attack_roll(scene, _striker(scene, blow), defender, blow, grail_options(scene.options))
+    return step.then(_landed(scene, role, defender, roll, blow, alone=True))
+
+
+def _reaction(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
     """The hit's reaction window closed: Mind's Eye rolled (strictly above the attack roll evades, D14), an ally
     guarding (the attack roll made again against the guard, who takes what it does), or the hit taken."""
     options = grail_options(scene.options)
     role = str(state["role"])
-    defender = scene.one(role)
+    defender, striker = scene.one(role), _striker(scene, state)
     if answer.wait == GUARD_WAIT:
         guard = scene.one(ANSWERER)
-        if guard.id == defender.id or guard.id == scene.one(ATTACKER).id:
+        if guard.id in (defender.id, striker.id):
             raise RuleError("grail_guard_self", name=guard.name)
         if (apart := actions.distance(guard, defender)) is not None and apart > 1:  # R26: an adjacent ally
             raise RuleError("grail_not_adjacent", name=defender.name, distance=apart)
         if guard.state.get(REACTED) == scene.turn.round_number:  # R25: one reaction action a round
             raise RuleError("grail_reaction_used", name=guard.name)
+        # The attack's defender is the guard from now on; a blow from outside a turn keeps the exchange's roles.
         guarded = Step(
             effects=(StatePatch(ANSWERER, REACTED, scene.turn.round_number),),
             outcomes=(Guarded(guard=guard.name, defender=defender.name),),
-            cast={DEFENDER: (guard.id,)},
+            cast={} if BY in state else {DEFENDER: (guard.id,)},
         )
         return guarded.then(_resolved(scene, ANSWERER, guard, state, alone=False))
     if answer.option == MINDS_EYE:
-        roll = _attack_roll(scene, scene.one(ATTACKER), defender, state, options)
-        return _eye_rolled(scene, role, defender, roll, state)
+        return _eye_rolled(scene, role, defender, _attack_roll(scene, striker, defender, state, options), state)
     return _damage(scene, role, defender, state)
 
 
@@ -1004,7 +1122,8 @@ def _saved(scene: Scene, role: str, defender: CharacterSnapshot, state: Mapping[
     dc = save_dc(source.magnitude(options.ex_value) if source.ex else source.n, target, tactics=tactics)
     resistance = _magnitude(defender, "magic_resistance", options) if means.magecraft else 0
     bonus = (Modifier("skill:magic_resistance", resistance),) if resistance else ()
-    result = save(scene.dice, luck_of(defender), dc, bonus, optional_rerolls=takes_luck_rerolls(defender))
+    result = save(scene.dice, luck_of(defender), dc, bonus, optional_rerolls=takes_luck_rerolls(defender),
+                  name=defender.name)  # fmt: skip
     saved = Step(rolls=(result.roll,), outcomes=(Saved(defender=defender.name, dc=dc, total=result.roll.total,
                                                        result=result.outcome),))  # fmt: skip
     if result.outcome == "none":
@@ -1016,13 +1135,13 @@ def _saved(scene: Scene, role: str, defender: CharacterSnapshot, state: Mapping[
 
 
 def _damage(
-    scene: Scene, role: str, defender: CharacterSnapshot, state: Mapping[str, Any], *, halved: bool = False,
-    by: str = ATTACKER,
+    scene: Scene, role: str, defender: CharacterSnapshot, state: Mapping[str, Any], *, halved: bool = False
 ) -> Step:  # fmt: skip
     """R4 and R5: the damage rolled (an Assassin's on an unaware target at its maximum, and its AGI again), then
     halving, the Defend stance, Magic Resistance, Military Tactics; temporary HP first, then HP; the fate that
-    follows (D24, R16, R19) and MP for a kill with a normal attack (R15). `by` is whoever strikes."""
+    follows (D24, R16, R19) and MP for a kill with a normal attack (R15) for whoever strikes (`BY`)."""
     options = grail_options(scene.options)
+    by = str(state.get(BY, ATTACKER))
     attacker = scene.one(by)
     means = Means.from_dict(state["means"])
     given = GrailAttackInput.model_validate(state["given"])
@@ -1134,6 +1253,28 @@ def _fate(
     return end, [StatePatch(role, FATE, end), StatePatch(role, CONTINUING, None)]
 
 
+class Continuing(Told):
+    event = "battle_continuation.held"
+    name: str
+
+    def told(self) -> Tale:
+        return None, [Text("fate.continuing", {"name": self.name})]
+
+
+def pool_changed(scene: Scene, role: str, pool: str) -> Step:
+    """A pool moved outside an attack (a GM's award) meets the rules damage meets: HP at or below 0 kills (D24)
+    unless Battle Continuation holds it at or above -10(X-1) (R19, 「HP下降到0/-10/-20/-30/-40的时候仍能持续战斗」);
+    a Master's death, by HP or by MP (「一旦MP为0，master死亡」), leaves its Servant masterless (R16)."""
+    character = scene.one(role)
+    if pool == HP:
+        fate, effects = _fate(scene, role, character, character.pools[HP].current, grail_options(scene.options))
+    else:
+        fate, effects = fate_of(character), []
+    held = (Continuing(name=character.name),) if fate == CONTINUING else ()
+    orphaned = upkeep.master_fell(scene, role) if character.kind == MASTER and fate == DEAD else Step()
+    return Step(effects=tuple(effects), outcomes=held).then(orphaned)
+
+
 def expired_continuations(
     scene: Scene, role: str, characters: Sequence[CharacterSnapshot], *, all_of_them: bool = False
 ) -> Step:  # fmt: skip
@@ -1215,33 +1356,40 @@ class Struck(Told):
         return None, [Text("attack.counter" if self.counter else "attack.opportunity", said)]
 
 
-def _strike(scene: Scene, by: str, at: str, *, counter: bool, penalty: int = 0) -> Step:
-    """A melee attack that comes from outside its striker's turn (R25's opportunity action): one roll against the
-    target's defence, and its damage at once."""
+def _strike(scene: Scene, by: str, at: str, *, counter: bool, alone: bool, penalty: int = 0) -> Step:
+    """A melee attack from outside its striker's turn (R25's opportunity action, or a Chinese Martial Arts counter at
+    -`penalty`): one roll against the target's defence; a hit meets the target's reactions as any other (`_hit`)."""
     options = grail_options(scene.options)
     striker, target = scene.one(by), scene.one(at)
-    means = means_of(striker, "melee", 1, options)
     given = GrailAttackInput(targets=(target.name,), action="melee")
     d20 = luck_d20(scene.dice, luck_of(striker), optional_rerolls=takes_luck_rerolls(striker))
-    modifiers = attacker_modifiers(striker, target, means, given, options)
+    state: dict[str, Any] = {"means": means_of(striker, "melee", 1, options).to_dict(),
+                             "given": given.model_dump(mode="json"),
+                             "d20": {"faces": list(d20.faces), "auto": d20.auto}, BY: by}  # fmt: skip
     if penalty:
-        modifiers = (*modifiers, Modifier("skill:martial_arts", -penalty))
-    roll = AttackRoll(d20, modifiers, _defense(target, options), defend_stance=DEFENDING in target.state)
+        state["penalty"] = penalty
+    roll = _attack_roll(scene, striker, target, state, options)
     struck = Struck(striker=striker.name, target=target.name, total=roll.total, hit=roll.hit, counter=counter)
     shown = Step(rolls=(roll.roll(),), outcomes=(struck,))
-    if not roll.hit:
-        return shown
-    return shown.then(_damage(scene, at, target, {"means": means.to_dict(), "given": given.model_dump(mode="json")},
-                              by=by))  # fmt: skip
+    return shown.then(_hit(scene, at, target, roll, state, alone=alone)) if roll.hit else shown
 
 
-def _countered(scene: Scene, role: str, defender: CharacterSnapshot, means: Means) -> Step:
-    """R19: a defender with Chinese Martial Arts, targeted by a melee attack, strikes back at -(6 - X)."""
+def _countered(
+    scene: Scene, role: str, defender: CharacterSnapshot, means: Means, state: Mapping[str, Any], *, alone: bool
+) -> Step:  # fmt: skip
+    """R19: a defender with Chinese Martial Arts, targeted by a melee attack, strikes back at -(6 - X) before the
+    blow lands (「每当你受到一次近战攻击时，你用借机动作对对方做一次近战攻击」); while the counter waits for the
+    attacker's reactions, the blow it answers waits with it (`after`)."""
     options = grail_options(scene.options)
     x = _magnitude(defender, "martial_arts", options)
     if not x or means.key != "melee" or fate_of(defender) is not None:
         return Step()
-    return _strike(scene, role, ATTACKER, counter=True, penalty=max(0, 6 - x))
+    countered = _strike(scene, role, ATTACKER, counter=True, alone=alone, penalty=max(0, 6 - x))
+    if countered.pause is None:
+        return countered
+    waiting = countered.pause
+    after = {"role": role, "state": dict(state)}
+    return Step.of(countered, pause=Pause(waiting.handler, waiting.waits, {**waiting.state, "after": after}))
 
 
 def odds(attacker: CharacterSnapshot, defender: CharacterSnapshot, given: GrailAttackInput,
@@ -1251,10 +1399,8 @@ def odds(attacker: CharacterSnapshot, defender: CharacterSnapshot, given: GrailA
     means = _aimed(attacker, defender, means_of(attacker, given.action, given.actions, options))
     if means.resolution != "attack_roll":
         raise RuleError("grail_odds_attack_rolls", name=means.name)
-    given = given.model_copy(update={"distance": map_distance(attacker, defender, given) or 0})
-    bonus = sum(modifier.value for modifier in attacker_modifiers(attacker, defender, means, given, options))
-    defense = 0 if _unaware(given, defender) else _defense(defender, options)
-    stance = DEFENDING in defender.state
+    modifiers, defense, stance = _roll_terms(attacker, defender, means, _declared(attacker, given), options)
+    bonus = sum(modifier.value for modifier in modifiers)
     attack_d20 = d20_outcomes(luck_of(attacker), optional_rerolls=takes_luck_rerolls(attacker))
     lines = [(Text("odds.hit"), hit_chance(attack_d20, bonus, defense, stance=stance))]
     if eye := _minds_eye(defender, options):

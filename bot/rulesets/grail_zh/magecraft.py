@@ -136,6 +136,7 @@ class SpellCast(Told):
     item: str = ""  # what a reinforcement made a Noble Phantasm of
     rank: str = ""
     rate: int = 0  # D42: MP a minute to keep a protection up
+    by_gms: bool = False  # cast by a character the GMs run: what it summons is theirs to run
 
     def told(self) -> Tale:
         said: dict[str, str | int | Text] = {"caster": self.caster, "target": self.target, "amount": self.amount,
@@ -145,7 +146,7 @@ class SpellCast(Told):
         if self.spell == "suggest":
             lines.append(Text("spell.suggest_held" if self.took_hold else "spell.suggest_failed", said))
         else:
-            lines.append(Text(f"spell.{self.spell}_done", said))
+            lines.append(Text(f"spell.{self.spell}_done" + ("_gms" if self.by_gms else ""), said))
         if self.kept:
             lines.append(Text("spell.shield_kept", said))
         return Text("spell.title", said), lines
@@ -190,6 +191,8 @@ def _in_range(caster: CharacterSnapshot, target: CharacterSnapshot, spell: str, 
         raise RuleError("grail_suggest_target", name=target.name)
     if spell == "teleport" and (params.get("x") is None or params.get("y") is None):
         raise RuleError("grail_teleport_where")
+    if spell == "teleport" and actions.square(caster) is None:  # 1 MP a square from where it stands
+        raise RuleError("grail_move_unplaced", name=caster.name)
     if fate_of(target) is not None:
         raise RuleError("grail_gone", name=target.name)
 
@@ -258,9 +261,13 @@ def _summoned(scene: Scene, caster: CharacterSnapshot, spell: str, params: Mappi
         raise RuleError("grail_summon_limit", name=caster.name, kind=Text(f"kind.{kind}"), limit=limit,
                         has=len(made))  # fmt: skip
     ever = sum(1 for other in scene.members(EVERYONE) if other.kind == kind and other.state.get(MAKER) == caster.id)
-    summons = tuple(Summon(ACTOR, kind, {**file, "name": f"{base} {ever + index + 1}"}, {MAKER: caster.id})
+    # They come where their maker stands, and move from there.
+    state = {MAKER: caster.id, **({actions.POSITION: caster.state[actions.POSITION]}
+                                  if actions.square(caster) is not None else {})}  # fmt: skip
+    summons = tuple(Summon(ACTOR, kind, {**file, "name": f"{base} {ever + index + 1}"}, state)
                     for index in range(count))  # fmt: skip
-    done = SpellCast(caster=caster.name, spell=spell, target=caster.name, amount=count, item=base)
+    done = SpellCast(caster=caster.name, spell=spell, target=caster.name, amount=count, item=base,
+                     by_gms=caster.gm_run)  # fmt: skip
     return fight.payment(scene, ACTOR, caster, cost, confirm).then(Step(effects=summons, outcomes=(done,)))
 
 
@@ -406,7 +413,7 @@ def _suggested(scene: Scene, caster: CharacterSnapshot, target: CharacterSnapsho
 
 
 def _teleported(scene: Scene, caster: CharacterSnapshot, params: Mapping[str, Any], confirm: bool) -> Step:
-    """R22: a move action, 1 MP for each square crossed (the first square a character takes is free)."""
+    """R22: a move action, 1 MP for each square crossed."""
     x, y = int(params["x"]), int(params["y"])
     sector = (int(params.get("sector_x") or 0), int(params.get("sector_y") or 0))
     target = actions.position_value(x, y, sector)

@@ -62,6 +62,7 @@ from bot.rulesets.grail_zh.characters import (
     takes_luck_rerolls,
     target_text,
     written_skills,
+    written_stat,
 )
 from bot.rulesets.words import as_written, joined
 from rules.dice import DiceSource
@@ -94,6 +95,7 @@ from rules.grail_zh.sheets import (
 )
 from rules.options import CampaignOptions
 
+SPELL_KIND = "spell.cast"  # the exchange of /grail cast
 BATTLE_CONTINUATION_HP_FLOOR = -200  # below anything Battle Continuation reaches: the rules decide a Servant's fate
 
 MASTER_TEMPLATE: dict[str, Any] = {
@@ -120,7 +122,7 @@ class GrailCheckInput(CheckInput):
     @field_validator("stat", mode="before")
     @classmethod
     def _stat_name(cls, value: object) -> object:
-        return as_written(CATALOGS, "stat", tuple(CHECK_WORDS), value)
+        return written_stat(tuple(CHECK_WORDS), value)
 
 
 class CheckRolled(Told):
@@ -200,6 +202,7 @@ class GrailZhPlay(Play):
     )  # fmt: skip
     attacks_see_everyone = True  # R27: a fight is heard by those near it
     private_sheets = True  # 「须经过审核」 aside, a rival's ranks and Noble Phantasms are its owner's secret
+    gms_keep_turns = True  # 「在你的回合内，你获得3个动作」 holds for every character, the GMs' too
 
     @property
     def handlers(self) -> Mapping[str, Handler]:
@@ -234,7 +237,7 @@ class GrailZhPlay(Play):
 
     def plus(self, scene: Scene, target: str) -> Step:
         """A stat or a skill by name in any of the game's languages (`LUK`, `幸运`, `对魔力`), or a Servant's own."""
-        stat = as_written(CATALOGS, "stat", STATS, target)
+        stat = written_stat(STATS, target)
         named = stat if stat in STATS else as_written(CATALOGS, "skill", SKILLS, target)
         return upkeep.plus(scene, str(named))
 
@@ -246,6 +249,12 @@ class GrailZhPlay(Play):
 
     def cast(self, scene: Scene, spell: str, params: Mapping[str, Any]) -> Step:
         return magecraft.cast(scene, spell, params)
+
+    def requested(self, scene: Scene, kind: str, given: Mapping[str, Any]) -> Step:
+        """A spell cast once the GMs answered (the suggestion's modifier is theirs, R21), or a check or attack."""
+        if kind == SPELL_KIND:
+            return self.cast(scene, str(given["spell"]), given)
+        return super().requested(scene, kind, given)
 
     def search(self, scene: Scene) -> Step:
         return detection.search(scene)
@@ -265,6 +274,9 @@ class GrailZhPlay(Play):
     def template(self, kind: str) -> dict[str, Any]:
         return dict({MASTER: MASTER_TEMPLATE, PUPPET: PUPPET_TEMPLATE, FAMILIAR: FAMILIAR_TEMPLATE}.get(
             kind, SERVANT_TEMPLATE))  # fmt: skip
+
+    def stat_word(self, stat: str) -> Text:
+        return Text(f"stat.{stat}")
 
     def check_stats_of(self, character: CharacterSnapshot) -> tuple[str, ...]:
         """A Servant's (or a puppet's) five ranks, a Master's six attributes; a familiar has none."""
@@ -417,6 +429,11 @@ class GrailZhPlay(Play):
             notes += lines
         return Report(title, notes=tuple(notes))
 
+    def pool_changed(self, scene: Scene, pool: str) -> Step | None:
+        """A GM's award meets the rules every other change of HP meets (R5, R16, R19)."""
+        step = fight.pool_changed(scene, ACTOR, pool)
+        return step if step.effects or step.outcomes else None
+
     def out_of_play(self, character: CharacterSnapshot) -> str | None:
         return fate_of(character)
 
@@ -449,7 +466,10 @@ class GrailZhPlay(Play):
         options = grail_options(scene.options)
         fighters = scene.members(FIGHTERS)
         entries = []
+        gone = [fighter.id for fighter in fighters if self.gone(fighter)]  # no initiative: they wait at the end
         for fighter in fighters:
+            if fighter.id in gone:
+                continue
             if servant_like(fighter):
                 ranks = derived_ranks(fighter)
                 entries.append(InitiativeEntry(fighter.id, ranks["AGI"].n, ranks["LUK"], ranks["LUK"].n, fighter.name))
@@ -460,11 +480,14 @@ class GrailZhPlay(Play):
         rolled = initiative(scene.dice, entries)
         names = {fighter.id: fighter.name for fighter in fighters}
         rolls = tuple(roll for _, roll in rolled.rolls)
-        step = Step(rolls=rolls, outcomes=(Initiated(order=[[names[key] for key in group] for group in rolled.order]),))
+        # Those in the fight know of it: its noise is for the others (R27).
+        fighting = tuple(StatePatch(member(FIGHTERS, index), fight.IN_FIGHT, True) for index in range(len(fighters)))
+        step = Step(rolls=rolls, effects=fighting,
+                    outcomes=(Initiated(order=[[names[key] for key in group] for group in rolled.order]),))  # fmt: skip
         for position, fighter in enumerate(fighters):
             if fighter.kind == SERVANT and fate_of(fighter) is None:
                 step = step.then(_combat_upkeep(member(FIGHTERS, position), fighter, options))
-        return Opening(step, tuple(key for group in rolled.order for key in group))
+        return Opening(step, (*(key for group in rolled.order for key in group), *gone))
 
     def round_started(self, scene: Scene) -> Step | None:
         """R19: a Battle Continuation that ran out with HP below 1 ends in death; R16: a masterless Servant's rounds;
@@ -486,7 +509,8 @@ class GrailZhPlay(Play):
         return step if step.effects else None
 
     def time_passed(self, scene: Scene, hours: int, days: int) -> Step | None:
-        """Each day's turn: daily upkeep (R11) and a masterless Servant's days (R16); a day's rest and ritual again."""
+        """Each day's turn: daily upkeep (R11) and a masterless Servant's days (R16), or its end (D7); a day's rest and
+        ritual again."""
         everyone = scene.members(EVERYONE)
         plus_ends = [upkeep.plus_expired(member(EVERYONE, position), character, now=None)
                      for position, character in enumerate(everyone)]  # fmt: skip
@@ -495,13 +519,12 @@ class GrailZhPlay(Play):
         regenerated = upkeep.regeneration(scene, EVERYONE, everyone, rounds=minutes * ROUNDS_PER_MINUTE,
                                           minutes=minutes, hours=passed)  # fmt: skip
         ended = fight.expired_continuations(scene, EVERYONE, everyone, all_of_them=True)
-        lost = upkeep.masters_lost(scene, EVERYONE, everyone, self._gone_now(ended))
-        step = Step.of(ended, lost, *plus_ends,
+        step = Step.of(ended, *plus_ends,
                        magecraft.shields_expire(scene, EVERYONE, everyone, minutes), regenerated,
                        magecraft.barriers_set_up(EVERYONE, everyone, scene.turn.round_number),
                        magecraft.flights_paid(scene, EVERYONE, everyone, story_time=True),
                        magecraft.reinforcements_end(EVERYONE, everyone, scene.turn.round_number, story_hours=passed),
-                       upkeep.days_passed(scene, EVERYONE, everyone, passed))  # fmt: skip
+                       upkeep.days_passed(scene, EVERYONE, everyone, passed, self._gone_now(ended)))  # fmt: skip
         return step if step.effects else None
 
     def turn_started(self, scene: Scene) -> Step | None:
@@ -533,6 +556,7 @@ class GrailZhPlay(Play):
                 BOOST,
                 actions.COMMITTED,
                 fight.AIMING,
+                fight.IN_FIGHT,
             ):
                 if key in character.state:
                     effects.append(StatePatch(member(EVERYONE, position), key, None))
@@ -563,7 +587,9 @@ def _master_lines(character: CharacterSnapshot, *, full: bool) -> list[SheetLine
         lines.append(SheetLine("sheet.signature_feat", f"{shown}: {feat.effect}" if feat.effect else shown,
                                inline=False))  # fmt: skip
     if stats.grenades:
-        lines.append(SheetLine("sheet.grenades", str(stats.grenades)))
+        left = max(0, stats.grenades - int(character.state.get(fight.GRENADES_THROWN, 0) or 0))
+        lines.append(SheetLine("sheet.grenades", Text("sheet.grenades_left", {"left": left,
+                                                                             "total": stats.grenades})))  # fmt: skip
     return lines
 
 

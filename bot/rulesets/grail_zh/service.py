@@ -4,18 +4,20 @@ transaction."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from bot.db.engine import Database
 from bot.db.models import Campaign
 from bot.rulesets.base import ACTOR, EVERYONE, OPPONENT, Scene
 from bot.rulesets.grail_zh import actions
-from bot.rulesets.grail_zh.play import GrailZhPlay
+from bot.rulesets.grail_zh.play import SPELL_KIND, GrailZhPlay
 from bot.services.characters import active_character, campaign_characters, find_character
 from bot.services.common import Actor, Call, Clock, Place, active_campaign, is_gm, require_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Progress
 from bot.services.held import refuse_fallen
 from bot.services.play import refuse_out_of_turn
+from bot.services.requests import OwnTerms, own_terms_asked
 from bot.services.snapshots import ruleset_play, snapshots
 from rules.exchange import Step, Text
 
@@ -34,11 +36,11 @@ class GrailService:
 
     async def act(
         self, call: Call, kind: str, title_key: str, act: Callable[[GrailZhPlay, Scene], Step], *, turn: bool = False,
-        opponent: str | None = None, everyone: bool = False,
+        opponent: str | None = None, everyone: bool = False, terms: OwnTerms | None = None,
     ) -> Progress:  # fmt: skip
         """One of the game's own actions by the actor's active character (at an `opponent`, for some; among
         `everyone`, for a search), which must be able to act (and, for an action of its turn in a fight, whose turn
-        it must be)."""
+        it must be). A player's action that gives `terms` only the GMs give waits for them to grant them."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
             play = grail_play(campaign)
@@ -51,8 +53,15 @@ class GrailService:
             if everyone:  # what the act looks for may be anyone in the campaign
                 roles[EVERYONE] = await campaign_characters(session, campaign)
 
+            by_gm = await is_gm(session, campaign.id, call.actor)
+
             def step(scene: Scene) -> Step:
                 refuse_fallen(play, RULESET_ID, scene.members(ACTOR))
+                if terms is not None and not by_gm:
+                    asked = own_terms_asked(character.name, terms, call.actor.user_id, scene,
+                                            lambda tried: act(play, tried))  # fmt: skip
+                    if asked is not None:
+                        return asked
                 return act(play, scene)
 
             return await self.engine.run(
@@ -60,6 +69,14 @@ class GrailService:
                 cast=Cast(roles), step_of=step, dice=call.dice, actor_id=call.actor.user_id,
                 channel_id=call.channel_id,
             )  # fmt: skip
+
+    async def cast(self, call: Call, spell: str, params: Mapping[str, Any], target: str | None) -> Progress:
+        """A spell of the actor's active character, on its turn in a fight; a suggestion's difficulty is the GM's
+        (R21: "GM mod"), so a player's waits for the GMs to grant it."""
+        what = Text("request.on_spell", {"spell": Text(f"spell.{spell}")})
+        terms = OwnTerms(SPELL_KIND, what, {**params, "spell": spell}, {"modifier": 0})
+        return await self.act(call, SPELL_KIND, "exchange.spell", lambda play, scene: play.cast(scene, spell, params),
+                              turn=True, opponent=target, everyone=True, terms=terms)  # fmt: skip
 
     async def rule_on(
         self, call: Call, name: str, kind: str, title_key: str, act: Callable[[GrailZhPlay, Scene], Step], *,

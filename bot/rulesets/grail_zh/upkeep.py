@@ -3,7 +3,6 @@ and reverse transfers, the ritual, a Master's rest, daily upkeep at each day's t
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 
 from bot.rulesets.base import ACTOR, CharacterSnapshot, Scene
@@ -46,7 +45,7 @@ from rules.grail_zh.model import (
 )
 from rules.grail_zh.options import GrailZhOptions
 from rules.grail_zh.ranks import combat_cost
-from rules.grail_zh.rolls import Payment, pay, plus_multiplier, transfer
+from rules.grail_zh.rolls import Payment, masterless_drain, pay, plus_multiplier, transfer
 from rules.grail_zh.sheets import ServantFile
 
 HOURS = "story_hours"  # the character state key of the story's hours it has lived through: its days
@@ -77,21 +76,28 @@ class Transferred(Told):
     paid: int  # MP the giver paid
     gained: int  # MP the other gained
     reverse: bool  # the Servant gave to its Master (the ritual's reverse direction)
+    secret: bool = False  # a hidden sheet: the amounts would tell its MP and its maximum
+    name: str = ""  # the Master, whom the players' log names when the amounts are kept from it
 
     def told(self) -> Tale:
         key = "transfer.reverse" if self.reverse else "transfer.given" if self.paid else "transfer.ritual"
         said: dict[str, str | int | Text] = {"master": self.master, "servant": self.servant, "paid": self.paid,
                                              "gained": self.gained}  # fmt: skip
-        return Text(key, said), []
+        return Text(key + ("_secret" if self.secret else ""), said), []
 
 
 class Rested(Told):
     event = "mp.rest"
     name: str
     gained: int
+    secret: bool = False  # a hidden sheet: what it recovers is what it lacked of its maximum
+    days: int = 0  # rests taken as story time passed, on each day it had not rested (R15)
 
     def told(self) -> Tale:
-        return Text("rest.title", {"name": self.name, "gained": self.gained}), []
+        said: dict[str, str | int | Text] = {"name": self.name, "gained": self.gained, "days": self.days}
+        if self.days:
+            return None, [Text("rest.story_days" + ("_secret" if self.secret else ""), said)]
+        return Text("rest.title" + ("_secret" if self.secret else ""), said), []
 
 
 class DailyUpkeep(Told):
@@ -178,8 +184,13 @@ def give(scene: Scene, amount: int) -> Step:
         raise RuleError("grail_servant_full", name=servant.name)
     if master.pools[MP].current - paid < 1:
         raise RuleError("grail_master_cost", cost=paid, mp=master.pools[MP].current)
-    moved = Transferred(master=master.name, servant=servant.name, paid=paid, gained=gained, reverse=False)
+    moved = Transferred(master=master.name, servant=servant.name, paid=paid, gained=gained, reverse=False,
+                        secret=_hidden(master, servant), name=master.name)  # fmt: skip
     return Step(effects=(PoolDelta(master_ref, MP, -paid), PoolDelta(servant_ref, MP, gained)), outcomes=(moved,))
+
+
+def _hidden(*characters: CharacterSnapshot) -> bool:
+    return any(hidden_sheet(character) for character in characters)
 
 
 def ritual(scene: Scene, reverse: int | None) -> Step:
@@ -200,7 +211,8 @@ def ritual(scene: Scene, reverse: int | None) -> Step:
         gained = min((mp.maximum or 0) // 2, (mp.maximum or 0) - mp.current)
         if gained <= 0:  # the day's ritual is not spent on nothing
             raise RuleError("grail_servant_full", name=servant.name)
-        moved = Transferred(master=master.name, servant=servant.name, paid=0, gained=gained, reverse=False)
+        moved = Transferred(master=master.name, servant=servant.name, paid=0, gained=gained, reverse=False,
+                            secret=_hidden(master, servant), name=master.name)  # fmt: skip
         return Step(effects=(held, PoolDelta(servant_ref, MP, gained)), outcomes=(moved,))
     master_mp = master.pools[MP]
     gained = min(reverse, (master_mp.maximum or 0) - master_mp.current)
@@ -209,7 +221,8 @@ def ritual(scene: Scene, reverse: int | None) -> Step:
         raise RuleError("grail_master_full", name=master.name)
     if servant.pools[MP].current - cost < 1:
         raise RuleError("grail_cost_fatal", cost=cost, mp=servant.pools[MP].current)
-    moved = Transferred(master=master.name, servant=servant.name, paid=cost, gained=gained, reverse=True)
+    moved = Transferred(master=master.name, servant=servant.name, paid=cost, gained=gained, reverse=True,
+                        secret=_hidden(master, servant), name=master.name)  # fmt: skip
     return Step(effects=(held, PoolDelta(servant_ref, MP, -cost), PoolDelta(master_ref, MP, gained)), outcomes=(moved,))
 
 
@@ -229,14 +242,14 @@ def rest(scene: Scene) -> Step:
     if gained <= 0:
         raise RuleError("grail_master_full", name=master.name)
     return Step(effects=(StatePatch(ACTOR, RESTED, day), PoolDelta(ACTOR, MP, gained)),
-                outcomes=(Rested(name=master.name, gained=gained),))  # fmt: skip
+                outcomes=(Rested(name=master.name, gained=gained, secret=hidden_sheet(master)),))  # fmt: skip
 
 
 def master_fell(scene: Scene, master_ref: str) -> Step:
     """The Servant of a Master who has just died (R16)."""
     servant_ref = f"{master_ref}.by.{CONTRACT}"
     servant = scene.get(servant_ref)
-    if servant is None or fate_of(servant) is not None:
+    if servant is None or fate_of(servant) is not None or MASTERLESS in servant.state:
         return Step()
     return orphaned(scene, servant_ref, servant)
 
@@ -244,7 +257,8 @@ def master_fell(scene: Scene, master_ref: str) -> Step:
 def masters_lost(
     scene: Scene, role: str, characters: Sequence[CharacterSnapshot], fallen: Callable[[CharacterSnapshot], bool]
 ) -> Step:
-    """Servants whose Master fell some other way (a GM's award, say), found at the next round or hour."""
+    """Servants whose Master fell some other way than a blow or an award (its rounds of dying ran out, say), found at
+    the next round."""
     steps = []
     for position, character in enumerate(characters):
         who = member(role, position)
@@ -259,14 +273,11 @@ def orphaned(scene: Scene, servant_ref: str, servant: CharacterSnapshot) -> Step
     """R16 and D7: a Servant whose Master died vanishes within 1d3 rounds, or with Independent Action after its
     days (T4); with `masterless_rule = drain` it loses a tenth of its MP maximum each minute instead."""
     options = grail_options(scene.options)
-    stats = servant_of(servant, options)
-    action = stats.skill("independent_action")
-    if action is not None:
-        days = INDEPENDENT_ACTION_DAYS[action.rank.n]
-        return Step(effects=(StatePatch(servant_ref, MASTERLESS, {"days": days}),),
-                    outcomes=(Masterless(name=servant.name, days=days),))  # fmt: skip
-    if options.masterless_rule == "drain":
-        return Step(effects=(StatePatch(servant_ref, MASTERLESS, {"drain": True}),),
+    days = _independent_days(servant, options)
+    if days is not None:
+        return _independent(servant_ref, servant, days)
+    if options.masterless_rule == "drain":  # counted from this round: a tenth of its maximum at each whole minute
+        return Step(effects=(StatePatch(servant_ref, MASTERLESS, {"drain": scene.turn.round_number}),),
                     outcomes=(Masterless(name=servant.name, days=None),))  # fmt: skip
     rounds = scene.dice.roll(1, 3)[0]
     roll = Roll("masterless", 3, (rounds,), (rounds,), (), rounds)
@@ -274,9 +285,20 @@ def orphaned(scene: Scene, servant_ref: str, servant: CharacterSnapshot) -> Step
     return Step(rolls=(roll,), effects=(until,), outcomes=(Masterless(name=servant.name, days=None),))
 
 
+def _independent_days(servant: CharacterSnapshot, options: GrailZhOptions) -> int | None:
+    """The days Independent Action keeps a masterless Servant (T4); None without it."""
+    action = servant_of(servant, options).skill("independent_action")
+    return INDEPENDENT_ACTION_DAYS[action.rank.n] if action is not None else None
+
+
+def _independent(servant_ref: str, servant: CharacterSnapshot, days: int) -> Step:
+    return Step(effects=(StatePatch(servant_ref, MASTERLESS, {"days": days}),),
+                outcomes=(Masterless(name=servant.name, days=days),))  # fmt: skip
+
+
 def masterless_rounds(scene: Scene, role: str, characters: Sequence[CharacterSnapshot]) -> Step:
     """At a round's start: a masterless Servant whose rounds ran out vanishes; a drained one loses a tenth of its
-    maximum per minute (a hundredth per round, rounded up)."""
+    maximum at the end of each whole minute since its Master died (「每分钟会流失最大魔力值的10%」, D8's minute)."""
     steps: list[Step] = []
     for position, character in enumerate(characters):
         state = character.state.get(MASTERLESS)
@@ -285,9 +307,10 @@ def masterless_rounds(scene: Scene, role: str, characters: Sequence[CharacterSna
         who = member(role, position)
         if "round" in state and scene.turn.round_number >= int(state["round"]):
             steps.append(_vanish(who, character))
-        elif state.get("drain"):
-            loss = math.ceil((character.pools[MP].maximum or 0) / (10 * ROUNDS_PER_MINUTE))
-            steps.append(_drained(who, character, loss))
+        elif "drain" in state:
+            rounds = scene.turn.round_number - int(state["drain"])
+            if loss := masterless_drain(character.pools[MP].maximum or 0, rounds):
+                steps.append(_drained(who, character, loss))
     return Step.of(*steps)
 
 
@@ -304,23 +327,42 @@ def _drained(who: str, character: CharacterSnapshot, loss: int) -> Step:
     return Step(effects=tuple(effects))
 
 
-def days_passed(scene: Scene, role: str, characters: Sequence[CharacterSnapshot], hours: int) -> Step:
+def days_passed(
+    scene: Scene, role: str, characters: Sequence[CharacterSnapshot], hours: int,
+    fallen: Callable[[CharacterSnapshot], bool],
+) -> Step:  # fmt: skip
     """Story time passing: each character's hours move on; at every day's turn a Servant pays its daily upkeep
     (R11, forced: from its Master's MP too with `auto_transfer`, vanishing at 0), and a masterless one counts its
-    days of Independent Action down; time out of a fight ends a masterless Servant's rounds at once."""
+    days of Independent Action down. An hour at the least outlasts 「1d3轮（不到1分钟）」 and the ten minutes the drain
+    takes (D7): a masterless Servant without Independent Action is gone at once, even one whose Master is only now
+    found `fallen` (a GM's award, a Battle Continuation that ran out in this very step). A Master rests at the end
+    of each day it had not rested in (R15), before the next day's upkeep draws on it."""
     options = grail_options(scene.options)
     steps: list[Step] = []
+    days_ahead: list[tuple[int, int, int]] = []  # (hours from now, 0 a Master's rest | 1 an upkeep, position)
     for position, character in enumerate(characters):
         who = member(role, position)
         before = day_of(character)
-        now = int(character.state.get(HOURS, 0) or 0) + hours
+        start = int(character.state.get(HOURS, 0) or 0)
+        now = start + hours
         steps.append(Step(effects=(StatePatch(who, HOURS, now),)))
         days = now // HOURS_PER_DAY - before
+        turns = [HOURS_PER_DAY * (before + day) - start for day in range(1, days + 1)]  # each day's turn, from now
+        if character.kind == MASTER and fate_of(character) is None:
+            days_ahead += [(turn, 0, position) for turn in turns if _rested_in(character, start, turn)]
         if character.kind != SERVANT or fate_of(character) is not None:
             continue
         masterless = character.state.get(MASTERLESS)
-        if isinstance(masterless, dict) and ("round" in masterless or masterless.get("drain")):
-            steps.append(_vanish(who, character))  # minutes at the least: the rounds or the MP ran out
+        master = scene.get(f"{who}.{CONTRACT}")
+        if masterless is None and master is not None and fallen(master):
+            held = _independent_days(character, options)
+            if held is None:
+                steps.append(_vanish(who, character))
+                continue
+            steps.append(_independent(who, character, held))
+            masterless = {"days": held}
+        if isinstance(masterless, dict) and ("round" in masterless or "drain" in masterless):
+            steps.append(_vanish(who, character))
             continue
         if isinstance(masterless, dict) and "days" in masterless:
             left = int(masterless["days"]) - days
@@ -329,14 +371,54 @@ def days_passed(scene: Scene, role: str, characters: Sequence[CharacterSnapshot]
                 continue
             if days:
                 steps.append(Step(effects=(StatePatch(who, MASTERLESS, {"days": left}),)))
+        days_ahead += [(turn, 1, position) for turn in turns]
+    return Step.of(*steps, _days_lived(scene, role, characters, sorted(days_ahead), options))
+
+
+REST_HOURS = 8  # 「每天一次，Master休息8小时，可以恢复自己全部的MP」
+
+
+def _rested_in(master: CharacterSnapshot, start: int, turn: int) -> bool:
+    """Whether story time passing gives a Master the rest of the day that ends `turn` hours from now: the rules give
+    it one a day (R15), and the time passed holds its 8 hours of that day, which it had not rested in."""
+    day = (start + turn) // HOURS_PER_DAY - 1
+    return min(turn, HOURS_PER_DAY) >= REST_HOURS and master.state.get(RESTED) != day
+
+
+def _days_lived(
+    scene: Scene, role: str, characters: Sequence[CharacterSnapshot], days_ahead: Sequence[tuple[int, int, int]],
+    options: GrailZhOptions,
+) -> Step:  # fmt: skip
+    """The days story time passes through, in their order: at the end of each a Master rests unless it did (R15),
+    at each day's turn a Servant pays its upkeep (R11) from its MP and its Master's as they then are."""
+    mp = {character.id: character.pools[MP].current for character in characters}
+    rests: dict[int, list[int]] = {}  # each Master's rests, by position: the MP each gave back
+    gone: set[int] = set()
+    steps: list[Step] = []
+    for _, what, position in days_ahead:
+        character, who = characters[position], member(role, position)
+        if what == 0:
+            gained = master_of(character).mp_max - mp[character.id]
+            if gained > 0:  # a full pool does not spend the day's rest (as `rest`)
+                rests.setdefault(position, []).append(gained)
+                mp[character.id] += gained
+                steps.append(Step(effects=(PoolDelta(who, MP, gained),)))
+            continue
+        if position in gone:
+            continue
         master = scene.get(f"{who}.{CONTRACT}")
-        mp, master_mp = character.pools[MP].current, master.pools[MP].current if master else None
-        for _ in range(days):
-            step, payment = _daily(who, character, mp, master, master_mp, options)
-            steps.append(step)
-            mp, master_mp = payment.servant_mp, payment.master_mp
-            if payment.vanished:
-                break
+        master_mp = mp.get(master.id, master.pools[MP].current) if master is not None else None
+        step, payment = _daily(who, character, mp[character.id], master, master_mp, options)
+        steps.append(step)
+        mp[character.id] = payment.servant_mp
+        if master is not None and payment.master_mp is not None:
+            mp[master.id] = payment.master_mp
+        if payment.vanished:
+            gone.add(position)
+    for position, gains in rests.items():
+        master = characters[position]
+        steps.append(Step(outcomes=(Rested(name=master.name, gained=sum(gains), days=len(gains),
+                                           secret=hidden_sheet(master)),)))  # fmt: skip
     return Step.of(*steps)
 
 
