@@ -246,6 +246,8 @@ def error_text(tr: Translator, error: Exception) -> str | None:
         params = dict(error.params)
         if "position" in params:  # people count characters from one
             params["position"] = int(params["position"]) + 1
+        if error.code == "syntax" and not params["found"]:  # at the end or before a space: nothing to quote
+            return tr("dice.error.syntax_missing", **params)
         return tr(f"dice.error.{error.code}", **params)
     if isinstance(error, app_commands.NoPrivateMessage):
         return tr("error.guild_only")

@@ -42,6 +42,14 @@ class UserError(Exception):
         return error
 
 
+def refusal_text(refusal: UserError) -> Text:
+    """A refusal as words to show later, where it ended something (a wait the rules could not go on with)."""
+    params = {
+        name: value if isinstance(value, str | int | Text) else str(value) for name, value in refusal.params.items()
+    }
+    return Text(refusal.key if refusal.fallback is None else refusal.fallback, params)
+
+
 class WaitClosed(UserError):
     """A click or an answer for a wait that was answered, expired or cancelled already. Where the wait was answered
     or expired, `summary` says how (worded for exchanges of `kind`) and `language` is its campaign's: a prompt still

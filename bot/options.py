@@ -9,6 +9,7 @@ A GM may type an option or a value by its words as well as by its code name.
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,19 +60,28 @@ def accepted_words(tr: Translator, model: type[CampaignOptions], name: str) -> s
     ])  # fmt: skip
 
 
+def _as_typed(text: str) -> str:
+    """Text as compared with what a GM typed: an input method's full-width digits and letters as plain ones (NFKC),
+    case and spaces aside."""
+    return "".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
 def typed_option(tr: Translator, model: type[CampaignOptions], text: str) -> str:
     """The option a GM typed, by its code name or its words."""
-    wanted = text.strip().casefold()
-    return next((name for name in model.model_fields if option_name(tr, name).casefold() == wanted), text)
+    wanted = _as_typed(text)
+    return next((name for name in model.model_fields if wanted in (_as_typed(name), _as_typed(option_name(tr, name)))),
+                text)  # fmt: skip
 
 
 def typed_value(tr: Translator, model: type[CampaignOptions], name: str, text: str) -> str:
-    """The value a GM typed, as typed or by its words."""
+    """The value a GM typed, as typed or by its words, in any case: the words name `bcdice` "BCDice", and a GM
+    types it so."""
+    plain = unicodedata.normalize("NFKC", text).strip()  # full-width digits and letters as plain ones
     if name not in model.model_fields:
-        return text
-    wanted = text.strip().casefold()
+        return plain
+    wanted = _as_typed(text)
     words = [one for one in accepted(model, name) if isinstance(one, str)]
-    return next((one for one in words if value_words(tr, name, one).casefold() == wanted), text)
+    return next((one for one in words if wanted in (_as_typed(one), _as_typed(value_words(tr, name, one)))), plain)
 
 
 @dataclass(frozen=True)

@@ -126,6 +126,8 @@ def log_line(tr: Translator, entry: LogEntry, play: Play | None = None) -> str:
         params["duration"] = tr.duration(days=int(params.get("days") or 0), hours=int(params.get("hours") or 0))
     if event.kind == "roll":
         params["label"] = params.get("label") or tr("roll.no_label")
+        if "expression" in params:  # quoted as code: a backtick in a comment or annotation would end the quote
+            params["expression"] = str(params["expression"]).replace("`", "ˋ")
         if event.secret and not entry.redacted:
             kind = "roll_secret_revealed"
         if "summary" in params and not entry.redacted:  # what its numbers mean: a target's verdict, successes

@@ -95,9 +95,14 @@ def audience_mention(tr: Translator, audience_ids: Sequence[int]) -> str:
     return " ".join(mention(user_id) for user_id in audience_ids) if audience_ids else tr("wait.gms_addressed")
 
 
+def question_text(tr: Translator, wait: Wait, audience: str) -> str:
+    """A wait's question, addressed to `audience`."""
+    return tr.text(Text(wait.prompt.key, {**wait.prompt.params, "audience": audience}))
+
+
 def prompt_text(tr: Translator, prompt: Prompt) -> str:
     audience = audience_mention(tr, prompt.audience_ids)
-    asked = tr.text(Text(prompt.wait.prompt.key, {**prompt.wait.prompt.params, "audience": audience}))
+    asked = question_text(tr, prompt.wait, audience)
     # Whoever a prompt waits for is pinged by the mention at its start, where its own words do not name them.
     if pinging(prompt).users and audience not in asked:
         asked = tr("wait.addressed", audience=audience, prompt=asked)

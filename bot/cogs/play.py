@@ -9,7 +9,16 @@ from discord.ext import commands
 from bot import output
 from bot.app import Fatebot, Interaction, NameText, WordText, actor_of, call_of, place_of, public_translator, translator
 from bot.cogs.characters import character_choices
-from bot.cogs.exchanges import cancel_view, fallen_lines, joined, post_prompts, respond, step_messages, wait_view
+from bot.cogs.exchanges import (
+    cancel_view,
+    fallen_lines,
+    joined,
+    post_prompts,
+    question_text,
+    respond,
+    step_messages,
+    wait_view,
+)
 from bot.errors import UserError
 from bot.gm_only import gm_command
 from bot.i18n import Translator
@@ -257,6 +266,9 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
             title, who, buttons = pending_parts(tr, view)
             since = f"<t:{int(view.created_at.timestamp())}:R>"
             line = tr("gm.pending_line", id=view.wait_id, title=title, who=who, since=since)
+            if isinstance(view, WaitView) and view.wait.audience.kind == "gms":
+                # What the GMs decide (what a player asks of them) is said here too: its prompt may be long gone.
+                line = f"{line}\n{question_text(tr, view.wait, tr('wait.gms_addressed'))}"
             if view.error_id is not None:
                 line = f"{line}\n{given_up_text(tr, view.error_id)}"
             await output.reply(interaction, line, view=buttons, ephemeral=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.atomic import set_pool_maximum
@@ -22,12 +22,13 @@ from bot.db.models import (
     ResourcePool,
 )
 from bot.errors import SheetRefused, UserError, rule_refused
-from bot.rulesets.base import REVEALED, Binding, CharacterDraft, CharacterSnapshot, Play, Ruleset
+from bot.rulesets.base import EVERYONE, REVEALED, Binding, CharacterDraft, CharacterSnapshot, Play, Ruleset
 from bot.rulesets.registry import RULESETS
 from bot.services.campaigns import campaign_options
 from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, record_event, require_gm
 from bot.services.exchanges import Cast, Closed, ExchangeEngine, Progress
 from bot.services.held import EXCHANGE_KIND, HELD, SUBJECT, approval_step
+from bot.services.requests import GM_REQUEST
 from bot.services.snapshots import play_of, snapshot, snapshots, store_character
 from bot.sheet_paths import read_path, with_value
 from rules.dice import DiceSource
@@ -324,16 +325,19 @@ class CharacterService:
                 payload={"name": character.name, "sheet": character.sheet}, created_at=self.clock(),
                 secret=play_of(campaign).sheet_hidden(character.gm_run, character.state),
             )  # fmt: skip
-            # A sheet waiting for approval has nothing left to approve.
-            approvals = await session.scalars(
+            # A sheet waiting for approval has nothing left to approve, and a roll waiting for the GMs' answer no one
+            # to roll it for or at (a bystander an attack only sees is no part of it).
+            playing = select(ExchangeRole.exchange_id).where(ExchangeRole.character_id == character.id,
+                                                             ExchangeRole.role != EVERYONE)  # fmt: skip
+            waiting = await session.scalars(
                 select(Exchange)
-                .join(ExchangeRole, ExchangeRole.exchange_id == Exchange.id)
-                .where(ExchangeRole.character_id == character.id, Exchange.kind == EXCHANGE_KIND,
-                       Exchange.status == EXCHANGE_OPEN)
+                .where(Exchange.id.in_(playing), Exchange.status == EXCHANGE_OPEN,
+                       or_(Exchange.kind == EXCHANGE_KIND, Exchange.handler == GM_REQUEST))
+                .order_by(Exchange.id)
             )  # fmt: skip
             closed = [
                 ended
-                for exchange in list(approvals)
+                for exchange in list(waiting)
                 for ended in (await self.engine.cancel(session, campaign, exchange, actor.user_id)).closed
             ]
             await session.execute(delete(Character).where(Character.id == character.id))

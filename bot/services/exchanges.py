@@ -57,7 +57,7 @@ from bot.db.models import (
     WaitAnswer,
     WaitRow,
 )
-from bot.errors import UserError, WaitClosed, new_error_id, rule_refused
+from bot.errors import UserError, WaitClosed, new_error_id, refusal_text, rule_refused
 from bot.render import mention
 from bot.rulesets.base import ANSWERER, CharacterSnapshot, CommitmentSnapshot, Handler, Play, Scene, SideSnapshot, Turn
 from bot.rulesets.registry import RULESETS
@@ -262,10 +262,10 @@ class _Running:
     dice: DiceSource
 
 
-def _handlers(play: Play) -> Mapping[str, Handler]:
+def _handlers(play: Play, ruleset: str) -> Mapping[str, Handler]:
     """The steps that resume an exchange: the ruleset's own, and those every ruleset shares (a sheet's approval, a
     request of the GMs)."""
-    return {**play.handlers, **SHARED_HANDLERS, **request_handlers(play)}
+    return {**play.handlers, **SHARED_HANDLERS, **request_handlers(play, ruleset)}
 
 
 def _listed(campaign: Campaign, wait: WaitRow, exchange: Exchange) -> WaitView | UnreadableWait:
@@ -437,7 +437,7 @@ class ExchangeEngine:
             created_at=self.clock(), secret=_for_gm_run(spec, wait),
         )  # fmt: skip
         play = play_of(campaign)
-        handler = _handlers(play).get(exchange.handler or "")
+        handler = _handlers(play, campaign.ruleset).get(exchange.handler or "")
         if handler is None:
             raise EngineError(f"{campaign.ruleset} has no handler {exchange.handler!r}")
         cast = await self._cast(session, exchange)
@@ -496,7 +496,7 @@ class ExchangeEngine:
             exchange.closed_at = now
             exchange.handler = None
             return
-        if step.pause.handler not in _handlers(running.play):
+        if step.pause.handler not in _handlers(running.play, campaign.ruleset):
             raise EngineError(f"{campaign.ruleset} has no handler {step.pause.handler!r}")
         exchange.handler = step.pause.handler
         exchange.state = dict(step.pause.state)
@@ -1185,7 +1185,4 @@ class ExchangeService:
             campaign, wait = due
             exchange = await session.get(Exchange, wait.exchange_id)
             assert exchange is not None
-            params = {name: value if isinstance(value, str | int | Text) else str(value)
-                      for name, value in refusal.params.items()}  # fmt: skip
-            reason = Text(refusal.key if refusal.fallback is None else refusal.fallback, params)
-            return await self.engine.cancel(session, campaign, exchange, None, reason=reason)
+            return await self.engine.cancel(session, campaign, exchange, None, reason=refusal_text(refusal))

@@ -15,9 +15,11 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
-from bot.rulesets.base import ACTOR, ATTACKER, CHECK, CommandInput, Handler, Play, Scene
+from bot.errors import UserError, refusal_text, rule_refused
+from bot.rulesets.base import ACTOR, ATTACK, ATTACKER, CHECK, DEFENDER, OPPONENT, CommandInput, Handler, Play, Scene
 from bot.rulesets.words import joined
-from rules.exchange import Answer, Audience, Option, Outcome, Pause, Step, Text, Wait
+from bot.services.held import refuse_fallen, refuse_unreachable
+from rules.exchange import Answer, Audience, Option, Outcome, Pause, RuleError, Step, Text, Wait
 
 GM_REQUEST = "gm_request"
 GRANT = "grant"
@@ -43,6 +45,14 @@ class RequestRefused(Outcome):
     name: str
     asked: dict[str, Any]
     user: int | None  # the GM who refused it; None when no GM answered in time
+
+
+class RequestDropped(Outcome):
+    event = "request.dropped"
+    name: str
+    asked: dict[str, Any]
+    user: int | None  # the GM who answered; None when no GM answered in time
+    reason: dict[str, Any]  # why nothing is rolled, as a text
 
 
 def term_texts(terms: Mapping[str, int]) -> list[Text]:
@@ -130,25 +140,48 @@ def own_terms_asked(name: str, terms: OwnTerms, by: int, scene: Scene, act: Call
     return request_step(name, terms.kind, terms.what, term_texts(asked), terms.given, refused, by)
 
 
-def decided(play: Play, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+def _refuse_fallen(play: Play, ruleset: str, scene: Scene, kind: str) -> None:
+    """What the command refused before the GMs were asked, refused again at their answer: a character that can no
+    longer act (one who fell meanwhile), a target gone for good."""
+    if kind == ATTACK:
+        refuse_fallen(play, ruleset, scene.members(ATTACKER))
+        refuse_unreachable(play, ruleset, scene.members(DEFENDER))
+    else:
+        refuse_fallen(play, ruleset, [*scene.members(ACTOR), *(scene.members(OPPONENT) if kind == CHECK else ())])
+
+
+def decided(play: Play, ruleset: str, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
     """The GMs' answer (none when the deadline passed): the roll, with what was asked or without it, credited to
-    the player who asked."""
-    granted = answer.option == GRANT
-    name, asked = str(state["name"]), dict(state["asked"])
-    outcome: Outcome = (RequestGranted if granted else RequestRefused)(name=name, asked=asked, user=answer.by)
-    rolled = play.requested(scene, str(state["kind"]), state["given"] if granted else state["refused"])
-    return replace(Step(outcomes=(outcome,)).then(rolled), by=int(state["by"]))
+    the player who asked. A roll the rules refuse by now (its roller fell meanwhile, its one attack of the round
+    is made) is not made, and the request ends saying why: no answer of the GMs could roll it."""
+    kind, granted = str(state["kind"]), answer.option == GRANT
+    name, asked, by = str(state["name"]), dict(state["asked"]), int(state["by"])
+    try:
+        _refuse_fallen(play, ruleset, scene, kind)
+        rolled = play.requested(scene, kind, state["given"] if granted else state["refused"])
+    except RuleError as error:
+        reason = refusal_text(rule_refused(error, ruleset))
+    except UserError as refusal:
+        reason = refusal_text(refusal)
+    else:
+        outcome = (RequestGranted if granted else RequestRefused)(name=name, asked=asked, user=answer.by)
+        return replace(Step(outcomes=(outcome,)).then(rolled), by=by)
+    dropped = RequestDropped(name=name, asked=asked, user=answer.by, reason=reason.to_dict())
+    return Step(outcomes=(dropped,), by=by)
 
 
-def request_handlers(play: Play) -> Mapping[str, Handler]:
-    return {GM_REQUEST: partial(decided, play)}
+def request_handlers(play: Play, ruleset: str) -> Mapping[str, Handler]:
+    return {GM_REQUEST: partial(decided, play, ruleset)}
 
 
 def decision_notes(outcomes: Sequence[Outcome]) -> tuple[Text, ...]:
-    """The line a roll that followed a request opens with: granted, refused, or not answered in time."""
+    """The line a roll that followed a request opens with: granted, refused, or not answered in time; or why no
+    roll followed."""
     notes: list[Text] = []
     for outcome in outcomes:
-        if isinstance(outcome, RequestGranted):
+        if isinstance(outcome, RequestDropped):
+            notes.append(Text("request.note_dropped", {"name": outcome.name, "reason": Text.from_dict(outcome.reason)}))
+        elif isinstance(outcome, RequestGranted):
             notes.append(Text("request.note_granted", {"name": outcome.name}))
         elif isinstance(outcome, RequestRefused):
             key = "request.note_refused" if outcome.user is not None else "request.note_expired"

@@ -25,7 +25,8 @@ Everything else reads the same in all three.
 Grammar
 =======
 Case-insensitive (`1D20`). Full-width characters from CJK input methods (`１ｄ２０＋５`) are read as their ASCII
-forms. Whitespace is allowed between tokens, never inside one: `4d6 kh3` is `4d6kh3`, `4 d6` is an error.
+forms, and so are the minus signs a Japanese input method types (`ー`, `−`). Whitespace is allowed between
+tokens, never inside one: `4d6 kh3` is `4d6kh3`, `4 d6` is an error.
 Error positions are 0-based character offsets into the original text.
 
     roll        := [repeats "#"] (expression [target] | bulk) [comment]

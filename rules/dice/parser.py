@@ -37,6 +37,9 @@ def _fold_table() -> dict[int, int]:
     table = {code: ord(chr(code - 0xFEE0).lower()) for code in range(0xFF01, 0xFF5F)}
     table.update({code: ord(chr(code).lower()) for code in range(ord("A"), ord("Z") + 1)})
     table[0x3000] = ord(" ")
+    # A Japanese input method types the minus key as the long-vowel mark `ー` (or, in full-width mode on some
+    # systems, as `−`): read as a comment, `２ｄ６ー１` would quietly lose its `-1`.
+    table[0x30FC] = table[0x2212] = ord("-")
     return table
 
 

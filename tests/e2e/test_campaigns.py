@@ -141,7 +141,7 @@ async def test_options_are_offered_validated_and_logged(table: Table) -> None:
     assert changed.content == "Option “crit_on” changed: natural → final."
     again = (await harness.slash(table.alice, channel, "campaign set", option="crit_on", value="final")).reply
     assert again.ephemeral
-    assert again.content == "Option “crit_on” is already final: nothing was changed."
+    assert again.content == "Option “crit_on” is already “final”: nothing was changed."
     bad = (await harness.slash(table.alice, channel, "campaign set", option="score_floor", value="99")).reply
     assert bad.ephemeral
     assert "It takes 1 to 20 or none." in bad.content
@@ -188,6 +188,27 @@ async def test_options_in_the_words_of_each_language_its_catalogs_name_them_in(t
     assert "少人数モード：オン" in info.text()
     log = (await harness.slash(table.ken, channel, "log show")).reply
     assert "「少人数モード」を設定：オフ → オン" in log.text()
+
+
+async def test_options_typed_as_a_japanese_input_method_writes_them(table: Table) -> None:
+    """Digits and letters typed full width, an option's name without its space, a code name in capitals: each read
+    as what it says."""
+    harness = table.harness
+    channel = await _start(table, "安価", ruleset="grail_anka")
+    await harness.slash(table.alice, channel, "campaign language", language="ja")
+    set_option = partial(harness.slash, table.alice, channel, "campaign set", locale="ja")
+    for option, value, changed in (
+        ("安価の受付時間（秒）", "１２０", "「安価の受付時間（秒）」を変更しました：600 → 120。"),
+        ("ターン数の上限", "１０", "「ターン数の上限」を変更しました：なし → 10。"),
+        ("消滅判定にも01・00", "オン", "「消滅判定にも 01・00」を変更しました：オフ → オン。"),
+        ("RANK_SCALE", "Ｅ１０ Ｄ２０ Ｃ３０ Ｂ４０ Ａ５０ ＥＸ７０",
+         "「ランク表」を変更しました：E10 D20 C30 B40 A50 EX60 → E10 D20 C30 B40 A50 EX70。"),
+    ):  # fmt: skip
+        reply = (await set_option(option=option, value=value)).reply
+        assert not reply.ephemeral and changed in reply.content, reply.content
+    kept = (await set_option(option="時間内に安価がないとき", value="待ち続ける")).reply
+    assert kept.ephemeral
+    assert kept.content == "オプション「時間内に安価がないとき」はすでに「待ち続ける」です。何も変更していません。"
 
 
 async def test_guilds_never_see_each_others_campaigns(table: Table) -> None:

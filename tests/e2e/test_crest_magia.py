@@ -668,6 +668,61 @@ async def test_a_players_boons_and_modifiers_wait_for_a_gm_and_a_gms_own_apply_a
     assert not own.buttons() and own.embeds[0]["title"] == "Wolf: Wit = 24"
 
 
+async def test_a_request_is_not_rolled_for_a_character_that_fell_or_was_deleted_meanwhile(table: Table) -> None:
+    harness, gm, aiko, mei = table.harness, table.gm, table.aiko, table.mei
+    await _three_players(table)
+    asked = (await harness.slash(aiko, table.channel, "check", stat="Wit", modifier=5)).reply
+    await harness.slash(gm, table.channel, "gm award", character="Aiko", resource="consequence", amount=3)
+    # Out of the fight while the GMs were asked: no answer rolls for her; the request ends saying why.
+    dropped = await harness.emulator.click(gm, asked, "Grant")
+    assert dropped.replies[-1].content == (
+        "Nothing is rolled for Aiko's request: Aiko is out of the fight and cannot act."
+    )
+    assert not harness.current(asked).buttons() and "Aiko: Wit" not in harness.seen_by(gm, table.channel)
+    # So does one the deadline answers.
+    harness.dice.queue([2, 3, 1])
+    await harness.slash(mei, table.channel, "check", stat="Wit")
+    await harness.slash(mei, table.channel, "check", stat="Wit", details="boons:1")
+    await harness.slash(gm, table.channel, "gm award", character="Bram", resource="consequence", amount=4)
+    harness.emulator.clock.advance(3601)
+    await harness.eventually(lambda: "Nothing is rolled for Bram's request" in harness.seen_by(gm, table.channel))
+    assert harness.seen_by(gm, table.channel).count("Bram: Wit") == 1
+    log = (await harness.slash(mei, table.channel, "log show")).reply.text()
+    assert "Aiko 的请求（修正 +5）未能掷骰：Aiko" in log and "Bram 的请求（增益 1）未能掷骰：Bram" in log
+    assert f"{mei.mention} 用 Bram 检定 机智：" in log  # the stat in the reader's words
+
+    # A character deleted while its request waits leaves nothing to grant: the request closes with it.
+    attack = (await harness.slash(table.ken, table.channel, "attack", target="Aiko", action="Sword",
+                                  details="boons:1")).reply  # fmt: skip
+    assert attack.buttons() == ["Grant", "Refuse"]
+    deleted = await harness.slash(gm, table.channel, "character delete", name="Aiko")
+    assert deleted.error is None, deleted.error
+    assert not harness.current(attack).buttons() and gm.mention in harness.current(attack).content
+    pending = await harness.slash(gm, table.channel, "gm pending")
+    assert "Cleo attacks Aiko" not in "\n".join(reply.content for reply in pending.replies)
+
+
+async def test_two_attack_requests_in_one_turn_roll_one_attack_roll(table: Table) -> None:
+    harness, gm, aiko = table.harness, table.gm, table.aiko
+    await _three_players(table)
+    await harness.slash(gm, table.channel, "combat start", order="Aiko, Bram, Cleo")
+    first = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword",
+                                 details="boons:1")).reply  # fmt: skip
+    second = (await harness.slash(aiko, table.channel, "attack", target="Cleo", action="Sword",
+                                  details="boons:2")).reply  # fmt: skip
+    # Both wait for the GMs, each listed with what it asks (its prompt may be long gone).
+    pending = await harness.slash(gm, table.channel, "gm pending")
+    listed = [reply.content for reply in pending.replies if reply.buttons() == ["Grant", "Refuse"]]
+    assert len(listed) == 2 and listed[1].endswith("GMs: Aiko asks, for the attack on Cleo: boons 2. Grant it?")
+    harness.dice.queue([4, 2, 5, 3])
+    granted = await harness.emulator.click(gm, first, "Grant")
+    assert granted.replies[-1].embeds[0]["title"] == "Aiko attacks Bram: 15"
+    # C25: one Attack Roll a turn. The other request can no longer be rolled, whatever the GMs answer: it ends.
+    dropped = (await harness.emulator.click(gm, second, "Refuse")).replies[-1]
+    assert dropped.content.startswith("Nothing is rolled for Aiko's request: Aiko has made this round's Attack Roll")
+    assert not harness.current(second).buttons() and "Aiko attacks Cleo:" not in harness.seen_by(gm, table.channel)
+
+
 async def test_the_passive_side_of_an_opposed_check_asks_for_an_unusual_skill(table: Table) -> None:
     harness, gm, aiko, mei = table.harness, table.gm, table.aiko, table.mei
     await _three_players(table)
@@ -696,6 +751,17 @@ async def test_the_passive_side_of_an_opposed_check_asks_for_an_unusual_skill(ta
     granted = await harness.emulator.click(gm, harness.last(table.channel, gm), "Grant")
     assert granted.replies[-1].embeds[0]["title"] == "Aiko 7 against Bram 9: Bram holds"
     assert "+2 (Lore) +1 (History)" in granted.replies[-1].text()
+
+    # The passive side deleted while the GMs are asked: either answer says why the check cannot go on.
+    harness.dice.queue([4, 3, 2])
+    await harness.slash(aiko, table.channel, "check", stat="Dexterity", against="Bram", details="skill:Subterfuge")
+    await harness.emulator.click(mei, harness.last(table.channel, mei), "Wit")
+    await harness.emulator.click(mei, harness.last(table.channel, mei), "Lore + History 3")
+    asked = harness.last(table.channel, gm)
+    await harness.slash(gm, table.channel, "character delete", name="Bram")
+    for choice in ("Refuse", "Grant"):
+        gone = await harness.emulator.click(gm, asked, choice)
+        assert gone.reply.ephemeral and "A character of this roll is gone" in gone.reply.content
 
 
 async def test_standing_boons_and_modifiers_set_in_advance_count_until_cleared(table: Table) -> None:
@@ -1088,6 +1154,16 @@ async def test_a_defence_with_an_unusual_skill_waits_for_a_gm_to_agree(table: Ta
             rolled = await harness.emulator.click(gm, asked, "Grant")
             assert "+2 (Lore) = **13**" in rolled.replies[-1].text()
             assert "Bram avoids the attack of Aiko" in rolled.replies[-1].text()
+    # The attacker deleted while the GMs are asked: either answer says why the attack cannot go on.
+    harness.dice.queue([4, 2, 5])
+    await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")
+    await harness.emulator.click(mei, await harness.prompt_with(table.channel, mei, "Wit"), "Wit")
+    await harness.emulator.click(mei, await harness.prompt_with(table.channel, mei, "Lore 2"), "Lore 2")
+    asked = await harness.prompt_with(table.channel, gm, "Grant")
+    await harness.slash(gm, table.channel, "character delete", name="Aiko")
+    for choice in ("Refuse", "Grant"):
+        gone = await harness.emulator.click(gm, asked, choice)
+        assert gone.reply.ephemeral and "A character of this roll is gone" in gone.reply.content
 
 
 async def test_in_a_fight_one_attack_roll_a_turn_and_a_destiny_point_to_act_out_of_turn(table: Table) -> None:

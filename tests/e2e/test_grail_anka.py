@@ -581,8 +581,6 @@ async def test_a_protagonists_death_ends_its_players_game(table: Table) -> None:
         await harness.slash(gm, table.channel, "anka protagonist", character=name)
     await harness.slash(hanako, table.channel, "anka formation", camp="間桐", main="ライダー")
     await harness.slash(table.ken, table.channel, "anka formation", camp="衛宮", main="セイバー")
-    # Before 桜 dies, ken offers ライダー a contract with 士郎: hanako's consent is awaited.
-    asked = (await harness.slash(table.ken, table.channel, "anka contract", servant="ライダー", master="士郎")).reply
     # Her death waits for the end of her camp's battle (or its cancel): a battle of a camp out of the game would
     # wait on answers it may no longer give.
     await harness.slash(hanako, table.channel, "anka battle", first="間桐", second="衛宮")
@@ -590,6 +588,8 @@ async def test_a_protagonists_death_ends_its_players_game(table: Table) -> None:
     assert fighting.ephemeral and "間桐 は戦闘中です" in fighting.content
     await emulator.click(gm, await _prompt(table, gm, "取り消し（GM）"), "取り消し（GM）")
     battles = harness.seen_by(table.ken, table.channel).count("戦闘：")
+    # Before 桜 dies, ken offers ライダー a contract with 士郎: hanako's consent is awaited.
+    asked = (await harness.slash(table.ken, table.channel, "anka contract", servant="ライダー", master="士郎")).reply
 
     killed = (await harness.slash(gm, table.channel, "anka kill", character="桜")).reply.text()
     assert f"桜 は主人公でした：<@{hanako.id}> はゲームオーバー。" in killed
@@ -622,6 +622,71 @@ async def test_a_protagonists_death_ends_its_players_game(table: Table) -> None:
     ):  # fmt: skip
         refused = (await harness.slash(user, table.channel, command, locale="ja", **options)).reply
         assert refused.ephemeral and stopped in refused.content, (command, refused.content)
+
+
+async def test_the_last_protagonists_death_waits_for_its_battle_and_is_undone(table: Table) -> None:
+    """R21 with one protagonist, 士郎, who stays away from his camp's battle: his death waits for the battle's end
+    as any protagonist's does (the war's end would leave the battle moving); recorded, it ends the whole war and
+    marks his camp; ruled alive again, the war goes on."""
+    harness, emulator, gm = table.harness, table.harness.emulator, table.gm
+    taro = await _japanese_table(table, "taro")
+    for user, kind, data in (
+        (table.ken, "master", _anka_file("士郎", 3)), (table.ken, "servant", _anka_file("セイバー", 12, master="士郎")),
+        (taro, "master", _anka_file("凛", 4)), (taro, "servant", _anka_file("アーチャー", 11, master="凛")),
+    ):  # fmt: skip
+        await _create(table, user, kind, data)
+    await harness.slash(gm, table.channel, "anka camp", name="衛宮", members="士郎, セイバー")
+    await harness.slash(gm, table.channel, "anka camp", name="遠坂", members="凛, アーチャー")
+    await harness.slash(gm, table.channel, "anka protagonist", character="士郎")
+    await harness.slash(table.ken, table.channel, "anka formation", camp="衛宮", main="セイバー")
+    await harness.slash(taro, table.channel, "anka formation", camp="遠坂", main="アーチャー")
+    await harness.slash(taro, table.channel, "anka battle", first="遠坂", second="衛宮")
+    fighting = (await harness.slash(gm, table.channel, "anka kill", locale="ja", character="士郎")).reply
+    assert fighting.ephemeral and "衛宮 は戦闘中です" in fighting.content
+    await emulator.click(gm, await _prompt(table, gm, "取り消し（GM）"), "取り消し（GM）")
+
+    killed = (await harness.slash(gm, table.channel, "anka kill", character="士郎")).reply.text()
+    assert "士郎 は最後の主人公でした：キャンペーン全体がゲームオーバー。" in killed
+    camps = (await harness.slash(taro, table.channel, "anka camps")).reply.content
+    assert "ゲームオーバーで脱落（主人公 士郎 が死亡）" in camps.split("**衛宮**")[1]
+    over = (await harness.slash(taro, table.channel, "anka action", camp="遠坂", action="rest")).reply
+    assert over.ephemeral and "戦争は終わりました" in over.content
+
+    back = (await harness.slash(gm, table.channel, "anka kill", character="士郎", on=False)).reply.text()
+    assert "衛宮 はゲームに復帰しました。" in back and "戦争を再開します" in back
+    rested = (await harness.slash(taro, table.channel, "anka action", camp="遠坂", action="rest")).reply
+    assert rested.ephemeral and "遠坂 がターン 1 の行動を宣言" in rested.content
+    ended = (await harness.slash(gm, table.channel, "campaign turn")).reply
+    assert not ended.ephemeral and "ターン 1 終了" in ended.text()
+
+
+async def test_a_servant_takes_no_new_master_while_its_camp_fights(table: Table) -> None:
+    """R20 beside a battle: 士郎 dies away from his camp's battle, leaving セイバー masterless as she fights; 遠坂's
+    offer of 凛 as her Master waits for the battle's end (the camps stay as they fought); an offer still open
+    keeps the two camps from a new battle until it is answered."""
+    harness, emulator, gm = table.harness, table.harness.emulator, table.gm
+    taro = await _japanese_table(table, "taro")
+    for user, kind, data in (
+        (table.ken, "master", _anka_file("士郎", 3)), (table.ken, "servant", _anka_file("セイバー", 12, master="士郎")),
+        (taro, "master", _anka_file("凛", 4)), (taro, "servant", _anka_file("アーチャー", 11, master="凛")),
+    ):  # fmt: skip
+        await _create(table, user, kind, data)
+    await harness.slash(gm, table.channel, "anka camp", name="衛宮", members="士郎, セイバー")
+    await harness.slash(gm, table.channel, "anka camp", name="遠坂", members="凛, アーチャー")
+    await harness.slash(table.ken, table.channel, "anka formation", camp="衛宮", main="セイバー")
+    await harness.slash(taro, table.channel, "anka formation", camp="遠坂", main="アーチャー")
+    await harness.slash(taro, table.channel, "anka battle", first="遠坂", second="衛宮")
+    await harness.slash(gm, table.channel, "anka kill", character="士郎")
+    asked = (await harness.slash(taro, table.channel, "anka contract", servant="セイバー", master="凛")).reply
+    assert asked.ephemeral and "衛宮 は戦闘中です：契約は戦闘の後で結んでください" in asked.content
+    await emulator.click(gm, await _prompt(table, gm, "取り消し（GM）"), "取り消し（GM）")
+
+    offer = (await harness.slash(taro, table.channel, "anka contract", servant="セイバー", master="凛")).reply
+    fight = (await harness.slash(taro, table.channel, "anka battle", first="遠坂", second="衛宮")).reply
+    assert fight.ephemeral and "遠坂 には回答待ちの契約の申し出があります" in fight.content
+    await emulator.click(table.ken, harness.current(offer), "同意する")
+    camps = (await harness.slash(taro, table.channel, "anka camps")).reply.content
+    assert "セイバー：サーヴァント" in camps.split("**遠坂**")[1].split("**衛宮**")[0]
 
 
 async def test_the_final_processing_begins_once_each_camp_took_its_extra_actions(table: Table) -> None:
@@ -671,6 +736,33 @@ async def test_the_final_processing_begins_once_each_camp_took_its_extra_actions
         assert refused.ephemeral and stopped in refused.content, (command, refused.content)
     check = (await harness.slash(gm, table.channel, "anka check", rate=50, purpose="聖杯の行方")).reply
     assert not check.ephemeral and "聖杯の行方" in check.text()  # the final processing's own checks go on
+
+
+async def test_a_camp_back_in_the_war_during_the_extra_actions_has_as_many_as_the_others(table: Table) -> None:
+    """R22 with R21: 遠坂 is out of the game when the GM grants one extra action per camp; 凛 ruled alive again, it
+    takes one action and no more, as the camps that never left."""
+    harness, gm = table.harness, table.gm
+    taro = await _japanese_table(table, "taro")
+    for user, kind, data in (
+        (table.ken, "master", _anka_file("士郎", 3)), (table.ken, "servant", _anka_file("セイバー", 12, master="士郎")),
+        (taro, "master", _anka_file("凛", 4)), (taro, "servant", _anka_file("アーチャー", 11, master="凛")),
+    ):  # fmt: skip
+        await _create(table, user, kind, data)
+    await harness.slash(gm, table.channel, "anka camp", name="衛宮", members="士郎, セイバー")
+    await harness.slash(gm, table.channel, "anka camp", name="遠坂", members="凛, アーチャー")
+    await harness.slash(table.ken, table.channel, "anka formation", camp="衛宮", main="セイバー")
+    await harness.slash(taro, table.channel, "anka formation", camp="遠坂", main="アーチャー")
+    for name in ("士郎", "凛"):
+        await harness.slash(gm, table.channel, "anka protagonist", character=name)
+    await harness.slash(gm, table.channel, "anka kill", character="凛")
+    granted = (await harness.slash(gm, table.channel, "anka finale", extra_actions=1)).reply.content
+    assert "各陣営に追加行動を 1 回ずつ認めます（衛宮）" in granted
+
+    await harness.slash(gm, table.channel, "anka kill", character="凛", on=False)
+    declared = (await harness.slash(taro, table.channel, "anka action", camp="遠坂", action="other")).reply
+    assert "最終処理前の追加行動：残り 0 回。" in declared.content
+    spent = (await harness.slash(taro, table.channel, "anka battle", first="遠坂", second="衛宮")).reply
+    assert spent.ephemeral and "遠坂 は最終処理前の追加行動を使い切りました" in spent.content
 
 
 async def test_several_decisions_share_one_window_that_says_what_its_end_does(table: Table) -> None:
@@ -757,7 +849,8 @@ async def test_a_japanese_table_mentions_its_commands_and_shows_what_to_hash(tab
     emulator.clock.advance(300)
     await emulator.click(gm, prompt, "延長する")
     extended = await _prompt(table, gm, "延長する")
-    assert extended.id != prompt.id and _deadline(extended) == closes + 600  # not 300 + 600 from the click
+    # Not 300 + 600 from the click; what is left of a window is counted in whole seconds, rounded up.
+    assert extended.id != prompt.id and closes + 600 <= _deadline(extended) <= closes + 601
     assert "安価の締め切りを受付時間 1 回分延ばしました。" in harness.seen_by(table.ken, table.channel)
 
     await harness.slash(table.ken, table.channel, "anchor", number=(7 - await _secret(table, decision)) % 100 or 100)

@@ -4,6 +4,7 @@ the Master's help, and fates. Each test has a campaign of its own."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from typing import Any
@@ -293,7 +294,7 @@ async def test_a_masterless_servant_keeps_its_days_of_independent_action(table: 
     assert "Archer has lost its Master: Independent Action keeps it for 30 days" in text  # E8: A+2
     passed = await harness.slash(table.gm, table.channel, "campaign time", days=2)
     # E8 without its Noble Phantasm: 2 + MAG 4 + Magic Resistance 4 + Independent Action 4; no Master to help.
-    assert passed.reply.text().count("Archer pays its daily upkeep") == 2
+    assert "Archer pays its daily upkeep for 2 days" in passed.reply.text()
     assert "MP 112/140" in await _pools(table, "Archer")
     asked = (await harness.slash(rin, table.channel, "grail ritual")).reply
     assert asked.ephemeral and asked.content == "Archer的御主（Rin）已经死亡：两者之间无法再传递魔力。"
@@ -347,6 +348,76 @@ async def test_a_gms_award_meets_battle_continuation_as_a_blow_does(table: Table
     assert "Lancer has vanished." in harness.seen_by(table.rin, table.channel)
     gone = (await harness.slash(ken, table.channel, "check", stat="STR")).reply
     assert gone.ephemeral and gone.content == "Lancerは消滅しており、参加できません。", gone.content
+
+
+async def test_a_fall_to_0_mp_by_an_award_stays_when_the_mp_is_given_back(table: Table) -> None:
+    """「一旦MP为0，master死亡」: a death by MP is as final as one by a blow; MP awarded again raises no one."""
+    harness, shirou, gm = table.harness, table.shirou, table.gm
+    await _summon(table, shirou, E3_MASTER, SABER)
+    harness.dice.queue([3])
+    await harness.slash(gm, table.channel, "gm award", character="Shirou", resource="mp", amount=-10)
+    seen = harness.seen_by(table.rin, table.channel)
+    assert "Shirou is dead." in seen and "Saber has lost its Master and will vanish" in seen
+    await harness.slash(gm, table.channel, "gm award", character="Shirou", resource="mp", amount=10)
+    await harness.slash(shirou, table.channel, "character use", name="Shirou")
+    dead = (await harness.slash(shirou, table.channel, "check", stat="STR")).reply
+    assert dead.ephemeral and dead.content == "Shirou is dead and cannot take part.", dead.content
+    # A Servant emptied by an award has vanished (「英灵如果自己的MP为0，会立刻消失」), MP given back or not.
+    await harness.slash(gm, table.channel, "gm award", character="Saber", resource="mp", amount=-80)
+    await harness.slash(gm, table.channel, "gm award", character="Saber", resource="mp", amount=80)
+    await harness.slash(shirou, table.channel, "character use", name="Saber")
+    gone = (await harness.slash(shirou, table.channel, "check", stat="STR")).reply
+    assert gone.ephemeral and gone.content == "Saber has vanished and cannot take part.", gone.content
+
+
+async def test_a_striker_felled_by_a_martial_arts_counter_loses_its_blow(table: Table) -> None:
+    """Chinese Martial Arts strikes back with an opportunity action (「你用借机动作对对方做一次近战攻击」) before the
+    blow lands: a striker it fells, as a caster an opportunity attack fells, lands nothing."""
+    harness, shirou, ken, gm = table.harness, table.shirou, table.ken, table.gm
+    await _summon(table, shirou, E3_MASTER, {**SABER, "skills": [{"name": "minds_eye_true", "rank": "B"}]})
+    lancer = {"kind": "servant", "name": "Lancer", "master": "Kariya", "servant_class": "lancer",
+              "legend": {"STR": "A", "END": "C", "AGI": "A", "MAG": "D", "LUK": "C"},
+              "skills": [{"name": "中国武术", "rank": "A"}]}  # fmt: skip
+    await _summon(table, ken, {"kind": "master", "name": "Kariya", "master_type": "melee"}, lancer)
+    for name, x in (("Shirou", 10), ("Lancer", 11), ("Saber", 12)):
+        await harness.slash(gm, table.channel, "grail place", character=name, x=x, y=10)
+    await harness.slash(gm, table.channel, "gm award", character="Shirou", resource="hp", amount=-22)
+    await harness.slash(gm, table.channel, "gm award", character="Saber", resource="hp", amount=-60)
+    harness.dice.queue([20, 5])
+    await harness.slash(gm, table.channel, "combat start", order="Saber, Lancer")
+    # Shirou's fists (15 + 4 - 5 = 14) meet the counter: 17 + 5 - 1 - dex 3 = 18, 3d12 = 12 on his 4 HP. Nothing
+    # waits on the counter (no one else stands by him), and the blow it answered is lost: not even "no mystery".
+    await harness.slash(shirou, table.channel, "character use", name="Shirou")
+    harness.dice.queue([15, 17, 4, 4, 4, 3])
+    struck = (await harness.slash(shirou, table.channel, "attack", target="Lancer", action="melee")).reply.text()
+    assert "Lancer counters Shirou with Chinese Martial Arts (18): a hit" in struck and "Shirou is dead." in struck
+    assert "Lancer takes" not in struck and "Shirou hit Lancer" not in harness.seen_by(ken, table.channel), struck
+    # Saber (12 + 5 - 5 = 12) is countered (17 + 5 - 1 - 4 = 17) and takes the counter's 12 on its 4 HP without
+    # its Mind's Eye: it vanishes, and its blow waits for no one and lands on no one.
+    await harness.slash(shirou, table.channel, "character use", name="Saber")
+    harness.dice.queue([12, 17])
+    await harness.slash(shirou, table.channel, "attack", target="Lancer", action="melee")
+    harness.dice.queue([4, 4, 4])
+    taken = await harness.emulator.click(shirou, await harness.prompt_with(table.channel, shirou, "Take the hit"),
+                                         "Take the hit")  # fmt: skip
+    text = "\n".join(reply.text() for reply in taken.replies)
+    assert "Saber takes 12 damage (rolled 12)" in text and "Saber has vanished." in text, text
+    assert "Lancer takes" not in harness.seen_by(ken, table.channel) and "HP 42/42" in await _pools(table, "Lancer")
+
+
+async def test_a_hit_waiting_on_a_defender_a_gm_has_since_killed_strikes_no_one(table: Table) -> None:
+    harness, shirou, rin, gm = table.harness, table.shirou, table.rin, table.gm
+    await _summon(table, shirou, E3_MASTER, {**SABER, "skills": [{"name": "minds_eye_true", "rank": "B"}]})
+    await _import(table, rin, {**E3_MASTER, "name": "Rin"})
+    harness.dice.queue([15])  # 15 + 4 - Saber's AGI 4: a hit, waiting for Saber's Mind's Eye
+    await harness.slash(rin, table.channel, "attack", target="Saber", action="melee")
+    prompt = await harness.prompt_with(table.channel, shirou, "Mind's Eye")
+    await harness.slash(gm, table.channel, "gm award", character="Saber", resource="hp", amount=-64)
+    assert "Saber has vanished." in harness.seen_by(rin, table.channel)
+    # The vanished Servant's answer rolls no Mind's Eye, and the hit finds no one to strike.
+    await harness.emulator.click(shirou, prompt, "Mind's Eye")
+    seen = harness.seen_by(rin, table.channel)
+    assert "Saber's Mind's Eye (" not in seen and "Saber takes" not in seen, seen
 
 
 async def test_the_gms_creatures_answer_in_advance_and_a_plus_doubles_a_release(table: Table) -> None:
@@ -1285,12 +1356,14 @@ async def test_searching_the_map_and_presence_concealment(table: Table) -> None:
     harness.dice.queue([12])
     far = (await harness.slash(rin, table.channel, "grail search")).reply.text()
     assert "Saber：小地图（0, 0），格（10, 10）" in far and "Kirei" not in far
-    # A Master (wis 3) rolls 20: 23, still short of 35; a failed search says only that it found no one.
+    # A Master (wis 3) rolls 20: 23, still short of 35; a failed search says only that it found no one, not even
+    # that someone hides near (a Master reads one d20 + wis for both, and shows it once).
     await harness.slash(gm, table.channel, "grail place", character="Sakura", x=29, y=29)
     await harness.slash(rin, table.channel, "character use", name="Sakura")
     harness.dice.queue([20])
     missed = (await harness.slash(rin, table.channel, "grail search")).reply.text()
-    assert "侦查（对抗气息遮蔽）: 1d20 [20] +3 (感知) = **23**" in missed and "Hassan" not in missed
+    assert "侦查: 1d20 [20] +3 (感知) = **23**" in missed and "Hassan" not in missed
+    assert "气息遮蔽" not in missed, missed
     log = (await harness.slash(shirou, table.channel, "log show")).reply.text()
     assert "someone searched the area" in log and "a secret move on the map" in log and "hid" not in log
 
@@ -1383,9 +1456,11 @@ async def test_in_a_fight_the_gms_keep_the_turns_the_dead_roll_no_initiative_and
     assert "顺序：Saber → Hassan → Rin" in started and "Atrum的行动顺序" not in started, started
     assert "本轮开始时" in started  # the combat upkeep paid as the round begins
 
-    # One search a round (R2: one check, not one until it succeeds).
+    # One search a round (R2: one check, not one until it succeeds). A Servant's reads its d20 against concealment
+    # too, whether or not anyone hides: shown only when someone did, it would tell that someone does.
     harness.dice.queue([10])
-    assert (await harness.slash(mei, table.channel, "grail search")).reply.ephemeral
+    searched = (await harness.slash(mei, table.channel, "grail search")).reply
+    assert searched.ephemeral and "侦查（对抗气息遮蔽）: 1d20 [10] +4 (魔力) +4 (敏捷) = **18**" in searched.text()
     again = (await harness.slash(mei, table.channel, "grail search")).reply
     assert again.ephemeral and again.content == "Saber已经侦查过了：要等到下一轮或故事时间推进后，才能再次侦查。"
 
@@ -1456,13 +1531,27 @@ async def test_what_hidden_sheets_keep_from_the_table_and_a_month_of_story_time_
     # A month of story time: each day's upkeep (E6: 14) and, at the end of each day, the Master's 8 hours' rest
     # (R15). From day 6 Saber lives on what its Master gives: 5, then 7 a day, which the night's rest gives back.
     passed = (await harness.slash(gm, table.channel, "campaign time", days=29)).reply.text()
-    assert passed.count("Saber支付日常耗魔") == 29 and "消失" not in passed
+    assert passed.splitlines()[1:3] == ["Saber支付 29 天的日常耗魔", "Hassan支付 29 天的日常耗魔"]
+    assert "消失" not in passed
     assert "卫宫士郎在过去的日子里休息，恢复了MP" in passed
     assert "MP 2/80" in await _pools(table, "Saber") and "MP 3/10" in await _pools(table, "卫宫士郎")
     await harness.slash(gm, table.channel, "gm reveal", character="卫宫士郎")
     await harness.slash(gm, table.channel, "gm award", character="卫宫士郎", resource="mp", amount=-1)
     shown = (await harness.slash(gm, table.channel, "campaign time", days=1, hours=8)).reply.text()
     assert "卫宫士郎在过去的 1 天里各休息8小时，共恢复 8 MP" in shown  # the day that ended; not the day begun
+
+    # A year at once: a line and a change of MP for each character, not one for each of its days (thousands of
+    # changes would keep the bot busy past Discord's three seconds, and the post would run to many messages).
+    await harness.slash(gm, table.channel, "gm reveal", character="Saber")
+    year = await harness.slash(gm, table.channel, "campaign time", days=365)
+    lines = year.reply.text().splitlines()
+    assert len(year.replies) == 1 and lines[1].startswith(f"Saber支付 365 天的日常耗魔，共 {365 * 14} MP（御主补充了 ")
+    assert len(lines) == 5 and lines[2] == "Hassan支付 365 天的日常耗魔", lines  # and each Master's rests
+    exported = (await harness.slash(gm, table.channel, "log export", format="json")).reply
+    kinds = [event["kind"] for event in json.loads(exported.attachments[0].data)["events"]]
+    assert kinds.count("mp.daily_upkeep") == 2 * 3  # each Servant's, each time story time passed
+    log = (await harness.slash(gm, table.channel, "log show")).reply.text()
+    assert f"Saber's daily upkeep for 365 days: {365 * 14} MP" in log, log
 
 
 async def test_what_a_chinese_table_reads_of_saves_openings_grenades_stats_and_the_gms_creatures(

@@ -170,6 +170,55 @@ async def test_a_gm_chooses_the_reading_and_the_next_roll_reads_it(
     assert "as the campaign's language reads dice" not in info.split("Dice reading", 1)[1].split("\n")[1]
 
 
+async def test_a_gm_types_the_reading_by_the_name_its_words_give_it(
+    roller: tuple[Harness, User, dict[str, Channel]],
+) -> None:
+    harness, gm, _ = roller
+    channel = await _campaign(harness, gm, harness.new_channel(harness.emulator.add_guild("Names", owner=gm)))
+    for typed, shown, rolled in (
+        ("BCDice", "BCDice (2D6>=7 compares the total with 7)", "2d6 [6, 5] = 11\nTarget ≥ 7: **success**"),
+        ("Roll20", "Roll20 (5d10>7 counts the dice above 7", "2d6>=7 [6, 5] = 0\n0 successes (dice ≥ 7)"),
+    ):
+        changed = (await harness.slash(gm, channel, "campaign set", option="dice_dialect", value=typed)).reply
+        assert not changed.ephemeral and shown in changed.content
+        harness.dice.queue([6, 5])
+        assert _described(await harness.slash(gm, channel, "roll", dice="2D6>=7")) == rolled
+
+
+@pytest.mark.parametrize(
+    ("locale", "refusal"),
+    [
+        ("en-US", "The dice expression cannot be read at character 6: something is missing there."),
+        ("ja", "6 文字目のダイス式が読めません：そこに何かが足りません。"),
+        ("zh-CN", "无法识别第 6 个字符处的骰子表达式：那里缺少内容。"),
+    ],
+)
+async def test_a_target_left_unfinished_is_refused_in_words_not_with_an_empty_quote(
+    roller: tuple[Harness, User, dict[str, Channel]], locale: str, refusal: str
+) -> None:
+    harness, player, channels = roller
+    reply = (await harness.slash(player, channels["bcdice"], "roll", dice="2D6>=", locale=locale)).reply
+    assert reply.ephemeral
+    assert reply.content.startswith(refusal)
+    assert "``" not in reply.content
+
+
+async def test_annotations_and_comments_show_as_typed_without_markdown_mentions_or_a_broken_quote(
+    roller: tuple[Harness, User, dict[str, Channel]],
+) -> None:
+    harness, gm, _ = roller
+    channel = await _campaign(harness, gm, harness.new_channel(harness.emulator.add_guild("Quotes", owner=gm)))
+    harness.dice.queue([12])
+    expression = "1d20[a`b]+2[<@123> **x**] # `@everyone`"
+    record = await harness.slash(gm, channel, "roll", dice=expression)
+    assert record.reply.notified == frozenset()
+    assert _described(record) == "1d20 [12] [a\\`b] + 2 [\\<@123> \\*\\*x\\*\\*] = 14"
+    log = (await harness.slash(gm, channel, "log show")).reply.text()
+    line = next(line for line in log.splitlines() if "**14**" in line)
+    quoted = line.split(" rolled ", 1)[1].split(" (no label)", 1)[0]
+    assert quoted == "`1d20[aˋb]+2[<@123> **x**] # ˋ@everyoneˋ`"
+
+
 @pytest.mark.parametrize(
     ("dialect", "two_d6", "four_d6"),
     [

@@ -717,7 +717,9 @@ def defence_skill_decided(
     scene: Scene, state: Mapping[str, Any], answer: Answer, options: CrestMagiaOptions
 ) -> Step:  # fmt: skip
     """The GMs agree to the defender's skill (it is rolled), or not (the defender picks among the usual ones)."""
-    defender = scene.one(_current(state))
+    attacker, defender = scene.get(ATTACKER), scene.get(_current(state))
+    if attacker is None or defender is None:
+        raise RuleError("fighter_gone")
     if answer.option == GRANT:
         granted = {**state, "asked": None}
         spec, skill = passive_roll(defender, cast(Stat, state["stat"]), Answer(SKILL_WAIT, state["asked"]), options)

@@ -461,7 +461,9 @@ class CrestMagiaPlay(Play):
         the usual ones)."""
         if answer.option == fight.GRANT:
             return self.contest_skill(scene, state, Answer(CONTEST_SKILL, state["asked"], by=answer.by, forced=True))
-        opponent = scene.one(OPPONENT)
+        opponent = scene.get(OPPONENT)
+        if opponent is None:
+            raise RuleError("fighter_gone")
         prompt = Text("contest.which_usual_skill", {"opponent": opponent.name, "stat": Text(f"stat.{state['stat']}")})
         usual = fight.skill_options(fight.sheet_of(opponent), fight.usual_defence_skills(state["skill"]))
         wait = Wait(CONTEST_SKILL, Audience.character(OPPONENT), prompt, usual)
@@ -606,7 +608,7 @@ class CrestMagiaPlay(Play):
         stat = Text(f"stat.{payload['stat']}") if payload.get("stat") in STATS else None
         if kind == "attack.defended":
             return Text("event.attack.hit" if payload.get("hit") else "event.attack.missed", {"stat": stat or "—"})
-        if kind in ("attack.damage", "attack.overflow", "heal.recovered") and stat is not None:
+        if kind in ("check", "attack.damage", "attack.overflow", "heal.recovered") and stat is not None:
             return Text(f"event.{kind}", {"stat": stat})
         if kind == "attack.placed" and isinstance(payload.get("losses"), dict):
             losses = [_loss(str(name), int(taken)) for name, taken in payload["losses"].items()]

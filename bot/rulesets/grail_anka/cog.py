@@ -123,7 +123,7 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
                 lines.append(tr("anka.camp_out_game_over", who=camp.game_over))
             elif camp.out:
                 lines.append(tr("anka.camp_out"))
-            if camp.extra_actions is not None:
+            if camp.extra_actions is not None and not camp.out:  # an out camp keeps them for its return
                 lines.append(tr("anka.camp_extra_actions", count=camp.extra_actions))
             if camp.gm_run:
                 lines.append(tr("anka.camp_gm_run"))

@@ -57,6 +57,7 @@ from rules.text import NAME_LIMIT, unseen_character
 RULESET_ID = "grail_anka"
 GM_RUN = "gm_run"
 TARGET = "target"
+CONTRACT_KIND = "anka.contract"
 MAX_SUBS = 2
 
 
@@ -359,6 +360,8 @@ class AnkaService:
             for camp in camps:
                 if await self._in_battle(session, campaign, ExchangeRole.side_id == camp.id):
                     raise refused("camp_in_battle", camp=camp.name)
+                if await self._in_battle(session, campaign, ExchangeRole.side_id == camp.id, CONTRACT_KIND):
+                    raise refused("battle_contract_open", camp=camp.name)  # the camps fight as they are
             if at_base_of is not None and at_base_of.strip().lower() not in {c.name.lower() for c in camps}:
                 raise refused("base_not_in_battle", camp=at_base_of)
             formations = []
@@ -401,11 +404,14 @@ class AnkaService:
                 actor_id=call.actor.user_id, channel_id=call.channel_id,
             )  # fmt: skip
 
-    async def _in_battle(self, session: AsyncSession, campaign: Campaign, playing: ColumnElement[bool]) -> bool:
-        """Whether a camp or a character (`playing`: a condition on its role) is in an open battle."""
+    async def _in_battle(
+        self, session: AsyncSession, campaign: Campaign, playing: ColumnElement[bool], kind: str = BATTLE_KIND
+    ) -> bool:
+        """Whether a camp or a character (`playing`: a condition on its role) is in an open battle (or another open
+        exchange of `kind`)."""
         found = await session.scalar(
             select(Exchange.id).join(ExchangeRole, ExchangeRole.exchange_id == Exchange.id)
-            .where(Exchange.campaign_id == campaign.id, Exchange.kind == BATTLE_KIND,
+            .where(Exchange.campaign_id == campaign.id, Exchange.kind == kind,
                    Exchange.status == EXCHANGE_OPEN, playing)
         )  # fmt: skip
         return found is not None
@@ -697,6 +703,9 @@ class AnkaService:
             servant_camp = await self._camp_of(session, campaign, servant_row)
             refuse_game_over(servant_camp)
             refuse_game_over(camp)
+            for side in (servant_camp, camp):  # a camp stays as it is while it fights
+                if side is not None and await self._in_battle(session, campaign, ExchangeRole.side_id == side.id):
+                    raise refused("contract_in_battle", camp=side.name)
             # Both camps are in the exchange, so that an answer after either's game ended is refused (R21).
             sides = {turns.CAMP_ROLE: camp} if camp is not None else {}
             if servant_camp is not None and servant_camp is not camp:
@@ -705,7 +714,7 @@ class AnkaService:
             title = Text("exchange.anka_contract", {"servant": servant_row.name, "master": master_row.name})
             asker = call.actor.user_id
             return await self.engine.run(
-                session, campaign, kind="anka.contract", title=title, cast=cast,
+                session, campaign, kind=CONTRACT_KIND, title=title, cast=cast,
                 step_of=lambda scene: turns.contract_asked(scene, asker, asked_by_gm=gm), dice=call.dice,
                 actor_id=asker,
                 channel_id=call.channel_id,
@@ -757,7 +766,7 @@ class AnkaService:
                 state = {key: value for key, value in side.state.items() if key != turns.FINALE}
                 if begun:
                     state[turns.WAR_OVER] = turns.FINALE_BEGUN
-                elif side in remaining:
+                else:  # a camp out of the war now, back in it later (R21), takes no more than the others
                     state[turns.FINALE] = {"left": extra_actions}
                 side.state = state
             names = [side.name for side in remaining]
@@ -824,15 +833,18 @@ class AnkaService:
             last = False
             sides = await self._campaign_sides(session, campaign)
             camps: list[Effect] = []  # R21: the camps a protagonist's death puts out of the game, or its life back in
-            if fate == fight.DEAD and character.state.get(turns.PROTAGONIST):
+            protagonist = fate == fight.DEAD and bool(character.state.get(turns.PROTAGONIST))
+            if protagonist:
                 if on:
                     ended, last = await self._game_over(session, campaign, character)
                     lines.append(ended)
-                    for role, side in [] if last else await self._player_camps(session, campaign, character, sides):
+                    # The last one's camps are marked too, so that its life back brings them back with the war.
+                    for role, side in await self._player_camps(session, campaign, character, sides):
                         if await self._in_battle(session, campaign, ExchangeRole.side_id == side.id):
                             raise refused("game_over_in_battle", name=character.name, camp=side.name)
                         camps.append(SidePatch(role, turns.GAME_OVER, {"who": character.name, "id": character.id}))
-                        lines.append(told("anka.camp_game_over", camp=side.name))
+                        if not last:
+                            lines.append(told("anka.camp_game_over", camp=side.name))
                 for role, side in [] if on else sides.items():
                     over = turns.game_over_of(side.state)
                     if over is not None and over.get("id") == character.id:
@@ -841,8 +853,13 @@ class AnkaService:
 
             def ruled(scene: Scene) -> Step:
                 effects: list[Effect] = [StatePatch(ACTOR, fate, True if on else None), *camps]
-                return Step(effects=(*effects, *(turns.ending(scene, "game_over") if last else ())),
-                            outcomes=tuple(lines))  # fmt: skip
+                said = list(lines)
+                if last and turns.war_over(scene) is None:  # a war already over (out of time, its finale) stays so
+                    effects += turns.ending(scene, turns.LAST_PROTAGONIST_DIED)
+                if protagonist and not on and (going_on := turns.resumed(scene)):
+                    effects += going_on
+                    said.append(told("anka.war_resumed"))
+                return Step(effects=tuple(effects), outcomes=tuple(said))
 
             return await self.engine.run(
                 session, campaign, kind=f"anka.{fate}", title=Text("exchange.anka_fate", {"name": character.name}),

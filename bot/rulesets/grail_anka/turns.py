@@ -55,6 +55,7 @@ GAME_OVER: Final = "game_over"
 # On each camp granted extra actions before the finale (R22): {"left": n}, until the finale begins.
 FINALE: Final = "finale"
 FINALE_BEGUN: Final = "finale"  # the war's end once the final processing began
+LAST_PROTAGONIST_DIED: Final = "game_over"  # the war's end once no protagonist lives (R21)
 REST: Final = "rest"
 CONTRACT_HANDLER, ORDER_HANDLER = "anka_contract", "anka_order"
 SERVANT_ROLE, MASTER_ROLE, CAMP_ROLE, SERVANT_CAMP_ROLE = "servant", "master", "camp", "servant_camp"
@@ -92,6 +93,13 @@ def ending(scene: Scene, reason: str) -> list[Effect]:
     """The war over for every camp; no extra action is left to anyone."""
     over: list[Effect] = [SidePatch(role, WAR_OVER, reason) for role in scene.sides]
     return over + [SidePatch(role, FINALE, None) for role, side in scene.sides.items() if FINALE in side.state]
+
+
+def resumed(scene: Scene) -> list[Effect]:
+    """The war going on again: a protagonist lives once more after the last one's death had ended it (R21)."""
+    if war_over(scene) != LAST_PROTAGONIST_DIED:
+        return []
+    return [SidePatch(role, WAR_OVER, None) for role in scene.sides]
 
 
 def extra_actions_left(state: Mapping[str, Any]) -> int | None:

@@ -68,7 +68,9 @@ def search(scene: Scene) -> Step:
     reach = servant_of(senses, options).magnitude("clairvoyance", options.ex_value) if servant_like(senses) else 0
     d20 = luck_d20(scene.dice, luck_of(senses), optional_rerolls=takes_luck_rerolls(senses))
     plain, against_concealment = _search_rolls(senses, d20, options)
-    rolls: list[Roll] = [plain]
+    # Both readings are shown whoever is near (a Master's are one): one shown only when someone hides would tell that
+    # someone does.
+    rolls = (plain,) if against_concealment.total == plain.total else (plain, against_concealment)
     found: list[str] = []
     squares: list[list[int]] = []
     for other in scene.members(EVERYONE):
@@ -83,8 +85,6 @@ def search(scene: Scene) -> Step:
         elif here is None or _sectors_apart(here, there) > reach:
             continue
         elif concealment:
-            if against_concealment not in rolls:
-                rolls.append(against_concealment)
             seen = against_concealment.total >= CONCEALMENT_BASE + CONCEALMENT_STEP * concealment
         else:
             seen = plain.total + (MASTER_HIDDEN if other.kind == MASTER else 0) >= DETECTION_TARGET
@@ -92,7 +92,7 @@ def search(scene: Scene) -> Step:
             found.append(other.name)
             squares.append(list(there))
     searched = Searched(observer=observer.name, found=found, squares=squares)
-    return Step(rolls=tuple(rolls), effects=(StatePatch(ACTOR, SEARCHED, moment),), outcomes=(searched,))
+    return Step(rolls=rolls, effects=(StatePatch(ACTOR, SEARCHED, moment),), outcomes=(searched,))
 
 
 def _moment(scene: Scene, observer: CharacterSnapshot) -> list[int]:

@@ -735,9 +735,7 @@ def _after_opportunity(
     opens again for the others, or (its cap reached) the act goes on."""
     options = grail_options(scene.options)
     role = str(state.get("caster", ATTACKER))
-    caster = scene.one(role)
-    if any(isinstance(o, Damaged) and o.defender == caster.name and o.fate in (DEAD, VANISHED)
-           for o in struck.outcomes):  # fmt: skip
+    if _fell(struck, scene.one(role).name):
         return struck
     if options.opportunity_cap is None or len(state.get("struck_by", [])) < options.opportunity_cap:
         waits = _opportunity_waits(scene, role, _what(state), options, struck=True)
@@ -978,9 +976,15 @@ def _resolved(scene: Scene, role: str, defender: CharacterSnapshot, state: Mappi
     # A blow from outside its striker's turn is not countered in turn: two masters of the art would never stop.
     countered = Step() if BY in state else _countered(scene, role, defender, means, state, alone=alone)
     shown = Step(rolls=(roll.roll(),), outcomes=(attacked,)).then(countered)
-    if countered.pause is not None:
-        return shown
+    if countered.pause is not None or _fell(countered, attacker.name):
+        return shown  # a striker the counter fells loses its blow, as a caster its spell
     return shown.then(_landed(scene, role, defender, roll, state, alone=alone))
+
+
+def _fell(step: Step, name: str) -> bool:
+    """Whether `step` puts `name` out of play: dead, vanished or down (Battle Continuation holds off a fall)."""
+    return any(isinstance(o, Damaged) and o.defender == name and o.fate not in (None, CONTINUING)
+               for o in step.outcomes)  # fmt: skip
 
 
 def _landed(
@@ -1049,14 +1053,16 @@ def _reactions(
 
 def reacted(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
     """A hit's reactions answered (`_reaction`); when the hit was a Chinese Martial Arts counter, the blow it
-    answered then goes on (`after`): its own reactions, or its damage."""
+    answered then goes on (`after`): its own reactions, or its damage, unless the counter felled its striker."""
     step = _reaction(scene, state, answer)
     after = state.get("after")
     if not isinstance(after, Mapping):
         return step
     role, blow = str(after["role"]), after["state"]
-    defender = scene.one(role)
-    roll = _attack_roll(scene, _striker(scene, blow), defender, blow, grail_options(scene.options))
+    defender, striker = scene.one(role), _striker(scene, blow)
+    if _fell(step, striker.name):
+        return step
+    roll = _attack_roll(scene, striker, defender, blow, grail_options(scene.options))
     return step.then(_landed(scene, role, defender, roll, blow, alone=True))
 
 
@@ -1066,6 +1072,8 @@ def _reaction(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
     options = grail_options(scene.options)
     role = str(state["role"])
     defender, striker = scene.one(role), _striker(scene, state)
+    if fate_of(defender) in (DEAD, VANISHED):  # gone while the hit waited (a GM's award): it strikes no one
+        return Step()
     if answer.wait == GUARD_WAIT:
         guard = scene.one(ANSWERER)
         if guard.id in (defender.id, striker.id):
@@ -1264,12 +1272,15 @@ class Continuing(Told):
 def pool_changed(scene: Scene, role: str, pool: str) -> Step:
     """A pool moved outside an attack (a GM's award) meets the rules damage meets: HP at or below 0 kills (D24)
     unless Battle Continuation holds it at or above -10(X-1) (R19, 「HP下降到0/-10/-20/-30/-40的时候仍能持续战斗」);
-    a Master's death, by HP or by MP (「一旦MP为0，master死亡」), leaves its Servant masterless (R16)."""
+    a Master's death, by HP or by MP (「一旦MP为0，master死亡」), leaves its Servant masterless (R16). A fall to 0 MP
+    is written down as a blow's is: MP given back later raises no one (「英灵如果自己的MP为0，会立刻消失」)."""
     character = scene.one(role)
     if pool == HP:
         fate, effects = _fate(scene, role, character, character.pools[HP].current, grail_options(scene.options))
     else:
-        fate, effects = fate_of(character), []
+        fate = fate_of(character)
+        emptied = fate in (DEAD, VANISHED) and recorded_fate(character) is None
+        effects = [StatePatch(role, FATE, fate)] if emptied else []
     held = (Continuing(name=character.name),) if fate == CONTINUING else ()
     orphaned = upkeep.master_fell(scene, role) if character.kind == MASTER and fate == DEAD else Step()
     return Step(effects=tuple(effects), outcomes=held).then(orphaned)

@@ -458,6 +458,8 @@ class GrailZhPlay(Play):
             return Text("event.spirit.entered" if payload.get("entered") else "event.spirit.left")
         if kind == rulings.Contradicted.event:
             return Text(f"event.{kind}", rulings.contradiction_words(payload))
+        if kind == upkeep.DailyUpkeep.event and int(payload.get("days", 1)) > 1:
+            return Text("event.mp.daily_upkeep_days")
         return None
 
     def combat_started(self, scene: Scene) -> Opening | None:

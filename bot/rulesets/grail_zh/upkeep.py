@@ -107,14 +107,17 @@ class DailyUpkeep(Told):
     from_master: int
     vanished: bool
     secret: bool = False  # a hidden sheet: what it pays would tell its ranks
+    days: int = 1  # the days paid for, summed, as story time passed: `cost` and `from_master` are theirs in all
 
     def told(self) -> Tale:
         if self.vanished:  # its last MP went into it: it could not pay the day
             return None, [Text("upkeep.daily_unpaid", {"name": self.name})]
+        said: dict[str, str | int | Text] = {"name": self.name, "cost": self.cost, "given": self.from_master,
+                                             "days": self.days}  # fmt: skip
+        key = "upkeep.daily" if self.days == 1 else "upkeep.days"
         if self.secret:
-            return None, [Text("upkeep.daily_secret", {"name": self.name})]
-        key = "upkeep.daily_with_master" if self.from_master else "upkeep.daily"
-        return None, [Text(key, {"name": self.name, "cost": self.cost, "given": self.from_master})]
+            return None, [Text(f"{key}_secret", said)]
+        return None, [Text(f"{key}_with_master" if self.from_master else key, said)]
 
 
 class Masterless(Told):
@@ -390,49 +393,62 @@ def _days_lived(
     options: GrailZhOptions,
 ) -> Step:  # fmt: skip
     """The days story time passes through, in their order: at the end of each a Master rests unless it did (R15),
-    at each day's turn a Servant pays its upkeep (R11) from its MP and its Master's as they then are."""
-    mp = {character.id: character.pools[MP].current for character in characters}
+    at each day's turn a Servant pays its upkeep (R11) from its MP and its Master's as they then are. What the days
+    come to is one change of MP and one line for each character: a year passed at once is a few writes and a short
+    post, not a change and a line for every day."""
+    refs = {character.id: member(role, position) for position, character in enumerate(characters)}
+    before = {character.id: character.pools[MP].current for character in characters}
+    mp = dict(before)
     rests: dict[int, list[int]] = {}  # each Master's rests, by position: the MP each gave back
-    gone: set[int] = set()
-    steps: list[Step] = []
+    paid: dict[int, DailyUpkeep] = {}  # each Servant's days of upkeep, by position, summed
+    unpaid: dict[int, DailyUpkeep] = {}  # the day a Servant could not pay, by position: its last
     for _, what, position in days_ahead:
-        character, who = characters[position], member(role, position)
+        character = characters[position]
         if what == 0:
             gained = master_of(character).mp_max - mp[character.id]
             if gained > 0:  # a full pool does not spend the day's rest (as `rest`)
                 rests.setdefault(position, []).append(gained)
                 mp[character.id] += gained
-                steps.append(Step(effects=(PoolDelta(who, MP, gained),)))
             continue
-        if position in gone:
+        if position in unpaid:
             continue
+        who = refs[character.id]
         master = scene.get(f"{who}.{CONTRACT}")
-        master_mp = mp.get(master.id, master.pools[MP].current) if master is not None else None
-        step, payment = _daily(who, character, mp[character.id], master, master_mp, options)
-        steps.append(step)
+        if master is not None:
+            refs.setdefault(master.id, f"{who}.{CONTRACT}")
+            before.setdefault(master.id, master.pools[MP].current)
+            mp.setdefault(master.id, master.pools[MP].current)
+        day, payment = _daily(character, mp[character.id], master, mp[master.id] if master is not None else None,
+                              options)  # fmt: skip
         mp[character.id] = payment.servant_mp
         if master is not None and payment.master_mp is not None:
             mp[master.id] = payment.master_mp
-        if payment.vanished:
-            gone.add(position)
-    for position, gains in rests.items():
-        master = characters[position]
-        steps.append(Step(outcomes=(Rested(name=master.name, gained=sum(gains), days=len(gains),
-                                           secret=hidden_sheet(master)),)))  # fmt: skip
-    return Step.of(*steps)
+        if day.vanished:
+            unpaid[position] = day
+        elif (so_far := paid.get(position)) is not None:
+            summed = {"cost": so_far.cost + day.cost, "from_master": so_far.from_master + day.from_master}
+            paid[position] = so_far.model_copy(update={**summed, "days": so_far.days + 1})
+        else:
+            paid[position] = day
+    effects: list[Effect] = [PoolDelta(refs[key], MP, mp[key] - before[key]) for key in mp if mp[key] != before[key]]
+    effects += [StatePatch(member(role, position), FATE, VANISHED) for position in unpaid]
+    told: list[Told] = [day for position in sorted(paid.keys() | unpaid.keys())
+                        for day in (paid.get(position), unpaid.get(position)) if day is not None]  # fmt: skip
+    told += [Rested(name=characters[position].name, gained=sum(gains), days=len(gains),
+                    secret=hidden_sheet(characters[position])) for position, gains in rests.items()]  # fmt: skip
+    return Step(effects=tuple(effects), outcomes=tuple(told))
 
 
 def _daily(
-    who: str, servant: CharacterSnapshot, mp: int, master: CharacterSnapshot | None, master_mp: int | None,
+    servant: CharacterSnapshot, mp: int, master: CharacterSnapshot | None, master_mp: int | None,
     options: GrailZhOptions,
-) -> tuple[Step, Payment]:  # fmt: skip
+) -> tuple[DailyUpkeep, Payment]:  # fmt: skip
     """One day's upkeep, paid from `mp` and (with `auto_transfer`) the Master's `master_mp`."""
     cost = servant_of(servant, options).daily_cost
-    effects, payment = servant_pays(who, servant, cost, master, forced=True, helped=options.auto_transfer, mp=mp,
-                                    master_mp=master_mp)  # fmt: skip
-    paid = DailyUpkeep(name=servant.name, cost=cost, from_master=payment.from_master, vanished=payment.vanished,
+    payment = pay(cost, mp, master_mp, from_master=options.auto_transfer and can_give(master, servant), forced=True)
+    told = DailyUpkeep(name=servant.name, cost=cost, from_master=payment.from_master, vanished=payment.vanished,
                        secret=hidden_sheet(servant))  # fmt: skip
-    return Step(effects=tuple(effects), outcomes=(paid,)), payment
+    return told, payment
 
 
 PLUS_DAYS = "plus_days"  # the state key of the day each passive "+" was last turned on, by its target
@@ -573,13 +589,12 @@ def can_give(master: CharacterSnapshot | None, servant: CharacterSnapshot) -> bo
 
 def servant_pays(
     role: str, servant: CharacterSnapshot, cost: int, master: CharacterSnapshot | None, *, forced: bool,
-    helped: bool = True, fatal: bool = False, mp: int | None = None, master_mp: int | None = None,
+    helped: bool = True, fatal: bool = False,
 ) -> tuple[list[Effect], Payment]:  # fmt: skip
-    """R14 as effects: the Servant pays from its MP, its Master (`helped`) giving for twice as much; at 0 it vanishes.
-    `mp` and `master_mp` stand in for the pools when several payments follow one another in one step."""
-    mp = servant.pools[MP].current if mp is None else mp
-    if master_mp is None and master is not None:
-        master_mp = master.pools[MP].current
+    """R14 as effects: the Servant pays from its MP, its Master (`helped`) giving for twice as much; at 0 it
+    vanishes."""
+    mp = servant.pools[MP].current
+    master_mp = master.pools[MP].current if master is not None else None
     payment = pay(cost, mp, master_mp, from_master=helped and can_give(master, servant), forced=forced, fatal=fatal)
     effects: list[Effect] = [PoolDelta(role, MP, payment.servant_mp - mp)]
     if payment.from_master:
