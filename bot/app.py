@@ -23,7 +23,7 @@ from bot.services.characters import CharacterService
 from bot.services.combat import CombatService
 from bot.services.common import Actor, Call, Clock, Place, system_clock
 from bot.services.dialogue import DialogueService
-from bot.services.exchanges import ExchangeService
+from bot.services.exchanges import ExchangeEngine, ExchangeService
 from bot.services.log import LogService
 from bot.services.play import PlayService
 from bot.services.reminders import ReminderService
@@ -57,10 +57,14 @@ DEADLINE_POLL_SECONDS = 5.0
 USER_LOCALES_KEPT = 50_000
 
 
+def ruleset_extensions() -> tuple[str, ...]:
+    """Each ruleset's own commands, each loaded on its own."""
+    return tuple(ruleset.extension for ruleset in RULESETS.values() if ruleset.extension)
+
+
 def extensions() -> tuple[str, ...]:
     """The shared commands, then each ruleset's own."""
-    own = tuple(ruleset.extension for ruleset in RULESETS.values() if ruleset.extension)
-    return SHARED_EXTENSIONS + own
+    return SHARED_EXTENSIONS + ruleset_extensions()
 
 
 # A name typed into a command: as long as the names the bot stores (`rules.text`), so whatever is typed
@@ -118,13 +122,15 @@ class Fatebot(commands.AutoShardedBot):
         self.dice = dice
         self.clock = clock
         self.command_guild_ids = command_guild_ids
+        # One engine for the process: every service that runs exchanges runs them through it.
+        self.engine = ExchangeEngine(clock)
         self.campaigns = CampaignService(database, clock)
         self.rolls = RollService(database, clock)
         self.logs = LogService(database)
-        self.characters = CharacterService(database, clock)
-        self.play = PlayService(database, clock)
-        self.combat = CombatService(database, clock)
-        self.exchanges = ExchangeService(database, clock)
+        self.characters = CharacterService(database, clock, self.engine)
+        self.play = PlayService(database, clock, self.engine)
+        self.combat = CombatService(database, clock, self.engine)
+        self.exchanges = ExchangeService(database, clock, self.engine)
         self.sides = SideService(database, clock)
         self.reminders = ReminderService(database, clock)
         self.dialogue = DialogueService(database, clock)
@@ -137,8 +143,14 @@ class Fatebot(commands.AutoShardedBot):
         await upgrade(self.database.engine)
         self.database.listen_to_other_processes()
         await self.tree.set_translator(CommandTranslator())
-        for extension in extensions():
+        for extension in SHARED_EXTENSIONS:
             await self.load_extension(extension)
+        for extension in ruleset_extensions():
+            try:
+                await self.load_extension(extension)
+            except commands.ExtensionError:
+                # One ruleset's broken commands must not take the shared ones and every other ruleset's down.
+                log.exception("the commands of %s failed to load: the bot runs without them", extension)
         await self.sync_commands()
 
     @property

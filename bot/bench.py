@@ -36,7 +36,7 @@ from bot.db.engine import Database
 from bot.emulator import Emulator
 from bot.emulator.floor import FloorBot
 from bot.emulator.models import Channel, Guild, InteractionRecord, Message, User
-from bot.rulesets.base import BenchExchange, BenchMove
+from bot.rulesets.bench import BenchExchange, BenchMove
 from bot.rulesets.registry import RULESETS
 from rules.dice import SystemDice
 

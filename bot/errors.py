@@ -70,7 +70,5 @@ class SheetRefused(UserError):
 
 def rule_refused(error: RuleError, ruleset: str) -> UserError:
     """The one place where a ruleset's refusal becomes a reply in the player's language, in its own words."""
-    # An action's name is a word to translate, so each action has its own message.
-    if error.code == "action_used":
-        return UserError(f"rule.action_used.{error.params['action']}").within(ruleset)
-    return UserError(f"rule.{error.code}", **dict(error.params)).within(ruleset)
+    key = f"rule.{error.code}" if error.variant is None else f"rule.{error.code}.{error.variant}"
+    return UserError(key, **dict(error.params)).within(ruleset)

@@ -19,8 +19,6 @@ from bot.rulesets.base import CommandInput
 from rules.sheets import SheetProblem, validation_problems
 
 InputT = TypeVar("InputT", bound=CommandInput)
-TRUE_WORDS = frozenset({"true", "yes", "on"})
-FALSE_WORDS = frozenset({"false", "no", "off"})
 
 
 def own_fields(model: type[CommandInput], base: type[CommandInput]) -> dict[str, FieldInfo]:

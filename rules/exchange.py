@@ -611,9 +611,12 @@ class Opening:
 
 class RuleError(Exception):
     """An action the rules refuse; `code` and `params` are localized by the bot (a `Text` parameter, a stat's
-    or skill's name say, in the reader's words)."""
+    or skill's name say, in the reader's words). A `variant` words the refusal by a message of its own for each
+    value (`code.variant`), where a word in it (an action's name, say) shapes the whole sentence in some language.
+    """
 
-    def __init__(self, code: str, /, **params: int | str | Text) -> None:
+    def __init__(self, code: str, /, *, variant: str | None = None, **params: int | str | Text) -> None:
         super().__init__(code, params)
         self.code = code
         self.params = params
+        self.variant = variant

@@ -143,10 +143,10 @@ class Deleted:
 
 
 class CharacterService:
-    def __init__(self, database: Database, clock: Clock) -> None:
+    def __init__(self, database: Database, clock: Clock, engine: ExchangeEngine) -> None:
         self.database = database
         self.clock = clock
-        self.engine = ExchangeEngine(clock)
+        self.engine = engine
 
     async def ruleset(self, place: Place) -> tuple[Ruleset, Play]:
         """The channel's ruleset and its mechanics (refused if it has none yet)."""

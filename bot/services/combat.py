@@ -54,10 +54,10 @@ class Moment:
 
 
 class CombatService:
-    def __init__(self, database: Database, clock: Clock) -> None:
+    def __init__(self, database: Database, clock: Clock, engine: ExchangeEngine) -> None:
         self.database = database
         self.clock = clock
-        self.engine = ExchangeEngine(clock)
+        self.engine = engine
 
     async def _order(self, session: AsyncSession, campaign: Campaign) -> list[Character]:
         ids: list[int] = list(campaign.combat.get("order", []))

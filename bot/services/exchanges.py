@@ -934,10 +934,10 @@ class ExchangeEngine:
 class ExchangeService:
     """Answers to waits, from buttons, commands and deadlines; GMs forcing, cancelling and listing them."""
 
-    def __init__(self, database: Database, clock: Clock) -> None:
+    def __init__(self, database: Database, clock: Clock, engine: ExchangeEngine) -> None:
         self.database = database
         self.clock = clock
-        self.engine = ExchangeEngine(clock)
+        self.engine = engine
 
     async def _pending(
         self, session: AsyncSession, guild_id: int, wait_id: int, *, lock: bool

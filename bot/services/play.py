@@ -77,10 +77,10 @@ async def refuse_out_of_turn(
 
 
 class PlayService:
-    def __init__(self, database: Database, clock: Clock) -> None:
+    def __init__(self, database: Database, clock: Clock, engine: ExchangeEngine) -> None:
         self.database = database
         self.clock = clock
-        self.engine = ExchangeEngine(clock)
+        self.engine = engine
 
     async def check(self, call: Call, options: Mapping[str, object], details: str | None) -> Progress:
         async with self.database.write() as session:

@@ -56,7 +56,7 @@ CREATION_CREST_RANK = 2
 MAX_SKILL = 5
 MAX_SPECIALTY = 3
 MAX_CREST = 5
-CREST_SLOTS = 3
+CREST_SLOTS = 3  # R13: "3 crest slots. There is no way to acquire more slots"
 
 # T8 and C28: the rulebook's crests, by name. A file naming one may leave out its category and damage type; the
 # rulebook gives a ladder of capabilities for the Crest of Flames only (its words are in the bot's catalogs).

@@ -24,6 +24,7 @@ from rules.crest_magia.model import (
     CREATION_DICE,
     CREATION_SKILL_RANKS,
     CREATION_SPECIALTIES,
+    CREST_SLOTS,
     DICE,
     MAX_CREST,
     MAX_SKILL,
@@ -153,7 +154,7 @@ class CharacterFile(_File):
     dice: dict[Stat, Die]
     skills: dict[Skill, SkillRank] = Field(default_factory=dict)
     specialties: list[Specialty] = Field(default_factory=list, max_length=40)
-    crests: list[Crest] = Field(default_factory=list, max_length=3)
+    crests: list[Crest] = Field(default_factory=list, max_length=CREST_SLOTS)  # R13: no way to more
     item_crests: list[ItemCrest] = Field(default_factory=list, max_length=10)
     weapons: list[Weapon] = Field(default_factory=list, max_length=20)
     armor: Armor | None = None

@@ -29,7 +29,7 @@ Rule errors (`RuleError.code` -> params):
   target_dead {name}, invalid_defence {choice}, auto_hit {choice},
   defence_not_allowed {choice} (not among the attack's `defence_options`: the GM's NP ruling, or God Hand),
   np_ruling_without_np {} (an AttackSpec.np_ruling without a noble_phantasm);
-  actions: unknown_action_kind {action}, action_used {action} (neither that action nor the Extra one is left);
+  actions: unknown_action_kind {action}, action_used {action} (worded per action: neither it nor the Extra one is left);
   mana: invalid_amount {amount} (a transfer/regeneration below 1, a negative activation cost),
   transfer_used {round} (the pair already transferred, or Mad Enchantment drew, this round),
   nothing_to_transfer {} (every cap is 0), invalid_hours {hours}, nothing_to_heal {} (at full HP),

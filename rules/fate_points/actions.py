@@ -37,7 +37,7 @@ def use_action(state: ActionState | None, kind: str, round_number: int) -> tuple
     current = actions_in_round(state, round_number)
     spent = kind if kind in current.left else EXTRA if EXTRA in current.left else None
     if spent is None:
-        raise RuleError("action_used", action=kind)
+        raise RuleError("action_used", variant=kind, action=kind)  # each action its own sentence
     left = list(current.left)
     left.remove(spent)
     return current.model_copy(update={"left": tuple(left)}), spent

@@ -17,7 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageChops, ImageDraw, ImageStat
 
-from bot.pictures import Meter, character_card, font, grid_map, odds_chart, versus_board
+from bot.pictures import Meter, character_card, font, odds_chart
+from bot.rulesets.grail_anka.pictures import versus_board
+from bot.rulesets.grail_zh.pictures import grid_map
 
 GOLDEN = Path(__file__).parent.parent / "golden"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

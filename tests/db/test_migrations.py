@@ -19,7 +19,7 @@ from bot.rulesets.base import CharacterSnapshot
 from bot.rulesets.fate_points.outcomes import AttackResolved, FateSpent
 from bot.rulesets.fate_points.play import CONTRACT, MASTER_TEMPLATE, SERVANT_TEMPLATE, FatePointsPlay, combatant
 from bot.services.common import Actor
-from bot.services.exchanges import ExchangeService
+from bot.services.exchanges import ExchangeEngine, ExchangeService
 from rules.dice import SeededDice
 from rules.fate_points import AttackOutcome, AttackSpec, FatePointsOptions, attack
 from tests.databases import BACKENDS, fresh_database_url
@@ -114,7 +114,7 @@ async def test_waiting_actions_become_waits_that_still_answer(previous: Database
     assert [(wait.key, wait.message_id, wait.status) for wait in waits] == [
         ("defence", 77, "pending"), ("approval", 78, "pending"),
     ]  # fmt: skip
-    service = ExchangeService(previous, lambda: NOW)
+    service = ExchangeService(previous, lambda: NOW, ExchangeEngine(lambda: NOW))
     answered = await service.answer(GUILD, waits[0].id, Actor(OWNER), "take", SeededDice(5))
     resolved = answered.steps[-1].outcomes[0]
     assert isinstance(resolved, AttackResolved)

@@ -9,7 +9,7 @@ from typing import Any
 
 from bot.bench import Players, answerable, make
 from bot.emulator.models import Channel, InteractionRecord, Message
-from bot.rulesets.base import BenchExchange, BenchMove
+from bot.rulesets.bench import BenchExchange, BenchMove
 from bot.rulesets.registry import RULESETS
 
 

@@ -5,15 +5,21 @@ from __future__ import annotations
 import csv
 import io
 import json
+import logging
+from dataclasses import replace
 from functools import partial
+from pathlib import Path
 
+import pytest
 from sqlalchemy import update
 
 from bot.db.engine import Database
 from bot.db.models import CAMPAIGN_ENDED, Campaign
-from bot.emulator.models import EVERYONE, Channel, User
+from bot.emulator.models import EVERYONE, Channel, EmulatorError, User
+from bot.rulesets.registry import RULESETS
+from tests.databases import fresh_database_url
 from tests.e2e.conftest import Table
-from tests.e2e.harness import Harness
+from tests.e2e.harness import Harness, running_harness
 
 
 async def _start(table: Table, name: str = "Fuyuki War", ruleset: str = "fate_points") -> Channel:
@@ -36,6 +42,25 @@ async def test_start_and_info_in_the_channel_and_its_threads(table: Table) -> No
     refused = (await harness.slash(table.alice, thread, "campaign start", ruleset="grail_zh")).reply
     assert refused.ephemeral
     assert "already has an active campaign" in refused.content
+
+
+async def test_a_ruleset_whose_commands_fail_to_load_is_logged_and_the_others_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setitem(RULESETS, "grail_anka", replace(RULESETS["grail_anka"], extension="tests.e2e.broken_commands"))
+    async with fresh_database_url("sqlite", tmp_path) as url, running_harness(url) as harness:
+        gm = harness.emulator.add_user("gm")
+        channel = harness.new_channel(harness.emulator.add_guild("Fuyuki", owner=gm))
+        await harness.start_bot()
+        assert any("tests.e2e.broken_commands" in record.getMessage() and record.exc_info
+                   for record in caplog.records if record.levelno == logging.ERROR)  # fmt: skip
+        with pytest.raises(EmulatorError):
+            await harness.slash(gm, channel, "anka camps")
+        harness.dice.queue([4])
+        assert "= 4" in (await harness.slash(gm, channel, "roll", dice="1d6")).reply.text()
+        await harness.slash(gm, channel, "campaign start", ruleset="grail_zh", name="War")
+        where = (await harness.slash(gm, channel, "grail where")).reply
+        assert where.ephemeral and "no characters here" in where.content
 
 
 async def test_commands_need_a_campaign(table: Table) -> None:

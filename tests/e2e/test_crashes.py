@@ -32,7 +32,7 @@ from sqlalchemy.engine import make_url
 from bot.bench import BotProcess, Players, answered, set_the_tables, the_players
 from bot.emulator import Emulator
 from bot.emulator.models import InteractionRecord
-from bot.rulesets.base import BenchMove
+from bot.rulesets.bench import BenchMove
 from bot.rulesets.registry import RULESETS
 from tests.databases import BACKENDS, fresh_database_url
 from tests.e2e.declared import Declared

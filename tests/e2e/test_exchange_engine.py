@@ -29,7 +29,7 @@ from bot.emulator.models import EVERYONE, Channel, Guild, Message, User
 from bot.errors import WaitClosed
 from bot.rulesets.registry import RULESETS
 from bot.services.common import record_event
-from bot.services.exchanges import Progress
+from bot.services.exchanges import ExchangeEngine, Progress
 from rules.commitment import digest_of
 from rules.exchange import Answer
 from tests.databases import BACKENDS, fresh_database_url
@@ -111,6 +111,18 @@ def _prompt(arena: Arena, user: User) -> Message:
 
 def _seen(arena: Arena, user: User) -> str:
     return arena.harness.seen_by(user, arena.channel)
+
+
+async def test_every_service_runs_its_exchanges_through_the_one_engine_of_the_process(arena: Arena) -> None:
+    bot = arena.harness.bot
+    assert bot is not None
+    holders = [bot, *bot.cogs.values()]
+    services = {type(value).__name__: value for holder in holders for value in vars(holder).values()
+                if isinstance(getattr(value, "engine", None), ExchangeEngine)}  # fmt: skip
+    # The shared services and each ruleset's own (the one of this module's ruleset among them).
+    assert {"CharacterService", "PlayService", "CombatService", "ExchangeService", "EngineService"} <= set(services)
+    assert len(services) >= 5 + len(RULESETS) - 1
+    assert all(service.engine is bot.engine for service in services.values()), services
 
 
 async def test_a_reaction_answered_in_time_resolves_once(arena: Arena) -> None:

@@ -17,9 +17,9 @@ import pytest
 import yaml
 from PIL import Image
 
-from bot import pictures
 from bot.emulator.models import EVERYONE, Channel, InteractionRecord, User
 from bot.i18n import Translator
+from bot.rulesets.grail_zh.pictures import grid_map
 from bot.workers import JOBS_PER_USER, WORKERS
 from tests.databases import BACKENDS, fresh_database_url
 from tests.e2e.harness import Harness, running_harness
@@ -78,7 +78,7 @@ def held_maps(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
     def held(title: str, points: Sequence[tuple[str, int, int]], *args: Any, **kwargs: Any) -> bytes:
         if any(name == FLOODED for name, _, _ in points):
             gate.wait()
-        return pictures.grid_map(title, points, *args, **kwargs)
+        return grid_map(title, points, *args, **kwargs)
 
     # The module the bot runs: it loads its extensions afresh, so it is not one a test could import beforehand.
     monkeypatch.setattr(sys.modules["bot.rulesets.grail_zh.cog"], "grid_map", held)

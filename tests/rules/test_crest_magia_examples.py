@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from rules.crest_magia.damage import choose_overflow, effective_die, healed, take_damage
 from rules.crest_magia.destiny import consequence_removed, reallocated, restored, session_points
-from rules.crest_magia.model import DEAD, Stat
+from rules.crest_magia.model import CREST_SLOTS, DEAD, Stat
 from rules.crest_magia.options import CrestMagiaOptions
 from rules.crest_magia.rolls import (
     ActionRoll,
@@ -241,6 +241,15 @@ def test_the_creation_budget_binds_players_and_the_caps_everyone() -> None:
     assert capped == {("skills.Melee", "too_large")}
     no_wit = {**dragon, "dice": {"Physique": 12, "Dexterity": 10, "Intelligence": 8}}
     assert [p.code for p in character_problems(no_wit, DEFAULTS, creation=False)] == ["stats_missing"]
+
+
+def test_r13_three_crest_slots_and_no_way_to_more() -> None:
+    flames = aiko()["crests"][0]
+    crests = [{**flames, "name": f"Crest {number}"} for number in range(CREST_SLOTS + 1)]
+    assert character_problems(aiko(crests=crests[:CREST_SLOTS]), DEFAULTS, creation=False) == []
+    assert [(p.field, p.code) for p in character_problems(aiko(crests=crests), DEFAULTS, creation=False)] == [
+        ("crests", "too_many")
+    ]
 
 
 def test_destiny_point_spends_on_pools_and_consequences() -> None:

@@ -27,6 +27,7 @@ def test_the_extra_action_stands_in_once() -> None:
     with refused("action_used") as error:
         use_action(state, "general", 1)
     assert error.value.params == {"action": "general"}
+    assert error.value.variant == "general"  # worded by the General action's own sentence
     # A new round restores everything.
     assert use_action(state, "general", 2)[0].left == ("attack", "move", "extra")
 

@@ -115,7 +115,7 @@ class HealingCog(commands.Cog):
 
 
 async def setup(bot: Fatebot) -> None:
-    service = CrestService(bot.database, bot.clock)
+    service = CrestService(bot.database, bot.clock, bot.engine)
     await bot.add_cog(DestinyCog(bot, service))
     await bot.add_cog(StandingCog(bot, service))
     await bot.add_cog(HealingCog(bot, service))

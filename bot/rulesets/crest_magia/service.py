@@ -7,8 +7,9 @@ waited for like any other.
 
 from __future__ import annotations
 
-from bot.db.engine import Database
-from bot.db.models import Campaign
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.models import Campaign, Character
 from bot.errors import UserError
 from bot.render import mention
 from bot.rulesets.base import ACTOR, EVERYONE, Scene
@@ -16,84 +17,68 @@ from bot.rulesets.crest_magia import healing
 from bot.rulesets.crest_magia.fight import crest_options
 from bot.rulesets.crest_magia.healing import HEALER
 from bot.rulesets.crest_magia.play import RULESET_ID, CrestMagiaPlay
-from bot.services.characters import active_character, campaign_characters, find_character
-from bot.services.common import Call, Clock, active_campaign, is_gm, require_gm
-from bot.services.exchanges import Cast, ExchangeEngine, Progress
+from bot.services.characters import campaign_characters, find_character
+from bot.services.common import Call
+from bot.services.exchanges import Progress
 from bot.services.held import out_of_play, refuse_held
-from bot.services.snapshots import ruleset_play
+from bot.services.ruleset_service import Roles, RulesetService
 from rules.crest_magia.destiny import NARRATIVE_USES
 from rules.exchange import Step, Text
 
 
-def crest_play(campaign: Campaign) -> CrestMagiaPlay:
-    return ruleset_play(campaign, RULESET_ID, CrestMagiaPlay)
-
-
-class CrestService:
-    def __init__(self, database: Database, clock: Clock) -> None:
-        self.database = database
-        self.clock = clock
-        self.engine = ExchangeEngine(clock)
+class CrestService(RulesetService[CrestMagiaPlay]):
+    ruleset = RULESET_ID
+    play_type = CrestMagiaPlay
 
     async def spend(
         self, call: Call, use: str, stat: str | None, to: str | None, amount: int | None, note: str | None
     ) -> Progress:
         """A Destiny Point of the actor's active character: spent at once, or (a narrative use by a player) a
         request the GMs approve. A dead character spends nothing; a dying one may still pull itself back."""
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
-            play = crest_play(campaign)
-            character = await active_character(session, campaign, call.actor)
-            needs_gm = use in NARRATIVE_USES and not await is_gm(session, campaign.id, call.actor)
 
-            def spent(scene: Scene) -> Step:
-                spender = scene.one(ACTOR)
-                refuse_held(spender)
-                if play.out_of_play(spender) == "dead":
-                    raise out_of_play(RULESET_ID, spender, "dead")
-                if needs_gm:
-                    return play.request_destiny(scene, use, note, mention(call.actor.user_id))
-                return play.spend_destiny(scene, use, stat, to, amount, note)
+        def refuse(play: CrestMagiaPlay, scene: Scene) -> None:
+            spender = scene.one(ACTOR)
+            refuse_held(spender)
+            if play.out_of_play(spender) == "dead":
+                raise out_of_play(RULESET_ID, spender, "dead")
 
-            return await self.engine.run(
-                session, campaign, kind="destiny.spend", title=Text("exchange.destiny", {"name": character.name}),
-                cast=Cast({ACTOR: [character]}), step_of=spent, dice=call.dice, actor_id=call.actor.user_id,
-                channel_id=call.channel_id,
-            )  # fmt: skip
+        def asked(play: CrestMagiaPlay, scene: Scene) -> Step | None:
+            return (
+                play.request_destiny(scene, use, note, mention(call.actor.user_id)) if use in NARRATIVE_USES else None
+            )
+
+        return await self.own_step(
+            call, "destiny.spend", lambda play, scene: play.spend_destiny(scene, use, stat, to, amount, note),
+            title="exchange.destiny", refuse=refuse, asked=asked,
+        )  # fmt: skip
 
     async def set_standing(self, call: Call, name: str | None, boons: int, banes: int, modifier: int) -> Progress:
         """A GM's standing boons, banes and modifier on one character, or (no name) on everyone in the campaign."""
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
-            play = crest_play(campaign)
-            await require_gm(session, campaign.id, call.actor)
-            if name is None:
-                role, characters = EVERYONE, await campaign_characters(session, campaign)
-                if not characters:
-                    raise UserError("error.standing_no_characters").within(RULESET_ID)
-                title = Text("exchange.standing_everyone")
-            else:
-                character = await find_character(session, campaign, name)
-                role, characters = ACTOR, [character]
-                title = Text("exchange.standing", {"name": character.name})
-            return await self.engine.run(
-                session, campaign, kind="standing.set", title=title, cast=Cast({role: characters}),
-                step_of=lambda scene: play.set_standing(scene, role, boons, banes, modifier), dice=call.dice,
-                actor_id=call.actor.user_id, channel_id=call.channel_id,
-            )  # fmt: skip
+        role = ACTOR if name is not None else EVERYONE
+
+        async def everyone(session: AsyncSession, campaign: Campaign, character: Character | None) -> Roles:
+            characters = await campaign_characters(session, campaign)
+            if not characters:
+                raise UserError("error.standing_no_characters").within(RULESET_ID)
+            return {EVERYONE: characters}
+
+        return await self.gm_step(
+            call, "standing.set", lambda play, scene: play.set_standing(scene, role, boons, banes, modifier),
+            name=name, title="exchange.standing" if name is not None else Text("exchange.standing_everyone"),
+            cast=everyone if name is None else None,
+        )  # fmt: skip
 
     async def heal(self, call: Call, name: str, amount: int | None, healer_name: str | None) -> Progress:
         """A GM's healing of a character, by an amount or by a healer's roll; the healed one places the HP."""
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
-            crest_play(campaign)  # refused in another ruleset's campaign
-            await require_gm(session, campaign.id, call.actor)
-            character = await find_character(session, campaign, name)
-            roles = {ACTOR: [character]}
+
+        async def roles(session: AsyncSession, campaign: Campaign, character: Character | None) -> Roles:
+            assert character is not None
+            found = {ACTOR: [character]}
             if healer_name is not None:
-                roles[HEALER] = [await find_character(session, campaign, healer_name)]
-            return await self.engine.run(
-                session, campaign, kind="heal", title=Text("exchange.heal", {"name": character.name}),
-                cast=Cast(roles), step_of=lambda scene: healing.heal(scene, amount, crest_options(scene.options)),
-                dice=call.dice, actor_id=call.actor.user_id, channel_id=call.channel_id,
-            )  # fmt: skip
+                found[HEALER] = [await find_character(session, campaign, healer_name)]
+            return found
+
+        return await self.gm_step(
+            call, "heal", lambda play, scene: healing.heal(scene, amount, crest_options(scene.options)), name=name,
+            cast=roles,
+        )  # fmt: skip

@@ -2,7 +2,8 @@
 
 from importlib import resources
 
-from bot.rulesets.base import BenchExchange, BenchMove, Ruleset
+from bot.rulesets.base import Ruleset
+from bot.rulesets.fate_points.bench import BENCH
 from bot.rulesets.fate_points.play import FatePointsPlay
 from rules.fate_points.options import FatePointsOptions
 
@@ -13,22 +14,5 @@ RULESET = Ruleset(
     play=FatePointsPlay(),
     extension="bot.rulesets.fate_points.cog",
     proper_noun_keys=frozenset({"roll.source.stat", "roll.source.ability"}),
-    # An Archer's melee attack on a Rider, each Servant with its Master, one a round; the defender dodges. A GM
-    # gives the Rider HP and the Archer prana first, so that the fight goes on for as long as it is timed.
-    bench=BenchExchange(
-        moves=(
-            BenchMove("/combat round", "gm", "combat round"),
-            BenchMove.award("Rider", "hp", 10),
-            BenchMove.award("Archer", "prana", 3),
-            BenchMove("/attack", "player", "attack", {"target": "Rider", "action": "melee|Invisible Air"}),
-            BenchMove("Dodge click", "rival", buttons=("Dodge",)),
-        ),
-        sheets=(
-            (("master", {"name": "Rin"}), ("servant", {"name": "Archer", "master": "Rin", "servant_class": "Archer"})),
-            (
-                ("master", {"name": "Sakura"}),
-                ("servant", {"name": "Rider", "master": "Sakura", "servant_class": "Rider"}),
-            ),
-        ),
-    ),
+    bench=BENCH,
 )

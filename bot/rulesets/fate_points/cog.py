@@ -157,5 +157,5 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
 
 
 async def setup(bot: Fatebot) -> None:
-    service = FateService(bot.database, bot.clock)
+    service = FateService(bot.database, bot.clock, bot.engine)
     await bot.add_cog(FateCog(bot, service))

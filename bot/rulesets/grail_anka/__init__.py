@@ -7,7 +7,8 @@ exchange from setup skills to the aftermath (`fight.py`).
 
 from importlib import resources
 
-from bot.rulesets.base import BenchExchange, BenchMove, Ruleset
+from bot.rulesets.base import Ruleset
+from bot.rulesets.grail_anka.bench import BENCH
 from bot.rulesets.grail_anka.play import GrailAnkaPlay
 from rules.grail_anka.options import GrailAnkaOptions
 
@@ -28,14 +29,5 @@ RULESET = Ruleset(
             "anka.camp_heading",
         }
     ),
-    # A GM's check, its decision committed, and a player's anchor that reveals it; the next check is anchored by
-    # the rival, since nobody anchors two decisions in a row.
-    bench=BenchExchange(
-        moves=(
-            BenchMove("/anka check", "gm", "anka check", {"rate": 50, "purpose": "Bench"}),
-            BenchMove("/anchor", "player", "anchor", {"number": 42}),
-            BenchMove("/anka check", "gm", "anka check", {"rate": 50, "purpose": "Bench"}),
-            BenchMove("/anchor", "rival", "anchor", {"number": 17}),
-        )
-    ),
+    bench=BENCH,
 )

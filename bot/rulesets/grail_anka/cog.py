@@ -17,8 +17,8 @@ from bot.cogs.exchanges import publish, respond
 from bot.errors import UserError
 from bot.gm_only import gm_command
 from bot.i18n import Translator
-from bot.pictures import versus_board
 from bot.rulesets.grail_anka import fight
+from bot.rulesets.grail_anka.pictures import versus_board
 from bot.rulesets.grail_anka.service import RULESET_ID, AnkaService, MemberView, Odds
 from bot.services.common import Actor, Place
 from bot.workers import WORKERS
@@ -392,6 +392,6 @@ class AnchorCog(commands.Cog):
 
 
 async def setup(bot: Fatebot) -> None:
-    service = AnkaService(bot.database, bot.clock)
+    service = AnkaService(bot.database, bot.clock, bot.engine)
     await bot.add_cog(AnkaCog(bot, service))
     await bot.add_cog(AnchorCog(bot, service))

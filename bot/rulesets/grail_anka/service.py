@@ -10,7 +10,6 @@ from dataclasses import dataclass, replace
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.db.engine import Database
 from bot.db.models import (
     EXCHANGE_OPEN,
     EXPIRED,
@@ -35,7 +34,6 @@ from bot.services.characters import campaign_characters, controls, find_characte
 from bot.services.common import (
     Actor,
     Call,
-    Clock,
     Place,
     active_campaign,
     is_gm,
@@ -43,9 +41,10 @@ from bot.services.common import (
     record_event,
     require_gm,
 )
-from bot.services.exchanges import Cast, ExchangeEngine, Progress
+from bot.services.exchanges import Cast, Progress
 from bot.services.held import refuse_fallen
-from bot.services.snapshots import ruleset_play, snapshots
+from bot.services.ruleset_service import Roles, RulesetService
+from bot.services.snapshots import snapshots
 from rules.dice import DiceSource
 from rules.exchange import Answer, Effect, PoolDelta, SidePatch, StatePatch, Step, Text
 from rules.grail_anka import anchors, battle, checks
@@ -59,10 +58,6 @@ GM_RUN = "gm_run"
 TARGET = "target"
 CONTRACT_KIND = "anka.contract"
 MAX_SUBS = 2
-
-
-def anka_play(campaign: Campaign) -> GrailAnkaPlay:
-    return ruleset_play(campaign, RULESET_ID, GrailAnkaPlay)
 
 
 def refused(code: str, **params: object) -> UserError:
@@ -137,11 +132,9 @@ class CampView:
     extra_actions: int | None = None  # R22's grace: the extra actions it has left before the finale
 
 
-class AnkaService:
-    def __init__(self, database: Database, clock: Clock) -> None:
-        self.database = database
-        self.clock = clock
-        self.engine = ExchangeEngine(clock)
+class AnkaService(RulesetService[GrailAnkaPlay]):
+    ruleset = RULESET_ID
+    play_type = GrailAnkaPlay
 
     # Camps
 
@@ -156,7 +149,7 @@ class AnkaService:
             raise UserError("error.name_characters", code=code)
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
-            anka_play(campaign)
+            self.play_of(campaign)
             await require_gm(session, campaign.id, call.actor)
             named = func.lower(Side.name) == name.lower()
             if await session.scalar(select(Side.id).where(Side.campaign_id == campaign.id, named)):
@@ -180,7 +173,7 @@ class AnkaService:
     async def join_camp(self, call: Call, camp: str, member: str) -> str | None:
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
-            anka_play(campaign)
+            self.play_of(campaign)
             await require_gm(session, campaign.id, call.actor)
             side = await self._camp(session, campaign, camp)
             character = await find_character(session, campaign, member)
@@ -230,7 +223,7 @@ class AnkaService:
             raise refused("too_many_subs", count=len(subs))
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
-            play = anka_play(campaign)
+            play = self.play_of(campaign)
             side = await self._camp(session, campaign, camp)
             refuse_game_over(side)
             members = await self._members(session, side)
@@ -262,7 +255,7 @@ class AnkaService:
     async def set_talismans(self, call: Call, camp: str, kind: Talisman, count: int) -> tuple[str, int, int]:
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
-            anka_play(campaign)
+            self.play_of(campaign)
             await require_gm(session, campaign.id, call.actor)
             side = await self._camp(session, campaign, camp)
             held = dict(side.state.get(fight.TALISMANS, {}))
@@ -276,7 +269,7 @@ class AnkaService:
     async def set_base(self, call: Call, camp: str, base: str | None) -> str:
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
-            anka_play(campaign)
+            self.play_of(campaign)
             await require_gm(session, campaign.id, call.actor)
             side = await self._camp(session, campaign, camp)
             side.state = {**side.state, fight.BASE: base}
@@ -288,7 +281,7 @@ class AnkaService:
         """Every camp with its members; talismans and places are told to the GMs and the camp's own players."""
         async with self.database.read() as session:
             campaign = await active_campaign(session, place)
-            anka_play(campaign)
+            self.play_of(campaign)
             gm = await is_gm(session, campaign.id, actor)
             shown = []
             critical_fumble = anka_options(campaign_options(campaign)).critical_fumble_all_checks
@@ -343,7 +336,7 @@ class AnkaService:
         that initiated it is first, D9; with `first_side_rule: random` a die decides)."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
-            play = anka_play(campaign)
+            play = self.play_of(campaign)
             options = anka_options(campaign_options(campaign))
             await self._refuse_war_over(session, campaign)
             camps = [await self._camp(session, campaign, first), await self._camp(session, campaign, second)]
@@ -420,7 +413,7 @@ class AnkaService:
         """A camp's strength per parameter in its formation (R4), for its own players and the GMs."""
         async with self.database.read() as session:
             campaign = await active_campaign(session, place)
-            anka_play(campaign)
+            self.play_of(campaign)
             side = await self._camp(session, campaign, camp)
             members = await self._members(session, side)
             if not await is_gm(session, campaign.id, actor) and not any(
@@ -442,7 +435,7 @@ class AnkaService:
         both camps' strength)."""
         async with self.database.read() as session:
             campaign = await active_campaign(session, place)
-            anka_play(campaign)
+            self.play_of(campaign)
             await require_gm(session, campaign.id, actor)
             if len(set(chosen)) != len(chosen):
                 raise refused("params_twice")
@@ -485,7 +478,7 @@ class AnkaService:
             raise refused("anchor_range", number=number)
         async with self.database.write() as session:
             campaign = await active_campaign(session, place, lock=True)
-            anka_play(campaign)
+            self.play_of(campaign)
             options = anka_options(campaign_options(campaign))
             gm = await is_gm(session, campaign.id, actor)
             wait, exchange = await self._anchor_wait(session, campaign, decision, options, gm=gm)
@@ -575,22 +568,19 @@ class AnkaService:
 
     async def check(self, call: Call, rate: int, purpose: str) -> Progress:
         """A GM's check at any success rate (the source's 判定), decided by a committed secret and an anchor."""
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
-            anka_play(campaign)
-            await require_gm(session, campaign.id, call.actor)
-            said = Text("anka.purpose.check", {"purpose": purpose})
-            return await self.engine.run(
-                session, campaign, kind="anka.check", title=Text("exchange.anka_check", {"purpose": purpose}),
-                cast=Cast(), step_of=lambda scene: gm_check(scene, rate, said), dice=call.dice,
-                actor_id=call.actor.user_id, channel_id=call.channel_id,
-            )  # fmt: skip
+        said = Text("anka.purpose.check", {"purpose": purpose})
+
+        async def no_one(session: AsyncSession, campaign: Campaign, character: Character | None) -> Roles:
+            return {}
+
+        return await self.gm_step(call, "anka.check", lambda play, scene: gm_check(scene, rate, said),
+                                  title=Text("exchange.anka_check", {"purpose": purpose}), cast=no_one)  # fmt: skip
 
     async def verify(self, place: Place, decision: str) -> Verified:
         """A decision of the channel's campaign, or of its last one once it ended: a record outlives its game."""
         async with self.database.read() as session:
             campaign = await latest_campaign(session, place)
-            anka_play(campaign)
+            self.play_of(campaign)
             stored = await session.scalar(
                 select(Commitment).where(Commitment.campaign_id == campaign.id,
                                          Commitment.key == decision.strip().lower())
@@ -622,7 +612,7 @@ class AnkaService:
         camp's name, the turn, and the extra actions it has left (None outside a grace)."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
-            anka_play(campaign)
+            self.play_of(campaign)
             await self._refuse_war_over(session, campaign)
             side = await self._camp(session, campaign, camp)
             await self._own_camp(session, campaign, side, call.actor)
@@ -651,7 +641,7 @@ class AnkaService:
         """Two camps allied, in ceasefire or hostile again (R22), both ways; GM only."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
-            anka_play(campaign)
+            self.play_of(campaign)
             await require_gm(session, campaign.id, call.actor)
             sides = [await self._camp(session, campaign, camp), await self._camp(session, campaign, other)]
             if sides[0].id == sides[1].id:
@@ -670,7 +660,7 @@ class AnkaService:
         """D17's GM override: a camp counted in the war or out of it whatever its members (`auto`: by them)."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
-            anka_play(campaign)
+            self.play_of(campaign)
             await require_gm(session, campaign.id, call.actor)
             side = await self._camp(session, campaign, camp)
             side.state = {**side.state, turns.STANDING: None if standing == "auto" else standing}
@@ -682,7 +672,7 @@ class AnkaService:
         """R20: a Servant and a Master agree to a new contract: its player and the Master's both consent."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
-            play = anka_play(campaign)
+            play = self.play_of(campaign)
             await self._refuse_war_over(session, campaign)
             servant_row = await find_character(session, campaign, servant)
             master_row = await find_character(session, campaign, master)
@@ -725,7 +715,7 @@ class AnkaService:
         Master's player and allowed by a GM; the Master need not be present."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
-            play = anka_play(campaign)
+            play = self.play_of(campaign)
             character = await find_character(session, campaign, master)
             if character.kind != MASTER:
                 raise refused("not_a_master", name=character.name)
@@ -753,7 +743,7 @@ class AnkaService:
         and whether it began."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
-            anka_play(campaign)
+            self.play_of(campaign)
             await require_gm(session, campaign.id, call.actor)
             await self._refuse_war_over(session, campaign)
             sides = list(await session.scalars(select(Side).where(Side.campaign_id == campaign.id).order_by(Side.id)))
@@ -781,7 +771,7 @@ class AnkaService:
         """R18: one stroke of a Master's command seals takes 6 fatigue off its own Servant (D24: never another's)."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
-            play = anka_play(campaign)
+            play = self.play_of(campaign)
             character = await find_character(session, campaign, servant)
             if character.kind != SERVANT:
                 raise refused("not_a_servant", name=character.name)
@@ -818,7 +808,7 @@ class AnkaService:
         """A GM's ruling: a Servant vanished (or back), a character dead (or not)."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
-            anka_play(campaign)
+            self.play_of(campaign)
             await require_gm(session, campaign.id, call.actor)
             character = await find_character(session, campaign, name)
             if fate == fight.VANISHED and character.kind != SERVANT:
@@ -909,7 +899,7 @@ class AnkaService:
         """R21: who the campaign's protagonists are (GM)."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
-            anka_play(campaign)
+            self.play_of(campaign)
             await require_gm(session, campaign.id, call.actor)
             character = await find_character(session, campaign, name)
             if on and (character.kind == SERVANT or character.state.get(fight.DEAD)):

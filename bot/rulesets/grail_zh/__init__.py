@@ -7,7 +7,8 @@ attack's exchange, `upkeep.py` MP between a Master and its Servant and what a da
 
 from importlib import resources
 
-from bot.rulesets.base import BenchExchange, BenchMove, Ruleset
+from bot.rulesets.base import Ruleset
+from bot.rulesets.grail_zh.bench import BENCH
 from bot.rulesets.grail_zh.play import GrailZhPlay
 from rules.grail_zh.options import GrailZhOptions
 
@@ -21,20 +22,5 @@ RULESET = Ruleset(
         {"sheet.rank", "sheet.value", "pool.hp", "pool.mp"}
         | {f"cmd.grail.{command}.arg.{axis}.name" for command in ("move", "place", "cast") for axis in ("x", "y")}
     ),
-    # Saber's melee on Archer, whose Mind's Eye makes every hit wait for his answer: he takes it; a GM heals him
-    # first, so that he stands through every round.
-    bench=BenchExchange(
-        moves=(
-            BenchMove.award("Archer", "hp", 100),
-            BenchMove("/attack", "player", "attack", {"target": "Archer", "action": "melee"}),
-            BenchMove("Take the hit click", "rival", buttons=("Take the hit",)),
-        ),
-        sheets=(
-            (("master", {"name": "Shirou"}), ("servant", {"name": "Saber", "master": "Shirou"})),
-            (
-                ("master", {"name": "Rin"}),
-                ("servant", {"name": "Archer", "master": "Rin", "skills": [{"name": "心眼（真）", "rank": "B"}]}),
-            ),
-        ),
-    ),
+    bench=BENCH,
 )

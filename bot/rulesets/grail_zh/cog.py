@@ -13,8 +13,8 @@ from bot.app import Fatebot, Interaction, NameText, actor_of, call_of, place_of,
 from bot.cogs.characters import character_choices
 from bot.cogs.exchanges import respond
 from bot.gm_only import gm_command
-from bot.pictures import grid_map
 from bot.rulesets.grail_zh.actions import SECTOR_SQUARES as SECTOR
+from bot.rulesets.grail_zh.pictures import grid_map
 from bot.rulesets.grail_zh.service import RULESET_ID, GrailService
 from bot.rulesets.grail_zh.upkeep import SECRET_STATUSES
 from bot.services.exchanges import Progress
@@ -232,4 +232,4 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
 
 
 async def setup(bot: Fatebot) -> None:
-    await bot.add_cog(GrailCog(bot, GrailService(bot.database, bot.clock)))
+    await bot.add_cog(GrailCog(bot, GrailService(bot.database, bot.clock, bot.engine)))

@@ -7,32 +7,26 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from bot.db.engine import Database
-from bot.db.models import Campaign
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.models import Campaign, Character
 from bot.rulesets.base import ACTOR, EVERYONE, OPPONENT, Scene
 from bot.rulesets.grail_zh import actions
 from bot.rulesets.grail_zh.play import SPELL_KIND, GrailZhPlay
-from bot.services.characters import active_character, campaign_characters, find_character
-from bot.services.common import Actor, Call, Clock, Place, active_campaign, is_gm, require_gm
-from bot.services.exchanges import Cast, ExchangeEngine, Progress
-from bot.services.held import refuse_fallen
-from bot.services.play import refuse_out_of_turn
+from bot.services.characters import campaign_characters, find_character
+from bot.services.common import Actor, Call, Place, active_campaign, is_gm
+from bot.services.exchanges import Progress
 from bot.services.requests import OwnTerms, own_terms_asked
-from bot.services.snapshots import ruleset_play, snapshots
+from bot.services.ruleset_service import Roles, RulesetService
+from bot.services.snapshots import snapshots
 from rules.exchange import Step, Text
 
 RULESET_ID = "grail_zh"
 
 
-def grail_play(campaign: Campaign) -> GrailZhPlay:
-    return ruleset_play(campaign, RULESET_ID, GrailZhPlay)
-
-
-class GrailService:
-    def __init__(self, database: Database, clock: Clock) -> None:
-        self.database = database
-        self.clock = clock
-        self.engine = ExchangeEngine(clock)
+class GrailService(RulesetService[GrailZhPlay]):
+    ruleset = RULESET_ID
+    play_type = GrailZhPlay
 
     async def act(
         self, call: Call, kind: str, title_key: str, act: Callable[[GrailZhPlay, Scene], Step], *, turn: bool = False,
@@ -41,34 +35,23 @@ class GrailService:
         """One of the game's own actions by the actor's active character (at an `opponent`, for some; among
         `everyone`, for a search), which must be able to act (and, for an action of its turn in a fight, whose turn
         it must be). A player's action that gives `terms` only the GMs give waits for them to grant them."""
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
-            play = grail_play(campaign)
-            character = await active_character(session, campaign, call.actor)
-            if turn:
-                await refuse_out_of_turn(session, campaign, play, character, call.actor)
-            roles = {ACTOR: [character]}
+
+        async def roles(session: AsyncSession, campaign: Campaign, character: Character) -> Roles:
+            found = {ACTOR: [character]}
             if opponent is not None:
-                roles[OPPONENT] = [await find_character(session, campaign, opponent)]
+                found[OPPONENT] = [await find_character(session, campaign, opponent)]
             if everyone:  # what the act looks for may be anyone in the campaign
-                roles[EVERYONE] = await campaign_characters(session, campaign)
+                found[EVERYONE] = await campaign_characters(session, campaign)
+            return found
 
-            by_gm = await is_gm(session, campaign.id, call.actor)
+        def asked(play: GrailZhPlay, scene: Scene) -> Step | None:
+            if terms is None:
+                return None
+            return own_terms_asked(scene.one(ACTOR).name, terms, call.actor.user_id, scene,
+                                   lambda tried: act(play, tried))  # fmt: skip
 
-            def step(scene: Scene) -> Step:
-                refuse_fallen(play, RULESET_ID, scene.members(ACTOR))
-                if terms is not None and not by_gm:
-                    asked = own_terms_asked(character.name, terms, call.actor.user_id, scene,
-                                            lambda tried: act(play, tried))  # fmt: skip
-                    if asked is not None:
-                        return asked
-                return act(play, scene)
-
-            return await self.engine.run(
-                session, campaign, kind=kind, title=Text(title_key, {"name": character.name}),
-                cast=Cast(roles), step_of=step, dice=call.dice, actor_id=call.actor.user_id,
-                channel_id=call.channel_id,
-            )  # fmt: skip
+        return await self.own_step(call, kind, act, title=title_key, turn=turn, cast=roles,
+                                   asked=asked if terms is not None else None)  # fmt: skip
 
     async def cast(self, call: Call, spell: str, params: Mapping[str, Any], target: str | None) -> Progress:
         """A spell of the actor's active character, on its turn in a fight; a suggestion's difficulty is the GM's
@@ -83,26 +66,22 @@ class GrailService:
         opponent: str | None = None,
     ) -> Progress:  # fmt: skip
         """A GM's ruling on a named character (its square, its status), or between it and an `opponent`."""
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
-            play = grail_play(campaign)
-            await require_gm(session, campaign.id, call.actor)
-            character = await find_character(session, campaign, name)
-            roles = {ACTOR: [character]}
+
+        async def roles(session: AsyncSession, campaign: Campaign, character: Character | None) -> Roles:
+            assert character is not None
+            found = {ACTOR: [character]}
             if opponent is not None:
-                roles[OPPONENT] = [await find_character(session, campaign, opponent)]
-            return await self.engine.run(
-                session, campaign, kind=kind, title=Text(title_key, {"name": character.name}),
-                cast=Cast(roles), step_of=lambda scene: act(play, scene), dice=call.dice,
-                actor_id=call.actor.user_id, channel_id=call.channel_id,
-            )  # fmt: skip
+                found[OPPONENT] = [await find_character(session, campaign, opponent)]
+            return found
+
+        return await self.gm_step(call, kind, act, name=name, title=title_key, cast=roles)
 
     async def squares(self, place: Place, actor: Actor) -> list[tuple[str, tuple[int, int] | None]]:
         """Where the characters stand: every one for a GM, a player's own otherwise (positions are what each
         side knows)."""
         async with self.database.read() as session:
             campaign = await active_campaign(session, place)
-            grail_play(campaign)
+            self.play_of(campaign)
             gm = await is_gm(session, campaign.id, actor)
             found = await snapshots(session, await campaign_characters(session, campaign), with_links=False)
         return [(character.name, actions.square(character)) for character in found

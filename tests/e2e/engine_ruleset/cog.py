@@ -17,7 +17,7 @@ from bot.gm_only import gm_command
 from bot.rulesets.base import ATTACKER, DEFENDER
 from bot.rulesets.registry import RULESETS
 from bot.services.characters import active_character, find_character
-from bot.services.common import Call, Clock, active_campaign
+from bot.services.common import Call, active_campaign
 from bot.services.exchanges import Cast, ExchangeEngine, Progress, StepOf
 from bot.services.snapshots import play_of
 from rules.exchange import Text
@@ -25,9 +25,9 @@ from tests.e2e.engine_ruleset.play import ALLY, FIRST, SECOND, SHIELD, EnginePla
 
 
 class EngineService:
-    def __init__(self, database: Database, clock: Clock) -> None:
+    def __init__(self, database: Database, engine: ExchangeEngine) -> None:
         self.database = database
-        self.engine = ExchangeEngine(clock)
+        self.engine = engine
 
     async def run(
         self, call: Call, kind: str, roles: dict[str, str], sides: dict[str, str], step_of: StepOf
@@ -54,7 +54,7 @@ class EngineService:
 class EngineCog(commands.GroupCog, group_name="engine", group_description="Exchanges that test the engine"):
     def __init__(self, bot: Fatebot) -> None:
         self.bot = bot
-        self.service = EngineService(bot.database, bot.clock)
+        self.service = EngineService(bot.database, bot.engine)
         super().__init__()
 
     @property

@@ -1,0 +1,64 @@
+"""The board a battle check's odds are drawn on: the two camps face to face, what makes the rate, the chances."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PIL import Image, ImageDraw
+
+from bot.pictures import (
+    BAND,
+    BAR_BACK,
+    BAR_FILL,
+    FAINT,
+    INK,
+    MARGIN,
+    PAPER,
+    TALLEST,
+    WIDTH,
+    font,
+    one_line,
+    plain,
+    png,
+    wrapped,
+)
+
+
+def versus_board(
+    title: str, sides: tuple[str, str], rows: Sequence[tuple[str, int, int]], notes: Sequence[str],
+    chances: Sequence[tuple[str, float]], language: str,
+) -> bytes:  # fmt: skip
+    """Two sides face to face: each row a value compared (the higher one stands out), then the notes that make
+    the rate, then each outcome's chance as a bar."""
+    normal, big, bold = font(18, language), font(24, language), font(22, language)
+    sketch = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    written = [line for note in notes for line in wrapped(sketch, note, normal, WIDTH - 2 * MARGIN)]
+    height = 120 + 36 * len(rows) + 28 * len(written) + 36 * len(chances) + 2 * MARGIN
+    image = Image.new("RGB", (WIDTH, min(height, TALLEST)), PAPER)
+    draw = ImageDraw.Draw(image)
+    draw.text((MARGIN, 16), one_line(draw, title, big, WIDTH - 2 * MARGIN), font=big, fill=INK)
+    middle = WIDTH // 2
+    draw.text((middle - 80, 60), plain(sides[0]), font=bold, fill=BAND, anchor="ra")
+    draw.text((middle + 80, 60), plain(sides[1]), font=bold, fill=BAND, anchor="la")
+    top = 104
+    for label, left, right in rows:
+        draw.text((middle, top), plain(label), font=normal, fill=FAINT, anchor="ma")
+        draw.text((middle - 80, top), str(left), font=bold if left > right else normal,
+                  fill=BAR_FILL if left > right else INK, anchor="ra")  # fmt: skip
+        draw.text((middle + 80, top), str(right), font=bold if right > left else normal,
+                  fill=BAR_FILL if right > left else INK, anchor="la")  # fmt: skip
+        top += 36
+    top += 8
+    for line in written:
+        draw.text((MARGIN, top), line, font=normal, fill=INK)
+        top += 28
+    top += 8
+    for label, chance in chances:
+        draw.text((MARGIN, top), plain(label), font=normal, fill=INK)
+        left, right = MARGIN + 160, WIDTH - MARGIN - 80
+        draw.rectangle((left, top + 6, right, top + 24), fill=BAR_BACK)
+        if chance > 0:
+            draw.rectangle((left, top + 6, left + (right - left) * min(1.0, chance), top + 24), fill=BAR_FILL)
+        draw.text((WIDTH - MARGIN, top), f"{chance * 100:.1f}%", font=normal, fill=INK, anchor="ra")
+        top += 36
+    return png(image)
