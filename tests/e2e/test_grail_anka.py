@@ -563,6 +563,22 @@ async def _japanese_table(table: Table, name: str) -> User:
     return player
 
 
+async def _emiya_and_tohsaka(table: Table) -> User:
+    """A Japanese table with two camps in formation: ken's 衛宮 (士郎, セイバー) and taro's 遠坂 (凛, アーチャー)."""
+    harness, gm = table.harness, table.gm
+    taro = await _japanese_table(table, "taro")
+    for user, kind, data in (
+        (table.ken, "master", _anka_file("士郎", 3)), (table.ken, "servant", _anka_file("セイバー", 12, master="士郎")),
+        (taro, "master", _anka_file("凛", 4)), (taro, "servant", _anka_file("アーチャー", 11, master="凛")),
+    ):  # fmt: skip
+        await _create(table, user, kind, data)
+    await harness.slash(gm, table.channel, "anka camp", name="衛宮", members="士郎, セイバー")
+    await harness.slash(gm, table.channel, "anka camp", name="遠坂", members="凛, アーチャー")
+    await harness.slash(table.ken, table.channel, "anka formation", camp="衛宮", main="セイバー")
+    await harness.slash(taro, table.channel, "anka formation", camp="遠坂", main="アーチャー")
+    return taro
+
+
 async def test_a_protagonists_death_ends_its_players_game(table: Table) -> None:
     """R21 at a Japanese table: 桜 was hanako's protagonist; her death ends hanako's game: every command and answer
     of her camp is refused in words and the camp is out of the war (marked so in /anka camps), while 士郎 keeps
@@ -629,17 +645,8 @@ async def test_the_last_protagonists_death_waits_for_its_battle_and_is_undone(ta
     as any protagonist's does (the war's end would leave the battle moving); recorded, it ends the whole war and
     marks his camp; ruled alive again, the war goes on."""
     harness, emulator, gm = table.harness, table.harness.emulator, table.gm
-    taro = await _japanese_table(table, "taro")
-    for user, kind, data in (
-        (table.ken, "master", _anka_file("士郎", 3)), (table.ken, "servant", _anka_file("セイバー", 12, master="士郎")),
-        (taro, "master", _anka_file("凛", 4)), (taro, "servant", _anka_file("アーチャー", 11, master="凛")),
-    ):  # fmt: skip
-        await _create(table, user, kind, data)
-    await harness.slash(gm, table.channel, "anka camp", name="衛宮", members="士郎, セイバー")
-    await harness.slash(gm, table.channel, "anka camp", name="遠坂", members="凛, アーチャー")
+    taro = await _emiya_and_tohsaka(table)
     await harness.slash(gm, table.channel, "anka protagonist", character="士郎")
-    await harness.slash(table.ken, table.channel, "anka formation", camp="衛宮", main="セイバー")
-    await harness.slash(taro, table.channel, "anka formation", camp="遠坂", main="アーチャー")
     await harness.slash(taro, table.channel, "anka battle", first="遠坂", second="衛宮")
     fighting = (await harness.slash(gm, table.channel, "anka kill", locale="ja", character="士郎")).reply
     assert fighting.ephemeral and "衛宮 は戦闘中です" in fighting.content
@@ -665,16 +672,7 @@ async def test_a_servant_takes_no_new_master_while_its_camp_fights(table: Table)
     offer of 凛 as her Master waits for the battle's end (the camps stay as they fought); an offer still open
     keeps the two camps from a new battle until it is answered."""
     harness, emulator, gm = table.harness, table.harness.emulator, table.gm
-    taro = await _japanese_table(table, "taro")
-    for user, kind, data in (
-        (table.ken, "master", _anka_file("士郎", 3)), (table.ken, "servant", _anka_file("セイバー", 12, master="士郎")),
-        (taro, "master", _anka_file("凛", 4)), (taro, "servant", _anka_file("アーチャー", 11, master="凛")),
-    ):  # fmt: skip
-        await _create(table, user, kind, data)
-    await harness.slash(gm, table.channel, "anka camp", name="衛宮", members="士郎, セイバー")
-    await harness.slash(gm, table.channel, "anka camp", name="遠坂", members="凛, アーチャー")
-    await harness.slash(table.ken, table.channel, "anka formation", camp="衛宮", main="セイバー")
-    await harness.slash(taro, table.channel, "anka formation", camp="遠坂", main="アーチャー")
+    taro = await _emiya_and_tohsaka(table)
     await harness.slash(taro, table.channel, "anka battle", first="遠坂", second="衛宮")
     await harness.slash(gm, table.channel, "anka kill", character="士郎")
     asked = (await harness.slash(taro, table.channel, "anka contract", servant="セイバー", master="凛")).reply
@@ -695,16 +693,7 @@ async def test_the_final_processing_begins_once_each_camp_took_its_extra_actions
     final processing begins at the end of the turn in which the last was taken: nothing moves any more but the
     GMs' checks, and it is not opened twice."""
     harness, gm = table.harness, table.gm
-    taro = await _japanese_table(table, "taro")
-    for user, kind, data in (
-        (table.ken, "master", _anka_file("士郎", 3)), (table.ken, "servant", _anka_file("セイバー", 12, master="士郎")),
-        (taro, "master", _anka_file("凛", 4)), (taro, "servant", _anka_file("アーチャー", 11, master="凛")),
-    ):  # fmt: skip
-        await _create(table, user, kind, data)
-    await harness.slash(gm, table.channel, "anka camp", name="衛宮", members="士郎, セイバー")
-    await harness.slash(gm, table.channel, "anka camp", name="遠坂", members="凛, アーチャー")
-    await harness.slash(table.ken, table.channel, "anka formation", camp="衛宮", main="セイバー")
-    await harness.slash(taro, table.channel, "anka formation", camp="遠坂", main="アーチャー")
+    taro = await _emiya_and_tohsaka(table)
 
     granted = (await harness.slash(gm, table.channel, "anka finale", extra_actions=2)).reply.content
     assert "各陣営に追加行動を 2 回ずつ認めます（衛宮, 遠坂）" in granted
@@ -742,16 +731,7 @@ async def test_a_camp_back_in_the_war_during_the_extra_actions_has_as_many_as_th
     """R22 with R21: 遠坂 is out of the game when the GM grants one extra action per camp; 凛 ruled alive again, it
     takes one action and no more, as the camps that never left."""
     harness, gm = table.harness, table.gm
-    taro = await _japanese_table(table, "taro")
-    for user, kind, data in (
-        (table.ken, "master", _anka_file("士郎", 3)), (table.ken, "servant", _anka_file("セイバー", 12, master="士郎")),
-        (taro, "master", _anka_file("凛", 4)), (taro, "servant", _anka_file("アーチャー", 11, master="凛")),
-    ):  # fmt: skip
-        await _create(table, user, kind, data)
-    await harness.slash(gm, table.channel, "anka camp", name="衛宮", members="士郎, セイバー")
-    await harness.slash(gm, table.channel, "anka camp", name="遠坂", members="凛, アーチャー")
-    await harness.slash(table.ken, table.channel, "anka formation", camp="衛宮", main="セイバー")
-    await harness.slash(taro, table.channel, "anka formation", camp="遠坂", main="アーチャー")
+    taro = await _emiya_and_tohsaka(table)
     for name in ("士郎", "凛"):
         await harness.slash(gm, table.channel, "anka protagonist", character=name)
     await harness.slash(gm, table.channel, "anka kill", character="凛")
