@@ -2,7 +2,7 @@
 
 Discord fixes a command's options when it is synced, the same in every channel, so `/check` and `/attack`
 keep the options every ruleset shares and take the rest (Fate/Points' `attacks:2 rank:C confirm`) as text,
-validated by the ruleset's pydantic model (`bot.rulesets.base.CommandInput`) and autocompleted from it.
+validated by the ruleset's pydantic model (`rules.play.CommandInput`) and autocompleted from it.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
 from bot.errors import SheetRefused
-from bot.rulesets.base import CommandInput
+from rules.play import CommandInput
 from rules.sheets import SheetProblem, validation_problems
 
 InputT = TypeVar("InputT", bound=CommandInput)
@@ -36,14 +36,20 @@ def parse_details(text: str | None) -> dict[str, str]:
 
 
 def command_input(
-    model: type[InputT], base: type[CommandInput], given: Mapping[str, object], details: str | None
+    model: type[InputT],
+    base: type[CommandInput],
+    given: Mapping[str, object],
+    details: str | None,
+    context: Mapping[str, object] | None = None,
 ) -> InputT:
-    """The ruleset's inputs from the command's options and its `details`; every bad part named, in one refusal."""
+    """The ruleset's inputs from the command's options and its `details`; every bad part named, in one refusal.
+    `context` is the validation context of the ruleset's names (`Play.spelled`)."""
     extra = parse_details(details)
     fields = own_fields(model, base)
     problems = [SheetProblem(name, "unknown_detail") for name in extra if name not in fields]
     try:
-        parsed = model.model_validate({**given, **{name: value for name, value in extra.items() if name in fields}})
+        given_all = {**given, **{name: value for name, value in extra.items() if name in fields}}
+        parsed = model.model_validate(given_all, context=context)
     except ValidationError as error:
         problems += validation_problems(error)
     if problems:

@@ -9,7 +9,7 @@ import discord
 from bot.db.models import DEADLINE_TRIES, Campaign, Event
 from bot.i18n import Translator
 from bot.options import option_name, option_text, stored_words, value_words
-from bot.rulesets.base import Play
+from bot.rulesets.base import Renderer
 from bot.services.campaigns import OPTION_SET, CampaignSummary
 from bot.services.common import DICE_DIALECT
 from bot.services.log import LogEntry
@@ -105,7 +105,7 @@ def _log_params(tr: Translator, payload: dict[str, Any]) -> dict[str, Any]:
     return params
 
 
-def log_line(tr: Translator, entry: LogEntry, play: Play | None = None) -> str:
+def log_line(tr: Translator, entry: LogEntry, renderer: Renderer | None = None) -> str:
     event = entry.event
     kind = f"{event.kind}_secret" if entry.redacted else event.kind
     params = _log_params(tr, entry.payload)
@@ -132,7 +132,7 @@ def log_line(tr: Translator, entry: LogEntry, play: Play | None = None) -> str:
             kind = "roll_secret_revealed"
         if "summary" in params and not entry.redacted:  # what its numbers mean: a target's verdict, successes
             kind = f"{kind}_summarized"
-    own = play.log_text(event.kind, entry.payload) if play is not None and not entry.redacted else None
+    own = renderer.log_line(event.kind, entry.payload) if renderer is not None and not entry.redacted else None
     try:
         text = tr.text(Text(own.key, {**params, **own.params})) if own else tr(f"event.{kind}", **params)
     except KeyError:  # an event from an older version whose payload lacks a field: still listed, by its kind

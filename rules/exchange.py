@@ -548,13 +548,33 @@ class Resolution(Generic[OutcomeT]):
     effects: tuple[Effect, ...] = ()
 
 
+class Resumption(BaseModel):
+    """What a paused exchange keeps until an answer resumes it, one class per step that resumes it: the step is found
+    by this class (rules.play.Resumes). `stored_as` is the name the database keeps it under; it stays when the class
+    is renamed, because an open wait outlives a release."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    stored_as: ClassVar[str]
+
+
 @dataclass(frozen=True)
 class Pause:
-    """The exchange stays open: `handler` (one of the ruleset's) resumes it with `state` and the answer."""
+    """The exchange stays open until an answer to one of its `waits` resumes it with `state`, whose type names the
+    step that resumes it. (A ruleset not yet moved to typed states gives its handler's name and its `fields`.)"""
 
-    handler: str
+    state: Resumption | str
     waits: tuple[Wait, ...]
-    state: Mapping[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def stored_as(self) -> str:
+        """The name the database keeps the resuming step under."""
+        return self.state if isinstance(self.state, str) else self.state.stored_as
+
+    def stored_state(self) -> dict[str, Any]:
+        """The state as the database keeps it."""
+        return dict(self.fields) if isinstance(self.state, str) else self.state.model_dump(mode="json")
 
     def __post_init__(self) -> None:
         if not self.waits:

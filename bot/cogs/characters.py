@@ -29,13 +29,13 @@ from bot.files import MAX_FILE_BYTES, load_document, parse_sheet, parse_sheet_fi
 from bot.i18n import Translator
 from bot.pictures import Meter, character_card
 from bot.render import mention, pool_label, pool_text, rolls_text
-from bot.rulesets.base import CharacterSnapshot, Play, Pool, SheetLine
 from bot.rulesets.registry import RULESETS
 from bot.services.characters import Created
 from bot.services.held import HELD, REJECTED
 from bot.sheet_paths import MAX_PATH, field_paths, shown_value
 from bot.workers import WORKERS
 from rules.exchange import Text
+from rules.play import CharacterSnapshot, Play, Pool, SheetLine
 
 ROSTER_PAGES = "roster"
 ROSTER_LINES_PER_PAGE = 20

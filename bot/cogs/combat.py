@@ -40,7 +40,7 @@ def report_embed(tr: Translator, report: CombatReport, title_key: str) -> discor
     )
     effects = []
     for applied in report.applied:
-        content, step_embed = step_message(tr, play, applied) if play is not None else (None, None)
+        content, step_embed = step_message(tr, RULESETS[report.ruleset].renderer, applied)
         if content:
             effects.append(content)
         elif step_embed is not None:
@@ -92,7 +92,7 @@ class CombatCog(commands.GroupCog, group_name="combat", group_description="Fight
         round_number, progress = await self.bot.combat.end(call_of(interaction))
         tr = public_translator(interaction, progress.language, progress.ruleset)
         lines = [tr("combat.ended", round=round_number)]
-        lines += [content for applied in progress.steps if (content := step_message(tr, progress.play, applied)[0])]
+        lines += [content for applied in progress.steps if (content := step_message(tr, progress.renderer, applied)[0])]
         await output.reply(interaction, "\n".join(lines))
         await close_prompts(self.bot, tr, progress.closed, skip=None)
         await post_prompts(self.bot, progress, interaction.guild_locale)

@@ -23,7 +23,7 @@ from bot.app import Fatebot, Interaction, actor_of, campaign_translator, public_
 from bot.errors import WaitClosed
 from bot.i18n import Translator
 from bot.render import changed_pools, mention, rolls_text
-from bot.rulesets.base import Play
+from bot.rulesets.base import Renderer
 from bot.services.exchanges import Applied, Closed, Fallen, Progress, Prompt, WaitView
 from bot.services.requests import decision_notes
 from bot.shards import EVERY_GUILD, Shards
@@ -52,10 +52,10 @@ def text_of(tr: Translator, value: Text | str) -> str:
     return tr.text(value) if isinstance(value, Text) else value
 
 
-def step_message(tr: Translator, play: Play, applied: Applied) -> tuple[str | None, discord.Embed | None]:
+def step_message(tr: Translator, renderer: Renderer, applied: Applied) -> tuple[str | None, discord.Embed | None]:
     """A step as Discord shows it: an embed when its report has a title, else plain lines; (None, None) when
     there is nothing to show."""
-    report = play.report(applied.outcomes)
+    report = renderer.report(applied.outcomes)
     # A roll that followed a request of the GMs opens with their decision, whichever ruleset rolls it.
     decided = decision_notes(applied.outcomes)
     report = replace(report, notes=decided + report.notes) if decided else report
@@ -317,7 +317,7 @@ def pinging(prompt: Prompt) -> discord.AllowedMentions:
 
 
 def step_messages(tr: Translator, progress: Progress) -> list[tuple[str | None, discord.Embed | None]]:
-    shown = [step_message(tr, progress.play, applied) for applied in progress.steps]
+    shown = [step_message(tr, progress.renderer, applied) for applied in progress.steps]
     return [(content, embed) for content, embed in shown if content is not None or embed is not None]
 
 

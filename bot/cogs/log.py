@@ -61,9 +61,9 @@ class LogCog(commands.GroupCog, group_name="log", group_description="The campaig
         lines.append(tr("recap.waiting", count=len(mine)) if mine else tr("recap.nothing_waiting"))
         lines.extend(open_wait_line(tr, wait, with_campaign=False) for wait in mine)
         if recap.latest:
-            play = RULESETS[recap.campaign.ruleset].play
+            renderer = RULESETS[recap.campaign.ruleset].renderer
             lines.append(tr("recap.latest"))
-            lines.extend(log_line(scoped, entry, play) for entry in recap.latest)
+            lines.extend(log_line(scoped, entry, renderer) for entry in recap.latest)
         embed = discord.Embed(
             title=tr("recap.title", name=recap.campaign.name), colour=RECAP_COLOUR,
             description=tr("recap.since", since=f"<t:{int(recap.since.timestamp())}:f>") + "\n" + "\n".join(lines),
@@ -139,8 +139,8 @@ async def log_page(interaction: Interaction, number: int) -> pages.Page:
     )
     tr = translator(interaction, campaign_log.campaign.ruleset)
     ruleset = RULESETS.get(campaign_log.campaign.ruleset)
-    play = ruleset.play if ruleset else None
-    lines = [log_line(tr, entry, play) for entry in campaign_log.entries]
+    renderer = ruleset.renderer if ruleset else None
+    lines = [log_line(tr, entry, renderer) for entry in campaign_log.entries]
     embed = discord.Embed(
         title=tr("log.title", name=campaign_log.campaign.name), description="\n".join(
             output.shorten(line, pages.LINE_LIMIT) for line in lines) or tr("log.empty"),

@@ -25,9 +25,9 @@ from bot.i18n import Translator
 from bot.parameters import suggestions
 from bot.pictures import odds_chart
 from bot.render import given_up_text
-from bot.rulesets.base import AttackInput, CheckInput, CommandInput, Play, sendable
 from bot.services.exchanges import UnreadableWait, WaitView
 from bot.workers import WORKERS
+from rules.play import AttackInput, CheckInput, CommandInput, Play, sendable
 
 # One private message per open wait, each with its buttons: a handful is what a GM can act on at once.
 PENDING_SHOWN = 5

@@ -1,15 +1,13 @@
-"""A ruleset's names (stats, skills) as a player may type them, in any of its catalogs' languages and any case;
-and lists of localized parts as one text."""
+"""A ruleset's names (stats, skills) as a player may type them, in any of its catalogs' languages and any case:
+the `Spelling` the bot hands the rules (rules.words)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from functools import cache
 from importlib.resources.abc import Traversable
 from pathlib import Path
-
-from rules.exchange import Text
 
 CATALOG_LANGUAGES = ("en", "ja", "zh-CN")
 
@@ -25,19 +23,13 @@ def names_in_every_language(folder: str, kind: str, names: tuple[str, ...]) -> M
     return found
 
 
-def as_written(catalogs: Traversable, kind: str, names: tuple[str, ...], value: object) -> object:
-    """A name a player typed (`awareness`, `察知`) as the rules write it; anything else as typed."""
-    if isinstance(value, str):
-        return names_in_every_language(str(catalogs), kind, names).get(value.strip().casefold(), value)
-    return value
+class CatalogSpelling:
+    """Names as a ruleset's catalogs word them (`awareness`, `察知`), read as the rules write them."""
 
+    def __init__(self, catalogs: Traversable) -> None:
+        self._folder = str(catalogs)
 
-def joined(parts: Sequence[Text | str], key: str = "list.items") -> Text | str:
-    """Localized parts as one text, each language with its own separator (`key` joins `first` and `next`:
-    `list.items` on one line, `list.comma` in a sentence, `list.lines` one per line)."""
-    if not parts:
-        return ""
-    line = parts[0]
-    for part in parts[1:]:
-        line = Text(key, {"first": line, "next": part})
-    return line
+    def __call__(self, kind: str, names: tuple[str, ...], value: object) -> object:
+        if isinstance(value, str):
+            return names_in_every_language(self._folder, kind, names).get(value.strip().casefold(), value)
+        return value

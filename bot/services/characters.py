@@ -22,7 +22,7 @@ from bot.db.models import (
     ResourcePool,
 )
 from bot.errors import SheetRefused, UserError, rule_refused
-from bot.rulesets.base import EVERYONE, REVEALED, Binding, CharacterDraft, CharacterSnapshot, Play, Ruleset
+from bot.rulesets.base import Ruleset
 from bot.rulesets.registry import RULESETS
 from bot.services.campaigns import campaign_options
 from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, record_event, require_gm
@@ -34,6 +34,7 @@ from bot.sheet_paths import read_path, with_value
 from rules.dice import DiceSource
 from rules.exchange import RuleError, Text
 from rules.options import CampaignOptions
+from rules.play import EVERYONE, REVEALED, Binding, CharacterDraft, CharacterSnapshot, Play
 from rules.sheets import SheetError, SheetProblem
 from rules.text import NAME_LIMIT
 

@@ -15,13 +15,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.engine import Database
 from bot.db.models import Campaign, Character, Side
 from bot.errors import UserError
-from bot.rulesets.base import CURRENT, EVERYONE, FIGHTERS, CharacterSnapshot, Play, Scene, campaign_side
 from bot.services.characters import campaign_characters, find_character
 from bot.services.common import Actor, Call, Clock, Place, active_campaign, is_gm, require_gm
 from bot.services.exchanges import Applied, Cast, EngineError, ExchangeEngine, Progress, shown_round, turn_of
 from bot.services.held import refuse_held
 from bot.services.snapshots import play_of, snapshot, snapshots
 from rules.exchange import Opening, Step, Text
+from rules.play import CURRENT, EVERYONE, FIGHTERS, CharacterSnapshot, Play, Scene, campaign_side
 
 
 @dataclass(frozen=True)

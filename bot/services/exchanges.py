@@ -59,7 +59,7 @@ from bot.db.models import (
 )
 from bot.errors import UserError, WaitClosed, new_error_id, refusal_text, rule_refused
 from bot.render import mention
-from bot.rulesets.base import ANSWERER, CharacterSnapshot, CommitmentSnapshot, Handler, Play, Scene, SideSnapshot, Turn
+from bot.rulesets.base import Renderer
 from bot.rulesets.registry import RULESETS
 from bot.services.campaigns import campaign_options
 from bot.services.common import (
@@ -91,6 +91,7 @@ from rules.exchange import (
     PoolDelta,
     PoolMaximum,
     PoolSet,
+    Resumption,
     Reveal,
     Roll,
     RuleError,
@@ -105,6 +106,7 @@ from rules.exchange import (
     effect_to_dict,
     member,
 )
+from rules.play import ANSWERER, CharacterSnapshot, CommitmentSnapshot, Handler, Play, Scene, SideSnapshot, Turn
 
 log = logging.getLogger(__name__)
 
@@ -210,6 +212,10 @@ class Progress:
         assert play is not None
         return play
 
+    @property
+    def renderer(self) -> Renderer:
+        return RULESETS[self.ruleset].renderer
+
 
 @dataclass
 class Cast:
@@ -263,9 +269,27 @@ class _Running:
 
 
 def _handlers(play: Play, ruleset: str) -> Mapping[str, Handler]:
-    """The steps that resume an exchange: the ruleset's own, and those every ruleset shares (a sheet's approval, a
-    request of the GMs)."""
+    """The steps that resume an exchange by name: the ruleset's own, and those every ruleset shares (a sheet's
+    approval, a request of the GMs)."""
     return {**play.handlers, **SHARED_HANDLERS, **request_handlers(play, ruleset)}
+
+
+def _resumable(play: Play, ruleset: str, stored_as: str | None) -> bool:
+    return stored_as in play.resumes or stored_as in _handlers(play, ruleset)
+
+
+def _paused_state(play: Play, exchange: Exchange) -> Resumption | Mapping[str, Any]:
+    """A paused exchange's state as its resuming step takes it: typed, or (a step resumed by name) as stored."""
+    if exchange.handler is not None and exchange.handler in play.resumes:
+        return play.resumes.state(exchange.handler, exchange.state)
+    return exchange.state
+
+
+def _resumed(play: Play, ruleset: str, exchange: Exchange, scene: Scene, answer: Answer) -> Step:
+    """The step an answer gives a paused exchange."""
+    if exchange.handler is not None and exchange.handler in play.resumes:
+        return play.resumes.resume(scene, exchange.handler, exchange.state, answer)
+    return _handlers(play, ruleset)[exchange.handler or ""](scene, exchange.state, answer)
 
 
 def _listed(campaign: Campaign, wait: WaitRow, exchange: Exchange) -> WaitView | UnreadableWait:
@@ -381,7 +405,7 @@ class ExchangeEngine:
         play = play_of(campaign)
         cast = await self._cast(session, exchange)
         scene, refs = await self._scene(session, campaign, cast, dice, exchange)
-        undone = play.cancelled(scene, exchange.kind, exchange.state)
+        undone = play.cancelled(scene, exchange.kind, _paused_state(play, exchange))
         if undone is not None:
             running = _Running(campaign, play, None, exchange.kind, Text.from_dict(exchange.title), cast, scene,
                                refs, dice)  # fmt: skip
@@ -437,15 +461,14 @@ class ExchangeEngine:
             created_at=self.clock(), secret=_for_gm_run(spec, wait),
         )  # fmt: skip
         play = play_of(campaign)
-        handler = _handlers(play, campaign.ruleset).get(exchange.handler or "")
-        if handler is None:
+        if not _resumable(play, campaign.ruleset, exchange.handler):
             raise EngineError(f"{campaign.ruleset} has no handler {exchange.handler!r}")
         cast = await self._cast(session, exchange)
         if answerer := await self._answerer(session, campaign, play, spec, answer):
             cast.roles[ANSWERER] = answerer
         scene, refs = await self._scene(session, campaign, cast, dice, exchange)
         try:
-            step = handler(scene, exchange.state, answer)
+            step = _resumed(play, campaign.ruleset, exchange, scene, answer)
         except RuleError as error:
             raise rule_refused(error, campaign.ruleset) from error
         title = Text.from_dict(exchange.title)
@@ -496,10 +519,10 @@ class ExchangeEngine:
             exchange.closed_at = now
             exchange.handler = None
             return
-        if step.pause.handler not in _handlers(running.play, campaign.ruleset):
-            raise EngineError(f"{campaign.ruleset} has no handler {step.pause.handler!r}")
-        exchange.handler = step.pause.handler
-        exchange.state = dict(step.pause.state)
+        if not _resumable(running.play, campaign.ruleset, step.pause.stored_as):
+            raise EngineError(f"{campaign.ruleset} has no handler {step.pause.stored_as!r}")
+        exchange.handler = step.pause.stored_as
+        exchange.state = step.pause.stored_state()
         exchange.step += 1
         scene, refs = running.scene, running.refs
         if step.cast:  # the waits are for the new cast

@@ -11,8 +11,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from bot.errors import UserError
-from bot.rulesets.base import CharacterSnapshot, Handler, Play, Scene
 from rules.exchange import Answer, Audience, Option, Outcome, Pause, StatePatch, Step, Text, Wait
+from rules.play import CharacterSnapshot, Handler, Play, Scene
 
 # The character state key: the fields waiting for approval, or REJECTED.
 HELD = "held_for_approval"

@@ -13,7 +13,15 @@ from bot.db.engine import Database
 from bot.db.models import Campaign, Character, ResourcePool
 from bot.errors import UserError, rule_refused
 from bot.parameters import command_input
-from bot.rulesets.base import (
+from bot.services.campaigns import campaign_options
+from bot.services.characters import active_character, campaign_characters, find_character
+from bot.services.common import Actor, Call, Clock, Place, active_campaign, is_gm, record_event, require_gm
+from bot.services.exchanges import Cast, ExchangeEngine, Fallen, Progress, turn_of
+from bot.services.held import refuse_fallen, refuse_unreachable
+from bot.services.requests import asked_of_gms
+from bot.services.snapshots import play_of, snapshot
+from rules.exchange import RuleError, Step, Text
+from rules.play import (
     ACTOR,
     ATTACK,
     ATTACKER,
@@ -29,15 +37,7 @@ from bot.rulesets.base import (
     Scene,
     chosen,
 )
-from bot.rulesets.words import joined
-from bot.services.campaigns import campaign_options
-from bot.services.characters import active_character, campaign_characters, find_character
-from bot.services.common import Actor, Call, Clock, Place, active_campaign, is_gm, record_event, require_gm
-from bot.services.exchanges import Cast, ExchangeEngine, Fallen, Progress, turn_of
-from bot.services.held import refuse_fallen, refuse_unreachable
-from bot.services.requests import asked_of_gms
-from bot.services.snapshots import play_of, snapshot
-from rules.exchange import RuleError, Step, Text
+from rules.words import joined
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,7 @@ class PlayService:
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
             play = play_of(campaign)
-            params = command_input(play.check_input, CheckInput, options, details)
+            params = command_input(play.check_input, CheckInput, options, details, play.spelled)
             if params.against is not None and not play.opposed_checks:
                 raise UserError("error.no_opposed_checks")
             character = await active_character(session, campaign, call.actor)
@@ -143,8 +143,8 @@ class PlayService:
             if hidden and not await is_gm(session, campaign.id, actor):
                 raise UserError("error.odds_gms_only")
             picked = chosen(play.attack_actions(attacker), action)
-            params = command_input(play.attack_input, AttackInput, {"targets": (defender.name,), "action": picked},
-                                   details)  # fmt: skip
+            given = {"targets": (defender.name,), "action": picked}
+            params = command_input(play.attack_input, AttackInput, given, details, play.spelled)
             try:
                 found = play.odds(attacker, defender, params, campaign_options(campaign), turn_of(campaign))
             except RuleError as error:
@@ -158,7 +158,7 @@ class PlayService:
             attacker = await active_character(session, campaign, call.actor)
             await refuse_out_of_turn(session, campaign, play, attacker, call.actor)
             action = chosen(play.attack_actions(await snapshot(session, attacker)), str(options["action"]))
-            params = command_input(play.attack_input, AttackInput, {**options, "action": action}, details)
+            params = command_input(play.attack_input, AttackInput, {**options, "action": action}, details, play.spelled)
             defenders: list[Character] = []
             for name in params.targets:
                 defender = await find_character(session, campaign, name)

@@ -16,10 +16,10 @@ from functools import partial
 from typing import Any
 
 from bot.errors import UserError, refusal_text, rule_refused
-from bot.rulesets.base import ACTOR, ATTACK, ATTACKER, CHECK, DEFENDER, OPPONENT, CommandInput, Handler, Play, Scene
-from bot.rulesets.words import joined
 from bot.services.held import refuse_fallen, refuse_unreachable
 from rules.exchange import Answer, Audience, Option, Outcome, Pause, RuleError, Step, Text, Wait
+from rules.play import ACTOR, ATTACK, ATTACKER, CHECK, DEFENDER, OPPONENT, CommandInput, Handler, Play, Scene
+from rules.words import joined
 
 GM_REQUEST = "gm_request"
 GRANT = "grant"

@@ -10,7 +10,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models import Campaign, Character
-from bot.rulesets.base import ACTOR, Play, Scene
 from bot.services.characters import active_character, find_character
 from bot.services.common import Call, Clock, active_campaign, is_gm, require_gm
 from bot.services.exchanges import Cast, ExchangeEngine, Progress
@@ -18,6 +17,7 @@ from bot.services.held import refuse_fallen
 from bot.services.play import refuse_out_of_turn
 from bot.services.snapshots import ruleset_play
 from rules.exchange import Step, Text
+from rules.play import ACTOR, Play, Scene
 
 PlayT = TypeVar("PlayT", bound=Play)
 Roles = Mapping[str, list[Character]]

@@ -11,9 +11,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import Campaign, Character, CharacterLink, ResourcePool
 from bot.errors import UserError
-from bot.rulesets.base import CharacterDraft, CharacterSnapshot, Play, Pool
 from bot.rulesets.registry import RULESETS
 from rules.exchange import Text
+from rules.play import CharacterDraft, CharacterSnapshot, Play, Pool
 
 PlayT = TypeVar("PlayT", bound=Play)
 

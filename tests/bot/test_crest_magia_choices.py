@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.rulesets.crest_magia.fight import NO_SKILL, SPECIALTY, skill_options
-from bot.rulesets.crest_magia.play import TEMPLATE
+from rules.crest_magia.fight import NO_SKILL, SPECIALTY, skill_options
 from rules.crest_magia.model import MAX_SKILL, MAX_SPECIALTY, SKILLS
+from rules.crest_magia.play import TEMPLATE
 from rules.crest_magia.sheets import CharacterFile
 
 skill_ranks = st.dictionaries(st.sampled_from(SKILLS), st.integers(0, MAX_SKILL))

@@ -8,13 +8,13 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.rulesets.base import CharacterSnapshot, Pool, Scene, SideSnapshot, Turn
-from bot.rulesets.grail_anka import fight
 from rules.dice.source import SeededDice
 from rules.exchange import PoolDelta, StatePatch, Step
+from rules.grail_anka import fight
 from rules.grail_anka.model import COMMAND_SEALS
 from rules.grail_anka.options import GrailAnkaOptions
 from rules.grail_anka.sheets import ServantFile
+from rules.play import CharacterSnapshot, Pool, Scene, SideSnapshot, Turn
 
 PARAMS = {"str": 10, "end": 10, "agi": 10, "mag": 10, "luk": 10, "np": 10}
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.rulesets.base import EVERYONE, CharacterSnapshot, Pool, Scene, SideSnapshot, Turn
-from bot.rulesets.grail_anka import fight, turns
-from bot.rulesets.grail_anka.told import Told
 from rules.dice.source import SeededDice
 from rules.exchange import PoolDelta, StatePatch, Step, member
+from rules.grail_anka import fight, turn_steps
 from rules.grail_anka.options import GrailAnkaOptions
+from rules.grail_anka.told import Told
+from rules.play import EVERYONE, CharacterSnapshot, Pool, Scene, SideSnapshot, Turn
 
 PARAMS = {"str": 10, "end": 10, "agi": 10, "mag": 10, "luk": 10, "np": 10}
 TURN = 4
@@ -35,10 +35,10 @@ def _scene(entries: list[tuple[int, str, bool, int]], resting: bool) -> Scene:
             masters[f"{member(EVERYONE, index)}.{fight.MASTER_RELATION}"] = (boss,)
         state: dict[str, object] = {fight.VANISHED: True} if vanished else {}
         if masterless:
-            state[turns.MASTERLESS_TURNS] = masterless
+            state[turn_steps.MASTERLESS_TURNS] = masterless
         everyone.append(CharacterSnapshot(index + 1, f"s{index}", "servant", 1, {"file": {"name": f"s{index}",
                         "params": PARAMS}}, {fight.FATIGUE: Pool(fatigue, None)}, state, bound_to=bound))  # fmt: skip
-    action = {turns.ACTION: {"turn": TURN, "kind": turns.REST}} if resting else {}
+    action = {turn_steps.ACTION: {"turn": TURN, "kind": turn_steps.REST}} if resting else {}
     camp = SideSnapshot(1, "camp", tuple((character, "member") for character in everyone), action)
     return Scene(1, {EVERYONE: tuple(everyone), **masters}, Turn(1, False, 1, TURN, 1), GrailAnkaOptions(),
                  SeededDice(3), {"side0": camp})  # fmt: skip
@@ -47,7 +47,7 @@ def _scene(entries: list[tuple[int, str, bool, int]], resting: bool) -> Scene:
 @given(servants, st.booleans())
 def test_a_turns_end_in_r23s_order(entries: list[tuple[int, str, bool, int]], resting: bool) -> None:
     scene = _scene(entries, resting)
-    step: Step = turns.turn_ended(scene)
+    step: Step = turn_steps.turn_ended(scene)
     keys = [outcome.key for outcome in step.outcomes if isinstance(outcome, Told)]
     recoveries = [i for i, key in enumerate(keys) if key.startswith("anka.turn_recovery")]
     masterless_lines = [i for i, key in enumerate(keys) if key == "anka.masterless_frozen"]
@@ -59,13 +59,13 @@ def test_a_turns_end_in_r23s_order(entries: list[tuple[int, str, bool, int]], re
             assert not character.state.get(fight.VANISHED)
             assert character.partner(fight.MASTER_RELATION) is not None  # only Servants with a Master recover
             assert fight.fatigue_of(character) + effect.delta >= 0
-        if isinstance(effect, StatePatch) and effect.key == turns.MASTERLESS_TURNS:
+        if isinstance(effect, StatePatch) and effect.key == turn_steps.MASTERLESS_TURNS:
             character = everyone[int(effect.who.partition("#")[2] or 0)]
             assert not character.state.get(fight.VANISHED)
             if effect.value is None:  # a Master again: the count starts over
                 assert fight.has_master(character)
             else:
-                assert effect.value == int(character.state.get(turns.MASTERLESS_TURNS, 0)) + 1
+                assert effect.value == int(character.state.get(turn_steps.MASTERLESS_TURNS, 0)) + 1
     named = " ".join(str(outcome.params) for outcome in step.outcomes if isinstance(outcome, Told))
     for index, (_, _, vanished, _) in enumerate(entries):
         if vanished:

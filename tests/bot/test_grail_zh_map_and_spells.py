@@ -10,15 +10,15 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.rulesets.base import ACTOR, EVERYONE, OPPONENT, CharacterSnapshot, Pool, Scene, Turn
-from bot.rulesets.grail_zh.actions import POSITION
-from bot.rulesets.grail_zh.characters import CONCEALED, MAKER
-from bot.rulesets.grail_zh.detection import CONCEALMENT_BASE, CONCEALMENT_STEP, Searched, search
-from bot.rulesets.grail_zh.magecraft import cast
-from bot.rulesets.grail_zh.play import GrailZhPlay
 from rules.dice import SeededDice
 from rules.exchange import PoolDelta, RuleError, Summon
+from rules.grail_zh.actions import POSITION
+from rules.grail_zh.detection import CONCEALMENT_BASE, CONCEALMENT_STEP, Searched, search
+from rules.grail_zh.magecraft import cast
 from rules.grail_zh.options import GrailZhOptions
+from rules.grail_zh.play import GrailZhPlay
+from rules.grail_zh.stored import CONCEALED, MAKER
+from rules.play import ACTOR, EVERYONE, OPPONENT, CharacterSnapshot, Pool, Scene, Turn
 
 PLAY, OPTIONS = GrailZhPlay(), GrailZhOptions()
 LETTERS = st.sampled_from("EDCBA")

@@ -23,10 +23,10 @@ from bot.cogs.characters import worded
 from bot.errors import UserError
 from bot.files import parse_sheet_file
 from bot.i18n import ENGLISH, Translator
-from bot.rulesets.base import CharacterSnapshot, Play
 from bot.rulesets.registry import RULESETS
 from rules.dice import SeededDice
 from rules.exchange import RuleError
+from rules.play import CharacterSnapshot, Play
 from rules.sheets import SheetError
 from tests.hostile_files import WHOLE_FILES, hostile_bytes
 from tests.sizes import size

@@ -9,7 +9,7 @@ from pydantic import Field
 
 from bot.errors import SheetRefused
 from bot.parameters import command_input, parse_details, suggestions
-from bot.rulesets.base import AttackInput
+from rules.play import AttackInput
 
 
 class Extra(AttackInput):

@@ -15,13 +15,13 @@ from sqlalchemy import Connection, inspect, select, text
 from bot.db.engine import Database
 from bot.db.migrate import alembic_config, upgrade
 from bot.db.models import Campaign, CharacterLink, WaitRow
-from bot.rulesets.base import CharacterSnapshot
-from bot.rulesets.fate_points.outcomes import AttackResolved, FateSpent
-from bot.rulesets.fate_points.play import CONTRACT, MASTER_TEMPLATE, SERVANT_TEMPLATE, FatePointsPlay, combatant
 from bot.services.common import Actor
 from bot.services.exchanges import ExchangeEngine, ExchangeService
 from rules.dice import SeededDice
 from rules.fate_points import AttackOutcome, AttackSpec, FatePointsOptions, attack
+from rules.fate_points.events import AttackResolved, FateSpent
+from rules.fate_points.play import CONTRACT, MASTER_TEMPLATE, SERVANT_TEMPLATE, FatePointsPlay, combatant
+from rules.play import CharacterSnapshot
 from tests.databases import BACKENDS, fresh_database_url
 
 GUILD, CHANNEL, OWNER, GM = 10, 20, 30, 40

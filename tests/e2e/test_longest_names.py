@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from bot.emulator.models import Channel, Guild, User
-from bot.rulesets.base import Choice, chosen, sendable
 from rules.exchange import Text
+from rules.play import Choice, chosen, sendable
 from rules.text import NAME_LIMIT
 from tests.databases import BACKENDS, fresh_database_url
 from tests.e2e.harness import Harness, running_harness

@@ -8,15 +8,35 @@ checks, attacks on one target or several, odds, Destiny Points, GM requests, sta
 from importlib import resources
 
 from bot.rulesets.base import Ruleset
-from bot.rulesets.crest_magia.bench import BENCH
-from bot.rulesets.crest_magia.play import CrestMagiaPlay
+from bot.rulesets.bench import BenchExchange, BenchMove
+from bot.rulesets.words import CatalogSpelling
 from rules.crest_magia.options import CrestMagiaOptions
+from rules.crest_magia.play import CrestMagiaPlay
 
+# The exchange `fatebot bench` times in this ruleset's campaigns, its buttons as an English server names them.
+# Aiko's sword on Bram, who defends with Physique and no skill, lets his roll stand, withstands with his
+# armour and takes what overflows on Dexterity (or what is left); a GM heals both pools first, so that he
+# stands through every round.
+BENCH = BenchExchange(
+    moves=(
+        BenchMove.award("Bram", "physique", 20),
+        BenchMove.award("Bram", "dexterity", 20),
+        BenchMove("/attack", "player", "attack", {"target": "Bram", "action": "melee|Sword"}),
+        BenchMove(
+            "defence clicks",
+            "rival",
+            buttons=("Physique", "No skill", "Let it stand", "Leather (0)", "Dexterity", "Wit", "Intelligence"),
+        ),
+    ),
+    sheets=((("bearer", {"name": "Aiko"}),), (("bearer", {"name": "Bram"}),)),
+)
+
+CATALOGS = resources.files(__name__) / "i18n"
 RULESET = Ruleset(
     "crest_magia",
     CrestMagiaOptions,
-    resources.files(__name__) / "i18n",
-    play=CrestMagiaPlay(),
+    CATALOGS,
+    play=CrestMagiaPlay(CatalogSpelling(CATALOGS)),
     extension="bot.rulesets.crest_magia.cog",
     proper_noun_keys=frozenset({"sheet.stat_die", "sheet.skill_rank"}),
     bench=BENCH,

@@ -10,10 +10,10 @@ from bot.app import Fatebot, Interaction, NameText, call_of
 from bot.cogs.characters import character_choices
 from bot.cogs.exchanges import respond
 from bot.gm_only import gm_command
-from bot.rulesets.crest_magia.play import MAX_BOONS
 from bot.rulesets.crest_magia.service import CrestService
 from rules.crest_magia.destiny import DESTINY_USES
 from rules.crest_magia.model import STATS
+from rules.crest_magia.play import MAX_BOONS
 
 # The uses a player asks for with this command; a reroll and an intercept come with the roll they change.
 SPENT_HERE = tuple(use for use in DESTINY_USES if use not in ("reroll", "intercept"))

@@ -12,18 +12,18 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.models import Campaign, Character
 from bot.errors import UserError
 from bot.render import mention
-from bot.rulesets.base import ACTOR, EVERYONE, Scene
-from bot.rulesets.crest_magia import healing
-from bot.rulesets.crest_magia.fight import crest_options
-from bot.rulesets.crest_magia.healing import HEALER
-from bot.rulesets.crest_magia.play import RULESET_ID, CrestMagiaPlay
 from bot.services.characters import campaign_characters, find_character
 from bot.services.common import Call
 from bot.services.exchanges import Progress
 from bot.services.held import out_of_play, refuse_held
 from bot.services.ruleset_service import Roles, RulesetService
+from rules.crest_magia import healing
 from rules.crest_magia.destiny import NARRATIVE_USES
+from rules.crest_magia.fight import crest_options
+from rules.crest_magia.healing import HEALER
+from rules.crest_magia.play import RULESET_ID, CrestMagiaPlay
 from rules.exchange import Step, Text
+from rules.play import ACTOR, EVERYONE, Scene
 
 
 class CrestService(RulesetService[CrestMagiaPlay]):

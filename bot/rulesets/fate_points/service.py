@@ -12,14 +12,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.models import Campaign, Character
 from bot.errors import UserError
 from bot.render import mention
-from bot.rulesets.base import ACTOR, Scene
-from bot.rulesets.fate_points.play import CONTRACT, MASTER, PAIR_MASTER, PAIR_SERVANT, FatePointsPlay
 from bot.services.characters import controls, linked
 from bot.services.common import Call, active_campaign
 from bot.services.exchanges import Progress, turn_of
 from bot.services.ruleset_service import Roles, RulesetService
 from rules.exchange import Step
 from rules.fate_points import FatePointsOptions
+from rules.fate_points.play import CONTRACT, MASTER, PAIR_MASTER, PAIR_SERVANT, FatePointsPlay
+from rules.play import ACTOR, Scene
 
 RULESET_ID = "fate_points"
 

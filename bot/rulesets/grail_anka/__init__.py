@@ -8,15 +8,29 @@ exchange from setup skills to the aftermath (`fight.py`).
 from importlib import resources
 
 from bot.rulesets.base import Ruleset
-from bot.rulesets.grail_anka.bench import BENCH
-from bot.rulesets.grail_anka.play import GrailAnkaPlay
+from bot.rulesets.bench import BenchExchange, BenchMove
+from bot.rulesets.words import CatalogSpelling
 from rules.grail_anka.options import GrailAnkaOptions
+from rules.grail_anka.play import GrailAnkaPlay
 
+# The exchange `fatebot bench` times in this ruleset's campaigns, its buttons as an English server names them.
+# A GM's check, its decision committed, and a player's anchor that reveals it; the next check is anchored by
+# the rival, since nobody anchors two decisions in a row.
+BENCH = BenchExchange(
+    moves=(
+        BenchMove("/anka check", "gm", "anka check", {"rate": 50, "purpose": "Bench"}),
+        BenchMove("/anchor", "player", "anchor", {"number": 42}),
+        BenchMove("/anka check", "gm", "anka check", {"rate": 50, "purpose": "Bench"}),
+        BenchMove("/anchor", "rival", "anchor", {"number": 17}),
+    )
+)
+
+CATALOGS = resources.files(__name__) / "i18n"
 RULESET = Ruleset(
     "grail_anka",
     GrailAnkaOptions,
-    resources.files(__name__) / "i18n",
-    play=GrailAnkaPlay(),
+    CATALOGS,
+    play=GrailAnkaPlay(CatalogSpelling(CATALOGS)),
     extension="bot.rulesets.grail_anka.cog",
     proper_noun_keys=frozenset(
         {

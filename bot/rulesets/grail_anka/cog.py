@@ -17,12 +17,11 @@ from bot.cogs.exchanges import publish, respond
 from bot.errors import UserError
 from bot.gm_only import gm_command
 from bot.i18n import Translator
-from bot.rulesets.grail_anka import fight
 from bot.rulesets.grail_anka.pictures import versus_board
 from bot.rulesets.grail_anka.service import RULESET_ID, AnkaService, MemberView, Odds
 from bot.services.common import Actor, Place
 from bot.workers import WORKERS
-from rules.grail_anka import checks
+from rules.grail_anka import checks, fight
 from rules.grail_anka.anchors import anchor_in
 from rules.grail_anka.model import PARAMS, Talisman
 from rules.text import LABEL_LIMIT

@@ -25,10 +25,6 @@ from bot.db.models import (
     WaitRow,
 )
 from bot.errors import UserError, rule_refused
-from bot.rulesets.base import ACTOR, CharacterSnapshot, Scene, SideSnapshot, campaign_side
-from bot.rulesets.grail_anka import decisions, fight, turns
-from bot.rulesets.grail_anka.play import BATTLE_KIND, MASTER, SERVANT, GrailAnkaPlay, anka_options, fate_of, gm_check
-from bot.rulesets.grail_anka.told import Told, told
 from bot.services.campaigns import campaign_options
 from bot.services.characters import campaign_characters, controls, find_character
 from bot.services.common import (
@@ -47,10 +43,13 @@ from bot.services.ruleset_service import Roles, RulesetService
 from bot.services.snapshots import snapshots
 from rules.dice import DiceSource
 from rules.exchange import Answer, Effect, PoolDelta, SidePatch, StatePatch, Step, Text
-from rules.grail_anka import anchors, battle, checks
+from rules.grail_anka import anchors, battle, checks, decisions, fight, turn_steps
 from rules.grail_anka import turns as rules_turns
 from rules.grail_anka.model import Talisman
 from rules.grail_anka.options import GrailAnkaOptions
+from rules.grail_anka.play import BATTLE_KIND, MASTER, SERVANT, GrailAnkaPlay, anka_options, fate_of, gm_check
+from rules.grail_anka.told import Told, told
+from rules.play import ACTOR, CharacterSnapshot, Scene, SideSnapshot, campaign_side
 from rules.text import NAME_LIMIT, unseen_character
 
 RULESET_ID = "grail_anka"
@@ -66,19 +65,19 @@ def refused(code: str, **params: object) -> UserError:
 
 def refuse_game_over(side: Side | None) -> None:
     """R21: a camp whose player's protagonist died neither asks nor answers anything any more."""
-    if side is not None and (refusal := turns.game_over_refusal(side.name, side.state)) is not None:
+    if side is not None and (refusal := turn_steps.game_over_refusal(side.name, side.state)) is not None:
         raise rule_refused(refusal, RULESET_ID)
 
 
 def take_extra_action(side: Side) -> int | None:
     """R22's grace: one of the camp's extra actions before the finale, taken (refused when none is left); how many
     it has left then, or None when no grace runs."""
-    left = turns.extra_actions_left(side.state)
+    left = turn_steps.extra_actions_left(side.state)
     if left is None:
         return None
     if left < 1:
         raise refused("no_extra_actions", camp=side.name)
-    side.state = {**side.state, turns.FINALE: {"left": left - 1}}
+    side.state = {**side.state, turn_steps.FINALE: {"left": left - 1}}
     return left - 1
 
 
@@ -292,15 +291,15 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
                 views = []
                 for character, row in zip(await snapshots(session, [c for c, _ in members]), members, strict=True):
                     views.append(self._member_view(character, row[1].place, own=own, critical_fumble=critical_fumble))
-                action = side.state.get(turns.ACTION)
+                action = side.state.get(turn_steps.ACTION)
                 declared = action["kind"] if own and isinstance(action, dict) and action.get(
                     "turn") == campaign.turn_number else None  # fmt: skip
-                over = turns.game_over_of(side.state)
+                over = turn_steps.game_over_of(side.state)
                 shown.append(CampView(side.name, bool(side.state.get(GM_RUN)),
                                       side.state.get(fight.BASE) if own else None, held if own else {}, views,
                                       declared, not await self._in_war(session, side),
                                       str(over["who"]) if over is not None else None,
-                                      turns.extra_actions_left(side.state)))  # fmt: skip
+                                      turn_steps.extra_actions_left(side.state)))  # fmt: skip
             return shown
 
     async def _in_war(self, session: AsyncSession, side: Side) -> bool:
@@ -308,13 +307,13 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
         members = await self._members(session, side)
         shown = await snapshots(session, [c for c, _ in members], with_links=False)
         placed = tuple((one, row.place) for one, (_, row) in zip(shown, members, strict=True))
-        return turns.camp_active(SideSnapshot(side.id, side.name, placed, dict(side.state)), frozenset())
+        return turn_steps.camp_active(SideSnapshot(side.id, side.name, placed, dict(side.state)), frozenset())
 
     def _member_view(self, character: CharacterSnapshot, place: str, *, own: bool, critical_fumble: bool) -> MemberView:
         fate = fate_of(character)
         servant = fight.is_servant(character)
         masterless = servant and fate is None and not fight.has_master(character)
-        turns_without = int(character.state.get(turns.MASTERLESS_TURNS, 0)) if masterless else None
+        turns_without = int(character.state.get(turn_steps.MASTERLESS_TURNS, 0)) if masterless else None
         if_lost = next_turn = None
         if own and servant and fate is None:
             rate = battle.survive_rate(fight.fatigue_of(character))
@@ -619,12 +618,12 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
             refuse_game_over(side)
             if not await self._in_war(session, side):
                 raise refused("camp_out_of_war", camp=side.name)
-            before = side.state.get(turns.ACTION)
+            before = side.state.get(turn_steps.ACTION)
             again = isinstance(before, dict) and before.get("turn") == campaign.turn_number and before.get("extra")
-            left = turns.extra_actions_left(side.state) if again else take_extra_action(side)
+            left = turn_steps.extra_actions_left(side.state) if again else take_extra_action(side)
             action = {"turn": campaign.turn_number, "kind": kind, "note": note, **({"extra": True} if left is not None
                                                                                    else {})}  # fmt: skip
-            side.state = {**side.state, turns.ACTION: action}
+            side.state = {**side.state, turn_steps.ACTION: action}
             record_event(session, campaign.id, "anka.action_declared", actor_id=call.actor.user_id,
                          payload={"camp": side.name, **action}, created_at=self.clock(), secret=True)  # fmt: skip
             return side.name, campaign.turn_number, left
@@ -647,10 +646,10 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
             if sides[0].id == sides[1].id:
                 raise refused("relation_to_itself")
             for side, to in ((sides[0], sides[1]), (sides[1], sides[0])):
-                relations = {**dict(side.state.get(turns.RELATIONS, {})), to.name.lower(): kind}
+                relations = {**dict(side.state.get(turn_steps.RELATIONS, {})), to.name.lower(): kind}
                 if kind == "hostile":
                     del relations[to.name.lower()]
-                side.state = {**side.state, turns.RELATIONS: relations}
+                side.state = {**side.state, turn_steps.RELATIONS: relations}
             record_event(session, campaign.id, "anka.relation_set", actor_id=call.actor.user_id,
                          payload={"camp": sides[0].name, "other": sides[1].name, "relation": kind},
                          created_at=self.clock())  # fmt: skip
@@ -663,7 +662,7 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
             self.play_of(campaign)
             await require_gm(session, campaign.id, call.actor)
             side = await self._camp(session, campaign, camp)
-            side.state = {**side.state, turns.STANDING: None if standing == "auto" else standing}
+            side.state = {**side.state, turn_steps.STANDING: None if standing == "auto" else standing}
             record_event(session, campaign.id, "anka.standing_set", actor_id=call.actor.user_id,
                          payload={"camp": side.name, "standing": standing}, created_at=self.clock())  # fmt: skip
             return side.name
@@ -697,15 +696,15 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
                 if side is not None and await self._in_battle(session, campaign, ExchangeRole.side_id == side.id):
                     raise refused("contract_in_battle", camp=side.name)
             # Both camps are in the exchange, so that an answer after either's game ended is refused (R21).
-            sides = {turns.CAMP_ROLE: camp} if camp is not None else {}
+            sides = {turn_steps.CAMP_ROLE: camp} if camp is not None else {}
             if servant_camp is not None and servant_camp is not camp:
-                sides[turns.SERVANT_CAMP_ROLE] = servant_camp
-            cast = Cast({turns.SERVANT_ROLE: [servant_row], turns.MASTER_ROLE: [master_row]}, sides)
+                sides[turn_steps.SERVANT_CAMP_ROLE] = servant_camp
+            cast = Cast({turn_steps.SERVANT_ROLE: [servant_row], turn_steps.MASTER_ROLE: [master_row]}, sides)
             title = Text("exchange.anka_contract", {"servant": servant_row.name, "master": master_row.name})
             asker = call.actor.user_id
             return await self.engine.run(
                 session, campaign, kind=CONTRACT_KIND, title=title, cast=cast,
-                step_of=lambda scene: turns.contract_asked(scene, asker, asked_by_gm=gm), dice=call.dice,
+                step_of=lambda scene: turn_steps.contract_asked(scene, asker, asked_by_gm=gm), dice=call.dice,
                 actor_id=asker,
                 channel_id=call.channel_id,
             )  # fmt: skip
@@ -727,10 +726,10 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
                 raise refused("no_seals", name=character.name)
             camp = await self._camp_of(session, campaign, character)
             refuse_game_over(camp)
-            cast = Cast({turns.MASTER_ROLE: [character]}, {turns.CAMP_ROLE: camp} if camp is not None else {})
+            cast = Cast({turn_steps.MASTER_ROLE: [character]}, {turn_steps.CAMP_ROLE: camp} if camp is not None else {})
             return await self.engine.run(
                 session, campaign, kind="anka.order", title=Text("exchange.anka_order", {"name": character.name}),
-                cast=cast, step_of=lambda scene: turns.order_asked(scene, reason),
+                cast=cast, step_of=lambda scene: turn_steps.order_asked(scene, reason),
                 dice=call.dice, actor_id=call.actor.user_id, channel_id=call.channel_id,
             )  # fmt: skip
 
@@ -748,16 +747,16 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
             await self._refuse_war_over(session, campaign)
             sides = list(await session.scalars(select(Side).where(Side.campaign_id == campaign.id).order_by(Side.id)))
             remaining = [side for side in sides if await self._in_war(session, side)]
-            if extra_actions and any(turns.extra_actions_left(side.state) is not None for side in sides):
-                left = {side.name: turns.extra_actions_left(side.state) or 0 for side in remaining}
-                raise refused("finale_grace_running", camps=turns.extra_actions_text(left))
+            if extra_actions and any(turn_steps.extra_actions_left(side.state) is not None for side in sides):
+                left = {side.name: turn_steps.extra_actions_left(side.state) or 0 for side in remaining}
+                raise refused("finale_grace_running", camps=turn_steps.extra_actions_text(left))
             begun = not (extra_actions and remaining)
             for side in sides:
-                state = {key: value for key, value in side.state.items() if key != turns.FINALE}
+                state = {key: value for key, value in side.state.items() if key != turn_steps.FINALE}
                 if begun:
-                    state[turns.WAR_OVER] = turns.FINALE_BEGUN
+                    state[turn_steps.WAR_OVER] = turn_steps.FINALE_BEGUN
                 else:  # a camp out of the war now, back in it later (R21), takes no more than the others
-                    state[turns.FINALE] = {"left": extra_actions}
+                    state[turn_steps.FINALE] = {"left": extra_actions}
                 side.state = state
             names = [side.name for side in remaining]
             record_event(session, campaign.id, "anka.finale" if begun else "anka.finale_grace",
@@ -823,7 +822,7 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
             last = False
             sides = await self._campaign_sides(session, campaign)
             camps: list[Effect] = []  # R21: the camps a protagonist's death puts out of the game, or its life back in
-            protagonist = fate == fight.DEAD and bool(character.state.get(turns.PROTAGONIST))
+            protagonist = fate == fight.DEAD and bool(character.state.get(turn_steps.PROTAGONIST))
             if protagonist:
                 if on:
                     ended, last = await self._game_over(session, campaign, character)
@@ -832,21 +831,21 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
                     for role, side in await self._player_camps(session, campaign, character, sides):
                         if await self._in_battle(session, campaign, ExchangeRole.side_id == side.id):
                             raise refused("game_over_in_battle", name=character.name, camp=side.name)
-                        camps.append(SidePatch(role, turns.GAME_OVER, {"who": character.name, "id": character.id}))
+                        camps.append(SidePatch(role, turn_steps.GAME_OVER, {"who": character.name, "id": character.id}))
                         if not last:
                             lines.append(told("anka.camp_game_over", camp=side.name))
                 for role, side in [] if on else sides.items():
-                    over = turns.game_over_of(side.state)
+                    over = turn_steps.game_over_of(side.state)
                     if over is not None and over.get("id") == character.id:
-                        camps.append(SidePatch(role, turns.GAME_OVER, None))
+                        camps.append(SidePatch(role, turn_steps.GAME_OVER, None))
                         lines.append(told("anka.camp_back_in_game", camp=side.name))
 
             def ruled(scene: Scene) -> Step:
                 effects: list[Effect] = [StatePatch(ACTOR, fate, True if on else None), *camps]
                 said = list(lines)
-                if last and turns.war_over(scene) is None:  # a war already over (out of time, its finale) stays so
-                    effects += turns.ending(scene, turns.LAST_PROTAGONIST_DIED)
-                if protagonist and not on and (going_on := turns.resumed(scene)):
+                if last and turn_steps.war_over(scene) is None:  # a war already over (out of time, its finale) stays so
+                    effects += turn_steps.ending(scene, turn_steps.LAST_PROTAGONIST_DIED)
+                if protagonist and not on and (going_on := turn_steps.resumed(scene)):
                     effects += going_on
                     said.append(told("anka.war_resumed"))
                 return Step(effects=tuple(effects), outcomes=tuple(said))
@@ -864,8 +863,8 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
     async def _refuse_war_over(self, session: AsyncSession, campaign: Campaign) -> None:
         """Once the war ended, nothing moves in it: the GM ends the campaign."""
         for side in (await self._campaign_sides(session, campaign)).values():
-            if side.state.get(turns.WAR_OVER):
-                raise refused(turns.war_over_refusal(str(side.state[turns.WAR_OVER])))
+            if side.state.get(turn_steps.WAR_OVER):
+                raise refused(turn_steps.war_over_refusal(str(side.state[turn_steps.WAR_OVER])))
 
     async def _player_camps(
         self, session: AsyncSession, campaign: Campaign, character: Character, sides: dict[str, Side]
@@ -875,7 +874,7 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
         own = await self._camp_of(session, campaign, character)
         found = []
         for role, side in sides.items():
-            if turns.game_over_of(side.state) is not None:
+            if turn_steps.game_over_of(side.state) is not None:
                 continue
             if own is not None:
                 if side.id == own.id:
@@ -890,7 +889,7 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
         """R21: a protagonist's death ends its player's game, and the whole campaign's if it was the last one (then
         True)."""
         others = [c for c in await campaign_characters(session, campaign) if c.id != character.id
-                  and c.state.get(turns.PROTAGONIST) and not c.state.get(fight.DEAD)]  # fmt: skip
+                  and c.state.get(turn_steps.PROTAGONIST) and not c.state.get(fight.DEAD)]  # fmt: skip
         if not others:
             return told("anka.game_over_campaign", who=character.name), True
         return told("anka.game_over_player", who=character.name, user=f"<@{character.owner_id}>"), False
@@ -905,9 +904,9 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
             if on and (character.kind == SERVANT or character.state.get(fight.DEAD)):
                 raise refused("protagonist_servant" if character.kind == SERVANT else "already_dead",
                               name=character.name)  # fmt: skip
-            state = {**character.state, turns.PROTAGONIST: True}
+            state = {**character.state, turn_steps.PROTAGONIST: True}
             if not on:
-                del state[turns.PROTAGONIST]
+                del state[turn_steps.PROTAGONIST]
             character.state = state
             record_event(session, campaign.id, "anka.protagonist_set", actor_id=call.actor.user_id,
                          payload={"name": character.name, "on": on}, created_at=self.clock())  # fmt: skip

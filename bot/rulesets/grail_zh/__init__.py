@@ -8,15 +8,35 @@ attack's exchange, `upkeep.py` MP between a Master and its Servant and what a da
 from importlib import resources
 
 from bot.rulesets.base import Ruleset
-from bot.rulesets.grail_zh.bench import BENCH
-from bot.rulesets.grail_zh.play import GrailZhPlay
+from bot.rulesets.bench import BenchExchange, BenchMove
+from bot.rulesets.words import CatalogSpelling
 from rules.grail_zh.options import GrailZhOptions
+from rules.grail_zh.play import GrailZhPlay
 
+# The exchange `fatebot bench` times in this ruleset's campaigns, its buttons as an English server names them.
+# Saber's melee on Archer, whose Mind's Eye makes every hit wait for his answer: he takes it; a GM heals him
+# first, so that he stands through every round.
+BENCH = BenchExchange(
+    moves=(
+        BenchMove.award("Archer", "hp", 100),
+        BenchMove("/attack", "player", "attack", {"target": "Archer", "action": "melee"}),
+        BenchMove("Take the hit click", "rival", buttons=("Take the hit",)),
+    ),
+    sheets=(
+        (("master", {"name": "Shirou"}), ("servant", {"name": "Saber", "master": "Shirou"})),
+        (
+            ("master", {"name": "Rin"}),
+            ("servant", {"name": "Archer", "master": "Rin", "skills": [{"name": "心眼（真）", "rank": "B"}]}),
+        ),
+    ),
+)
+
+CATALOGS = resources.files(__name__) / "i18n"
 RULESET = Ruleset(
     "grail_zh",
     GrailZhOptions,
-    resources.files(__name__) / "i18n",
-    play=GrailZhPlay(),
+    CATALOGS,
+    play=GrailZhPlay(CatalogSpelling(CATALOGS)),
     extension="bot.rulesets.grail_zh.cog",
     proper_noun_keys=frozenset(
         {"sheet.rank", "sheet.value", "pool.hp", "pool.mp"}

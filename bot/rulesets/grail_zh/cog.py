@@ -13,12 +13,12 @@ from bot.app import Fatebot, Interaction, NameText, actor_of, call_of, place_of,
 from bot.cogs.characters import character_choices
 from bot.cogs.exchanges import respond
 from bot.gm_only import gm_command
-from bot.rulesets.grail_zh.actions import SECTOR_SQUARES as SECTOR
 from bot.rulesets.grail_zh.pictures import grid_map
 from bot.rulesets.grail_zh.service import RULESET_ID, GrailService
-from bot.rulesets.grail_zh.upkeep import SECRET_STATUSES
 from bot.services.exchanges import Progress
 from bot.workers import WORKERS
+from rules.grail_zh.actions import SECTOR_SQUARES as SECTOR
+from rules.grail_zh.upkeep import SECRET_STATUSES
 
 Square = app_commands.Range[int, 0, 99]
 SPELLS = {"heal": "Healing", "shield": "Protection", "suggest": "Suggestion", "alarm": "Alarm barrier",

@@ -10,9 +10,6 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import Campaign, Character
-from bot.rulesets.base import ACTOR, EVERYONE, OPPONENT, Scene
-from bot.rulesets.grail_zh import actions
-from bot.rulesets.grail_zh.play import SPELL_KIND, GrailZhPlay
 from bot.services.characters import campaign_characters, find_character
 from bot.services.common import Actor, Call, Place, active_campaign, is_gm
 from bot.services.exchanges import Progress
@@ -20,6 +17,9 @@ from bot.services.requests import OwnTerms, own_terms_asked
 from bot.services.ruleset_service import Roles, RulesetService
 from bot.services.snapshots import snapshots
 from rules.exchange import Step, Text
+from rules.grail_zh import actions
+from rules.grail_zh.play import SPELL_KIND, GrailZhPlay
+from rules.play import ACTOR, EVERYONE, OPPONENT, Scene
 
 RULESET_ID = "grail_zh"
 

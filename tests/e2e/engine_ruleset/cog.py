@@ -14,13 +14,13 @@ from bot.cogs.exchanges import respond
 from bot.db.engine import Database
 from bot.db.models import Side
 from bot.gm_only import gm_command
-from bot.rulesets.base import ATTACKER, DEFENDER
 from bot.rulesets.registry import RULESETS
 from bot.services.characters import active_character, find_character
 from bot.services.common import Call, active_campaign
 from bot.services.exchanges import Cast, ExchangeEngine, Progress, StepOf
 from bot.services.snapshots import play_of
 from rules.exchange import Text
+from rules.play import ATTACKER, DEFENDER
 from tests.e2e.engine_ruleset.play import ALLY, FIRST, SECOND, SHIELD, EnginePlay
 
 

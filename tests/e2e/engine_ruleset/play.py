@@ -18,17 +18,6 @@ from typing import Any
 
 from bot.db.engine import Busy
 from bot.db.models import DEADLINE_TRIES
-from bot.rulesets.base import (
-    ATTACKER,
-    DEFENDER,
-    CharacterDraft,
-    CharacterSnapshot,
-    Handler,
-    Play,
-    Pool,
-    Report,
-    Scene,
-)
 from rules.commitment import commit
 from rules.dice import DiceSource
 from rules.exchange import (
@@ -48,6 +37,7 @@ from rules.exchange import (
     Wait,
 )
 from rules.options import CampaignOptions
+from rules.play import ATTACKER, DEFENDER, CharacterDraft, CharacterSnapshot, Handler, Play, Pool, Report, Scene
 
 HERO = "hero"
 ALLY = "ally"
@@ -91,6 +81,7 @@ class EnginePlay(Play):
     pool_names = ("hp", "resolve", "luck")
 
     def __init__(self) -> None:
+        super().__init__()
         # How often a broken or busy reaction was answered, by the name of the ally it asks.
         self.tries: Counter[str] = Counter()
         # What a busy reaction meets: the database locked, or any other trouble of the database's.

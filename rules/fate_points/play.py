@@ -15,51 +15,6 @@ from typing import Any, Literal, cast
 
 from pydantic import Field, field_validator
 
-from bot.rulesets.base import (
-    ACTOR,
-    ATTACKER,
-    CURRENT,
-    DEFENDER,
-    EVERYONE,
-    AttackInput,
-    Binding,
-    CharacterDraft,
-    CharacterSnapshot,
-    CheckInput,
-    Choice,
-    Handler,
-    Odds,
-    Play,
-    Pool,
-    Preset,
-    Report,
-    Scene,
-    SheetLine,
-    Turn,
-)
-from bot.rulesets.fate_points.outcomes import (
-    Activated,
-    AttackDeclared,
-    AttackFaded,
-    AttackResolved,
-    CheckRolled,
-    CompatibilitySet,
-    ExCostSet,
-    FateDenied,
-    FateRequested,
-    FateSpent,
-    GodHandSet,
-    MadDraw,
-    Moved,
-    PassiveSet,
-    PhantasmRuled,
-    PresenceSet,
-    Regenerated,
-    Replenished,
-    Rested,
-    Transferred,
-)
-from bot.rulesets.words import joined
 from rules.dice import DiceSource
 from rules.exchange import (
     Answer,
@@ -116,6 +71,28 @@ from rules.fate_points import (
     servant_stats,
 )
 from rules.fate_points.actions import ActionState, actions_in_round, attack_actions, use_action
+from rules.fate_points.events import (
+    Activated,
+    AttackDeclared,
+    AttackFaded,
+    AttackResolved,
+    CheckRolled,
+    CompatibilitySet,
+    ExCostSet,
+    FateDenied,
+    FateRequested,
+    FateSpent,
+    GodHandSet,
+    MadDraw,
+    Moved,
+    PassiveSet,
+    PhantasmRuled,
+    PresenceSet,
+    Regenerated,
+    Replenished,
+    Rested,
+    Transferred,
+)
 from rules.fate_points.fate_points import fate_effect_expired, spend_fate_point
 from rules.fate_points.phantasms import (
     NoblePhantasmRuling,
@@ -132,6 +109,29 @@ from rules.fate_points.prana import (
     transfer_mana,
 )
 from rules.options import CampaignOptions
+from rules.play import (
+    ACTOR,
+    ATTACKER,
+    CURRENT,
+    DEFENDER,
+    EVERYONE,
+    AttackInput,
+    Binding,
+    CharacterDraft,
+    CharacterSnapshot,
+    CheckInput,
+    Choice,
+    Handler,
+    Odds,
+    Play,
+    Pool,
+    Preset,
+    Report,
+    Scene,
+    SheetLine,
+    Turn,
+)
+from rules.words import joined
 
 MASTER: Literal["master"] = "master"
 SERVANT: Literal["servant"] = "servant"

@@ -5,9 +5,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from bot.rulesets.base import ACTOR, CharacterSnapshot, Scene
-from bot.rulesets.grail_zh import actions
-from bot.rulesets.grail_zh.characters import (
+from rules.exchange import Effect, PoolDelta, PoolMaximum, Roll, RuleError, StatePatch, Step, Text, member
+from rules.grail_zh import actions
+from rules.grail_zh.characters import plus_on
+from rules.grail_zh.model import (
+    CLASS_TABLE,
+    INDEPENDENT_ACTION_DAYS,
+    ROUNDS_PER_MINUTE,
+    STATS,
+    TERRITORY_SQUARES,
+    TRANSFER_RANGE,
+)
+from rules.grail_zh.options import GrailZhOptions
+from rules.grail_zh.ranks import combat_cost
+from rules.grail_zh.rolls import Payment, masterless_drain, pay, plus_multiplier, transfer
+from rules.grail_zh.sheets import ServantFile
+from rules.grail_zh.stored import (
     BOOST,
     CONTRACT,
     DEFENDING,
@@ -33,20 +46,7 @@ from bot.rulesets.grail_zh.characters import (
     servant_of,
     target_text,
 )
-from rules.exchange import Effect, PoolDelta, PoolMaximum, Roll, RuleError, StatePatch, Step, Text, member
-from rules.grail_zh.characters import plus_on
-from rules.grail_zh.model import (
-    CLASS_TABLE,
-    INDEPENDENT_ACTION_DAYS,
-    ROUNDS_PER_MINUTE,
-    STATS,
-    TERRITORY_SQUARES,
-    TRANSFER_RANGE,
-)
-from rules.grail_zh.options import GrailZhOptions
-from rules.grail_zh.ranks import combat_cost
-from rules.grail_zh.rolls import Payment, masterless_drain, pay, plus_multiplier, transfer
-from rules.grail_zh.sheets import ServantFile
+from rules.play import ACTOR, CharacterSnapshot, Scene
 
 HOURS = "story_hours"  # the character state key of the story's hours it has lived through: its days
 RESTED = "rested_day"  # the day a Master last rested (R15: once a day)

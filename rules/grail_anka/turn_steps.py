@@ -12,19 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from bot.rulesets.base import EVERYONE, CharacterSnapshot, Scene, SideSnapshot
-from bot.rulesets.grail_anka.decisions import Then, anka_options, request
-from bot.rulesets.grail_anka.fight import (
-    DEAD,
-    FATIGUE,
-    MASTER_RELATION,
-    VANISHED,
-    fatigue_of,
-    has_master,
-    is_servant,
-)
-from bot.rulesets.grail_anka.told import Told, told
-from bot.rulesets.words import joined
 from rules.exchange import (
     Answer,
     Audience,
@@ -43,6 +30,11 @@ from rules.exchange import (
     member,
 )
 from rules.grail_anka import checks, turns
+from rules.grail_anka.decisions import Then, anka_options, request
+from rules.grail_anka.fight import DEAD, FATIGUE, MASTER_RELATION, VANISHED, fatigue_of, has_master, is_servant
+from rules.grail_anka.told import Told, told
+from rules.play import EVERYONE, CharacterSnapshot, Scene, SideSnapshot
+from rules.words import joined
 
 MASTERLESS_TURNS: Final = "turns_masterless"
 PROTAGONIST: Final = "protagonist"

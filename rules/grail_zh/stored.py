@@ -10,11 +10,8 @@ Pools: `hp`, `mp` and `temp_hp` for every kind. A character's `fate` state is "d
 from __future__ import annotations
 
 from collections.abc import Mapping
-from importlib import resources
 from typing import Any
 
-from bot.rulesets.base import REVEALED, CharacterSnapshot
-from bot.rulesets.words import as_written
 from rules.exchange import Outcome, Text
 from rules.grail_zh.characters import MasterStats, ServantStats, master_stats, plus_on, stats_at
 from rules.grail_zh.model import ATTRIBUTES, CLASS_TABLE, FAMILIAR_SPEED, SKILLS, STATS, Attribute, Stat
@@ -23,8 +20,9 @@ from rules.grail_zh.ranks import Rank
 from rules.grail_zh.rolls import plus_multiplier
 from rules.grail_zh.sheets import FamiliarFile, MasterFile, PuppetFile, ServantFile
 from rules.options import CampaignOptions
+from rules.play import REVEALED, CharacterSnapshot
+from rules.words import Spelling
 
-CATALOGS = resources.files("bot.rulesets.grail_zh") / "i18n"
 MASTER, SERVANT = "master", "servant"
 PUPPET, FAMILIAR = "puppet", "familiar"  # creatures only a GM makes
 CONTRACT = "contract"  # a Servant's bond to its Master
@@ -73,30 +71,30 @@ def grail_options(options: CampaignOptions) -> GrailZhOptions:
     return options
 
 
-def written_skills(data: Mapping[str, Any]) -> dict[str, Any]:
+def written_skills(spelling: Spelling, data: Mapping[str, Any]) -> dict[str, Any]:
     """A Servant's file with the skills the rules know named as the rules write them, whatever language the
     player wrote them in (`对魔力`, `Magic Resistance`)."""
     skills = data.get("skills")
     if not isinstance(skills, list):
         return dict(data)
-    named = [_written_skill(skill) if isinstance(skill, Mapping) else skill for skill in skills]
+    named = [_written_skill(spelling, skill) if isinstance(skill, Mapping) else skill for skill in skills]
     return {**data, "skills": named}
 
 
-def _written_skill(skill: Mapping[str, Any]) -> dict[str, Any]:
+def _written_skill(spelling: Spelling, skill: Mapping[str, Any]) -> dict[str, Any]:
     """A skill by the rules' name, and a rank boost's stat too (`力量`, `Strength` are STR)."""
-    name = as_written(CATALOGS, "skill", SKILLS, skill.get("name"))
+    name = spelling("skill", SKILLS, skill.get("name"))
     written = {**skill, "name": name}
     if name == "rank_boost" and "target" in skill:
-        written["target"] = written_stat(STATS, skill["target"])
+        written["target"] = written_stat(spelling, STATS, skill["target"])
     return written
 
 
-def written_stat(names: tuple[str, ...], value: object) -> object:
+def written_stat(spelling: Spelling, names: tuple[str, ...], value: object) -> object:
     """One of `names` (stats) as the rules write it, from its name in any of the game's languages or another name
     the seed gives it (「力量 对应 劲力」, 「耐久：决定HP」); anything else as typed."""
-    named = as_written(CATALOGS, "stat", names, value)
-    return named if named in names else as_written(CATALOGS, "stat_alias", names, value)
+    named = spelling("stat", names, value)
+    return named if named in names else spelling("stat_alias", names, value)
 
 
 def hidden_sheet(character: CharacterSnapshot) -> bool:

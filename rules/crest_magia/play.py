@@ -11,38 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from importlib import resources
 from typing import Any, cast
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator
 
-from bot.rulesets.base import (
-    ACTOR,
-    ATTACK,
-    ATTACKER,
-    CHECK,
-    EVERYONE,
-    GM_TERM,
-    OPPONENT,
-    Asking,
-    AttackInput,
-    CharacterDraft,
-    CharacterSnapshot,
-    CheckInput,
-    Choice,
-    CommandInput,
-    Handler,
-    Odds,
-    Play,
-    Pool,
-    Preset,
-    Report,
-    Scene,
-    SheetLine,
-    Turn,
-)
-from bot.rulesets.crest_magia import fight, healing
-from bot.rulesets.words import as_written, joined
+from rules.crest_magia import fight, healing
 from rules.crest_magia.destiny import (
     NARRATIVE_USES,
     SPEND_COST,
@@ -84,10 +57,35 @@ from rules.exchange import (
     member,
 )
 from rules.options import CampaignOptions
+from rules.play import (
+    ACTOR,
+    ATTACK,
+    ATTACKER,
+    CHECK,
+    EVERYONE,
+    GM_TERM,
+    OPPONENT,
+    Asking,
+    AttackInput,
+    CharacterDraft,
+    CharacterSnapshot,
+    CheckInput,
+    Choice,
+    CommandInput,
+    Handler,
+    Odds,
+    Play,
+    Pool,
+    Preset,
+    Report,
+    Scene,
+    SheetLine,
+    Turn,
+)
 from rules.sheets import SheetError, validation_problems
+from rules.words import joined, spelling_of
 
 RULESET_ID = "crest_magia"
-CATALOGS = resources.files("bot.rulesets.crest_magia") / "i18n"
 CHARACTER = "bearer"  # a crest bearer: player characters, NPCs and creatures alike
 CONSEQUENCE = fight.CONSEQUENCE
 DESTINY = fight.DESTINY
@@ -118,10 +116,6 @@ TEMPLATE: dict[str, Any] = {
 }  # fmt: skip
 
 
-def _as_written(kind: str, names: tuple[str, ...], value: object) -> object:
-    return as_written(CATALOGS, kind, names, value)
-
-
 class _ActionDetails(CommandInput):
     """The details every action roll takes, and the stats and skills a player names in any of the ruleset's
     languages."""
@@ -133,13 +127,13 @@ class _ActionDetails(CommandInput):
 
     @field_validator("skill", mode="before", check_fields=False)
     @classmethod
-    def _skill_name(cls, value: object) -> object:
-        return _as_written("skill", SKILLS, value)
+    def _skill_name(cls, value: object, info: ValidationInfo) -> object:
+        return spelling_of(info)("skill", SKILLS, value)
 
     @field_validator("stat", mode="before", check_fields=False)
     @classmethod
-    def _stat_name(cls, value: object) -> object:
-        return _as_written("stat", STATS, value)
+    def _stat_name(cls, value: object, info: ValidationInfo) -> object:
+        return spelling_of(info)("stat", STATS, value)
 
 
 class CrestCheckInput(CheckInput, _ActionDetails):
@@ -154,10 +148,10 @@ class CrestAttackInput(AttackInput, _ActionDetails):
 
     @field_validator("action", mode="before")
     @classmethod
-    def _bare_hands(cls, value: object) -> object:
+    def _bare_hands(cls, value: object, info: ValidationInfo) -> object:
         """Bare hands in words, in any of the ruleset's languages, are the attack /attack offers by that name (a
         weapon of that name is still `unarmed|<name>`, as offered)."""
-        return fight.BARE_HANDS if _as_written("attack_choice", ("bare_hands",), value) == "bare_hands" else value
+        return fight.BARE_HANDS if spelling_of(info)("attack_choice", ("bare_hands",), value) == "bare_hands" else value
 
 
 class CheckRolled(Outcome):

@@ -11,21 +11,45 @@ from typing import Any
 
 from pydantic import Field
 
-from bot.rulesets.base import (
-    ACTOR,
-    ANSWERER,
-    ATTACKER,
-    DEFENDER,
-    EVERYONE,
-    GM_TERM,
-    OPPONENT,
-    AttackInput,
-    CharacterSnapshot,
-    Scene,
-    Turn,
+from rules.exchange import (
+    Answer,
+    Audience,
+    Effect,
+    Modifier,
+    Option,
+    Outcome,
+    Pause,
+    PoolDelta,
+    RuleError,
+    StatePatch,
+    Step,
+    Text,
+    Wait,
+    Whisper,
+    member,
 )
-from bot.rulesets.grail_zh import actions, upkeep
-from bot.rulesets.grail_zh.characters import (
+from rules.grail_zh import actions, upkeep
+from rules.grail_zh.characters import release_cost
+from rules.grail_zh.model import KILL_MP, ROUNDS_PER_MINUTE
+from rules.grail_zh.odds import d20_outcomes, hit_chance
+from rules.grail_zh.options import GrailZhOptions
+from rules.grail_zh.ranks import Rank
+from rules.grail_zh.rolls import (
+    D20,
+    AttackRoll,
+    Reductions,
+    damage_roll,
+    damage_taken,
+    luck_d20,
+    minds_eye,
+    plus_multiplier,
+    range_penalty,
+    save,
+    save_dc,
+    split_damage,
+)
+from rules.grail_zh.sheets import Damage
+from rules.grail_zh.stored import (
     CONCEALED,
     CONTINUING,
     CONTRACT,
@@ -60,44 +84,20 @@ from bot.rulesets.grail_zh.characters import (
     speed_of,
     takes_luck_rerolls,
 )
-from bot.rulesets.words import joined
-from rules.exchange import (
-    Answer,
-    Audience,
-    Effect,
-    Modifier,
-    Option,
-    Outcome,
-    Pause,
-    PoolDelta,
-    RuleError,
-    StatePatch,
-    Step,
-    Text,
-    Wait,
-    Whisper,
-    member,
+from rules.play import (
+    ACTOR,
+    ANSWERER,
+    ATTACKER,
+    DEFENDER,
+    EVERYONE,
+    GM_TERM,
+    OPPONENT,
+    AttackInput,
+    CharacterSnapshot,
+    Scene,
+    Turn,
 )
-from rules.grail_zh.characters import release_cost
-from rules.grail_zh.model import KILL_MP, ROUNDS_PER_MINUTE
-from rules.grail_zh.odds import d20_outcomes, hit_chance
-from rules.grail_zh.options import GrailZhOptions
-from rules.grail_zh.ranks import Rank
-from rules.grail_zh.rolls import (
-    D20,
-    AttackRoll,
-    Reductions,
-    damage_roll,
-    damage_taken,
-    luck_d20,
-    minds_eye,
-    plus_multiplier,
-    range_penalty,
-    save,
-    save_dc,
-    split_damage,
-)
-from rules.grail_zh.sheets import Damage
+from rules.words import joined
 
 REACTION_WAIT = "reaction"
 GUARD_WAIT = "guard"
@@ -717,7 +717,7 @@ def answer_window(
     struck = _strike(scene, ANSWERER, role, counter=False, alone=True)
     again = {**state, "struck_by": [*struck_by, striker.id]}
     if struck.pause is not None:
-        blow = {**struck.pause.state, BY: STRIKER}
+        blow = {**struck.pause.fields, BY: STRIKER}
         return Step(
             rolls=struck.rolls,
             effects=struck.effects,
@@ -1400,7 +1400,7 @@ def _countered(
         return countered
     waiting = countered.pause
     after = {"role": role, "state": dict(state)}
-    return Step.of(countered, pause=Pause(waiting.handler, waiting.waits, {**waiting.state, "after": after}))
+    return Step.of(countered, pause=Pause(waiting.state, waiting.waits, {**waiting.fields, "after": after}))
 
 
 def odds(attacker: CharacterSnapshot, defender: CharacterSnapshot, given: GrailAttackInput,

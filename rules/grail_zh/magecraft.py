@@ -8,9 +8,40 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bot.rulesets.base import ACTOR, EVERYONE, OPPONENT, CharacterSnapshot, Scene
-from bot.rulesets.grail_zh import actions, fight
-from bot.rulesets.grail_zh.characters import (
+from rules.exchange import (
+    Answer,
+    Effect,
+    Modifier,
+    Outcome,
+    PoolDelta,
+    RuleError,
+    StatePatch,
+    Step,
+    Summon,
+    Text,
+    member,
+)
+from rules.grail_zh import actions, fight
+from rules.grail_zh.model import (
+    BARRIER_REACH,
+    BARRIER_SETUP_MINUTES,
+    FAMILIARS,
+    FLIGHT_BASE_SPEED,
+    FLIGHT_MP_PER_ROUND,
+    HEAL_PER_MP,
+    PUPPET_MP,
+    PUPPET_RANK_BELOW_MAG,
+    PUPPETS_PER_MAG,
+    REINFORCE_MP_PER_RANK,
+    ROUNDS_PER_MINUTE,
+    SHIELD_MINUTES,
+    SHIELD_PER_MP,
+    SHIELD_RANGE,
+    TELEPORT_MP_PER_SQUARE,
+)
+from rules.grail_zh.ranks import Rank
+from rules.grail_zh.rolls import luck_d20, succeeds
+from rules.grail_zh.stored import (
     FAMILIAR,
     HP,
     MAKER,
@@ -33,39 +64,8 @@ from bot.rulesets.grail_zh.characters import (
     servant_of,
     takes_luck_rerolls,
 )
-from rules.exchange import (
-    Answer,
-    Effect,
-    Modifier,
-    Outcome,
-    PoolDelta,
-    RuleError,
-    StatePatch,
-    Step,
-    Summon,
-    Text,
-    member,
-)
-from rules.grail_zh.model import (
-    BARRIER_REACH,
-    BARRIER_SETUP_MINUTES,
-    FAMILIARS,
-    FLIGHT_BASE_SPEED,
-    FLIGHT_MP_PER_ROUND,
-    HEAL_PER_MP,
-    PUPPET_MP,
-    PUPPET_RANK_BELOW_MAG,
-    PUPPETS_PER_MAG,
-    REINFORCE_MP_PER_RANK,
-    ROUNDS_PER_MINUTE,
-    SHIELD_MINUTES,
-    SHIELD_PER_MP,
-    SHIELD_RANGE,
-    TELEPORT_MP_PER_SQUARE,
-)
-from rules.grail_zh.ranks import Rank
-from rules.grail_zh.rolls import luck_d20, succeeds
 from rules.options import CampaignOptions
+from rules.play import ACTOR, EVERYONE, OPPONENT, CharacterSnapshot, Scene
 from rules.text import NAME_LIMIT, unseen_character
 
 SPIRIT_WINDOW, SPELL_WINDOW = "spirit_window", "spell_window"  # the pauses of a provoking act, by what follows

@@ -4,10 +4,12 @@ a fight, and its first attack treats the target as unaware, then it ends (D29)."
 
 from __future__ import annotations
 
-from bot.rulesets.base import ACTOR, EVERYONE, CharacterSnapshot, Scene
-from bot.rulesets.grail_zh import actions
-from bot.rulesets.grail_zh.actions import SECTOR_SQUARES
-from bot.rulesets.grail_zh.characters import (
+from rules.exchange import Modifier, Roll, RuleError, StatePatch, Step, Text
+from rules.grail_zh import actions
+from rules.grail_zh.actions import SECTOR_SQUARES
+from rules.grail_zh.model import Stat
+from rules.grail_zh.rolls import D20, luck_d20
+from rules.grail_zh.stored import (
     CONCEALED,
     FAMILIAR,
     MAKER,
@@ -23,11 +25,9 @@ from bot.rulesets.grail_zh.characters import (
     servant_of,
     takes_luck_rerolls,
 )
-from bot.rulesets.grail_zh.upkeep import HOURS
-from rules.exchange import Modifier, Roll, RuleError, StatePatch, Step, Text
-from rules.grail_zh.model import Stat
-from rules.grail_zh.rolls import D20, luck_d20
+from rules.grail_zh.upkeep import HOURS
 from rules.options import CampaignOptions
+from rules.play import ACTOR, EVERYONE, CharacterSnapshot, Scene
 
 DETECTION_TARGET = 10  # R2's 10
 MASTER_HIDDEN = -5  # 「侦查MASTER时结果-5」

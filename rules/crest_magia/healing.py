@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bot.rulesets.base import ACTOR, CharacterSnapshot, Report, Scene
-from bot.rulesets.crest_magia import fight
+from rules.crest_magia import fight
 from rules.crest_magia.damage import healed
 from rules.crest_magia.model import STATS, Stat
 from rules.crest_magia.options import CrestMagiaOptions
 from rules.crest_magia.rolls import healing_roll
 from rules.exchange import Answer, Audience, Modifier, Outcome, Pause, RuleError, Step, Text, Wait
+from rules.play import ACTOR, CharacterSnapshot, Report, Scene
 
 HEAL_WAIT = "heal_pool"
 HEALER = "healer"  # the role of the character whose crest or Medicine heals

@@ -8,8 +8,8 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from bot.rulesets.base import Report
 from rules.exchange import Outcome, Text
+from rules.play import Report
 
 EVENT = "anka.told"
 

@@ -6,33 +6,39 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel, ValidationInfo, field_validator
 
-from bot.rulesets.base import (
-    ACTOR,
-    CURRENT,
-    EVERYONE,
-    FIGHTERS,
-    AttackInput,
-    Binding,
-    CharacterDraft,
-    CharacterSnapshot,
-    CheckInput,
-    Choice,
-    Handler,
-    Odds,
-    Play,
-    Pool,
-    Preset,
-    Report,
-    Scene,
-    SheetLine,
-    Turn,
+from rules.dice import DiceSource
+from rules.exchange import Effect, Modifier, Opening, Outcome, RuleError, StatePatch, Step, Text, member
+from rules.grail_zh import actions, detection, fight, magecraft, rulings, upkeep
+from rules.grail_zh.characters import ServantSkill, effective_ranks, master_stats, release_cost, stats_at
+from rules.grail_zh.model import (
+    ATTRIBUTES,
+    FAMILIAR_HP,
+    FAMILIAR_SPEED,
+    INDEPENDENT_ACTION_DAYS,
+    ROUNDS_PER_MINUTE,
+    SKILLS,
+    STATS,
+    Attribute,
+    Stat,
 )
-from bot.rulesets.grail_zh import actions, detection, fight, magecraft, rulings, upkeep
-from bot.rulesets.grail_zh.characters import (
+from rules.grail_zh.options import GrailZhOptions
+from rules.grail_zh.ranks import Rank
+from rules.grail_zh.rolls import InitiativeEntry, initiative, luck_d20, succeeds
+from rules.grail_zh.sheets import (
+    FamiliarFile,
+    MasterFile,
+    NoblePhantasm,
+    PuppetFile,
+    ServantFile,
+    parse_familiar,
+    parse_master,
+    parse_puppet,
+    parse_servant,
+)
+from rules.grail_zh.stored import (
     BOOST,
-    CATALOGS,
     CHECK_WORDS,
     CONTRACT,
     DEAD,
@@ -64,36 +70,29 @@ from bot.rulesets.grail_zh.characters import (
     written_skills,
     written_stat,
 )
-from bot.rulesets.words import as_written, joined
-from rules.dice import DiceSource
-from rules.exchange import Effect, Modifier, Opening, Outcome, RuleError, StatePatch, Step, Text, member
-from rules.grail_zh.characters import ServantSkill, effective_ranks, master_stats, release_cost, stats_at
-from rules.grail_zh.model import (
-    ATTRIBUTES,
-    FAMILIAR_HP,
-    FAMILIAR_SPEED,
-    INDEPENDENT_ACTION_DAYS,
-    ROUNDS_PER_MINUTE,
-    SKILLS,
-    STATS,
-    Attribute,
-    Stat,
-)
-from rules.grail_zh.options import GrailZhOptions
-from rules.grail_zh.ranks import Rank
-from rules.grail_zh.rolls import InitiativeEntry, initiative, luck_d20, succeeds
-from rules.grail_zh.sheets import (
-    FamiliarFile,
-    MasterFile,
-    NoblePhantasm,
-    PuppetFile,
-    ServantFile,
-    parse_familiar,
-    parse_master,
-    parse_puppet,
-    parse_servant,
-)
 from rules.options import CampaignOptions
+from rules.play import (
+    ACTOR,
+    CURRENT,
+    EVERYONE,
+    FIGHTERS,
+    AttackInput,
+    Binding,
+    CharacterDraft,
+    CharacterSnapshot,
+    CheckInput,
+    Choice,
+    Handler,
+    Odds,
+    Play,
+    Pool,
+    Preset,
+    Report,
+    Scene,
+    SheetLine,
+    Turn,
+)
+from rules.words import joined, spelling_of
 
 SPELL_KIND = "spell.cast"  # the exchange of /grail cast
 BATTLE_CONTINUATION_HP_FLOOR = -200  # below anything Battle Continuation reaches: the rules decide a Servant's fate
@@ -121,8 +120,8 @@ SERVANT_TEMPLATE: dict[str, Any] = {
 class GrailCheckInput(CheckInput):
     @field_validator("stat", mode="before")
     @classmethod
-    def _stat_name(cls, value: object) -> object:
-        return written_stat(tuple(CHECK_WORDS), value)
+    def _stat_name(cls, value: object, info: ValidationInfo) -> object:
+        return written_stat(spelling_of(info), tuple(CHECK_WORDS), value)
 
 
 class CheckRolled(Told):
@@ -237,8 +236,8 @@ class GrailZhPlay(Play):
 
     def plus(self, scene: Scene, target: str) -> Step:
         """A stat or a skill by name in any of the game's languages (`LUK`, `幸运`, `对魔力`), or a Servant's own."""
-        stat = written_stat(STATS, target)
-        named = stat if stat in STATS else as_written(CATALOGS, "skill", SKILLS, target)
+        stat = written_stat(self.spelling, STATS, target)
+        named = stat if stat in STATS else self.spelling("skill", SKILLS, target)
         return upkeep.plus(scene, str(named))
 
     def territory(self, scene: Scene) -> Step:
@@ -266,7 +265,7 @@ class GrailZhPlay(Play):
         return fight.aim(scene, rounds)
 
     def contradict(self, scene: Scene, ability: str, against: str) -> Step:
-        return rulings.contradict(scene, ability, against)
+        return rulings.contradict(scene, ability, against, self.spelling)
 
     def status(self, scene: Scene, name: str, on: bool) -> Step:
         return upkeep.status(scene, name, on)
@@ -309,7 +308,7 @@ class GrailZhPlay(Play):
             stats_ = stats_at(body, ranks, grail_options(options), class_abilities=False)
             pools = {HP: Pool(stats_.hp_max, stats_.hp_max), MP: Pool(0, 0), TEMP_HP: Pool(0, None)}
             return CharacterDraft(puppet.name, PUPPET, sheet_, pools, ())
-        servant = parse_servant(written_skills(data))
+        servant = parse_servant(written_skills(self.spelling, data))
         master = bound.get(CONTRACT)
         ranks = effective_ranks(servant, master_file(master) if master else None, grail_options(options))
         return CharacterDraft(
@@ -355,7 +354,7 @@ class GrailZhPlay(Play):
             puppet = parse_puppet(file)
             sheet = _servant_sheet(puppet.as_servant(), dict.fromkeys(STATS, puppet.rank))
             return {**sheet, "file": puppet.model_dump(mode="json")}
-        servant = parse_servant(written_skills(file))
+        servant = parse_servant(written_skills(self.spelling, file))
         master = character.partner(CONTRACT)
         return _servant_sheet(servant, effective_ranks(servant, master_file(master) if master else None,
                                                        grail_options(options)))  # fmt: skip

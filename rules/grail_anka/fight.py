@@ -14,10 +14,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from bot.rulesets.base import CharacterSnapshot, Scene
-from bot.rulesets.grail_anka.decisions import Then, anka_options, reading, request
-from bot.rulesets.grail_anka.told import Told, told
-from bot.rulesets.words import joined
 from rules.exchange import (
     Answer,
     Audience,
@@ -36,6 +32,7 @@ from rules.exchange import (
     member,
 )
 from rules.grail_anka import battle, checks
+from rules.grail_anka.decisions import Then, anka_options, reading, request
 from rules.grail_anka.model import (
     PARAMS,
     RETREAT_FATIGUE,
@@ -45,6 +42,9 @@ from rules.grail_anka.model import (
     Timing,
 )
 from rules.grail_anka.sheets import FILES, CharacterFile, Skill
+from rules.grail_anka.told import Told, told
+from rules.play import CharacterSnapshot, Scene
+from rules.words import joined
 
 FIGHTER: Final = "fighter"
 MASTER_RELATION: Final = "master"

@@ -6,9 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bot.rulesets.base import ACTOR, OPPONENT, CharacterSnapshot, Scene
-from bot.rulesets.grail_zh.characters import (
-    CATALOGS,
+from rules.exchange import RuleError, Step, Text
+from rules.grail_zh.model import SKILLS, STATS
+from rules.grail_zh.ranks import Rank
+from rules.grail_zh.rolls import contradiction
+from rules.grail_zh.stored import (
     Tale,
     Told,
     grail_options,
@@ -18,11 +20,8 @@ from bot.rulesets.grail_zh.characters import (
     servant_of,
     target_text,
 )
-from bot.rulesets.words import as_written
-from rules.exchange import RuleError, Step, Text
-from rules.grail_zh.model import SKILLS, STATS
-from rules.grail_zh.ranks import Rank
-from rules.grail_zh.rolls import contradiction
+from rules.play import ACTOR, OPPONENT, CharacterSnapshot, Scene
+from rules.words import Spelling
 
 
 class Contradicted(Told):
@@ -50,7 +49,7 @@ def contradiction_words(payload: Mapping[str, Any]) -> dict[str, str | int | Tex
             "winner": (first, second)[winner], "ability": abilities[winner]}  # fmt: skip
 
 
-def ability_rank(character: CharacterSnapshot, ability: str, scene: Scene) -> tuple[str, Rank]:
+def ability_rank(character: CharacterSnapshot, ability: str, scene: Scene, spelling: Spelling) -> tuple[str, Rank]:
     """The ability a ruling names, as the sheet writes it, and its rank: a Noble Phantasm, a skill (a class
     ability too; in any of the game's languages) or a stat."""
     if servant_like(character):
@@ -58,24 +57,24 @@ def ability_rank(character: CharacterSnapshot, ability: str, scene: Scene) -> tu
         if phantasm is not None:
             return phantasm.name, phantasm.rank
         stats = servant_of(character, scene.options)
-        stat = as_written(CATALOGS, "stat", STATS, ability)
+        stat = spelling("stat", STATS, ability)
         if stat in STATS:
             return str(stat), stats.ranks[stat]
-        named = str(as_written(CATALOGS, "skill", SKILLS, ability))
+        named = str(spelling("skill", SKILLS, ability))
         skill = stats.skill(named) or next((s for s in stats.skills if s.name.casefold() == named.casefold()), None)
         if skill is not None:
             return skill.name, skill.rank
     raise RuleError("grail_no_ability", name=character.name, ability=ability)
 
 
-def contradict(scene: Scene, first_ability: str, second_ability: str) -> Step:
+def contradict(scene: Scene, first_ability: str, second_ability: str, spelling: Spelling) -> Step:
     """R7 between the actor's ability and the opponent's. What prevails is told, not the ranks that decided it."""
     grail_options(scene.options)
     first, second = scene.one(ACTOR), scene.one(OPPONENT)
     if first.id == second.id:
         raise RuleError("grail_contradict_self", name=first.name)
-    first_name, first_rank = ability_rank(first, first_ability, scene)
-    second_name, second_rank = ability_rank(second, second_ability, scene)
+    first_name, first_rank = ability_rank(first, first_ability, scene, spelling)
+    second_name, second_rank = ability_rank(second, second_ability, scene, spelling)
     first_wins, rolls = contradiction(scene.dice, first_rank, second_rank, (luck_of(first), luck_of(second)),
                                       (f"contradiction:{first.name}", f"contradiction:{second.name}"))  # fmt: skip
     ruled = Contradicted(first=first.name, first_ability=first_name, second=second.name, second_ability=second_name,

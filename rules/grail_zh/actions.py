@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bot.rulesets.base import CharacterSnapshot, Scene, Turn
-from bot.rulesets.grail_zh.characters import CONCEALED, Tale, Told, grail_options, servant_like
 from rules.exchange import RuleError, StatePatch, Step, Text
 from rules.grail_zh.characters import RUN_MULTIPLIER_MASTER, RUN_MULTIPLIER_SERVANT
+from rules.grail_zh.stored import CONCEALED, Tale, Told, grail_options, servant_like
+from rules.play import CharacterSnapshot, Scene, Turn
 
 ACTIONS = "actions"  # the character state key of the actions it used, and the round they were used in
 STANDARD, MOVE, MINOR = "standard", "move", "minor"

@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from bot.rulesets.base import Scene
-from bot.rulesets.grail_anka.told import told
 from rules.exchange import Answer, Audience, Commit, Note, Option, Pause, Reveal, Roll, Step, Text, ValueRange, Wait
 from rules.grail_anka import checks
 from rules.grail_anka.options import GrailAnkaOptions
+from rules.grail_anka.told import told
+from rules.play import Scene
 
 ANCHOR_WAIT: Final = "anchor"
 ANCHOR_HANDLER: Final = "anka_anchor"

@@ -12,7 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from bot.rulesets.base import (
+from rules.dice import DiceSource
+from rules.exchange import Outcome, RuleError, Step, Text
+from rules.grail_anka import checks, decisions, fight, told, turn_steps
+from rules.grail_anka.decisions import reading, request
+from rules.grail_anka.model import COMMAND_SEALS, PARAMS
+from rules.grail_anka.options import GrailAnkaOptions
+from rules.grail_anka.sheets import FILES, ServantFile, Skill, parse_file
+from rules.options import CampaignOptions
+from rules.play import (
     AttackInput,
     Binding,
     CharacterDraft,
@@ -25,16 +33,7 @@ from bot.rulesets.base import (
     Scene,
     SheetLine,
 )
-from bot.rulesets.grail_anka import decisions, fight, told, turns
-from bot.rulesets.grail_anka.decisions import reading, request
-from bot.rulesets.words import joined
-from rules.dice import DiceSource
-from rules.exchange import Outcome, RuleError, Step, Text
-from rules.grail_anka import checks
-from rules.grail_anka.model import COMMAND_SEALS, PARAMS
-from rules.grail_anka.options import GrailAnkaOptions
-from rules.grail_anka.sheets import FILES, ServantFile, Skill, parse_file
-from rules.options import CampaignOptions
+from rules.words import joined
 
 MASTER, SERVANT, OTHER = "master", "servant", "other"
 BATTLE_KIND: Final = "anka.battle"
@@ -74,7 +73,7 @@ def _checked(scene: Scene, state: dict[str, Any], values: list[int], revealed: S
     return Step.of(revealed, Step(outcomes=(line,)))
 
 
-CONTINUATIONS: Final = {**fight.CONTINUATIONS, **turns.CONTINUATIONS, CHECK_CONTINUATION: _checked}
+CONTINUATIONS: Final = {**fight.CONTINUATIONS, **turn_steps.CONTINUATIONS, CHECK_CONTINUATION: _checked}
 
 
 class GrailAnkaPlay(Play):
@@ -95,8 +94,8 @@ class GrailAnkaPlay(Play):
             fight.PICK_HANDLER: fight.param_picked,
             fight.FATE_HANDLER: fight.fate_chosen,
             fight.UNDO_HANDLER: fight.undo_chosen,
-            turns.CONTRACT_HANDLER: turns.contract_answered,
-            turns.ORDER_HANDLER: turns.order_answered,
+            turn_steps.CONTRACT_HANDLER: turn_steps.contract_answered,
+            turn_steps.ORDER_HANDLER: turn_steps.order_answered,
         }  # fmt: skip
 
     def template(self, kind: str) -> dict[str, Any]:
@@ -175,7 +174,7 @@ class GrailAnkaPlay(Play):
         return told.log_text(payload) if kind == told.EVENT else None
 
     def campaign_turn_ended(self, scene: Scene) -> Step | None:
-        return turns.turn_ended(scene)
+        return turn_steps.turn_ended(scene)
 
     def out_of_play(self, character: CharacterSnapshot) -> str | None:
         return fate_of(character)

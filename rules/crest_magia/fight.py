@@ -10,7 +10,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
-from bot.rulesets.base import ANSWERER, ATTACKER, DEFENDER, CharacterSnapshot, Scene, Turn
 from rules.crest_magia.damage import Damaged, choose_overflow, effective_die, still_depleted, take_damage
 from rules.crest_magia.destiny import SPEND_COST, require_point
 from rules.crest_magia.model import (
@@ -53,6 +52,7 @@ from rules.exchange import (
     member,
 )
 from rules.options import CampaignOptions
+from rules.play import ANSWERER, ATTACKER, DEFENDER, CharacterSnapshot, Scene, Turn
 
 CONSEQUENCE = "consequence"
 DESTINY = "destiny_points"
