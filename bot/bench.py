@@ -262,8 +262,7 @@ async def measure_ruleset(players: Players, ruleset: str, rounds: int) -> list[R
         ("/roll", lambda channel: emulator.slash(player, channel, "roll", {"dice": "1d20+5"}, settle=False))
     ]
     if (stat := await check_stat(players, channels[0])) is not None:
-        sends.append(("/check", lambda channel: emulator.slash(player, channel, "check", {"stat": stat},
-                                                               settle=False)))  # fmt: skip
+        sends.append(("/check", lambda channel: emulator.slash(player, channel, "check", {"stat": stat}, settle=False)))
     sends.append(("/character show", lambda channel: emulator.slash(player, channel, "character show", settle=False)))
     sends.append(("/log show", lambda channel: emulator.slash(player, channel, "log show", settle=False)))
     rows = []
@@ -404,9 +403,14 @@ class BotProcess:
     `shard_ids` of the emulator's shards."""
 
     def __init__(
-        self, emulator: Emulator, database_url: str, directory: Path, *, shard_ids: tuple[int, ...] | None = None,
+        self,
+        emulator: Emulator,
+        database_url: str,
+        directory: Path,
+        *,
+        shard_ids: tuple[int, ...] | None = None,
         settings: dict[str, str] | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.emulator = emulator
         self.database_url = database_url
         self.directory = directory
@@ -511,10 +515,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--database", help="an empty or scratch database to bench on (default: a new temporary SQLite file)"
     )
     parser.add_argument(
-        "--processes", type=int, default=0,
+        "--processes",
+        type=int,
+        default=0,
         help="run the bot in this many processes of its own, one shard each (more than one needs PostgreSQL); "
         "default: in the bench's own process",
-    )  # fmt: skip
+    )
 
 
 async def run_bench(*, channels: int, rounds: int, database_url: str | None, processes: int = 0) -> int:

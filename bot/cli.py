@@ -1,4 +1,4 @@
-"""The `fatebot` command: run, health, local, bench, db upgrade, db backup, db restore, db copy."""
+"""The `fatebot` command: run, health, invite, local, bench, db upgrade, db backup, db restore, db copy."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from bot.db.copy import CopyRefused, copy_database
 from bot.db.engine import Database, failure_text
 from bot.db.migrate import NewerSchema, upgrade
 from bot.health import HealthServer, check_health
+from bot.invite import PORTAL_NAMES, application_id, invite_url
 from bot.local import run_local
 from bot.settings import Settings, database_url_problem
 from rules.dice import SystemDice
@@ -41,10 +42,17 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("run", help="connect to Discord (needs DISCORD_TOKEN)")
     commands.add_parser("health", help="ask the bot running here whether it is fit (needs HEALTH_PORT); exit 0 if so")
+    invite = commands.add_parser(
+        "invite", help="print the URL that adds the bot to a server, with the permissions it needs"
+    )
+    invite.add_argument("--application-id", type=int, help="the application's id (by default read from DISCORD_TOKEN)")
     local = commands.add_parser("local", help="run the bot against the built-in Discord emulator; no token needed")
     local.add_argument("--script", type=Path, help="play a script and print one JSON object per bot message")
     local.add_argument("--seed", type=int, help="seed the dice and ids so that the output repeats exactly")
-    local.add_argument("--database", help="database URL (default: DATABASE_URL, or a temporary one with --script)")
+    local.add_argument(
+        "--database", help="database URL (default: fatebot-local.sqlite3 here, or a temporary one with --script)"
+    )
+    local.add_argument("--fresh", action="store_true", help="start over: forget the world an earlier run kept")
     local.add_argument("--verbose", action="store_true", help="show the bot's logs (on stderr)")
     add_bench_arguments(
         commands.add_parser("bench", help="time a mix of every ruleset's commands through the emulator")
@@ -123,9 +131,13 @@ def _command(arguments: argparse.Namespace, settings: Settings) -> int:
             return 0
     if arguments.command == "health":
         return _health(settings)
+    if arguments.command == "invite":
+        return _invite(settings, arguments.application_id)
     if arguments.command == "local":
         return asyncio.run(
-            run_local(settings, script=arguments.script, seed=arguments.seed, database_url=arguments.database)
+            run_local(
+                script=arguments.script, seed=arguments.seed, database_url=arguments.database, fresh=arguments.fresh
+            )
         )
     if arguments.command == "bench":
         if arguments.database is not None:  # a database that cannot be used is said before the bench starts
@@ -235,10 +247,14 @@ async def _run(settings: Settings) -> int:
     restore_endpoints = point_at(settings.discord_api_base, settings.discord_gateway_url)
     try:
         async with Fatebot(
-            database, SystemDice(), command_guild_ids=settings.command_guild_ids, read_messages=settings.read_messages,
-            shard_count=settings.shard_count, shard_ids=settings.shard_ids,
+            database,
+            SystemDice(),
+            command_guild_ids=settings.command_guild_ids,
+            read_messages=settings.read_messages,
+            shard_count=settings.shard_count,
+            shard_ids=settings.shard_ids,
             deadline_poll_seconds=settings.deadline_poll_seconds,
-        ) as bot:  # fmt: skip
+        ) as bot:
             _close_on_signals(bot)
             health = HealthServer(bot)
             if settings.health_port is not None:
@@ -261,6 +277,17 @@ async def _run(settings: Settings) -> int:
     finally:
         await database.dispose()
         restore_endpoints()
+    return 0
+
+
+def _invite(settings: Settings, given: int | None) -> int:
+    application = given if given is not None else application_id(settings.discord_token or "")
+    if application is None:
+        why = "is not a bot token" if settings.discord_token else "is not set"
+        print(f"DISCORD_TOKEN {why}: give the application's id with --application-id.", file=sys.stderr)
+        return EXIT_USAGE
+    print(invite_url(application))
+    print(f"Scopes: bot, applications.commands. Permissions: {', '.join(PORTAL_NAMES.values())}.")
     return 0
 
 

@@ -6,7 +6,7 @@ import secrets
 from collections.abc import Sequence
 from typing import Self
 
-from rules.exchange import RuleError, Text
+from rules.exchange import RuleError, Text, UserRef
 from rules.sheets import SheetProblem
 
 
@@ -45,7 +45,8 @@ class UserError(Exception):
 def refusal_text(refusal: UserError) -> Text:
     """A refusal as words to show later, where it ended something (a wait the rules could not go on with)."""
     params = {
-        name: value if isinstance(value, str | int | Text) else str(value) for name, value in refusal.params.items()
+        name: value if isinstance(value, str | int | Text | UserRef) else str(value)
+        for name, value in refusal.params.items()
     }
     return Text(refusal.key if refusal.fallback is None else refusal.fallback, params)
 

@@ -33,9 +33,13 @@ def _header(exportable: Exportable, file_format: str) -> str:
         csv.writer(buffer).writerow(CSV_COLUMNS)
         return buffer.getvalue()
     about = {
-        "id": campaign.id, "name": campaign.name, "ruleset": campaign.ruleset, "guild_id": str(campaign.guild_id),
-        "channel_id": str(campaign.channel_id), "status": campaign.status,
-    }  # fmt: skip
+        "id": campaign.id,
+        "name": campaign.name,
+        "ruleset": campaign.ruleset,
+        "guild_id": str(campaign.guild_id),
+        "channel_id": str(campaign.channel_id),
+        "status": campaign.status,
+    }
     users = {str(user_id): name for user_id, name in exportable.user_names.items()}
     return (
         f'{{"campaign": {json.dumps(about, ensure_ascii=False)}, "users": {json.dumps(users, ensure_ascii=False)}, '

@@ -11,9 +11,9 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.app_commands.commands import CommandCallback, GroupT, P, T
 
-from bot.app import Interaction, actor_of, place_of
 from bot.errors import UserError
 from bot.i18n import ENGLISH, GM_ONLY, gm_only_description
+from bot.interactions import Interaction, actor_of, place_of
 
 
 class RefusedBeforeRunning(UserError, app_commands.CheckFailure):

@@ -41,8 +41,13 @@ async def health_report(bot: Fatebot) -> tuple[bool, dict[str, Any]]:
     }
     database = await _database_answers(bot)
     fit = bot.is_ready() and not bot.is_closed() and database and all(s["connected"] for s in shards.values())
-    return fit, {"fit": fit, "ready": bot.is_ready(), "database": database, "shard_count": running.count,
-                 "shards": shards}  # fmt: skip
+    return fit, {
+        "fit": fit,
+        "ready": bot.is_ready(),
+        "database": database,
+        "shard_count": running.count,
+        "shards": shards,
+    }
 
 
 def _milliseconds(seconds: float) -> int | None:

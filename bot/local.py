@@ -8,6 +8,8 @@ A line is `USER[@LOCALE] [#CHANNEL[/THREAD]]: ACTION`, where ACTION is one of
   say TEXT                                                post a plain message in the channel
 Users and channels are created on first use, the first user owns the server, `@name` in a value names a
 user already seen, `\n` in a submitted text is a line break, and `#` starts a comment line.
+Interactively, the campaign is kept in its own database (`fatebot-local.sqlite3` here) with the ids of the
+server, its channels and users beside it: the next run continues it; `--fresh` starts over.
 """
 
 from __future__ import annotations
@@ -26,15 +28,17 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bot.app import DEADLINE_POLL_SECONDS, Fatebot, point_at
-from bot.cogs.exchanges import pass_deadlines
 from bot.console import Printer
 from bot.db.engine import Database
 from bot.emulator import Emulator, EmulatorError
 from bot.emulator.models import EVERYONE, BotOutput, Channel, Guild, InteractionRecord, Message, User
-from bot.settings import Settings
+from bot.exchange_views import pass_deadlines
 from rules.dice import DiceSource, SeededDice, SystemDice
 
 GUILD_NAME = "Local server"
+# Where an interactive run keeps its world, in the folder it runs in: not the bot's own database.
+LOCAL_DATABASE = Path("fatebot-local.sqlite3")
+LOCAL_IDS = Path("fatebot-local.ids.json")
 DEFAULT_CHANNEL = "general"
 # With --seed the bot's clock starts here and moves one minute per script line, so logs repeat exactly.
 SCRIPT_EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
@@ -133,12 +137,32 @@ def _form_values(number: int, text: str) -> dict[str, str]:
     return values
 
 
-class LocalWorld:
-    """The emulated server: users and channels appear as the script first names them."""
+class KnownIds:
+    """The ids an earlier run gave the server, its channels and users (by name), and the newest id it gave, kept
+    in a file beside its database: the campaign stored under them is found again. Without a file, none."""
 
-    def __init__(self, emulator: Emulator, files_from: Path, bot: Fatebot) -> None:
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        stored = json.loads(path.read_text(encoding="utf-8")) if path is not None and path.exists() else {}
+        self.ids: dict[str, int] = {name: int(value) for name, value in stored.get("ids", {}).items()}
+        self.owner: str | None = stored.get("owner")
+        self.last = int(stored.get("last", 0))
+
+    def save(self, last: int) -> None:
+        if self.path is not None:
+            data = {"owner": self.owner, "last": max(self.last, last), "ids": self.ids}
+            self.path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+
+
+class LocalWorld:
+    """The emulated server: users and channels appear as the script first names them, with the ids an earlier run
+    gave them (`known`)."""
+
+    def __init__(self, emulator: Emulator, files_from: Path, bot: Fatebot, known: KnownIds | None = None) -> None:
         self.emulator = emulator
         self.bot = bot
+        self.known = known or KnownIds(None)
+        emulator.ids_after(self.known.last)
         # Where `option:<PATH` finds its file: the script's folder, or the current one interactively.
         self.files_from = files_from
         self.guild: Guild | None = None
@@ -151,25 +175,38 @@ class LocalWorld:
         """The script's user by name; a locale given (`bob@ja:`) becomes their client's from then on, as a user
         switching Discord's language: every later command, click and form reports it."""
         if name not in self.users:
-            user = self.emulator.add_user(name, locale=locale or "en-US")
-            self.users[name] = user
-            if self.guild is None:
-                self.guild = self.emulator.add_guild(GUILD_NAME, owner=user)
-            else:
-                self.emulator.add_member(self.guild, user)
+            if self.guild is None:  # the server's owner is who first spoke, in this run or the first one
+                owner = self.known.owner or name
+                self.known.owner = owner
+                self.users[owner] = self._new_user(owner, locale if owner == name else None)
+                guild_id = self.known.ids.get("guild")
+                self.guild = self.emulator.add_guild(GUILD_NAME, owner=self.users[owner], given_id=guild_id)
+                self.known.ids["guild"] = self.guild.id
+            if name not in self.users:
+                self.users[name] = self._new_user(name, locale)
+                self.emulator.add_member(self.guild, self.users[name])
         elif locale is not None:
             self.users[name] = self.emulator.set_locale(self.users[name], locale)
         return self.users[name]
 
+    def _new_user(self, name: str, locale: str | None) -> User:
+        user = self.emulator.add_user(name, locale=locale or "en-US", given_id=self.known.ids.get(f"user:{name}"))
+        self.known.ids[f"user:{name}"] = user.id
+        return user
+
     def channel(self, name: str, thread: str | None) -> Channel:
         assert self.guild is not None
         if name not in self.channels:
-            self.channels[name] = self.emulator.add_channel(self.guild, name)
+            given = self.known.ids.get(f"channel:{name}")
+            self.channels[name] = self.emulator.add_channel(self.guild, name, given_id=given)
+            self.known.ids[f"channel:{name}"] = self.channels[name].id
         if thread is None:
             return self.channels[name]
         key = f"{name}/{thread}"
         if key not in self.channels:
-            self.channels[key] = self.emulator.add_thread(self.channels[name], thread)
+            given = self.known.ids.get(f"channel:{key}")
+            self.channels[key] = self.emulator.add_thread(self.channels[name], thread, given_id=given)
+            self.known.ids[f"channel:{key}"] = self.channels[key].id
         return self.channels[key]
 
     def channel_label(self, channel_id: int) -> str:
@@ -353,9 +390,15 @@ def _newest_with_button(messages: list[Message], label: str) -> Message | None:
 
 @contextlib.asynccontextmanager
 async def running_bot(
-    database_url: str, dice: DiceSource, clock: Callable[[], datetime], seed: int | None, files_from: Path,
-    *, scripted: bool = False,
-) -> AsyncIterator[LocalWorld]:  # fmt: skip
+    database_url: str,
+    dice: DiceSource,
+    clock: Callable[[], datetime],
+    seed: int | None,
+    files_from: Path,
+    *,
+    scripted: bool = False,
+    known: KnownIds | None = None,
+) -> AsyncIterator[LocalWorld]:
     """The emulator and the real bot connected to it, for as long as the block runs."""
     async with Emulator(seed=seed) as emulator:
         restore = point_at(emulator.api_base, emulator.gateway_url)
@@ -374,7 +417,7 @@ async def running_bot(
         task = asyncio.create_task(bot.start(emulator.bot_token))
         try:
             await emulator.wait_ready()
-            yield LocalWorld(emulator, files_from, bot)
+            yield LocalWorld(emulator, files_from, bot, known)
         finally:
             await bot.close()
             with contextlib.suppress(asyncio.CancelledError):
@@ -456,9 +499,18 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-async def run_local(settings: Settings, *, script: Path | None, seed: int | None, database_url: str | None) -> int:
+async def run_local(*, script: Path | None, seed: int | None, database_url: str | None, fresh: bool = False) -> int:
     if script is None:
-        return await _interactive(database_url or settings.database_url, seed)
+        if fresh and database_url is not None:
+            print(
+                "--fresh starts over in the local database; to start over elsewhere, name an empty one", file=sys.stderr
+            )
+            return 2
+        if fresh:
+            journals = (LOCAL_DATABASE.with_name(f"{LOCAL_DATABASE.name}{suffix}") for suffix in ("-wal", "-shm"))
+            for path in (LOCAL_DATABASE, *journals, LOCAL_IDS):
+                path.unlink(missing_ok=True)
+        return await _interactive(database_url, seed)
     try:
         lines = (await asyncio.to_thread(script.read_text, encoding="utf-8")).splitlines()
     except OSError as error:
@@ -496,13 +548,17 @@ def _describe(world: LocalWorld, output: BotOutput) -> str:
     return ""
 
 
-async def _interactive(database_url: str, seed: int | None) -> int:
+async def _interactive(database_url: str | None, seed: int | None) -> int:
     dice: DiceSource = SeededDice(seed) if seed is not None else SystemDice()
     printer = Printer(sys.stdout)
     printer.line(__doc__)
+    known = KnownIds(LOCAL_IDS if database_url is None else None)
+    if database_url is None and known.ids:
+        printer.line(f"Continuing the world kept in {LOCAL_DATABASE} (run with --fresh to start over).")
     printer.line("Example:  alice: /campaign start ruleset:fate_points name:Fuyuki    (Ctrl-D to quit)\n")
     printer.check()
-    async with running_bot(database_url, dice, _utcnow, seed, Path.cwd()) as world:
+    url = database_url or f"sqlite:///{LOCAL_DATABASE}"
+    async with running_bot(url, dice, _utcnow, seed, Path.cwd(), known=known) as world:
         world.emulator.add_listener(
             lambda output: printer.line(_describe(world, output)) if _is_shown(world, output) else None
         )
@@ -516,5 +572,6 @@ async def _interactive(database_url: str, seed: int | None) -> int:
                     printer.line(_describe_shown(shown))
             except (ScriptError, EmulatorError) as error:
                 printer.line(f"error: {error}")
+            world.known.save(world.emulator.last_id)
             printer.check()
     return 0

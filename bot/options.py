@@ -52,12 +52,18 @@ def accepted_words(tr: Translator, model: type[CampaignOptions], name: str) -> s
     """What an option takes, in words: its catalog's description of a free text, else each value."""
     if tr.has(f"option.{name}.values"):
         return tr(f"option.{name}.values")
-    return tr.either([
-        tr("option.range", minimum="…" if one.minimum is None else one.minimum,
-           maximum="…" if one.maximum is None else one.maximum)
-        if isinstance(one, WholeNumbers) else value_words(tr, name, one)
-        for one in accepted(model, name)
-    ])  # fmt: skip
+    return tr.either(
+        [
+            tr(
+                "option.range",
+                minimum="…" if one.minimum is None else one.minimum,
+                maximum="…" if one.maximum is None else one.maximum,
+            )
+            if isinstance(one, WholeNumbers)
+            else value_words(tr, name, one)
+            for one in accepted(model, name)
+        ]
+    )
 
 
 def _as_typed(text: str) -> str:
@@ -69,8 +75,9 @@ def _as_typed(text: str) -> str:
 def typed_option(tr: Translator, model: type[CampaignOptions], text: str) -> str:
     """The option a GM typed, by its code name or its words."""
     wanted = _as_typed(text)
-    return next((name for name in model.model_fields if wanted in (_as_typed(name), _as_typed(option_name(tr, name)))),
-                text)  # fmt: skip
+    return next(
+        (name for name in model.model_fields if wanted in (_as_typed(name), _as_typed(option_name(tr, name)))), text
+    )
 
 
 def typed_value(tr: Translator, model: type[CampaignOptions], name: str, text: str) -> str:

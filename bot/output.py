@@ -129,9 +129,11 @@ def _fits(embed: discord.Embed) -> bool:
         and len(embed.description or "") <= DESCRIPTION_LIMIT
         and len(embed.footer.text or "") <= FOOTER_LIMIT
         and len(embed.author.name or "") <= TITLE_LIMIT
-        and all(len(field.name or "") <= FIELD_NAME_LIMIT and len(field.value or "") <= FIELD_VALUE_LIMIT
-                for field in fields)
-    )  # fmt: skip
+        and all(
+            len(field.name or "") <= FIELD_NAME_LIMIT and len(field.value or "") <= FIELD_VALUE_LIMIT
+            for field in fields
+        )
+    )
 
 
 def fit_embed(embed: discord.Embed) -> list[discord.Embed]:
@@ -141,9 +143,11 @@ def fit_embed(embed: discord.Embed) -> list[discord.Embed]:
     footer = shorten(embed.footer.text, FOOTER_LIMIT) if embed.footer.text else None
     # The first part keeps what is not text (colour, link, time, pictures); the text is laid out again below.
     first = discord.Embed(
-        title=shorten(embed.title, TITLE_LIMIT) if embed.title else None, colour=embed.colour, url=embed.url,
+        title=shorten(embed.title, TITLE_LIMIT) if embed.title else None,
+        colour=embed.colour,
+        url=embed.url,
         timestamp=embed.timestamp,
-    )  # fmt: skip
+    )
     if embed.image.url:
         first.set_image(url=embed.image.url)
     if embed.thumbnail.url:
@@ -243,9 +247,11 @@ def pages_of(choices: int, kept: int) -> tuple[int, int]:
 
 
 def paged_view(
-    choices: Sequence[discord.ui.Item[Any]], kept: Sequence[discord.ui.Item[Any]],
-    number: int, turn: PageTurn,
-) -> discord.ui.View:  # fmt: skip
+    choices: Sequence[discord.ui.Item[Any]],
+    kept: Sequence[discord.ui.Item[Any]],
+    number: int,
+    turn: PageTurn,
+) -> discord.ui.View:
     """Buttons laid out within Discord's rows, in their order: the `choices` a page at a time when they do not fit
     in one (the first page holds the first), each page with the `kept` buttons and `turn`'s button to the next
     page (the last leads back to the first), so none is ever left out. A page number past the end shows the
@@ -416,20 +422,30 @@ async def _unthink(interaction: discord.Interaction[discord.Client], ephemeral: 
 
 
 async def reply(
-    interaction: discord.Interaction[discord.Client], content: str | None = None, *,
-    embed: discord.Embed | None = None, embeds: Sequence[discord.Embed] = (), view: discord.ui.View | None = None,
-    files: Sequence[tuple[str, bytes]] = (), paths: Sequence[Path] = (), ephemeral: bool = False,
-    mentions: Mentions | None = None, pictures: Sequence[Picture] = (),
-) -> None:  # fmt: skip
+    interaction: discord.Interaction[discord.Client],
+    content: str | None = None,
+    *,
+    embed: discord.Embed | None = None,
+    embeds: Sequence[discord.Embed] = (),
+    view: discord.ui.View | None = None,
+    files: Sequence[tuple[str, bytes]] = (),
+    paths: Sequence[Path] = (),
+    ephemeral: bool = False,
+    mentions: Mentions | None = None,
+    pictures: Sequence[Picture] = (),
+) -> None:
     """The interaction's reply (or its followups, once it has answered or deferred), in as many messages as it
     takes. The view and the files (in memory, or on disk for large ones; pictures with their alt text) go with
     the last message."""
     parts = pack(content, [*([embed] if embed else []), *embeds])
     attached = fit_files(files) + [
-        discord.File(io.BytesIO(picture.data), filename=picture.filename,
-                     description=shorten(picture.description, ALT_TEXT_LIMIT))
+        discord.File(
+            io.BytesIO(picture.data),
+            filename=picture.filename,
+            description=shorten(picture.description, ALT_TEXT_LIMIT),
+        )
         for picture in pictures
-    ]  # fmt: skip
+    ]
     for path in paths:
         attached += [discord.File(fitted) for fitted in await WORKERS.run(interaction.user.id, fit_path, path)]
     fit_view(view)
@@ -456,9 +472,13 @@ def _expired(interaction: discord.Interaction[discord.Client], error: discord.No
 
 
 async def _send(
-    interaction: discord.Interaction[discord.Client], parts: Sequence[Part], attached: Sequence[discord.File],
-    view: discord.ui.View | None, ephemeral: bool, mentions: Mentions | None,
-) -> None:  # fmt: skip
+    interaction: discord.Interaction[discord.Client],
+    parts: Sequence[Part],
+    attached: Sequence[discord.File],
+    view: discord.ui.View | None,
+    ephemeral: bool,
+    mentions: Mentions | None,
+) -> None:
     for index, part in enumerate(parts):
         last = index == len(parts) - 1
         text, shown = part.content or MISSING, list(part.embeds) or MISSING
@@ -466,20 +486,31 @@ async def _send(
         carried = attached if last and attached else MISSING
         if interaction.response.is_done():
             await interaction.followup.send(
-                text, embeds=shown, view=buttons, files=carried, ephemeral=ephemeral,
+                text,
+                embeds=shown,
+                view=buttons,
+                files=carried,
+                ephemeral=ephemeral,
                 allowed_mentions=mentions or MISSING,
-            )  # fmt: skip
+            )
         else:
             await interaction.response.send_message(
-                text, embeds=shown, view=buttons, files=carried, ephemeral=ephemeral,
+                text,
+                embeds=shown,
+                view=buttons,
+                files=carried,
+                ephemeral=ephemeral,
                 allowed_mentions=mentions or MISSING,
-            )  # fmt: skip
+            )
 
 
 async def update(
-    interaction: discord.Interaction[discord.Client], content: str | None = None, *,
-    embed: discord.Embed | None = None, view: discord.ui.View | None = None,
-) -> None:  # fmt: skip
+    interaction: discord.Interaction[discord.Client],
+    content: str | None = None,
+    *,
+    embed: discord.Embed | None = None,
+    view: discord.ui.View | None = None,
+) -> None:
     """The clicked message, rewritten: one message, so a long content is shortened and an embed keeps what
     fits in one (a page of a list is built to fit)."""
     shown = shorten(content, CONTENT_LIMIT) if content is not None else MISSING
@@ -509,9 +540,14 @@ async def acknowledge(interaction: discord.Interaction[discord.Client]) -> None:
 
 
 async def post(
-    channel: discord.abc.Messageable, content: str | None = None, *, embeds: Sequence[discord.Embed] = (),
-    view: discord.ui.View | None = None, mentions: Mentions | None = None, nonce: int | None = None,
-) -> discord.Message:  # fmt: skip
+    channel: discord.abc.Messageable,
+    content: str | None = None,
+    *,
+    embeds: Sequence[discord.Embed] = (),
+    view: discord.ui.View | None = None,
+    mentions: Mentions | None = None,
+    nonce: int | None = None,
+) -> discord.Message:
     """A message of the bot's own (a prompt, what a deadline did, a DM), in as many messages as it takes;
     the view goes with the last, which is returned. With a `nonce`, Discord keeps one copy of each part however
     often the same post is sent again within minutes (a notice resent after a restart)."""
@@ -522,17 +558,25 @@ async def post(
 
 
 async def _post_parts(
-    channel: discord.abc.Messageable, parts: Sequence[Part], view: discord.ui.View | None,
-    mentions: Mentions | None, files: Sequence[discord.File] = (), *, nonce: int | None = None,
-) -> discord.Message:  # fmt: skip
+    channel: discord.abc.Messageable,
+    parts: Sequence[Part],
+    view: discord.ui.View | None,
+    mentions: Mentions | None,
+    files: Sequence[discord.File] = (),
+    *,
+    nonce: int | None = None,
+) -> discord.Message:
     sent: discord.Message | None = None
     for index, part in enumerate(parts):
         last = index == len(parts) - 1
         sent = await channel.send(
-            content=part.content, embeds=list(part.embeds) or MISSING,
-            view=view if last and view is not None else MISSING, files=files if last and files else MISSING,
-            allowed_mentions=mentions or MISSING, nonce=secrets.randbits(64) if nonce is None else nonce + index,
-        )  # fmt: skip
+            content=part.content,
+            embeds=list(part.embeds) or MISSING,
+            view=view if last and view is not None else MISSING,
+            files=files if last and files else MISSING,
+            allowed_mentions=mentions or MISSING,
+            nonce=secrets.randbits(64) if nonce is None else nonce + index,
+        )
     assert sent is not None
     return sent
 
@@ -546,20 +590,42 @@ async def rewrite(message: discord.PartialMessage | discord.Message, content: st
 POSTER_NAME_LIMIT = 80
 
 
+@dataclass(frozen=True)
+class Upload:
+    """A file a user gave, to post again as it came (a picture beside a character's words)."""
+
+    filename: str
+    data: bytes
+
+
 async def post_as(
-    webhook: discord.Webhook, content: str, *, name: str, avatar_url: str | None, thread: discord.Thread | None
+    webhook: discord.Webhook,
+    content: str,
+    *,
+    name: str,
+    avatar_url: str | None,
+    thread: discord.Thread | None,
+    upload: Upload | None = None,
 ) -> discord.WebhookMessage:
     """A post through a channel webhook under a character's name and picture, in one message, pinging no one
     (whatever mentions its text holds)."""
+    file = discord.File(io.BytesIO(upload.data), filename=upload.filename) if upload is not None else MISSING
     return await webhook.send(
-        shorten(content, CONTENT_LIMIT), username=shorten(name, POSTER_NAME_LIMIT), avatar_url=avatar_url or MISSING,
-        allowed_mentions=discord.AllowedMentions.none(), wait=True, thread=thread or MISSING,
-    )  # fmt: skip
+        shorten(content, CONTENT_LIMIT),
+        username=shorten(name, POSTER_NAME_LIMIT),
+        avatar_url=avatar_url or MISSING,
+        allowed_mentions=discord.AllowedMentions.none(),
+        wait=True,
+        thread=thread or MISSING,
+        file=file,
+    )
 
 
 async def rewrite_as(webhook: discord.Webhook, message_id: int, content: str, thread: discord.Thread | None) -> None:
     """A webhook's post given new text, pinging no one."""
     await webhook.edit_message(
-        message_id, content=shorten(content, CONTENT_LIMIT), allowed_mentions=discord.AllowedMentions.none(),
+        message_id,
+        content=shorten(content, CONTENT_LIMIT),
+        allowed_mentions=discord.AllowedMentions.none(),
         thread=thread or MISSING,
-    )  # fmt: skip
+    )

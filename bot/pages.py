@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import discord
 
 from bot import output
-from bot.app import Interaction
 from bot.i18n import Translator
+from bot.interactions import Interaction
 from bot.views import PersistentButton
 
 # A line of a list is shortened to this, so that a page always holds several of them.

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import discord
 
 from bot.db.models import DEADLINE_TRIES, Campaign, Event
-from bot.i18n import Translator
+from bot.i18n import Translator, mention
 from bot.options import option_name, option_text, stored_words, value_words
 from bot.rulesets.base import Renderer
 from bot.services.campaigns import OPTION_SET, CampaignSummary
@@ -17,14 +18,11 @@ from bot.services.reminders import OpenWait
 from bot.services.rolls import dice_dialect, summary_text, verdict_text
 from rules.dice import RollResult, Summary, render
 from rules.exchange import Roll, Text
+from rules.play import Pool
 
 ROLL_COLOUR = discord.Colour.blurple()
 SECRET_COLOUR = discord.Colour.dark_grey()
 CAMPAIGN_COLOUR = discord.Colour.gold()
-
-
-def mention(user_id: int | None) -> str:
-    return f"<@{user_id}>" if user_id is not None else "—"
 
 
 def timestamp(event_or_campaign: Event | Campaign) -> str:
@@ -74,9 +72,10 @@ def campaign_embed(tr: Translator, summary: CampaignSummary, server_language: st
     embed.add_field(name=tr("campaign.field.players"), value=str(summary.player_count), inline=True)
     embed.add_field(name=tr("campaign.field.started"), value=timestamp(campaign), inline=True)
     words = tr.scoped(campaign.ruleset)  # the options are named in the ruleset's catalog
-    options = "\n".join(words("campaign.option_line", option=option_name(words, name),
-                               value=stored_words(words, name, value))
-                         for name, value in sorted(summary.changed_options.items()))  # fmt: skip
+    options = "\n".join(
+        words("campaign.option_line", option=option_name(words, name), value=stored_words(words, name, value))
+        for name, value in sorted(summary.changed_options.items())
+    )
     embed.add_field(name=tr("campaign.field.options"), value=options or tr("campaign.options_default"), inline=False)
     return embed
 
@@ -114,10 +113,15 @@ def log_line(tr: Translator, entry: LogEntry, renderer: Renderer | None = None) 
         params["user"] = mention(params["user"])
     if "ruleset" in params:
         params["ruleset"] = ruleset_name(tr, str(params["ruleset"]))
+    if event.kind == "dialogue.me":  # in italics, as the channel shows it: its own Markdown as typed
+        params["text"] = discord.utils.escape_markdown(str(params.get("text", "")))
     for key in ("old", "new"):
         if key in params:
-            params[key] = (stored_words(tr, str(params["option"]), params[key]) if event.kind == OPTION_SET
-                           else option_text(params[key]))  # fmt: skip
+            params[key] = (
+                stored_words(tr, str(params["option"]), params[key])
+                if event.kind == OPTION_SET
+                else option_text(params[key])
+            )
     if event.kind == OPTION_SET:
         params["option"] = option_name(tr, str(params["option"]))
     if "resource" in params:  # a pool, in the reader's words
@@ -195,6 +199,10 @@ def pool_text(tr: Translator, name: str, current: int, maximum: int | None) -> s
     return f"{label} {current}/{maximum}" if maximum is not None else f"{label} {current}"
 
 
+def pools_text(tr: Translator, pools: Mapping[str, Pool]) -> str:
+    return " · ".join(pool_text(tr, name, pool.current, pool.maximum) for name, pool in pools.items())
+
+
 def changed_pools(tr: Translator, pools: dict[str, dict[str, tuple[int, int | None]]]) -> list[tuple[str, str]]:
     """(`Saber`, `HP 30/40 · prana 12/91`) for each character whose pools changed."""
     return [
@@ -225,9 +233,11 @@ def open_wait_line(tr: Translator, wait: OpenWait, *, with_campaign: bool) -> st
     wait the deadlines gave up on, that they did, with its error id."""
     scoped = tr.scoped(wait.ruleset)
     line = scoped(
-        "waiting.line", title=scoped.text(wait.title), who=waited_on(scoped, wait),
+        "waiting.line",
+        title=scoped.text(wait.title),
+        who=waited_on(scoped, wait),
         since=f"<t:{int(wait.created_at.timestamp())}:R>",
-    )  # fmt: skip
+    )
     if with_campaign:
         line = tr("waiting.in_campaign", campaign=wait.campaign_name, line=line)
     if wait.link:

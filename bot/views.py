@@ -7,8 +7,8 @@ from typing import Any, ClassVar, Self
 
 import discord
 
-from bot.app import Interaction, begin, report_error
 from bot.errors import UserError
+from bot.interactions import Interaction, begin, report_error
 
 # Ids are BIGINT: a larger number in a button's id was never one of ours.
 ID_LIMIT = 2**63 - 1

@@ -38,28 +38,38 @@ class Voices:
         try:
             own = self.client.user
             found = [
-                hook for hook in await channel.webhooks()
+                hook
+                for hook in await channel.webhooks()
                 if hook.token and hook.user is not None and own is not None and hook.user.id == own.id
-            ]  # fmt: skip
+            ]
             hook = found[0] if found else await channel.create_webhook(name=WEBHOOK_NAME)
         except discord.Forbidden as refused:
             raise UserError("error.no_manage_webhooks") from refused
         self._known[channel.id] = hook
         return hook
 
-    async def post(self, channel_id: int, content: str, *, name: str, avatar_url: str | None) -> discord.Message:
+    async def post(
+        self, channel_id: int, content: str, *, name: str, avatar_url: str | None, upload: output.Upload | None = None
+    ) -> discord.Message:
         channel, thread = await self._channel(channel_id)
         try:
-            return await self._post_with(await self._webhook(channel), thread, content, name, avatar_url)
+            return await self._post_with(await self._webhook(channel), thread, content, name, avatar_url, upload)
         except discord.NotFound:  # deleted by someone: made again, once
             self._known.pop(channel.id, None)
-            return await self._post_with(await self._webhook(channel, fresh=True), thread, content, name, avatar_url)
+            hook = await self._webhook(channel, fresh=True)
+            return await self._post_with(hook, thread, content, name, avatar_url, upload)
 
     async def _post_with(
-        self, hook: discord.Webhook, thread: discord.Thread | None, content: str, name: str, avatar_url: str | None
+        self,
+        hook: discord.Webhook,
+        thread: discord.Thread | None,
+        content: str,
+        name: str,
+        avatar_url: str | None,
+        upload: output.Upload | None,
     ) -> discord.Message:
         try:
-            return await output.post_as(hook, content, name=name, avatar_url=avatar_url, thread=thread)
+            return await output.post_as(hook, content, name=name, avatar_url=avatar_url, thread=thread, upload=upload)
         except discord.Forbidden as refused:
             raise UserError("error.no_manage_webhooks") from refused
         except discord.HTTPException as refused:

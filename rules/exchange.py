@@ -6,8 +6,8 @@ ruleset renders, and optionally a `Pause`: the waits the exchange stays open for
 it with. A `Wait` names who may answer (`Audience`), the options offered (each with its label and, to
 group buttons, a group), whether one answer or every member's is needed, an answer by number
 (`ValueRange`), and an optional deadline with the default applied when it passes. The bot stores
-exchanges and waits, resolves each wait exactly once, and hands the `Answer` to the ruleset's handler,
-which returns the next step. The four rule systems fit this one shape:
+exchanges and waits, resolves each wait exactly once, and hands the `Answer` to the step that resumes from
+the stored state, which returns the next step. The four rule systems fit this one shape:
 
 - fate_points: the attack step pauses for the defender's choice; the answer resolves it.
 - grail_zh: the attack resolves at once, and the step pauses for third parties' reactions with a deadline.
@@ -24,9 +24,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, PlainSerializer, TypeAdapter
+from pydantic_core import core_schema
 
 # Option and wait keys travel inside button ids: short, lowercase, no separators.
 KEY_PATTERN = re.compile(r"^[a-z0-9_]{1,40}$")
@@ -48,32 +49,67 @@ def parse_member(reference: str) -> tuple[str, int]:
 
 
 @dataclass(frozen=True)
+class UserRef:
+    """A user named inside a text, by id: the bot shows them to the reader (a mention), and a stored text keeps the
+    id alone. None: nobody (a deadline answered)."""
+
+    user: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"user": self.user}
+
+
+@dataclass(frozen=True)
 class Text:
     """A catalog key and its parameters, translated by the bot in the reader's language.
 
-    A parameter may itself be a `Text` (a choice's label inside a sentence), translated first.
+    A parameter may itself be a `Text` (a choice's label inside a sentence), translated first, or a `UserRef`.
+    As a field of a pydantic model, a text is stored as `to_dict` writes it.
     """
 
     key: str
-    params: Mapping[str, str | int | Text] = field(default_factory=dict)
+    params: Mapping[str, str | int | Text | UserRef] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "key": self.key,
             "params": {
-                name: value.to_dict() if isinstance(value, Text) else value for name, value in self.params.items()
+                name: value.to_dict() if isinstance(value, Text | UserRef) else value
+                for name, value in self.params.items()
             },
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Text:
-        return cls(
-            data["key"],
-            {
-                name: cls.from_dict(value) if isinstance(value, Mapping) else value
-                for name, value in data.get("params", {}).items()
-            },
-        )
+        return cls(data["key"], {name: _param(value) for name, value in data.get("params", {}).items()})
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        return stored_by_dict(cls)
+
+
+def stored_by_dict(kind: Any) -> core_schema.CoreSchema:
+    """How pydantic keeps a value that writes its own JSON (`to_dict`, read back by `from_dict`): as it writes it."""
+    return core_schema.no_info_plain_validator_function(
+        lambda value: value if isinstance(value, kind) else kind.from_dict(value),
+        serialization=core_schema.plain_serializer_function_ser_schema(lambda kept: kept.to_dict()),
+    )
+
+
+class KeptAsDict:
+    """Marks a field (`Annotated[AttackOutcome, KeptAsDict()]`) whose value writes its own JSON: a state keeps it
+    as `to_dict` has always written it."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        return stored_by_dict(source)
+
+
+def _param(value: Any) -> str | int | Text | UserRef:
+    """A stored parameter of a text. (Texts stored by older releases name a user by its mention, a string.)"""
+    if isinstance(value, Mapping):
+        return UserRef(value["user"]) if value.keys() == {"user"} else Text.from_dict(value)
+    word: str | int = value
+    return word
 
 
 @dataclass(frozen=True)
@@ -142,6 +178,10 @@ class Roll:
         )
 
 
+# An effect's mapping, which may be a read-only view: stored as the plain dict the JSON column takes.
+StoredMapping = Annotated[Mapping[str, Any], PlainSerializer(dict)]
+
+
 @dataclass(frozen=True)
 class PoolDelta:
     """Add `delta` to a pool (hp, prana, fate_points...) of the character `who`; damage stops at the minimum."""
@@ -183,7 +223,7 @@ class StateUpdate:
     """Replace a character's whole rules state."""
 
     who: str
-    state: Mapping[str, Any]
+    state: StoredMapping
 
 
 @dataclass(frozen=True)
@@ -221,7 +261,7 @@ class Note:
     """An event for the campaign log that no other effect or outcome records."""
 
     kind: str
-    payload: Mapping[str, Any] = field(default_factory=dict)
+    payload: StoredMapping = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -249,8 +289,8 @@ class Summon:
 
     by: str
     kind: str
-    data: Mapping[str, Any]
-    state: Mapping[str, Any] = field(default_factory=dict)
+    data: StoredMapping
+    state: StoredMapping = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -295,27 +335,25 @@ _EFFECT_TYPES: dict[str, type[Effect]] = {
     "whisper": Whisper,
 }
 _EFFECT_NAMES = {effect_type: name for name, effect_type in _EFFECT_TYPES.items()}
+_EFFECT_ADAPTERS: dict[type[Effect], TypeAdapter[Any]] = {
+    effect_type: TypeAdapter(effect_type) for effect_type in _EFFECT_TYPES.values()
+}
+# What the log leaves out of an effect: a commitment's hidden secret and nonce, a whisper's words.
+_UNLOGGED: dict[type[Effect], set[str]] = {Commit: {"secret", "nonce"}, Whisper: {"text"}}
 
 
 def effect_to_dict(effect: Effect, *, public: bool = False) -> dict[str, Any]:
-    """An effect as JSON; `public` leaves out a commitment's hidden secret and nonce and a whisper's words (for the
-    log)."""
-    data: dict[str, Any] = {"type": _EFFECT_NAMES[type(effect)], **effect.__dict__}
-    if isinstance(effect, Whisper):
-        data["text"] = effect.text.to_dict()
-        if public:
-            del data["text"]
-    if public and isinstance(effect, Commit):
-        del data["secret"], data["nonce"]
-    # Mappings may be read-only views: the JSON column needs plain dicts.
-    return {name: dict(value) if isinstance(value, Mapping) else value for name, value in data.items()}
+    """An effect as JSON; `public` leaves out what the log must not see (`_UNLOGGED`)."""
+    exclude = _UNLOGGED.get(type(effect)) if public else None
+    fields: dict[str, Any] = _EFFECT_ADAPTERS[type(effect)].dump_python(effect, mode="json", exclude=exclude)
+    return {"type": _EFFECT_NAMES[type(effect)], **fields}
 
 
 def effect_from_dict(data: Mapping[str, Any]) -> Effect:
+    effect_type = _EFFECT_TYPES[data["type"]]
     fields = {name: value for name, value in data.items() if name != "type"}
-    if data["type"] == "whisper":
-        fields["text"] = Text.from_dict(fields["text"])
-    return _EFFECT_TYPES[data["type"]](**fields)
+    effect: Effect = _EFFECT_ADAPTERS[effect_type].validate_python(fields)
+    return effect
 
 
 Tone = Literal["primary", "secondary", "success", "danger"]
@@ -351,9 +389,12 @@ class Option:
     def from_dict(cls, data: Mapping[str, Any]) -> Option:
         summary = data.get("summary")
         return cls(
-            data["key"], Text.from_dict(data["label"]), data.get("group"), data.get("tone", "primary"),
+            data["key"],
+            Text.from_dict(data["label"]),
+            data.get("group"),
+            data.get("tone", "primary"),
             Text.from_dict(summary) if summary else None,
-        )  # fmt: skip
+        )
 
 
 @dataclass(frozen=True)
@@ -505,7 +546,7 @@ class Wait:
 
 @dataclass(frozen=True)
 class Answer:
-    """How a wait was answered, as its handler receives it.
+    """How a wait was answered, as the step that resumes from it receives it.
 
     `option` is the chosen option's key (None for a value answer); `by` is the user (None when the deadline
     chose the default); `forced` marks a GM answering for the audience. With `needs_all`, `each` holds every
@@ -561,20 +602,19 @@ class Resumption(BaseModel):
 @dataclass(frozen=True)
 class Pause:
     """The exchange stays open until an answer to one of its `waits` resumes it with `state`, whose type names the
-    step that resumes it. (A ruleset not yet moved to typed states gives its handler's name and its `fields`.)"""
+    step that resumes it."""
 
-    state: Resumption | str
+    state: Resumption
     waits: tuple[Wait, ...]
-    fields: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def stored_as(self) -> str:
         """The name the database keeps the resuming step under."""
-        return self.state if isinstance(self.state, str) else self.state.stored_as
+        return self.state.stored_as
 
     def stored_state(self) -> dict[str, Any]:
         """The state as the database keeps it."""
-        return dict(self.fields) if isinstance(self.state, str) else self.state.model_dump(mode="json")
+        return self.state.model_dump(mode="json")
 
     def __post_init__(self) -> None:
         if not self.waits:

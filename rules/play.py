@@ -13,12 +13,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property
-from typing import Any, Self, cast, get_type_hints
+from typing import Any, Generic, Self, TypeVar, cast, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from rules.dice import DiceSource
-from rules.exchange import Answer, Opening, Outcome, Resumption, Roll, RuleError, Step, Text, parse_member
+from rules.exchange import Answer, Opening, Resumption, Roll, RuleError, Step, Text, parse_member
 from rules.options import CampaignOptions
 from rules.words import SPELLING, Spelling, as_the_rules_write
 
@@ -258,8 +258,11 @@ class CommandInput(BaseModel):
     def gm_terms(self) -> dict[str, int]:
         """The terms given that the rules leave to the GMs (a modifier the GM deems fit, boons and banes: fields
         marked `GM_TERM`), by field, where they are not the field's default."""
-        return {name: getattr(self, name) for name, info in type(self).model_fields.items()
-                if info.json_schema_extra == GM_TERM and getattr(self, name) != info.default}  # fmt: skip
+        return {
+            name: getattr(self, name)
+            for name, info in type(self).model_fields.items()
+            if info.json_schema_extra == GM_TERM and getattr(self, name) != info.default
+        }
 
     def without_gm_terms(self) -> Self:
         """The same input with none of the terms only the GMs give."""
@@ -284,17 +287,19 @@ class AttackInput(CommandInput):
     action: str
 
 
-Handler = Callable[[Scene, Mapping[str, Any], Answer], Step]
 # A step that resumes a paused exchange: its `state` parameter's type is the `Resumption` it resumes from.
 Resume = Callable[[Scene, Any, Answer], Step]
 
 
-class Resumes:
-    """The steps that resume a ruleset's paused exchanges, each found by the type of the state it takes (the
-    annotation of its `state` parameter), and stored by that type's `stored_as`."""
+StepT = TypeVar("StepT", bound=Callable[..., Step])
 
-    def __init__(self, *steps: Resume) -> None:
-        self._steps: dict[str, tuple[type[Resumption], Resume]] = {}
+
+class Resumptions(Generic[StepT]):
+    """Steps that resume paused exchanges, each found by the type of the state it takes (the annotation of its
+    `state` parameter), and stored by that type's `stored_as`; what else a step takes, its caller gives."""
+
+    def __init__(self, *steps: StepT) -> None:
+        self._steps: dict[str, tuple[type[Resumption], StepT]] = {}
         for step in steps:
             state_type = get_type_hints(step).get("state")
             if not (isinstance(state_type, type) and issubclass(state_type, Resumption)):
@@ -313,10 +318,18 @@ class Resumes:
         """A stored state read back as its type."""
         return self._steps[stored_as][0].model_validate(data)
 
+    def step(self, stored_as: str) -> StepT:
+        """The step that resumes from a state stored under this name."""
+        return self._steps[stored_as][1]
+
+
+class Resumes(Resumptions[Resume]):
+    """The steps that resume a ruleset's paused exchanges (`Play.resumes`), each taking the scene, its state and the
+    answer."""
+
     def resume(self, scene: Scene, stored_as: str, data: Mapping[str, Any], answer: Answer) -> Step:
         """The step an answer gives from a stored state."""
-        state_type, step = self._steps[stored_as]
-        return step(scene, state_type.model_validate(data), answer)
+        return self.step(stored_as)(scene, self.state(stored_as, data), answer)
 
 
 # The kinds of exchange /check and /attack start.
@@ -376,11 +389,6 @@ class Play:
         """The validation context that reads an input's names with this ruleset's spelling."""
         return {SPELLING: self.spelling}
 
-    @property
-    def handlers(self) -> Mapping[str, Handler]:
-        """The steps that resume a paused exchange, by the name its `Pause.handler` gives."""
-        return {}
-
     def template(self, kind: str) -> dict[str, Any]:
         return {}
 
@@ -400,9 +408,15 @@ class Play:
         return None
 
     def build(
-        self, kind: str, data: Mapping[str, Any], bound: Mapping[str, CharacterSnapshot], dice: DiceSource,
-        options: CampaignOptions, *, gm_run: bool = False,
-    ) -> CharacterDraft:  # fmt: skip
+        self,
+        kind: str,
+        data: Mapping[str, Any],
+        bound: Mapping[str, CharacterSnapshot],
+        dice: DiceSource,
+        options: CampaignOptions,
+        *,
+        gm_run: bool = False,
+    ) -> CharacterDraft:
         """A character from its file; `gm_run` for one the GMs run (an NPC, a creature)."""
         raise RuleError("no_characters")
 
@@ -450,13 +464,14 @@ class Play:
             return self.check(scene, self.check_input.model_validate(given, context=self.spelled))
         return self.attack(scene, self.attack_input.model_validate(given, context=self.spelled))
 
-    def report(self, outcomes: Sequence[Outcome]) -> Report:
-        return Report()
-
     def odds(
-        self, attacker: CharacterSnapshot, defender: CharacterSnapshot, params: AttackInput, options: CampaignOptions,
+        self,
+        attacker: CharacterSnapshot,
+        defender: CharacterSnapshot,
+        params: AttackInput,
+        options: CampaignOptions,
         turn: Turn,
-    ) -> Odds:  # fmt: skip
+    ) -> Odds:
         """The exact chances of an attack as `/attack` would declare it, for each answer the defender could give."""
         raise RuleError("no_odds")
 
@@ -466,7 +481,7 @@ class Play:
         looked at (its chances, if any, are elsewhere)."""
         return type(self).odds is not Play.odds
 
-    def cancelled(self, scene: Scene, kind: str, state: Any) -> Step | None:
+    def cancelled(self, scene: Scene, kind: str, state: Resumption) -> Step | None:
         """What a GM's cancel of an open exchange undoes (an action it counted), as a step; None: nothing."""
         return None
 
@@ -502,10 +517,6 @@ class Play:
 
     def actions_left(self, character: CharacterSnapshot, turn: Turn) -> tuple[Text, ...] | None:
         """The actions a fighter still has this round, for /combat status; None if the ruleset counts none."""
-        return None
-
-    def log_text(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
-        """A log line for one of the ruleset's events, where the generic `event.<kind>` line would not do."""
         return None
 
     # The campaign's clock. Each hook returns a step like any other: applied, logged, and able to wait.

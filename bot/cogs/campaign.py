@@ -2,28 +2,39 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
 import discord
 from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot import output
-from bot.app import Fatebot, Interaction, actor_of, call_of, place_of, public_translator, translator
-from bot.cogs.exchanges import close_prompts, post_prompts, step_messages
 from bot.errors import UserError
+from bot.exchange_views import close_prompts, post_prompts, step_messages
 from bot.gm_only import gm_command
-from bot.i18n import CHINESE, ENGLISH, JAPANESE, Translator, catalog, language_of
+from bot.i18n import CHINESE, ENGLISH, JAPANESE, Translator, catalog, language_of, mention
+from bot.interactions import Interaction, actor_of, call_of, place_of, public_translator, translator
 from bot.options import option_description, option_name, stored_words, typed_option, typed_value, value_words
-from bot.render import campaign_embed, mention, open_wait_line, ruleset_name
-from bot.rulesets.registry import RULESETS
+from bot.render import campaign_embed, open_wait_line, ruleset_name
+from bot.rulesets.base import Ruleset
 from bot.services.combat import Moment
 from bot.views import PersistentButton
 from rules.options import accepted
 
-RULESET_CHOICES = [
-    app_commands.Choice(name=locale_str(catalog(ENGLISH)[ruleset.name_key], key=ruleset.name_key), value=ruleset.id)
-    for ruleset in RULESETS.values()
-]
+if TYPE_CHECKING:
+    from bot.app import Fatebot
+
+
+def ruleset_choices(rulesets: Mapping[str, Ruleset]) -> list[app_commands.Choice[str | int | float]]:
+    return [
+        app_commands.Choice(name=locale_str(catalog(ENGLISH)[ruleset.name_key], key=ruleset.name_key), value=ruleset.id)
+        for ruleset in rulesets.values()
+    ]
+
+
 SERVER_LANGUAGE = "server"
 
 
@@ -57,10 +68,13 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
     def __init__(self, bot: Fatebot) -> None:
         self.bot = bot
         super().__init__()
+        # A campaign starts in one of the rulesets the bot serves: the command is defined before there is a bot, so
+        # its choices are given to this cog's own copy of it (discord.py has no public way to set them).
+        offered = self.start._params["ruleset"]
+        self.start._params["ruleset"] = replace(offered, choices=ruleset_choices(bot.rulesets))
 
     @app_commands.command(name="start", description="Start a campaign in this channel; you become its GM")
     @app_commands.describe(ruleset="The rule system", name="The campaign's name (default: the channel's name)")
-    @app_commands.choices(ruleset=RULESET_CHOICES)
     async def start(
         self,
         interaction: Interaction,
@@ -69,19 +83,21 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
     ) -> None:
         place = place_of(interaction)
         channel_name = getattr(self.bot.get_channel(place.channel_id), "name", None)
+        # The table plays in the language of the GM who starts it, where the server speaks another.
+        own = language_of(interaction.locale)
+        language = own if own != language_of(interaction.guild_locale) else None
         campaign = await self.bot.campaigns.start(
-            place, actor_of(interaction), ruleset.value, name or channel_name or str(place.channel_id)
+            place, actor_of(interaction), ruleset.value, name or channel_name or str(place.channel_id), language
         )
         tr = public_translator(interaction, campaign.language)
-        await output.reply(
-            interaction,
-            tr(
-                "campaign.started",
-                name=campaign.name,
-                ruleset=ruleset_name(tr, campaign.ruleset),
-                user=mention(interaction.user.id),
-            ),
+        started = tr(
+            "campaign.started",
+            name=campaign.name,
+            ruleset=ruleset_name(tr, campaign.ruleset),
+            user=mention(interaction.user.id),
         )
+        spoken = tr("campaign.started_language", language=tr(f"campaign.language.{tr.language}"))
+        await output.reply(interaction, f"{started}\n{spoken}")
 
     @app_commands.command(name="info", description="Show this channel's campaign")
     async def info(self, interaction: Interaction) -> None:
@@ -123,9 +139,15 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
             place, actor_of(interaction), name, typed_value(words, model, name, value)
         )
         tr = public_translator(interaction, change.campaign.language, change.campaign.ruleset)
-        await output.reply(interaction, tr("campaign.option_set", option=option_name(tr, change.option),
-                                           old=stored_words(tr, change.option, change.old),
-                                           new=stored_words(tr, change.option, change.new)))  # fmt: skip
+        await output.reply(
+            interaction,
+            tr(
+                "campaign.option_set",
+                option=option_name(tr, change.option),
+                old=stored_words(tr, change.option, change.old),
+                new=stored_words(tr, change.option, change.new),
+            ),
+        )
 
     @app_commands.command(name="waiting", description="Every open wait of this campaign: who it waits for, since when")
     async def waiting(self, interaction: Interaction) -> None:
@@ -144,8 +166,9 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
         campaign, old = await self.bot.reminders.set_delay(place_of(interaction), actor_of(interaction), hours)
         tr = public_translator(interaction, campaign.language)
         key = "campaign.reminders_off" if hours == 0 else "campaign.reminders_set"
-        await output.reply(interaction, tr(key, name=campaign.name, duration=tr.duration(hours=hours),
-                                           old=delay_text(tr, old)))  # fmt: skip
+        await output.reply(
+            interaction, tr(key, name=campaign.name, duration=tr.duration(hours=hours), old=delay_text(tr, old))
+        )
 
     @gm_command(name="session", description="Start the next session of play")
     async def session(self, interaction: Interaction) -> None:
@@ -159,15 +182,18 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
     async def turn(self, interaction: Interaction) -> None:
         moment = await self.bot.combat.end_campaign_turn(call_of(interaction))
         tr = public_translator(interaction, moment.progress.language)
-        await self._announce(interaction, moment, tr("campaign.turn_ended", ended=moment.turn_number - 1,
-                                                     turn=moment.turn_number))  # fmt: skip
+        await self._announce(
+            interaction, moment, tr("campaign.turn_ended", ended=moment.turn_number - 1, turn=moment.turn_number)
+        )
 
     @gm_command(name="time", description="Time passes in the story, in hours and days")
     @app_commands.describe(hours="Hours that pass", days="In-game days that pass")
     async def time(
-        self, interaction: Interaction, hours: app_commands.Range[int, 0, 240] = 0,
+        self,
+        interaction: Interaction,
+        hours: app_commands.Range[int, 0, 240] = 0,
         days: app_commands.Range[int, 0, 365] = 0,
-    ) -> None:  # fmt: skip
+    ) -> None:
         moment = await self.bot.combat.pass_time(call_of(interaction), hours, days)
         tr = public_translator(interaction, moment.progress.language)
         await self._announce(
@@ -193,10 +219,14 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
     @app_commands.choices(
         language=[
             app_commands.Choice(name=locale_str(english, key=f"choice.language.{value}"), value=value)
-            for value, english in ((SERVER_LANGUAGE, "The server's language"), (ENGLISH, "English"),
-                                   (JAPANESE, "日本語"), (CHINESE, "简体中文"))
+            for value, english in (
+                (SERVER_LANGUAGE, "The server's language"),
+                (ENGLISH, "English"),
+                (JAPANESE, "日本語"),
+                (CHINESE, "简体中文"),
+            )
         ]
-    )  # fmt: skip
+    )
     async def language(self, interaction: Interaction, language: app_commands.Choice[str]) -> None:
         chosen = None if language.value == SERVER_LANGUAGE else language.value
         campaign, _ = await self.bot.campaigns.set_language(place_of(interaction), actor_of(interaction), chosen)
@@ -219,10 +249,12 @@ class CampaignCog(commands.GroupCog, group_name="campaign", group_description="R
             if typed in name or typed in label.casefold():
                 described = option_description(tr, name)
                 key = "campaign.option_choice_described" if described else "campaign.option_choice"
-                shown.append(app_commands.Choice(
-                    name=tr(key, option=label, value=stored_words(tr, name, value), description=described or ""),
-                    value=name,
-                ))  # fmt: skip
+                shown.append(
+                    app_commands.Choice(
+                        name=tr(key, option=label, value=stored_words(tr, name, value), description=described or ""),
+                        value=name,
+                    )
+                )
         return output.fit_choices(shown)
 
     @set_option.autocomplete("value")

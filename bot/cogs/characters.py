@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 import yaml
@@ -11,31 +11,33 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import output, pages
-from bot.app import (
-    Fatebot,
+from bot.errors import UserError
+from bot.exchange_views import close_prompts, post_prompts
+from bot.files import MAX_FILE_BYTES, load_document, parse_sheet, parse_sheet_file
+from bot.i18n import Translator, mention
+from bot.interactions import (
     Interaction,
     NameText,
     WordText,
     actor_of,
     begin,
+    character_choices,
     place_of,
     public_translator,
     report_error,
     translator,
 )
-from bot.cogs.exchanges import close_prompts, post_prompts
-from bot.errors import UserError
-from bot.files import MAX_FILE_BYTES, load_document, parse_sheet, parse_sheet_file
-from bot.i18n import Translator
 from bot.pictures import Meter, character_card
-from bot.render import mention, pool_label, pool_text, rolls_text
-from bot.rulesets.registry import RULESETS
+from bot.render import pool_label, pools_text, rolls_text
 from bot.services.characters import Created
 from bot.services.held import HELD, REJECTED
 from bot.sheet_paths import MAX_PATH, field_paths, shown_value
 from bot.workers import WORKERS
 from rules.exchange import Text
-from rules.play import CharacterSnapshot, Play, Pool, SheetLine
+from rules.play import CharacterSnapshot, Play, SheetLine
+
+if TYPE_CHECKING:
+    from bot.app import Fatebot
 
 ROSTER_PAGES = "roster"
 ROSTER_LINES_PER_PAGE = 20
@@ -63,10 +65,6 @@ def sheet_text(tr: Translator, play: Play, kind: str, body: str) -> str:
     return f"{header}\n{body}"
 
 
-def pools_text(tr: Translator, pools: Mapping[str, Pool]) -> str:
-    return " · ".join(pool_text(tr, name, pool.current, pool.maximum) for name, pool in pools.items())
-
-
 def sheet_embed(tr: Translator, character: CharacterSnapshot, lines: list[SheetLine], *, full: bool) -> discord.Embed:
     """A sheet; without `full` (a player looking at a character the GMs run) only what the ruleset shows."""
     owner = (
@@ -79,8 +77,11 @@ def sheet_embed(tr: Translator, character: CharacterSnapshot, lines: list[SheetL
     )
     held = character.state.get(HELD)
     if held:
-        title, note = ("character.rejected", "character.rejected_note") if held == REJECTED else (
-            "character.held", "character.held_note")  # fmt: skip
+        title, note = (
+            ("character.rejected", "character.rejected_note")
+            if held == REJECTED
+            else ("character.held", "character.held_note")
+        )
         embed.add_field(name=tr(title), value=tr(note, name=character.name), inline=False)
     if full:
         embed.add_field(name=tr("character.pools"), value=pools_text(tr, character.pools), inline=False)
@@ -96,8 +97,10 @@ CARD = "card.png"
 def sheet_card(tr: Translator, character: CharacterSnapshot, lines: list[SheetLine], *, full: bool) -> output.Picture:
     """The sheet as a card: the same facts as its embed (pools only with `full`), drawn in the reader's language."""
     meters = [Meter(pool_label(tr, name), pool.current, pool.maximum) for name, pool in character.pools.items()]
-    facts = [(tr(line.label_key), tr.text(line.value) if isinstance(line.value, Text) else line.value or "—")
-             for line in lines]  # fmt: skip
+    facts = [
+        (tr(line.label_key), tr.text(line.value) if isinstance(line.value, Text) else line.value or "—")
+        for line in lines
+    ]
     title = tr("character.sheet_title", name=character.name, kind=tr(f"kind.{character.kind}"))
     owner = tr("character.run_by_gms") if character.gm_run else tr("character.played")
     drawn = character_card(title, owner, tuple(meters) if full else (), tuple(facts), tr.language)
@@ -161,12 +164,13 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
             description=rolls_text(tr, created.draft.rolls),
             colour=SHEET_COLOUR,
         )
-        play = RULESETS[created.campaign.ruleset].play
+        play = self.bot.rulesets[created.campaign.ruleset].play
         if play is None or not play.private_sheets:  # where sheets are private, the pools are the owner's to see
             embed.add_field(name=tr("character.pools"), value=pools_text(tr, created.draft.pools))
         if created.held:
-            embed.add_field(name=tr("character.held"), value=tr("character.held_note", name=created.draft.name),
-                            inline=False)  # fmt: skip
+            embed.add_field(
+                name=tr("character.held"), value=tr("character.held_note", name=created.draft.name), inline=False
+            )
         if created.active:
             embed.set_footer(text=tr("character.now_active", name=created.draft.name))
         await output.reply(interaction, embed=embed)
@@ -276,28 +280,42 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
 
     @app_commands.command(name="edit", description="Change one field of a character's file (GMs: any field)")
     @app_commands.describe(
-        name="The character", field="The field, as the file writes it: STR, weapons.0.name...",
+        name="The character",
+        field="The field, as the file writes it: STR, weapons.0.name...",
         value="The new value, as a file would write it (null removes the field)",
-    )  # fmt: skip
+    )
     async def edit(
-        self, interaction: Interaction, name: NameText, field: app_commands.Range[str, 1, MAX_PATH],
+        self,
+        interaction: Interaction,
+        name: NameText,
+        field: app_commands.Range[str, 1, MAX_PATH],
         value: app_commands.Range[str, 1, 1000],
-    ) -> None:  # fmt: skip
+    ) -> None:
         edited = await self.bot.characters.edit_field(
             place_of(interaction), actor_of(interaction), name, field.strip(), load_document(value)
         )
         # A hidden sheet's change is told to whoever made it, in their language; anything else to the table.
-        tr = translator(interaction, edited.ruleset) if edited.private else public_translator(
-            interaction, edited.language, edited.ruleset)  # fmt: skip
-        text = tr("character.edited", user=mention(interaction.user.id), name=edited.name, field=edited.field,
-                  old=shown_value(edited.old), new=shown_value(edited.new))  # fmt: skip
+        tr = (
+            translator(interaction, edited.ruleset)
+            if edited.private
+            else public_translator(interaction, edited.language, edited.ruleset)
+        )
+        text = tr(
+            "character.edited",
+            user=mention(interaction.user.id),
+            name=edited.name,
+            field=edited.field,
+            old=shown_value(edited.old),
+            new=shown_value(edited.new),
+        )
         await output.reply(interaction, text, ephemeral=edited.private)
 
     @edit.autocomplete("field")
     async def field_choices(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         try:
-            shown = await self.bot.characters.show(place_of(interaction), actor_of(interaction),
-                                                   interaction.namespace.name or None)  # fmt: skip
+            shown = await self.bot.characters.show(
+                place_of(interaction), actor_of(interaction), interaction.namespace.name or None
+            )
         except UserError:
             return []
         if not shown.full:
@@ -319,15 +337,20 @@ async def roster_page(interaction: Interaction, number: int) -> pages.Page:
     """A page of the campaign's characters with their pools (hidden from players for the GMs' characters, and for
     rivals' where sheets are private)."""
     campaign, roster, gm = await interaction.client.characters.roster(place_of(interaction), actor_of(interaction))
-    play = RULESETS[campaign.ruleset].play
+    play = interaction.client.rulesets[campaign.ruleset].play
     tr = translator(interaction, campaign.ruleset)
     lines = [
-        tr("character.roster_line", name=c.name, kind=tr(f"kind.{c.kind}"),
-           user=tr("character.run_by_gms") if c.gm_run else mention(c.owner_id),
-           pools=pools_text(tr, c.pools) if play is None or play.pools_shown(c, interaction.user.id, gm=gm)
-           else tr("character.hidden"))
+        tr(
+            "character.roster_line",
+            name=c.name,
+            kind=tr(f"kind.{c.kind}"),
+            user=tr("character.run_by_gms") if c.gm_run else mention(c.owner_id),
+            pools=pools_text(tr, c.pools)
+            if play is None or play.pools_shown(c, interaction.user.id, gm=gm)
+            else tr("character.hidden"),
+        )
         for c in roster
-    ]  # fmt: skip
+    ]
     split = pages.split_lines(lines, ROSTER_LINES_PER_PAGE)
     shown = pages.clamp(number, len(split))
     embed = discord.Embed(
@@ -336,16 +359,6 @@ async def roster_page(interaction: Interaction, number: int) -> pages.Page:
         colour=SHEET_COLOUR,
     )
     return pages.Page(embed, shown, len(split), tr)
-
-
-async def character_choices(bot: Fatebot, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-    try:
-        names = await bot.characters.names(place_of(interaction))
-    except UserError:
-        return []
-    return output.fit_choices(
-        app_commands.Choice(name=name, value=name) for name in names if current.lower() in name.lower()
-    )
 
 
 async def setup(bot: Fatebot) -> None:

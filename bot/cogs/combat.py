@@ -2,31 +2,39 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot import output
-from bot.app import Fatebot, Interaction, actor_of, call_of, place_of, public_translator, translator
-from bot.cogs.characters import pools_text
-from bot.cogs.exchanges import close_prompts, post_prompts, step_message
+from bot.exchange_views import close_prompts, post_prompts, step_message
 from bot.gm_only import gm_command
 from bot.i18n import Translator
-from bot.rulesets.registry import RULESETS
+from bot.interactions import Interaction, actor_of, call_of, place_of, public_translator, translator
+from bot.render import pools_text
+from bot.rulesets.base import Ruleset
 from bot.services.combat import CombatReport
+
+if TYPE_CHECKING:
+    from bot.app import Fatebot
 
 COMBAT_COLOUR = discord.Colour.orange()
 CURRENT_MARK = "▶"
 
 
-def report_embed(tr: Translator, report: CombatReport, title_key: str) -> discord.Embed:
-    play = RULESETS[report.ruleset].play
+def report_embed(tr: Translator, ruleset: Ruleset, report: CombatReport, title_key: str) -> discord.Embed:
+    play = ruleset.play
     lines = []
     for fighter in report.order:
         mark = CURRENT_MARK if report.current is not None and fighter.id == report.current.id else "・"
         actions = report.actions.get(fighter.id)
-        shown = tr("combat.no_actions_counted") if actions is None else (
-            " · ".join(tr.text(action) for action in actions) or tr("combat.no_actions_left"))  # fmt: skip
+        shown = (
+            tr("combat.no_actions_counted")
+            if actions is None
+            else (" · ".join(tr.text(action) for action in actions) or tr("combat.no_actions_left"))
+        )
         if fighter.id in report.fates:  # out of the fight: what it could do no longer matters
             shown = tr(f"fallen.{report.fates[fighter.id]}", name=fighter.name)
         # The GMs' characters keep their pools to themselves, as in /character list.
@@ -40,15 +48,20 @@ def report_embed(tr: Translator, report: CombatReport, title_key: str) -> discor
     )
     effects = []
     for applied in report.applied:
-        content, step_embed = step_message(tr, RULESETS[report.ruleset].renderer, applied)
+        content, step_embed = step_message(tr, ruleset.renderer, applied)
         if content:
             effects.append(content)
         elif step_embed is not None:
             # A clock hook's step in full: its title, every die it rolled, and what it did.
             notes = tr("step.notes")
-            parts = [step_embed.title, step_embed.description,
-                     *(field.value if field.name == notes else f"{field.name}: {field.value}"
-                       for field in step_embed.fields)]  # fmt: skip
+            parts = [
+                step_embed.title,
+                step_embed.description,
+                *(
+                    field.value if field.name == notes else f"{field.name}: {field.value}"
+                    for field in step_embed.fields
+                ),
+            ]
             effects += [part for part in parts if part]
     if effects:
         embed.add_field(name=tr("combat.turn_effects"), value="\n".join(effects), inline=False)
@@ -85,7 +98,9 @@ class CombatCog(commands.GroupCog, group_name="combat", group_description="Fight
         report = await self.bot.combat.status(place_of(interaction), actor_of(interaction))
         title_key = "combat.round" if report.in_combat else "combat.no_fight_title"
         tr = translator(interaction, report.ruleset)
-        await output.reply(interaction, embed=report_embed(tr, report, title_key), ephemeral=True)
+        await output.reply(
+            interaction, embed=report_embed(tr, self.bot.rulesets[report.ruleset], report, title_key), ephemeral=True
+        )
 
     @gm_command(name="end", description="End the fight and the scene")
     async def end(self, interaction: Interaction) -> None:
@@ -100,7 +115,7 @@ class CombatCog(commands.GroupCog, group_name="combat", group_description="Fight
     async def _show(self, interaction: Interaction, report: CombatReport, title_key: str) -> None:
         """The fight as it stands, then any prompt a hook opened (a reaction at the start of a turn...)."""
         tr = public_translator(interaction, report.language, report.ruleset)
-        await output.reply(interaction, embed=report_embed(tr, report, title_key))
+        await output.reply(interaction, embed=report_embed(tr, self.bot.rulesets[report.ruleset], report, title_key))
         for progress in report.progress:
             await close_prompts(self.bot, tr, progress.closed, skip=None)
             await post_prompts(self.bot, progress, interaction.guild_locale)

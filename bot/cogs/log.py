@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
@@ -12,12 +13,14 @@ from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot import output, pages
-from bot.app import Fatebot, Interaction, actor_of, place_of, translator
 from bot.errors import UserError
 from bot.export import FORMATS, scratch_folder, write_export
+from bot.interactions import Interaction, actor_of, place_of, translator
 from bot.render import log_line, open_wait_line, pool_label
-from bot.rulesets.registry import RULESETS
 from bot.services.log import since_moment
+
+if TYPE_CHECKING:
+    from bot.app import Fatebot
 
 EVENTS_PER_PAGE = 15
 RECAP_COLOUR = discord.Colour.green()
@@ -61,13 +64,14 @@ class LogCog(commands.GroupCog, group_name="log", group_description="The campaig
         lines.append(tr("recap.waiting", count=len(mine)) if mine else tr("recap.nothing_waiting"))
         lines.extend(open_wait_line(tr, wait, with_campaign=False) for wait in mine)
         if recap.latest:
-            renderer = RULESETS[recap.campaign.ruleset].renderer
+            renderer = self.bot.rulesets[recap.campaign.ruleset].renderer
             lines.append(tr("recap.latest"))
             lines.extend(log_line(scoped, entry, renderer) for entry in recap.latest)
         embed = discord.Embed(
-            title=tr("recap.title", name=recap.campaign.name), colour=RECAP_COLOUR,
+            title=tr("recap.title", name=recap.campaign.name),
+            colour=RECAP_COLOUR,
             description=tr("recap.since", since=f"<t:{int(recap.since.timestamp())}:f>") + "\n" + "\n".join(lines),
-        )  # fmt: skip
+        )
         await output.reply(interaction, embed=embed, ephemeral=True)
 
     @app_commands.command(name="export", description="Download the whole log of a campaign as a file")
@@ -138,13 +142,13 @@ async def log_page(interaction: Interaction, number: int) -> pages.Page:
         place_of(interaction), actor_of(interaction), number, EVENTS_PER_PAGE
     )
     tr = translator(interaction, campaign_log.campaign.ruleset)
-    ruleset = RULESETS.get(campaign_log.campaign.ruleset)
+    ruleset = interaction.client.rulesets.get(campaign_log.campaign.ruleset)
     renderer = ruleset.renderer if ruleset else None
     lines = [log_line(tr, entry, renderer) for entry in campaign_log.entries]
     embed = discord.Embed(
-        title=tr("log.title", name=campaign_log.campaign.name), description="\n".join(
-            output.shorten(line, pages.LINE_LIMIT) for line in lines) or tr("log.empty"),
-    )  # fmt: skip
+        title=tr("log.title", name=campaign_log.campaign.name),
+        description="\n".join(output.shorten(line, pages.LINE_LIMIT) for line in lines) or tr("log.empty"),
+    )
     return pages.Page(embed, pages.clamp(number, count), count, tr)
 
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot import output
-from bot.app import Fatebot, Interaction, NameText, WordText, actor_of, call_of, place_of, public_translator, translator
-from bot.cogs.characters import character_choices
-from bot.cogs.exchanges import (
+from bot.errors import UserError
+from bot.exchange_views import (
     cancel_view,
     fallen_lines,
     joined,
@@ -19,15 +20,28 @@ from bot.cogs.exchanges import (
     step_messages,
     wait_view,
 )
-from bot.errors import UserError
 from bot.gm_only import gm_command
 from bot.i18n import Translator
+from bot.interactions import (
+    Interaction,
+    NameText,
+    WordText,
+    actor_of,
+    call_of,
+    character_choices,
+    place_of,
+    public_translator,
+    translator,
+)
 from bot.parameters import suggestions
 from bot.pictures import odds_chart
 from bot.render import given_up_text
 from bot.services.exchanges import UnreadableWait, WaitView
 from bot.workers import WORKERS
 from rules.play import AttackInput, CheckInput, CommandInput, Play, sendable
+
+if TYPE_CHECKING:
+    from bot.app import Fatebot
 
 # One private message per open wait, each with its buttons: a handful is what a GM can act on at once.
 PENDING_SHOWN = 5
@@ -94,16 +108,22 @@ class PlayCog(commands.Cog):
 
     @app_commands.command(name="check", description="Roll a check with your active character")
     @app_commands.describe(
-        stat="The stat to roll", target="The GM's target, if any", modifier="A modifier the GM gave",
+        stat="The stat to roll",
+        target="The GM's target, if any",
+        modifier="A modifier the GM gave",
         details="More of your ruleset's options, as name:value words (suggested as you type)",
         against="The character who opposes the check, where your ruleset has opposed checks",
-    )  # fmt: skip
+    )
     @app_commands.guild_only()
     async def check(
-        self, interaction: Interaction, stat: app_commands.Range[str, 1, 32] | None = None,
-        target: app_commands.Range[int, -100, 100] | None = None, modifier: app_commands.Range[int, -20, 20] = 0,
-        details: app_commands.Range[str, 1, 200] | None = None, against: NameText | None = None,
-    ) -> None:  # fmt: skip
+        self,
+        interaction: Interaction,
+        stat: app_commands.Range[str, 1, 32] | None = None,
+        target: app_commands.Range[int, -100, 100] | None = None,
+        modifier: app_commands.Range[int, -20, 20] = 0,
+        details: app_commands.Range[str, 1, 200] | None = None,
+        against: NameText | None = None,
+    ) -> None:
         given = {"stat": stat, "target": target, "modifier": modifier, "against": against}
         progress = await self.bot.play.check(call_of(interaction), given, details)
         await respond(interaction, progress)
@@ -122,8 +142,11 @@ class PlayCog(commands.Cog):
         # Offered in the reader's words where the ruleset has them; sent as the rules write them.
         named = [(tr(f"stat.{stat}") if tr.has(f"stat.{stat}") else stat, stat) for stat in stats]
         typed = current.casefold()
-        return output.fit_choices(app_commands.Choice(name=label, value=stat) for label, stat in named
-                                  if typed in label.casefold() or typed in stat.casefold())  # fmt: skip
+        return output.fit_choices(
+            app_commands.Choice(name=label, value=stat)
+            for label, stat in named
+            if typed in label.casefold() or typed in stat.casefold()
+        )
 
     @check.autocomplete("against")
     async def opponent_choices(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -142,9 +165,12 @@ class PlayCog(commands.Cog):
     )
     @app_commands.guild_only()
     async def attack(
-        self, interaction: Interaction, target: app_commands.Range[str, 1, 500],
-        action: app_commands.Range[str, 1, 100], details: app_commands.Range[str, 1, 200] | None = None,
-    ) -> None:  # fmt: skip
+        self,
+        interaction: Interaction,
+        target: app_commands.Range[str, 1, 500],
+        action: app_commands.Range[str, 1, 100],
+        details: app_commands.Range[str, 1, 200] | None = None,
+    ) -> None:
         given = {"targets": tuple(split_names(target)), "action": action}
         progress = await self.bot.play.attack(call_of(interaction), given, details)
         await respond(interaction, progress)
@@ -167,23 +193,33 @@ class PlayCog(commands.Cog):
 
     @app_commands.command(name="odds", description="The exact chance that an attack hits, for each defence")
     @app_commands.describe(
-        attacker="Who attacks", defender="Who defends", action="The attack, as /attack takes it",
+        attacker="Who attacks",
+        defender="Who defends",
+        action="The attack, as /attack takes it",
         details="The attack's other options, as /attack takes them",
-    )  # fmt: skip
+    )
     @app_commands.guild_only()
     async def odds(
-        self, interaction: Interaction, attacker: NameText, defender: NameText, action: app_commands.Range[str, 1, 100],
+        self,
+        interaction: Interaction,
+        attacker: NameText,
+        defender: NameText,
+        action: app_commands.Range[str, 1, 100],
         details: app_commands.Range[str, 1, 200] | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         ruleset, attacking, defending, found = await self.bot.play.odds(
             place_of(interaction), actor_of(interaction), attacker, defender, action, details
         )
         tr = translator(interaction, ruleset)
         lines = [
-            tr("odds.line", choice=tr.text(label), percent=tr.percent(chance),
-               fraction=f"{chance.numerator}/{chance.denominator}")
+            tr(
+                "odds.line",
+                choice=tr.text(label),
+                percent=tr.percent(chance),
+                fraction=f"{chance.numerator}/{chance.denominator}",
+            )
             for label, chance in found.lines
-        ]  # fmt: skip
+        ]
         embed = discord.Embed(
             title=tr("odds.title", attacker=attacking.name, defender=defending.name),
             description="\n".join(lines),
@@ -223,16 +259,24 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
         character="Whose", resource="What to change", amount="How much (negative takes away)", reason="Why"
     )
     async def award(
-        self, interaction: Interaction, character: NameText, resource: WordText,
+        self,
+        interaction: Interaction,
+        character: NameText,
+        resource: WordText,
         amount: app_commands.Range[int, -1000, 1000],
         reason: app_commands.Range[str, 1, 200] | None = None,
-    ) -> None:  # fmt: skip
-        award = await self.bot.play.award(call_of(interaction), name=character, resource=resource, amount=amount,
-                                          reason=reason)  # fmt: skip
+    ) -> None:
+        award = await self.bot.play.award(
+            call_of(interaction), name=character, resource=resource, amount=amount, reason=reason
+        )
         tr = public_translator(interaction, award.language, award.ruleset)
         total = f"{award.current}/{award.maximum}" if award.maximum is not None else str(award.current)
-        said = {"name": award.character, "resource": tr(f"pool.{award.resource}"), "amount": f"{amount:+d}",
-                "total": total}  # fmt: skip
+        said = {
+            "name": award.character,
+            "resource": tr(f"pool.{award.resource}"),
+            "amount": f"{amount:+d}",
+            "total": total,
+        }
         if award.applied == amount:
             lines = [tr("gm.awarded", **said)]
         else:
@@ -293,8 +337,9 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
     @gm_command(name="reveal", description="Show a character's secret sheet to everyone, or hide it again")
     @app_commands.describe(character="Whose sheet", hide="Hide it again instead")
     async def reveal(self, interaction: Interaction, character: NameText, hide: bool = False) -> None:
-        revealed = await self.bot.characters.reveal(place_of(interaction), actor_of(interaction), character,
-                                                    shown=not hide)  # fmt: skip
+        revealed = await self.bot.characters.reveal(
+            place_of(interaction), actor_of(interaction), character, shown=not hide
+        )
         tr = public_translator(interaction, revealed.language, revealed.ruleset)
         await output.reply(interaction, tr("gm.revealed" if revealed.shown else "gm.hidden", name=revealed.name))
 
@@ -321,8 +366,9 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
             return []
         tr, play = found
         labelled = [(tr.text(preset.label), preset.wait) for preset in play.presets]
-        return output.fit_choices(app_commands.Choice(name=label, value=key) for label, key in labelled
-                                  if current.lower() in label.lower())  # fmt: skip
+        return output.fit_choices(
+            app_commands.Choice(name=label, value=key) for label, key in labelled if current.lower() in label.lower()
+        )
 
     @auto.autocomplete("answer")
     async def preset_answers(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -334,14 +380,18 @@ class GmCog(commands.GroupCog, group_name="gm", group_description="Game master t
         if preset is None or not interaction.namespace.character:
             return []
         try:
-            shown = await self.bot.characters.show(place_of(interaction), actor_of(interaction),
-                                                   interaction.namespace.character)  # fmt: skip
+            shown = await self.bot.characters.show(
+                place_of(interaction), actor_of(interaction), interaction.namespace.character
+            )
         except UserError:
             return []
         labelled = [(tr.text(choice.label), choice.value) for choice in play.preset_choices(preset, shown.character)]
         labelled.append((tr("gm.auto_none"), NO_PRESET))
-        return output.fit_choices(app_commands.Choice(name=label, value=value) for label, value in labelled
-                                  if current.lower() in label.lower())  # fmt: skip
+        return output.fit_choices(
+            app_commands.Choice(name=label, value=value)
+            for label, value in labelled
+            if current.lower() in label.lower()
+        )
 
 
 async def setup(bot: Fatebot) -> None:

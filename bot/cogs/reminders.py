@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
@@ -12,11 +13,14 @@ from discord.app_commands import locale_str
 from discord.ext import commands, tasks
 
 from bot import output
-from bot.app import Fatebot, Interaction, campaign_translator, translator
 from bot.db.models import REMIND_DM, REMIND_OFF, REMIND_PING
-from bot.i18n import ENGLISH, Translator, catalog
-from bot.render import mention, open_wait_line, waited_on
+from bot.i18n import ENGLISH, Translator, catalog, mention
+from bot.interactions import Interaction, campaign_translator, translator
+from bot.render import open_wait_line, waited_on
 from bot.services.reminders import Due, Settings, Stuck, time_zones_like
+
+if TYPE_CHECKING:
+    from bot.app import Fatebot
 
 log = logging.getLogger(__name__)
 
@@ -83,11 +87,14 @@ class RemindersCog(commands.Cog):
     )
     @app_commands.choices(by=REMIND_BY_CHOICES)
     async def reminders(
-        self, interaction: Interaction, by: app_commands.Choice[str] | None = None,
+        self,
+        interaction: Interaction,
+        by: app_commands.Choice[str] | None = None,
         time_zone: app_commands.Range[str, 1, 64] | None = None,
         quiet_from: app_commands.Range[int, 0, 23] | None = None,
-        quiet_to: app_commands.Range[int, 0, 23] | None = None, no_quiet_hours: bool = False,
-    ) -> None:  # fmt: skip
+        quiet_to: app_commands.Range[int, 0, 23] | None = None,
+        no_quiet_hours: bool = False,
+    ) -> None:
         tr = translator(interaction)
         reminders = self.bot.reminders
         if by is None and time_zone is None and quiet_from is None and quiet_to is None and not no_quiet_hours:
@@ -95,9 +102,14 @@ class RemindersCog(commands.Cog):
             await output.reply(interaction, settings_text(tr, settings), ephemeral=True)
             return
         settings = await reminders.change_settings(
-            interaction.user.id, str(interaction.locale), remind_by=by.value if by else None, time_zone=time_zone,
-            quiet_from=quiet_from, quiet_to=quiet_to, clear_quiet=no_quiet_hours,
-        )  # fmt: skip
+            interaction.user.id,
+            str(interaction.locale),
+            remind_by=by.value if by else None,
+            time_zone=time_zone,
+            quiet_from=quiet_from,
+            quiet_to=quiet_to,
+            clear_quiet=no_quiet_hours,
+        )
         await output.reply(interaction, tr("reminders.changed") + "\n" + settings_text(tr, settings), ephemeral=True)
 
     @reminders.autocomplete("time_zone")
@@ -117,8 +129,13 @@ class RemindersCog(commands.Cog):
                     await self.deliver(due)
             except Exception:  # one failing notice must not stop the next ones
                 wait_id = due.wait.wait_id if due.wait is not None else None
-                log.exception("sending a %s failed (campaigns %s, wait %s, user %s): tried again at the next look",
-                              due.kind, ", ".join(map(str, due.campaign_ids)), wait_id, due.user_id)  # fmt: skip
+                log.exception(
+                    "sending a %s failed (campaigns %s, wait %s, user %s): tried again at the next look",
+                    due.kind,
+                    ", ".join(map(str, due.campaign_ids)),
+                    wait_id,
+                    due.user_id,
+                )
 
     @notices.before_loop
     async def before_notices(self) -> None:
@@ -162,8 +179,11 @@ class RemindersCog(commands.Cog):
         """In the campaign's language: the reminder, or for a digest a DM could not carry only that it could not
         (what is stuck is the GMs' alone: it is never shown in the channel)."""
         guild = self.bot.get_guild(due.guild_id)
-        tr = campaign_translator(due.campaign_language, guild.preferred_locale if guild else None,
-                                 due.wait.ruleset if due.wait is not None else None)  # fmt: skip
+        tr = campaign_translator(
+            due.campaign_language,
+            guild.preferred_locale if guild else None,
+            due.wait.ruleset if due.wait is not None else None,
+        )
         user = mention(due.user_id)
         if due.wait is None:
             text = tr("digest.dms_closed", user=user)
@@ -178,9 +198,14 @@ class RemindersCog(commands.Cog):
         wait = due.wait
         if wait is not None:
             scoped = tr.scoped(wait.ruleset)
-            return scoped("reminder.dm", campaign=wait.campaign_name, title=scoped.text(wait.title),
-                          who=waited_on(scoped, wait), since=f"<t:{int(wait.created_at.timestamp())}:R>",
-                          link=wait.link or "")  # fmt: skip
+            return scoped(
+                "reminder.dm",
+                campaign=wait.campaign_name,
+                title=scoped.text(wait.title),
+                who=waited_on(scoped, wait),
+                since=f"<t:{int(wait.created_at.timestamp())}:R>",
+                link=wait.link or "",
+            )
         return digest_text(tr, due.stuck)
 
 

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot import output
-from bot.app import Fatebot, Interaction, actor_of, place_of, public_translator, translator
-from bot.i18n import language_of
-from bot.render import mention, roll_embed
+from bot.i18n import language_of, mention
+from bot.interactions import Interaction, actor_of, place_of, public_translator, translator
+from bot.render import roll_embed
 from rules.dice import RollResult
+
+if TYPE_CHECKING:
+    from bot.app import Fatebot
 
 log = logging.getLogger(__name__)
 
@@ -38,9 +42,15 @@ class RollCog(commands.Cog):
         tr = translator(interaction)
         name = interaction.user.display_name
         outcome = await self.bot.rolls.roll(
-            place_of(interaction), actor_of(interaction), dice, self.bot.dice, label=label, secret=secret,
-            reader_language=tr.language, server_language=language_of(interaction.guild_locale),
-        )  # fmt: skip
+            place_of(interaction),
+            actor_of(interaction),
+            dice,
+            self.bot.dice,
+            label=label,
+            secret=secret,
+            reader_language=tr.language,
+            server_language=language_of(interaction.guild_locale),
+        )
         # In a campaign's channel everyone reads its language; elsewhere the roller's.
         public = public_translator(interaction, outcome.language) if outcome.campaign_id is not None else tr
         if not secret:

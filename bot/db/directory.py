@@ -36,9 +36,11 @@ class CampaignDirectory:
     goes first when it is full, and every entry expires."""
 
     def __init__(
-        self, capacity: int = DIRECTORY_CAPACITY, lifetime: float = DIRECTORY_LIFETIME_SECONDS,
+        self,
+        capacity: int = DIRECTORY_CAPACITY,
+        lifetime: float = DIRECTORY_LIFETIME_SECONDS,
         clock: Callable[[], float] = time.monotonic,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self._entries: TTLCache[tuple[int, int], Known] = TTLCache(capacity, lifetime, timer=clock)
         self._generation = 0
 
@@ -55,9 +57,14 @@ class CampaignDirectory:
         return self._entries.get((guild_id, channel_id))
 
     def remember(
-        self, guild_id: int, channel_id: int, campaign_id: int | None, generation: int, language: str | None = None,
+        self,
+        guild_id: int,
+        channel_id: int,
+        campaign_id: int | None,
+        generation: int,
+        language: str | None = None,
         dice_dialect: str | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         if generation == self._generation:
             self._entries[(guild_id, channel_id)] = Known(campaign_id, language, dice_dialect)
 

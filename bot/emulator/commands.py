@@ -8,6 +8,7 @@ is an `EmulatorError` here rather than a request the bot ever sees.
 from __future__ import annotations
 
 import math
+import mimetypes
 from collections.abc import Mapping
 from typing import Final
 
@@ -118,7 +119,8 @@ class _Builder:
             and isinstance(value[1], bytes | bytearray)
         ):
             raise self._fail(f"option {_describe(option)} needs a (filename, bytes) tuple, not {type(value).__name__}")
-        attachment = self.world.store_file(value[0], bytes(value[1]))
+        # Discord tells an upload's type by its name, as `mimetypes` does.
+        attachment = self.world.store_file(value[0], bytes(value[1]), mimetypes.guess_type(value[0])[0])
         payload = self.world.attachment_payload(attachment)
         payload["ephemeral"] = True
         self._resolve("attachments", attachment.id, payload)

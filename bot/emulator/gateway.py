@@ -261,9 +261,12 @@ class Gateway:
             await connection.ws.close(code=CLOSE_SHARDING_REQUIRED, message=b"Sharding required.")
             return None
         valid = (
-            isinstance(shard, list) and len(shard) == 2 and all(isinstance(part, int) for part in shard)
-            and shard[1] == self.shard_count and 0 <= shard[0] < self.shard_count
-        )  # fmt: skip
+            isinstance(shard, list)
+            and len(shard) == 2
+            and all(isinstance(part, int) for part in shard)
+            and shard[1] == self.shard_count
+            and 0 <= shard[0] < self.shard_count
+        )
         if not valid:
             await connection.ws.close(code=CLOSE_INVALID_SHARD, message=b"Invalid shard.")
             return None

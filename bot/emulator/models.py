@@ -64,6 +64,15 @@ class Snowflakes:
         self._last = value
         return value
 
+    def taken(self, value: int) -> int:
+        """An id given from outside (a world a run before made): later ids come after it."""
+        self._last = max(self._last, value)
+        return value
+
+    @property
+    def last(self) -> int:
+        return self._last
+
     def next_on_shard(self, shard: int, shard_count: int) -> int:
         """The next id whose guild would live on `shard`: later by whole milliseconds until it does."""
         value = self.next()

@@ -134,8 +134,10 @@ def _as_discord_reads_it(node: Any) -> Any:
     schema = {key: _as_discord_reads_it(value) for key, value in node.items()}
     union = schema.pop("oneOf", None)
     if union is not None:
-        if all(isinstance(member, dict) and "const" in member and set(member) <= {"const", *_ANNOTATIONS}
-               for member in union):  # fmt: skip
+        if all(
+            isinstance(member, dict) and "const" in member and set(member) <= {"const", *_ANNOTATIONS}
+            for member in union
+        ):
             schema["enum"] = [member["const"] for member in union]
         else:
             schema["anyOf"] = union

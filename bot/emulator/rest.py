@@ -133,14 +133,25 @@ class Fault:
     def response(self) -> web.Response:
         if self.status != RATE_LIMITED:
             return error_response(self.status, self.code, f"{self.status}: refused by the test")
-        body = {"message": "You are being rate limited.", "retry_after": self.retry_after,
-                "global": self.scope == "global", "code": 0}  # fmt: skip
+        body = {
+            "message": "You are being rate limited.",
+            "retry_after": self.retry_after,
+            "global": self.scope == "global",
+            "code": 0,
+        }
         # discord.py takes a 429 without `Via` for Cloudflare's ban and gives up; Discord's own carry it.
-        headers = {"Via": "1.1 google", "Retry-After": str(max(1, round(self.retry_after))),
-                   "X-RateLimit-Scope": self.scope}  # fmt: skip
+        headers = {
+            "Via": "1.1 google",
+            "Retry-After": str(max(1, round(self.retry_after))),
+            "X-RateLimit-Scope": self.scope,
+        }
         if self.scope != "global":
-            headers |= {"X-RateLimit-Limit": "5", "X-RateLimit-Remaining": "0",
-                        "X-RateLimit-Reset-After": str(self.retry_after), "X-RateLimit-Bucket": "emulated"}  # fmt: skip
+            headers |= {
+                "X-RateLimit-Limit": "5",
+                "X-RateLimit-Remaining": "0",
+                "X-RateLimit-Reset-After": str(self.retry_after),
+                "X-RateLimit-Bucket": "emulated",
+            }
         response = json_response(body, status=RATE_LIMITED)
         response.headers.update(headers)
         return response

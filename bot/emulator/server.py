@@ -66,9 +66,13 @@ class Emulator:
     """A Discord API + gateway on 127.0.0.1 with a scriptable world of users, guilds and channels."""
 
     def __init__(
-        self, *, clock: Clock | None = None, bot_token: str = "emulator-token", seed: int | None = None,
+        self,
+        *,
+        clock: Clock | None = None,
+        bot_token: str = "emulator-token",
+        seed: int | None = None,
         shard_count: int = 1,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.clock = clock or Clock()
         self.world = World(clock=self.clock, seed=seed, bot_token=bot_token)
         self._activity = Activity()
@@ -149,28 +153,41 @@ class Emulator:
         """The intents the bot identified with."""
         return self.world.intents
 
-    def add_user(self, name: str, *, locale: str = "en-US") -> User:
-        return self.world.add_user(name, locale)
+    def add_user(self, name: str, *, locale: str = "en-US", given_id: int | None = None) -> User:
+        """A new user; `given_id` keeps the id an earlier run gave them (later ids come after it)."""
+        return self.world.add_user(name, locale, given_id)
 
     def set_locale(self, user: User, locale: str) -> User:
         """Change a user's client locale (what later interactions report); returns the updated User."""
         return self.world.set_locale(user, locale)
 
-    def add_guild(self, name: str, *, owner: User, locale: str = "en-US", shard: int | None = None) -> Guild:
+    def add_guild(
+        self, name: str, *, owner: User, locale: str = "en-US", shard: int | None = None, given_id: int | None = None
+    ) -> Guild:
         """A new guild with the bot in it; `shard` picks the shard its id routes to."""
         if shard is not None and not 0 <= shard < self.gateway.shard_count:
             raise EmulatorError(f"there is no shard {shard} of {self.gateway.shard_count}")
-        return self.world.add_guild(name, owner, locale, on_shard=None if shard is None else
-                                    (shard, self.gateway.shard_count))  # fmt: skip
+        on_shard = None if shard is None else (shard, self.gateway.shard_count)
+        return self.world.add_guild(name, owner, locale, on_shard=on_shard, given_id=given_id)
 
     def add_member(self, guild: Guild, user: User) -> None:
         self.world.add_member(guild, user)
 
-    def add_channel(self, guild: Guild, name: str) -> Channel:
-        return self.world.add_channel(guild, name)
+    def add_channel(self, guild: Guild, name: str, *, given_id: int | None = None) -> Channel:
+        return self.world.add_channel(guild, name, given_id)
 
-    def add_thread(self, parent: Channel, name: str, *, owner: User | None = None) -> Channel:
-        return self.world.add_thread(parent, name, owner)
+    def add_thread(
+        self, parent: Channel, name: str, *, owner: User | None = None, given_id: int | None = None
+    ) -> Channel:
+        return self.world.add_thread(parent, name, owner, given_id)
+
+    @property
+    def last_id(self) -> int:
+        """The newest id given so far: a later run of the same world gives ids after it."""
+        return self.world.ids.last
+
+    def ids_after(self, value: int) -> None:
+        self.world.ids.taken(value)
 
     def dm_channel(self, user: User) -> Channel:
         """The DM channel between the bot and `user` (created on first use, like Discord does)."""
@@ -391,8 +408,9 @@ class Emulator:
         route's bucket (`scope` "user") or the bot's global limit (`scope` "global") is exhausted."""
         if scope not in ("user", "global", "shared"):
             raise EmulatorError(f"no rate limit scope {scope!r}")
-        return self._add_fault(Fault(method, re.compile(path), RATE_LIMITED, count=count, retry_after=retry_after,
-                                     scope=scope))  # fmt: skip
+        return self._add_fault(
+            Fault(method, re.compile(path), RATE_LIMITED, count=count, retry_after=retry_after, scope=scope)
+        )
 
     def slow_next(self, method: str, path: str, *, seconds: float, count: int = 1) -> Fault:
         """Handle the next `count` matching requests only after `seconds` (real time): a slow reply from Discord;
@@ -417,9 +435,13 @@ class Emulator:
         message.components = [*shown, {"type": 1, "components": [forged]}]
         try:
             record, payload = self.world.new_interaction(
-                interaction_type=INTERACTION_COMPONENT, user=user, channel=channel, data=data, locale=None,
+                interaction_type=INTERACTION_COMPONENT,
+                user=user,
+                channel=channel,
+                data=data,
+                locale=None,
                 message=message,
-            )  # fmt: skip
+            )
         finally:
             message.components = shown
         await self._deliver(record, payload, wait=wait, timeout=timeout)

@@ -39,11 +39,40 @@ MAX_COMMANDS_PER_TYPE: Final = {1: 100, 2: 15, 3: 15}
 
 VALID_LOCALES: Final = frozenset(
     {
-        "id", "da", "de", "en-GB", "en-US", "es-ES", "es-419", "fr", "hr", "it", "lt", "hu", "nl", "no", "pl",
-        "pt-BR", "ro", "fi", "sv-SE", "vi", "tr", "cs", "el", "bg", "ru", "uk", "hi", "th", "zh-CN", "ja",
-        "zh-TW", "ko",
+        "id",
+        "da",
+        "de",
+        "en-GB",
+        "en-US",
+        "es-ES",
+        "es-419",
+        "fr",
+        "hr",
+        "it",
+        "lt",
+        "hu",
+        "nl",
+        "no",
+        "pl",
+        "pt-BR",
+        "ro",
+        "fi",
+        "sv-SE",
+        "vi",
+        "tr",
+        "cs",
+        "el",
+        "bg",
+        "ru",
+        "uk",
+        "hi",
+        "th",
+        "zh-CN",
+        "ja",
+        "zh-TW",
+        "ko",
     }
-)  # fmt: skip
+)
 
 # Discord's documented pattern is ^[-_'\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$. Python's `re` has no
 # \p classes: `[^\W]` covers letters, digits and underscore (plus combining marks, which Devanagari
@@ -244,9 +273,12 @@ def _check_options(errors: ErrorTree, path: tuple[str | int, ...], options: obje
             else:
                 seen_optional = True
     _check_localized_names(
-        errors, where, list(enumerate(options)), "APPLICATION_COMMAND_OPTION_NAME_ALREADY_EXISTS",
+        errors,
+        where,
+        list(enumerate(options)),
+        "APPLICATION_COMMAND_OPTION_NAME_ALREADY_EXISTS",
         "Option names must be unique in every locale",
-    )  # fmt: skip
+    )
 
 
 def validate_commands(payload: list[JSON] | None) -> list[JSON]:
@@ -303,9 +335,12 @@ def validate_commands(payload: list[JSON] | None) -> list[JSON]:
             )
     for command_type in per_type:
         _check_localized_names(
-            errors, (), [(index, c) for index, c in enumerate(commands) if int(c.get("type") or 1) == command_type],
-            "APPLICATION_COMMAND_ALREADY_EXISTS", "Application command names must be unique in every locale",
-        )  # fmt: skip
+            errors,
+            (),
+            [(index, c) for index, c in enumerate(commands) if int(c.get("type") or 1) == command_type],
+            "APPLICATION_COMMAND_ALREADY_EXISTS",
+            "Application command names must be unique in every locale",
+        )
     for command_type, count in per_type.items():
         limit = MAX_COMMANDS_PER_TYPE.get(command_type)
         if limit is not None and count > limit:

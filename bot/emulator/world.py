@@ -431,8 +431,11 @@ class World:
 
     # ------------------------------------------------------------ world changes
 
-    def add_user(self, name: str, locale: str) -> User:
-        user = User(self.ids.next(), name, locale=locale)
+    def _id(self, given: int | None) -> int:
+        return self.ids.next() if given is None else self.ids.taken(given)
+
+    def add_user(self, name: str, locale: str, given_id: int | None = None) -> User:
+        user = User(self._id(given_id), name, locale=locale)
         self.users[user.id] = user
         return user
 
@@ -443,10 +446,12 @@ class World:
         self.users[user.id] = updated
         return updated
 
-    def add_guild(self, name: str, owner: User, locale: str, on_shard: tuple[int, int] | None = None) -> Guild:
+    def add_guild(
+        self, name: str, owner: User, locale: str, on_shard: tuple[int, int] | None = None, given_id: int | None = None
+    ) -> Guild:
         """A new guild; `on_shard` (shard, shard count) picks an id that routes to that shard."""
         now = self.clock.now()
-        guild_id = self.ids.next() if on_shard is None else self.ids.next_on_shard(*on_shard)
+        guild_id = self._id(given_id) if on_shard is None else self.ids.next_on_shard(*on_shard)
         guild = Guild(guild_id, name, owner.id, joined_at=now, locale=locale)
         guild.bot_role_id = self.ids.next()
         self.guilds[guild.id] = guild
@@ -466,19 +471,21 @@ class World:
         guild.member_joined[user.id] = self.clock.now()
         self.dispatch("GUILD_MEMBER_ADD", {"guild_id": str(guild.id), **self.member_payload(guild, user)})
 
-    def add_channel(self, guild: Guild, name: str) -> Channel:
+    def add_channel(self, guild: Guild, name: str, given_id: int | None = None) -> Channel:
         position = sum(1 for c in guild.channel_ids if not self.channels[c].is_thread)
-        channel = Channel(self.ids.next(), name, TEXT_CHANNEL, guild.id, position=position)
+        channel = Channel(self._id(given_id), name, TEXT_CHANNEL, guild.id, position=position)
         self.channels[channel.id] = channel
         guild.channel_ids.append(channel.id)
         self.dispatch("CHANNEL_CREATE", self.channel_payload(channel))
         return channel
 
-    def add_thread(self, parent: Channel, name: str, owner: User | None) -> Channel:
+    def add_thread(self, parent: Channel, name: str, owner: User | None, given_id: int | None = None) -> Channel:
         if parent.guild_id is None or parent.type != TEXT_CHANNEL:
             raise EmulatorError("threads can only be created in guild text channels")
         owner_id = (owner or self.bot_user).id
-        thread = Channel(self.ids.next(), name, PUBLIC_THREAD, parent.guild_id, parent_id=parent.id, owner_id=owner_id)
+        thread = Channel(
+            self._id(given_id), name, PUBLIC_THREAD, parent.guild_id, parent_id=parent.id, owner_id=owner_id
+        )
         self.channels[thread.id] = thread
         self.guilds[parent.guild_id].channel_ids.append(thread.id)
         self.dispatch("THREAD_CREATE", {**self.channel_payload(thread), "newly_created": True})
@@ -942,10 +949,16 @@ class World:
 
     def webhook_payload(self, hook: Webhook) -> JSON:
         return {
-            "id": str(hook.id), "type": 1, "guild_id": str(hook.guild_id), "channel_id": str(hook.channel_id),
-            "name": hook.name, "avatar": None, "token": hook.token, "application_id": None,
+            "id": str(hook.id),
+            "type": 1,
+            "guild_id": str(hook.guild_id),
+            "channel_id": str(hook.channel_id),
+            "name": hook.name,
+            "avatar": None,
+            "token": hook.token,
+            "application_id": None,
             "user": self.user_payload(self.users.get(hook.creator_id, self.bot_user)),
-        }  # fmt: skip
+        }
 
     def _managing_webhooks(self, channel_id: int) -> Channel:
         channel = self._channel(channel_id)

@@ -29,7 +29,7 @@ from babel.units import format_unit
 from discord import app_commands
 
 from bot.rulesets.registry import RULESETS
-from rules.exchange import Text
+from rules.exchange import Text, UserRef
 
 ENGLISH = "en"
 CHINESE = "zh-CN"
@@ -47,6 +47,11 @@ _LOCALE_LANGUAGES = {
     discord.Locale.taiwan_chinese: CHINESE,
     discord.Locale.japanese: JAPANESE,
 }
+
+
+def mention(user_id: int | None) -> str:
+    """A user as Discord shows them to the reader; "—" for nobody."""
+    return f"<@{user_id}>" if user_id is not None else "—"
 
 
 def language_of(locale: discord.Locale | str | None) -> str:
@@ -189,8 +194,15 @@ class Translator:
 
     def text(self, text: Text) -> str:
         """A catalog text with its parameters, those that are texts themselves translated first."""
-        params = {name: self.text(value) if isinstance(value, Text) else value for name, value in text.params.items()}
-        return self(text.key, **params)
+        return self(text.key, **{name: self.param(value) for name, value in text.params.items()})
+
+    def param(self, value: object) -> object:
+        """A parameter of a text as the reader sees it: a text translated, a user mentioned."""
+        if isinstance(value, Text):
+            return self.text(value)
+        if isinstance(value, UserRef):
+            return mention(value.user)
+        return value
 
     def first(self, *keys: str) -> str:
         """The first of these keys the catalogs have: a specific message before its generic fallback."""
@@ -225,8 +237,9 @@ class CommandMention:
         words = path.split()
         command_id = _COMMAND_IDS.get(words[0]) if words else None
         mention = f"</{path}:{command_id}>" if command_id is not None else f"`/{path}`"
-        localized = [command_text(f"cmd.{'.'.join(words[: depth + 1])}.name", self.language)
-                     for depth in range(len(words))]  # fmt: skip
+        localized = [
+            command_text(f"cmd.{'.'.join(words[: depth + 1])}.name", self.language) for depth in range(len(words))
+        ]
         named = " ".join(name for name in localized if name is not None)
         if self.language == ENGLISH or None in localized or named == path:
             return mention

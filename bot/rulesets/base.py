@@ -28,19 +28,6 @@ class Renderer:
         return None
 
 
-class _PlayReports(Renderer):
-    """The rendering a ruleset's `Play` still does itself (`report`, `log_text`)."""
-
-    def __init__(self, play: Play) -> None:
-        self._play = play
-
-    def report(self, outcomes: Sequence[Outcome]) -> Report:
-        return self._play.report(outcomes)
-
-    def log_line(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
-        return self._play.log_text(kind, payload)
-
-
 @dataclass(frozen=True)
 class Ruleset:
     """A rule system a campaign can be bound to. `catalogs` is the folder of its `en.json`, `zh-CN.json` and
@@ -55,10 +42,6 @@ class Ruleset:
     # Catalog values rightly the same in every language (names, notation).
     proper_noun_keys: frozenset[str] = frozenset()
     bench: BenchExchange | None = None
-
-    def __post_init__(self) -> None:
-        if self.play is not None and type(self.renderer) is Renderer:
-            object.__setattr__(self, "renderer", _PlayReports(self.play))
 
     @property
     def name_key(self) -> str:

@@ -1,6 +1,8 @@
 """The rule systems a campaign can be bound to, by their fixed ids: the one shared place that names them.
 
 Adding a ruleset is a package in `rules/`, one in `bot/rulesets/` defining its `RULESET`, and a line here.
+Only what builds a bot imports it (the app, the CLI, the bench): the bot hands the rulesets to its services, and its
+commands and output reach them through the bot (`tests/bot/test_layout.py` holds the layers to this).
 """
 
 from __future__ import annotations

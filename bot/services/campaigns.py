@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,8 +14,9 @@ from bot.db.engine import Database
 from bot.db.models import CAMPAIGN_ENDED, ROLE_GM, ROLE_PLAYER, Campaign, Membership
 from bot.errors import UserError
 from bot.options import AcceptedWords, OptionWords, ValueWords, option_text
-from bot.rulesets.registry import RULESETS
+from bot.rulesets.base import Ruleset
 from bot.services.common import Actor, Clock, Place, active_campaign, gm_ids, record_event, require_gm
+from rules.exchange import UserRef
 from rules.options import CampaignOptions, OptionError, with_option
 from rules.text import unseen_character
 
@@ -39,17 +41,20 @@ class OptionChange:
 OPTION_SET = "campaign.option_set"
 
 
-def campaign_options(campaign: Campaign) -> CampaignOptions:
-    return RULESETS[campaign.ruleset].options_model.model_validate(campaign.options)
+def campaign_options(rulesets: Mapping[str, Ruleset], campaign: Campaign) -> CampaignOptions:
+    return rulesets[campaign.ruleset].options_model.model_validate(campaign.options)
 
 
 class CampaignService:
-    def __init__(self, database: Database, clock: Clock) -> None:
+    def __init__(self, database: Database, clock: Clock, rulesets: Mapping[str, Ruleset]) -> None:
         self.database = database
         self.clock = clock
+        self.rulesets = rulesets
 
-    async def start(self, place: Place, actor: Actor, ruleset: str, name: str) -> Campaign:
-        if ruleset not in RULESETS:
+    async def start(self, place: Place, actor: Actor, ruleset: str, name: str, language: str | None = None) -> Campaign:
+        """A campaign in the channel, its starter its GM; `language` that of its public messages (None: the
+        server's)."""
+        if ruleset not in self.rulesets:
             raise UserError("error.unknown_ruleset", ruleset=ruleset)
         if (code := unseen_character(name)) is not None:
             raise UserError("error.name_characters", code=code)
@@ -62,6 +67,7 @@ class CampaignService:
                     name=name,
                     ruleset=ruleset,
                     options={},
+                    language=language,
                     created_at=now,
                 )
                 session.add(campaign)
@@ -72,7 +78,7 @@ class CampaignService:
                     campaign.id,
                     "campaign.started",
                     actor_id=actor.user_id,
-                    payload={"name": name, "ruleset": ruleset},
+                    payload={"name": name, "ruleset": ruleset, **({"language": language} if language else {})},
                     created_at=now,
                 )
         except IntegrityError as error:
@@ -125,7 +131,7 @@ class CampaignService:
             now = self.clock()
             if remove:
                 if user_id not in current_gms:
-                    raise UserError("error.not_a_gm", user=f"<@{user_id}>")
+                    raise UserError("error.not_a_gm", user=UserRef(user_id))
                 if current_gms == [user_id]:
                     raise UserError("error.last_gm")
                 # Demoted, not removed: a GM who also plays keeps their characters and active character.
@@ -137,7 +143,7 @@ class CampaignService:
                 kind = "campaign.gm_removed"
             else:
                 if user_id in current_gms:
-                    raise UserError("error.already_gm", user=f"<@{user_id}>")
+                    raise UserError("error.already_gm", user=UserRef(user_id))
                 membership = await session.scalar(
                     select(Membership).where(Membership.campaign_id == campaign.id, Membership.user_id == user_id)
                 )
@@ -152,25 +158,27 @@ class CampaignService:
     async def option_values(self, place: Place) -> tuple[Campaign, CampaignOptions]:
         async with self.database.read() as session:
             campaign = await active_campaign(session, place)
-            return campaign, campaign_options(campaign)
+            return campaign, campaign_options(self.rulesets, campaign)
 
     async def set_option(self, place: Place, actor: Actor, option: str, raw_value: str) -> OptionChange:
         async with self.database.write() as session:
             campaign = await active_campaign(session, place, lock=True)
             await require_gm(session, campaign.id, actor)
-            current = campaign_options(campaign)
+            current = campaign_options(self.rulesets, campaign)
             model = type(current)
             try:
                 updated = with_option(current, option, raw_value)
             except OptionError as error:
                 # In the reader's words, the ruleset's catalog naming the option and what it takes.
                 accepts = {"expected": AcceptedWords(model, error.option)} if error.option in model.model_fields else {}
-                raise UserError(f"error.option_{error.code}", option=OptionWords(error.option), value=raw_value,
-                                **accepts).within(campaign.ruleset) from error  # fmt: skip
+                raise UserError(
+                    f"error.option_{error.code}", option=OptionWords(error.option), value=raw_value, **accepts
+                ).within(campaign.ruleset) from error
             old, new = getattr(current, option), getattr(updated, option)
             if old == new:
-                raise UserError("error.option_unchanged", option=OptionWords(option),
-                                value=ValueWords(option, option_text(new))).within(campaign.ruleset)  # fmt: skip
+                raise UserError(
+                    "error.option_unchanged", option=OptionWords(option), value=ValueWords(option, option_text(new))
+                ).within(campaign.ruleset)
             # Replaced, never mutated in place, so the change is always written; defaults stay implicit.
             campaign.options = updated.model_dump(mode="json", exclude_defaults=True)
             record_event(
@@ -195,8 +203,14 @@ class CampaignService:
             if old == language:
                 raise UserError("error.language_unchanged")
             campaign.language = language
-            record_event(session, campaign.id, "campaign.language", actor_id=actor.user_id,
-                         payload={"old": old, "new": language}, created_at=self.clock())  # fmt: skip
+            record_event(
+                session,
+                campaign.id,
+                "campaign.language",
+                actor_id=actor.user_id,
+                payload={"old": old, "new": language},
+                created_at=self.clock(),
+            )
         # The directory remembers each channel's language for the commands that skip loading the campaign.
         await self.database.forget_channel(campaign.guild_id, campaign.channel_id)
         return campaign, old

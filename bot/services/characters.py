@@ -23,7 +23,6 @@ from bot.db.models import (
 )
 from bot.errors import SheetRefused, UserError, rule_refused
 from bot.rulesets.base import Ruleset
-from bot.rulesets.registry import RULESETS
 from bot.services.campaigns import campaign_options
 from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, record_event, require_gm
 from bot.services.exchanges import Cast, Closed, ExchangeEngine, Progress
@@ -82,8 +81,11 @@ async def linked(
     session: AsyncSession, character: Character, relation: str, *, reverse: bool = False
 ) -> list[Character]:
     """The characters this one is bound to under `relation` (with `reverse`, those bound to it)."""
-    mine, theirs = (CharacterLink.target_id, CharacterLink.character_id) if reverse else (
-        CharacterLink.character_id, CharacterLink.target_id)  # fmt: skip
+    mine, theirs = (
+        (CharacterLink.target_id, CharacterLink.character_id)
+        if reverse
+        else (CharacterLink.character_id, CharacterLink.target_id)
+    )
     found = await session.scalars(
         select(Character)
         .join(CharacterLink, theirs == Character.id)
@@ -148,12 +150,13 @@ class CharacterService:
         self.database = database
         self.clock = clock
         self.engine = engine
+        self.rulesets = engine.rulesets
 
     async def ruleset(self, place: Place) -> tuple[Ruleset, Play]:
         """The channel's ruleset and its mechanics (refused if it has none yet)."""
         async with self.database.read() as session:
             campaign = await active_campaign(session, place)
-            return RULESETS[campaign.ruleset], play_of(campaign)
+            return self.rulesets[campaign.ruleset], play_of(self.rulesets, campaign)
 
     async def language(self, place: Place) -> str | None:
         """The language of the channel's campaign (None: the server's), in which its characters are named."""
@@ -165,7 +168,7 @@ class CharacterService:
     ) -> Created:
         async with self.database.write() as session:
             campaign = await active_campaign(session, place, lock=True)
-            play = play_of(campaign)
+            play = play_of(self.rulesets, campaign)
             if kind not in play.kinds:
                 raise UserError("error.unknown_kind", kind=kind, kinds=", ".join(play.kinds))
             if kind in play.gm_kinds and not gm_run:
@@ -176,7 +179,7 @@ class CharacterService:
             target = None
             if binding is not None:
                 target = await self._binding_target(session, campaign, actor, binding, data.get(binding.field))
-            options = campaign_options(campaign)
+            options = campaign_options(self.rulesets, campaign)
             bound = {binding.relation: await snapshot(session, target)} if binding and target else {}
             try:
                 draft = play.build(kind, data, bound, dice, options, gm_run=gm_run)
@@ -195,13 +198,19 @@ class CharacterService:
                 raise UserError("error.character_exists", name=draft.name)
             trusted = gm_run or await is_gm(session, campaign.id, actor)
             held = () if trusted else play.gm_only_fields(kind, draft.sheet)
-            character = await store_character(session, campaign, actor.user_id, draft, gm_run,
-                                              {HELD: list(held)} if held else {}, self.clock())  # fmt: skip
+            character = await store_character(
+                session, campaign, actor.user_id, draft, gm_run, {HELD: list(held)} if held else {}, self.clock()
+            )
             if binding is not None and target is not None:
-                session.add(CharacterLink(
-                    campaign_id=campaign.id, character_id=character.id, target_id=target.id,
-                    relation=binding.relation, created_at=self.clock(),
-                ))  # fmt: skip
+                session.add(
+                    CharacterLink(
+                        campaign_id=campaign.id,
+                        character_id=character.id,
+                        target_id=target.id,
+                        relation=binding.relation,
+                        created_at=self.clock(),
+                    )
+                )
             active = await self._join(session, campaign, actor, character)
             record_event(
                 session,
@@ -226,10 +235,16 @@ class CharacterService:
             if held:
                 asked = approval_step(draft.name, held, private=play.private_sheets)
                 progress = await self.engine.run(
-                    session, campaign, kind=EXCHANGE_KIND, title=Text("exchange.sheet_approval", {"name": draft.name}),
-                    cast=Cast({SUBJECT: [character]}), step_of=lambda _: asked, dice=dice,
-                    actor_id=actor.user_id, channel_id=place.channel_id,
-                )  # fmt: skip
+                    session,
+                    campaign,
+                    kind=EXCHANGE_KIND,
+                    title=Text("exchange.sheet_approval", {"name": draft.name}),
+                    cast=Cast({SUBJECT: [character]}),
+                    step_of=lambda _: asked,
+                    dice=dice,
+                    actor_id=actor.user_id,
+                    channel_id=place.channel_id,
+                )
             return Created(campaign, character, draft, active, held, progress)
 
     async def _binding_target(
@@ -247,8 +262,9 @@ class CharacterService:
         if binding.per_target is not None:
             taken = await linked(session, target, binding.relation, reverse=True)
             if len(taken) >= binding.per_target:
-                raise UserError("error.binding_taken", name=target.name,
-                                bound=", ".join(character.name for character in taken))  # fmt: skip
+                raise UserError(
+                    "error.binding_taken", name=target.name, bound=", ".join(character.name for character in taken)
+                )
         return target
 
     async def _membership(self, session: AsyncSession, campaign: Campaign, actor: Actor) -> Membership:
@@ -272,7 +288,7 @@ class CharacterService:
     async def show(self, place: Place, actor: Actor, name: str | None) -> Shown:
         async with self.database.read() as session:
             campaign = await active_campaign(session, place)
-            play = play_of(campaign)
+            play = play_of(self.rulesets, campaign)
             character = (
                 await find_character(session, campaign, name)
                 if name
@@ -281,7 +297,14 @@ class CharacterService:
             private = play.sheet_hidden(character.gm_run, character.state)
             own = not character.gm_run and (not play.private_sheets or character.owner_id == actor.user_id)
             full = own or not private or await is_gm(session, campaign.id, actor)
-            return Shown(campaign, await snapshot(session, character), play, campaign_options(campaign), full, private)
+            return Shown(
+                campaign,
+                await snapshot(session, character),
+                play,
+                campaign_options(self.rulesets, campaign),
+                full,
+                private,
+            )
 
     async def roster(self, place: Place, actor: Actor) -> tuple[Campaign, list[CharacterSnapshot], bool]:
         """Every character of the campaign, and whether the actor is a GM (who sees what the GMs' characters hide)."""
@@ -311,9 +334,14 @@ class CharacterService:
             membership.active_character_id = character.id
             # Which of their characters the GMs take up is theirs to know: the table would learn who acts next.
             record_event(
-                session, campaign.id, "character.used", actor_id=actor.user_id, payload={"name": character.name},
-                created_at=self.clock(), secret=character.gm_run,
-            )  # fmt: skip
+                session,
+                campaign.id,
+                "character.used",
+                actor_id=actor.user_id,
+                payload={"name": character.name},
+                created_at=self.clock(),
+                secret=character.gm_run,
+            )
             return character
 
     async def delete(self, place: Place, actor: Actor, name: str) -> Deleted:
@@ -322,20 +350,28 @@ class CharacterService:
             character = await find_character(session, campaign, name)
             await owned_or_gm(session, campaign, character, actor)
             record_event(
-                session, campaign.id, "character.deleted", actor_id=actor.user_id,
-                payload={"name": character.name, "sheet": character.sheet}, created_at=self.clock(),
-                secret=play_of(campaign).sheet_hidden(character.gm_run, character.state),
-            )  # fmt: skip
+                session,
+                campaign.id,
+                "character.deleted",
+                actor_id=actor.user_id,
+                payload={"name": character.name, "sheet": character.sheet},
+                created_at=self.clock(),
+                secret=play_of(self.rulesets, campaign).sheet_hidden(character.gm_run, character.state),
+            )
             # A sheet waiting for approval has nothing left to approve, and a roll waiting for the GMs' answer no one
             # to roll it for or at (a bystander an attack only sees is no part of it).
-            playing = select(ExchangeRole.exchange_id).where(ExchangeRole.character_id == character.id,
-                                                             ExchangeRole.role != EVERYONE)  # fmt: skip
+            playing = select(ExchangeRole.exchange_id).where(
+                ExchangeRole.character_id == character.id, ExchangeRole.role != EVERYONE
+            )
             waiting = await session.scalars(
                 select(Exchange)
-                .where(Exchange.id.in_(playing), Exchange.status == EXCHANGE_OPEN,
-                       or_(Exchange.kind == EXCHANGE_KIND, Exchange.handler == GM_REQUEST))
+                .where(
+                    Exchange.id.in_(playing),
+                    Exchange.status == EXCHANGE_OPEN,
+                    or_(Exchange.kind == EXCHANGE_KIND, Exchange.handler == GM_REQUEST),
+                )
                 .order_by(Exchange.id)
-            )  # fmt: skip
+            )
             closed = [
                 ended
                 for exchange in list(waiting)
@@ -349,19 +385,22 @@ class CharacterService:
         character's owner. The ruleset validates the whole file again; what was rolled from it stays as rolled."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, place, lock=True)
-            play = play_of(campaign)
+            play = play_of(self.rulesets, campaign)
             character = await find_character(session, campaign, name)
             await owned_or_gm(session, campaign, character, actor)
             by_gm = await is_gm(session, campaign.id, actor)
             if not play.editable(character.kind, field, by_gm=by_gm):
-                key = "error.edit_gm_only" if not by_gm and play.editable(character.kind, field, by_gm=True) else (
-                    "error.edit_not_editable")  # fmt: skip
+                key = (
+                    "error.edit_gm_only"
+                    if not by_gm and play.editable(character.kind, field, by_gm=True)
+                    else ("error.edit_not_editable")
+                )
                 raise UserError(key, field=field, name=character.name).within(campaign.ruleset)
             current = await snapshot(session, character)
             old = read_path(current.sheet["file"], field)
             try:
                 file = with_value(current.sheet["file"], field, value)
-                sheet = play.edited_sheet(current, file, campaign_options(campaign), by_gm=by_gm)
+                sheet = play.edited_sheet(current, file, campaign_options(self.rulesets, campaign), by_gm=by_gm)
             except SheetError as error:
                 raise SheetRefused("sheet.edit_rejected", error.problems).within(campaign.ruleset) from error
             except RuleError as error:
@@ -376,18 +415,31 @@ class CharacterService:
             maxima = {}
             for pool_name, maximum in play.pool_maxima(current, sheet).items():
                 if pool_name in current.pools and current.pools[pool_name].maximum != maximum:
-                    pool_id = await session.scalar(select(ResourcePool.id).where(
-                        ResourcePool.character_id == character.id, ResourcePool.name == pool_name))  # fmt: skip
+                    pool_id = await session.scalar(
+                        select(ResourcePool.id).where(
+                            ResourcePool.character_id == character.id, ResourcePool.name == pool_name
+                        )
+                    )
                     assert pool_id is not None
                     changed = await set_pool_maximum(session, pool_id, maximum)
                     maxima[pool_name] = [changed.current, changed.maximum]
             private = play.sheet_hidden(character.gm_run, character.state)
             record_event(
-                session, campaign.id, "character.edited", actor_id=actor.user_id, secret=private,
-                payload={"name": character.name, "field": field, "old": old, "new": new, "by_gm": by_gm,
-                         "pools": maxima},
+                session,
+                campaign.id,
+                "character.edited",
+                actor_id=actor.user_id,
+                secret=private,
+                payload={
+                    "name": character.name,
+                    "field": field,
+                    "old": old,
+                    "new": new,
+                    "by_gm": by_gm,
+                    "pools": maxima,
+                },
                 created_at=self.clock(),
-            )  # fmt: skip
+            )
             return Edited(campaign.ruleset, character.name, field, old, new, campaign.language, private)
 
     async def reveal(self, place: Place, actor: Actor, name: str, *, shown: bool) -> Revealed:
@@ -396,7 +448,7 @@ class CharacterService:
         async with self.database.write() as session:
             campaign = await active_campaign(session, place, lock=True)
             await require_gm(session, campaign.id, actor)
-            play = play_of(campaign)
+            play = play_of(self.rulesets, campaign)
             character = await find_character(session, campaign, name)
             if not play.sheet_hidden(character.gm_run, {}):
                 raise UserError("error.sheet_not_secret", name=character.name)
@@ -405,9 +457,13 @@ class CharacterService:
             state = {key: value for key, value in character.state.items() if key != REVEALED}
             character.state = {**state, REVEALED: True} if shown else state
             record_event(
-                session, campaign.id, "character.revealed" if shown else "character.hidden", actor_id=actor.user_id,
-                payload={"name": character.name}, created_at=self.clock(),
-            )  # fmt: skip
+                session,
+                campaign.id,
+                "character.revealed" if shown else "character.hidden",
+                actor_id=actor.user_id,
+                payload={"name": character.name},
+                created_at=self.clock(),
+            )
             return Revealed(character.name, shown, campaign.language, campaign.ruleset)
 
     async def set_auto_answer(
@@ -417,7 +473,7 @@ class CharacterService:
         async with self.database.write() as session:
             campaign = await active_campaign(session, place, lock=True)
             await require_gm(session, campaign.id, actor)
-            play = play_of(campaign)
+            play = play_of(self.rulesets, campaign)
             character = await find_character(session, campaign, name)
             if not character.gm_run:
                 raise UserError("error.not_gm_run", name=character.name)
@@ -435,9 +491,16 @@ class CharacterService:
             character.auto_answers = answers
             # The GMs' plan for the character, so the players' log only says that there is one.
             record_event(
-                session, campaign.id, "character.auto_answer", actor_id=actor.user_id, secret=True,
-                payload={"name": character.name, "wait": preset.label.to_dict(),
-                         "answer": chosen.label.to_dict() if chosen else Text("gm.auto_none").to_dict()},
+                session,
+                campaign.id,
+                "character.auto_answer",
+                actor_id=actor.user_id,
+                secret=True,
+                payload={
+                    "name": character.name,
+                    "wait": preset.label.to_dict(),
+                    "answer": chosen.label.to_dict() if chosen else Text("gm.auto_none").to_dict(),
+                },
                 created_at=self.clock(),
-            )  # fmt: skip
+            )
             return character.name, preset.label, chosen.label if chosen else None, campaign.ruleset

@@ -58,6 +58,7 @@ class CombatService:
         self.database = database
         self.clock = clock
         self.engine = engine
+        self.rulesets = engine.rulesets
 
     async def _order(self, session: AsyncSession, campaign: Campaign) -> list[Character]:
         ids: list[int] = list(campaign.combat.get("order", []))
@@ -82,7 +83,7 @@ class CombatService:
         return current_gone
 
     async def _report(self, session: AsyncSession, campaign: Campaign, progress: list[Progress]) -> CombatReport:
-        play = play_of(campaign)
+        play = play_of(self.rulesets, campaign)
         order = await snapshots(session, await self._order(session, campaign))
         turn = min(campaign.combat.get("turn", 0), len(order) - 1) if order else 0
         current = order[turn] if order else None
@@ -101,17 +102,32 @@ class CombatService:
         )
 
     async def _hook(
-        self, session: AsyncSession, campaign: Campaign, kind: str, roles: dict[str, list[Character]],
-        hook: Callable[[Scene], Step | None], call: Call, payload: dict[str, str | int], *, by_gm: bool = True,
+        self,
+        session: AsyncSession,
+        campaign: Campaign,
+        kind: str,
+        roles: dict[str, list[Character]],
+        hook: Callable[[Scene], Step | None],
+        call: Call,
+        payload: dict[str, str | int],
+        *,
+        by_gm: bool = True,
         sides: dict[str, Side] | None = None,
-    ) -> Progress:  # fmt: skip
+    ) -> Progress:
         """One hook of the ruleset, run as an exchange's step; `by_gm` False when no one in particular moved the
         clock (a turn that began because the last one ended)."""
         return await self.engine.run(
-            session, campaign, kind=kind, title=Text(f"exchange.{kind}", dict(payload)), cast=Cast(roles, sides or {}),
-            step_of=lambda scene: hook(scene) or Step(), dice=call.dice,
-            actor_id=call.actor.user_id if by_gm else None, channel_id=call.channel_id, payload=payload,
-        )  # fmt: skip
+            session,
+            campaign,
+            kind=kind,
+            title=Text(f"exchange.{kind}", dict(payload)),
+            cast=Cast(roles, sides or {}),
+            step_of=lambda scene: hook(scene) or Step(),
+            dice=call.dice,
+            actor_id=call.actor.user_id if by_gm else None,
+            channel_id=call.channel_id,
+            payload=payload,
+        )
 
     async def _start_turn(self, session: AsyncSession, campaign: Campaign, play: Play, call: Call) -> list[Progress]:
         """Skip fighters out of play (past the last one, a new round begins), then run the turn hook."""
@@ -128,10 +144,18 @@ class CombatService:
             campaign.combat = {**campaign.combat, "turn": following}
         else:
             return done
-        done.append(await self._hook(
-            session, campaign, "combat.turn", {CURRENT: [current]}, play.turn_started, call, {"name": current.name},
-            by_gm=False,
-        ))  # fmt: skip
+        done.append(
+            await self._hook(
+                session,
+                campaign,
+                "combat.turn",
+                {CURRENT: [current]},
+                play.turn_started,
+                call,
+                {"name": current.name},
+                by_gm=False,
+            )
+        )
         return done
 
     async def _end_turn(self, session: AsyncSession, campaign: Campaign, play: Play, call: Call) -> Progress | None:
@@ -140,9 +164,15 @@ class CombatService:
             return None
         current = order[min(campaign.combat.get("turn", 0), len(order) - 1)]
         return await self._hook(
-            session, campaign, "combat.turn_end", {CURRENT: [current]}, play.turn_ended, call, {"name": current.name},
+            session,
+            campaign,
+            "combat.turn_end",
+            {CURRENT: [current]},
+            play.turn_ended,
+            call,
+            {"name": current.name},
             by_gm=False,
-        )  # fmt: skip
+        )
 
     async def _advance_round(self, session: AsyncSession, campaign: Campaign, play: Play, call: Call) -> Progress:
         campaign.round_number += 1
@@ -154,7 +184,7 @@ class CombatService:
     async def _gm_campaign(self, session: AsyncSession, call: Call) -> tuple[Campaign, Play]:
         campaign = await active_campaign(session, call.place, lock=True)
         await require_gm(session, campaign.id, call.actor)
-        return campaign, play_of(campaign)
+        return campaign, play_of(self.rulesets, campaign)
 
     async def start(self, call: Call, names: list[str]) -> CombatReport:
         async with self.database.write() as session:
@@ -166,8 +196,10 @@ class CombatService:
                 raise UserError("error.bad_turn_order")
             # The fight's first round is the next one of the campaign, which the fight calls round 1.
             campaign.combat = {
-                "order": [fighter.id for fighter in fighters], "turn": 0, "first_round": campaign.round_number + 1,
-            }  # fmt: skip
+                "order": [fighter.id for fighter in fighters],
+                "turn": 0,
+                "first_round": campaign.round_number + 1,
+            }
             opening: Opening | None = None
 
             def started(scene: Scene) -> Step:
@@ -177,11 +209,20 @@ class CombatService:
                 opening = play.combat_started(scene)
                 return opening.step if opening is not None else Step()
 
-            progress = [await self.engine.run(
-                session, campaign, kind="combat.started", title=Text("exchange.combat.started"),
-                cast=Cast({FIGHTERS: fighters}), step_of=started, dice=call.dice, actor_id=call.actor.user_id,
-                channel_id=call.channel_id, payload={"order": ", ".join(fighter.name for fighter in fighters)},
-            )]  # fmt: skip
+            progress = [
+                await self.engine.run(
+                    session,
+                    campaign,
+                    kind="combat.started",
+                    title=Text("exchange.combat.started"),
+                    cast=Cast({FIGHTERS: fighters}),
+                    step_of=started,
+                    dice=call.dice,
+                    actor_id=call.actor.user_id,
+                    channel_id=call.channel_id,
+                    payload={"order": ", ".join(fighter.name for fighter in fighters)},
+                )
+            ]
             if opening is not None and opening.order is not None:
                 if sorted(opening.order) != sorted(campaign.combat["order"]):
                     raise EngineError("a ruleset's turn order must hold every fighter once")
@@ -232,9 +273,15 @@ class CombatService:
             return ended_in, progress
 
     async def _moment(
-        self, call: Call, kind: str, hook: Callable[[Play], Callable[[Scene], Step | None]],
-        payload: Callable[[Campaign], dict[str, str | int]], *, sessions: int = 0, turns_after: int = 0,
-    ) -> Moment:  # fmt: skip
+        self,
+        call: Call,
+        kind: str,
+        hook: Callable[[Play], Callable[[Scene], Step | None]],
+        payload: Callable[[Campaign], dict[str, str | int]],
+        *,
+        sessions: int = 0,
+        turns_after: int = 0,
+    ) -> Moment:
         """A moment of the campaign (a session begins, a turn ends, time passes) and the ruleset's hook for it.
         `sessions` move the session number before the hook runs; `turns_after` move the turn number after it,
         so a turn's end is processed on the turn that ends."""
@@ -243,27 +290,43 @@ class CombatService:
             campaign.session_number += sessions
             everyone = {EVERYONE: await campaign_characters(session, campaign)}
             sides = await session.scalars(select(Side).where(Side.campaign_id == campaign.id).order_by(Side.id))
-            progress = await self._hook(session, campaign, kind, everyone, hook(play), call, payload(campaign),
-                                        sides={campaign_side(n): side for n, side in enumerate(sides)})  # fmt: skip
+            progress = await self._hook(
+                session,
+                campaign,
+                kind,
+                everyone,
+                hook(play),
+                call,
+                payload(campaign),
+                sides={campaign_side(n): side for n, side in enumerate(sides)},
+            )
             campaign.turn_number += turns_after
             return Moment(campaign.ruleset, campaign.session_number, campaign.turn_number, progress)
 
     async def new_session(self, call: Call) -> Moment:
         return await self._moment(
-            call, "campaign.session", lambda play: play.session_started,
-            lambda campaign: {"session": campaign.session_number}, sessions=1,
-        )  # fmt: skip
+            call,
+            "campaign.session",
+            lambda play: play.session_started,
+            lambda campaign: {"session": campaign.session_number},
+            sessions=1,
+        )
 
     async def end_campaign_turn(self, call: Call) -> Moment:
         return await self._moment(
-            call, "campaign.turn", lambda play: play.campaign_turn_ended,
-            lambda campaign: {"turn": campaign.turn_number}, turns_after=1,
-        )  # fmt: skip
+            call,
+            "campaign.turn",
+            lambda play: play.campaign_turn_ended,
+            lambda campaign: {"turn": campaign.turn_number},
+            turns_after=1,
+        )
 
     async def pass_time(self, call: Call, hours: int, days: int) -> Moment:
         if hours < 0 or days < 0 or hours + days == 0:
             raise UserError("error.no_time")
         return await self._moment(
-            call, "campaign.time", lambda play: lambda scene: play.time_passed(scene, hours, days),
+            call,
+            "campaign.time",
+            lambda play: lambda scene: play.time_passed(scene, hours, days),
             lambda _: {"hours": hours, "days": days},
-        )  # fmt: skip
+        )

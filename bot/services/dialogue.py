@@ -74,14 +74,31 @@ class DialogueService:
                     raise UserError("error.not_your_character", name=character.name)
             return Speaker(character.name, character.portrait_url)
 
-    async def posted(self, place: Place, actor: Actor, speaker: Speaker, kind: str, text: str,
-                     message_id: int, channel_id: int) -> None:  # fmt: skip
+    async def posted(
+        self,
+        place: Place,
+        actor: Actor,
+        speaker: Speaker,
+        kind: str,
+        text: str,
+        message_id: int,
+        channel_id: int,
+        image: str | None = None,
+    ) -> None:
+        """A post in character, logged with the name of the picture it carried, if any."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, place)
-            payload = {"character": speaker.character, "kind": kind, "text": text, "message": message_id,
-                       "channel": channel_id}  # fmt: skip
-            record_event(session, campaign.id, POSTED[kind], actor_id=actor.user_id, payload=payload,
-                         created_at=self.clock())  # fmt: skip
+            payload = {
+                "character": speaker.character,
+                "kind": kind,
+                "text": text,
+                "message": message_id,
+                "channel": channel_id,
+                **({"image": image} if image else {}),
+            }
+            record_event(
+                session, campaign.id, POSTED[kind], actor_id=actor.user_id, payload=payload, created_at=self.clock()
+            )
 
     async def own_post(self, place: Place, actor: Actor, message_id: int | None) -> Post:
         """The actor's post in character (their latest in the campaign if no message is named) still standing."""
@@ -98,12 +115,14 @@ class DialogueService:
         for event in events:
             payload = event.payload
             if event.kind in POSTED.values() and event.actor_id == actor.user_id:
-                standing[payload["message"]] = Post(payload["message"], payload["channel"], payload["character"],
-                                                    payload["kind"], payload["text"])  # fmt: skip
+                standing[payload["message"]] = Post(
+                    payload["message"], payload["channel"], payload["character"], payload["kind"], payload["text"]
+                )
             elif event.kind == EDITED and payload["message"] in standing:
                 before = standing[payload["message"]]
-                standing[payload["message"]] = Post(before.message_id, before.channel_id, before.character,
-                                                    before.kind, payload["text"])  # fmt: skip
+                standing[payload["message"]] = Post(
+                    before.message_id, before.channel_id, before.character, before.kind, payload["text"]
+                )
             elif event.kind == DELETED:
                 standing.pop(payload["message"], None)
         if message_id is not None:
@@ -118,10 +137,15 @@ class DialogueService:
         """A post edited to `text`, or deleted (None)."""
         async with self.database.write() as session:
             campaign = await active_campaign(session, place)
-            payload = {"character": post.character, "message": post.message_id, "text": text or "",
-                       "before": post.text}  # fmt: skip
-            record_event(session, campaign.id, EDITED if text is not None else DELETED, actor_id=actor.user_id,
-                         payload=payload, created_at=self.clock())  # fmt: skip
+            payload = {"character": post.character, "message": post.message_id, "text": text or "", "before": post.text}
+            record_event(
+                session,
+                campaign.id,
+                EDITED if text is not None else DELETED,
+                actor_id=actor.user_id,
+                payload=payload,
+                created_at=self.clock(),
+            )
 
     async def set_portrait(self, place: Place, actor: Actor, name: str, url: str | None) -> str:
         """A character's portrait set (or removed), by its player or a GM; its name as stored returned."""
@@ -133,6 +157,13 @@ class DialogueService:
             await owned_or_gm(session, campaign, character, actor)
             character.portrait_url = url.strip() if url else None
             kind = "character.portrait_set" if url else "character.portrait_removed"
-            record_event(session, campaign.id, kind, actor_id=actor.user_id, payload={"name": character.name},
-                         created_at=self.clock(), secret=character.gm_run)  # fmt: skip
+            record_event(
+                session,
+                campaign.id,
+                kind,
+                actor_id=actor.user_id,
+                payload={"name": character.name},
+                created_at=self.clock(),
+                secret=character.gm_run,
+            )
             return character.name

@@ -58,9 +58,7 @@ from bot.db.models import (
     WaitRow,
 )
 from bot.errors import UserError, WaitClosed, new_error_id, refusal_text, rule_refused
-from bot.render import mention
-from bot.rulesets.base import Renderer
-from bot.rulesets.registry import RULESETS
+from bot.rulesets.base import Renderer, Ruleset
 from bot.services.campaigns import campaign_options
 from bot.services.common import (
     SHEET_SECRETS,
@@ -75,8 +73,8 @@ from bot.services.common import (
     record_event,
     require_gm,
 )
-from bot.services.held import SHARED_HANDLERS, refuse_fallen
-from bot.services.requests import request_handlers
+from bot.services.held import decide, refuse_fallen
+from bot.services.requests import decided
 from bot.services.snapshots import play_of, snapshots, store_character
 from bot.shards import EVERY_GUILD, Shards
 from rules.dice import DiceSource
@@ -101,12 +99,22 @@ from rules.exchange import (
     Step,
     Summon,
     Text,
+    UserRef,
     Wait,
     Whisper,
     effect_to_dict,
     member,
 )
-from rules.play import ANSWERER, CharacterSnapshot, CommitmentSnapshot, Handler, Play, Scene, SideSnapshot, Turn
+from rules.play import (
+    ANSWERER,
+    CharacterSnapshot,
+    CommitmentSnapshot,
+    Play,
+    Resumptions,
+    Scene,
+    SideSnapshot,
+    Turn,
+)
 
 log = logging.getLogger(__name__)
 
@@ -116,9 +124,7 @@ MAX_AUTO_ANSWERS = 32
 # What fails for a while whichever wait is tried (the database locked, out of reach, or all its connections in use):
 # not the wait's fault, so not counted against it; the next look tries again. Only the network's own errors: any
 # other OSError (a file its rules read is gone) is the wait's, and is counted like any bug.
-PASSING_FAILURES = (
-    Busy, OperationalError, InterfaceError, PoolTimeout, ConnectionError, TimeoutError, socket.gaierror
-)  # fmt: skip
+PASSING_FAILURES = (Busy, OperationalError, InterfaceError, PoolTimeout, ConnectionError, TimeoutError, socket.gaierror)
 
 
 class EngineError(Exception):
@@ -133,9 +139,12 @@ def shown_round(campaign: Campaign) -> int:
 
 def turn_of(campaign: Campaign) -> Turn:
     return Turn(
-        campaign.round_number, bool(campaign.combat.get("order")), campaign.session_number, campaign.turn_number,
+        campaign.round_number,
+        bool(campaign.combat.get("order")),
+        campaign.session_number,
+        campaign.turn_number,
         shown_round(campaign),
-    )  # fmt: skip
+    )
 
 
 @dataclass(frozen=True)
@@ -194,6 +203,7 @@ class Progress:
     """What one engine call did, for the cog to show: steps applied, waits opened and closed."""
 
     ruleset: str
+    renderer: Renderer  # the ruleset's, for whoever shows the steps
     campaign_id: int
     channel_id: int
     exchange_id: int | None = None
@@ -205,16 +215,6 @@ class Progress:
     forced: bool = False
     recorded: bool = False  # a `needs_all` answer stored while others are still awaited
     language: str | None = None  # the campaign's language for its public messages (None: the server's)
-
-    @property
-    def play(self) -> Play:
-        play = RULESETS[self.ruleset].play
-        assert play is not None
-        return play
-
-    @property
-    def renderer(self) -> Renderer:
-        return RULESETS[self.ruleset].renderer
 
 
 @dataclass
@@ -268,34 +268,45 @@ class _Running:
     dice: DiceSource
 
 
-def _handlers(play: Play, ruleset: str) -> Mapping[str, Handler]:
-    """The steps that resume an exchange by name: the ruleset's own, and those every ruleset shares (a sheet's
-    approval, a request of the GMs)."""
-    return {**play.handlers, **SHARED_HANDLERS, **request_handlers(play, ruleset)}
+# A step every ruleset shares: it takes the ruleset's play and id before what a ruleset's own step takes.
+SharedStep = Callable[[Play, str, Scene, Any, Answer], Step]
+# A sheet's approval, a request of the GMs: found before a ruleset's own, so no ruleset takes their names.
+SHARED_STEPS = Resumptions[SharedStep](decide, decided)
 
 
-def _resumable(play: Play, ruleset: str, stored_as: str | None) -> bool:
-    return stored_as in play.resumes or stored_as in _handlers(play, ruleset)
+def _typed(play: Play, stored_as: str | None) -> Resumptions[Any] | None:
+    """The steps among which one resumes from a state stored under this name: the shared ones or the ruleset's."""
+    if stored_as in SHARED_STEPS:
+        return SHARED_STEPS
+    return play.resumes if stored_as in play.resumes else None
 
 
-def _paused_state(play: Play, exchange: Exchange) -> Resumption | Mapping[str, Any]:
-    """A paused exchange's state as its resuming step takes it: typed, or (a step resumed by name) as stored."""
-    if exchange.handler is not None and exchange.handler in play.resumes:
-        return play.resumes.state(exchange.handler, exchange.state)
-    return exchange.state
+def _resumable(play: Play, stored_as: str | None) -> bool:
+    return _typed(play, stored_as) is not None
+
+
+def _paused_state(play: Play, exchange: Exchange) -> Resumption:
+    """A paused exchange's state as its resuming step takes it."""
+    steps = _typed(play, exchange.handler)
+    if steps is None or exchange.handler is None:
+        raise EngineError(f"no step resumes from {exchange.handler!r}")
+    return steps.state(exchange.handler, exchange.state)
 
 
 def _resumed(play: Play, ruleset: str, exchange: Exchange, scene: Scene, answer: Answer) -> Step:
     """The step an answer gives a paused exchange."""
-    if exchange.handler is not None and exchange.handler in play.resumes:
-        return play.resumes.resume(scene, exchange.handler, exchange.state, answer)
-    return _handlers(play, ruleset)[exchange.handler or ""](scene, exchange.state, answer)
+    stored_as = exchange.handler or ""
+    if stored_as in SHARED_STEPS:
+        state = SHARED_STEPS.state(stored_as, exchange.state)
+        return SHARED_STEPS.step(stored_as)(play, ruleset, scene, state, answer)
+    return play.resumes.resume(scene, stored_as, exchange.state, answer)
 
 
 def _listed(campaign: Campaign, wait: WaitRow, exchange: Exchange) -> WaitView | UnreadableWait:
     """A pending wait as /gm pending lists it, whether or not its stored question still reads."""
-    read = readable(f"wait {wait.id} of campaign {campaign.id}",
-                    lambda: (Wait.from_dict(wait.spec), Text.from_dict(exchange.title)))  # fmt: skip
+    read = readable(
+        f"wait {wait.id} of campaign {campaign.id}", lambda: (Wait.from_dict(wait.spec), Text.from_dict(exchange.title))
+    )
     if read is None:
         return UnreadableWait(campaign.ruleset, wait.id, wait.created_at, wait.given_up_error)
     spec, title = read
@@ -304,9 +315,13 @@ def _listed(campaign: Campaign, wait: WaitRow, exchange: Exchange) -> WaitView |
 
 def _answer_record(answer: Answer) -> dict[str, Any]:
     return {
-        "option": answer.option, "value": answer.value, "by": answer.by, "forced": answer.forced,
-        "expired": answer.expired, "each": {str(user): text for user, text in answer.each.items()},
-    }  # fmt: skip
+        "option": answer.option,
+        "value": answer.value,
+        "by": answer.by,
+        "forced": answer.forced,
+        "expired": answer.expired,
+        "each": {str(user): text for user, text in answer.each.items()},
+    }
 
 
 def _for_gm_run(spec: Wait, wait: WaitRow) -> bool:
@@ -326,22 +341,56 @@ def wait_closed(campaign: Campaign, exchange: Exchange, summary: Text | None = N
 
 def _answer_from_record(key: str, record: Mapping[str, Any]) -> Answer:
     each = {int(user): text for user, text in record.get("each", {}).items()}
-    return Answer(key, record.get("option"), record.get("value"), record.get("by"), record.get("forced", False),
-                  record.get("expired", False), each)  # fmt: skip
+    return Answer(
+        key,
+        record.get("option"),
+        record.get("value"),
+        record.get("by"),
+        record.get("forced", False),
+        record.get("expired", False),
+        each,
+    )
 
 
 class ExchangeEngine:
     """Runs steps inside a caller's transaction; the campaign row is already locked."""
 
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, clock: Clock, rulesets: Mapping[str, Ruleset]) -> None:
         self.clock = clock
+        # The rulesets the process serves: every service that runs exchanges reaches them through its engine.
+        self.rulesets = rulesets
+
+    def progress(
+        self, campaign: Campaign, channel_id: int, exchange_id: int | None = None, *, recorded: bool = False
+    ) -> Progress:
+        """Nothing done yet in `campaign`'s exchange, shown in its ruleset's words."""
+        renderer = self.rulesets[campaign.ruleset].renderer
+        return Progress(
+            campaign.ruleset,
+            renderer,
+            campaign.id,
+            channel_id,
+            exchange_id,
+            recorded=recorded,
+            language=campaign.language,
+        )
 
     async def run(
-        self, session: AsyncSession, campaign: Campaign, *, kind: str, title: Text, cast: Cast, step_of: StepOf,
-        dice: DiceSource, actor_id: int | None, channel_id: int, payload: Mapping[str, Any] | None = None,
-    ) -> Progress:  # fmt: skip
+        self,
+        session: AsyncSession,
+        campaign: Campaign,
+        *,
+        kind: str,
+        title: Text,
+        cast: Cast,
+        step_of: StepOf,
+        dice: DiceSource,
+        actor_id: int | None,
+        channel_id: int,
+        payload: Mapping[str, Any] | None = None,
+    ) -> Progress:
         """Start an exchange: its first step, applied; stored only if it pauses."""
-        progress = Progress(campaign.ruleset, campaign.id, channel_id, language=campaign.language)
+        progress = self.progress(campaign, channel_id)
         scene, refs = await self._scene(session, campaign, cast, dice, None)
         try:
             step = step_of(scene)
@@ -351,37 +400,53 @@ class ExchangeEngine:
         if step.pause is not None or any(isinstance(effect, Commit) for effect in step.effects):
             exchange = await self._store_exchange(session, campaign, kind, title, cast, channel_id, actor_id)
             progress.exchange_id = exchange.id
-        running = _Running(campaign, play_of(campaign), exchange, kind, title, cast, scene, refs, dice)
+        running = _Running(campaign, play_of(self.rulesets, campaign), exchange, kind, title, cast, scene, refs, dice)
         await self._settle(session, running, step, actor_id, progress, payload)
         return progress
 
     async def answer(
-        self, session: AsyncSession, campaign: Campaign, wait: WaitRow, answer: Answer, dice: DiceSource,
-        *, status: str = ANSWERED,
-    ) -> Progress:  # fmt: skip
+        self,
+        session: AsyncSession,
+        campaign: Campaign,
+        wait: WaitRow,
+        answer: Answer,
+        dice: DiceSource,
+        *,
+        status: str = ANSWERED,
+    ) -> Progress:
         """Resolve a wait with this answer (exactly once) and resume its exchange."""
         exchange = await session.get(Exchange, wait.exchange_id)
         assert exchange is not None
-        progress = Progress(campaign.ruleset, campaign.id, exchange.channel_id, exchange.id, language=campaign.language)
+        progress = self.progress(campaign, exchange.channel_id, exchange.id)
         await self._resume(session, campaign, exchange, wait, answer, dice, status, progress, depth=0)
         return progress
 
     async def cancel(
-        self, session: AsyncSession, campaign: Campaign, exchange: Exchange, actor_id: int | None,
-        *, reason: Text | None = None, dice: DiceSource | None = None, undo_may_fail: bool = False,
-    ) -> Progress:  # fmt: skip
+        self,
+        session: AsyncSession,
+        campaign: Campaign,
+        exchange: Exchange,
+        actor_id: int | None,
+        *,
+        reason: Text | None = None,
+        dice: DiceSource | None = None,
+        undo_may_fail: bool = False,
+    ) -> Progress:
         """End an exchange and its waits: a GM's cancel (with `dice`, the ruleset may undo what the exchange
         counted, `Play.cancelled`), or (with `reason` and no actor) one the rules cannot go on with. An exchange
         the deadlines gave up on (`undo_may_fail`) is cancelled even where its undo fails as its answers did: the
         GMs' cancel is the way out of it, so the undo is logged and left rather than keeping the exchange open."""
-        progress = Progress(campaign.ruleset, campaign.id, exchange.channel_id, exchange.id, language=campaign.language)
+        progress = self.progress(campaign, exchange.channel_id, exchange.id)
         if dice is not None and exchange.handler is not None:
             if undo_may_fail:
                 await self._undo_or_leave(session, campaign, exchange, actor_id, dice, progress)
             else:
                 await self._undo(session, campaign, exchange, actor_id, dice, progress)
-        summary = Text("wait.cancelled", {"user": mention(actor_id)}) if reason is None else Text(
-            "wait.abandoned", {"reason": reason})  # fmt: skip
+        summary = (
+            Text("wait.cancelled", {"user": UserRef(actor_id)})
+            if reason is None
+            else Text("wait.abandoned", {"reason": reason})
+        )
         waits = await session.scalars(
             select(WaitRow).where(WaitRow.exchange_id == exchange.id, WaitRow.status == PENDING).order_by(WaitRow.id)
         )
@@ -391,30 +456,48 @@ class ExchangeEngine:
         exchange.status = EXCHANGE_CANCELLED
         exchange.closed_at = self.clock()
         record_event(
-            session, campaign.id, "exchange.cancelled", actor_id=actor_id,
-            payload={"exchange": exchange.id, "kind": exchange.kind, "title": exchange.title,
-                     **({"reason": reason.to_dict()} if reason else {})},
+            session,
+            campaign.id,
+            "exchange.cancelled",
+            actor_id=actor_id,
+            payload={
+                "exchange": exchange.id,
+                "kind": exchange.kind,
+                "title": exchange.title,
+                **({"reason": reason.to_dict()} if reason else {}),
+            },
             created_at=self.clock(),
-        )  # fmt: skip
+        )
         return progress
 
     async def _undo(
-        self, session: AsyncSession, campaign: Campaign, exchange: Exchange, actor_id: int | None, dice: DiceSource,
+        self,
+        session: AsyncSession,
+        campaign: Campaign,
+        exchange: Exchange,
+        actor_id: int | None,
+        dice: DiceSource,
         progress: Progress,
-    ) -> None:  # fmt: skip
-        play = play_of(campaign)
+    ) -> None:
+        play = play_of(self.rulesets, campaign)
         cast = await self._cast(session, exchange)
         scene, refs = await self._scene(session, campaign, cast, dice, exchange)
         undone = play.cancelled(scene, exchange.kind, _paused_state(play, exchange))
         if undone is not None:
-            running = _Running(campaign, play, None, exchange.kind, Text.from_dict(exchange.title), cast, scene,
-                               refs, dice)  # fmt: skip
+            running = _Running(
+                campaign, play, None, exchange.kind, Text.from_dict(exchange.title), cast, scene, refs, dice
+            )
             await self._settle(session, running, undone, actor_id, progress, None)
 
     async def _undo_or_leave(
-        self, session: AsyncSession, campaign: Campaign, exchange: Exchange, actor_id: int | None, dice: DiceSource,
+        self,
+        session: AsyncSession,
+        campaign: Campaign,
+        exchange: Exchange,
+        actor_id: int | None,
+        dice: DiceSource,
         progress: Progress,
-    ) -> None:  # fmt: skip
+    ) -> None:
         """The undo, or where it fails (a bug, not a refusal or the database away) nothing of it, logged."""
         steps = len(progress.steps)
         try:
@@ -424,13 +507,26 @@ class ExchangeEngine:
             raise
         except Exception:
             del progress.steps[steps:]
-            log.exception("the undo of exchange %s of campaign %s failed; it is cancelled without it [error %s]",
-                          exchange.id, campaign.id, new_error_id())  # fmt: skip
+            log.exception(
+                "the undo of exchange %s of campaign %s failed; it is cancelled without it [error %s]",
+                exchange.id,
+                campaign.id,
+                new_error_id(),
+            )
 
     async def _resume(
-        self, session: AsyncSession, campaign: Campaign, exchange: Exchange, wait: WaitRow, answer: Answer,
-        dice: DiceSource, status: str, progress: Progress, *, depth: int,
-    ) -> None:  # fmt: skip
+        self,
+        session: AsyncSession,
+        campaign: Campaign,
+        exchange: Exchange,
+        wait: WaitRow,
+        answer: Answer,
+        dice: DiceSource,
+        status: str,
+        progress: Progress,
+        *,
+        depth: int,
+    ) -> None:
         if not await resolve_wait(session, wait.id, status, _answer_record(answer), self.clock()):
             raise wait_closed(campaign, exchange)
         if wait.deadline_at is not None:
@@ -454,14 +550,24 @@ class ExchangeEngine:
                     Closed(sibling.id, sibling.channel_id, sibling.message_id, settled, exchange.kind)
                 )
         record_event(
-            session, campaign.id, "wait.answered" if status == ANSWERED else "wait.expired", actor_id=answer.by,
-            payload={"exchange": exchange.id, "wait": spec.key, "wait_id": wait.id, "title": exchange.title,
-                     "subject": wait.subject, "choice": self._choice_label(spec, answer).to_dict(),
-                     "forced": answer.forced},
-            created_at=self.clock(), secret=_for_gm_run(spec, wait),
-        )  # fmt: skip
-        play = play_of(campaign)
-        if not _resumable(play, campaign.ruleset, exchange.handler):
+            session,
+            campaign.id,
+            "wait.answered" if status == ANSWERED else "wait.expired",
+            actor_id=answer.by,
+            payload={
+                "exchange": exchange.id,
+                "wait": spec.key,
+                "wait_id": wait.id,
+                "title": exchange.title,
+                "subject": wait.subject,
+                "choice": self._choice_label(spec, answer).to_dict(),
+                "forced": answer.forced,
+            },
+            created_at=self.clock(),
+            secret=_for_gm_run(spec, wait),
+        )
+        play = play_of(self.rulesets, campaign)
+        if not _resumable(play, exchange.handler):
             raise EngineError(f"{campaign.ruleset} has no handler {exchange.handler!r}")
         cast = await self._cast(session, exchange)
         if answerer := await self._answerer(session, campaign, play, spec, answer):
@@ -487,27 +593,37 @@ class ExchangeEngine:
         choice = self._choice_label(spec, answer)
         if answer.expired:
             return Text("wait.expired", {"choice": spec.lapse or choice})
-        who: str = wait.subject or mention(answer.by)
+        who: str | UserRef = wait.subject or UserRef(answer.by)
         option = spec.option(answer.option) if answer.option else None
         if option is not None and option.summary is not None:
-            return Text(option.summary.key, {**option.summary.params, "who": who, "user": mention(answer.by)})
+            return Text(option.summary.key, {**option.summary.params, "who": who, "user": UserRef(answer.by)})
         if _for_gm_run(spec, wait):  # what a character the GMs run chose would tell the table its sheet
             return Text("wait.answered_privately", {"who": who})
         key = "wait.forced" if answer.forced else "wait.answered"
-        return Text(key, {"who": who, "user": mention(answer.by), "choice": choice})
+        return Text(key, {"who": who, "user": UserRef(answer.by), "choice": choice})
 
     async def _settle(
-        self, session: AsyncSession, running: _Running, step: Step, actor_id: int | None, progress: Progress,
-        payload: Mapping[str, Any] | None, *, depth: int = 0,
-    ) -> None:  # fmt: skip
+        self,
+        session: AsyncSession,
+        running: _Running,
+        step: Step,
+        actor_id: int | None,
+        progress: Progress,
+        payload: Mapping[str, Any] | None,
+        *,
+        depth: int = 0,
+    ) -> None:
         """Apply one step, log it, and pause or close its exchange; then run any answers given in advance."""
         now = self.clock()
         campaign, exchange = running.campaign, running.exchange
         pools, fallen, whispers, clamped = await self._apply(session, running, step.effects, exchange, now)
         # Sheets public steps do not tell (pools, the terms of rolls): the GMs' characters', and everyone's where
         # sheets are private, unless revealed.
-        hidden = frozenset(character.name for character in running.refs.values()
-                           if running.play.sheet_hidden(character.gm_run, character.state))  # fmt: skip
+        hidden = frozenset(
+            character.name
+            for character in running.refs.values()
+            if running.play.sheet_hidden(character.gm_run, character.state)
+        )
         self._log(session, campaign, running.kind, step, actor_id, exchange, payload, now, clamped, hidden)
         progress.steps.append(Applied(step.rolls, step.outcomes, pools, tuple(fallen), hidden, tuple(whispers)))
         if exchange is None:
@@ -519,7 +635,7 @@ class ExchangeEngine:
             exchange.closed_at = now
             exchange.handler = None
             return
-        if not _resumable(running.play, campaign.ruleset, step.pause.stored_as):
+        if not _resumable(running.play, step.pause.stored_as):
             raise EngineError(f"{campaign.ruleset} has no handler {step.pause.stored_as!r}")
         exchange.handler = step.pause.stored_as
         exchange.state = step.pause.stored_state()
@@ -566,10 +682,17 @@ class ExchangeEngine:
             audience, subject = self._audience(scene, wait)
         deadline = now + timedelta(seconds=wait.deadline_seconds) if wait.deadline_seconds is not None else None
         row = WaitRow(
-            exchange_id=exchange.id, campaign_id=campaign.id, step=exchange.step, key=wait.key, spec=wait.to_dict(),
-            audience_ids=list(audience), subject=subject, deadline_at=deadline, channel_id=exchange.channel_id,
+            exchange_id=exchange.id,
+            campaign_id=campaign.id,
+            step=exchange.step,
+            key=wait.key,
+            spec=wait.to_dict(),
+            audience_ids=list(audience),
+            subject=subject,
+            deadline_at=deadline,
+            channel_id=exchange.channel_id,
             created_at=now,
-        )  # fmt: skip
+        )
         session.add(row)
         return row, audience
 
@@ -619,9 +742,13 @@ class ExchangeEngine:
         return tuple(players), side.name
 
     async def _apply(
-        self, session: AsyncSession, running: _Running, effects: Sequence[Effect], exchange: Exchange | None,
+        self,
+        session: AsyncSession,
+        running: _Running,
+        effects: Sequence[Effect],
+        exchange: Exchange | None,
         now: datetime,
-    ) -> tuple[PoolsShown, list[Fallen], list[WhisperTo], dict[int, int]]:  # fmt: skip
+    ) -> tuple[PoolsShown, list[Fallen], list[WhisperTo], dict[int, int]]:
         """Pool changes as atomic updates, states of characters and sides replaced or patched, bindings and sides
         changed, commitments stored, characters summoned, whispers addressed; report who fell, and what each
         pool delta held at a pool's bound really changed (by the effect's place in `effects`)."""
@@ -632,12 +759,17 @@ class ExchangeEngine:
         clamped: dict[int, int] = {}
         pool_ids = await self._pool_ids(session, refs, effects)
         # The scene's pools were read in this transaction, under the campaign's lock: what each delta starts from.
-        values = {(shown.id, name): pool.current for shown_in_role in running.scene.roles.values()
-                  for shown in shown_in_role for name, pool in shown.pools.items()}  # fmt: skip
+        values = {
+            (shown.id, name): pool.current
+            for shown_in_role in running.scene.roles.values()
+            for shown in shown_in_role
+            for name, pool in shown.pools.items()
+        }
         for index, effect in enumerate(effects):
             if isinstance(effect, Note):
-                record_event(session, campaign.id, effect.kind, actor_id=None, payload=dict(effect.payload),
-                             created_at=now)  # fmt: skip
+                record_event(
+                    session, campaign.id, effect.kind, actor_id=None, payload=dict(effect.payload), created_at=now
+                )
                 continue
             if isinstance(effect, Commit | Reveal):
                 await self._commitment(session, campaign, exchange, effect, now)
@@ -665,12 +797,22 @@ class ExchangeEngine:
                 to = tuple(await gm_ids(session, campaign.id)) if heard.gm_run or effect.gms else (heard.owner_id,)
                 # A word for the GMs names its channel: they may run several campaigns.
                 channel = exchange.channel_id if exchange is not None else campaign.channel_id
-                words = Text("whisper.where", {"words": effect.text, "channel": f"<#{channel}>"}) if effect.gms else (
-                    effect.text)  # fmt: skip
+                words = (
+                    Text("whisper.where", {"words": effect.text, "channel": f"<#{channel}>"})
+                    if effect.gms
+                    else (effect.text)
+                )
                 whispers.append((to, words))
                 told = "character.gms_told" if effect.gms else "character.whispered"
-                record_event(session, campaign.id, told, actor_id=None, secret=True,
-                             payload={"name": heard.name, "text": effect.text.to_dict()}, created_at=now)  # fmt: skip
+                record_event(
+                    session,
+                    campaign.id,
+                    told,
+                    actor_id=None,
+                    secret=True,
+                    payload={"name": heard.name, "text": effect.text.to_dict()},
+                    created_at=now,
+                )
                 continue
             character = self._who(refs, effect.who)
             if isinstance(effect, StateUpdate):
@@ -701,17 +843,24 @@ class ExchangeEngine:
             touched[character.id] = character
         fallen = []
         changed = list(touched.values())
-        was = {shown.id: play.out_of_play(shown) for shown_in_role in running.scene.roles.values()
-               for shown in shown_in_role}  # fmt: skip
+        was = {
+            shown.id: play.out_of_play(shown)
+            for shown_in_role in running.scene.roles.values()
+            for shown in shown_in_role
+        }
         for character, shown in zip(changed, await snapshots(session, changed), strict=True):
             fate = play.out_of_play(shown)
             # Fallen by these changes: one already down whose pools move again (prana drawn, say) is not news.
             if fate is not None and fate != was.get(character.id):
                 fallen.append(Fallen(character.name, character.owner_id, fate))
                 record_event(
-                    session, campaign.id, f"character.{fate}", actor_id=None, payload={"name": character.name},
+                    session,
+                    campaign.id,
+                    f"character.{fate}",
+                    actor_id=None,
+                    payload={"name": character.name},
                     created_at=now,
-                )  # fmt: skip
+                )
         return pools, fallen, whispers, clamped
 
     async def _bind(
@@ -719,11 +868,19 @@ class ExchangeEngine:
     ) -> None:
         character, target = self._who(refs, effect.who), self._who(refs, effect.to)
         await session.execute(
-            delete(CharacterLink).where(CharacterLink.character_id == character.id,
-                                        CharacterLink.relation == effect.relation)
-        )  # fmt: skip
-        session.add(CharacterLink(campaign_id=campaign.id, character_id=character.id, target_id=target.id,
-                                  relation=effect.relation, created_at=now))  # fmt: skip
+            delete(CharacterLink).where(
+                CharacterLink.character_id == character.id, CharacterLink.relation == effect.relation
+            )
+        )
+        session.add(
+            CharacterLink(
+                campaign_id=campaign.id,
+                character_id=character.id,
+                target_id=target.id,
+                relation=effect.relation,
+                created_at=now,
+            )
+        )
         if effect.with_player:
             character.owner_id, character.gm_run = target.owner_id, target.gm_run
 
@@ -753,11 +910,24 @@ class ExchangeEngine:
         while data.get("name") in taken:
             number += 1
             data["name"] = f"{name} {number}"
-        draft = play.build(effect.kind, data, {}, running.dice, campaign_options(campaign), gm_run=maker.gm_run)
+        draft = play.build(
+            effect.kind, data, {}, running.dice, campaign_options(self.rulesets, campaign), gm_run=maker.gm_run
+        )
         await store_character(session, campaign, maker.owner_id, draft, maker.gm_run, effect.state, now)
-        record_event(session, campaign.id, "character.summoned", actor_id=None, secret=maker.gm_run,
-                     payload={"name": draft.name, "kind": draft.kind, "by": maker.name,
-                              "rolls": [roll.to_dict() for roll in draft.rolls]}, created_at=now)  # fmt: skip
+        record_event(
+            session,
+            campaign.id,
+            "character.summoned",
+            actor_id=None,
+            secret=maker.gm_run,
+            payload={
+                "name": draft.name,
+                "kind": draft.kind,
+                "by": maker.name,
+                "rolls": [roll.to_dict() for roll in draft.rolls],
+            },
+            created_at=now,
+        )
 
     async def _pool_ids(
         self, session: AsyncSession, refs: Mapping[str, Character], effects: Sequence[Effect]
@@ -784,16 +954,27 @@ class ExchangeEngine:
         return character
 
     async def _commitment(
-        self, session: AsyncSession, campaign: Campaign, exchange: Exchange | None, effect: Commit | Reveal,
+        self,
+        session: AsyncSession,
+        campaign: Campaign,
+        exchange: Exchange | None,
+        effect: Commit | Reveal,
         now: datetime,
-    ) -> None:  # fmt: skip
+    ) -> None:
         if exchange is None:
             raise EngineError("a commitment belongs to a stored exchange")
         if isinstance(effect, Commit):
-            session.add(Commitment(
-                campaign_id=campaign.id, exchange_id=exchange.id, key=effect.key, digest=effect.digest,
-                secret=effect.secret, nonce=effect.nonce, created_at=now,
-            ))  # fmt: skip
+            session.add(
+                Commitment(
+                    campaign_id=campaign.id,
+                    exchange_id=exchange.id,
+                    key=effect.key,
+                    digest=effect.digest,
+                    secret=effect.secret,
+                    nonce=effect.nonce,
+                    created_at=now,
+                )
+            )
             await session.flush()
             return
         stored = await session.scalar(
@@ -804,10 +985,18 @@ class ExchangeEngine:
         stored.revealed_at = now
 
     def _log(
-        self, session: AsyncSession, campaign: Campaign, kind: str, step: Step, actor_id: int | None,
-        exchange: Exchange | None, payload: Mapping[str, Any] | None, now: datetime, clamped: Mapping[int, int],
+        self,
+        session: AsyncSession,
+        campaign: Campaign,
+        kind: str,
+        step: Step,
+        actor_id: int | None,
+        exchange: Exchange | None,
+        payload: Mapping[str, Any] | None,
+        now: datetime,
+        clamped: Mapping[int, int],
         hidden: frozenset[str],
-    ) -> None:  # fmt: skip
+    ) -> None:
         """One event per outcome, the first carrying the step's rolls and changes; a step without outcomes
         is logged under the exchange's kind, so every change leaves an event. A pool delta held at the pool's
         bound (damage past 0) carries what it `applied` too, so the log adds up to the pools. What an event tells
@@ -838,23 +1027,36 @@ class ExchangeEngine:
                 details[SHEET_SECRETS] = kept
             # An outcome that tells what a character the GMs run has (its costs, say) marks itself `secret`.
             secret = getattr(outcome, "secret", False) is True
-            record_event(session, campaign.id, outcome.event, actor_id=actor_id, payload=details, created_at=now,
-                         secret=secret)  # fmt: skip
+            record_event(
+                session, campaign.id, outcome.event, actor_id=actor_id, payload=details, created_at=now, secret=secret
+            )
 
     async def _store_exchange(
-        self, session: AsyncSession, campaign: Campaign, kind: str, title: Text, cast: Cast, channel_id: int,
+        self,
+        session: AsyncSession,
+        campaign: Campaign,
+        kind: str,
+        title: Text,
+        cast: Cast,
+        channel_id: int,
         actor_id: int | None,
-    ) -> Exchange:  # fmt: skip
+    ) -> Exchange:
         exchange = Exchange(
-            campaign_id=campaign.id, kind=kind, title=title.to_dict(), state={}, channel_id=channel_id,
-            created_by=actor_id, created_at=self.clock(),
-        )  # fmt: skip
+            campaign_id=campaign.id,
+            kind=kind,
+            title=title.to_dict(),
+            state={},
+            channel_id=channel_id,
+            created_by=actor_id,
+            created_at=self.clock(),
+        )
         session.add(exchange)
         await session.flush()
         for role, characters in cast.roles.items():
             for position, character in enumerate(characters):
-                session.add(ExchangeRole(exchange_id=exchange.id, role=role, position=position,
-                                         character_id=character.id))  # fmt: skip
+                session.add(
+                    ExchangeRole(exchange_id=exchange.id, role=role, position=position, character_id=character.id)
+                )
         for role, side in cast.sides.items():
             session.add(ExchangeRole(exchange_id=exchange.id, role=role, position=0, side_id=side.id))
         return exchange
@@ -873,8 +1075,9 @@ class ExchangeEngine:
                 await session.delete(row)
             await session.flush()
             for position, character_id in enumerate(character_ids):
-                session.add(ExchangeRole(exchange_id=exchange.id, role=role, position=position,
-                                         character_id=character_id))  # fmt: skip
+                session.add(
+                    ExchangeRole(exchange_id=exchange.id, role=role, position=position, character_id=character_id)
+                )
             cast.roles[role] = [character for character in characters if character is not None]
 
     async def _cast(self, session: AsyncSession, exchange: Exchange) -> Cast:
@@ -936,9 +1139,15 @@ class ExchangeEngine:
                     stored.key, stored.digest, stored.secret, stored.nonce, stored.revealed_at is not None
                 )
         scene = Scene(
-            campaign.id, roles, turn_of(campaign), campaign_options(campaign), dice, sides, commitments,
+            campaign.id,
+            roles,
+            turn_of(campaign),
+            campaign_options(self.rulesets, campaign),
+            dice,
+            sides,
+            commitments,
             exchange.id if exchange is not None else None,
-        )  # fmt: skip
+        )
         return scene, refs
 
     async def _side(self, session: AsyncSession, side: Side, loaded: dict[int, Character]) -> SideSnapshot:
@@ -1003,8 +1212,14 @@ class ExchangeService:
         async with self.database.read() as session:
             campaign, wait, exchange = await self._pending(session, guild_id, wait_id, lock=False)
             await self._may_answer(session, campaign, wait, exchange, actor)
-            return WaitView(campaign.ruleset, wait.id, Wait.from_dict(wait.spec), Text.from_dict(exchange.title),
-                            wait.subject, wait.created_at)  # fmt: skip
+            return WaitView(
+                campaign.ruleset,
+                wait.id,
+                Wait.from_dict(wait.spec),
+                Text.from_dict(exchange.title),
+                wait.subject,
+                wait.created_at,
+            )
 
     async def answer(self, guild_id: int, wait_id: int, actor: Actor, option: str, dice: DiceSource) -> Progress:
         async with self.database.write() as session:
@@ -1016,9 +1231,15 @@ class ExchangeService:
             return await self._answer(session, campaign, wait, spec, actor, option, None, own, dice)
 
     async def answer_value(
-        self, place: Place, actor: Actor, value: int, dice: DiceSource, *, key: str | None = None,
+        self,
+        place: Place,
+        actor: Actor,
+        value: int,
+        dice: DiceSource,
+        *,
+        key: str | None = None,
         wait_id: int | None = None,
-    ) -> Progress:  # fmt: skip
+    ) -> Progress:
         """A number for a wait that takes one (an anchor...): the given wait, or the only one open to the actor in
         this channel's campaign (`key` narrows it down to one kind of wait)."""
         async with self.database.write() as session:
@@ -1033,8 +1254,9 @@ class ExchangeService:
             if spec.value is None:
                 raise UserError("wait.no_number")
             if not spec.accepts_value(str(value)):
-                raise UserError("wait.number_out_of_range", value=value, minimum=spec.value.minimum,
-                                maximum=spec.value.maximum)  # fmt: skip
+                raise UserError(
+                    "wait.number_out_of_range", value=value, minimum=spec.value.minimum, maximum=spec.value.maximum
+                )
             return await self._answer(session, campaign, wait, spec, actor, None, value, own, dice)
 
     async def _only_value_wait(self, session: AsyncSession, campaign: Campaign, actor: Actor, key: str | None) -> int:
@@ -1056,9 +1278,17 @@ class ExchangeService:
         return candidates[0]
 
     async def _answer(
-        self, session: AsyncSession, campaign: Campaign, wait: WaitRow, spec: Wait, actor: Actor,
-        option: str | None, value: int | None, own: bool, dice: DiceSource,
-    ) -> Progress:  # fmt: skip
+        self,
+        session: AsyncSession,
+        campaign: Campaign,
+        wait: WaitRow,
+        spec: Wait,
+        actor: Actor,
+        option: str | None,
+        value: int | None,
+        own: bool,
+        dice: DiceSource,
+    ) -> Progress:
         text = option if option is not None else str(value)
         each: dict[int, str] = {}
         if spec.needs_all and own:
@@ -1073,12 +1303,14 @@ class ExchangeService:
             each = {row.user_id: row.answer for row in stored}
             if set(wait.audience_ids) - each.keys():
                 record_event(
-                    session, campaign.id, "wait.answer_recorded", actor_id=actor.user_id,
+                    session,
+                    campaign.id,
+                    "wait.answer_recorded",
+                    actor_id=actor.user_id,
                     payload={"exchange": wait.exchange_id, "wait": spec.key, "subject": wait.subject},
                     created_at=self.clock(),
-                )  # fmt: skip
-                return Progress(campaign.ruleset, campaign.id, wait.channel_id, wait.exchange_id, recorded=True,
-                                language=campaign.language)  # fmt: skip
+                )
+                return self.engine.progress(campaign, wait.channel_id, wait.exchange_id, recorded=True)
         answer = Answer(spec.key, option=option, value=value, by=actor.user_id, forced=not own, each=each)
         return await self.engine.answer(session, campaign, wait, answer, dice)
 
@@ -1086,8 +1318,9 @@ class ExchangeService:
         async with self.database.write() as session:
             campaign, wait, exchange = await self._pending(session, guild_id, wait_id, lock=True)
             await require_gm(session, campaign.id, actor)
-            return await self.engine.cancel(session, campaign, exchange, actor.user_id, dice=dice,
-                                            undo_may_fail=wait.given_up_error is not None)  # fmt: skip
+            return await self.engine.cancel(
+                session, campaign, exchange, actor.user_id, dice=dice, undo_may_fail=wait.given_up_error is not None
+            )
 
     async def attach_message(self, wait_id: int, message_id: int) -> None:
         async with self.database.write() as session:
@@ -1125,18 +1358,26 @@ class ExchangeService:
                 await session.execute(
                     select(WaitRow.id, WaitRow.campaign_id)
                     .join(Campaign, Campaign.id == WaitRow.campaign_id)
-                    .where(WaitRow.status == PENDING, WaitRow.deadline_at.is_not(None),
-                           WaitRow.deadline_at <= self.clock(), WaitRow.failures < DEADLINE_TRIES,
-                           on_shards(Campaign.guild_id, shards))
+                    .where(
+                        WaitRow.status == PENDING,
+                        WaitRow.deadline_at.is_not(None),
+                        WaitRow.deadline_at <= self.clock(),
+                        WaitRow.failures < DEADLINE_TRIES,
+                        on_shards(Campaign.guild_id, shards),
+                    )
                     .order_by(WaitRow.deadline_at, WaitRow.id)
                 )
-            ).all()  # fmt: skip
+            ).all()
         for wait_id, campaign_id in due:
             try:
                 expired = await self._expire_or_abandon(wait_id, dice)
             except PASSING_FAILURES:
-                log.warning("the deadline of wait %s of campaign %s could not be answered now; trying again later",
-                            wait_id, campaign_id, exc_info=True)  # fmt: skip
+                log.warning(
+                    "the deadline of wait %s of campaign %s could not be answered now; trying again later",
+                    wait_id,
+                    campaign_id,
+                    exc_info=True,
+                )
                 continue
             except Exception as error:
                 await self._count_failure(wait_id, campaign_id, error)
@@ -1167,8 +1408,14 @@ class ExchangeService:
             outcome = f"failure {failures} of {DEADLINE_TRIES}: tried again at the next look"
         else:
             outcome = "not counted"
-        log.error("the deadline of wait %s of campaign %s failed [error %s], %s", wait_id, campaign_id, error_id,
-                  outcome, exc_info=error)  # fmt: skip
+        log.error(
+            "the deadline of wait %s of campaign %s failed [error %s], %s",
+            wait_id,
+            campaign_id,
+            error_id,
+            outcome,
+            exc_info=error,
+        )
 
     async def _due(self, session: AsyncSession, wait_id: int) -> tuple[Campaign, WaitRow] | None:
         """The wait and its campaign, locked, if the wait is still pending in an active campaign. A campaign
@@ -1195,9 +1442,11 @@ class ExchangeService:
             assert spec.default is not None
             is_option = spec.option(spec.default) is not None
             answer = Answer(
-                spec.key, option=spec.default if is_option else None,
-                value=None if is_option else int(spec.default), expired=True,
-            )  # fmt: skip
+                spec.key,
+                option=spec.default if is_option else None,
+                value=None if is_option else int(spec.default),
+                expired=True,
+            )
             return await self.engine.answer(session, campaign, wait, answer, dice, status=EXPIRED)
 
     async def _abandon(self, wait_id: int, refusal: UserError) -> Progress | None:

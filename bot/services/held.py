@@ -7,12 +7,12 @@ act. Approval is a wait for the GMs like any other, so `/gm pending` lists it an
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import ClassVar
 
 from bot.errors import UserError
-from rules.exchange import Answer, Audience, Option, Outcome, Pause, StatePatch, Step, Text, Wait
-from rules.play import CharacterSnapshot, Handler, Play, Scene
+from rules.exchange import Answer, Audience, Option, Outcome, Pause, Resumption, StatePatch, Step, Text, Wait
+from rules.play import CharacterSnapshot, Play, Scene
 
 # The character state key: the fields waiting for approval, or REJECTED.
 HELD = "held_for_approval"
@@ -34,6 +34,12 @@ class SheetRejected(Outcome):
     name: str
 
 
+class Approving(Resumption):
+    """A held sheet waiting for the GMs: the character is the exchange's SUBJECT, so nothing else is kept."""
+
+    stored_as: ClassVar[str] = SHEET_APPROVAL
+
+
 def approval_step(name: str, fields: Sequence[str], *, private: bool = False) -> Step:
     """The first step of a held sheet: nothing changes yet, the GMs are asked. Where sheets are private, the prompt
     in the channel does not list the values: the GMs read them with /character show, privately."""
@@ -42,20 +48,21 @@ def approval_step(name: str, fields: Sequence[str], *, private: bool = False) ->
         Option(APPROVE, Text("sheet.approve"), tone="success", summary=Text("sheet.approved", decided)),
         Option(REJECT, Text("sheet.reject"), tone="danger", summary=Text("sheet.rejected_by_gm", decided)),
     )
-    prompt = Text("sheet.held_prompt_private", {"name": name}) if private else Text(
-        "sheet.held_prompt", {"name": name, "fields": "\n".join(f"- {field}" for field in fields)})  # fmt: skip
+    prompt = (
+        Text("sheet.held_prompt_private", {"name": name})
+        if private
+        else Text("sheet.held_prompt", {"name": name, "fields": "\n".join(f"- {field}" for field in fields)})
+    )
     wait = Wait(SHEET_APPROVAL, Audience.gms(), prompt, options)
-    return Step(pause=Pause(SHEET_APPROVAL, (wait,)))
+    return Step(pause=Pause(Approving(), (wait,)))
 
 
-def decide(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+def decide(play: Play, ruleset: str, scene: Scene, state: Approving, answer: Answer) -> Step:
+    """The GMs' answer: the sheet approved, or rejected for good."""
     character = scene.one(SUBJECT)
     if answer.option == APPROVE:
         return Step(effects=(StatePatch(SUBJECT, HELD, None),), outcomes=(SheetApproved(name=character.name),))
     return Step(effects=(StatePatch(SUBJECT, HELD, REJECTED),), outcomes=(SheetRejected(name=character.name),))
-
-
-SHARED_HANDLERS: Mapping[str, Handler] = {SHEET_APPROVAL: decide}
 
 
 def refuse_held(character: CharacterSnapshot) -> None:

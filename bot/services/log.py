@@ -58,8 +58,9 @@ async def _entries(session: AsyncSession, campaign: Campaign, actor: Actor, even
     entries = []
     for event in events:
         own = event.actor_id == actor.user_id
-        entries.append(LogEntry(event, redacted=event.secret and not sees_secrets and not own,
-                                sees_sheets=sees_secrets or own))  # fmt: skip
+        entries.append(
+            LogEntry(event, redacted=event.secret and not sees_secrets and not own, sees_sheets=sees_secrets or own)
+        )
     return entries
 
 
@@ -142,10 +143,11 @@ class LogService:
             seen = [entry for entry in await _entries(session, campaign, actor, newest) if not entry.redacted]
             owned = await session.execute(
                 select(Character.id, Character.name).where(
-                    Character.campaign_id == campaign.id, Character.owner_id == actor.user_id,
+                    Character.campaign_id == campaign.id,
+                    Character.owner_id == actor.user_id,
                     Character.gm_run.is_(False),
                 )
-            )  # fmt: skip
+            )
             mine: dict[int, str] = {row.id: row.name for row in owned}
             roles = await _roles(session, {int(e.payload["exchange"]) for e in seen if "exchange" in e.payload})
         changes: dict[str, dict[str, int]] = {}
@@ -161,8 +163,14 @@ class LogService:
                     pools[effect["pool"]] = pools.get(effect["pool"], 0) + int(effect.get("applied", effect["delta"]))
         rolls = sum(entry.event.kind == "roll" for entry in seen)
         changed = {name: {pool: net for pool, net in pools.items() if net} for name, pools in changes.items()}
-        return Recap(campaign, since, count, rolls, {name: pools for name, pools in changed.items() if pools},
-                     seen[-latest:] if latest else [])  # fmt: skip
+        return Recap(
+            campaign,
+            since,
+            count,
+            rolls,
+            {name: pools for name, pools in changed.items() if pools},
+            seen[-latest:] if latest else [],
+        )
 
     async def page(self, place: Place, actor: Actor, number: int, size: int) -> tuple[CampaignLog, int]:
         """Page `number` of the log, newest first (each page oldest to newest), and how many pages there are."""

@@ -21,6 +21,7 @@ from bot.services.held import refuse_fallen, refuse_unreachable
 from bot.services.requests import asked_of_gms
 from bot.services.snapshots import play_of, snapshot
 from rules.exchange import RuleError, Step, Text
+from rules.options import CampaignOptions
 from rules.play import (
     ACTOR,
     ATTACK,
@@ -57,7 +58,7 @@ class Award:
 
 
 async def refuse_out_of_turn(
-    session: AsyncSession, campaign: Campaign, play: Play, character: Character, actor: Actor
+    session: AsyncSession, campaign: Campaign, play: Play, options: CampaignOptions, character: Character, actor: Actor
 ) -> None:
     """In a fight whose ruleset keeps turns, a fighter acts on its own turn (a GM acts for anyone, unless the
     ruleset holds the GMs' characters to the turns too; a character outside the turn order, such as a Master at the
@@ -66,7 +67,7 @@ async def refuse_out_of_turn(
     if character.id not in order:
         return
     current_id = order[min(campaign.combat.get("turn", 0), len(order) - 1)]
-    if character.id == current_id or not play.acts_on_own_turn(campaign_options(campaign)):
+    if character.id == current_id or not play.acts_on_own_turn(options):
         return
     if not play.gms_keep_turns and await is_gm(session, campaign.id, actor):
         return
@@ -81,11 +82,12 @@ class PlayService:
         self.database = database
         self.clock = clock
         self.engine = engine
+        self.rulesets = engine.rulesets
 
     async def check(self, call: Call, options: Mapping[str, object], details: str | None) -> Progress:
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
-            play = play_of(campaign)
+            play = play_of(self.rulesets, campaign)
             params = command_input(play.check_input, CheckInput, options, details, play.spelled)
             if params.against is not None and not play.opposed_checks:
                 raise UserError("error.no_opposed_checks")
@@ -116,10 +118,16 @@ class PlayService:
                 return asked or play.check(scene, params)
 
             return await self.engine.run(
-                session, campaign, kind=CHECK, title=Text("exchange.check", {"name": character.name}),
-                cast=Cast(roles), step_of=check_step, dice=call.dice,
-                actor_id=call.actor.user_id, channel_id=call.channel_id,
-            )  # fmt: skip
+                session,
+                campaign,
+                kind=CHECK,
+                title=Text("exchange.check", {"name": character.name}),
+                cast=Cast(roles),
+                step_of=check_step,
+                dice=call.dice,
+                actor_id=call.actor.user_id,
+                channel_id=call.channel_id,
+            )
 
     async def odds(
         self, place: Place, actor: Actor, attacker_name: str, defender_name: str, action: str, details: str | None
@@ -129,11 +137,13 @@ class PlayService:
         see them."""
         async with self.database.read() as session:
             campaign = await active_campaign(session, place)
-            play = play_of(campaign)
+            play = play_of(self.rulesets, campaign)
             if not play.has_odds:
                 raise rule_refused(RuleError("no_odds"), campaign.ruleset)
             attacker = await snapshot(session, await find_character(session, campaign, attacker_name))
             defender = await snapshot(session, await find_character(session, campaign, defender_name))
+            if attacker.id == defender.id:
+                raise UserError("error.attack_self")
             # Odds tell the sheets they are computed from: a GM's characters', and a rival's where sheets are private.
             hidden = [
                 c
@@ -146,7 +156,9 @@ class PlayService:
             given = {"targets": (defender.name,), "action": picked}
             params = command_input(play.attack_input, AttackInput, given, details, play.spelled)
             try:
-                found = play.odds(attacker, defender, params, campaign_options(campaign), turn_of(campaign))
+                found = play.odds(
+                    attacker, defender, params, campaign_options(self.rulesets, campaign), turn_of(campaign)
+                )
             except RuleError as error:
                 raise rule_refused(error, campaign.ruleset) from error
             return campaign.ruleset, attacker, defender, found
@@ -154,9 +166,11 @@ class PlayService:
     async def attack(self, call: Call, options: Mapping[str, object], details: str | None) -> Progress:
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
-            play = play_of(campaign)
+            play = play_of(self.rulesets, campaign)
             attacker = await active_character(session, campaign, call.actor)
-            await refuse_out_of_turn(session, campaign, play, attacker, call.actor)
+            await refuse_out_of_turn(
+                session, campaign, play, campaign_options(self.rulesets, campaign), attacker, call.actor
+            )
             action = chosen(play.attack_actions(await snapshot(session, attacker)), str(options["action"]))
             params = command_input(play.attack_input, AttackInput, {**options, "action": action}, details, play.spelled)
             defenders: list[Character] = []
@@ -176,15 +190,23 @@ class PlayService:
                 asked = None if by_gm else asked_of_gms(play, scene, ATTACK, params, call.actor.user_id)
                 return asked or play.attack(scene, params)
 
-            title = Text("exchange.attack", {"attacker": attacker.name,
-                                             "defenders": ", ".join(d.name for d in defenders)})  # fmt: skip
+            title = Text(
+                "exchange.attack", {"attacker": attacker.name, "defenders": ", ".join(d.name for d in defenders)}
+            )
             roles = {ATTACKER: [attacker], DEFENDER: defenders}
             if play.attacks_see_everyone:
                 roles[EVERYONE] = await campaign_characters(session, campaign)
             return await self.engine.run(
-                session, campaign, kind=ATTACK, title=title, cast=Cast(roles), step_of=attack_step, dice=call.dice,
-                actor_id=call.actor.user_id, channel_id=call.channel_id,
-            )  # fmt: skip
+                session,
+                campaign,
+                kind=ATTACK,
+                title=title,
+                cast=Cast(roles),
+                step_of=attack_step,
+                dice=call.dice,
+                actor_id=call.actor.user_id,
+                channel_id=call.channel_id,
+            )
 
     async def award(self, call: Call, *, name: str, resource: str, amount: int, reason: str | None) -> Award:
         """A GM's change of a pool, then what the rules make of its new value (`Play.pool_changed`): a fall, or what
@@ -193,7 +215,7 @@ class PlayService:
         async with self.database.write() as session:
             campaign = await active_campaign(session, call.place, lock=True)
             await require_gm(session, campaign.id, actor)
-            play = play_of(campaign)
+            play = play_of(self.rulesets, campaign)
             character = await find_character(session, campaign, name)
             pool = await session.scalar(
                 select(ResourcePool).where(ResourcePool.character_id == character.id, ResourcePool.name == resource)
@@ -218,26 +240,57 @@ class PlayService:
             # What a GM gives a character the GMs run, or a player's where sheets are private, tells its pools.
             private = play.sheet_hidden(character.gm_run, character.state)
             record_event(
-                session, campaign.id, "gm.award", actor_id=actor.user_id,
-                payload={"name": character.name, "resource": resource, "amount": amount,
-                         "applied": applied, "reason": reason, "current": change.current},
-                created_at=self.clock(), secret=private,
-            )  # fmt: skip
+                session,
+                campaign.id,
+                "gm.award",
+                actor_id=actor.user_id,
+                payload={
+                    "name": character.name,
+                    "resource": resource,
+                    "amount": amount,
+                    "applied": applied,
+                    "reason": reason,
+                    "current": change.current,
+                },
+                created_at=self.clock(),
+                secret=private,
+            )
             after = await snapshot(session, character)
             # The same character with this pool as it was (the snapshot has just refreshed `pool` itself).
             was = replace(after.pools[resource], current=change.current - applied)
             before = replace(after, pools={**after.pools, resource: was})
             ruled = await self.engine.run(
-                session, campaign, kind="gm.ruled", title=Text("exchange.gm.ruled", {"name": character.name}),
-                cast=Cast({ACTOR: [character]}), step_of=lambda scene: play.pool_changed(scene, resource) or Step(),
-                dice=call.dice, actor_id=actor.user_id, channel_id=call.channel_id,
-            )  # fmt: skip
+                session,
+                campaign,
+                kind="gm.ruled",
+                title=Text("exchange.gm.ruled", {"name": character.name}),
+                cast=Cast({ACTOR: [character]}),
+                step_of=lambda scene: play.pool_changed(scene, resource) or Step(),
+                dice=call.dice,
+                actor_id=actor.user_id,
+                channel_id=call.channel_id,
+            )
             fate = play.out_of_play(await snapshot(session, character))
             fallen = (Fallen(character.name, character.owner_id, fate),) if fate else ()
             if fate is not None and fate != play.out_of_play(before):  # fallen by this change, not already before it
-                record_event(session, campaign.id, f"character.{fate}", actor_id=None, payload={"name": character.name},
-                             created_at=self.clock())  # fmt: skip
+                record_event(
+                    session,
+                    campaign.id,
+                    f"character.{fate}",
+                    actor_id=None,
+                    payload={"name": character.name},
+                    created_at=self.clock(),
+                )
             return Award(
-                campaign.ruleset, character.name, resource, amount, applied, change.current,
-                change.maximum, fallen, ruled, campaign.language, private,
-            )  # fmt: skip
+                campaign.ruleset,
+                character.name,
+                resource,
+                amount,
+                applied,
+                change.current,
+                change.maximum,
+                fallen,
+                ruled,
+                campaign.language,
+                private,
+            )

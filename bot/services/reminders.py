@@ -39,7 +39,7 @@ from bot.db.models import (
     Notice,
     UserSettings,
     WaitRow,
-)  # fmt: skip
+)
 from bot.errors import UserError
 from bot.services.common import (
     Actor,
@@ -114,6 +114,10 @@ class Settings:
             return self.quiet_from <= hour < self.quiet_to
         return hour >= self.quiet_from or hour < self.quiet_to
 
+    def day_of(self, moment: datetime) -> int:
+        """The user's calendar day at the moment, in their time zone (what "once a day" counts for them)."""
+        return moment.astimezone(ZoneInfo(self.time_zone)).date().toordinal()
+
 
 DEFAULT_SETTINGS = Settings(REMIND_PING, "UTC", None, None)
 
@@ -167,10 +171,23 @@ def _open_wait(campaign: Campaign, wait: WaitRow, stored_title: dict[str, Any]) 
     spec, title, audience_ids = read if read is not None else (None, UNREADABLE, ())
     kind = spec.audience.kind if spec is not None else "gms"
     return OpenWait(
-        campaign.ruleset, campaign.id, campaign.name, campaign.guild_id, wait.channel_id, wait.id, title, wait.subject,
-        audience_ids, kind == "gms", kind == "players", wait.created_at, wait.message_id, wait.given_up_error,
-        spec.waiting_for if spec is not None else None, spec is not None and spec.optional,
-    )  # fmt: skip
+        campaign.ruleset,
+        campaign.id,
+        campaign.name,
+        campaign.guild_id,
+        wait.channel_id,
+        wait.id,
+        title,
+        wait.subject,
+        audience_ids,
+        kind == "gms",
+        kind == "players",
+        wait.created_at,
+        wait.message_id,
+        wait.given_up_error,
+        spec.waiting_for if spec is not None else None,
+        spec is not None and spec.optional,
+    )
 
 
 async def _open_waits(session: AsyncSession, *conditions: ColumnElement[bool]) -> list[OpenWait]:
@@ -239,15 +256,20 @@ async def _stuck_for(session: AsyncSession, now: datetime, gm_ids: set[int]) -> 
         if now - wait.created_at >= stuck_after(await session.get_one(Campaign, wait.campaign_id)):
             stuck.setdefault(wait.campaign_id, []).append(wait)
     parts = {
-        campaign_id: Stuck(campaign_id, waits[0].campaign_name,
-                           stuck_after(await session.get_one(Campaign, campaign_id)), tuple(waits))
+        campaign_id: Stuck(
+            campaign_id, waits[0].campaign_name, stuck_after(await session.get_one(Campaign, campaign_id)), tuple(waits)
+        )
         for campaign_id, waits in stuck.items()
-    }  # fmt: skip
+    }
     return {
-        gm: tuple(sorted((parts[campaign_id] for campaign_id in campaign_ids if campaign_id in parts),
-                         key=lambda part: (part.waits[0].created_at, part.campaign_id)))
+        gm: tuple(
+            sorted(
+                (parts[campaign_id] for campaign_id in campaign_ids if campaign_id in parts),
+                key=lambda part: (part.waits[0].created_at, part.campaign_id),
+            )
+        )
         for gm, campaign_ids in runs.items()
-    }  # fmt: skip
+    }
 
 
 class ReminderService:
@@ -279,8 +301,14 @@ class ReminderService:
             campaign = await active_campaign(session, place, lock=True)
             await require_gm(session, campaign.id, actor)
             old, campaign.reminder_hours = campaign.reminder_hours, hours
-            record_event(session, campaign.id, "campaign.reminders", actor_id=actor.user_id,
-                         payload={"old": old, "hours": hours}, created_at=self.clock())  # fmt: skip
+            record_event(
+                session,
+                campaign.id,
+                "campaign.reminders",
+                actor_id=actor.user_id,
+                payload={"old": old, "hours": hours},
+                created_at=self.clock(),
+            )
             return campaign, old
 
     async def settings(self, user_id: int) -> Settings:
@@ -288,9 +316,16 @@ class ReminderService:
             return _settings(await session.get(UserSettings, user_id))
 
     async def change_settings(
-        self, user_id: int, locale: str | None, *, remind_by: str | None = None, time_zone: str | None = None,
-        quiet_from: int | None = None, quiet_to: int | None = None, clear_quiet: bool = False,
-    ) -> Settings:  # fmt: skip
+        self,
+        user_id: int,
+        locale: str | None,
+        *,
+        remind_by: str | None = None,
+        time_zone: str | None = None,
+        quiet_from: int | None = None,
+        quiet_to: int | None = None,
+        clear_quiet: bool = False,
+    ) -> Settings:
         """Change what is given, keep the rest; quiet hours need both ends (or `clear_quiet`)."""
         if remind_by is not None and remind_by not in REMIND_CHOICES:
             raise UserError("error.remind_by")
@@ -352,13 +387,13 @@ class ReminderService:
                 chosen = _settings(settings.get(user_id))
                 if number >= 1 and chosen.remind_by != REMIND_OFF and not chosen.quiet_at(now):
                     wanted[f"reminder:{wait.wait_id}:{user_id}:{number}"] = (wait, user_id, chosen.remind_by, False)
-        day = now.date().toordinal()
         for wait in waits:
             if wait.optional or now - wait.created_at < stuck_after(campaigns[wait.campaign_id]):
                 continue
             for gm in gms[wait.campaign_id]:
-                if not _settings(settings.get(gm)).quiet_at(now):
-                    wanted.setdefault(f"digest:{gm}:{day}", (wait, gm, REMIND_DM, True))
+                chosen = _settings(settings.get(gm))
+                if not chosen.quiet_at(now):
+                    wanted.setdefault(f"digest:{gm}:{chosen.day_of(now)}", (wait, gm, REMIND_DM, True))
         if wanted:
             async with self.database.read() as session:
                 claimed = set(await session.scalars(select(Notice.key).where(Notice.key.in_(list(wanted)))))
@@ -371,8 +406,17 @@ class ReminderService:
         try:
             async with self.database.write() as session:
                 wait_id = None if digest else wait.wait_id
-                session.add(Notice(key=key, campaign_id=wait.campaign_id, wait_id=wait_id, user_id=user_id, by=by,
-                                   nonce=secrets.randbits(62), created_at=self.clock()))  # fmt: skip
+                session.add(
+                    Notice(
+                        key=key,
+                        campaign_id=wait.campaign_id,
+                        wait_id=wait_id,
+                        user_id=user_id,
+                        by=by,
+                        nonce=secrets.randbits(62),
+                        created_at=self.clock(),
+                    )
+                )
         except IntegrityError:
             return  # claimed by another process meanwhile
 
@@ -400,11 +444,21 @@ class ReminderService:
                 await self.mark_sent(notice.id, given_up=True)
                 continue
             stored = settings.get(notice.user_id)
-            due.append(Due(
-                notice.id, notice.nonce, notice.user_id, notice.by, stored.locale if stored else None,
-                campaign.guild_id, wait.channel_id if wait is not None else campaign.channel_id, campaign.language,
-                wait, parts, notice.key.startswith(IN_CHANNEL),
-            ))  # fmt: skip
+            due.append(
+                Due(
+                    notice.id,
+                    notice.nonce,
+                    notice.user_id,
+                    notice.by,
+                    stored.locale if stored else None,
+                    campaign.guild_id,
+                    wait.channel_id if wait is not None else campaign.channel_id,
+                    campaign.language,
+                    wait,
+                    parts,
+                    notice.key.startswith(IN_CHANNEL),
+                )
+            )
         return due
 
     async def in_channel_instead(self, due: Due) -> Due | None:
@@ -417,9 +471,15 @@ class ReminderService:
                 if refused is None or refused.sent_at is not None:
                     return None
                 refused.sent_at = self.clock()
-                ping = Notice(key=f"{IN_CHANNEL}{refused.id}", campaign_id=refused.campaign_id,
-                              wait_id=refused.wait_id, user_id=refused.user_id, by=REMIND_PING,
-                              nonce=secrets.randbits(62), created_at=self.clock())  # fmt: skip
+                ping = Notice(
+                    key=f"{IN_CHANNEL}{refused.id}",
+                    campaign_id=refused.campaign_id,
+                    wait_id=refused.wait_id,
+                    user_id=refused.user_id,
+                    by=REMIND_PING,
+                    nonce=secrets.randbits(62),
+                    created_at=self.clock(),
+                )
                 session.add(ping)
                 await session.flush()
                 claimed = replace(due, notice_id=ping.id, nonce=ping.nonce, by=REMIND_PING, instead_of_dm=True)
@@ -442,6 +502,12 @@ class ReminderService:
                 else:
                     kind = "notice.reminder"
                 for campaign_id in campaign_ids or (notice.campaign_id,):
-                    record_event(session, campaign_id, kind, actor_id=None,
-                                 payload={"user": notice.user_id, "wait": notice.wait_id},
-                                 created_at=notice.sent_at, secret=digest or given_up)  # fmt: skip
+                    record_event(
+                        session,
+                        campaign_id,
+                        kind,
+                        actor_id=None,
+                        payload={"user": notice.user_id, "wait": notice.wait_id},
+                        created_at=notice.sent_at,
+                        secret=digest or given_up,
+                    )

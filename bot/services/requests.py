@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
-from typing import Any
+from typing import Any, ClassVar
 
 from bot.errors import UserError, refusal_text, rule_refused
 from bot.services.held import refuse_fallen, refuse_unreachable
-from rules.exchange import Answer, Audience, Option, Outcome, Pause, RuleError, Step, Text, Wait
-from rules.play import ACTOR, ATTACK, ATTACKER, CHECK, DEFENDER, OPPONENT, CommandInput, Handler, Play, Scene
+from rules.exchange import Answer, Audience, Option, Outcome, Pause, Resumption, RuleError, Step, Text, Wait
+from rules.play import ACTOR, ATTACK, ATTACKER, CHECK, DEFENDER, OPPONENT, CommandInput, Play, Scene
 from rules.words import joined
 
 GM_REQUEST = "gm_request"
@@ -55,15 +54,35 @@ class RequestDropped(Outcome):
     reason: dict[str, Any]  # why nothing is rolled, as a text
 
 
+class Requesting(Resumption):
+    """A roll of `kind` asked of the GMs for the character `name` by the user `by`: the input it is made with if they
+    grant `asked` (`given`), and if they refuse it or let the deadline pass (`refused`), both as stored."""
+
+    stored_as: ClassVar[str] = GM_REQUEST
+
+    kind: str
+    given: dict[str, Any]
+    refused: dict[str, Any]
+    by: int
+    name: str
+    asked: Text
+
+
 def term_texts(terms: Mapping[str, int]) -> list[Text]:
     """Each GM term asked for in words (`term.<field>` of the catalogs: "modifier +20", "boons 2")."""
     return [Text(f"term.{name}", {"value": value, "signed": f"{value:+d}"}) for name, value in terms.items()]
 
 
 def request_step(
-    name: str, kind: str, what: Text, asked: Sequence[Text], given: Mapping[str, Any], refused: Mapping[str, Any],
-    by: int, deadline_seconds: int | None = None,
-) -> Step:  # fmt: skip
+    name: str,
+    kind: str,
+    what: Text,
+    asked: Sequence[Text],
+    given: Mapping[str, Any],
+    refused: Mapping[str, Any],
+    by: int,
+    deadline_seconds: int | None = None,
+) -> Step:
     """The GMs asked to grant `asked` (at least one thing) for the roll `what` of the character `name`, made by
     the user `by`: granted, the roll of `kind` is made with the input `given`; refused, or at the deadline, with
     `refused` (both as stored)."""
@@ -75,12 +94,17 @@ def request_step(
         Option(GRANT, Text("request.grant"), tone="success", summary=Text("request.granted", said)),
         Option(REFUSE, Text("request.refuse"), tone="secondary", summary=Text("request.refused", said)),
     )
-    wait = Wait(GM_REQUEST, Audience.gms(), Text("request.asked", said), options, deadline_seconds=deadline_seconds,
-                default=REFUSE if deadline_seconds is not None else None)  # fmt: skip
-    state = {"kind": kind, "given": dict(given), "refused": dict(refused), "by": by, "name": name,
-             "asked": words.to_dict()}  # fmt: skip
+    wait = Wait(
+        GM_REQUEST,
+        Audience.gms(),
+        Text("request.asked", said),
+        options,
+        deadline_seconds=deadline_seconds,
+        default=REFUSE if deadline_seconds is not None else None,
+    )
+    state = Requesting(kind=kind, given=dict(given), refused=dict(refused), by=by, name=name, asked=words)
     outcome = RequestAsked(name=name, what=what.to_dict(), asked=words.to_dict())
-    return Step(outcomes=(outcome,), pause=Pause(GM_REQUEST, (wait,), state))
+    return Step(outcomes=(outcome,), pause=Pause(state, (wait,)))
 
 
 class _Rolled(Exception):
@@ -113,8 +137,16 @@ def asked_of_gms(play: Play, scene: Scene, kind: str, params: CommandInput, by: 
         return None
     refused = (asking.refused or params).without_gm_terms()
     name = scene.one(ACTOR if kind == CHECK else ATTACKER).name
-    return request_step(name, kind, asking.what, [*term_texts(terms), *asking.asks], params.model_dump(mode="json"),
-                        refused.model_dump(mode="json"), by, asking.deadline_seconds)  # fmt: skip
+    return request_step(
+        name,
+        kind,
+        asking.what,
+        [*term_texts(terms), *asking.asks],
+        params.model_dump(mode="json"),
+        refused.model_dump(mode="json"),
+        by,
+        asking.deadline_seconds,
+    )
 
 
 @dataclass(frozen=True)
@@ -132,8 +164,11 @@ class OwnTerms:
 def own_terms_asked(name: str, terms: OwnTerms, by: int, scene: Scene, act: Callable[[Scene], Step]) -> Step | None:
     """A player's own command of a ruleset (`act`) that gives GM terms to a roll it makes: the request; None when
     it gives none, or rolls nothing (`rolls`)."""
-    asked = {field: terms.given[field] for field, default in terms.defaults.items()
-             if terms.given.get(field, default) != default}  # fmt: skip
+    asked = {
+        field: terms.given[field]
+        for field, default in terms.defaults.items()
+        if terms.given.get(field, default) != default
+    }
     if not asked or not rolls(act, scene):
         return None
     refused = {**terms.given, **terms.defaults}
@@ -150,28 +185,23 @@ def _refuse_fallen(play: Play, ruleset: str, scene: Scene, kind: str) -> None:
         refuse_fallen(play, ruleset, [*scene.members(ACTOR), *(scene.members(OPPONENT) if kind == CHECK else ())])
 
 
-def decided(play: Play, ruleset: str, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+def decided(play: Play, ruleset: str, scene: Scene, state: Requesting, answer: Answer) -> Step:
     """The GMs' answer (none when the deadline passed): the roll, with what was asked or without it, credited to
     the player who asked. A roll the rules refuse by now (its roller fell meanwhile, its one attack of the round
     is made) is not made, and the request ends saying why: no answer of the GMs could roll it."""
-    kind, granted = str(state["kind"]), answer.option == GRANT
-    name, asked, by = str(state["name"]), dict(state["asked"]), int(state["by"])
+    granted, name, asked = answer.option == GRANT, state.name, state.asked.to_dict()
     try:
-        _refuse_fallen(play, ruleset, scene, kind)
-        rolled = play.requested(scene, kind, state["given"] if granted else state["refused"])
+        _refuse_fallen(play, ruleset, scene, state.kind)
+        rolled = play.requested(scene, state.kind, state.given if granted else state.refused)
     except RuleError as error:
         reason = refusal_text(rule_refused(error, ruleset))
     except UserError as refusal:
         reason = refusal_text(refusal)
     else:
         outcome = (RequestGranted if granted else RequestRefused)(name=name, asked=asked, user=answer.by)
-        return replace(Step(outcomes=(outcome,)).then(rolled), by=by)
+        return replace(Step(outcomes=(outcome,)).then(rolled), by=state.by)
     dropped = RequestDropped(name=name, asked=asked, user=answer.by, reason=reason.to_dict())
-    return Step(outcomes=(dropped,), by=by)
-
-
-def request_handlers(play: Play, ruleset: str) -> Mapping[str, Handler]:
-    return {GM_REQUEST: partial(decided, play, ruleset)}
+    return Step(outcomes=(dropped,), by=state.by)
 
 
 def decision_notes(outcomes: Sequence[Outcome]) -> tuple[Text, ...]:

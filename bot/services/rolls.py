@@ -72,9 +72,17 @@ class RollService:
         self.journal = EventJournal(database)
 
     async def roll(
-        self, place: Place, actor: Actor, expression: str, dice: DiceSource, *, label: str | None, secret: bool,
-        reader_language: str, server_language: str,
-    ) -> RollOutcome:  # fmt: skip
+        self,
+        place: Place,
+        actor: Actor,
+        expression: str,
+        dice: DiceSource,
+        *,
+        label: str | None,
+        secret: bool,
+        reader_language: str,
+        server_language: str,
+    ) -> RollOutcome:
         """Roll as the channel's campaign reads dice; outside a campaign, as the roller's language does."""
         known = await campaign_at(self.database, place)
         campaign_id = known.campaign_id
@@ -88,9 +96,13 @@ class RollService:
         result = parsed.evaluate(dice)
         record = result.to_dict()
         log.info(
-            "roll guild=%s channel=%s user=%s secret=%s %s", place.guild_id, place.channel_id, actor.user_id, secret,
+            "roll guild=%s channel=%s user=%s secret=%s %s",
+            place.guild_id,
+            place.channel_id,
+            actor.user_id,
+            secret,
             record,
-        )  # fmt: skip
+        )
         if campaign_id is None:
             return RollOutcome(result, None, [])
         payload = {"expression": expression, "label": label, "total": result.total, "roll": record}

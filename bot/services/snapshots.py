@@ -11,33 +11,37 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import Campaign, Character, CharacterLink, ResourcePool
 from bot.errors import UserError
-from bot.rulesets.registry import RULESETS
+from bot.rulesets.base import Ruleset
 from rules.exchange import Text
 from rules.play import CharacterDraft, CharacterSnapshot, Play, Pool
 
 PlayT = TypeVar("PlayT", bound=Play)
 
 
-def ruleset_play(campaign: Campaign, ruleset_id: str, kind: type[PlayT]) -> PlayT:
+def ruleset_play(rulesets: Mapping[str, Ruleset], campaign: Campaign, ruleset_id: str, kind: type[PlayT]) -> PlayT:
     """The campaign's rules when they are `ruleset_id`'s: that ruleset's own commands, used in another's
     campaign, say whose they are."""
-    play = play_of(campaign) if campaign.ruleset == ruleset_id else None
+    play = play_of(rulesets, campaign) if campaign.ruleset == ruleset_id else None
     if not isinstance(play, kind):
-        raise UserError("error.belongs_to_ruleset", ruleset=Text(RULESETS[ruleset_id].name_key))
+        raise UserError("error.belongs_to_ruleset", ruleset=Text(rulesets[ruleset_id].name_key))
     return play
 
 
-def play_of(campaign: Campaign) -> Play:
-    play = RULESETS[campaign.ruleset].play
+def play_of(rulesets: Mapping[str, Ruleset], campaign: Campaign) -> Play:
+    """The campaign's rules, among the `rulesets` the bot serves."""
+    play = rulesets[campaign.ruleset].play
     if play is None:
         raise UserError("error.ruleset_not_playable")
     return play
 
 
 async def snapshots(
-    session: AsyncSession, characters: Sequence[Character], *, with_links: bool = True,
+    session: AsyncSession,
+    characters: Sequence[Character],
+    *,
+    with_links: bool = True,
     loaded: dict[int, Character] | None = None,
-) -> list[CharacterSnapshot]:  # fmt: skip
+) -> list[CharacterSnapshot]:
     """The characters as the rules see them: fresh pools, and (one level deep) the characters each is bound to
     and bound by. Three queries however many characters there are: a fight builds its scene at every step.
 
@@ -93,26 +97,52 @@ async def snapshot(session: AsyncSession, character: Character, *, with_links: b
 
 
 def _snapshot(
-    character: Character, pools: dict[str, Pool],
+    character: Character,
+    pools: dict[str, Pool],
     bound_to: dict[str, tuple[CharacterSnapshot, ...]] | None = None,
     bound_by: dict[str, tuple[CharacterSnapshot, ...]] | None = None,
-) -> CharacterSnapshot:  # fmt: skip
+) -> CharacterSnapshot:
     return CharacterSnapshot(
-        character.id, character.name, character.kind, character.owner_id, character.sheet, pools, character.state,
-        character.gm_run, bound_to or {}, bound_by or {}, character.portrait_url,
-    )  # fmt: skip
+        character.id,
+        character.name,
+        character.kind,
+        character.owner_id,
+        character.sheet,
+        pools,
+        character.state,
+        character.gm_run,
+        bound_to or {},
+        bound_by or {},
+        character.portrait_url,
+    )
 
 
 async def store_character(
-    session: AsyncSession, campaign: Campaign, owner_id: int, draft: CharacterDraft, gm_run: bool,
-    state: Mapping[str, Any], now: datetime,
-) -> Character:  # fmt: skip
+    session: AsyncSession,
+    campaign: Campaign,
+    owner_id: int,
+    draft: CharacterDraft,
+    gm_run: bool,
+    state: Mapping[str, Any],
+    now: datetime,
+) -> Character:
     """A built character and its pools, added to the campaign."""
-    character = Character(campaign_id=campaign.id, owner_id=owner_id, name=draft.name, kind=draft.kind,
-                          sheet=draft.sheet, state=dict(state), gm_run=gm_run, created_at=now)  # fmt: skip
+    character = Character(
+        campaign_id=campaign.id,
+        owner_id=owner_id,
+        name=draft.name,
+        kind=draft.kind,
+        sheet=draft.sheet,
+        state=dict(state),
+        gm_run=gm_run,
+        created_at=now,
+    )
     session.add(character)
     await session.flush()
     for name, pool in draft.pools.items():
-        session.add(ResourcePool(character_id=character.id, name=name, current=pool.current, maximum=pool.maximum,
-                                 minimum=pool.minimum))  # fmt: skip
+        session.add(
+            ResourcePool(
+                character_id=character.id, name=name, current=pool.current, maximum=pool.maximum, minimum=pool.minimum
+            )
+        )
     return character

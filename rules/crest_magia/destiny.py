@@ -11,9 +11,15 @@ from rules.crest_magia.options import CrestMagiaOptions
 from rules.exchange import RuleError, Text
 
 DestinyUse = Literal[
-    "reroll", "intercept", "remove_consequence", "restore_hp", "reallocate_hp", "combine_action",
-    "act_out_of_turn", "other",
-]  # fmt: skip
+    "reroll",
+    "intercept",
+    "remove_consequence",
+    "restore_hp",
+    "reallocate_hp",
+    "combine_action",
+    "act_out_of_turn",
+    "other",
+]
 DESTINY_USES: tuple[DestinyUse, ...] = get_args(DestinyUse)
 # Uses the rules carry out; the others are logged and left to the GM.
 NARRATIVE_USES = frozenset({"combine_action", "act_out_of_turn", "other"})

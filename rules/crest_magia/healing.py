@@ -4,18 +4,15 @@ pool; what no pool has room for is lost."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
-
 from rules.crest_magia import fight
 from rules.crest_magia.damage import healed
 from rules.crest_magia.model import STATS, Stat
 from rules.crest_magia.options import CrestMagiaOptions
 from rules.crest_magia.rolls import healing_roll
+from rules.crest_magia.states import HEAL_WAIT, HealPlacing
 from rules.exchange import Answer, Audience, Modifier, Outcome, Pause, RuleError, Step, Text, Wait
-from rules.play import ACTOR, CharacterSnapshot, Report, Scene
+from rules.play import ACTOR, CharacterSnapshot, Scene
 
-HEAL_WAIT = "heal_pool"
 HEALER = "healer"  # the role of the character whose crest or Medicine heals
 
 
@@ -39,9 +36,6 @@ class HealEnded(Outcome):
     lost: int  # what no pool had room for
 
 
-HEALING_OUTCOMES = (HealRolled, Recovered, HealEnded)
-
-
 def heal(scene: Scene, amount: int | None, options: CrestMagiaOptions) -> Step:
     """R15/C19: a GM heals a character: a number of HP, or (the house default, `house_healing`) 2d6 and the
     rank of the healer's healing crest, or of its Medicine skill. The healed character places the HP pool by
@@ -56,20 +50,22 @@ def heal(scene: Scene, amount: int | None, options: CrestMagiaOptions) -> Step:
         raise RuleError("heal_amount_needed")
     sheet = fight.sheet_of(healer)
     crest = next((crest for crest in sheet.crests if crest.category == "healing"), None)
-    bonus = Modifier(f"crest:{crest.name}", crest.rank) if crest else (
-        Modifier("skill:Medicine", sheet.skill("Medicine")))  # fmt: skip
+    bonus = (
+        Modifier(f"crest:{crest.name}", crest.rank) if crest else (Modifier("skill:Medicine", sheet.skill("Medicine")))
+    )
     roll = healing_roll(bonus, scene.dice)
     rolled = HealRolled(healer=healer.name, name=character.name, total=roll.total)
     shown = Step(rolls=roll.rolls(), outcomes=(rolled,))
     return _placing(character, fight.hp_of(character), roll.total, shown, options)
 
 
-def placed(scene: Scene, state: Mapping[str, Any], answer: Answer, options: CrestMagiaOptions) -> Step:
+def placed(scene: Scene, state: HealPlacing, answer: Answer) -> Step:
     """The pool the healed character chose for the HP still to place."""
+    options = fight.crest_options(scene.options)
     character = scene.one(ACTOR)
     stat = fight.stat_answered(answer)
     hp = fight.hp_of(character)
-    after, left = healed(hp[stat], character.pools[fight.pool(stat)].maximum or 0, int(state["left"]))
+    after, left = healed(hp[stat], character.pools[fight.pool(stat)].maximum or 0, state.left)
     if after == hp[stat]:  # filled meanwhile (another heal): the choice is asked again among the pools with room
         return _placing(character, hp, left, Step(), options)
     recovered = Recovered(name=character.name, stat=stat, amount=after - hp[stat])
@@ -78,7 +74,7 @@ def placed(scene: Scene, state: Mapping[str, Any], answer: Answer, options: Cres
 
 def _placing(
     character: CharacterSnapshot, hp: dict[Stat, int], left: int, step: Step, options: CrestMagiaOptions
-) -> Step:  # fmt: skip
+) -> Step:
     """The HP still to place: into the only pool with room, or a choice among those with some; what no pool has
     room for is lost. The pools change once, to `hp` as placed so far, at the end of the step."""
     maximum = {stat: character.pools[fight.pool(stat)].maximum or 0 for stat in STATS}
@@ -95,18 +91,6 @@ def _placing(
         return Step.of(step, Step(effects=tuple(effects), outcomes=tuple(outcomes)))
     prompt = Text("heal.which", {"name": character.name, "left": left})
     wait = Wait(HEAL_WAIT, Audience.character(ACTOR), prompt, fight.stat_options(tuple(room)))
-    return Step.of(step, Step(effects=tuple(effects), outcomes=tuple(outcomes)),
-                   pause=Pause(HEAL_WAIT, (wait,), {"left": left}))  # fmt: skip
-
-
-def report(outcomes: Sequence[Outcome]) -> Report:
-    notes = []
-    for outcome in outcomes:
-        if isinstance(outcome, HealRolled):
-            notes.append(Text("heal.rolled", {"healer": outcome.healer, "name": outcome.name, "total": outcome.total}))
-        elif isinstance(outcome, Recovered):
-            notes.append(Text("heal.recovered", {"name": outcome.name, "stat": Text(f"stat.{outcome.stat}"),
-                                                 "amount": outcome.amount}))  # fmt: skip
-        elif isinstance(outcome, HealEnded) and outcome.lost:
-            notes.append(Text("heal.lost", {"name": outcome.name, "lost": outcome.lost}))
-    return Report(notes=tuple(notes))
+    return Step.of(
+        step, Step(effects=tuple(effects), outcomes=tuple(outcomes)), pause=Pause(HealPlacing(left=left), (wait,))
+    )

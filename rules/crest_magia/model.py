@@ -7,10 +7,27 @@ from typing import Literal, get_args
 Stat = Literal["Physique", "Dexterity", "Intelligence", "Wit"]
 STATS: tuple[Stat, ...] = get_args(Stat)
 Skill = Literal[
-    "Agility", "Athletics", "Awareness", "Connections", "Convince", "Craft", "Determination", "Expression",
-    "Investigation", "Lore", "Magecraft", "Medicine", "Melee", "Ranged", "Science", "Socialize", "Subterfuge",
-    "Tech", "Unarmed", "Vehicles",
-]  # fmt: skip
+    "Agility",
+    "Athletics",
+    "Awareness",
+    "Connections",
+    "Convince",
+    "Craft",
+    "Determination",
+    "Expression",
+    "Investigation",
+    "Lore",
+    "Magecraft",
+    "Medicine",
+    "Melee",
+    "Ranged",
+    "Science",
+    "Socialize",
+    "Subterfuge",
+    "Tech",
+    "Unarmed",
+    "Vehicles",
+]
 SKILLS: tuple[Skill, ...] = get_args(Skill)
 CrestCategory = Literal["magical", "healing", "melee_weaponry", "ranged_thrown_weaponry", "artificial", "martial_arts"]
 CREST_CATEGORIES: tuple[CrestCategory, ...] = get_args(CrestCategory)
@@ -26,21 +43,32 @@ DAMAGE_SIDES = 6  # damage, withstand, weakness and resistance dice (R7, R8)
 
 # T4: the skill a crest of each category is used with.
 CREST_SKILL: dict[CrestCategory, Skill] = {
-    "magical": "Magecraft", "healing": "Medicine", "melee_weaponry": "Melee", "ranged_thrown_weaponry": "Ranged",
-    "artificial": "Tech", "martial_arts": "Unarmed",
-}  # fmt: skip
+    "magical": "Magecraft",
+    "healing": "Medicine",
+    "melee_weaponry": "Melee",
+    "ranged_thrown_weaponry": "Ranged",
+    "artificial": "Tech",
+    "martial_arts": "Unarmed",
+}
 # R6: the skill an attack with a weapon of each kind uses by default.
 WEAPON_SKILL: dict[WeaponKind, Skill] = {"melee": "Melee", "ranged": "Ranged", "thrown": "Ranged", "unarmed": "Unarmed"}
 # R1/R6: the stat an attack uses unless the attacker argues for another (the GM calls the stat; the book names none).
 # A blade or a fist strikes with Physique, a shot or a throw with Dexterity; a crest as what it is (T4): a weaponry
 # or martial arts crest as the weapons of its skill, the others (magic, healing, artifice) with Intelligence.
 WEAPON_STAT: dict[WeaponKind, Stat] = {
-    "melee": "Physique", "unarmed": "Physique", "ranged": "Dexterity", "thrown": "Dexterity",
-}  # fmt: skip
+    "melee": "Physique",
+    "unarmed": "Physique",
+    "ranged": "Dexterity",
+    "thrown": "Dexterity",
+}
 CREST_STAT: dict[CrestCategory, Stat] = {
-    "magical": "Intelligence", "healing": "Intelligence", "melee_weaponry": "Physique",
-    "ranged_thrown_weaponry": "Dexterity", "artificial": "Intelligence", "martial_arts": "Physique",
-}  # fmt: skip
+    "magical": "Intelligence",
+    "healing": "Intelligence",
+    "melee_weaponry": "Physique",
+    "ranged_thrown_weaponry": "Dexterity",
+    "artificial": "Intelligence",
+    "martial_arts": "Physique",
+}
 
 # T5: the consequence ladder; "dead" is terminal.
 CONSEQUENCES = ("none", "mild", "moderate", "serious", "dying", "dead")
@@ -61,7 +89,9 @@ CREST_SLOTS = 3  # R13: "3 crest slots. There is no way to acquire more slots"
 # T8 and C28: the rulebook's crests, by name. A file naming one may leave out its category and damage type; the
 # rulebook gives a ladder of capabilities for the Crest of Flames only (its words are in the bot's catalogs).
 BOOK_CRESTS: dict[str, tuple[CrestCategory, str | None]] = {
-    "Crest of Flames": ("magical", "fire"), "Crest of Tides": ("magical", "water"),
-    "Crest of Salves": ("healing", None), "Crest of Sabers": ("melee_weaponry", None),
-}  # fmt: skip
+    "Crest of Flames": ("magical", "fire"),
+    "Crest of Tides": ("magical", "water"),
+    "Crest of Salves": ("healing", None),
+    "Crest of Sabers": ("melee_weaponry", None),
+}
 BOOK_LADDERS = frozenset({"Crest of Flames"})

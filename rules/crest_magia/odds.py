@@ -21,8 +21,11 @@ def action_outcomes(
 ) -> dict[Outcome, Fraction]:
     """Every (crit, total) of an action roll with a flat `bonus` (skill, specialty, GM) and boons minus banes."""
     count = abs(net_boons) if options.max_bb_dice is None else min(abs(net_boons), options.max_bb_dice)
-    boon_values = {0: Fraction(1)} if count == 0 else {
-        (k if net_boons > 0 else -k): chance for k, chance in highest_d4(count).items()}  # fmt: skip
+    boon_values = (
+        {0: Fraction(1)}
+        if count == 0
+        else {(k if net_boons > 0 else -k): chance for k, chance in highest_d4(count).items()}
+    )
     each = Fraction(1, BASE_SIDES * BASE_SIDES * stat_sides)
     outcomes: dict[Outcome, Fraction] = defaultdict(Fraction)
     for first in range(1, BASE_SIDES + 1):

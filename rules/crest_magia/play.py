@@ -9,8 +9,9 @@ the state's `depleted` list while the `d4_until` option keeps it on a d4, howeve
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
+from functools import cached_property
 from typing import Any, cast
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator
@@ -38,6 +39,24 @@ from rules.crest_magia.odds import action_outcomes, hit_chance
 from rules.crest_magia.options import CrestMagiaOptions
 from rules.crest_magia.rolls import ActionRoll, ActionSpec, Score, check_succeeds, contest
 from rules.crest_magia.sheets import CharacterFile, Crest, parse_character, stats_missing
+from rules.crest_magia.states import (
+    CONTEST_REQUEST,
+    CONTEST_SKILL,
+    CONTEST_STAT,
+    DESTINY_APPROVAL,
+    HEAL_WAIT,
+    OVERFLOW_WAIT,
+    SKILL_WAIT,
+    STAT_WAIT,
+    WITHSTAND_WAIT,
+    Checking,
+    CheckReroll,
+    ContestRequest,
+    ContestSkill,
+    ContestStat,
+    DestinyApproval,
+    moved,
+)
 from rules.dice import DiceSource
 from rules.exchange import (
     Answer,
@@ -53,6 +72,7 @@ from rules.exchange import (
     StatePatch,
     Step,
     Text,
+    UserRef,
     Wait,
     member,
 )
@@ -72,12 +92,11 @@ from rules.play import (
     CheckInput,
     Choice,
     CommandInput,
-    Handler,
     Odds,
     Play,
     Pool,
     Preset,
-    Report,
+    Resumes,
     Scene,
     SheetLine,
     Turn,
@@ -90,11 +109,6 @@ CHARACTER = "bearer"  # a crest bearer: player characters, NPCs and creatures al
 CONSEQUENCE = fight.CONSEQUENCE
 DESTINY = fight.DESTINY
 MAX_BOONS = 20
-DESTINY_APPROVAL = "destiny_approval"
-CHECK_REROLL = "check_reroll"
-CONTEST_STAT = "contest_stat"
-CONTEST_SKILL = "contest_skill"
-CONTEST_REQUEST = "contest_skill_request"
 # What a player may change with /character edit: the names of their weapons and specialties. A crest's name is
 # what it is (T8): another one is a crest the GMs approve.
 PLAYER_EDITABLE = re.compile(r"^(weapons|specialties)\.\d+\.name$")
@@ -103,17 +117,28 @@ TEMPLATE: dict[str, Any] = {
     "name": "Aiko",
     "dice": {"Physique": "d8", "Dexterity": "d6", "Intelligence": "d4", "Wit": "d6"},
     "skills": {
-        "Melee": 3, "Athletics": 3, "Awareness": 3, "Agility": 2, "Determination": 2, "Medicine": 2, "Lore": 2,
-        "Convince": 1, "Craft": 1, "Investigation": 1, "Ranged": 1, "Unarmed": 1,
+        "Melee": 3,
+        "Athletics": 3,
+        "Awareness": 3,
+        "Agility": 2,
+        "Determination": 2,
+        "Medicine": 2,
+        "Lore": 2,
+        "Convince": 1,
+        "Craft": 1,
+        "Investigation": 1,
+        "Ranged": 1,
+        "Unarmed": 1,
     },
     "specialties": [
-        {"name": "Swords", "skill": "Melee"}, {"name": "History", "skill": "Lore"},
+        {"name": "Swords", "skill": "Melee"},
+        {"name": "History", "skill": "Lore"},
         {"name": "Sight", "skill": "Awareness"},
     ],
     "crests": [{"name": "Crest of Flames", "category": "magical", "damage_type": "fire"}],
     "weapons": [{"name": "Sword", "kind": "melee", "damage_type": "slashing"}],
     "armor": {"name": "Leather"},
-}  # fmt: skip
+}
 
 
 class _ActionDetails(CommandInput):
@@ -231,54 +256,66 @@ class CrestMagiaPlay(Play):
     opposed_checks = True
     # A GM answers these in advance for a creature (`/gm auto`), so one attack on it is not four waits.
     presets = (
-        Preset(fight.STAT_WAIT, Text("preset.defence_stat"),
-               tuple(Choice(fight.pool(stat), Text(f"defend.stat.{stat}")) for stat in STATS)),
+        Preset(
+            STAT_WAIT,
+            Text("preset.defence_stat"),
+            tuple(Choice(fight.pool(stat), Text(f"defend.stat.{stat}")) for stat in STATS),
+        ),
         # The creature's own skills and its own armour and crests: `preset_choices`.
-        Preset(fight.SKILL_WAIT, Text("preset.defence_skill"), ()),
-        Preset(fight.WITHSTAND_WAIT, Text("preset.withstand"), ()),
-        Preset(fight.OVERFLOW_WAIT, Text("preset.overflow"),
-               tuple(Choice(fight.pool(stat), Text(f"defend.stat.{stat}")) for stat in STATS)),
+        Preset(SKILL_WAIT, Text("preset.defence_skill"), ()),
+        Preset(WITHSTAND_WAIT, Text("preset.withstand"), ()),
+        Preset(
+            OVERFLOW_WAIT,
+            Text("preset.overflow"),
+            tuple(Choice(fight.pool(stat), Text(f"defend.stat.{stat}")) for stat in STATS),
+        ),
         # C19: the healed character places the HP; a pool with no room left asks again.
-        Preset(healing.HEAL_WAIT, Text("preset.heal"),
-               tuple(Choice(fight.pool(stat), Text(f"defend.stat.{stat}")) for stat in STATS)),
-    )  # fmt: skip
+        Preset(
+            HEAL_WAIT,
+            Text("preset.heal"),
+            tuple(Choice(fight.pool(stat), Text(f"defend.stat.{stat}")) for stat in STATS),
+        ),
+    )
 
-    @property
-    def handlers(self) -> Mapping[str, Handler]:
-        def with_options(step: Callable[..., Step]) -> Handler:
-            return lambda scene, state, answer: step(scene, state, answer, fight.crest_options(scene.options))
-
-        return {
-            DESTINY_APPROVAL: self.destiny_approval,
-            CHECK_REROLL: self.check_reroll,
-            CONTEST_STAT: self.contest_stat,
-            CONTEST_SKILL: self.contest_skill,
-            CONTEST_REQUEST: self.contest_skill_decided,
-            healing.HEAL_WAIT: with_options(healing.placed),
-            fight.STAT_WAIT: with_options(fight.awaiting_defence),
-            fight.HELPLESS_WAIT: with_options(fight.helpless_stat),
-            fight.DEFENCE_REROLL: with_options(fight.defence_rerolled),
-            fight.SKILL_REQUEST: with_options(fight.defence_skill_decided),
-            fight.SKILL_WAIT: with_options(fight.defence_skill),
-            fight.WITHSTAND_WAIT: with_options(fight.withstand_chosen),
-            fight.OVERFLOW_WAIT: with_options(fight.overflow_chosen),
-        }
+    @cached_property
+    def resumes(self) -> Resumes:
+        return Resumes(
+            self.destiny_approval,
+            self.check_reroll,
+            self.contest_stat,
+            self.contest_skill,
+            self.contest_skill_decided,
+            healing.placed,
+            fight.awaiting_defence,
+            fight.helpless_stat,
+            fight.defence_rerolled,
+            fight.defence_skill_decided,
+            fight.defence_skill,
+            fight.withstand_chosen,
+            fight.overflow_chosen,
+        )
 
     def template(self, kind: str) -> dict[str, Any]:
         return dict(TEMPLATE)
 
     def preset_choices(self, preset: Preset, character: CharacterSnapshot) -> tuple[Choice, ...]:
         """A creature's own armour and crests to withstand with, and its own skills to defend with."""
-        if preset.wait == fight.WITHSTAND_WAIT:
+        if preset.wait == WITHSTAND_WAIT:
             return tuple(Choice(source.key, source.label) for source in fight.withstand_choices(character))
-        if preset.wait == fight.SKILL_WAIT:
+        if preset.wait == SKILL_WAIT:
             return tuple(Choice(option.key, option.label) for option in fight.skill_options(fight.sheet_of(character)))
         return preset.options
 
     def build(
-        self, kind: str, data: Mapping[str, Any], bound: Mapping[str, CharacterSnapshot], dice: DiceSource,
-        options: CampaignOptions, *, gm_run: bool = False,
-    ) -> CharacterDraft:  # fmt: skip
+        self,
+        kind: str,
+        data: Mapping[str, Any],
+        bound: Mapping[str, CharacterSnapshot],
+        dice: DiceSource,
+        options: CampaignOptions,
+        *,
+        gm_run: bool = False,
+    ) -> CharacterDraft:
         """R12: nothing is rolled; each stat's pool is its die, full. The creation budget is the players': what the
         GMs run (a dragon with a d12) keeps the caps alone. A campaign is always within a session (the first one from
         its start), so a new player character joins it with the session's Destiny Points."""
@@ -303,9 +340,12 @@ class CrestMagiaPlay(Play):
         advancement leaves behind. A crest acquired after creation starts at rank 1 (R13) unless the GM gives
         one."""
         had = {crest["name"].casefold() for crest in character.sheet["file"].get("crests", [])}
-        crests = [crest if not isinstance(crest, Mapping) or "rank" in crest
-                  or str(crest.get("name", "")).casefold() in had else {**crest, "rank": 1}
-                  for crest in file.get("crests", [])]  # fmt: skip
+        crests = [
+            crest
+            if not isinstance(crest, Mapping) or "rank" in crest or str(crest.get("name", "")).casefold() in had
+            else {**crest, "rank": 1}
+            for crest in file.get("crests", [])
+        ]
         try:
             sheet = CharacterFile.model_validate({**file, "crests": crests} if "crests" in file else file)
         except ValidationError as error:
@@ -330,8 +370,11 @@ class CrestMagiaPlay(Play):
         ("Feel free to make your own": with the GM, who judges what it can do) are the GM's to set."""
         file = sheet["file"]
         crests = CharacterFile.model_validate(file).crests
-        fields = [f"`weapons.{index}.rating`: {weapon['rating']}" for index, weapon in enumerate(file["weapons"])
-                  if weapon["rating"]]  # fmt: skip
+        fields = [
+            f"`weapons.{index}.rating`: {weapon['rating']}"
+            for index, weapon in enumerate(file["weapons"])
+            if weapon["rating"]
+        ]
         if file.get("armor") and file["armor"]["rating"]:
             fields.append(f"`armor.rating`: {file['armor']['rating']}")
         fields += [f"`item_crests.{index}`: {crest['name']}" for index, crest in enumerate(file["item_crests"])]
@@ -353,11 +396,14 @@ class CrestMagiaPlay(Play):
             dice.append(Text("sheet.stat_die", {"stat": Text(f"stat.{stat}"), "die": shown}))
         lines.append(SheetLine("sheet.dice", joined(dice), inline=False))
         ranked = sorted(sheet.skills.items(), key=lambda item: (-item[1], item[0]))
-        skills = [Text("sheet.skill_rank", {"skill": Text(f"skill.{skill}"), "rank": rank})
-                  for skill, rank in ranked if rank]  # fmt: skip
+        skills = [
+            Text("sheet.skill_rank", {"skill": Text(f"skill.{skill}"), "rank": rank}) for skill, rank in ranked if rank
+        ]
         lines.append(SheetLine("sheet.skills", joined(skills), inline=False))
-        specialties = [Text("sheet.specialty", {"name": s.name, "skill": Text(f"skill.{s.skill}"), "rank": s.rank})
-                       for s in sheet.specialties]  # fmt: skip
+        specialties = [
+            Text("sheet.specialty", {"name": s.name, "skill": Text(f"skill.{s.skill}"), "rank": s.rank})
+            for s in sheet.specialties
+        ]
         lines.append(SheetLine("sheet.specialties", joined(specialties), inline=False))
         crests = [_crest_text(crest, None) for crest in sheet.crests]
         crests += [_crest_text(item, fight.item_uses_left(character, item)) for item in sheet.item_crests]
@@ -373,9 +419,17 @@ class CrestMagiaPlay(Play):
         if len(held) == 1:
             lines.append(SheetLine("sheet.standing", _standing_values(fight.standing(character, *held))))
         elif held:  # its own and everyone's, each by its name
-            lines.append(SheetLine("sheet.standing", joined([
-                Text(f"standing.part_{key}", {"values": _standing_values(fight.standing(character, key))})
-                for key in held])))  # fmt: skip
+            lines.append(
+                SheetLine(
+                    "sheet.standing",
+                    joined(
+                        [
+                            Text(f"standing.part_{key}", {"values": _standing_values(fight.standing(character, key))})
+                            for key in held
+                        ]
+                    ),
+                )
+            )
         return lines
 
     def check(self, scene: Scene, params: CheckInput) -> Step:
@@ -399,83 +453,108 @@ class CrestMagiaPlay(Play):
         if given.modifier:
             modifiers.append(Modifier("gm", given.modifier))
         standing = fight.standing(character)
-        spec = ActionSpec(stat, fight.rolled_die(character, stat, options), (*modifiers, *standing.modifiers()),
-                          given.boons + standing.boons, given.banes + standing.banes,
-                          crits=not character.gm_run or options.npc_crits)  # fmt: skip
-        state = {"spec": spec.to_dict(), "skill": skill, "specialty": specialty.name if specialty else None,
-                 "target": given.target}  # fmt: skip
+        spec = ActionSpec(
+            stat,
+            fight.rolled_die(character, stat, options),
+            (*modifiers, *standing.modifiers()),
+            given.boons + standing.boons,
+            given.banes + standing.banes,
+            crits=not character.gm_run or options.npc_crits,
+        )
+        state = Checking(spec=spec, skill=skill, specialty=specialty.name if specialty else None, target=given.target)
         return _checked(scene, spec.roll(scene.dice, options), state, options)
 
-    def check_reroll(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    def check_reroll(self, scene: Scene, state: CheckReroll, answer: Answer) -> Step:
         """A check's roll let stand (nothing more happens but a critical's word to the GMs), or rolled again for a
         Destiny Point (C30)."""
-        if answer.option != fight.REROLL:
-            return _check_narrative(scene, state)
-        options = fight.crest_options(scene.options)
-        spent, again, less = fight.rerolled(scene, ACTOR, state["spec"], state.get("crit"), options)
-        return spent.then(_checked(scene, again, state, options, spent=less))
+        return _check_rerolled(scene, state, answer)
 
-    def contest_stat(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    def contest_stat(self, scene: Scene, state: ContestStat, answer: Answer) -> Step:
         """The opposed check's open step answered: the active roll rolled again, or the passive side's stat, and
         now its skill."""
         if answer.wait == fight.REROLL_WAIT:
-            return self.check_reroll(scene, state, answer)
+            return _check_rerolled(scene, state, answer)
         opponent = scene.one(OPPONENT)
         stat = fight.stat_answered(answer)
         prompt = Text("contest.which_skill", {"opponent": opponent.name, "stat": Text(f"stat.{stat}")})
         wait = Wait(CONTEST_SKILL, Audience.character(OPPONENT), prompt, fight.skill_options(fight.sheet_of(opponent)))
         # The active roll stands now that the other side answers it.
-        return Step.of(_check_narrative(scene, state), pause=Pause(CONTEST_SKILL, (wait,), {**state, "stat": stat}))
+        carried = moved(state, ContestSkill, stat=stat)
+        return Step.of(_check_narrative(scene, state), pause=Pause(carried, (wait,)))
 
-    def contest_skill(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    def contest_skill(self, scene: Scene, state: ContestSkill, answer: Answer) -> Step:
         """R4 and C22: the passive side's roll, as a Defense Roll is made (R6: a skill other than the usual ones, the
         check's own included, waits for a GM to agree); the active side wins only by exceeding it."""
         options = fight.crest_options(scene.options)
         actor, opponent = scene.get(ACTOR), scene.get(OPPONENT)
         if actor is None or opponent is None:
             raise RuleError("fighter_gone")
-        stat = cast(Stat, state["stat"])
+        stat = state.stat
         spec, skill = fight.passive_roll(opponent, stat, answer, options)
-        if fight.needs_agreement(opponent, skill, fight.usual_defence_skills(state["skill"]), answer, options):
-            said: dict[str, str | int | Text] = {"name": opponent.name, "skill": Text(f"skill.{skill}"),
-                                                 "actor": actor.name}  # fmt: skip
+        if fight.needs_agreement(opponent, skill, fight.usual_defence_skills(state.skill), answer, options):
+            said: dict[str, str | int | Text] = {
+                "name": opponent.name,
+                "skill": Text(f"skill.{skill}"),
+                "actor": actor.name,
+            }
             wait = fight.gm_request(CONTEST_REQUEST, "contest_request", said, options)
-            return Step(pause=Pause(CONTEST_REQUEST, (wait,), {**state, "asked": answer.option}))
+            return Step(pause=Pause(moved(state, ContestRequest, asked=answer.option), (wait,)))
         roll = spec.roll(scene.dice, options)
-        active = state["active"]
-        decided = ContestDecided(name=actor.name, opponent=opponent.name, stat=stat, skill=skill,
-                                 total=active["total"], opposed=roll.total, crit=roll.crit,
-                                 won=contest(Score(active["total"], active["crit"]), roll, options))  # fmt: skip
+        decided = ContestDecided(
+            name=actor.name,
+            opponent=opponent.name,
+            stat=stat,
+            skill=skill,
+            total=state.active.total,
+            opposed=roll.total,
+            crit=roll.crit,
+            won=contest(state.active, roll, options),
+        )
         point = fight.earned(OPPONENT, opponent, roll.crit)
         told = fight.narrative(OPPONENT, opponent, roll.crit, Text("narrative.opposing", {"name": actor.name}))
         return Step(rolls=roll.rolls(), outcomes=(decided,)).then(point).then(told)
 
-    def contest_skill_decided(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    def contest_skill_decided(self, scene: Scene, state: ContestRequest, answer: Answer) -> Step:
         """The GMs agree to the passive side's skill (it is rolled, as a GM's own choice is), or not (it picks among
         the usual ones)."""
         if answer.option == fight.GRANT:
-            return self.contest_skill(scene, state, Answer(CONTEST_SKILL, state["asked"], by=answer.by, forced=True))
+            return self.contest_skill(scene, state, Answer(CONTEST_SKILL, state.asked, by=answer.by, forced=True))
         opponent = scene.get(OPPONENT)
         if opponent is None:
             raise RuleError("fighter_gone")
-        prompt = Text("contest.which_usual_skill", {"opponent": opponent.name, "stat": Text(f"stat.{state['stat']}")})
-        usual = fight.skill_options(fight.sheet_of(opponent), fight.usual_defence_skills(state["skill"]))
+        prompt = Text("contest.which_usual_skill", {"opponent": opponent.name, "stat": Text(f"stat.{state.stat}")})
+        usual = fight.skill_options(fight.sheet_of(opponent), fight.usual_defence_skills(state.skill))
         wait = Wait(CONTEST_SKILL, Audience.character(OPPONENT), prompt, usual)
-        return Step(pause=Pause(CONTEST_SKILL, (wait,), state))
+        return Step(pause=Pause(moved(state, ContestSkill), (wait,)))
 
     def attack_actions(self, attacker: CharacterSnapshot) -> list[Choice]:
         return [
-            Choice(value, Text(f"attack_choice.{kind}" if name or kind != fight.UNARMED else "attack_choice.bare_hands",
-                               {"name": name}))
+            Choice(
+                value,
+                Text(
+                    f"attack_choice.{kind}" if name or kind != fight.UNARMED else "attack_choice.bare_hands",
+                    {"name": name},
+                ),
+            )
             for value, kind, name in fight.attack_actions(fight.sheet_of(attacker))
-        ]  # fmt: skip
+        ]
 
     def attack(self, scene: Scene, params: AttackInput) -> Step:
         """R6: the Attack Roll, with the stat and skill named (a player's other than the usual ones once the GMs
         agreed to them: `asking`)."""
         given = cast(CrestAttackInput, params)
-        return fight.attack(scene, given.action, given.stat, given.skill, given.specialty, given.form, given.boons,
-                            given.banes, given.modifier, fight.crest_options(scene.options))  # fmt: skip
+        return fight.attack(
+            scene,
+            given.action,
+            given.stat,
+            given.skill,
+            given.specialty,
+            given.form,
+            given.boons,
+            given.banes,
+            given.modifier,
+            fight.crest_options(scene.options),
+        )
 
     def asking(self, scene: Scene, kind: str, params: CommandInput) -> Asking:
         """R2 and R6: the boons, banes and modifiers a player gives are asked of the GMs; so is an attack's stat or
@@ -487,129 +566,93 @@ class CrestMagiaPlay(Play):
         if kind == CHECK:
             check = cast(CrestCheckInput, params)
             stat = Text(f"stat.{check.stat}")
-            what = Text("check.with_skill", {"stat": stat, "skill": Text(f"skill.{check.skill}")}) if (
-                check.skill) else stat  # fmt: skip
+            what = (
+                Text("check.with_skill", {"stat": stat, "skill": Text(f"skill.{check.skill}")})
+                if (check.skill)
+                else stat
+            )
             return Asking(Text("request.on_check", {"stat": what}), deadline_seconds=deadline)
         given = cast(CrestAttackInput, params)
         sheet = fight.sheet_of(scene.one(ATTACKER))
         made_with = fight.with_form(sheet, fight.means(sheet, given.action), given.form)
-        usual_stat, usual_skill = made_with["stat"], made_with["skill"]
+        usual_stat, usual_skill = made_with.stat, made_with.skill
         other_stat = given.stat not in (None, usual_stat) and not options.free_stat_choice
         other_skill = given.skill not in (None, usual_skill) and not options.free_stat_choice
         asks: list[Text] = []
         if other_stat:
             asks.append(Text("request.stat", {"stat": Text(f"stat.{given.stat}"), "usual": Text(f"stat.{usual_stat}")}))
         if other_skill:
-            asks.append(Text("request.skill", {"skill": Text(f"skill.{given.skill}"),
-                                               "usual": Text(f"skill.{usual_skill}")}))  # fmt: skip
-        refused = given.model_copy(update={**({"stat": None} if other_stat else {}),
-                                           **({"skill": None, "specialty": None} if other_skill else {})})  # fmt: skip
-        return replace(super().asking(scene, ATTACK, params), asks=tuple(asks), refused=refused,
-                       deadline_seconds=deadline)  # fmt: skip
+            asks.append(
+                Text("request.skill", {"skill": Text(f"skill.{given.skill}"), "usual": Text(f"skill.{usual_skill}")})
+            )
+        refused = given.model_copy(
+            update={
+                **({"stat": None} if other_stat else {}),
+                **({"skill": None, "specialty": None} if other_skill else {}),
+            }
+        )
+        return replace(
+            super().asking(scene, ATTACK, params), asks=tuple(asks), refused=refused, deadline_seconds=deadline
+        )
 
     def odds(
-        self, attacker: CharacterSnapshot, defender: CharacterSnapshot, params: AttackInput, options: CampaignOptions,
+        self,
+        attacker: CharacterSnapshot,
+        defender: CharacterSnapshot,
+        params: AttackInput,
+        options: CampaignOptions,
         turn: Turn,
-    ) -> Odds:  # fmt: skip
+    ) -> Odds:
         """The exact chance the attack hits, for each stat the defender could defend with (with its best skill),
         from every face of every die, the boons' and banes' d4s included."""
         given = cast(CrestAttackInput, params)
         rules_options = fight.crest_options(options)
         made_with = fight.means(fight.sheet_of(attacker), given.action)
         if given.skill is not None:  # as if the GMs agreed to it
-            made_with["skill"] = given.skill
-        stat = given.stat or made_with["stat"]
+            made_with = made_with.model_copy(update={"skill": given.skill})
+        stat = given.stat or made_with.stat
         modifiers = fight.attack_modifiers(fight.sheet_of(attacker), made_with, given.specialty, rules_options)
         standing, guard = fight.standing(attacker), fight.standing(defender)
         bonus = sum(modifier.value for modifier in modifiers) + given.modifier + standing.modifier
         net = given.boons - given.banes + standing.boons - standing.banes
-        attacking = action_outcomes(fight.rolled_die(attacker, stat, rules_options), bonus, net, rules_options,
-                                    crits=not attacker.gm_run or rules_options.npc_crits)  # fmt: skip
+        attacking = action_outcomes(
+            fight.rolled_die(attacker, stat, rules_options),
+            bonus,
+            net,
+            rules_options,
+            crits=not attacker.gm_run or rules_options.npc_crits,
+        )
         guard_net = guard.boons - guard.banes if rules_options.defender_boons else 0
         sheet = fight.sheet_of(defender)
         # The defence a defender may use without asking a GM (all of them with `free_stat_choice`).
-        usable = set(SKILLS) if rules_options.free_stat_choice else fight.usual_defence_skills(made_with["skill"])
+        usable = set(SKILLS) if rules_options.free_stat_choice else fight.usual_defence_skills(made_with.skill)
         options_: list[tuple[int, Text | str]] = [(0, "—")]
         options_ += [(rank, Text(f"skill.{skill}")) for skill, rank in sheet.skills.items() if skill in usable]
-        options_ += [(sheet.skill(s.skill) + s.rank, Text("defend.specialty_name", {"skill": Text(f"skill.{s.skill}"),
-                                                                                    "specialty": s.name}))
-                     for s in sheet.specialties if s.skill in usable]  # fmt: skip
+        options_ += [
+            (
+                sheet.skill(s.skill) + s.rank,
+                Text("defend.specialty_name", {"skill": Text(f"skill.{s.skill}"), "specialty": s.name}),
+            )
+            for s in sheet.specialties
+            if s.skill in usable
+        ]
         best, named = max(options_, key=lambda option: option[0])
         lines = []
         for defending in STATS:
-            defence = action_outcomes(fight.rolled_die(defender, defending, rules_options), best + guard.modifier,
-                                      guard_net, rules_options,
-                                      crits=not defender.gm_run or rules_options.npc_crits)  # fmt: skip
-            label = Text("odds.defence", {"stat": Text(f"stat.{defending}"), "skill": named, "rank": best}) if (
-                best) else Text("odds.defence_no_skill", {"stat": Text(f"stat.{defending}")})  # fmt: skip
+            defence = action_outcomes(
+                fight.rolled_die(defender, defending, rules_options),
+                best + guard.modifier,
+                guard_net,
+                rules_options,
+                crits=not defender.gm_run or rules_options.npc_crits,
+            )
+            label = (
+                Text("odds.defence", {"stat": Text(f"stat.{defending}"), "skill": named, "rank": best})
+                if (best)
+                else Text("odds.defence_no_skill", {"stat": Text(f"stat.{defending}")})
+            )
             lines.append((label, hit_chance(attacking, defence, rules_options)))
         return Odds(tuple(lines), Text("odds.footer"))
-
-    def report(self, outcomes: Sequence[Outcome]) -> Report:
-        """The step's report, after a line for a critical success a reroll took back."""
-        shown = self._report(outcomes)
-        first = tuple(Text("check.crit_revoked") for o in outcomes if isinstance(o, fight.Rerolled) and o.revoked)
-        return replace(shown, notes=first + shown.notes) if first else shown
-
-    def _report(self, outcomes: Sequence[Outcome]) -> Report:
-        decided = next((outcome for outcome in outcomes if isinstance(outcome, ContestDecided)), None)
-        if decided is not None:
-            return _contest_report(decided, outcomes)
-        if any(isinstance(outcome, FIGHT_OUTCOMES) for outcome in outcomes):
-            return _fight_report(outcomes)
-        for outcome in outcomes:
-            if isinstance(outcome, CheckRolled):
-                stat = Text(f"stat.{outcome.stat}")
-                what = Text("check.with_skill", {"stat": stat, "skill": Text(f"skill.{outcome.skill}")}) if (
-                    outcome.skill) else stat  # fmt: skip
-                title = Text("check.title", {"name": outcome.name, "what": what, "total": outcome.total})
-                fields: list[tuple[Text, Text | str]] = []
-                if outcome.target is not None:
-                    verdict = Text("check.success" if outcome.success else "check.failure")
-                    fields.append((Text("check.target", {"target": outcome.target}), verdict))
-                notes = [Text("check.rerolled")] if outcome.rerolled else []
-                notes += [Text(f"check.crit_{outcome.crit}")] if outcome.crit else []
-                if outcome.destiny_point:
-                    notes.append(Text("check.destiny_point", {"name": outcome.name}))
-                return Report(title, tuple(fields), tuple(notes))
-            if isinstance(outcome, DestinySpent):
-                if outcome.approved_by is not None:  # the decision on the request said it already
-                    return Report(pools=True)
-                said: dict[str, str | int | Text] = {"name": outcome.name, "use": Text(f"destiny.use.{outcome.use}")}
-                return Report(notes=(Text("destiny.spent", said),))
-            if isinstance(outcome, DestinyDenied | DestinyRequested):
-                return Report()
-            if isinstance(outcome, healing.HEALING_OUTCOMES):
-                return healing.report(outcomes)
-            if isinstance(outcome, StandingSet):
-                return Report(notes=_standing_notes(outcome), pools=False)
-            if isinstance(outcome, DestinyReset):
-                return Report(notes=(Text("destiny.session", {"points": outcome.points}),), pools=False)
-        return Report()
-
-    def log_text(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
-        if kind == "standing.set":
-            names = payload.get("names")
-            who: str | Text = Text("standing.everyone") if payload.get("everyone") else (
-                ", ".join(names) if isinstance(names, list) else "—")  # fmt: skip
-            modifier = payload.get("modifier")
-            return Text("event.standing.set", {"names": who, "modifier": f"{modifier:+d}" if isinstance(modifier, int)
-                                                                          else "—"})  # fmt: skip
-        if kind == "contest":
-            return Text("event.contest.won" if payload.get("won") else "event.contest.held")
-        if kind.startswith("destiny.") and isinstance(payload.get("use"), str):
-            return Text(f"event.{kind}", {"use": Text(f"destiny.use.{payload['use']}")})
-        stat = Text(f"stat.{payload['stat']}") if payload.get("stat") in STATS else None
-        if kind == "attack.defended":
-            return Text("event.attack.hit" if payload.get("hit") else "event.attack.missed", {"stat": stat or "—"})
-        if kind in ("check", "attack.damage", "attack.overflow", "heal.recovered") and stat is not None:
-            return Text(f"event.{kind}", {"stat": stat})
-        if kind == "attack.placed" and isinstance(payload.get("losses"), dict):
-            losses = [_loss(str(name), int(taken)) for name, taken in payload["losses"].items()]
-            return Text("event.attack.placed", {"losses": joined(losses) or "—"})
-        if kind == "attack.consequence" and isinstance(payload.get("level"), int):
-            return Text("event.attack.consequence", {"level": Text(f"consequence.{CONSEQUENCES[payload['level']]}")})
-        return None
 
     # What only Crest Magia has, for its own commands (bot.rulesets.crest_magia.cog).
     def set_standing(self, scene: Scene, role: str, boons: int, banes: int, modifier: int) -> Step:
@@ -625,15 +668,27 @@ class CrestMagiaPlay(Play):
         if value is None and not any(key in character.state for character in characters):
             raise RuleError("no_standing_everyone" if everyone else "no_standing")
         effects = tuple(StatePatch(member(role, position), key, value) for position in range(len(characters)))
-        set_ = StandingSet(names=[character.name for character in characters], everyone=everyone, boons=boons,
-                           banes=banes, modifier=modifier,
-                           kept=[character.name for character in characters if other in character.state])  # fmt: skip
+        set_ = StandingSet(
+            names=[character.name for character in characters],
+            everyone=everyone,
+            boons=boons,
+            banes=banes,
+            modifier=modifier,
+            kept=[character.name for character in characters if other in character.state],
+        )
         return Step(effects=effects, outcomes=(set_,))
 
     def spend_destiny(
-        self, scene: Scene, use: str, stat: str | None, to: str | None, amount: int | None, note: str | None,
-        *, approved_by: int | None = None,
-    ) -> Step:  # fmt: skip
+        self,
+        scene: Scene,
+        use: str,
+        stat: str | None,
+        to: str | None,
+        amount: int | None,
+        note: str | None,
+        *,
+        approved_by: int | None = None,
+    ) -> Step:
         """R11: one Destiny Point (C21) for what the rules carry out at once, or for a narrative use the GM
         adjudicates (spent when a GM approves it, `request_destiny`)."""
         character = scene.one(ACTOR)
@@ -656,12 +711,14 @@ class CrestMagiaPlay(Play):
             effects.append(StatePatch(ACTOR, fight.OUT_OF_TURN, scene.turn.round_number))
         elif use not in NARRATIVE_USES:
             raise RuleError("unknown_destiny_use", use=use)
-        spent = DestinySpent(name=character.name, use=use, stat=stat, to=to, amount=amount, note=note,
-                             approved_by=approved_by)  # fmt: skip
+        spent = DestinySpent(
+            name=character.name, use=use, stat=stat, to=to, amount=amount, note=note, approved_by=approved_by
+        )
         return Step(effects=tuple(effects), outcomes=(spent,))
 
-    def request_destiny(self, scene: Scene, use: str, note: str | None, requester: str) -> Step:
-        """A narrative use (combining actions, acting out of turn, anything else): the GMs decide."""
+    def request_destiny(self, scene: Scene, use: str, note: str | None, requester: int) -> Step:
+        """A narrative use (combining actions, acting out of turn, anything else) asked by the user `requester`: the
+        GMs decide."""
         character = scene.one(ACTOR)
         require_point(character.pools[DESTINY].current)
         decided: dict[str, str | int | Text] = {"name": character.name, "use": Text(f"destiny.use.{use}")}
@@ -669,19 +726,18 @@ class CrestMagiaPlay(Play):
             Option("approve", Text("destiny.approve"), tone="success", summary=Text("destiny.approved", decided)),
             Option("deny", Text("destiny.deny"), tone="secondary", summary=Text("destiny.denied", decided)),
         )
-        prompt = Text("destiny.requested", {**decided, "user": requester, "note": note or "—"})
+        prompt = Text("destiny.requested", {**decided, "user": UserRef(requester), "note": note or "—"})
         wait = Wait(DESTINY_APPROVAL, Audience.gms(), prompt, options)
         requested = DestinyRequested(name=character.name, use=use, note=note)
-        return Step(outcomes=(requested,), pause=Pause(DESTINY_APPROVAL, (wait,), {"use": use, "note": note}))
+        return Step(outcomes=(requested,), pause=Pause(DestinyApproval(use=use, note=note), (wait,)))
 
-    def destiny_approval(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    def destiny_approval(self, scene: Scene, state: DestinyApproval, answer: Answer) -> Step:
         character = scene.one(ACTOR)
         if answer.option != "approve":
-            return Step(outcomes=(DestinyDenied(name=character.name, use=str(state["use"])),))
-        return self.spend_destiny(scene, str(state["use"]), None, None, None, state.get("note"),
-                                  approved_by=answer.by)  # fmt: skip
+            return Step(outcomes=(DestinyDenied(name=character.name, use=state.use),))
+        return self.spend_destiny(scene, state.use, None, None, None, state.note, approved_by=answer.by)
 
-    def cancelled(self, scene: Scene, kind: str, state: Mapping[str, Any]) -> Step | None:
+    def cancelled(self, scene: Scene, kind: str, state: object) -> Step | None:
         return fight.voided(scene, state) if kind == "attack" else None
 
     def acts_on_own_turn(self, options: CampaignOptions) -> bool:
@@ -706,25 +762,14 @@ class CrestMagiaPlay(Play):
     def session_started(self, scene: Scene) -> Step | None:
         """R11/C34: every player character starts the session with exactly `dp_session_start` points."""
         points = session_points(fight.crest_options(scene.options))
-        players = [(position, character) for position, character in enumerate(scene.members(EVERYONE))
-                   if not character.gm_run]  # fmt: skip
+        players = [
+            (position, character) for position, character in enumerate(scene.members(EVERYONE)) if not character.gm_run
+        ]
         if not players:
             return None
         effects = tuple(PoolSet(member(EVERYONE, position), DESTINY, points) for position, _ in players)
         reset = DestinyReset(names=[character.name for _, character in players], points=points)
         return Step(effects=effects, outcomes=(reset,))
-
-
-def _contest_report(decided: ContestDecided, outcomes: Sequence[Outcome]) -> Report:
-    said: dict[str, str | int | Text] = {"name": decided.name, "opponent": decided.opponent, "total": decided.total,
-                                         "opposed": decided.opposed}  # fmt: skip
-    title = Text("contest.won" if decided.won else "contest.held", said)
-    notes = []
-    if decided.crit:  # the passive side's critical, and whether it decided (the active side's own may win over it)
-        beaten = decided.won == (decided.crit == "success")
-        notes.append(Text(f"contest.crit_{decided.crit}{'_beaten' if beaten else ''}", said))
-    notes += [Text("check.destiny_point", {"name": o.name}) for o in outcomes if isinstance(o, fight.Earned)]
-    return Report(title, notes=tuple(notes))
 
 
 def _crest_text(crest: Crest, uses: int | None) -> Text:
@@ -743,38 +788,31 @@ def _crest_text(crest: Crest, uses: int | None) -> Text:
 
 
 def _standing_values(standing: fight.Standing) -> Text:
-    return Text("standing.values", {"boons": standing.boons, "banes": standing.banes,
-                                    "modifier": f"{standing.modifier:+d}"})  # fmt: skip
+    return Text(
+        "standing.values", {"boons": standing.boons, "banes": standing.banes, "modifier": f"{standing.modifier:+d}"}
+    )
 
 
-def _standing_notes(set_: StandingSet) -> tuple[Text, ...]:
-    """What changed, and the other standing that still counts with it."""
-    who: str | Text = Text("standing.everyone") if set_.everyone else ", ".join(set_.names)
-    if set_.boons or set_.banes or set_.modifier:
-        changed = Text("standing.set", {"who": who, "boons": set_.boons, "banes": set_.banes,
-                                        "modifier": f"{set_.modifier:+d}"})  # fmt: skip
-    else:
-        changed = Text("standing.cleared_everyone") if set_.everyone else Text("standing.cleared", {"who": who})
-    if not set_.kept:
-        return (changed,)
-    kept = "standing.own_kept" if set_.everyone else "standing.everyone_kept"
-    return changed, Text(kept, {"names": ", ".join(set_.kept)})
-
-
-def _checked(
-    scene: Scene, roll: ActionRoll, state: Mapping[str, Any], options: CrestMagiaOptions, *, spent: int = 0
-) -> Step:  # fmt: skip
+def _checked(scene: Scene, roll: ActionRoll, state: Checking, options: CrestMagiaOptions, *, spent: int = 0) -> Step:
     """A check's roll, its verdict against the GM's target, the Destiny Point a player's critical success earns
     (R3), and, while the player has a point to spend, the offer to roll it again."""
     character = scene.one(ACTOR)
-    target = state["target"]
-    success = None if target is None else check_succeeds(roll, int(target), options)
+    target = state.target
+    success = None if target is None else check_succeeds(roll, target, options)
     earned = not character.gm_run and roll.crit == "success"
     effects: tuple[Effect, ...] = (PoolDelta(ACTOR, DESTINY, 1),) if earned else ()
     rolled = CheckRolled(
-        name=character.name, stat=roll.stat, skill=state["skill"], specialty=state["specialty"], total=roll.total,
-        target=target, success=success, crit=roll.crit, destiny_point=earned, rerolled=spent > 0,
-    )  # fmt: skip
+        name=character.name,
+        stat=roll.stat,
+        skill=state.skill,
+        specialty=state.specialty,
+        total=roll.total,
+        target=target,
+        success=success,
+        crit=roll.crit,
+        destiny_point=earned,
+        rerolled=spent > 0,
+    )
     step = Step(rolls=roll.rolls(), effects=effects, outcomes=(rolled,))
     points = character.pools[DESTINY].current - spent + int(earned)
     opponent = scene.get(OPPONENT)
@@ -782,114 +820,31 @@ def _checked(
         reroll = fight.reroll_wait(ACTOR, character, points, roll.total, options, final=False)
         said: dict[str, str | int | Text] = {"opponent": opponent.name, "name": character.name, "total": roll.total}
         wait = Wait(CONTEST_STAT, Audience.character(OPPONENT), Text("contest.prompt", said), fight.stat_options())
-        carried = {**state, "active": {"total": roll.total, "crit": roll.crit}, "crit": roll.crit}
-        return Step.of(step, pause=Pause(CONTEST_STAT, (*([reroll] if reroll else []), wait), carried))
+        carried = moved(state, ContestStat, active=Score(roll.total, roll.crit), crit=roll.crit)
+        return Step.of(step, pause=Pause(carried, (*([reroll] if reroll else []), wait)))
     reroll = fight.reroll_wait(ACTOR, character, points, roll.total, options, final=True)
+    stands = moved(state, CheckReroll, crit=roll.crit)
     if reroll is None:
-        return step.then(_check_narrative(scene, {**state, "crit": roll.crit}))
-    return Step.of(step, pause=Pause(CHECK_REROLL, (reroll,), {**state, "crit": roll.crit}))
+        return step.then(_check_narrative(scene, stands))
+    return Step.of(step, pause=Pause(stands, (reroll,)))
 
 
-def _check_narrative(scene: Scene, state: Mapping[str, Any]) -> Step:
+def _check_rerolled(scene: Scene, state: Checking, answer: Answer) -> Step:
+    """A check's roll let stand (nothing more happens but a critical's word to the GMs), or rolled again for a
+    Destiny Point (C30): an opposed check's, too, while the other side has not answered it."""
+    if answer.option != fight.REROLL:
+        return _check_narrative(scene, state)
+    options = fight.crest_options(scene.options)
+    spent, again, less = fight.rerolled(scene, ACTOR, state.spec, state.crit, options)
+    return spent.then(_checked(scene, again, state, options, spent=less))
+
+
+def _check_narrative(scene: Scene, state: Checking) -> Step:
     """The GMs' word of a check's critical (R3), once the roll stands."""
-    stat = Text(f"stat.{state['spec']['stat']}")
-    skill = state["skill"]
+    stat = Text(f"stat.{state.spec.stat}")
+    skill = state.skill
     what = Text("check.with_skill", {"stat": stat, "skill": Text(f"skill.{skill}")}) if skill else stat
-    return fight.narrative(ACTOR, scene.one(ACTOR), state.get("crit"), Text("narrative.check", {"what": what}))
-
-
-FIGHT_OUTCOMES = (
-    fight.Attacked,
-    fight.Intercepted,
-    fight.Helpless,
-    fight.Down,
-    fight.Voided,
-    fight.Defended,
-    fight.Wounded,
-    fight.Placed,
-    fight.Climbed,
-    fight.Earned,
-)
-
-
-def _fight_report(outcomes: Sequence[Outcome]) -> Report:
-    """An attack's step: its headline (declared, hit or missed, damage), then a line for everything else."""
-    title: Text | None = None
-    notes: list[Text] = []
-    for outcome in outcomes:
-        if isinstance(outcome, fight.Attacked):
-            title = Text("attack.declared", {"attacker": outcome.attacker, "defender": outcome.defender,
-                                             "total": outcome.total})  # fmt: skip
-            if outcome.rerolled:
-                notes.append(Text("check.rerolled"))
-            if outcome.crit:
-                notes.append(Text(f"attack.crit_{outcome.crit}"))
-        elif isinstance(outcome, fight.Voided):
-            notes.append(Text("attack.voided", {"name": outcome.name}))
-        elif isinstance(outcome, fight.Helpless):
-            notes.append(Text("attack.helpless", {"defender": outcome.defender}))
-        elif isinstance(outcome, fight.Down):
-            notes.append(Text("attack.down", {"defender": outcome.defender}))
-        elif isinstance(outcome, fight.Intercepted):
-            notes.append(Text("attack.intercepted", {"interceptor": outcome.interceptor, "attacker": outcome.attacker,
-                                                     "defender": outcome.defender}))  # fmt: skip
-        elif isinstance(outcome, fight.Defended):
-            key = "attack.hit" if outcome.hit else "attack.missed"
-            line = Text(key, {"attacker": outcome.attacker, "defender": outcome.defender})
-            if title is None:
-                title = line
-            else:
-                notes.append(line)
-            if outcome.rerolled:
-                notes.append(Text("check.rerolled"))
-            if outcome.crit:  # a double six that does not stop the attack says so (C2's option off)
-                beaten = outcome.crit == "success" and outcome.hit
-                notes.append(Text("defence.crit_success_beaten" if beaten else f"defence.crit_{outcome.crit}"))
-            if outcome.maxed:
-                notes.append(Text("attack.maxed"))
-        elif isinstance(outcome, fight.Wounded):
-            said: dict[str, str | int | Text] = {"defender": outcome.defender, "damage": outcome.damage,
-                                                 "withstand": outcome.withstand, "taken": outcome.taken}  # fmt: skip
-            placed = next((o for o in outcomes if isinstance(o, fight.Placed) and not o.more), None)
-            if outcome.taken == 0:
-                notes.append(Text("attack.withstood", said))
-            elif placed is not None and placed.losses == {outcome.stat: outcome.taken}:
-                notes.append(Text("attack.damage", {**said, "stat": Text(f"stat.{outcome.stat}")}))
-            else:  # the defending pool had less: where the rest went follows
-                notes.append(Text("attack.damage_total", said))
-                notes += _placement_notes(placed)
-            if outcome.crit:  # the totals alone do not say why (`crit_on_withstand`)
-                notes.append(Text(f"withstand.crit_{outcome.crit}", {"defender": outcome.defender}))
-        elif isinstance(outcome, fight.Placed) and outcome.more:
-            if len(outcome.losses) == 1 and not outcome.lost:
-                ((stat, taken),) = outcome.losses.items()
-                notes.append(Text("attack.overflow", {"defender": outcome.defender, "taken": taken,
-                                                      "stat": Text(f"stat.{stat}")}))  # fmt: skip
-            else:
-                notes += _placement_notes(outcome)
-        elif isinstance(outcome, fight.Climbed):
-            level = Text(f"consequence.{CONSEQUENCES[outcome.level]}")
-            notes.append(Text("attack.consequence", {"defender": outcome.defender, "level": level}))
-        elif isinstance(outcome, fight.Earned):
-            notes.append(Text("check.destiny_point", {"name": outcome.name}))
-    return Report(title, notes=tuple(notes))
-
-
-def _loss(stat: str, taken: int) -> Text:
-    return Text("attack.loss", {"taken": taken, "stat": Text(f"stat.{stat}") if stat in STATS else stat})
-
-
-def _placement_notes(placed: fight.Placed | None) -> list[Text]:
-    """Where a hit's damage went when it did not all land on one pool: each pool's loss, and what found no HP."""
-    if placed is None:
-        return []
-    parts = [
-        Text("attack.loss", {"taken": taken, "stat": Text(f"stat.{stat}")}) for stat, taken in placed.losses.items()
-    ]
-    notes = [Text("attack.losses", {"defender": placed.defender, "losses": joined(parts)})] if parts else []
-    if placed.lost:
-        notes.append(Text("attack.lost", {"defender": placed.defender, "lost": placed.lost}))
-    return notes
+    return fight.narrative(ACTOR, scene.one(ACTOR), state.crit, Text("narrative.check", {"what": what}))
 
 
 def _stat_named(name: str | None) -> Stat:

@@ -122,13 +122,20 @@ class ActionSpec:
     crits: bool = True
 
     def roll(self, dice: DiceSource, options: CrestMagiaOptions) -> ActionRoll:
-        return action_roll(self.stat, self.sides, self.modifiers, dice, options, boons=self.boons, banes=self.banes,
-                           crits=self.crits)  # fmt: skip
+        return action_roll(
+            self.stat, self.sides, self.modifiers, dice, options, boons=self.boons, banes=self.banes, crits=self.crits
+        )
 
     def to_dict(self) -> dict[str, Any]:
         modifiers = [[modifier.source, modifier.value] for modifier in self.modifiers]
-        return {"stat": self.stat, "sides": self.sides, "modifiers": modifiers, "boons": self.boons,
-                "banes": self.banes, "crits": self.crits}  # fmt: skip
+        return {
+            "stat": self.stat,
+            "sides": self.sides,
+            "modifiers": modifiers,
+            "boons": self.boons,
+            "banes": self.banes,
+            "crits": self.crits,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ActionSpec:
@@ -210,10 +217,14 @@ class DamageRoll:
     def rolls(self) -> tuple[Roll, ...]:
         modifiers = tuple(
             modifier
-            for modifier in (Modifier(self.source, self.rating), Modifier("crest_specialty", self.specialty),
-                             Modifier("weakness", self.weakness), Modifier("resistance", -self.resistance))
+            for modifier in (
+                Modifier(self.source, self.rating),
+                Modifier("crest_specialty", self.specialty),
+                Modifier("weakness", self.weakness),
+                Modifier("resistance", -self.resistance),
+            )
             if modifier.value
-        )  # fmt: skip
+        )
         faces = self.faces or (DAMAGE_SIDES, DAMAGE_SIDES)
         return (Roll("damage" if self.faces else "damage_max", DAMAGE_SIDES, faces, faces, modifiers, self.total),)
 
@@ -234,9 +245,16 @@ def damage_roll(
 
 
 def damage_for(
-    faces: tuple[int, int] | None, rating: int, *, weak: bool, resistant: bool, dice: DiceSource,
-    options: CrestMagiaOptions, specialty: int = 0, source: str = "rating",
-) -> DamageRoll:  # fmt: skip
+    faces: tuple[int, int] | None,
+    rating: int,
+    *,
+    weak: bool,
+    resistant: bool,
+    dice: DiceSource,
+    options: CrestMagiaOptions,
+    specialty: int = 0,
+    source: str = "rating",
+) -> DamageRoll:
     """The damage against one defender from the attack's shared 2d6 (None: a crit's maximum). C11: at the maximum
     a weakness die is a 6 and a resistance die a 1 (or rolled, per `crit_resist_die`); both apply together (C32)."""
     maxed = faces is None
@@ -277,7 +295,7 @@ class WithstandRoll:
 
 def withstand_roll(
     rating: int, dice: DiceSource, options: CrestMagiaOptions, *, specialty: int = 0, source: str = "rating"
-) -> WithstandRoll:  # fmt: skip
+) -> WithstandRoll:
     first, second = dice.roll(2, DAMAGE_SIDES)
     crit: Crit | None = None
     if options.crit_on_withstand and first == second == DAMAGE_SIDES:

@@ -65,8 +65,9 @@ def _ladder(value: object) -> object:
     for rank, capability in value.items():
         written = str(rank).strip()
         if isinstance(rank, bool) or not written.isdigit() or not 1 <= int(written) <= MAX_CREST:
-            raise PydanticCustomError("ladder_rank", "{rank} is not a crest rank, 1 to {max}",
-                                      {"rank": written, "max": MAX_CREST})  # fmt: skip
+            raise PydanticCustomError(
+                "ladder_rank", "{rank} is not a crest rank, 1 to {max}", {"rank": written, "max": MAX_CREST}
+            )
         ladder[int(written)] = capability
     return ladder
 
@@ -170,14 +171,17 @@ class CharacterFile(_File):
         wanted = name.strip().casefold()
         named = [s for s in self.specialties if s.name.casefold() == wanted and skill in (None, s.skill)]
         if len(named) != 1:
-            raise RuleError("no_such_specialty", name=name, skill=Text(f"skill.{skill}")) if skill else RuleError(
-                "which_specialty", name=name)  # fmt: skip
+            raise (
+                RuleError("no_such_specialty", name=name, skill=Text(f"skill.{skill}"))
+                if skill
+                else RuleError("which_specialty", name=name)
+            )
         return named[0]
 
 
 def character_problems(
     data: Mapping[str, object], options: CrestMagiaOptions, *, creation: bool = True
-) -> list[SheetProblem]:  # fmt: skip
+) -> list[SheetProblem]:
     """Every problem of a new character's file: the model's (the caps, T7), then R12's creation budget (T6) unless
     `creation` is off: the budget is the players' ("each character gets"), apart from "each character, creature and
     NPC" of the crest slots, so what the GMs make keeps the caps alone."""

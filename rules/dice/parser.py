@@ -61,8 +61,13 @@ _WORD: Final = re.compile(r"\S*")
 _NOTE: Final = re.compile(r"\[([^\[\]\n\r]*)\]")
 
 _SELECTION_KEYWORDS: Final[dict[str, SelectionMode]] = {
-    "kh": "kh", "kl": "kl", "dh": "dh", "dl": "dl", "ph": "dh", "pl": "dl",
-}  # fmt: skip
+    "kh": "kh",
+    "kl": "kl",
+    "dh": "dh",
+    "dl": "dl",
+    "ph": "dh",
+    "pl": "dl",
+}
 # `k` keeps the highest (a count) or the matching faces (a comparison, or a bare number in d20's reading);
 # `p` drops the matching faces, as in d20.
 _FACE_KEYWORDS: Final = frozenset({"k", "p"})

@@ -1,4 +1,4 @@
-"""What each Fate/Points step reports: typed, rendered by `FatePointsPlay.report`, logged by their `event`."""
+"""What each Fate/Points step reports: typed, rendered by its renderer in the bot, logged by their `event`."""
 
 from __future__ import annotations
 

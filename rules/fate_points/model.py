@@ -39,11 +39,15 @@ RollKind = Literal[
 ]
 ROLL_KINDS: tuple[RollKind, ...] = get_args(RollKind)
 ATTACK_ROLL_KIND: dict[AttackType, RollKind] = {
-    "melee": "attack:melee", "magical": "attack:magical", "ranged": "attack:ranged",
-}  # fmt: skip
+    "melee": "attack:melee",
+    "magical": "attack:magical",
+    "ranged": "attack:ranged",
+}
 DEFENCE_ROLL_KIND: dict[Manoeuvre, RollKind] = {
-    "block": "defense:block", "dodge": "defense:dodge", "parry": "defense:parry",
-}  # fmt: skip
+    "block": "defense:block",
+    "dodge": "defense:dodge",
+    "parry": "defense:parry",
+}
 
 RANK_LETTERS = ("E", "D", "C", "B", "A")
 EX = "EX"
@@ -78,14 +82,34 @@ CLASS_ATTACK_MOD: dict[ServantClass, dict[AttackType, int]] = {
 # T3: weapon defence modifiers. `magic` is absent on purpose: sorcery defends as unarmed (T3 decision);
 # the shield's dodge value comes from the `shield_dodge_mod` option (A14).
 BLOCK_MOD: dict[WeaponType, int] = {
-    "shield": -3, "axe": -2, "mace": -2, "sword": -1, "lance": -1, "bow": 1, "dagger": 1, "unarmed": 2,
-}  # fmt: skip
+    "shield": -3,
+    "axe": -2,
+    "mace": -2,
+    "sword": -1,
+    "lance": -1,
+    "bow": 1,
+    "dagger": 1,
+    "unarmed": 2,
+}
 DODGE_MOD: dict[WeaponType, int] = {
-    "axe": 1, "mace": 1, "sword": -1, "lance": -1, "bow": -3, "dagger": -3, "unarmed": -3,
-}  # fmt: skip
+    "axe": 1,
+    "mace": 1,
+    "sword": -1,
+    "lance": -1,
+    "bow": -3,
+    "dagger": -3,
+    "unarmed": -3,
+}
 PARRY_MOD: dict[WeaponType, int] = {
-    "shield": -1, "axe": 1, "mace": 1, "sword": -3, "lance": -3, "bow": -2, "dagger": -2, "unarmed": 1,
-}  # fmt: skip
+    "shield": -1,
+    "axe": 1,
+    "mace": 1,
+    "sword": -3,
+    "lance": -3,
+    "bow": -2,
+    "dagger": -2,
+    "unarmed": 1,
+}
 
 # T4: base damage of the physical weapons; unarmed, shield and magic depend on options and class (R10).
 BASE_DAMAGE: dict[WeaponType, int] = {"axe": 5, "mace": 5, "sword": 4, "lance": 4, "bow": 4, "dagger": 3}
@@ -94,8 +118,14 @@ CASTER_MAGIC_BASE = 5
 # T5.
 MASTER_MAG_POINTS: dict[int, int] = {1: -2, 2: -1, 3: 0, 4: 1, 5: 2}
 CLASS_MANA_MOD: dict[ServantClass, int] = {
-    "Saber": 15, "Lancer": 15, "Rider": 15, "Assassin": 10, "Archer": 10, "Berserker": -10, "Caster": 20,
-}  # fmt: skip
+    "Saber": 15,
+    "Lancer": 15,
+    "Rider": 15,
+    "Assassin": 10,
+    "Archer": 10,
+    "Berserker": -10,
+    "Caster": 20,
+}
 NP_BASE: dict[str, int] = {"A": 30, "B": 25, "C": 20, "D": 15, "E": 10}
 NP_STEP = 2
 

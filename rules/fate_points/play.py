@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from functools import cached_property
 from typing import Any, Literal, cast
 
 from pydantic import Field, field_validator
@@ -31,6 +32,7 @@ from rules.exchange import (
     StatePatch,
     Step,
     Text,
+    UserRef,
     Wait,
     member,
 )
@@ -42,7 +44,6 @@ from rules.fate_points import (
     STATS,
     TAKE,
     Ability,
-    AttackOutcome,
     AttackSpec,
     AttackType,
     AttackVanished,
@@ -108,6 +109,7 @@ from rules.fate_points.prana import (
     rest,
     transfer_mana,
 )
+from rules.fate_points.states import APPROVAL_WAIT, DEFENCE_WAIT, WEAPON_WAIT, ChoosingWeapon, Defending, FateApproval
 from rules.options import CampaignOptions
 from rules.play import (
     ACTOR,
@@ -121,12 +123,11 @@ from rules.play import (
     CharacterSnapshot,
     CheckInput,
     Choice,
-    Handler,
     Odds,
     Play,
     Pool,
     Preset,
-    Report,
+    Resumes,
     Scene,
     SheetLine,
     Turn,
@@ -152,24 +153,8 @@ SERVANT_LEVEL_WITHOUT_TARGET = 5
 # Which attack types a weapon offers in the /attack list.
 RANGED_WEAPONS = frozenset({"bow", "dagger"})
 HOURS_PER_DAY = 24
-DEFENCE_WAIT = "defence"
-# A block or parry by a player's character with several weapons: which one it defends with.
-WEAPON_WAIT = "defence_weapon"
 BEST_WEAPON = "best"  # the weapon whose modifiers defend best (`best_defence_weapon`)
-APPROVAL_WAIT = "approval"
 PARRY = "parry"
-# Outcome flags worth a line of their own, in display order.
-OUTCOME_FLAGS = ("auto_hit", "staggered", "repeat_penalty", "crit_bonus", "null_damage", "np_no_effect",
-                 "parry_bonus_round")  # fmt: skip
-
-ONE_LINERS: dict[type[Outcome], str] = {
-    Transferred: "fate.transferred",
-    Regenerated: "fate.regenerated",
-    Activated: "fate.activated",
-    Rested: "fate.rested",
-    Replenished: "fate.replenished",
-    MadDraw: "turn.mad_enchantment",
-}
 
 MASTER_TEMPLATE: dict[str, Any] = {
     "name": "Rin Tohsaka",
@@ -292,19 +277,32 @@ def combatant(
     if character.kind == MASTER:
         sheet = MasterSheet.model_validate(file)
         return Combatant(
-            kind=MASTER, weapons=sheet.weapons, abilities=sheet.magecraft,
-            servant_present=servant_at_side(character), **common,
-        )  # fmt: skip
+            kind=MASTER,
+            weapons=sheet.weapons,
+            abilities=sheet.magecraft,
+            servant_present=servant_at_side(character),
+            **common,
+        )
     servant = ServantSheet.model_validate(file)
     return Combatant(
-        kind=SERVANT, servant_class=servant.servant_class, weapons=servant.weapons, abilities=servant.skills,
-        noble_phantasms=phantasms(character), roll_mod=int(character.sheet["derived"].get("roll_mod", 0)),
+        kind=SERVANT,
+        servant_class=servant.servant_class,
+        weapons=servant.weapons,
+        abilities=servant.skills,
+        noble_phantasms=phantasms(character),
+        roll_mod=int(character.sheet["derived"].get("roll_mod", 0)),
         **common,
-    )  # fmt: skip
+    )
 
 
-def _fate_ended(character: CharacterSnapshot, options: FatePointsOptions, *, round_number: int, used: bool,
-                scene_ended: bool = False) -> bool:  # fmt: skip
+def _fate_ended(
+    character: CharacterSnapshot,
+    options: FatePointsOptions,
+    *,
+    round_number: int,
+    used: bool,
+    scene_ended: bool = False,
+) -> bool:
     effect = character.state.get("fate") or {}
     return bool(effect) and fate_effect_expired(
         effect, used_in_roll=used, round_number=round_number, scene_ended=scene_ended, options=options
@@ -313,8 +311,9 @@ def _fate_ended(character: CharacterSnapshot, options: FatePointsOptions, *, rou
 
 def _spent_fate(who: str, character: CharacterSnapshot, options: FatePointsOptions, round_number: int) -> list[Effect]:
     """The Fate/Point effect a roll used up, if that roll ended it."""
-    return [StatePatch(who, "fate", None)] if _fate_ended(character, options, round_number=round_number,
-                                                          used=True) else []  # fmt: skip
+    return (
+        [StatePatch(who, "fate", None)] if _fate_ended(character, options, round_number=round_number, used=True) else []
+    )
 
 
 def _recast(effects: Sequence[Effect], roles: Mapping[str, str]) -> tuple[Effect, ...]:
@@ -357,9 +356,11 @@ def weapon_choices(defender: CharacterSnapshot) -> tuple[Choice, ...]:
     weapons = defender.sheet["file"].get("weapons", [])
     return (
         Choice(BEST_WEAPON, Text("choice.best_weapon")),
-        *(Choice(f"w{index}", Text("choice.weapon", {"name": weapon["name"], "type": _weapon_type(weapon)}))
-          for index, weapon in enumerate(weapons)),
-    )  # fmt: skip
+        *(
+            Choice(f"w{index}", Text("choice.weapon", {"name": weapon["name"], "type": _weapon_type(weapon)}))
+            for index, weapon in enumerate(weapons)
+        ),
+    )
 
 
 def parse_defences(text: str | None) -> list[str] | None:
@@ -376,31 +377,8 @@ def parse_action(action: str) -> tuple[str, str | None]:
     return kind, name or None
 
 
-def _defences_words(allowed: object) -> Text:
-    """The defences an NP ruling allows, as a phrase: all of them, none, or the ones it names."""
-    if not isinstance(allowed, list):
-        return Text("fate.defences_all")
-    names = [Text(f"choice.{choice}") for choice in allowed]
-    if not names:
-        return Text("fate.defences_none")
-    if len(names) == 1:
-        return names[0]
-    *first, last = names
-    pair = Text("fate.defences_pair", {"first": first[-1], "last": last})
-    for earlier in reversed(first[:-1]):
-        pair = Text("fate.defences_list", {"first": earlier, "rest": pair})
-    return pair
-
-
-def _action_words(action: str) -> Text:
-    """An attack's action as the log tells it ("melee with Invisible Air"), not as the command sends it."""
-    kind, name = parse_action(action)
-    if name is None:
-        return Text("attack_logged.sorcery" if kind == "magical" else "attack_logged.unarmed")
-    return Text(f"attack_logged.{kind}", {"name": name})
-
-
-def _use_text(use: str, stat: str | None) -> dict[str, str | Text]:
+def use_words(use: str, stat: str | None) -> dict[str, str | Text]:
+    """A Fate/Point's use (with the stat it boosts) as the `use` parameter of a sentence."""
     return {"use": Text(f"fate.use_stat.{use}", {"stat": stat}) if stat else Text(f"fate.use.{use}")}
 
 
@@ -409,10 +387,14 @@ def defence_wait(attacker: str, defender: str, allowed: Sequence[str]) -> Wait:
     parries = [choice for choice in allowed if choice.startswith(f"{PARRY}_")]
     grouped = len(parries) > 1
     options = tuple(
-        Option(choice, Text(f"choice.{choice}"), group=PARRY if grouped and choice in parries else None,
-               tone="secondary" if choice == TAKE else "primary")
+        Option(
+            choice,
+            Text(f"choice.{choice}"),
+            group=PARRY if grouped and choice in parries else None,
+            tone="secondary" if choice == TAKE else "primary",
+        )
         for choice in allowed
-    )  # fmt: skip
+    )
     groups = (OptionGroup(PARRY, Text("choice.parry"), Text("choice.parry.question")),) if grouped else ()
     prompt = Text("attack.prompt", {"defender": defender, "attacker": attacker})
     return Wait(DEFENCE_WAIT, Audience.character(DEFENDER), prompt, options, groups)
@@ -425,18 +407,21 @@ class FatePointsPlay(Play):
     template_note_key = "fate_points.template_note"
     attack_input = FateAttackInput
     presets = (
-        Preset(DEFENCE_WAIT, Text("preset.defence"),
-               tuple(Choice(choice, Text(f"choice.{choice}")) for choice in (*DEFENCE_CHOICES, TAKE))),
+        Preset(
+            DEFENCE_WAIT,
+            Text("preset.defence"),
+            tuple(Choice(choice, Text(f"choice.{choice}")) for choice in (*DEFENCE_CHOICES, TAKE)),
+        ),
         # The character's own weapons: `preset_choices`.
         Preset(WEAPON_WAIT, Text("preset.defence_weapon"), ()),
-    )  # fmt: skip
+    )
 
     def preset_choices(self, preset: Preset, character: CharacterSnapshot) -> tuple[Choice, ...]:
         return weapon_choices(character) if preset.wait == WEAPON_WAIT else preset.options
 
-    @property
-    def handlers(self) -> Mapping[str, Handler]:
-        return {DEFENCE_WAIT: self.defence, WEAPON_WAIT: self.defence_weapon, APPROVAL_WAIT: self.approval}
+    @cached_property
+    def resumes(self) -> Resumes:
+        return Resumes(self.defence, self.defence_weapon, self.approval)
 
     def template(self, kind: str) -> dict[str, Any]:
         return dict(MASTER_TEMPLATE if kind == MASTER else SERVANT_TEMPLATE)
@@ -445,9 +430,15 @@ class FatePointsPlay(Play):
         return Binding(CONTRACT, "master", MASTER) if kind == SERVANT else None
 
     def build(
-        self, kind: str, data: Mapping[str, Any], bound: Mapping[str, CharacterSnapshot], dice: DiceSource,
-        options: CampaignOptions, *, gm_run: bool = False,
-    ) -> CharacterDraft:  # fmt: skip
+        self,
+        kind: str,
+        data: Mapping[str, Any],
+        bound: Mapping[str, CharacterSnapshot],
+        dice: DiceSource,
+        options: CampaignOptions,
+        *,
+        gm_run: bool = False,
+    ) -> CharacterDraft:
         rules_options = _options(options)
         if kind == MASTER:
             return self._build_master(data, dice, rules_options)
@@ -474,8 +465,12 @@ class FatePointsPlay(Play):
         extra = master.pools["servant_points"].current if "servant_points" in master.pools else 0
         sheet = parse_servant(data, master_sheet, extra, options)
         created = create_servant(sheet, master_sheet, extra, dice, options)
-        derived = {"stats": created.stats, "ranks": created.ranks, "points": created.points,
-                   "roll_mod": created.roll_mod}  # fmt: skip
+        derived = {
+            "stats": created.stats,
+            "ranks": created.ranks,
+            "points": created.points,
+            "roll_mod": created.roll_mod,
+        }
         pools = {"hp": Pool(created.hp_max, created.hp_max), "prana": Pool(created.prana_max, created.prana_max)}
         return CharacterDraft(
             sheet.name, SERVANT, {"file": sheet.model_dump(mode="json"), "derived": derived}, pools, created.rolls
@@ -547,8 +542,10 @@ class FatePointsPlay(Play):
             lines += [SheetLine("sheet.class", file["servant_class"]), SheetLine("sheet.master", file["master"])]
         else:
             lines.append(SheetLine("sheet.compatibility", str(compatibility(character))))
-        weapons = [Text("choice.weapon", {"name": weapon["name"], "type": _weapon_type(weapon)})
-                   for weapon in file.get("weapons", [])]  # fmt: skip
+        weapons = [
+            Text("choice.weapon", {"name": weapon["name"], "type": _weapon_type(weapon)})
+            for weapon in file.get("weapons", [])
+        ]
         lines.append(SheetLine("sheet.weapons", joined(weapons) if weapons else "", inline=False))
         abilities = file.get("skills") or file.get("magecraft") or []
         lines.append(SheetLine("sheet.skills", ", ".join(self._ability_text(ability) for ability in abilities), False))
@@ -583,9 +580,14 @@ class FatePointsPlay(Play):
             value = max(value, SERVANT_LEVEL_WITHOUT_TARGET)
         result = check(stat, value, modifiers, params.target, scene.dice, rules_options, by=character.name)
         rolled = CheckRolled(
-            name=character.name, stat=stat, modifier=params.modifier, target=params.target, score=result.score,
-            success=result.success, boosted=boosted,
-        )  # fmt: skip
+            name=character.name,
+            stat=stat,
+            modifier=params.modifier,
+            target=params.target,
+            score=result.score,
+            success=result.success,
+            boosted=boosted,
+        )
         effects = _spent_fate(ACTOR, character, rules_options, 0) if boosted else []
         return Step(rolls=(result.roll,), effects=tuple(effects), outcomes=(rolled,))
 
@@ -601,17 +603,21 @@ class FatePointsPlay(Play):
             else:
                 types = ("melee",)
             actions += [
-                Choice(f"{kind}{ACTION_SEPARATOR}{weapon['name']}",
-                       Text(f"attack_choice.{kind}", {"weapon": weapon["name"], "type": _weapon_type(weapon)}))
+                Choice(
+                    f"{kind}{ACTION_SEPARATOR}{weapon['name']}",
+                    Text(f"attack_choice.{kind}", {"weapon": weapon["name"], "type": _weapon_type(weapon)}),
+                )
                 for kind in types
-            ]  # fmt: skip
+            ]
         actions.append(Choice(f"melee{ACTION_SEPARATOR}", Text("attack_choice.unarmed")))
         actions.append(Choice(f"magical{ACTION_SEPARATOR}", Text("attack_choice.sorcery")))
         actions += [
-            Choice(f"{NP_ACTION}{ACTION_SEPARATOR}{np['name']}",
-                   Text("attack_choice.np", {"name": np["name"], "rank": np["rank"]}))
+            Choice(
+                f"{NP_ACTION}{ACTION_SEPARATOR}{np['name']}",
+                Text("attack_choice.np", {"name": np["name"], "rank": np["rank"]}),
+            )
             for np in file.get("noble_phantasms", [])
-        ]  # fmt: skip
+        ]
         return actions
 
     def _spec(
@@ -626,16 +632,30 @@ class FatePointsPlay(Play):
         if kind == NP_ACTION:
             weapon = weapons[0]["name"] if weapons else None
             ruling = attacker.state.get("np_rulings", {}).get(name or "")
-            return AttackSpec.from_dict({
-                "attack_type": "melee", "weapon": weapon, "noble_phantasm": name, "attacks_declared": attacks,
-                "rank_used": rank, "confirm_zero_mana": confirm, "np_ruling": ruling, "uses_extra_action": uses_extra,
+            return AttackSpec.from_dict(
+                {
+                    "attack_type": "melee",
+                    "weapon": weapon,
+                    "noble_phantasm": name,
+                    "attacks_declared": attacks,
+                    "rank_used": rank,
+                    "confirm_zero_mana": confirm,
+                    "np_ruling": ruling,
+                    "uses_extra_action": uses_extra,
+                    "ex_cost": attacker.state.get("ex_attack_cost"),
+                }
+            )
+        return AttackSpec.from_dict(
+            {
+                "attack_type": kind,
+                "weapon": name,
+                "attacks_declared": attacks,
+                "rank_used": rank,
+                "confirm_zero_mana": confirm,
+                "uses_extra_action": uses_extra,
                 "ex_cost": attacker.state.get("ex_attack_cost"),
-            })  # fmt: skip
-        return AttackSpec.from_dict({
-            "attack_type": kind, "weapon": name, "attacks_declared": attacks, "rank_used": rank,
-            "confirm_zero_mana": confirm, "uses_extra_action": uses_extra,
-            "ex_cost": attacker.state.get("ex_attack_cost"),
-        })  # fmt: skip
+            }
+        )
 
     def attack(self, scene: Scene, params: AttackInput) -> Step:
         """R5: the attack is rolled and paid now; the defender answers later (or at once when it cannot be
@@ -650,32 +670,46 @@ class FatePointsPlay(Play):
         active = activated(attacker, turn)
         fighter = combatant(attacker, paid=active)
         kinds = attack_actions(
-            noble_phantasm=spec.noble_phantasm is not None, paid_beforehand=spec.noble_phantasm in active,
-            first_of_round=fighter.state.attack_round != turn.round_number, uses_extra=spec.uses_extra_action,
-        )  # fmt: skip
+            noble_phantasm=spec.noble_phantasm is not None,
+            paid_beforehand=spec.noble_phantasm in active,
+            first_of_round=fighter.state.attack_round != turn.round_number,
+            uses_extra=spec.uses_extra_action,
+        )
         actions = spend_action(ATTACKER, attacker, *kinds, turn=turn)
         outcome = attack(fighter, combatant(defender), spec, turn.round_number, scene.dice, rules_options)
         if isinstance(outcome, AttackVanished):
-            vanished = AttackFaded(attacker=attacker.name, defender=defender.name, action=given.action,
-                                      mana_cost=outcome.mana_cost)  # fmt: skip
+            vanished = AttackFaded(
+                attacker=attacker.name, defender=defender.name, action=given.action, mana_cost=outcome.mana_cost
+            )
             return Step(effects=(*outcome.effects, *actions), outcomes=(vanished,))
         declared = AttackDeclared(
-            attacker=attacker.name, defender=defender.name, action=given.action, score=outcome.score,
-            crit=outcome.crit, mana_cost=outcome.mana_cost, auto_hit=outcome.auto_hit, round=turn.shown_round,
+            attacker=attacker.name,
+            defender=defender.name,
+            action=given.action,
+            score=outcome.score,
+            crit=outcome.crit,
+            mana_cost=outcome.mana_cost,
+            auto_hit=outcome.auto_hit,
+            round=turn.shown_round,
             cost_kept=self._hidden(attacker),
-        )  # fmt: skip
-        effects = (*outcome.effects, *actions, *_spent_fate(ATTACKER, attacker, rules_options, turn.round_number),
-                   *_used_up_activation(ATTACKER, attacker, turn, spec.noble_phantasm))  # fmt: skip
-        state = {"attack": outcome.to_dict(), "spec": spec.to_dict(), "attacker_fate": attacker.state.get("fate") or {},
-                 "attacker_activated": list(active)}  # fmt: skip
+        )
+        effects = (
+            *outcome.effects,
+            *actions,
+            *_spent_fate(ATTACKER, attacker, rules_options, turn.round_number),
+            *_used_up_activation(ATTACKER, attacker, turn, spec.noble_phantasm),
+        )
+        state = Defending(
+            attack=outcome, spec=spec, attacker_fate=attacker.state.get("fate") or {}, attacker_activated=active
+        )
         rolled = Step(rolls=(outcome.roll,), effects=effects, outcomes=(declared,))
         if not outcome.auto_hit:
             wait = defence_wait(attacker.name, defender.name, outcome.defence_options)
-            return Step.of(rolled, pause=Pause(DEFENCE_WAIT, (wait,), state))
+            return Step.of(rolled, pause=Pause(state, (wait,)))
         # R11: nothing to choose, so the hit lands at once.
         return rolled.then(self._land(attacker, defender, state, Answer(DEFENCE_WAIT, option=TAKE), scene))
 
-    def defence(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    def defence(self, scene: Scene, state: Defending, answer: Answer) -> Step:
         attacker, defender = scene.get(ATTACKER), scene.get(DEFENDER)
         if attacker is None or defender is None:
             raise RuleError("fighter_gone")
@@ -687,22 +721,24 @@ class FatePointsPlay(Play):
             )
             options = tuple(Option(choice.value, choice.label) for choice in weapon_choices(defender))
             wait = Wait(WEAPON_WAIT, Audience.character(DEFENDER), prompt, options)
-            return Step(pause=Pause(WEAPON_WAIT, (wait,), {**state, "choice": answer.option}))
+            chosen = ChoosingWeapon(**dict(state), choice=str(answer.option))
+            return Step(pause=Pause(chosen, (wait,)))
         return self._land(attacker, defender, state, answer, scene)
 
-    def defence_weapon(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    def defence_weapon(self, scene: Scene, state: ChoosingWeapon, answer: Answer) -> Step:
         attacker, defender = scene.get(ATTACKER), scene.get(DEFENDER)
         if attacker is None or defender is None:
             raise RuleError("fighter_gone")
         weapons = defender.sheet["file"].get("weapons", [])
-        choice = str(state["choice"])
+        choice = state.choice
         if answer.option == BEST_WEAPON:
-            spec = AttackSpec.from_dict(state["spec"])
             weapon = best_defence_weapon(
-                combatant(attacker, state.get("attacker_fate", {}), state.get("attacker_activated", ())),
-                combatant(defender, paid=activated(defender, scene.turn)), spec.attack_type, choice,
+                combatant(attacker, state.attacker_fate, state.attacker_activated),
+                combatant(defender, paid=activated(defender, scene.turn)),
+                state.spec.attack_type,
+                choice,
                 _options(scene.options),
-            )  # fmt: skip
+            )
         else:
             index = int((answer.option or "w0").removeprefix("w"))
             weapon = weapons[index]["name"] if index < len(weapons) else None
@@ -710,144 +746,56 @@ class FatePointsPlay(Play):
         return self._land(attacker, defender, state, chosen, scene, weapon=weapon)
 
     def _land(
-        self, attacker: CharacterSnapshot, defender: CharacterSnapshot, state: Mapping[str, Any], answer: Answer,
-        scene: Scene, *, weapon: str | None = None,
-    ) -> Step:  # fmt: skip
+        self,
+        attacker: CharacterSnapshot,
+        defender: CharacterSnapshot,
+        state: Defending,
+        answer: Answer,
+        scene: Scene,
+        *,
+        weapon: str | None = None,
+    ) -> Step:
         rules_options = _options(scene.options)
         round_number = scene.turn.round_number
-        outcome = AttackOutcome.from_dict(state["attack"])
-        spec = AttackSpec.from_dict(state["spec"])
         resolution = defend(
-            combatant(attacker, state.get("attacker_fate", {}), state.get("attacker_activated", ())),
-            combatant(defender, paid=activated(defender, scene.turn)), outcome, spec,
-            answer.option or TAKE, round_number, scene.dice, rules_options, weapon=weapon,
-        )  # fmt: skip
+            combatant(attacker, state.attacker_fate, state.attacker_activated),
+            combatant(defender, paid=activated(defender, scene.turn)),
+            state.attack,
+            state.spec,
+            answer.option or TAKE,
+            round_number,
+            scene.dice,
+            rules_options,
+            weapon=weapon,
+        )
         rolled = resolution.outcome.defence_score is not None
         # A defender taking the hit keeps a Fate/Point and an activation it has not used.
         spent = (
-            [*_spent_fate(DEFENDER, defender, rules_options, round_number),
-             *_used_up_activation(DEFENDER, defender, scene.turn)]
-            if rolled else []
-        )  # fmt: skip
+            [
+                *_spent_fate(DEFENDER, defender, rules_options, round_number),
+                *_used_up_activation(DEFENDER, defender, scene.turn),
+            ]
+            if rolled
+            else []
+        )
         bonus_round = resolution.outcome.parry_bonus_round
         shown_bonus_round = None if bonus_round is None else bonus_round - round_number + scene.turn.shown_round
         resolved = AttackResolved(
-            attacker=attacker.name, defender=defender.name, forced=answer.forced, result=resolution.outcome,
+            attacker=attacker.name,
+            defender=defender.name,
+            forced=answer.forced,
+            result=resolution.outcome,
             parry_bonus_shown_round=shown_bonus_round,
-        )  # fmt: skip
+        )
         return Step(resolution.rolls, (*resolution.effects, *spent), (resolved,))
 
-    def approval(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    def approval(self, scene: Scene, state: FateApproval, answer: Answer) -> Step:
         """A GM's decision on a Fate/Point request: approved, it is spent as if the Master had spent it now."""
         master = scene.one(ACTOR)
-        use, stat = str(state["use"]), state.get("stat")
+        use, stat = state.use, state.stat
         if answer.option != "approve":
             return Step(outcomes=(FateDenied(name=master.name, use=use, stat=stat),))
         return self.spend_fate_point(scene, use, stat, approved_by=answer.by)
-
-    def report(self, outcomes: Sequence[Outcome]) -> Report:
-        declared = next((o for o in outcomes if isinstance(o, AttackDeclared)), None)
-        resolved = next((o for o in outcomes if isinstance(o, AttackResolved)), None)
-        if declared is not None:
-            fields: list[tuple[Text, Text | str]] = []
-            if declared.mana_cost and not declared.cost_kept:
-                fields.append((Text("attack.mana_cost"), str(declared.mana_cost)))
-            fields.append((Text("attack.round"), str(declared.round)))
-            notes = (self._hit_line(resolved), *self._flags(resolved)) if resolved else ()
-            title = Text("attack.declared", {"attacker": declared.attacker, "defender": declared.defender})
-            return Report(title, tuple(fields), notes)
-        if resolved is not None:
-            return Report(self._hit_line(resolved), notes=self._flags(resolved))
-        lines: list[Text] = []
-        for outcome in outcomes:
-            if isinstance(outcome, AttackFaded):
-                return Report(
-                    Text("attack.vanished", outcome.model_dump(include={"attacker", "defender", "mana_cost"}))
-                )
-            if isinstance(outcome, CheckRolled):
-                title = Text("check.title", {"name": outcome.name, "stat": outcome.stat, "score": outcome.score})
-                if outcome.success is None:
-                    return Report(title)
-                verdict = Text("check.success" if outcome.success else "check.failure")
-                return Report(title, ((Text("check.target", {"target": str(outcome.target)}), verdict),))
-            lines += self._lines(outcome)
-        replenishing = any(isinstance(outcome, Replenished) for outcome in outcomes)
-        return Report(notes=tuple(lines), pools=not replenishing)
-
-    def _lines(self, outcome: Outcome) -> list[Text]:
-        """The one-line outcomes of the prana economy, Fate/Points and the GM's rulings."""
-        if isinstance(outcome, FateSpent):
-            # Approved by a GM, the decision on the request already said it.
-            return [] if outcome.approved_by else [
-                Text("fate.spent", {"name": outcome.name, **_use_text(outcome.use, outcome.stat)})]  # fmt: skip
-        if isinstance(outcome, Transferred | Regenerated | Activated | Rested | Replenished | MadDraw):
-            key = ONE_LINERS[type(outcome)]
-            if outcome.secret:
-                named = {"who": outcome.name, "name": getattr(outcome.result, "name", outcome.name)}
-                return [Text(f"{key}_secret", named)]
-            values = {name: value for name, value in outcome.result.model_dump().items()
-                      if isinstance(value, str | int) and not isinstance(value, bool)}  # fmt: skip
-            line = Text(key, {**values, "who": outcome.name, "name": values.get("name", outcome.name)})
-            if isinstance(outcome, Activated):
-                lasting = "fate.phantasm_lasts" if outcome.phantasm else "fate.activation_lasts"
-                return [line, Text(f"{lasting}.{outcome.lasts}", {"name": outcome.result.name})]
-            return [line]
-        if isinstance(outcome, Moved):
-            return [Text("fate.moved", {"who": outcome.name})]
-        if isinstance(outcome, PresenceSet):
-            return [Text("fate.servant_present" if outcome.present else "fate.servant_absent", {"name": outcome.name})]
-        if isinstance(outcome, PassiveSet):
-            return [Text("fate.passive_on" if outcome.enabled else "fate.passive_off", {"name": outcome.name})]
-        if isinstance(outcome, PhantasmRuled):
-            defences = _defences_words(outcome.ruling.get("defences"))
-            ruled: dict[str, str | int | Text] = {
-                "name": outcome.name, "phantasm": outcome.phantasm, "defences": defences
-            }  # fmt: skip
-            if outcome.damage is None:
-                return [Text("fate.np_ruled_rules_damage", ruled)]
-            return [Text("fate.np_ruled", {**ruled, "damage": outcome.damage})]
-        if isinstance(outcome, ExCostSet):
-            if outcome.phantasm is None:
-                return [Text("fate.ex_attack_cost_set", {"name": outcome.name, "cost": outcome.cost})]
-            return [Text("fate.ex_np_cost_set", {"name": outcome.name, "phantasm": outcome.phantasm,
-                                                 "cost": outcome.cost})]  # fmt: skip
-        if isinstance(outcome, CompatibilitySet):
-            return [Text("fate.compatibility_set", {"name": outcome.name, "modifier": f"{outcome.modifier:+d}",
-                                                    "compatibility": outcome.compatibility})]  # fmt: skip
-        if isinstance(outcome, GodHandSet):
-            if outcome.rank is None:
-                return [Text("fate.god_hand_removed", {"name": outcome.name})]
-            return [Text("fate.god_hand_set", {"name": outcome.name, "rank": outcome.rank})]
-        return []
-
-    @staticmethod
-    def _hit_line(resolved: AttackResolved) -> Text:
-        key = "attack.hit" if resolved.result.hit else "attack.avoided"
-        return Text(key, {"attacker": resolved.attacker, "defender": resolved.defender,
-                          "damage": resolved.result.damage})  # fmt: skip
-
-    @staticmethod
-    def _flags(resolved: AttackResolved) -> tuple[Text, ...]:
-        result = resolved.result
-        params = {"crit_bonus": result.crit_bonus, "parry_bonus_round": resolved.parry_bonus_shown_round or 0}
-        flags = [Text(f"outcome.{flag}", params) for flag in OUTCOME_FLAGS if getattr(result, flag)]
-        if resolved.forced:
-            flags.append(Text("outcome.forced"))
-        return tuple(flags)
-
-    def log_text(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
-        if kind.startswith("fate.") and "use" in payload:
-            return Text(f"event.{kind}", {"use": Text(f"fate.use.{payload['use']}")})
-        if kind in ("attack.declared", "attack.vanished") and isinstance(payload.get("action"), str):
-            return Text(f"event.{kind}", {"action": _action_words(payload["action"])})
-        if kind == "fate.activate" and isinstance(payload.get("result"), dict):
-            used = payload["result"]
-            return Text("event.fate.activate", {"ability": used.get("name"), "cost": used.get("cost")})
-        if kind == "fate.passive":
-            return Text("event.fate.passive_on" if payload.get("enabled") else "event.fate.passive_off")
-        if kind == "fate.god_hand" and payload.get("rank") is None:
-            return Text("event.fate.god_hand_removed")
-        return None
 
     def _hidden(self, *characters: CharacterSnapshot) -> bool:
         return any(self.sheet_hidden(character.gm_run, character.state) for character in characters)
@@ -870,9 +818,11 @@ class FatePointsPlay(Play):
         if character.kind != SERVANT or master is None or not character.sheet["file"].get("mad_enchantment"):
             return None
         drawn = mad_enchantment_draw(
-            compatibility(master), master.pools["prana"].current,
-            character.pools["prana"].current, character.pools["prana"].maximum or 0,
-        )  # fmt: skip
+            compatibility(master),
+            master.pools["prana"].current,
+            character.pools["prana"].current,
+            character.pools["prana"].maximum or 0,
+        )
         # The draw is the pair's one transfer of the round (A19).
         effects = _recast(drawn.effects, {PAIR_MASTER: master_role, PAIR_SERVANT: CURRENT})
         used = StatePatch(master_role, "transfer_round", scene.turn.round_number)
@@ -884,9 +834,10 @@ class FatePointsPlay(Play):
         ended = tuple(
             StatePatch(member(EVERYONE, position), "fate", None)
             for position, character in enumerate(scene.members(EVERYONE))
-            if _fate_ended(character, options, round_number=scene.turn.round_number, used=False,
-                           scene_ended=scene_ended)
-        )  # fmt: skip
+            if _fate_ended(
+                character, options, round_number=scene.turn.round_number, used=False, scene_ended=scene_ended
+            )
+        )
         return Step(effects=ended) if ended else None
 
     def round_started(self, scene: Scene) -> Step | None:
@@ -908,13 +859,21 @@ class FatePointsPlay(Play):
             reference = member(EVERYONE, position)
             master = scene.get(f"{reference}.{CONTRACT}")
             # A Master down at 0 HP (R20) funds nothing until the GMs bring him back.
-            if (master is None or self.out_of_play(servant) is not None or self.out_of_play(master) is not None
-                    or not self.replenishes(servant)):  # fmt: skip
+            if (
+                master is None
+                or self.out_of_play(servant) is not None
+                or self.out_of_play(master) is not None
+                or not self.replenishes(servant)
+            ):
                 continue
             replenished = passive_replenishment(
-                total, compatibility(master), master.pools["prana"].current,
-                servant.pools["prana"].current, servant.pools["prana"].maximum or 0, _options(scene.options),
-            )  # fmt: skip
+                total,
+                compatibility(master),
+                master.pools["prana"].current,
+                servant.pools["prana"].current,
+                servant.pools["prana"].maximum or 0,
+                _options(scene.options),
+            )
             effects = _recast(replenished.effects, {PAIR_MASTER: f"{reference}.{CONTRACT}", PAIR_SERVANT: reference})
             shown = Replenished(name=servant.name, result=replenished.outcome, secret=self._hidden(master, servant))
             steps.append(Step(effects=effects, outcomes=(shown,)))
@@ -925,9 +884,13 @@ class FatePointsPlay(Play):
         return servant.kind == SERVANT and not servant.state.get("passive_off", False)
 
     def odds(
-        self, attacker: CharacterSnapshot, defender: CharacterSnapshot, params: AttackInput, options: CampaignOptions,
+        self,
+        attacker: CharacterSnapshot,
+        defender: CharacterSnapshot,
+        params: AttackInput,
+        options: CampaignOptions,
         turn: Turn,
-    ) -> Odds:  # fmt: skip
+    ) -> Odds:
         """The exact chance that this attack hits, for each defence the defender could choose, from the defender's
         current staggers and streak. A GM's ruling on a Noble Phantasm may allow only some defences: the others
         are not offered, so not shown."""
@@ -948,11 +911,19 @@ class FatePointsPlay(Play):
         """R12: the pair's one transfer of the round, as the acting one's General action."""
         actor, master, servant = scene.one(ACTOR), scene.one(PAIR_MASTER), scene.one(PAIR_SERVANT)
         moved = transfer_mana(
-            compatibility(master), master.pools["prana"].current, servant.pools["prana"].current,
-            servant.pools["prana"].maximum or 0, amount, master.state.get("transfer_round"), scene.turn.round_number,
-        )  # fmt: skip
-        effects = (*moved.effects, *spend_action(ACTOR, actor, "general", turn=scene.turn),
-                   StatePatch(PAIR_MASTER, "transfer_round", scene.turn.round_number))  # fmt: skip
+            compatibility(master),
+            master.pools["prana"].current,
+            servant.pools["prana"].current,
+            servant.pools["prana"].maximum or 0,
+            amount,
+            master.state.get("transfer_round"),
+            scene.turn.round_number,
+        )
+        effects = (
+            *moved.effects,
+            *spend_action(ACTOR, actor, "general", turn=scene.turn),
+            StatePatch(PAIR_MASTER, "transfer_round", scene.turn.round_number),
+        )
         secret = self._hidden(master, servant)
         return Step(effects=effects, outcomes=(Transferred(name=actor.name, result=moved.outcome, secret=secret),))
 
@@ -984,8 +955,13 @@ class FatePointsPlay(Play):
             raise RuleError("already_active", name=name)
         paid = activate(cost, actor.pools["prana"].current, confirm, name, kind=cast(Any, actor.kind))
         record = {"round": turn.round_number if turn.in_combat else None, "names": [*active, name]}
-        outcome = Activated(name=actor.name, result=paid.outcome, lasts="round" if turn.in_combat else "next_roll",
-                            phantasm=phantasm is not None, secret=self._hidden(actor))  # fmt: skip
+        outcome = Activated(
+            name=actor.name,
+            result=paid.outcome,
+            lasts="round" if turn.in_combat else "next_roll",
+            phantasm=phantasm is not None,
+            secret=self._hidden(actor),
+        )
         action = "extra" if use_extra else "general"
         return self._own(scene, paid, outcome, action, StatePatch(ACTOR, "activated", record))
 
@@ -1007,8 +983,9 @@ class FatePointsPlay(Play):
             raise RuleError("masters_only")
         rested = rest(master.pools["prana"].current, master.pools["prana"].maximum or 0)
         effects = _recast(rested.effects, {PAIR_MASTER: ACTOR})
-        return Step(effects=effects, outcomes=(Rested(name=master.name, result=rested.outcome,
-                                                      secret=self._hidden(master)),))  # fmt: skip
+        return Step(
+            effects=effects, outcomes=(Rested(name=master.name, result=rested.outcome, secret=self._hidden(master)),)
+        )
 
     def rule_phantasm(self, scene: Scene, name: str, defences: str | None, damage: int | None) -> Step:
         """The GM's ruling on one NP: which defences it allows and its damage."""
@@ -1020,16 +997,19 @@ class FatePointsPlay(Play):
         except ValueError as error:
             raise RuleError("bad_ruling", phantasm=name) from error
         rulings = {**servant.state.get("np_rulings", {}), name: ruling.to_dict()}
-        ruled = PhantasmRuled(name=servant.name, phantasm=name, defences=defences or "normal", damage=damage,
-                              ruling=ruling.to_dict())  # fmt: skip
+        ruled = PhantasmRuled(
+            name=servant.name, phantasm=name, defences=defences or "normal", damage=damage, ruling=ruling.to_dict()
+        )
         return Step(effects=(StatePatch(ACTOR, "np_rulings", rulings),), outcomes=(ruled,))
 
     def god_hand(self, scene: Scene, minimum: str | None) -> Step:
         character = scene.one(ACTOR)
         if minimum is not None and not is_np_rank(minimum):
             raise RuleError("invalid_rank", rank=minimum)
-        return Step(effects=(StatePatch(ACTOR, "min_np_rank", minimum),),
-                    outcomes=(GodHandSet(name=character.name, rank=minimum),))  # fmt: skip
+        return Step(
+            effects=(StatePatch(ACTOR, "min_np_rank", minimum),),
+            outcomes=(GodHandSet(name=character.name, rank=minimum),),
+        )
 
     def set_ex_cost(self, scene: Scene, cost: int, phantasm: str | None) -> Step:
         """R16: "the amount of mana points required ... will need to be discussed with the current GM": the GM's
@@ -1067,13 +1047,17 @@ class FatePointsPlay(Play):
         master = scene.one(ACTOR)
         if master.kind != MASTER:
             raise RuleError("masters_only")
-        return Step(effects=(StatePatch(ACTOR, "servant_present", present),),
-                    outcomes=(PresenceSet(name=master.name, present=present),))  # fmt: skip
+        return Step(
+            effects=(StatePatch(ACTOR, "servant_present", present),),
+            outcomes=(PresenceSet(name=master.name, present=present),),
+        )
 
     def set_passive(self, scene: Scene, enabled: bool) -> Step:
         servant = scene.one(PAIR_SERVANT)
-        return Step(effects=(StatePatch(PAIR_SERVANT, "passive_off", not enabled),),
-                    outcomes=(PassiveSet(name=servant.name, enabled=enabled),))  # fmt: skip
+        return Step(
+            effects=(StatePatch(PAIR_SERVANT, "passive_off", not enabled),),
+            outcomes=(PassiveSet(name=servant.name, enabled=enabled),),
+        )
 
     def spend_fate_point(self, scene: Scene, use: str, stat: str | None, *, approved_by: int | None = None) -> Step:
         """R19. A round-long effect needs a fight's round; outside one the rules make it last a roll.
@@ -1084,24 +1068,29 @@ class FatePointsPlay(Play):
         round_number = scene.turn.round_number if scene.turn.in_combat else None
         pool = master.pools.get("fate_points")
         spent = spend_fate_point(
-            master.kind, pool.current if pool else 0, use, stat, round_number=round_number,
+            master.kind,
+            pool.current if pool else 0,
+            use,
+            stat,
+            round_number=round_number,
             options=_options(scene.options),
-        )  # fmt: skip
+        )
         effects = (*_recast(spent.effects, {PAIR_MASTER: ACTOR}), StatePatch(ACTOR, "fate", spent.outcome.effect))
         granted = FateSpent(name=master.name, use=use, stat=stat, effect=spent.outcome.effect, approved_by=approved_by)
         return Step(effects=effects, outcomes=(granted,))
 
-    def request_fate_point(self, scene: Scene, use: str, stat: str | None, requester: str) -> Step:
-        """A Fate/Point that waits for a GM's approval; refused at once if no GM could approve it."""
+    def request_fate_point(self, scene: Scene, use: str, stat: str | None, requester: int) -> Step:
+        """A Fate/Point that waits for a GM's approval (asked by the user `requester`); refused at once if no GM could
+        approve it."""
         master = scene.one(ACTOR)
         self.spend_fate_point(scene, use, stat)
-        labels = _use_text(use, stat)
+        labels = use_words(use, stat)
         decided = {"name": master.name, **labels}
         options = (
             Option("approve", Text("fate.approve"), tone="success", summary=Text("fate.approved", decided)),
             Option("deny", Text("fate.deny"), tone="secondary", summary=Text("fate.denied", decided)),
         )
-        prompt = Text("fate.requested", {**decided, "user": requester})
+        prompt = Text("fate.requested", {**decided, "user": UserRef(requester)})
         wait = Wait(APPROVAL_WAIT, Audience.gms(), prompt, options)
         requested = FateRequested(name=master.name, use=use, stat=stat)
-        return Step(outcomes=(requested,), pause=Pause(APPROVAL_WAIT, (wait,), {"use": use, "stat": stat}))
+        return Step(outcomes=(requested,), pause=Pause(FateApproval(use=use, stat=stat), (wait,)))

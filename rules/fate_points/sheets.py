@@ -32,9 +32,22 @@ from rules.text import Name
 
 # Rolled or computed values a player may not type into a sheet (compared case-insensitively).
 DERIVED_FIELDS = frozenset(
-    {"hp", "hp_max", "prana", "prana_max", "mana", "compatibility", "fate_points", "servant_points", "stats",
-     "ranks", "alive", "roll_mod", "rolls"}
-)  # fmt: skip
+    {
+        "hp",
+        "hp_max",
+        "prana",
+        "prana_max",
+        "mana",
+        "compatibility",
+        "fate_points",
+        "servant_points",
+        "stats",
+        "ranks",
+        "alive",
+        "roll_mod",
+        "rolls",
+    }
+)
 # A Servant's stats come from its class and rank steps (R2), so typing them is also a derived value.
 SERVANT_DERIVED_FIELDS = DERIVED_FIELDS | {stat.lower() for stat in STATS}
 

@@ -32,9 +32,14 @@ def anchor_in(text: str) -> int | None:
 
 
 def refusal(
-    author: int, *, gm: bool, previous_author: int | None, previous_at: datetime | None, now: datetime,
+    author: int,
+    *,
+    gm: bool,
+    previous_author: int | None,
+    previous_at: datetime | None,
+    now: datetime,
     low_participation: bool,
-) -> str | None:  # fmt: skip
+) -> str | None:
     """Why this author's number cannot anchor now (a catalog code), or None when it can."""
     if gm:
         return "anchor_by_gm"

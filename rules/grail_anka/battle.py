@@ -77,9 +77,19 @@ class WinRate:
 
 
 def win_rate(
-    chosen: Sequence[str], strength_a: Params, strength_b: Params, *, level_a: int, level_b: int, fatigue_a: int,
-    fatigue_b: int, skills_a: int = 0, skills_b: int = 0, min_a: int | None = None, min_b: int | None = None,
-) -> WinRate:  # fmt: skip
+    chosen: Sequence[str],
+    strength_a: Params,
+    strength_b: Params,
+    *,
+    level_a: int,
+    level_b: int,
+    fatigue_a: int,
+    fatigue_b: int,
+    skills_a: int = 0,
+    skills_b: int = 0,
+    min_a: int | None = None,
+    min_b: int | None = None,
+) -> WinRate:
     """R7: the table's base for the advantages, then totals, levels, fatigue and skills; the minimum guarantees last.
     An automatic result skips every correction and guarantee (W8)."""
     advantages = sum(strength_a[param] > strength_b[param] for param in chosen)
@@ -97,8 +107,9 @@ def win_rate(
         rate = max(rate, min_a)
     if ceiling is not None:
         rate = min(rate, ceiling)
-    return WinRate(tuple(chosen), advantages, disadvantages, base, totals, levels, fatigue, skills, min_a, ceiling,
-                   rate)  # fmt: skip
+    return WinRate(
+        tuple(chosen), advantages, disadvantages, base, totals, levels, fatigue, skills, min_a, ceiling, rate
+    )
 
 
 MAIN, SUB, COMPANION = "main", "sub", "companion"
@@ -135,9 +146,14 @@ class Rated:
 
 
 def formation_rate(
-    chosen: Sequence[str], side_a: Sequence[Member], side_b: Sequence[Member], *, companions_tire: bool = True,
-    skills_a: SkillTotals | None = None, skills_b: SkillTotals | None = None,
-) -> Rated:  # fmt: skip
+    chosen: Sequence[str],
+    side_a: Sequence[Member],
+    side_b: Sequence[Member],
+    *,
+    companions_tire: bool = True,
+    skills_a: SkillTotals | None = None,
+    skills_b: SkillTotals | None = None,
+) -> Rated:
     """R4 and R7 for two formations: strength with the skills' parameter changes, the mains' levels, and the fatigue
     of the Servants present (D12: companions too, unless `fatigue_scope` leaves them out)."""
     totals_a, totals_b = skills_a or SkillTotals(), skills_b or SkillTotals()
@@ -154,10 +170,18 @@ def formation_rate(
 
     strength_a, strength_b = strength_of(side_a, totals_a), strength_of(side_b, totals_b)
     result = win_rate(
-        chosen, strength_a, strength_b, level_a=level(side_a), level_b=level(side_b), fatigue_a=tired(side_a),
-        fatigue_b=tired(side_b), skills_a=totals_a.win_rate, skills_b=totals_b.win_rate,
-        min_a=totals_a.min_win_rate, min_b=totals_b.min_win_rate,
-    )  # fmt: skip
+        chosen,
+        strength_a,
+        strength_b,
+        level_a=level(side_a),
+        level_b=level(side_b),
+        fatigue_a=tired(side_a),
+        fatigue_b=tired(side_b),
+        skills_a=totals_a.win_rate,
+        skills_b=totals_b.win_rate,
+        min_a=totals_a.min_win_rate,
+        min_b=totals_b.min_win_rate,
+    )
     return Rated(result, strength_a, strength_b, totals_a, totals_b)
 
 
@@ -188,8 +212,13 @@ class Activation:
 
 
 def usable(
-    skill: Skill, timing: Timing, *, place: str, fatigue_at_start: int, used: int,
-) -> str | None:  # fmt: skip
+    skill: Skill,
+    timing: Timing,
+    *,
+    place: str,
+    fatigue_at_start: int,
+    used: int,
+) -> str | None:
     """Why a member cannot use this skill now (a catalog code), or None (R9, R15)."""
     retreat = SkillTag.RETREAT in skill.tags
     if skill.timing != timing:

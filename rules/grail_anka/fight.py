@@ -10,9 +10,9 @@ while it can still be cancelled (R11), and, for each losing Servant, its Master'
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Literal, TypeVar
 
 from rules.exchange import (
     Answer,
@@ -20,6 +20,7 @@ from rules.exchange import (
     Effect,
     Option,
     OptionGroup,
+    Outcome,
     Pause,
     PoolDelta,
     Roll,
@@ -32,7 +33,7 @@ from rules.exchange import (
     member,
 )
 from rules.grail_anka import battle, checks
-from rules.grail_anka.decisions import Then, anka_options, reading, request
+from rules.grail_anka.decisions import Continuations, anka_options, reading, request
 from rules.grail_anka.model import (
     PARAMS,
     RETREAT_FATIGUE,
@@ -41,8 +42,49 @@ from rules.grail_anka.model import (
     Talisman,
     Timing,
 )
-from rules.grail_anka.sheets import FILES, CharacterFile, Skill
-from rules.grail_anka.told import Told, told
+from rules.grail_anka.outcomes import (
+    BattleBegun,
+    BattleCancelled,
+    BattleOver,
+    BattleWon,
+    Checked,
+    FateFaced,
+    FirstDrawn,
+    Formation,
+    ParamPicked,
+    Purpose,
+    RateSkill,
+    Retreated,
+    SkillActivated,
+    SkillCancelled,
+    SkillPassed,
+    SkillResolved,
+    Suppressed,
+    ThirdParam,
+    VanishChecked,
+    Vanished,
+    WayOutGone,
+    WinnerFatigue,
+    WinRate,
+)
+from rules.grail_anka.sheets import FILES, CharacterFile, Skill, SkillEffect
+from rules.grail_anka.states import (
+    After,
+    Aftermath,
+    Assassinating,
+    Battle,
+    ChoosingFate,
+    ChoosingSkill,
+    Countering,
+    Deciding,
+    DrawingThird,
+    Picking,
+    Placed,
+    RollingAftermath,
+    Spent,
+    Undoing,
+    Used,
+)
 from rules.play import CharacterSnapshot, Scene
 from rules.words import joined
 
@@ -56,9 +98,9 @@ TALISMANS: Final = "talismans"
 BASE: Final = "base"
 MAIN, SUB, COMPANION = battle.MAIN, battle.SUB, battle.COMPANION
 PLACES: Final = (MAIN, SUB, COMPANION)
+BattleT = TypeVar("BattleT", bound=Battle)
+AftermathT = TypeVar("AftermathT", bound=Aftermath)
 
-SKILL_HANDLER, CANCEL_HANDLER, PICK_HANDLER = "anka_skill", "anka_cancel", "anka_pick"
-FATE_HANDLER, UNDO_HANDLER = "anka_fate", "anka_undo"
 PASS, ALLOW = "pass", "allow"
 SKILL_GROUP, CANCEL_GROUP = "skills", "counters"
 WINDOW_TIMINGS: Final = (Timing.SETUP, Timing.MAIN, Timing.CLEANUP)
@@ -99,12 +141,12 @@ class Fighter:
         return f"{self.ref}.{MASTER_RELATION}"
 
 
-def fighters(scene: Scene, state: Mapping[str, Any]) -> list[Fighter]:
-    if len(scene.members(FIGHTER)) != len(state["fighters"]):
+def fighters(scene: Scene, state: Battle) -> list[Fighter]:
+    if len(scene.members(FIGHTER)) != len(state.fighters):
         raise RuleError("fighter_gone")  # deleted meanwhile: the battle cannot go on, a GM cancels it
     return [
-        Fighter(index, member(FIGHTER, index), character, entry["side"], entry["place"])
-        for index, (character, entry) in enumerate(zip(scene.members(FIGHTER), state["fighters"], strict=True))
+        Fighter(index, member(FIGHTER, index), character, entry.side, entry.place)
+        for index, (character, entry) in enumerate(zip(scene.members(FIGHTER), state.fighters, strict=True))
     ]
 
 
@@ -118,13 +160,13 @@ def talismans(scene: Scene, side: str) -> dict[str, int]:
 
 
 def spend_talisman(
-    scene: Scene, state: Mapping[str, Any], side: str, kind: str, *, already: int = 0
-) -> tuple[SidePatch, dict[str, Any]]:
+    scene: Scene, state: BattleT, side: str, kind: str, *, already: int = 0
+) -> tuple[SidePatch, BattleT]:
     """A talisman spent (after `already` spent earlier in the step being built), and the state that remembers it
     (a cancelled battle gives it back)."""
     held = talismans(scene, side)
-    return SidePatch(side, TALISMANS, {**held, kind: held[kind] - already - 1}), {
-        **state, "spent": [*state.get("spent", []), [side, kind]]}  # fmt: skip
+    spent = state.model_copy(update={"spent": (*state.spent, (side, kind))})
+    return SidePatch(side, TALISMANS, {**held, kind: held[kind] - already - 1}), spent
 
 
 # The battle's start
@@ -133,63 +175,65 @@ def spend_talisman(
 def begin(scene: Scene, first: str, home: str | None, fighter_places: Sequence[tuple[str, str]]) -> Step:
     """R5.1: the battle opens with its sides and formations; each Servant's fatigue is noted for the win rate (R7)
     and the skills it may use (R9)."""
-    state: dict[str, Any] = {
-        "first": first, "home": home,
-        "fighters": [{"side": side, "place": place} for side, place in fighter_places],
-        "uses": {}, "activations": [], "picks": [], "timing": Timing.SETUP.value, "turn": 0,
-    }  # fmt: skip
-    state["fatigue_start"] = [fatigue_of(character) for character in scene.members(FIGHTER)]
-    lines = [told("anka.battle_begun", headline=True, first=side_name(scene, first),
-                  second=side_name(scene, other(first)))]  # fmt: skip
-    if home is not None:  # where the battle is: beaten at home, a camp that retreats loses its base (R14)
-        base = scene.side(home).state.get(BASE)
-        lines.append(told("anka.battle_at_base", camp=side_name(scene, home), base=str(base)) if base else
-                     told("anka.battle_at_unrecorded_base", camp=side_name(scene, home)))  # fmt: skip
-    for side in ("a", "b"):
-        main, subs, companions = _formation(scene, state, side)
-        lines.append(told("anka.formation", side=side_name(scene, side), main=main, subs=subs, companions=companions))
-    return Step(outcomes=tuple(lines)).then(_advance(scene, state))
+    state = Battle(
+        first=first,
+        home=home,
+        fighters=tuple(Placed(side=side, place=place) for side, place in fighter_places),
+        fatigue_start=tuple(fatigue_of(character) for character in scene.members(FIGHTER)),
+    )
+    # Where the battle is: beaten at home, a camp that retreats loses its base (R14).
+    base = scene.side(home).state.get(BASE) if home is not None else None
+    begun = BattleBegun(
+        first=side_name(scene, first),
+        second=side_name(scene, other(first)),
+        home=side_name(scene, home) if home is not None else None,
+        base=str(base) if base else None,
+        formations=tuple(_formation(scene, state, side) for side in ("a", "b")),
+    )
+    return Step(outcomes=(begun,)).then(_advance(scene, state))
 
 
-def _formation(scene: Scene, state: Mapping[str, Any], side: str) -> tuple[str, str, str]:
+def _formation(scene: Scene, state: Battle, side: str) -> Formation:
     present = [fighter for fighter in fighters(scene, state) if fighter.side == side]
-    main, subs, companions = (", ".join(f.character.name for f in present if f.place == place) or "—"
-                              for place in PLACES)  # fmt: skip
-    return main, subs, companions
+    main, subs, companions = (tuple(f.character.name for f in present if f.place == place) for place in PLACES)
+    return Formation(side=side_name(scene, side), main=main, subs=subs, companions=companions)
 
 
 def first_drawn(scene: Scene, face: int, first: str) -> Step:
     """`first_side_rule: random`: the die that said which side goes first (1: the camp named first)."""
-    line = told("anka.first_drawn", reads_roll=True, side=side_name(scene, first))
+    line = FirstDrawn(side=side_name(scene, first))
     return Step(rolls=(Roll("first_side", 2, (face,), (face,), (), face),), outcomes=(line,))
 
 
-def order(state: Mapping[str, Any]) -> tuple[str, str]:
-    return state["first"], other(state["first"])
+def order(state: Battle) -> tuple[str, str]:
+    return state.first, other(state.first)
 
 
 # Skill windows (R5.2, R5.6, R5.8, R9)
 
 
-def _advance(scene: Scene, state: dict[str, Any]) -> Step:
+def _advance(scene: Scene, state: Battle) -> Step:
     """The next side's skill window at this timing, or what follows the timing."""
-    timing = Timing(state["timing"])
-    while state["turn"] < 2:
-        side = order(state)[state["turn"]]
+    timing = state.timing
+    while state.turn < 2:
+        side = order(state)[state.turn]
         offered = _skill_options(scene, state, side, timing)
         if offered:
             prompt = Text(
                 "anka.skill_prompt", {"side": side_name(scene, side), "timing": Text(f"anka.timing.{timing}")}
             )
             wait = Wait(
-                "skill", Audience.side(side), prompt,
+                "skill",
+                Audience.side(side),
+                prompt,
                 options=(*offered, Option(PASS, Text("anka.pass"), tone="secondary")),
                 groups=(OptionGroup(SKILL_GROUP, Text("anka.use_a_skill"), Text("anka.which_skill")),),
-                deadline_seconds=anka_options(scene).response_minutes * 60, default=PASS,
-            )  # fmt: skip
-            return Step(pause=Pause(SKILL_HANDLER, (wait,), state))
-        state = {**state, "turn": state["turn"] + 1}
-    state = {**state, "turn": 0}
+                deadline_seconds=anka_options(scene).response_minutes * 60,
+                default=PASS,
+            )
+            return Step(pause=Pause(ChoosingSkill.of(state), (wait,)))
+        state = state.model_copy(update={"turn": state.turn + 1})
+    state = state.model_copy(update={"turn": 0})
     if timing == Timing.SETUP:
         return _ask_pick(scene, state)
     if timing == Timing.MAIN:
@@ -197,20 +241,28 @@ def _advance(scene: Scene, state: dict[str, Any]) -> Step:
     return _aftermath(scene, state)
 
 
-def _uses(state: Mapping[str, Any], fighter: int, skill: int) -> int:
-    return int(state["uses"].get(f"{fighter}:{skill}", 0))
+def _uses(state: Battle, fighter: int, skill: int) -> int:
+    return state.uses.get(f"{fighter}:{skill}", 0)
 
 
-def _usable(state: Mapping[str, Any], fighter: Fighter, timing: Timing) -> list[tuple[int, Skill]]:
-    start = state["fatigue_start"][fighter.index]
+def _used(state: BattleT, fighter: int, skill: int) -> BattleT:
+    """The state with one more use of a fighter's skill."""
+    return state.model_copy(update={"uses": {**state.uses, f"{fighter}:{skill}": _uses(state, fighter, skill) + 1}})
+
+
+def _usable(state: Battle, fighter: Fighter, timing: Timing) -> list[tuple[int, Skill]]:
+    start = state.fatigue_start[fighter.index]
     return [
-        (index, skill) for index, skill in enumerate(fighter.sheet.skills)
-        if battle.usable(skill, timing, place=fighter.place, fatigue_at_start=start,
-                         used=_uses(state, fighter.index, index)) is None
-    ]  # fmt: skip
+        (index, skill)
+        for index, skill in enumerate(fighter.sheet.skills)
+        if battle.usable(
+            skill, timing, place=fighter.place, fatigue_at_start=start, used=_uses(state, fighter.index, index)
+        )
+        is None
+    ]
 
 
-def _skill_options(scene: Scene, state: Mapping[str, Any], side: str, timing: Timing) -> list[Option]:
+def _skill_options(scene: Scene, state: Battle, side: str, timing: Timing) -> list[Option]:
     offered = []
     for fighter in fighters(scene, state):
         if fighter.side != side or _gone(fighter.character):
@@ -218,8 +270,10 @@ def _skill_options(scene: Scene, state: Mapping[str, Any], side: str, timing: Ti
         for index, skill in _usable(state, fighter, timing):
             if skill.effect.cancels:  # a counter-skill answers another's activation
                 continue
-            label = Text("anka.skill_choice", {"who": fighter.character.name, "skill": skill.name,
-                                               "kind": Text(f"anka.kind.{skill.kind}")})  # fmt: skip
+            label = Text(
+                "anka.skill_choice",
+                {"who": fighter.character.name, "skill": skill.name, "kind": Text(f"anka.kind.{skill.kind}")},
+            )
             offered.append(Option(f"u{fighter.index}_{index}", label, group=SKILL_GROUP))
     return offered
 
@@ -239,34 +293,39 @@ def _picked(key: str) -> tuple[int, int]:
     return int(fighter), int(skill)
 
 
-def skill_chosen(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
-    side = order(state)[state["turn"]]
-    timing = state["timing"]
+def skill_chosen(scene: Scene, state: ChoosingSkill, answer: Answer) -> Step:
+    side = order(state)[state.turn]
+    timing = state.timing
     if answer.option == PASS or answer.option is None:
-        passed = told("anka.passed", side=side_name(scene, side), timing=Text(f"anka.timing.{timing}"))
-        return Step(outcomes=(passed,)).then(_advance(scene, {**state, "turn": state["turn"] + 1}))
+        passed = SkillPassed(side=side_name(scene, side), timing=timing)
+        return Step(outcomes=(passed,)).then(_advance(scene, state.model_copy(update={"turn": state.turn + 1})))
     fighter_index, skill_index = _picked(answer.option)
     fighter = fighters(scene, state)[fighter_index]
     skill = fighter.sheet.skills[skill_index]
-    used = {**state["uses"], f"{fighter_index}:{skill_index}": _uses(state, fighter_index, skill_index) + 1}
-    state = {**state, "uses": used, "using": [fighter_index, skill_index]}
-    activated = told("anka.skill_activated", who=fighter.character.name, skill=skill.name,
-                     kind=Text(f"anka.kind.{skill.kind}"), side=side_name(scene, side))  # fmt: skip
-    offered = _cancel_options(scene, state, other(side), skill)
+    using = Countering.of(_used(state, fighter_index, skill_index), using=(fighter_index, skill_index))
+    activated = SkillActivated(
+        who=fighter.character.name, skill=skill.name, kind=skill.kind, side=side_name(scene, side)
+    )
+    offered = _cancel_options(scene, using, other(side), skill)
     if not offered:
-        return Step(outcomes=(activated,)).then(_resolve_use(scene, state))
-    prompt = Text("anka.cancel_prompt", {"side": side_name(scene, other(side)), "who": fighter.character.name,
-                                         "skill": skill.name})  # fmt: skip
+        return Step(outcomes=(activated,)).then(_resolve_use(scene, using))
+    prompt = Text(
+        "anka.cancel_prompt",
+        {"side": side_name(scene, other(side)), "who": fighter.character.name, "skill": skill.name},
+    )
     wait = Wait(
-        "cancel", Audience.side(other(side)), prompt,
+        "cancel",
+        Audience.side(other(side)),
+        prompt,
         options=(*offered, Option(ALLOW, Text("anka.allow"), tone="secondary")),
         groups=(OptionGroup(CANCEL_GROUP, Text("anka.cancel_it"), Text("anka.cancel_how")),),
-        deadline_seconds=anka_options(scene).response_minutes * 60, default=ALLOW,
-    )  # fmt: skip
-    return Step(outcomes=(activated,), pause=Pause(CANCEL_HANDLER, (wait,), state))
+        deadline_seconds=anka_options(scene).response_minutes * 60,
+        default=ALLOW,
+    )
+    return Step(outcomes=(activated,), pause=Pause(using, (wait,)))
 
 
-def _cancel_options(scene: Scene, state: Mapping[str, Any], side: str, target: Skill) -> list[Option]:
+def _cancel_options(scene: Scene, state: Battle, side: str, target: Skill) -> list[Option]:
     """What the other side could cancel this activation with: a talisman it holds, or a counter-skill of one of
     its members at this timing (R11)."""
     offered = [
@@ -276,54 +335,57 @@ def _cancel_options(scene: Scene, state: Mapping[str, Any], side: str, target: S
     ]
     if not battle.cancellable_by("counter", target.kind):
         return offered
-    timing = Timing(state["timing"])
     for fighter in fighters(scene, state):
         if fighter.side != side or _gone(fighter.character):
             continue
-        for index, skill in _usable(state, fighter, timing):
+        for index, skill in _usable(state, fighter, state.timing):
             if skill.effect.cancels:
-                label = Text("anka.skill_choice", {"who": fighter.character.name, "skill": skill.name,
-                                                   "kind": Text(f"anka.kind.{skill.kind}")})  # fmt: skip
+                label = Text(
+                    "anka.skill_choice",
+                    {"who": fighter.character.name, "skill": skill.name, "kind": Text(f"anka.kind.{skill.kind}")},
+                )
                 offered.append(Option(f"c{fighter.index}_{index}", label, group=CANCEL_GROUP))
     return offered
 
 
-def cancel_chosen(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
-    fighter_index, skill_index = state["using"]
+def cancel_chosen(scene: Scene, state: Countering, answer: Answer) -> Step:
+    fighter_index, skill_index = state.using
     fighter = fighters(scene, state)[fighter_index]
     skill = fighter.sheet.skills[skill_index]
     if answer.option in (ALLOW, None):
         return _resolve_use(scene, state)
     canceller = other(fighter.side)
     effects: list[Effect] = []
+    now: Battle = Battle.of(state, using=None)
     if answer.option in (Talisman.ILLUSION, Talisman.ILLUSION_KAI):
-        spent, state = spend_talisman(scene, state, canceller, answer.option)
+        spent, now = spend_talisman(scene, now, canceller, answer.option)
         effects.append(spent)
-        means: str | Text = Text(
-            "anka.talisman_of",
-            {"side": side_name(scene, canceller), "talisman": Text(f"anka.talisman.{answer.option}")},
+        cancelled = SkillCancelled(
+            who=fighter.character.name,
+            skill=skill.name,
+            side=side_name(scene, canceller),
+            talisman=Talisman(answer.option),
         )
     else:
         counter_index, counter_skill = _picked(answer.option)
-        counter = fighters(scene, state)[counter_index]
+        counter = fighters(scene, now)[counter_index]
         used = counter.sheet.skills[counter_skill]
-        state = {**state, "uses": {**state["uses"], f"{counter_index}:{counter_skill}":
-                                   _uses(state, counter_index, counter_skill) + 1}}  # fmt: skip
         effects += _tire(counter, used.fatigue_cost)
-        state = _record(state, counter_index, counter_skill, cancelled=False)
-        means = Text("anka.counter_by", {"who": counter.character.name, "skill": used.name})
-    state = _record(state, fighter_index, skill_index, cancelled=True)
-    cancelled = told("anka.skill_cancelled", who=fighter.character.name, skill=skill.name, means=means)
-    return Step(effects=tuple(effects), outcomes=(cancelled,)).then(_advance(scene, _without(state, "using")))
+        now = _record(_used(now, counter_index, counter_skill), counter_index, counter_skill, cancelled=False)
+        cancelled = SkillCancelled(
+            who=fighter.character.name,
+            skill=skill.name,
+            side=side_name(scene, canceller),
+            counter_who=counter.character.name,
+            counter_skill=used.name,
+        )
+    now = _record(now, fighter_index, skill_index, cancelled=True)
+    return Step(effects=tuple(effects), outcomes=(cancelled,)).then(_advance(scene, now))
 
 
-def _without(state: Mapping[str, Any], *keys: str) -> dict[str, Any]:
-    return {name: value for name, value in state.items() if name not in keys}
-
-
-def _record(state: Mapping[str, Any], fighter: int, skill: int, *, cancelled: bool) -> dict[str, Any]:
-    entry = {"fighter": fighter, "skill": skill, "timing": state["timing"], "cancelled": cancelled}
-    return {**state, "activations": [*state["activations"], entry]}
+def _record(state: Battle, fighter: int, skill: int, *, cancelled: bool) -> Battle:
+    entry = Used(fighter=fighter, skill=skill, timing=state.timing, cancelled=cancelled)
+    return state.model_copy(update={"activations": (*state.activations, entry)})
 
 
 def _tire(fighter: Fighter, cost: int) -> list[Effect]:
@@ -331,26 +393,28 @@ def _tire(fighter: Fighter, cost: int) -> list[Effect]:
     return [PoolDelta(fighter.ref, FATIGUE, cost)] if cost and is_servant(fighter.character) else []
 
 
-def _resolve_use(scene: Scene, state: Mapping[str, Any]) -> Step:
-    fighter_index, skill_index = state["using"]
-    fighter = fighters(scene, state)[fighter_index]
+def _resolve_use(scene: Scene, using: Countering) -> Step:
+    fighter_index, skill_index = using.using
+    fighter = fighters(scene, using)[fighter_index]
     skill = fighter.sheet.skills[skill_index]
-    state = _record(_without(state, "using"), fighter_index, skill_index, cancelled=False)
-    used = Step(effects=tuple(_tire(fighter, skill.fatigue_cost)),
-                outcomes=(told("anka.skill_resolved", who=fighter.character.name, skill=skill.name,
-                               effect=effect_text(skill)),))  # fmt: skip
+    state = _record(Battle.of(using, using=None), fighter_index, skill_index, cancelled=False)
+    used = Step(
+        effects=tuple(_tire(fighter, skill.fatigue_cost)),
+        outcomes=(
+            SkillResolved(who=fighter.character.name, skill=skill.name, effect=skill.effect, tags=tuple(skill.tags)),
+        ),
+    )
     if SkillTag.ASSASSINATION in skill.tags:
         rate = skill.effect.success_rate or 0
-        purpose = Text("anka.purpose.assassination", {"who": fighter.character.name, "skill": skill.name})
-        asked = request(scene, {**state, "assassin": fighter_index}, [purpose], "assassination", rates=[rate])
+        purpose = Purpose(decides="assassination", who=fighter.character.name, skill=skill.name)
+        asked = request(scene, Assassinating.of(state, assassin=fighter_index), [purpose], rates=[rate])
         return used.then(asked)
     return used.then(_advance(scene, state))
 
 
-def counted_parts(skill: Skill, *, rate: bool = True) -> list[str | Text]:
+def counted_parts(effect: SkillEffect, *, rate: bool = True) -> list[str | Text]:
     """What of a skill's effect the win rate counts: its win rate and guarantee (`rate`: unless the result is
     automatic, W8), and its parameters, which the strengths compared hold."""
-    effect = skill.effect
     parts: list[str | Text] = []
     if effect.win_rate_delta and rate:
         parts.append(Text("anka.effect.win_rate", {"delta": f"{effect.win_rate_delta:+d}"}))
@@ -362,87 +426,91 @@ def counted_parts(skill: Skill, *, rate: bool = True) -> list[str | Text]:
     return parts
 
 
-def effect_text(skill: Skill) -> Text:
+def effect_text(effect: SkillEffect, tags: Sequence[SkillTag]) -> Text:
     """What a skill does, in the reader's words."""
-    effect = skill.effect
-    parts = counted_parts(skill)
+    parts = counted_parts(effect)
     if effect.success_rate is not None:
         parts.append(Text("anka.effect.assassination", {"rate": effect.success_rate}))
     if effect.cancels:
         parts.append(Text("anka.effect.cancels"))
-    if SkillTag.RETREAT in skill.tags:
+    if SkillTag.RETREAT in tags:
         parts.append(Text("anka.effect.retreat"))
     if not parts:
         return Text("anka.effect.narrative")
     return Text("anka.effect.list", {"effects": joined(parts)})
 
 
-def assassinated(scene: Scene, state: dict[str, Any], values: list[int], revealed: Step) -> Step:
+def assassinated(scene: Scene, state: Assassinating, values: list[int], revealed: Step) -> Step:
     """R12: a success wins the battle for the assassin's side, skipping the rest; a failure lets it go on."""
-    fighter = fighters(scene, state)[state["assassin"]]
-    activation = state["activations"][-1]
-    skill = fighter.sheet.skills[activation["skill"]]
+    fighter = fighters(scene, state)[state.assassin]
+    activation = state.activations[-1]
+    skill = fighter.sheet.skills[activation.skill]
     verdict = checks.judge(values[0], skill.effect.success_rate or 0)
-    line = told("anka.assassination_checked", who=fighter.character.name, value=checks.shown(verdict.value),
-                rate=verdict.rate, reading=reading(verdict))  # fmt: skip
+    line = Checked(
+        of="assassination", value=verdict.value, rate=verdict.rate, reading=reading(verdict), who=fighter.character.name
+    )
     if not verdict.success:
-        return Step.of(revealed, Step(outcomes=(line,))).then(_advance(scene, _without(state, "assassin")))
-    won = {**state, "winner": fighter.side, "decided_by": "assassination", "retreat_disabled": False}
-    decided = told("anka.battle_won", headline=True, winner=side_name(scene, fighter.side),
-                   loser=side_name(scene, other(fighter.side)), how=Text("anka.decided_by.assassination"))  # fmt: skip
+        return Step.of(revealed, Step(outcomes=(line,))).then(_advance(scene, Battle.of(state, assassin=None)))
+    won = state.model_copy(update={"winner": fighter.side, "decided_by": "assassination", "retreat_disabled": False})
+    decided = BattleWon(
+        winner=side_name(scene, fighter.side), loser=side_name(scene, other(fighter.side)), how="assassination"
+    )
     return Step.of(revealed, Step(outcomes=(line, decided))).then(_aftermath(scene, won))
 
 
 # Parameters (R5.3-R5.5, R6)
 
 
-def _ask_pick(scene: Scene, state: dict[str, Any]) -> Step:
-    picks = state["picks"]
+def _ask_pick(scene: Scene, state: Battle) -> Step:
+    picks = state.picks
     side = "a" if not picks else "b"
     offered = tuple(Option(param, Text(f"anka.param.{param}")) for param in PARAMS if param not in picks)
     prompt = Text("anka.pick_prompt", {"side": side_name(scene, side), "order": len(picks) + 1})
-    return Step(pause=Pause(PICK_HANDLER, (Wait("pick", Audience.side(side), prompt, options=offered),), state))
+    return Step(pause=Pause(Picking.of(state), (Wait("pick", Audience.side(side), prompt, options=offered),)))
 
 
-def param_picked(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
-    picks = [*state["picks"], str(answer.option)]
+def param_picked(scene: Scene, state: Picking, answer: Answer) -> Step:
+    picks = (*state.picks, str(answer.option))
     side = "a" if len(picks) == 1 else "b"
-    picked = Step(outcomes=(told("anka.param_picked", side=side_name(scene, side),
-                                 param=Text(f"anka.param.{picks[-1]}")),))  # fmt: skip
-    state = {**state, "picks": picks}
+    picked = Step(outcomes=(ParamPicked(side=side_name(scene, side), param=picks[-1]),))
+    now = Battle.of(state, picks=picks)
     if len(picks) == 1:
-        return picked.then(_ask_pick(scene, state))
+        return picked.then(_ask_pick(scene, now))
     if anka_options(scene).random_param_source == "server_rng":
         left = battle.remaining(picks)
         (face,) = scene.dice.roll(1, len(left))
         rolled = Step(rolls=(Roll("third_param", len(left), (face,), (face,), (), face),))
-        return picked.then(Step.of(rolled, _third(scene, state, left[face - 1], drawn=True)))
-    choices = joined([Text(f"anka.param.{param}") for param in battle.remaining(picks)])
-    purpose = Text("anka.purpose.third", {"choices": choices})
-    return picked.then(request(scene, state, [purpose], "third"))
+        return picked.then(Step.of(rolled, _third(scene, now, left[face - 1], drawn=True)))
+    purpose = Purpose(decides="third", choices=battle.remaining(picks))
+    return picked.then(request(scene, DrawingThird.of(now), [purpose]))
 
 
-def third_drawn(scene: Scene, state: dict[str, Any], values: list[int], revealed: Step) -> Step:
-    return Step.of(revealed, _third(scene, state, battle.third_parameter(state["picks"], values[0])))
+def third_drawn(scene: Scene, state: DrawingThird, values: list[int], revealed: Step) -> Step:
+    return Step.of(revealed, _third(scene, Battle.of(state), battle.third_parameter(state.picks, values[0])))
 
 
-def _third(scene: Scene, state: Mapping[str, Any], third: str, *, drawn: bool = False) -> Step:
-    line = told("anka.third_param", reads_roll=drawn, param=Text(f"anka.param.{third}"))
-    state = {**state, "picks": [*state["picks"], third], "timing": Timing.MAIN.value, "turn": 0}
-    return Step(outcomes=(line,)).then(_advance(scene, state))
+def _third(scene: Scene, state: Battle, third: str, *, drawn: bool = False) -> Step:
+    line = ThirdParam(param=third, drawn=drawn)
+    return Step(outcomes=(line,)).then(
+        _advance(scene, state.model_copy(update={"picks": (*state.picks, third), "timing": Timing.MAIN, "turn": 0}))
+    )
 
 
 # The win rate and the decision (R7, R8, R10)
 
 
-def standing_activations(scene: Scene, state: Mapping[str, Any]) -> list[battle.Activation]:
+def standing_activations(scene: Scene, state: Battle) -> list[battle.Activation]:
     """The skills used in the battle, then the passive ones of everyone present (always on, never used)."""
     everyone = fighters(scene, state)
     used = [
-        battle.Activation(everyone[entry["fighter"]].side, everyone[entry["fighter"]].sheet.skills[entry["skill"]],
-                          everyone[entry["fighter"]].character.name, cancelled=entry["cancelled"])
-        for entry in state["activations"]
-    ]  # fmt: skip
+        battle.Activation(
+            everyone[entry.fighter].side,
+            everyone[entry.fighter].sheet.skills[entry.skill],
+            everyone[entry.fighter].character.name,
+            cancelled=entry.cancelled,
+        )
+        for entry in state.activations
+    ]
     by_side = [passive_activations(f.side, [(f.sheet, f.place)]) for f in everyone if not _gone(f.character)]
     return used + [activation for activations in by_side for activation in activations]
 
@@ -457,152 +525,161 @@ def passive_activations(side: str, members: Sequence[tuple[CharacterFile, str]])
     ]
 
 
-def members(scene: Scene, state: Mapping[str, Any], side: str) -> list[battle.Member]:
+def members(scene: Scene, state: Battle, side: str) -> list[battle.Member]:
     """A side's formation as the win rate sees it, with each Servant's fatigue at the battle's start (R7)."""
-    return [battle.Member(f.place, f.sheet.values, f.sheet.level, state["fatigue_start"][f.index])
-            for f in fighters(scene, state) if f.side == side]  # fmt: skip
+    return [
+        battle.Member(f.place, f.sheet.values, f.sheet.level, state.fatigue_start[f.index])
+        for f in fighters(scene, state)
+        if f.side == side
+    ]
 
 
-def rate_of(scene: Scene, state: Mapping[str, Any]) -> tuple[battle.Rated, list[battle.Activation]]:
+def rate_of(scene: Scene, state: Battle) -> tuple[battle.Rated, list[battle.Activation]]:
     """R7 with the skills that took effect (R10): side A's win rate, every term apart."""
     options = anka_options(scene)
     met = battle.interplay(standing_activations(scene, state), np_priority_fatigue=options.np_priority_fatigue)
     rated = battle.formation_rate(
-        state["picks"], members(scene, state, "a"), members(scene, state, "b"),
-        companions_tire=options.fatigue_scope == "present_servants", skills_a=battle.totals(met, "a"),
+        state.picks,
+        members(scene, state, "a"),
+        members(scene, state, "b"),
+        companions_tire=options.fatigue_scope == "present_servants",
+        skills_a=battle.totals(met, "a"),
         skills_b=battle.totals(met, "b"),
-    )  # fmt: skip
+    )
     return rated, met
 
 
-def rate_lines(side_a: str, side_b: str, rated: battle.Rated) -> list[Text]:
-    """The comparison of each chosen parameter, the table's base and every correction, and the exact chances."""
-    result = rated.result
-    lines = [Text("anka.compared", {"param": Text(f"anka.param.{param}"), "a": rated.strength_a[param],
-                                    "b": rated.strength_b[param], "side_a": side_a, "side_b": side_b})
-             for param in result.chosen]  # fmt: skip
-    # Each skill that took effect, passive ones too: what it adds to its side (T3's skill term, the strengths).
-    skills = [
-        Text("anka.rate_skill", {"side": side, "who": activation.who, "skill": activation.skill.name,
-                                 "timing": Text(f"anka.timing.{activation.skill.timing}"), "effect": joined(parts)})
-        for side, counted in ((side_a, rated.skills_a), (side_b, rated.skills_b)) for activation in counted.terms
-        if (parts := counted_parts(activation.skill, rate=not result.automatic))
-    ]  # fmt: skip
-    if result.automatic:
-        lines.append(Text(f"anka.{result.automatic}", {"side": side_a}))
-        return lines + skills
-    lines.append(Text("anka.rate_terms", {
-        "advantages": result.advantages, "disadvantages": result.disadvantages, "base": result.base,
-        "totals": f"{result.totals:+d}", "levels": f"{result.levels:+d}", "fatigue": f"{result.fatigue:+d}",
-        "skills": f"{result.skills:+d}", "rate": result.rate or 0, "side": side_a,
-    }))  # fmt: skip
-    lines += skills
-    if result.floor is not None:
-        lines.append(Text("anka.rate_floor", {"floor": result.floor}))
-    if result.ceiling is not None:
-        lines.append(Text("anka.rate_ceiling", {"ceiling": result.ceiling}))
-    chances = checks.chances(result.rate or 0)
-    lines.append(Text("anka.chances", {name: percent(chance) for name, chance in chances.items()}))
-    return lines
+def win_rate(side_a: str, side_b: str, rated: battle.Rated, suppressed: Sequence[Suppressed] = ()) -> WinRate:
+    """Side A's win rate as the table reads it: each chosen parameter's strengths (no other), and each skill that
+    took effect, passive ones too, with what it adds to its side (T3's skill term, the strengths)."""
+    chosen = rated.result.chosen
+    skills = tuple(
+        RateSkill(
+            side=side,
+            who=activation.who,
+            skill=activation.skill.name,
+            timing=activation.skill.timing,
+            effect=activation.skill.effect,
+        )
+        for side, counted in ((side_a, rated.skills_a), (side_b, rated.skills_b))
+        for activation in counted.terms
+    )
+    return WinRate(
+        side_a=side_a,
+        side_b=side_b,
+        result=rated.result,
+        strength_a={param: rated.strength_a[param] for param in chosen},
+        strength_b={param: rated.strength_b[param] for param in chosen},
+        skills=skills,
+        suppressed=tuple(suppressed),
+    )
 
 
-def _decide(scene: Scene, state: dict[str, Any]) -> Step:
+def _decide(scene: Scene, state: Battle) -> Step:
     rated, met = rate_of(scene, state)
     result = rated.result
     everyone = fighters(scene, state)
     effects: list[Effect] = []
-    lines = []
+    suppressed = []
     refunded = []
     # The used skills come first in `met`, in the order of the state's activations; passive ones follow.
-    for number, (entry, activation) in enumerate(zip(state["activations"], met, strict=False)):
+    for number, (entry, activation) in enumerate(zip(state.activations, met, strict=False)):
         if activation.suppressed:
-            fighter = everyone[entry["fighter"]]
-            lines.append(_suppressed_line(scene, state, met, fighter, activation))
+            fighter = everyone[entry.fighter]
+            suppressed.append(_suppressed(scene, state, met, fighter, activation))
             cost = activation.skill.fatigue_cost
             if not activation.tires and cost and is_servant(fighter.character):
                 effects.append(PoolDelta(fighter.ref, FATIGUE, -cost))  # D20: like a cancel, no fatigue
                 refunded.append(number)
-    state = {**state, "refunded": refunded}
-    shown = rate_lines(side_name(scene, "a"), side_name(scene, "b"), rated)
-    lines += [told("anka.rate_line", line=line) for line in shown]
-    computed = Step(effects=tuple(effects), outcomes=(told("anka.win_rate", headline=True), *lines))
+    state = state.model_copy(update={"refunded": tuple(refunded)})
+    rate = win_rate(side_name(scene, "a"), side_name(scene, "b"), rated, suppressed)
+    computed = Step(effects=tuple(effects), outcomes=(rate,))
     automatic = battle.automatic_winner(result)
     if automatic is not None:
         winner = "a" if automatic else "b"
-        state = {**state, "winner": winner, "decided_by": "auto", "retreat_disabled": False}
-        decided = told("anka.battle_won", headline=True, winner=side_name(scene, winner),
-                       loser=side_name(scene, other(winner)), how=Text("anka.decided_by.auto"))  # fmt: skip
+        state = state.model_copy(update={"winner": winner, "decided_by": "auto", "retreat_disabled": False})
+        decided = BattleWon(winner=side_name(scene, winner), loser=side_name(scene, other(winner)), how="auto")
         return computed.then(Step(outcomes=(decided,))).then(_cleanup(scene, state))
-    purpose = Text("anka.purpose.battle", {"side": side_name(scene, "a")})
-    return computed.then(request(scene, {**state, "rate": result.rate}, [purpose], "battle", rates=[result.rate or 0]))
+    purpose = Purpose(decides="battle", side=side_name(scene, "a"))
+    return computed.then(request(scene, Deciding.of(state, rate=result.rate or 0), [purpose], rates=[result.rate or 0]))
 
 
-def _suppressed_line(
-    scene: Scene, state: Mapping[str, Any], met: Sequence[battle.Activation], fighter: Fighter,
+def _suppressed(
+    scene: Scene,
+    state: Battle,
+    met: Sequence[battle.Activation],
+    fighter: Fighter,
     activation: battle.Activation,
-) -> Told:  # fmt: skip
+) -> Suppressed:
     """Why a used skill took no effect (R10): which Noble Phantasm of its category took priority, and whose (a
     passive one is its camp's), or that it and the other side's effect offset each other."""
     by = activation.overridden_by
     if by is None:
-        return told("anka.skill_offset", who=fighter.character.name, skill=activation.skill.name)
+        return Suppressed(who=fighter.character.name, skill=activation.skill.name)
     np = met[by]
-    used = state["activations"]
-    owner = (fighters(scene, state)[used[by]["fighter"]].character.name if by < len(used)
-             else side_name(scene, np.side))  # fmt: skip
-    return told("anka.skill_overridden", who=fighter.character.name, skill=activation.skill.name,
-                np=np.skill.name, np_who=owner)  # fmt: skip
+    used = state.activations
+    owner = fighters(scene, state)[used[by].fighter].character.name if by < len(used) else side_name(scene, np.side)
+    return Suppressed(who=fighter.character.name, skill=activation.skill.name, np=np.skill.name, np_who=owner)
 
 
-def battle_decided(scene: Scene, state: dict[str, Any], values: list[int], revealed: Step) -> Step:
+def battle_decided(scene: Scene, state: Deciding, values: list[int], revealed: Step) -> Step:
     """R8: side A wins iff its check succeeds; a loss on 01 or 00 disables the loser's retreat skills."""
-    verdict = checks.judge(values[0], state["rate"])
+    verdict = checks.judge(values[0], state.rate)
     winner = "a" if verdict.success else "b"
     how = "critical" if verdict.critical else "fumble" if verdict.fumble else "roll"
-    state = {**state, "winner": winner, "decided_by": how, "retreat_disabled": verdict.critical or verdict.fumble}
-    lines = [told("anka.battle_check", value=checks.shown(verdict.value), rate=verdict.rate, reading=reading(verdict)),
-             told("anka.battle_won", headline=True, winner=side_name(scene, winner),
-                  loser=side_name(scene, other(winner)), how=Text(f"anka.decided_by.{how}"))]  # fmt: skip
-    if state["retreat_disabled"]:
-        lines.append(told("anka.retreat_disabled", side=side_name(scene, other(winner))))
-    return Step.of(revealed, Step(outcomes=tuple(lines))).then(_cleanup(scene, state))
+    decided = Battle.of(state, winner=winner, decided_by=how, retreat_disabled=verdict.critical or verdict.fumble)
+    lines = (
+        Checked(of="battle", value=verdict.value, rate=verdict.rate, reading=reading(verdict)),
+        BattleWon(
+            winner=side_name(scene, winner),
+            loser=side_name(scene, other(winner)),
+            how=how,
+            retreat_disabled=decided.retreat_disabled,
+        ),
+    )
+    return Step.of(revealed, Step(outcomes=lines)).then(_cleanup(scene, decided))
 
 
-def _cleanup(scene: Scene, state: dict[str, Any]) -> Step:
-    return _advance(scene, {**state, "timing": Timing.CLEANUP.value, "turn": 0})
+def _cleanup(scene: Scene, state: Battle) -> Step:
+    return _advance(scene, state.model_copy(update={"timing": Timing.CLEANUP, "turn": 0}))
 
 
 # The aftermath (R12-R15, R18)
 
 
-def _aftermath(scene: Scene, state: dict[str, Any]) -> Step:
-    winner = state["winner"]
+def _aftermath(scene: Scene, state: Battle) -> Step:
+    winner = state.winner
     everyone = fighters(scene, state)
-    used = {entry["fighter"] for entry in state["activations"] if not entry["cancelled"]}
-    if state["decided_by"] == "assassination":  # R12: the assassin, and winners who had already used a skill
-        rolling = [f for f in everyone if f.side == winner and is_servant(f.character) and f.place in (MAIN, SUB)
-                   and (f.index == state["assassin"] or f.index in used)]  # fmt: skip
+    used = {entry.fighter for entry in state.activations if not entry.cancelled}
+    if state.decided_by == "assassination":  # R12: the assassin, and winners who had already used a skill
+        rolling = [
+            f
+            for f in everyone
+            if f.side == winner
+            and is_servant(f.character)
+            and f.place in (MAIN, SUB)
+            and (f.index == state.assassin or f.index in used)
+        ]
     else:  # R13: the winners' main and subs; companions skip the table
         rolling = [f for f in everyone if f.side == winner and is_servant(f.character) and f.place in (MAIN, SUB)]
     losers = [f.index for f in everyone if f.side != winner and is_servant(f.character) and not _gone(f.character)]
-    after = {"winners": [f.index for f in rolling], "queue": losers, "facing": [], "retreated": [],
-             "rescued": False}  # fmt: skip
-    return _next_fate(scene, {**state, "after": after})
+    after = After(winners=tuple(f.index for f in rolling), queue=tuple(losers))
+    return _next_fate(scene, Aftermath.of(state, after=after))
 
 
-def fate_options(scene: Scene, state: Mapping[str, Any], fighter: Fighter) -> list[Option]:
+def fate_options(scene: Scene, state: Aftermath, fighter: Fighter) -> list[Option]:
     """The ways out a losing Servant has, in R14's order, each with what it costs; facing the vanish check shows
     its odds."""
     offered = []
     options = anka_options(scene)
-    if not state.get("retreat_disabled") and _retreat_skill(state, fighter) is not None:
+    if not state.retreat_disabled and _retreat_skill(state, fighter) is not None:
         offered.append(
             Option("retreat_skill", Text("anka.fate.retreat_skill", {"skill": _retreat_skill_name(state, fighter)}))
         )
     held = talismans(scene, fighter.side)
-    spent = _pending(state)
+    spent = state.after.pending
     for kind in (Talisman.SUBSTITUTE_KAI, Talisman.SUBSTITUTE):
-        left = held[kind.value] - spent["talismans"].get(f"{fighter.side}:{kind.value}", 0)
+        left = held[kind.value] - spent.talismans.get(f"{fighter.side}:{kind.value}", 0)
         if left > 0:
             offered.append(Option(kind.value, Text(f"anka.fate.{kind.value}", {"count": left})))
     seals = seals_left(scene, state, fighter)
@@ -614,123 +691,130 @@ def fate_options(scene: Scene, state: Mapping[str, Any], fighter: Fighter) -> li
     return offered
 
 
-def _pending(state: Mapping[str, Any]) -> dict[str, dict[str, int]]:
-    """Talismans and seals spent earlier in the step being built: its scene was read before they were."""
-    pending = state.get("after", {}).get("pending") or {}
-    return {"talismans": dict(pending.get("talismans", {})), "seals": dict(pending.get("seals", {}))}
+def _with_after(state: AftermathT, **changes: Any) -> AftermathT:
+    return state.model_copy(update={"after": state.after.model_copy(update=changes)})
 
 
-def _spend(state: dict[str, Any], what: str, key: str, count: int) -> dict[str, Any]:
-    pending = _pending(state)
-    pending[what][key] = pending[what].get(key, 0) + count
-    return {**state, "after": {**state["after"], "pending": pending}}
+def _spend(state: AftermathT, what: Literal["talismans", "seals"], key: str, count: int) -> AftermathT:
+    """The state with talismans or seals spent in the step being built: its scene was read before they were."""
+    return _with_after(state, pending=state.after.pending.plus(what, key, count))
 
 
-def _fresh(state: Mapping[str, Any]) -> dict[str, Any]:
+def _fresh(state: AftermathT) -> AftermathT:
     """The state as a new step reads it: its scene already counts every earlier spend."""
-    return {**state, "after": {**state["after"], "pending": {}}}
+    return _with_after(state, pending=Spent())
 
 
-def seals_left(scene: Scene, state: Mapping[str, Any], fighter: Fighter) -> int:
+def seals_left(scene: Scene, state: Aftermath, fighter: Fighter) -> int:
     """The strokes its Master can still spend for this Servant (none if the Master is gone)."""
     master = scene.get(fighter.master_ref)
     if master is None or _gone(master):
         return 0
-    return master.pools[SEALS].current - _pending(state)["seals"].get(str(master.id), 0)
+    return master.pools[SEALS].current - state.after.pending.seals.get(str(master.id), 0)
 
 
 def percent(chance: Any) -> str:
     return f"{float(chance) * 100:.1f}%"
 
 
-def _retreat_skill(state: Mapping[str, Any], fighter: Fighter) -> int | None:
+def _retreat_skill(state: Battle, fighter: Fighter) -> int | None:
     usable = _usable(state, fighter, Timing.POST_BATTLE)
     return next((index for index, skill in usable if SkillTag.RETREAT in skill.tags), None)
 
 
-def _retreat_skill_name(state: Mapping[str, Any], fighter: Fighter) -> str:
+def _retreat_skill_name(state: Battle, fighter: Fighter) -> str:
     index = _retreat_skill(state, fighter)
     return "" if index is None else fighter.sheet.skills[index].name
 
 
-def _next_fate(scene: Scene, state: dict[str, Any]) -> Step:
-    after = state["after"]
-    if not after["queue"]:
+def _next_fate(scene: Scene, state: Aftermath) -> Step:
+    after = state.after
+    if not after.queue:
         return _roll_aftermath(scene, state)
-    fighter = fighters(scene, state)[after["queue"][0]]
+    fighter = fighters(scene, state)[after.queue[0]]
     offered = fate_options(scene, state, fighter)
     if len(offered) == 1:  # nothing but the vanish check
         return take_way_out(scene, state, fighter, "face")
     prompt = Text("anka.fate_prompt", {"who": fighter.character.name})
     wait = Wait("fate", Audience.character(fighter.ref), prompt, options=tuple(offered))
-    return Step(pause=Pause(FATE_HANDLER, (wait,), state))
+    return Step(pause=Pause(ChoosingFate.of(state), (wait,)))
 
 
-def fate_chosen(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+def fate_chosen(scene: Scene, state: ChoosingFate, answer: Answer) -> Step:
     fresh = _fresh(state)
-    fighter = fighters(scene, fresh)[fresh["after"]["queue"][0]]
+    fighter = fighters(scene, fresh)[fresh.after.queue[0]]
     if answer.option not in {option.key for option in fate_options(scene, fresh, fighter)}:
-        gone = Step(outcomes=(told("anka.way_out_gone", who=fighter.character.name),))
+        gone = Step(outcomes=(WayOutGone(who=fighter.character.name),))
         return gone.then(_next_fate(scene, fresh))  # spent meanwhile for another Servant: ask again
     return take_way_out(scene, fresh, fighter, str(answer.option))
 
 
-def take_way_out(scene: Scene, state: dict[str, Any], fighter: Fighter, choice: str) -> Step:
-    after = {**state["after"], "queue": state["after"]["queue"][1:]}
+def take_way_out(scene: Scene, state: Aftermath, fighter: Fighter, choice: str) -> Step:
+    state = _with_after(state, queue=state.after.queue[1:])
     effects: list[Effect] = []
     name = fighter.character.name
     if choice == "face":
-        after["facing"] = [*after["facing"], fighter.index]
+        state = _with_after(state, facing=(*state.after.facing, fighter.index))
         # Its rate is the one posted with its commitment, once every loser has chosen.
-        return Step(outcomes=(told("anka.fate_faced", who=name),)).then(_next_fate(scene, {**state, "after": after}))
+        return Step(outcomes=(FateFaced(who=name),)).then(_next_fate(scene, state))
     if choice == "retreat_skill":
         index = _retreat_skill(state, fighter)
         assert index is not None
-        state = {**state, "uses": {**state["uses"], f"{fighter.index}:{index}": _uses(state, fighter.index, index) + 1}}
-        means: Text = Text("anka.means.skill", {"skill": fighter.sheet.skills[index].name})
-        gained, after["rescued"] = RETREAT_FATIGUE, True
+        state = _with_after(_used(state, fighter.index, index), rescued=True)
+        skill: str | None = fighter.sheet.skills[index].name
+        gained = RETREAT_FATIGUE
     elif choice in (Talisman.SUBSTITUTE, Talisman.SUBSTITUTE_KAI):
-        pending = _pending(state)["talismans"].get(f"{fighter.side}:{choice}", 0)
+        pending = state.after.pending.talismans.get(f"{fighter.side}:{choice}", 0)
         spent, state = spend_talisman(scene, state, fighter.side, choice, already=pending)
-        state = _spend(state, "talismans", f"{fighter.side}:{choice}", 1)
+        state = _with_after(_spend(state, "talismans", f"{fighter.side}:{choice}", 1), rescued=True)
         effects.append(spent)
-        means, gained, after["rescued"] = Text(f"anka.talisman.{choice}"), battle.retreat_fatigue(choice), True
+        skill, gained = None, battle.retreat_fatigue(choice)
     else:
         effects.append(PoolDelta(fighter.master_ref, SEALS, -1))
         master = scene.one(fighter.master_ref)
         state = _spend(state, "seals", str(master.id), 1)
-        means, gained = Text("anka.means.seal", {"count": 1}), RETREAT_FATIGUE
+        skill, gained = None, RETREAT_FATIGUE
     effects += [PoolDelta(fighter.ref, FATIGUE, gained)] if gained else []
-    after["retreated"] = [*after["retreated"], fighter.index]
-    after["pending"] = state["after"].get("pending", {})  # what this step spent, for the next loser's choices
-    line = told("anka.retreated", who=name, means=means, fatigue=fatigue_of(fighter.character) + gained)
-    return Step(effects=tuple(effects), outcomes=(line,)).then(_next_fate(scene, {**state, "after": after}))
+    # What this step spent stays in the state, for the next loser's choices.
+    state = _with_after(state, retreated=(*state.after.retreated, fighter.index))
+    line = Retreated(
+        who=name,
+        by="skill" if choice == "retreat_skill" else choice,
+        skill=skill,
+        seals=1 if choice == "seal" else 0,
+        fatigue=fatigue_of(fighter.character) + gained,
+    )
+    return Step(effects=tuple(effects), outcomes=(line,)).then(_next_fate(scene, state))
 
 
-def _roll_aftermath(scene: Scene, state: dict[str, Any]) -> Step:
-    after = state["after"]
+def _roll_aftermath(scene: Scene, state: Aftermath) -> Step:
+    after = state.after
     everyone = fighters(scene, state)
-    purposes = [Text("anka.purpose.fatigue", {"who": everyone[index].character.name}) for index in after["winners"]]
+    purposes = [Purpose(decides="fatigue", who=everyone[index].character.name) for index in after.winners]
     rates: list[int | None] = [None] * len(purposes)
-    for index in after["facing"]:
+    facing_rates = []
+    for index in after.facing:
         rate = battle.survive_rate(fatigue_of(everyone[index].character))
-        purposes.append(Text("anka.purpose.vanish", {"who": everyone[index].character.name}))
+        purposes.append(Purpose(decides="vanish", who=everyone[index].character.name))
         rates.append(rate)
+        facing_rates.append(rate)
     if not purposes:
         return _finish(scene, state)
     # The rates posted with the commitments are the rates read: a seal spent before the anchor changes nothing.
-    state = {**state, "after": {**after, "facing_rates": rates[len(after["winners"]) :]}}
-    return request(scene, state, purposes, "aftermath", rates=rates)
+    return request(
+        scene, RollingAftermath.of(_with_after(state, facing_rates=tuple(facing_rates))), purposes, rates=rates
+    )
 
 
-def aftermath_rolled(scene: Scene, state: dict[str, Any], values: list[int], revealed: Step) -> Step:
+def aftermath_rolled(scene: Scene, state: RollingAftermath, values: list[int], revealed: Step) -> Step:
     state = _fresh(state)
-    after = dict(state["after"])
+    after = state.after
     everyone = fighters(scene, state)
     options = anka_options(scene)
     effects: list[Effect] = []
-    lines = []
-    winners = after["winners"]
+    lines: list[Outcome] = []
+    winners = after.winners
+    retreated = list(after.retreated)
     for index, value in zip(winners, values, strict=False):
         fighter = everyone[index]
         digit = checks.digit(value)
@@ -738,63 +822,62 @@ def aftermath_rolled(scene: Scene, state: dict[str, Any], values: list[int], rev
         if not has_master(fighter.character):  # R19: a masterless Servant recovers by no means, this one either
             now = max(now, fatigue_of(fighter.character))
         effects.append(PoolDelta(fighter.ref, FATIGUE, now - fatigue_of(fighter.character)))
-        lines.append(told("anka.winner_fatigue", who=fighter.character.name, digit=digit,
-                          delta=f"{now - fatigue_of(fighter.character):+d}", fatigue=now,
-                          mood=Text(f"anka.mood.{digit}")))  # fmt: skip
+        lines.append(
+            WinnerFatigue(
+                who=fighter.character.name, digit=digit, delta=now - fatigue_of(fighter.character), fatigue=now
+            )
+        )
     undo = []
-    for index, rate, value in zip(after["facing"], after["facing_rates"], values[len(winners) :], strict=True):
+    for index, rate, value in zip(after.facing, after.facing_rates, values[len(winners) :], strict=True):
         fighter = everyone[index]
         survived = checks.survives_vanish(value, rate, critical_fumble_all_checks=options.critical_fumble_all_checks)
-        verdict = Text("anka.survived" if survived else "anka.vanishes")
-        lines.append(told("anka.vanish_checked", who=fighter.character.name, value=checks.shown(value),
-                          rate=max(rate, 0), reading=verdict))  # fmt: skip
+        lines.append(VanishChecked(who=fighter.character.name, value=value, rate=max(rate, 0), survived=survived))
         if survived:
             effects.append(PoolDelta(fighter.ref, FATIGUE, RETREAT_FATIGUE))
-            after["retreated"] = [*after["retreated"], index]
-            lines.append(told("anka.retreated", who=fighter.character.name, means=Text("anka.means.check"),
-                              fatigue=fatigue_of(fighter.character) + RETREAT_FATIGUE))  # fmt: skip
+            retreated.append(index)
+            lines.append(
+                Retreated(
+                    who=fighter.character.name, by="check", fatigue=fatigue_of(fighter.character) + RETREAT_FATIGUE
+                )
+            )
         else:
             undo.append(index)
-    state = {**state, "after": {**after, "undo": undo, "facing": []}}
+    state = _with_after(state, retreated=tuple(retreated), undo=tuple(undo), facing=())
     return Step.of(revealed, Step(effects=tuple(effects), outcomes=tuple(lines))).then(next_undo(scene, state))
 
 
-def next_undo(scene: Scene, state: dict[str, Any]) -> Step:
+def next_undo(scene: Scene, state: Aftermath) -> Step:
     """R18: a Servant that failed its vanish check may still be pulled back with two strokes, if its Master has
     them; otherwise it vanishes for good."""
-    after = state["after"]
-    lines: list[Told] = []
+    lines: list[Vanished] = []
     effects: list[Effect] = []
-    queue = list(after["undo"])
+    queue = list(state.after.undo)
     while queue:
         fighter = fighters(scene, state)[queue[0]]
         master = scene.get(fighter.master_ref)
         seals = seals_left(scene, state, fighter)
         if master is not None and seals >= UNDO_VANISH_SEALS:
-            prompt = Text("anka.undo_prompt", {"who": fighter.character.name, "master": master.name,
-                                               "seals": seals})  # fmt: skip
+            prompt = Text("anka.undo_prompt", {"who": fighter.character.name, "master": master.name, "seals": seals})
             offered = (
                 Option("seal", Text("anka.undo.seal")),
                 Option("accept", Text("anka.undo.accept"), tone="danger"),
             )
             wait = Wait("undo", Audience.character(fighter.ref), prompt, options=offered)
-            paused = {**state, "after": {**after, "undo": queue}}
-            return Step(effects=tuple(effects), outcomes=tuple(lines), pause=Pause(UNDO_HANDLER, (wait,), paused))
+            paused = Undoing.of(_with_after(state, undo=tuple(queue)))
+            return Step(effects=tuple(effects), outcomes=tuple(lines), pause=Pause(paused, (wait,)))
         effects.append(StatePatch(fighter.ref, VANISHED, True))
-        lines.append(told("anka.vanished", who=fighter.character.name))
+        lines.append(Vanished(who=fighter.character.name))
         queue.pop(0)
-    return Step(effects=tuple(effects), outcomes=tuple(lines)).then(
-        _finish(scene, {**state, "after": {**after, "undo": []}})
-    )
+    return Step(effects=tuple(effects), outcomes=tuple(lines)).then(_finish(scene, _with_after(state, undo=())))
 
 
-def undo_chosen(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+def undo_chosen(scene: Scene, state: Undoing, answer: Answer) -> Step:
     fresh = _fresh(state)
-    after = fresh["after"]
-    fighter = fighters(scene, fresh)[after["undo"][0]]
-    rest = {**fresh, "after": {**after, "undo": after["undo"][1:]}}
+    after = fresh.after
+    fighter = fighters(scene, fresh)[after.undo[0]]
+    rest = _with_after(fresh, undo=after.undo[1:])
     if answer.option == "seal" and seals_left(scene, fresh, fighter) < UNDO_VANISH_SEALS:
-        gone = Step(outcomes=(told("anka.way_out_gone", who=fighter.character.name),))
+        gone = Step(outcomes=(WayOutGone(who=fighter.character.name),))
         return gone.then(next_undo(scene, fresh))  # spent meanwhile for another Servant: ask again
     if answer.option == "seal":
         rest = _spend(rest, "seals", str(scene.one(fighter.master_ref).id), UNDO_VANISH_SEALS)
@@ -802,75 +885,81 @@ def undo_chosen(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
             PoolDelta(fighter.master_ref, SEALS, -UNDO_VANISH_SEALS),
             PoolDelta(fighter.ref, FATIGUE, RETREAT_FATIGUE),
         )
-        rest["after"]["retreated"] = [*after["retreated"], fighter.index]
-        line = told("anka.retreated", who=fighter.character.name, means=Text("anka.means.seal", {"count": 2}),
-                    fatigue=fatigue_of(fighter.character) + RETREAT_FATIGUE)  # fmt: skip
+        rest = _with_after(rest, retreated=(*after.retreated, fighter.index))
+        line = Retreated(
+            who=fighter.character.name,
+            by="seal",
+            seals=UNDO_VANISH_SEALS,
+            fatigue=fatigue_of(fighter.character) + RETREAT_FATIGUE,
+        )
         return Step(effects=effects, outcomes=(line,)).then(next_undo(scene, rest))
-    gone = Step(effects=(StatePatch(fighter.ref, VANISHED, True),),
-                outcomes=(told("anka.vanished", who=fighter.character.name),))  # fmt: skip
+    gone = Step(effects=(StatePatch(fighter.ref, VANISHED, True),), outcomes=(Vanished(who=fighter.character.name),))
     return gone.then(next_undo(scene, rest))
 
 
-def _finish(scene: Scene, state: Mapping[str, Any]) -> Step:
+def _finish(scene: Scene, state: Aftermath) -> Step:
     """R14's end: the losing camp's other members retreat with a surviving Servant, or else negotiate with the
     winners (no negotiation after a retreat skill or a substitute talisman); a camp beaten at home that retreats
     loses its base."""
-    after = state["after"]
-    loser = other(state["winner"])
+    after = state.after
+    loser = other(state.winner)
     others = [f for f in fighters(scene, state) if f.side == loser and not is_servant(f.character)]
     effects: list[Effect] = []
-    lines = []
-    retreating = bool(after["retreated"])
-    if others:
-        names = ", ".join(f.character.name for f in others)
-        key = "anka.others_retreat" if retreating or after["rescued"] else "anka.negotiation"
-        lines.append(told(key, names=names, winner=side_name(scene, state["winner"])))
-    if state.get("home") == loser and (retreating or after["rescued"]) and scene.side(loser).state.get(BASE):
+    lost_base = None
+    retreating = bool(after.retreated)
+    if state.home == loser and (retreating or after.rescued) and scene.side(loser).state.get(BASE):
         effects.append(SidePatch(loser, BASE, None))
-        lines.append(told("anka.base_lost", side=side_name(scene, loser), base=str(scene.side(loser).state[BASE])))
-    lines.append(told("anka.battle_over", headline=True, winner=side_name(scene, state["winner"])))
-    return Step(effects=tuple(effects), outcomes=tuple(lines))
+        lost_base = str(scene.side(loser).state[BASE])
+    over = BattleOver(
+        winner=side_name(scene, state.winner),
+        loser=side_name(scene, loser),
+        others=tuple(f.character.name for f in others),
+        negotiate=not (retreating or after.rescued),
+        lost_base=lost_base,
+    )
+    return Step(effects=tuple(effects), outcomes=(over,))
 
 
-def cancelled(scene: Scene, state: Mapping[str, Any]) -> Step | None:
+def cancelled(scene: Scene, state: Battle) -> Step | None:
     """A GM's cancel of a battle not yet decided: as if it never happened, its skills' fatigue and its talismans
     come back (the talismans even when a fighter is gone). Once decided, what was read stands: a Servant whose
     vanish check failed vanishes; what was still to be chosen or read is left to the GM."""
-    if "winner" in state:
-        return _cancelled_after(scene, state)
+    if state.winner is not None:
+        return _cancelled_after(scene, state, state.winner)
     effects: list[Effect] = []
-    if len(scene.members(FIGHTER)) == len(state["fighters"]):
+    if len(scene.members(FIGHTER)) == len(state.fighters):
         everyone = fighters(scene, state)
-        for number, entry in enumerate(state["activations"]):
-            if not entry["cancelled"] and number not in state.get("refunded", []):
-                fighter = everyone[entry["fighter"]]
-                effects += [PoolDelta(ref, FATIGUE, -cost) for ref, cost in
-                            [(fighter.ref, fighter.sheet.skills[entry["skill"]].fatigue_cost)]
-                            if cost and is_servant(fighter.character)]  # fmt: skip
+        for number, entry in enumerate(state.activations):
+            if not entry.cancelled and number not in state.refunded:
+                fighter = everyone[entry.fighter]
+                effects += [
+                    PoolDelta(ref, FATIGUE, -cost)
+                    for ref, cost in [(fighter.ref, fighter.sheet.skills[entry.skill].fatigue_cost)]
+                    if cost and is_servant(fighter.character)
+                ]
     held = {side: talismans(scene, side) for side in ("a", "b")}
-    for side, kind in state.get("spent", []):
+    for side, kind in state.spent:
         held[side][kind] += 1
-    effects += [SidePatch(side, TALISMANS, held[side]) for side in {side for side, _ in state.get("spent", [])}]
+    effects += [SidePatch(side, TALISMANS, held[side]) for side in {side for side, _ in state.spent}]
     if not effects:
         return None
-    return Step(effects=tuple(effects), outcomes=(told("anka.battle_cancelled"),))
+    return Step(effects=tuple(effects), outcomes=(BattleCancelled(),))
 
 
-def _cancelled_after(scene: Scene, state: Mapping[str, Any]) -> Step:
-    after = state.get("after", {})
-    lines = [told("anka.battle_cancelled_after", winner=side_name(scene, state["winner"]))]
+def _cancelled_after(scene: Scene, state: Battle, winner: str) -> Step:
+    lines: list[Outcome] = [BattleCancelled(winner=side_name(scene, winner))]
     effects: list[Effect] = []
-    if len(scene.members(FIGHTER)) == len(state["fighters"]):
+    if len(scene.members(FIGHTER)) == len(state.fighters):
         everyone = fighters(scene, state)
-        for index in after.get("undo", []):
+        for index in state.after.undo if state.after else ():
             effects.append(StatePatch(everyone[index].ref, VANISHED, True))
-            lines.append(told("anka.vanished", who=everyone[index].character.name))
+            lines.append(Vanished(who=everyone[index].character.name))
     return Step(effects=tuple(effects), outcomes=tuple(lines))
 
 
-CONTINUATIONS: Final[Mapping[str, Then]] = {
-    "assassination": assassinated,
-    "third": third_drawn,
-    "battle": battle_decided,
-    "aftermath": aftermath_rolled,
+CONTINUATIONS: Final[Continuations] = {
+    Assassinating: assassinated,
+    DrawingThird: third_drawn,
+    Deciding: battle_decided,
+    RollingAftermath: aftermath_rolled,
 }

@@ -15,11 +15,17 @@ AUTO_LOSE: Final = "auto_lose"
 
 # T1: (advantages, disadvantages) of side A over the three chosen parameters -> its win rate.
 WIN_RATE_TABLE: Final[dict[tuple[int, int], int | str]] = {
-    (0, 0): 50, (0, 1): 40, (0, 2): 20, (0, 3): AUTO_LOSE,
-    (1, 0): 60, (1, 1): 50, (1, 2): 30,
-    (2, 0): 80, (2, 1): 70,
+    (0, 0): 50,
+    (0, 1): 40,
+    (0, 2): 20,
+    (0, 3): AUTO_LOSE,
+    (1, 0): 60,
+    (1, 1): 50,
+    (1, 2): 30,
+    (2, 0): 80,
+    (2, 1): 70,
     (3, 0): AUTO_WIN,
-}  # fmt: skip
+}
 
 # T2: the last digit of a winner's decision -> its fatigue change, and the source's words for it.
 FATIGUE_TABLE: Final = (-1, 0, 0, 1, 1, 1, 2, 2, 3, 5)

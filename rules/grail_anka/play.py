@@ -9,16 +9,19 @@ for a GM's approval.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from functools import cached_property
 from typing import Any, Final
 
 from rules.dice import DiceSource
-from rules.exchange import Outcome, RuleError, Step, Text
-from rules.grail_anka import checks, decisions, fight, told, turn_steps
-from rules.grail_anka.decisions import reading, request
+from rules.exchange import Answer, RuleError, Step, Text
+from rules.grail_anka import checks, decisions, fight, turn_steps
+from rules.grail_anka.decisions import Continuations, reading, request
 from rules.grail_anka.model import COMMAND_SEALS, PARAMS
 from rules.grail_anka.options import GrailAnkaOptions
+from rules.grail_anka.outcomes import Checked, Purpose
 from rules.grail_anka.sheets import FILES, ServantFile, Skill, parse_file
+from rules.grail_anka.states import Anchoring, Battle, Checking
 from rules.options import CampaignOptions
 from rules.play import (
     AttackInput,
@@ -26,10 +29,9 @@ from rules.play import (
     CharacterDraft,
     CharacterSnapshot,
     CheckInput,
-    Handler,
     Play,
     Pool,
-    Report,
+    Resumes,
     Scene,
     SheetLine,
 )
@@ -37,23 +39,44 @@ from rules.words import joined
 
 MASTER, SERVANT, OTHER = "master", "servant", "other"
 BATTLE_KIND: Final = "anka.battle"
-CHECK_CONTINUATION: Final = "check"
 
 TEMPLATE_PARAMS: Final = {"str": 30, "end": 30, "agi": 30, "mag": 30, "luk": 30, "np": 30}
 # The example files; their names are catalog texts, written in the campaign's language.
 TEMPLATES: Final[dict[str, dict[str, Any]]] = {
-    MASTER: {"name": Text("anka.example.master"), "level": 5, "params": {**TEMPLATE_PARAMS, "mag": "B"},
-             "skills": [{"name": Text("anka.example.gems"), "kind": "mystic_code", "timing": "main",
-                         "category": Text("anka.example.magecraft"), "effect": {"win_rate_delta": 5}}]},
-    SERVANT: {"name": Text("anka.example.servant"), "master": Text("anka.example.master"),
-              "servant_class": Text("anka.example.servant"), "level": 10,
-              "params": {"str": "D", "end": "C", "agi": "C", "mag": "B", "luk": "E", "np": "A+"},
-              "skills": [{"name": Text("anka.example.clairvoyance"), "kind": "normal", "timing": "main",
-                          "category": Text("anka.example.sight"), "fatigue_cost": 1,
-                          "effect": {"param_delta": {"agi": 5}}},
-                         {"name": Text("anka.example.retreat"), "timing": "post_battle", "tags": ["retreat"]}]},
+    MASTER: {
+        "name": Text("anka.example.master"),
+        "level": 5,
+        "params": {**TEMPLATE_PARAMS, "mag": "B"},
+        "skills": [
+            {
+                "name": Text("anka.example.gems"),
+                "kind": "mystic_code",
+                "timing": "main",
+                "category": Text("anka.example.magecraft"),
+                "effect": {"win_rate_delta": 5},
+            }
+        ],
+    },
+    SERVANT: {
+        "name": Text("anka.example.servant"),
+        "master": Text("anka.example.master"),
+        "servant_class": Text("anka.example.servant"),
+        "level": 10,
+        "params": {"str": "D", "end": "C", "agi": "C", "mag": "B", "luk": "E", "np": "A+"},
+        "skills": [
+            {
+                "name": Text("anka.example.clairvoyance"),
+                "kind": "normal",
+                "timing": "main",
+                "category": Text("anka.example.sight"),
+                "fatigue_cost": 1,
+                "effect": {"param_delta": {"agi": 5}},
+            },
+            {"name": Text("anka.example.retreat"), "timing": "post_battle", "tags": ["retreat"]},
+        ],
+    },
     OTHER: {"name": Text("anka.example.other"), "level": 1, "params": dict.fromkeys(PARAMS, 5)},
-}  # fmt: skip
+}
 
 
 def anka_options(options: CampaignOptions) -> GrailAnkaOptions:
@@ -61,19 +84,25 @@ def anka_options(options: CampaignOptions) -> GrailAnkaOptions:
     return options
 
 
+def said_of(purpose: Text) -> str:
+    """What a GM's check is for, in the GM's words (`anka.purpose.check`'s)."""
+    return str(purpose.params["purpose"])
+
+
 def gm_check(scene: Scene, rate: int, purpose: Text) -> Step:
     """A GM's check at any success rate outside battles (the source's 判定)."""
-    return request(scene, {"rate": rate, "purpose": purpose.to_dict()}, [purpose], CHECK_CONTINUATION, rates=[rate])
+    decides = Purpose(decides="check", said=said_of(purpose))
+    return request(scene, Checking(rate=rate, purpose=purpose.to_dict()), [decides], rates=[rate])
 
 
-def _checked(scene: Scene, state: dict[str, Any], values: list[int], revealed: Step) -> Step:
-    verdict = checks.judge(values[0], state["rate"])
-    line = told.told("anka.check_decided", headline=True, purpose=Text.from_dict(state["purpose"]),
-                     value=checks.shown(verdict.value), rate=verdict.rate, reading=reading(verdict))  # fmt: skip
+def _checked(scene: Scene, state: Checking, values: list[int], revealed: Step) -> Step:
+    verdict = checks.judge(values[0], state.rate)
+    said = said_of(Text.from_dict(state.purpose))
+    line = Checked(of="gm", value=verdict.value, rate=verdict.rate, reading=reading(verdict), said=said)
     return Step.of(revealed, Step(outcomes=(line,)))
 
 
-CONTINUATIONS: Final = {**fight.CONTINUATIONS, **turn_steps.CONTINUATIONS, CHECK_CONTINUATION: _checked}
+CONTINUATIONS: Final[Continuations] = {**fight.CONTINUATIONS, **turn_steps.CONTINUATIONS, Checking: _checked}
 
 
 class GrailAnkaPlay(Play):
@@ -84,19 +113,22 @@ class GrailAnkaPlay(Play):
     private_sheets = True
     final_fates = frozenset({fight.DEAD, fight.VANISHED})
 
-    @property
-    def handlers(self) -> Mapping[str, Handler]:
-        return {
-            decisions.ANCHOR_HANDLER: lambda scene, state, answer: decisions.anchored(scene, state, answer,
-                                                                                      CONTINUATIONS),
-            fight.SKILL_HANDLER: fight.skill_chosen,
-            fight.CANCEL_HANDLER: fight.cancel_chosen,
-            fight.PICK_HANDLER: fight.param_picked,
-            fight.FATE_HANDLER: fight.fate_chosen,
-            fight.UNDO_HANDLER: fight.undo_chosen,
-            turn_steps.CONTRACT_HANDLER: turn_steps.contract_answered,
-            turn_steps.ORDER_HANDLER: turn_steps.order_answered,
-        }  # fmt: skip
+    @cached_property
+    def resumes(self) -> Resumes:
+        return Resumes(
+            self.anchored,
+            fight.skill_chosen,
+            fight.cancel_chosen,
+            fight.param_picked,
+            fight.fate_chosen,
+            fight.undo_chosen,
+            turn_steps.contract_answered,
+            turn_steps.order_answered,
+        )
+
+    def anchored(self, scene: Scene, state: Anchoring, answer: Answer) -> Step:
+        """An anchor given, or a window closed or extended, in any exchange of the game."""
+        return decisions.anchored(scene, state, answer, CONTINUATIONS)
 
     def template(self, kind: str) -> dict[str, Any]:
         return dict(TEMPLATES[kind])
@@ -106,9 +138,15 @@ class GrailAnkaPlay(Play):
         return Binding(fight.MASTER_RELATION, "master", MASTER, per_target=None) if kind == SERVANT else None
 
     def build(
-        self, kind: str, data: Mapping[str, Any], bound: Mapping[str, CharacterSnapshot], dice: DiceSource,
-        options: CampaignOptions, *, gm_run: bool = False,
-    ) -> CharacterDraft:  # fmt: skip
+        self,
+        kind: str,
+        data: Mapping[str, Any],
+        bound: Mapping[str, CharacterSnapshot],
+        dice: DiceSource,
+        options: CampaignOptions,
+        *,
+        gm_run: bool = False,
+    ) -> CharacterDraft:
         sheet = parse_file(kind, data, anka_options(options))
         pools: dict[str, Pool] = {}
         if kind == MASTER:
@@ -145,12 +183,15 @@ class GrailAnkaPlay(Play):
         if not full:
             return lines
         lines.append(SheetLine("anka.sheet.level", str(sheet.level)))
-        shown = [Text("anka.param_value", {"param": Text(f"anka.param.{param}"), "value": sheet.params[param]})
-                 for param in PARAMS]  # fmt: skip
+        shown = [
+            Text("anka.param_value", {"param": Text(f"anka.param.{param}"), "value": sheet.params[param]})
+            for param in PARAMS
+        ]
         lines.append(SheetLine("anka.sheet.params", joined(shown), inline=False))
         if sheet.skills:
-            lines.append(SheetLine("anka.sheet.skills", joined([skill_line(skill) for skill in sheet.skills]),
-                                   inline=False))  # fmt: skip
+            lines.append(
+                SheetLine("anka.sheet.skills", joined([skill_line(skill) for skill in sheet.skills]), inline=False)
+            )
         return lines
 
     def check(self, scene: Scene, params: CheckInput) -> Step:
@@ -164,14 +205,9 @@ class GrailAnkaPlay(Play):
         fatigue in the open. Parameters and skills are what a private sheet hides."""
         return True
 
-    def cancelled(self, scene: Scene, kind: str, state: Mapping[str, Any]) -> Step | None:
-        return fight.cancelled(scene, state) if kind == BATTLE_KIND else None
-
-    def report(self, outcomes: Sequence[Outcome]) -> Report:
-        return told.report(outcomes)
-
-    def log_text(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
-        return told.log_text(payload) if kind == told.EVENT else None
+    def cancelled(self, scene: Scene, kind: str, state: Any) -> Step | None:
+        battle = state.continued if isinstance(state, Anchoring) else state
+        return fight.cancelled(scene, battle) if kind == BATTLE_KIND and isinstance(battle, Battle) else None
 
     def campaign_turn_ended(self, scene: Scene) -> Step | None:
         return turn_steps.turn_ended(scene)
@@ -193,5 +229,7 @@ def skill_line(skill: Skill) -> Text:
     details = [Text(f"anka.kind.{skill.kind}"), Text(f"anka.timing.{skill.timing}")]
     if skill.fatigue_cost:
         details.append(Text("anka.fatigue_cost", {"cost": skill.fatigue_cost}))
-    return Text("anka.skill_line", {"name": skill.name, "details": joined(details),
-                                    "effect": fight.effect_text(skill)})  # fmt: skip
+    return Text(
+        "anka.skill_line",
+        {"name": skill.name, "details": joined(details), "effect": fight.effect_text(skill.effect, skill.tags)},
+    )

@@ -33,8 +33,9 @@ def _ranked(value: object, info: ValidationInfo) -> object:
         return value
     ranked = rank_value(value, options)
     if ranked is None:
-        raise PydanticCustomError("not_a_rank", "{value} is no rank of {scale}",
-                                  {"value": value, "scale": options.rank_scale})  # fmt: skip
+        raise PydanticCustomError(
+            "not_a_rank", "{value} is no rank of {scale}", {"value": value, "scale": options.rank_scale}
+        )
     return ranked
 
 

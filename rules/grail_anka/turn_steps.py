@@ -19,6 +19,7 @@ from rules.exchange import (
     Effect,
     JoinSide,
     Option,
+    Outcome,
     Pause,
     PoolDelta,
     RuleError,
@@ -30,9 +31,22 @@ from rules.exchange import (
     member,
 )
 from rules.grail_anka import checks, turns
-from rules.grail_anka.decisions import Then, anka_options, request
+from rules.grail_anka.decisions import Continuations, anka_options, request
 from rules.grail_anka.fight import DEAD, FATIGUE, MASTER_RELATION, VANISHED, fatigue_of, has_master, is_servant
-from rules.grail_anka.told import Told, told
+from rules.grail_anka.outcomes import (
+    Contract,
+    Finale,
+    MasterlessFrozen,
+    MasterlessMoot,
+    Order,
+    Purpose,
+    Recovered,
+    TimeUp,
+    TurnEnded,
+    VanishChecked,
+    Vanished,
+)
+from rules.grail_anka.states import Consenting, MasterlessChecks, OrderAsked
 from rules.play import EVERYONE, CharacterSnapshot, Scene, SideSnapshot
 from rules.words import joined
 
@@ -49,7 +63,6 @@ FINALE: Final = "finale"
 FINALE_BEGUN: Final = "finale"  # the war's end once the final processing began
 LAST_PROTAGONIST_DIED: Final = "game_over"  # the war's end once no protagonist lives (R21)
 REST: Final = "rest"
-CONTRACT_HANDLER, ORDER_HANDLER = "anka_contract", "anka_order"
 SERVANT_ROLE, MASTER_ROLE, CAMP_ROLE, SERVANT_CAMP_ROLE = "servant", "master", "camp", "servant_camp"
 
 
@@ -126,19 +139,23 @@ def turn_ended(scene: Scene) -> Step:
     turn = scene.turn.turn_number
     if (reason := war_over(scene)) is not None:  # nothing moves any more, the turns neither: the GM ends it
         raise RuleError(war_over_refusal(reason))
-    lines: list[Told] = [told("anka.turn_ended", headline=True, turn=turn)]
+    rested_camps = []
     for side in scene.sides.values():
         action = side.state.get(ACTION)
         # What a camp did is its own; that it rested, its Servants' recovery tells anyway.
         if isinstance(action, Mapping) and action.get("turn") == turn and action.get("kind") == REST:
-            lines.append(told("anka.camp_rested", camp=side.name))
+            rested_camps.append(side.name)
+    lines: list[Outcome] = [TurnEnded(turn=turn, rested=tuple(rested_camps))]
     effects: list[Effect] = []
     masterless: list[int] = []
     bound: list[int | None] = []  # each masterless Servant's (dead) Master when its check is committed
-    purposes: list[Text] = []
-    rates: list[int | None] = []
-    servants = [(index, character) for index, character in enumerate(scene.members(EVERYONE))
-                if is_servant(character) and in_play(character)]  # fmt: skip
+    purposes: list[Purpose] = []
+    rates: list[int] = []
+    servants = [
+        (index, character)
+        for index, character in enumerate(scene.members(EVERYONE))
+        if is_servant(character) and in_play(character)
+    ]
     # R23's order: the masterless Servants first, then the others' recovery.
     for index, character in sorted(servants, key=lambda entry: has_master(entry[1])):
         ref = member(EVERYONE, index)
@@ -150,48 +167,45 @@ def turn_ended(scene: Scene) -> Step:
             masterless.append(index)
             bound.append(_master_id(character))
             rate = turns.masterless_survive_rate(counted)
-            purposes.append(Text("anka.purpose.masterless", {"who": character.name, "turns": counted}))
+            purposes.append(Purpose(decides="masterless", who=character.name, turns=counted))
             rates.append(rate)
-            lines.append(
-                told("anka.masterless_frozen", who=character.name, turns=counted, fatigue=fatigue_of(character))
-            )
+            lines.append(MasterlessFrozen(who=character.name, turns=counted, fatigue=fatigue_of(character)))
             continue
         before = fatigue_of(character)
         rested = resting(camp_of(scene, character), turn)
         after = turns.recovered(before, has_master=True, resting=rested)
         if after != before:
             effects.append(PoolDelta(ref, FATIGUE, after - before))
-            lines.append(told("anka.turn_recovery_rest" if rested else "anka.turn_recovery", who=character.name,
-                              before=before, after=after))  # fmt: skip
+            lines.append(Recovered(who=character.name, before=before, after=after, rested=rested))
     step = Step(effects=tuple(effects), outcomes=tuple(lines))
     if masterless:
-        state = {"turn": turn, "masterless": masterless, "rates": rates, "bound": bound}
-        return step.then(request(scene, state, purposes, "masterless", rates=rates))
+        state = MasterlessChecks(turn=turn, masterless=tuple(masterless), rates=tuple(rates), bound=tuple(bound))
+        return step.then(request(scene, state, purposes, rates=rates))
     return step.then(war_standing(scene, turn, frozenset()))
 
 
-def masterless_checked(scene: Scene, state: dict[str, Any], values: list[int], revealed: Step) -> Step:
+def masterless_checked(scene: Scene, state: MasterlessChecks, values: list[int], revealed: Step) -> Step:
     """R19: each masterless Servant survives at 100 - 5 x its turns without a Master (exact, D18)."""
     everyone = scene.members(EVERYONE)
     critical_fumble = anka_options(scene).critical_fumble_all_checks
     effects: list[Effect] = []
-    lines = []
+    lines: list[Outcome] = []
     gone: set[int] = set()
-    for index, rate, value, was in zip(state["masterless"], state["rates"], values, state["bound"], strict=True):
+    for index, rate, value, was in zip(state.masterless, state.rates, values, state.bound, strict=True):
         character = everyone[index]
         if not in_play(character) or _master_id(character) != was:
             # Vanished meanwhile (an earlier turn's check), or it found a Master since (R20): the check is moot.
-            lines.append(told("anka.masterless_moot", who=character.name))
+            lines.append(MasterlessMoot(who=character.name))
             continue
         survived = checks.survives_vanish(value, rate, critical_fumble_all_checks=critical_fumble)
-        lines.append(told("anka.masterless_checked", who=character.name, value=checks.shown(value), rate=max(rate, 0),
-                          reading=Text("anka.survived" if survived else "anka.vanishes")))  # fmt: skip
+        read = VanishChecked(who=character.name, value=value, rate=max(rate, 0), survived=survived, masterless=True)
+        lines.append(read)
         if not survived:
             effects.append(StatePatch(member(EVERYONE, index), VANISHED, True))
-            lines.append(told("anka.vanished", who=character.name))
+            lines.append(Vanished(who=character.name))
             gone.add(character.id)
     checked = Step.of(revealed, Step(effects=tuple(effects), outcomes=tuple(lines)))
-    return checked.then(war_standing(scene, state["turn"], frozenset(gone)))
+    return checked.then(war_standing(scene, state.turn, frozenset(gone)))
 
 
 def camp_active(side: SideSnapshot, gone: frozenset[int]) -> bool:
@@ -201,34 +215,38 @@ def camp_active(side: SideSnapshot, gone: frozenset[int]) -> bool:
     standing = str(side.state.get(STANDING, ""))
     if standing in ("active", "out"):
         return standing == "active"
-    return turns.active((character.kind, in_play(character) and character.id not in gone)
-                        for character, _ in side.members)  # fmt: skip
+    return turns.active(
+        (character.kind, in_play(character) and character.id not in gone) for character, _ in side.members
+    )
 
 
 def war_standing(scene: Scene, turn: int, gone: frozenset[int]) -> Step:
     """R21, R22: out of time past `max_turns`; the finale offered when two camps remain or all are at peace."""
-    lines = []
+    lines: list[Outcome] = []
     effects: list[Effect] = []
     if turns.time_up(turn + 1, anka_options(scene).max_turns):
-        lines.append(told("anka.time_up", turn=turn))
+        lines.append(TimeUp(turn=turn))
         effects += ending(scene, "time_up")
     camps = [side for side in scene.sides.values() if camp_active(side, gone)]
-    relations = {frozenset((side.name.lower(), other)): kind for side in camps
-                 for other, kind in dict(side.state.get(RELATIONS, {})).items()}  # fmt: skip
-    names = ", ".join(side.name for side in camps) or "—"
+    relations = {
+        frozenset((side.name.lower(), other)): kind
+        for side in camps
+        for other, kind in dict(side.state.get(RELATIONS, {})).items()
+    }
+    names = tuple(side.name for side in camps)
     granted = {side.name: extra_actions_left(side.state) for side in scene.sides.values()}
     if not effects and any(left is not None for left in granted.values()):
         # R22's grace: the finale begins at the end of the turn in which the camps in the war took their last.
         left = {side.name: granted[side.name] or 0 for side in camps}
         if not any(left.values()):
-            lines.append(told("anka.finale_begun", camps=names))
+            lines.append(Finale(stage="begun", camps=names))
             effects += ending(scene, FINALE_BEGUN)
         else:
-            lines.append(told("anka.finale_grace", camps=extra_actions_text(left)))
+            lines.append(Finale(stage="grace", left=left))
         return Step(effects=tuple(effects), outcomes=tuple(lines))
     reason = turns.finale_reason([side.name.lower() for side in camps], relations)
     if reason is not None and not effects:
-        lines.append(told(f"anka.finale_due.{reason}", camps=names))
+        lines.append(Finale(stage="due", camps=names, reason=reason))
     return Step(effects=tuple(effects), outcomes=tuple(lines))
 
 
@@ -250,28 +268,29 @@ def contract_asked(scene: Scene, asker: int, *, asked_by_gm: bool) -> Step:
         if not (character.gm_run and asked_by_gm) and (character.gm_run or character.owner_id != asker)
     ]
     current = servant.partner(MASTER_RELATION)
-    return _next_consent(scene, {"waiting": waiting, "was": current.id if current is not None else None})
+    return _next_consent(scene, Consenting(waiting=tuple(waiting), was=current.id if current is not None else None))
 
 
-def _next_consent(scene: Scene, state: dict[str, Any]) -> Step:
+def _next_consent(scene: Scene, state: Consenting) -> Step:
     servant, master = scene.one(SERVANT_ROLE), scene.one(MASTER_ROLE)
-    if not state["waiting"]:
-        return _contracted(scene, state.get("was"))
-    role = state["waiting"][0]
-    prompt = Text("anka.contract_prompt", {"servant": servant.name, "master": master.name,
-                                            "who": scene.one(role).name})  # fmt: skip
-    offered = (Option("agree", Text("anka.contract_agree"), tone="success"),
-               Option("refuse", Text("anka.contract_refuse"), tone="danger"))  # fmt: skip
+    if not state.waiting:
+        return _contracted(scene, state.was)
+    role = state.waiting[0]
+    prompt = Text("anka.contract_prompt", {"servant": servant.name, "master": master.name, "who": scene.one(role).name})
+    offered = (
+        Option("agree", Text("anka.contract_agree"), tone="success"),
+        Option("refuse", Text("anka.contract_refuse"), tone="danger"),
+    )
     wait = Wait("consent", Audience.character(role), prompt, options=offered)
-    return Step(pause=Pause(CONTRACT_HANDLER, (wait,), state))
+    return Step(pause=Pause(state, (wait,)))
 
 
-def contract_answered(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+def contract_answered(scene: Scene, state: Consenting, answer: Answer) -> Step:
     refuse_game_over(scene)
     if answer.option != "agree":
-        refused = told("anka.contract_refused", who=scene.one(state["waiting"][0]).name)
+        refused = Contract(result="refused", who=scene.one(state.waiting[0]).name)
         return Step(outcomes=(refused,))
-    return _next_consent(scene, {**state, "waiting": state["waiting"][1:]})
+    return _next_consent(scene, state.model_copy(update={"waiting": state.waiting[1:]}))
 
 
 def _contracted(scene: Scene, was: int | None) -> Step:
@@ -280,15 +299,18 @@ def _contracted(scene: Scene, was: int | None) -> Step:
     servant, master = scene.one(SERVANT_ROLE), scene.one(MASTER_ROLE)
     current = servant.partner(MASTER_RELATION)
     if (current.id if current is not None else None) != was or not in_play(servant) or not in_play(master):
-        return Step(outcomes=(told("anka.contract_lapsed", servant=servant.name, master=master.name),))
+        return Step(outcomes=(Contract(result="lapsed", servant=servant.name, master=master.name),))
     # The Servant is played from now on by the new Master's player (the GMs, for one of theirs).
-    effects: list[Effect] = [Bind(SERVANT_ROLE, MASTER_RELATION, MASTER_ROLE, with_player=True),
-                             StatePatch(SERVANT_ROLE, MASTERLESS_TURNS, None)]  # fmt: skip
+    effects: list[Effect] = [
+        Bind(SERVANT_ROLE, MASTER_RELATION, MASTER_ROLE, with_player=True),
+        StatePatch(SERVANT_ROLE, MASTERLESS_TURNS, None),
+    ]
     camp = scene.sides.get(CAMP_ROLE)
     if camp is not None:
         effects.append(JoinSide(SERVANT_ROLE, CAMP_ROLE))
-    line = told("anka.contracted", headline=True, servant=servant.name, master=master.name,
-                camp=camp.name if camp is not None else "—")  # fmt: skip
+    line = Contract(
+        result="made", servant=servant.name, master=master.name, camp=camp.name if camp is not None else None
+    )
     return Step(effects=tuple(effects), outcomes=(line,))
 
 
@@ -298,22 +320,24 @@ def _contracted(scene: Scene, was: int | None) -> Step:
 def order_asked(scene: Scene, reason: str) -> Step:
     master = scene.one(MASTER_ROLE)
     prompt = Text("anka.order_prompt", {"master": master.name, "reason": reason})
-    offered = (Option("allow", Text("anka.order_allow"), tone="success"),
-               Option("deny", Text("anka.order_deny"), tone="danger"))  # fmt: skip
+    offered = (
+        Option("allow", Text("anka.order_allow"), tone="success"),
+        Option("deny", Text("anka.order_deny"), tone="danger"),
+    )
     wait = Wait("order", Audience.gms(), prompt, options=offered)
-    return Step(pause=Pause(ORDER_HANDLER, (wait,), {"reason": reason}))
+    return Step(pause=Pause(OrderAsked(reason=reason), (wait,)))
 
 
-def order_answered(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+def order_answered(scene: Scene, state: OrderAsked, answer: Answer) -> Step:
     refuse_game_over(scene)
     master = scene.one(MASTER_ROLE)
     if answer.option != "allow":
-        return Step(outcomes=(told("anka.order_denied", master=master.name, reason=state["reason"]),))
+        return Step(outcomes=(Order(result="denied", master=master.name, reason=state.reason),))
     seals = master.pools["command_seals"].current
     if seals < 1:
-        return Step(outcomes=(told("anka.order_no_seals", master=master.name),))
-    line = told("anka.order_spent", headline=True, master=master.name, reason=state["reason"], seals=seals - 1)
+        return Step(outcomes=(Order(result="no_seals", master=master.name),))
+    line = Order(result="spent", master=master.name, reason=state.reason, seals=seals - 1)
     return Step(effects=(PoolDelta(MASTER_ROLE, "command_seals", -1),), outcomes=(line,))
 
 
-CONTINUATIONS: Final[Mapping[str, Then]] = {"masterless": masterless_checked}
+CONTINUATIONS: Final[Continuations] = {MasterlessChecks: masterless_checked}

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rules.exchange import RuleError, StatePatch, Step, Text
+from rules.exchange import Outcome, RuleError, StatePatch, Step, Text
 from rules.grail_zh.characters import RUN_MULTIPLIER_MASTER, RUN_MULTIPLIER_SERVANT
-from rules.grail_zh.stored import CONCEALED, Tale, Told, grail_options, servant_like
+from rules.grail_zh.stored import CONCEALED, grail_options, servant_like
 from rules.play import CharacterSnapshot, Scene, Turn
 
 ACTIONS = "actions"  # the character state key of the actions it used, and the round they were used in
@@ -66,8 +66,12 @@ def committed_turn(role: str, character: CharacterSnapshot, turn: Turn) -> Step:
     if not isinstance(left, int) or left <= 0:
         return Step()
     rest = left - 1 or None
-    return Step(effects=(StatePatch(role, ACTIONS, {"round": turn.round_number, "used": [STANDARD]}),
-                         StatePatch(role, COMMITTED, rest)))  # fmt: skip
+    return Step(
+        effects=(
+            StatePatch(role, ACTIONS, {"round": turn.round_number, "used": [STANDARD]}),
+            StatePatch(role, COMMITTED, rest),
+        )
+    )
 
 
 def square(character: CharacterSnapshot) -> tuple[int, int] | None:
@@ -97,21 +101,15 @@ def position_value(x: int, y: int, sector: tuple[int, int]) -> dict[str, Any]:
     return {"sector": list(sector), "x": x, "y": y}
 
 
-class Moved(Told):
+class Moved(Outcome):
     event = "character.moved"
     name: str
     ran: bool
     placed: bool  # set by a GM, not moved by its player
     secret: bool = False  # one in Presence Concealment: that it moves is its player's and the GMs' (R28)
 
-    def told(self) -> Tale:
-        key = "move.placed" if self.placed else "move.ran" if self.ran else "move.moved"
-        return Text(key, {"name": self.name}), []
 
-
-def move(
-    scene: Scene, role: str, x: int, y: int, sector: tuple[int, int], *, run: bool, speed: int | None
-) -> Step:  # fmt: skip
+def move(scene: Scene, role: str, x: int, y: int, sector: tuple[int, int], *, run: bool, speed: int | None) -> Step:
     """A move action within its speed (a run: four times a Master's, ten times a Servant's, and no standard action
     nor defence until its next turn, R26; no limit for what teleports), from the square it stands on: one not on
     the map yet is placed by a GM first, as a move from nowhere could take it anywhere."""

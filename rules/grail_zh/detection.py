@@ -4,9 +4,8 @@ a fight, and its first attack treats the target as unaware, then it ends (D29)."
 
 from __future__ import annotations
 
-from rules.exchange import Modifier, Roll, RuleError, StatePatch, Step, Text
+from rules.exchange import Modifier, Outcome, Roll, RuleError, StatePatch, Step
 from rules.grail_zh import actions
-from rules.grail_zh.actions import SECTOR_SQUARES
 from rules.grail_zh.model import Stat
 from rules.grail_zh.rolls import D20, luck_d20
 from rules.grail_zh.stored import (
@@ -15,8 +14,6 @@ from rules.grail_zh.stored import (
     MAKER,
     MASTER,
     SPIRIT_FORM,
-    Tale,
-    Told,
     fate_of,
     grail_options,
     luck_of,
@@ -35,20 +32,12 @@ SEARCHED = "searched"  # the state key of the moment a character last searched: 
 CONCEALMENT_BASE, CONCEALMENT_STEP = 10, 5  # found at 10 + 5X (「若结果小于15/20/25/30/35，他们无法发现你」)
 
 
-class Searched(Told):
+class Searched(Outcome):
     event = "map.search"
     secret: bool = True  # what a character finds is its player's alone
     observer: str
     found: list[str]
     squares: list[list[int]]  # each found character's, across sectors
-
-    def told(self) -> Tale:
-        title = Text("search.title", {"name": self.observer})
-        if not self.found:
-            return title, [Text("search.nothing", {"name": self.observer})]
-        return title, [Text("where.square", {"name": name, "sx": x // SECTOR_SQUARES, "sy": y // SECTOR_SQUARES,
-                                             "x": x % SECTOR_SQUARES, "y": y % SECTOR_SQUARES})
-                       for name, (x, y) in zip(self.found, self.squares, strict=True)]  # fmt: skip
 
 
 def search(scene: Scene) -> Step:
@@ -152,14 +141,11 @@ def concealment_of(character: CharacterSnapshot, options: CampaignOptions) -> in
     return servant_of(character, options).magnitude("presence_concealment", grail_options(options).ex_value)
 
 
-class Concealed(Told):
+class Concealed(Outcome):
     event = "map.concealment"
     secret: bool = True  # that it hides is its player's to know
     name: str
     hidden: bool
-
-    def told(self) -> Tale:
-        return Text("conceal.on" if self.hidden else "conceal.off", {"name": self.name}), []
 
 
 def conceal(scene: Scene, leave: bool) -> Step:
@@ -169,10 +155,14 @@ def conceal(scene: Scene, leave: bool) -> Step:
     if leave:
         if CONCEALED not in character.state:
             raise RuleError("grail_not_concealed", name=character.name)
-        return Step(effects=(StatePatch(ACTOR, CONCEALED, None),), outcomes=(Concealed(name=character.name,
-                                                                                    hidden=False),))  # fmt: skip
-    x = servant_of(character, options).magnitude("presence_concealment", options.ex_value) if servant_like(
-        character) else 0  # fmt: skip
+        return Step(
+            effects=(StatePatch(ACTOR, CONCEALED, None),), outcomes=(Concealed(name=character.name, hidden=False),)
+        )
+    x = (
+        servant_of(character, options).magnitude("presence_concealment", options.ex_value)
+        if servant_like(character)
+        else 0
+    )
     if not x:
         raise RuleError("grail_no_concealment", name=character.name)
     if scene.turn.in_combat:

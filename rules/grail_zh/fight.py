@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any
+from typing import Annotated, Any, ClassVar
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator
 
 from rules.exchange import (
     Answer,
@@ -20,6 +20,7 @@ from rules.exchange import (
     Outcome,
     Pause,
     PoolDelta,
+    Resumption,
     RuleError,
     StatePatch,
     Step,
@@ -69,8 +70,6 @@ from rules.grail_zh.stored import (
     UNAWARE,
     UPKEEP_UNPAID,
     VANISHED,
-    Tale,
-    Told,
     fate_of,
     grail_options,
     hidden_sheet,
@@ -108,7 +107,6 @@ OPPORTUNITY_WAIT, CAST_WAIT = "opportunity", "cast"
 CONSENT_WAIT, GIVE, REFUSE = "consent", "give", "refuse"
 MASTER_ROLE = "master"  # the Servant's Master, cast into the exchange to consent to a transfer
 OPPORTUNITY, GO_ON = "strike", "go_on"
-BY = "by"  # the state key of the role striking a blow: the attacker's (when absent), or a striker's out of turn
 STRIKER = "striker"  # the role an opportunity attacker plays while its blow waits for its target's reactions
 FAMILIAR_PENALTY = -5  # a familiar, or a creature whose file says it is one, is hard to hit (R3, R21)
 PROVOKING = frozenset({"bolt", "feat"})  # D36: spellcasting, and a signature feat's magecraft
@@ -132,7 +130,7 @@ class GrailAttackInput(AttackInput):
     type: str | None = Field(None, max_length=40, description="param.type")
 
 
-class Attacked(Told):
+class Attacked(Outcome):
     event = "attack.rolled"
     attacker: str
     defender: str
@@ -143,46 +141,26 @@ class Attacked(Told):
     stance: bool = False  # the defender's Defend stance made it hit
     automatic: bool = False  # an effect that hits without a roll
 
-    def told(self) -> Tale:
-        said: dict[str, str | int | Text] = {"attacker": self.attacker, "defender": self.defender,
-                                             "means": means_text(self.means), "total": self.total}  # fmt: skip
-        key = "attack.automatic" if self.automatic else "attack.hit" if self.hit else "attack.missed"
-        lines = [Text(f"luck.{self.auto}")] if self.auto else []
-        if self.stance:
-            lines.append(Text("attack.stance", {"defender": self.defender}))
-        return Text(key, said), lines
 
-
-class Provoking(Told):
+class Provoking(Outcome):
     event = "act.provoking"
     name: str
     act: dict[str, Any]  # the act in words, as a Text
 
-    def told(self) -> Tale:
-        return Text("provoke.waits", {"name": self.name, "act": Text.from_dict(self.act)}), []
 
-
-class Unveiled(Told):
+class Unveiled(Outcome):
     event = "map.unveiled"
     name: str
 
-    def told(self) -> Tale:
-        return None, [Text("conceal.struck", {"name": self.name})]
 
-
-class Casting(Told):
+class Casting(Outcome):
     event = "attack.casting"
     caster: str
     means: str
     defender: str
 
-    def told(self) -> Tale:
-        said: dict[str, str | int | Text] = {"caster": self.caster, "means": means_text(self.means),
-                                             "defender": self.defender}  # fmt: skip
-        return Text("attack.casting", said), []
 
-
-class Paid(Told):
+class Paid(Outcome):
     event = "mp.paid"
     name: str
     cost: int
@@ -191,64 +169,38 @@ class Paid(Told):
     vanished: bool
     secret: bool = False  # a character the GMs run: its costs would tell its ranks
 
-    def told(self) -> Tale:
-        if self.secret:
-            return None, [Text("mp.paid_secret", {"name": self.name})]
-        key = "mp.paid_with_master" if self.master else "mp.paid"
-        return None, [Text(key, {"name": self.name, "cost": self.cost, "master": self.master or "",
-                                 "given": self.from_master})]  # fmt: skip
 
-
-class Released(Told):
+class Released(Outcome):
     event = "attack.save_release"
     attacker: str
     means: str  # the Noble Phantasm's name
     save_stat: str  # MAG or LUK
     defenders: list[str]
 
-    def told(self) -> Tale:
-        said: dict[str, str | int | Text] = {
-            "attacker": self.attacker,
-            "means": means_text(self.means),
-            "defender": joined(self.defenders),
-            "stat": Text(f"stat.{self.save_stat}"),
-        }
-        return Text("attack.save_release", said), []  # fmt: skip
 
-
-class Saved(Told):
+class Saved(Outcome):
     event = "attack.save"
     defender: str
     dc: int
     total: int
     result: str  # full, half, none
 
-    def told(self) -> Tale:
-        return None, [Text(f"save.{self.result}", {"defender": self.defender, "dc": self.dc, "total": self.total})]
 
-
-class Evaded(Told):
+class Evaded(Outcome):
     event = "attack.minds_eye"
     defender: str
     total: int  # the Mind's Eye roll
     against: int  # the attack roll it had to beat
     evaded: bool
 
-    def told(self) -> Tale:
-        said: dict[str, str | int | Text] = {"defender": self.defender, "total": self.total, "against": self.against}
-        return None, [Text("attack.evaded" if self.evaded else "attack.not_evaded", said)]
 
-
-class Guarded(Told):
+class Guarded(Outcome):
     event = "attack.guarded"
     guard: str
     defender: str
 
-    def told(self) -> Tale:
-        return None, [Text("attack.guarded", {"guard": self.guard, "defender": self.defender})]
 
-
-class Damaged(Told):
+class Damaged(Outcome):
     event = "attack.damage"
     defender: str
     rolled: int
@@ -259,23 +211,6 @@ class Damaged(Told):
     kill_mp: int = 0  # MP the attacker recovered for the kill (R15)
     multiplier: int = 1  # a "+" released (R17)
     reduced: tuple[str, ...] = ()  # what took damage off: halved, defend, magic_resistance, resisted, tactics
-
-    def told(self) -> Tale:
-        rolled: str | int | Text = self.rolled
-        if self.reduced:
-            by = joined([Text(f"reduced.{name}") for name in self.reduced])
-            rolled = Text("damage.reduced", {"rolled": self.rolled, "by": by})
-        said: dict[str, str | int | Text] = {"defender": self.defender, "rolled": rolled, "taken": self.taken,
-                                             "temp": self.temp_hp}  # fmt: skip
-        key = "damage.no_mystery" if self.no_mystery else "damage.with_temp" if self.temp_hp else "damage.taken"
-        lines = [Text(key, said)]
-        if self.multiplier > 1:
-            lines.append(Text("damage.plus", {"multiplier": self.multiplier}))
-        if self.fate == CONTINUING:  # death and vanishing are told by the bot with every fall
-            lines.append(Text("fate.continuing", {"name": self.defender}))
-        if self.kill_mp:
-            lines.append(Text("damage.kill_mp", {"mp": self.kill_mp}))
-        return None, lines
 
 
 @dataclass(frozen=True)
@@ -308,6 +243,87 @@ class Means:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Means:
         return cls(**{**data, "damage": Damage.model_validate(data["damage"])})
+
+
+def _means(value: Means | Mapping[str, Any]) -> Means:
+    return value if isinstance(value, Means) else Means.from_dict(value)
+
+
+def _stored_means(value: Means) -> dict[str, Any]:
+    return value.to_dict()
+
+
+# A blow's means as `Means.to_dict` has always written it: its damage as `NdS+B`.
+StoredMeans = Annotated[Means, PlainValidator(_means), PlainSerializer(_stored_means)]
+
+
+class Blow(BaseModel):
+    """A blow while it is resolved: its means, the attack as declared, the d20 every target's roll reads (None for a
+    save or a sure effect), a Chinese Martial Arts counter's penalty, and the role striking it (None: the attacker;
+    else one striking out of its turn)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    means: StoredMeans
+    given: GrailAttackInput
+    d20: D20 | None = None
+    penalty: int = 0
+    by: str | None = None
+
+
+class Countered(BaseModel):
+    """The blow a Chinese Martial Arts counter answered, waiting with the counter: its target's role and the blow."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: str
+    state: Blow
+
+
+class Reaction(Blow, Resumption):
+    """A hit waiting for its target's (`role`) reactions; a counter's hit, with the blow it answered (`after`)."""
+
+    stored_as: ClassVar[str] = REACTION_WAIT
+
+    role: str
+    after: Countered | None = None
+
+
+def _awaiting(blow: Blow, role: str) -> Reaction:
+    return Reaction(**{name: getattr(blow, name) for name in Blow.model_fields}, role=role)
+
+
+def _hit_waiting(pause: Pause) -> Reaction:
+    """The hit a blow's pause keeps: a blow pauses only for its target's reactions."""
+    if not isinstance(pause.state, Reaction):
+        raise TypeError(f"a blow paused for {pause.stored_as!r}")
+    return pause.state
+
+
+class Window(Resumption):
+    """A provoking act waiting for opportunity attacks on its maker (`caster`, a role): the act in words, those who
+    struck at it, and a hit among them waiting for the maker's reactions (`strike`, its striker cast as `STRIKER`)."""
+
+    caster: str
+    what: Text
+    struck_by: tuple[int, ...] = ()
+    strike: Reaction | None = None
+
+
+class AttackWindow(Window):
+    """Attack magecraft or a signature feat in a fight, waiting for opportunity attacks before it is cast."""
+
+    stored_as: ClassVar[str] = OPPORTUNITY_WAIT
+
+    given: GrailAttackInput
+
+
+class Consenting(Resumption):
+    """A Servant's attack it cannot pay alone, waiting for its Master's consent to give MP."""
+
+    stored_as: ClassVar[str] = CONSENT_WAIT
+
+    given: GrailAttackInput
 
 
 def burst_damage(rank: Rank, ex_value: int) -> Damage:
@@ -363,8 +379,9 @@ def means_of(character: CharacterSnapshot, action: str, actions: int, options: G
     item = character.state.get(REINFORCED)
     if kind == NP and isinstance(item, Mapping) and str(item["name"]).casefold() == name.strip().casefold():
         rank = Rank.parse(str(item["rank"]))  # R22: a Noble Phantasm of its rank for the hour, paid for already
-        return Means(NP, str(item["name"]), rank.n, burst_damage(rank, options.ex_value), normal=False,
-                     np_rank=str(rank))  # fmt: skip
+        return Means(
+            NP, str(item["name"]), rank.n, burst_damage(rank, options.ex_value), normal=False, np_rank=str(rank)
+        )
     if servant_like(character):
         stats = servant_of(character, options)
         if kind == "melee":
@@ -374,11 +391,24 @@ def means_of(character: CharacterSnapshot, action: str, actions: int, options: G
         np = servant_file(character).phantasm(name) if kind == NP else None
         if np is not None:
             bonus = np.attack_bonus if np.attack_bonus is not None else np.rank.n  # D13
-            return Means(NP, np.name, bonus, np.damage or burst_damage(np.rank, options.ex_value), ranged=np.ranged,
-                         magecraft=np.magecraft, normal=False, np_rank=str(np.rank), scope=np.scope,
-                         one_shot=np.mode == "one_shot", resolution=np.resolution, save_stat=np.save_stat,
-                         cost=release_cost(np) if np.needs_release else 0, pluses=np.rank.pluses,
-                         sustained=np.mode == "sustained", damage_type=np.damage_type)  # fmt: skip
+            return Means(
+                NP,
+                np.name,
+                bonus,
+                np.damage or burst_damage(np.rank, options.ex_value),
+                ranged=np.ranged,
+                magecraft=np.magecraft,
+                normal=False,
+                np_rank=str(np.rank),
+                scope=np.scope,
+                one_shot=np.mode == "one_shot",
+                resolution=np.resolution,
+                save_stat=np.save_stat,
+                cost=release_cost(np) if np.needs_release else 0,
+                pluses=np.rank.pluses,
+                sustained=np.mode == "sustained",
+                damage_type=np.damage_type,
+            )
     else:
         sheet, stats_ = master_file(character), master_of(character)
         spell = sheet.attribute(sheet.attack_attribute)
@@ -390,14 +420,26 @@ def means_of(character: CharacterSnapshot, action: str, actions: int, options: G
             return Means("grenade", "grenade", sheet.attribute("dex"), GRENADE, ranged=True, mystery=False, area=True)
         if kind == "bolt" and "bolt" in sheet.spells:
             # R21/D37: one roll; each standard action spent on it adds 5 MP and 1d4.
-            return Means("bolt", "bolt", spell, Damage(count=actions, sides=4, bonus=spell), ranged=True,
-                         magecraft=True, normal=False, cost=BOLT_MP * actions)  # fmt: skip
+            return Means(
+                "bolt",
+                "bolt",
+                spell,
+                Damage(count=actions, sides=4, bonus=spell),
+                ranged=True,
+                magecraft=True,
+                normal=False,
+                cost=BOLT_MP * actions,
+            )
         feat = sheet.signature_feat
         if kind == "feat" and feat is not None and feat.damage is not None:
             return Means("feat", feat.name, spell, feat.damage, magecraft=True, normal=False)
     known = [Text(f"attack_choice.{kind}", {"name": name}) for _, kind, name in attack_actions(character, options)]
-    raise RuleError("grail_no_such_attack", action=means_text(kind) if kind != NP else action, name=character.name,
-                    actions=joined(known))  # fmt: skip
+    raise RuleError(
+        "grail_no_such_attack",
+        action=means_text(kind) if kind != NP else action,
+        name=character.name,
+        actions=joined(known),
+    )
 
 
 def _combat_refused(attacker: CharacterSnapshot, scene: Scene) -> None:
@@ -422,7 +464,7 @@ def _unaware(given: GrailAttackInput, defender: CharacterSnapshot) -> bool:
 
 def payment(
     scene: Scene, role: str, attacker: CharacterSnapshot, cost: int, confirm: bool, *, helped: bool = True
-) -> Step:  # fmt: skip
+) -> Step:
     """R14 for a voluntary cost: a Servant pays with its Master's help (unless refused); a Master pays from its own
     MP, and never its last point without `confirm` (「一旦MP为0，master死亡」)."""
     if cost == 0:
@@ -441,9 +483,14 @@ def payment(
         return Step(effects=tuple(effects), outcomes=(paid,))
     master = attacker.partner(CONTRACT)
     effects, payment = upkeep.servant_pays(role, attacker, cost, master, forced=False, helped=helped, fatal=confirm)
-    paid = Paid(name=attacker.name, cost=cost, from_master=payment.from_master,
-                master=master.name if master is not None and payment.from_master else None,
-                vanished=payment.vanished, secret=hidden_sheet(attacker))  # fmt: skip
+    paid = Paid(
+        name=attacker.name,
+        cost=cost,
+        from_master=payment.from_master,
+        master=master.name if master is not None and payment.from_master else None,
+        vanished=payment.vanished,
+        secret=hidden_sheet(attacker),
+    )
     return Step(effects=tuple(effects), outcomes=(paid,))
 
 
@@ -465,9 +512,12 @@ def _defense(character: CharacterSnapshot, options: GrailZhOptions) -> int:
 
 
 def attacker_modifiers(
-    attacker: CharacterSnapshot, defender: CharacterSnapshot, means: Means, given: GrailAttackInput,
+    attacker: CharacterSnapshot,
+    defender: CharacterSnapshot,
+    means: Means,
+    given: GrailAttackInput,
     options: GrailZhOptions,
-) -> tuple[Modifier, ...]:  # fmt: skip
+) -> tuple[Modifier, ...]:
     """R3's terms on the attacker's side, each named: its bonus, the GM's situation, range and Clairvoyance,
     Throwing, and the target's Instinct and Protection from Arrows."""
     modifiers = [Modifier(f"means:{means.key}", means.bonus)]
@@ -503,18 +553,12 @@ def _aim(character: CharacterSnapshot) -> Mapping[str, Any] | None:
     return aim if isinstance(aim, Mapping) else None
 
 
-class Aimed(Told):
+class Aimed(Outcome):
     event = "sniper.aim"
     name: str
     target: str
     rounds: int
     bonus: int  # what the rounds add to the shot (`aim_cap`, D26)
-
-    def told(self) -> Tale:
-        said: dict[str, str | int | Text] = {"name": self.name, "target": self.target, "rounds": self.rounds,
-                                             "bonus": self.bonus}  # fmt: skip
-        lines = [Text("aim.full" if self.rounds >= FULL_AIM_ROUNDS else "aim.bonus", said)]
-        return Text("aim.title", said), lines
 
 
 def aim(scene: Scene, rounds: int) -> Step:
@@ -530,16 +574,30 @@ def aim(scene: Scene, rounds: int) -> Step:
         raise RuleError("grail_aim_a_round", name=sniper.name)
     previous = _aim(sniper)
     last = previous.get("round") if previous is not None else None
-    kept = previous is not None and previous.get("target") == target.id and (
-        not turn.in_combat or last is None or int(last) >= turn.round_number - 1)  # fmt: skip
+    kept = (
+        previous is not None
+        and previous.get("target") == target.id
+        and (not turn.in_combat or last is None or int(last) >= turn.round_number - 1)
+    )
     total = (int(previous["rounds"]) if kept and previous is not None else 0) + rounds
-    aimed = {"target": target.id, "name": target.name, "rounds": total,
-             "round": turn.round_number if turn.in_combat else None}  # fmt: skip
+    aimed = {
+        "target": target.id,
+        "name": target.name,
+        "rounds": total,
+        "round": turn.round_number if turn.in_combat else None,
+    }
     cap = grail_options(scene.options).aim_cap
     spent = actions.spend(scene, ACTOR, grail_options(scene.options).aim_action)  # D38
-    return spent.then(Step(effects=(StatePatch(ACTOR, AIMING, aimed),),
-                           outcomes=(Aimed(name=sniper.name, target=target.name, rounds=total,
-                                           bonus=total if cap is None else min(total, cap)),)))  # fmt: skip
+    return spent.then(
+        Step(
+            effects=(StatePatch(ACTOR, AIMING, aimed),),
+            outcomes=(
+                Aimed(
+                    name=sniper.name, target=target.name, rounds=total, bonus=total if cap is None else min(total, cap)
+                ),
+            ),
+        )
+    )
 
 
 def lapsed_aim(role: str, character: CharacterSnapshot, turn: Turn) -> Step:
@@ -587,8 +645,7 @@ def attack(scene: Scene, given: GrailAttackInput) -> Step:
     given = _declared(attacker, given)
     revealed = Step()
     if CONCEALED in attacker.state:  # D29: the first blow from hiding ends it
-        revealed = Step(effects=(StatePatch(ATTACKER, CONCEALED, None),),
-                        outcomes=(Unveiled(name=attacker.name),))  # fmt: skip
+        revealed = Step(effects=(StatePatch(ATTACKER, CONCEALED, None),), outcomes=(Unveiled(name=attacker.name),))
     defenders = scene.members(DEFENDER)
     if len(defenders) > 1 and means.scope not in ("anti_army", "anti_city") and not means.area:
         raise RuleError("grail_one_target", name=means_text(means.name))
@@ -612,8 +669,8 @@ def attack(scene: Scene, given: GrailAttackInput) -> Step:
     acted = acted.then(_noise(scene, means))
     if means.key in PROVOKING and provokes(scene, ATTACKER):
         casting = Casting(caster=attacker.name, means=means.name, defender=", ".join(d.name for d in defenders))
-        window = opportunity_window(scene, ATTACKER, Text("provoke.casts", {"means": means_text(means.name)}),
-                                    OPPORTUNITY_WAIT, {"given": given.model_dump(mode="json")})  # fmt: skip
+        what = Text("provoke.casts", {"means": means_text(means.name)})
+        window = opportunity_window(scene, AttackWindow(caster=ATTACKER, what=what, given=given))
         return Step.of(acted, Step(outcomes=(casting,)), pause=window)
     return acted.then(_carried_out(scene, given, means))
 
@@ -669,97 +726,91 @@ def _anyone_next_to(scene: Scene, character: CharacterSnapshot, besides: set[int
     if not everyone or here is None:
         return True
     return any(
-        other.id not in besides and fate_of(other) is None
-        and (apart := actions.distance(character, other)) is not None and apart <= 1
+        other.id not in besides
+        and fate_of(other) is None
+        and (apart := actions.distance(character, other)) is not None
+        and apart <= 1
         for other in everyone
-    )  # fmt: skip
+    )
 
 
-def opportunity_window(
-    scene: Scene, caster_role: str, what: Text | str, handler: str, state: Mapping[str, Any]
-) -> Pause:  # fmt: skip
+def opportunity_window(scene: Scene, window: Window) -> Pause:
     """R25, D36: a provoking act (spellcasting, entering spirit form) waits for opportunity attacks on its maker,
-    then `handler` carries it out with `state`."""
-    waits = _opportunity_waits(scene, caster_role, what, grail_options(scene.options))
-    return Pause(handler, waits, {**state, "caster": caster_role, "what": _what_dict(what)})
+    then the step its `window` names carries it out."""
+    return Pause(window, _opportunity_waits(scene, window.caster, window.what, grail_options(scene.options)))
 
 
-def _what_dict(what: Text | str) -> dict[str, Any] | str:
-    return what.to_dict() if isinstance(what, Text) else what
-
-
-def _what(state: Mapping[str, Any]) -> Text | str:
-    what = state.get("what", "")
-    return Text.from_dict(what) if isinstance(what, Mapping) else str(what)
-
-
-def answer_window(
-    scene: Scene, state: Mapping[str, Any], answer: Answer, handler: str, go_on: Callable[[], Step]
-) -> Step:  # fmt: skip
+def answer_window(scene: Scene, state: Window, answer: Answer, go_on: Callable[[], Step]) -> Step:
     """An opportunity attack on the maker of a provoking act, the window staying open for others (D16b: unlimited
     unless `opportunity_cap`); or, the window closed, the act itself (`go_on`). A maker who falls loses it. A hit
     waits for the maker's reactions first, as any attack's does (the window's `strike`, its striker cast as
     `STRIKER` meanwhile)."""
-    if isinstance(blow := state.get("strike"), Mapping):
-        rest = {key: value for key, value in state.items() if key != "strike"}
-        return _after_opportunity(scene, rest, _reaction(scene, blow, answer), handler, go_on)
+    if state.strike is not None:
+        rest = state.model_copy(update={"strike": None})
+        return _after_opportunity(scene, rest, _reaction(scene, state.strike, answer), go_on)
     if answer.wait != OPPORTUNITY_WAIT:
         return go_on()
-    role = str(state.get("caster", ATTACKER))
+    role = state.caster
     caster, striker = scene.one(role), scene.one(ANSWERER)
-    struck_by = [int(character_id) for character_id in state.get("struck_by", [])]
     if striker.id == caster.id:
         raise RuleError("grail_guard_self", name=striker.name)
-    if striker.id in struck_by:  # D16b: one opportunity attack per trigger for each character
+    if striker.id in state.struck_by:  # D16b: one opportunity attack per trigger for each character
         raise RuleError("grail_struck_already", name=striker.name)
     if (apart := actions.distance(striker, caster)) is not None and apart > 1:
         raise RuleError("grail_not_adjacent", name=caster.name, distance=apart)
     struck = _strike(scene, ANSWERER, role, counter=False, alone=True)
-    again = {**state, "struck_by": [*struck_by, striker.id]}
+    again = state.model_copy(update={"struck_by": (*state.struck_by, striker.id)})
     if struck.pause is not None:
-        blow = {**struck.pause.fields, BY: STRIKER}
+        blow = _hit_waiting(struck.pause).model_copy(update={"by": STRIKER})
         return Step(
             rolls=struck.rolls,
             effects=struck.effects,
             outcomes=struck.outcomes,
             cast={STRIKER: (striker.id,)},
-            pause=Pause(handler, struck.pause.waits, {**again, "strike": blow}),
+            pause=Pause(again.model_copy(update={"strike": blow}), struck.pause.waits),
         )
-    return _after_opportunity(scene, again, struck, handler, go_on)
+    return _after_opportunity(scene, again, struck, go_on)
 
 
-def _after_opportunity(
-    scene: Scene, state: Mapping[str, Any], struck: Step, handler: str, go_on: Callable[[], Step]
-) -> Step:  # fmt: skip
+def _after_opportunity(scene: Scene, state: Window, struck: Step, go_on: Callable[[], Step]) -> Step:
     """An opportunity attack resolved: a maker it felled loses its act (and pays nothing for it); else the window
     opens again for the others, or (its cap reached) the act goes on."""
     options = grail_options(scene.options)
-    role = str(state.get("caster", ATTACKER))
-    if _fell(struck, scene.one(role).name):
+    if _fell(struck, scene.one(state.caster).name):
         return struck
-    if options.opportunity_cap is None or len(state.get("struck_by", [])) < options.opportunity_cap:
-        waits = _opportunity_waits(scene, role, _what(state), options, struck=True)
-        return Step.of(struck, pause=Pause(handler, waits, state))
+    if options.opportunity_cap is None or len(state.struck_by) < options.opportunity_cap:
+        waits = _opportunity_waits(scene, state.caster, state.what, options, struck=True)
+        return Step.of(struck, pause=Pause(state, waits))
     return struck.then(go_on())
 
 
 def _opportunity_waits(
     scene: Scene, caster_role: str, what: Text | str, options: GrailZhOptions, *, struck: bool = False
-) -> tuple[Wait, ...]:  # fmt: skip
+) -> tuple[Wait, ...]:
     """Any player's opportunity attack on the caster (an adjacent character's, where the map is kept), and the GMs'
     button that lets the spell go on; with no answer the spell goes on when `reaction_minutes` pass. Once someone
     has `struck`, the closed window says that the opening passed, not that no one took it."""
     caster = scene.one(caster_role)
     said: dict[str, str | int | Text] = {"caster": caster.name, "act": what}
-    strike = Option(OPPORTUNITY, Text("opportunity.button"), tone="danger",
-                    summary=Text("opportunity.done", said))  # fmt: skip
+    strike = Option(OPPORTUNITY, Text("opportunity.button"), tone="danger", summary=Text("opportunity.done", said))
     go_on = Option(GO_ON, Text("opportunity.go_on"), tone="secondary")
     return (
-        Wait(OPPORTUNITY_WAIT, Audience.players(), Text("opportunity.prompt", said), (strike,),
-             settled=Text("opportunity.passed" if struck else "opportunity.closed", said)),
-        Wait(CAST_WAIT, Audience.gms(), Text("opportunity.gm_prompt", said), (go_on,),
-             deadline_seconds=options.reaction_minutes * 60, default=GO_ON),
-    )  # fmt: skip
+        Wait(
+            OPPORTUNITY_WAIT,
+            Audience.players(),
+            Text("opportunity.prompt", said),
+            (strike,),
+            settled=Text("opportunity.passed" if struck else "opportunity.closed", said),
+        ),
+        Wait(
+            CAST_WAIT,
+            Audience.gms(),
+            Text("opportunity.gm_prompt", said),
+            (go_on,),
+            deadline_seconds=options.reaction_minutes * 60,
+            default=GO_ON,
+        ),
+    )
 
 
 def means_text(name: str) -> Text | str:
@@ -769,24 +820,27 @@ def means_text(name: str) -> Text | str:
 
 def _consent(
     scene: Scene, servant: CharacterSnapshot, master: CharacterSnapshot | None, given: GrailAttackInput, means: Means
-) -> Step:  # fmt: skip
+) -> Step:
     """The Master is asked, as the `master` of the exchange, whether it gives MP for its Servant's cost."""
     if master is None:
         raise RuleError("grail_no_master", name=servant.name)
-    said: dict[str, str | int | Text] = {"master": master.name, "servant": servant.name, "cost": means.cost,
-                                         "mp": servant.pools[MP].current}  # fmt: skip
+    said: dict[str, str | int | Text] = {
+        "master": master.name,
+        "servant": servant.name,
+        "cost": means.cost,
+        "mp": servant.pools[MP].current,
+    }
     choices = (
         Option(GIVE, Text("consent.give"), tone="success", summary=Text("consent.given", said)),
         Option(REFUSE, Text("consent.refuse"), tone="secondary", summary=Text("consent.refused", said)),
     )
     wait = Wait(CONSENT_WAIT, Audience.character(MASTER_ROLE), Text("consent.prompt", said), choices)
-    return Step(cast={MASTER_ROLE: (master.id,)},
-                pause=Pause(CONSENT_WAIT, (wait,), {"given": given.model_dump(mode="json")}))  # fmt: skip
+    return Step(cast={MASTER_ROLE: (master.id,)}, pause=Pause(Consenting(given=given), (wait,)))
 
 
-def consent(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+def consent(scene: Scene, state: Consenting, answer: Answer) -> Step:
     """The Master's answer: the attack goes on, paid with its help or without it (refused when it cannot be)."""
-    given = GrailAttackInput.model_validate(state["given"])
+    given = state.given
     attacker = scene.one(ATTACKER)
     means = means_of(attacker, given.action, given.actions, grail_options(scene.options))
     if answer.option == GIVE:
@@ -800,20 +854,17 @@ def consent(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
         ).then(withheld)
 
 
-class Withheld(Told):
+class Withheld(Outcome):
     event = "mp.withheld"
     name: str
     cost: int
 
-    def told(self) -> Tale:
-        return Text("consent.called_off", {"name": self.name, "cost": self.cost}), []
 
-
-def opportunity(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+def opportunity(scene: Scene, state: AttackWindow, answer: Answer) -> Step:
     """An attack spell's window for opportunity attacks; closed, the spell."""
-    given = GrailAttackInput.model_validate(state["given"])
+    given = state.given
     means = means_of(scene.one(ATTACKER), given.action, given.actions, grail_options(scene.options))
-    return answer_window(scene, state, answer, OPPORTUNITY_WAIT, lambda: _carried_out(scene, given, means))
+    return answer_window(scene, state, answer, lambda: _carried_out(scene, given, means))
 
 
 def _carried_out(scene: Scene, given: GrailAttackInput, means: Means, *, consented: bool | None = None) -> Step:
@@ -835,14 +886,24 @@ def _carried_out(scene: Scene, given: GrailAttackInput, means: Means, *, consent
         paid = paid.then(Step(effects=(StatePatch(ATTACKER, SUSTAINING, {"name": means.name, "cost": means.cost}),)))
     if any(isinstance(o, Paid) and o.vanished for o in paid.outcomes):
         return paid  # D18: the last of its MP went into the release: it vanishes before the blow
-    state: dict[str, Any] = {"means": means.to_dict(), "given": given.model_dump(mode="json")}
+    state = Blow(means=means, given=given)
     if means.resolution == "attack_roll":  # one d20 for every target; a save or a sure effect rolls none
         d20 = luck_d20(scene.dice, luck_of(attacker), optional_rerolls=takes_luck_rerolls(attacker))
-        state["d20"] = {"faces": list(d20.faces), "auto": d20.auto}
+        state = Blow(means=means, given=given, d20=d20)
     steps = [paid]
     if means.resolution == "save":  # no attack roll to head the post: the release itself, and who must save
-        steps.append(Step(outcomes=(Released(attacker=attacker.name, means=means.name, save_stat=means.save_stat,
-                                             defenders=[defender.name for defender in defenders]),)))  # fmt: skip
+        steps.append(
+            Step(
+                outcomes=(
+                    Released(
+                        attacker=attacker.name,
+                        means=means.name,
+                        save_stat=means.save_stat,
+                        defenders=[defender.name for defender in defenders],
+                    ),
+                )
+            )
+        )
     for position, defender in enumerate(defenders):
         steps.append(_resolved(scene, member(DEFENDER, position), defender, state, alone=len(defenders) == 1))
     return Step.of(*steps)
@@ -874,9 +935,12 @@ def _grenade_thrown(
 
 
 def _within_reach(
-    attacker: CharacterSnapshot, defender: CharacterSnapshot, means: Means, given: GrailAttackInput,
+    attacker: CharacterSnapshot,
+    defender: CharacterSnapshot,
+    means: Means,
+    given: GrailAttackInput,
     options: GrailZhOptions,
-) -> None:  # fmt: skip
+) -> None:
     """Where both squares are kept, a melee attack needs the target adjacent (R25), or within a charge (R26); the
     rifle has no maximum range unless `sniper_range` sets one (D25)."""
     apart = actions.distance(attacker, defender)
@@ -906,15 +970,21 @@ def _charged(
     there, here = actions.square(target), actions.square(attacker)
     if there is None or here is None or apart <= 1:
         return Step()
-    taken = {spot for other in scene.members(EVERYONE) if other.id != attacker.id
-             and (spot := actions.square(other)) is not None}  # fmt: skip
+    taken = {
+        spot
+        for other in scene.members(EVERYONE)
+        if other.id != attacker.id and (spot := actions.square(other)) is not None
+    }
     around = [(there[0] + dx, there[1] + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
     free = sorted((max(abs(x - here[0]), abs(y - here[1])), (x, y)) for x, y in around if (x, y) not in taken)
     if not free or (speed is not None and free[0][0] > speed):
         raise RuleError("grail_no_room", name=target.name)
     x, y = free[0][1]
-    landing = actions.position_value(x % actions.SECTOR_SQUARES, y % actions.SECTOR_SQUARES,
-                                     (x // actions.SECTOR_SQUARES, y // actions.SECTOR_SQUARES))  # fmt: skip
+    landing = actions.position_value(
+        x % actions.SECTOR_SQUARES,
+        y % actions.SECTOR_SQUARES,
+        (x // actions.SECTOR_SQUARES, y // actions.SECTOR_SQUARES),
+    )
     return Step(effects=(StatePatch(ATTACKER, actions.POSITION, landing),))
 
 
@@ -928,23 +998,24 @@ def _plus_used(scene: Scene, attacker: CharacterSnapshot, means: Means) -> Step:
     return Step(effects=(StatePatch(ATTACKER, PLUS_DAY, day),))
 
 
-def _d20(state: Mapping[str, Any]) -> D20:
-    return D20(tuple(state["d20"]["faces"]), state["d20"]["auto"])
-
-
-def _attack_roll(scene: Scene, attacker: CharacterSnapshot, defender: CharacterSnapshot, state: Mapping[str, Any],
-                 options: GrailZhOptions) -> AttackRoll:  # fmt: skip
-    given = GrailAttackInput.model_validate(state["given"])
-    modifiers, defense, stance = _roll_terms(attacker, defender, Means.from_dict(state["means"]), given, options)
-    if penalty := int(state.get("penalty", 0)):  # Chinese Martial Arts' counter (R19)
-        modifiers = (*modifiers, Modifier("skill:martial_arts", -penalty))
-    return AttackRoll(_d20(state), modifiers, defense, defend_stance=stance)
+def _attack_roll(
+    scene: Scene, attacker: CharacterSnapshot, defender: CharacterSnapshot, state: Blow, options: GrailZhOptions
+) -> AttackRoll:
+    if state.d20 is None:
+        raise TypeError(f"{state.means.name} is resolved without an attack roll")
+    modifiers, defense, stance = _roll_terms(attacker, defender, state.means, state.given, options)
+    if state.penalty:  # Chinese Martial Arts' counter (R19)
+        modifiers = (*modifiers, Modifier("skill:martial_arts", -state.penalty))
+    return AttackRoll(state.d20, modifiers, defense, defend_stance=stance)
 
 
 def _roll_terms(
-    attacker: CharacterSnapshot, defender: CharacterSnapshot, means: Means, given: GrailAttackInput,
+    attacker: CharacterSnapshot,
+    defender: CharacterSnapshot,
+    means: Means,
+    given: GrailAttackInput,
     options: GrailZhOptions,
-) -> tuple[tuple[Modifier, ...], int, bool]:  # fmt: skip
+) -> tuple[tuple[Modifier, ...], int, bool]:
     """What an attack roll reads of the two, for `/attack` and `/odds` alike (R3): the attacker's terms (the range
     from the map where it is kept), the target's defence unless it is unaware, and its Defend stance (R26)."""
     given = given.model_copy(update={"distance": map_distance(attacker, defender, given) or 0})
@@ -953,28 +1024,41 @@ def _roll_terms(
     return modifiers, defense, DEFENDING in defender.state
 
 
-def _striker(scene: Scene, state: Mapping[str, Any]) -> CharacterSnapshot:
-    return scene.one(str(state.get(BY, ATTACKER)))
+def _striker(scene: Scene, state: Blow) -> CharacterSnapshot:
+    return scene.one(state.by or ATTACKER)
 
 
-def _resolved(scene: Scene, role: str, defender: CharacterSnapshot, state: Mapping[str, Any], *, alone: bool) -> Step:
+def _resolved(scene: Scene, role: str, defender: CharacterSnapshot, state: Blow, *, alone: bool) -> Step:
     """One target's resolution: its save, a sure effect, or the attack roll, then (targeted by a melee attack) its
     Chinese Martial Arts' counter, whose own reactions come first, then the blow's result (`_landed`)."""
     options = grail_options(scene.options)
     attacker = _striker(scene, state)
-    means = Means.from_dict(state["means"])
+    means = state.means
     if means.resolution == "save":
         return _saved(scene, role, defender, state)
     if means.resolution == "auto":  # an effect that needs no roll: it strikes, and no reaction changes that
-        struck = Attacked(attacker=attacker.name, defender=defender.name, means=means.name, total=0, hit=True,
-                          auto=None, automatic=True)  # fmt: skip
+        struck = Attacked(
+            attacker=attacker.name,
+            defender=defender.name,
+            means=means.name,
+            total=0,
+            hit=True,
+            auto=None,
+            automatic=True,
+        )
         return Step(outcomes=(struck,)).then(_damage(scene, role, defender, state))
     roll = _attack_roll(scene, attacker, defender, state, options)
-    attacked = Attacked(attacker=attacker.name, defender=defender.name, means=means.name, total=roll.total,
-                        hit=roll.hit, auto=roll.d20.auto,
-                        stance=roll.defend_stance and not succeeds_alone(roll))  # fmt: skip
+    attacked = Attacked(
+        attacker=attacker.name,
+        defender=defender.name,
+        means=means.name,
+        total=roll.total,
+        hit=roll.hit,
+        auto=roll.d20.auto,
+        stance=roll.defend_stance and not succeeds_alone(roll),
+    )
     # A blow from outside its striker's turn is not countered in turn: two masters of the art would never stop.
-    countered = Step() if BY in state else _countered(scene, role, defender, means, state, alone=alone)
+    countered = Step() if state.by is not None else _countered(scene, role, defender, means, state, alone=alone)
     shown = Step(rolls=(roll.roll(),), outcomes=(attacked,)).then(countered)
     if countered.pause is not None or _fell(countered, attacker.name):
         return shown  # a striker the counter fells loses its blow, as a caster its spell
@@ -983,23 +1067,22 @@ def _resolved(scene: Scene, role: str, defender: CharacterSnapshot, state: Mappi
 
 def _fell(step: Step, name: str) -> bool:
     """Whether `step` puts `name` out of play: dead, vanished or down (Battle Continuation holds off a fall)."""
-    return any(isinstance(o, Damaged) and o.defender == name and o.fate not in (None, CONTINUING)
-               for o in step.outcomes)  # fmt: skip
+    return any(
+        isinstance(o, Damaged) and o.defender == name and o.fate not in (None, CONTINUING) for o in step.outcomes
+    )
 
 
 def _landed(
-    scene: Scene, role: str, defender: CharacterSnapshot, roll: AttackRoll, state: Mapping[str, Any], *, alone: bool
-) -> Step:  # fmt: skip
+    scene: Scene, role: str, defender: CharacterSnapshot, roll: AttackRoll, state: Blow, *, alone: bool
+) -> Step:
     """An attack roll's result for its target: a miss (a one-shot anti-army or anti-city NP still deals half to
     whoever evades it, R4), or a hit (`_hit`)."""
     if roll.hit:
         return _hit(scene, role, defender, roll, state, alone=alone)
-    return _damage(scene, role, defender, state, halved=True) if _splashes(Means.from_dict(state["means"])) else Step()
+    return _damage(scene, role, defender, state, halved=True) if _splashes(state.means) else Step()
 
 
-def _hit(
-    scene: Scene, role: str, defender: CharacterSnapshot, roll: AttackRoll, state: Mapping[str, Any], *, alone: bool
-) -> Step:  # fmt: skip
+def _hit(scene: Scene, role: str, defender: CharacterSnapshot, roll: AttackRoll, state: Blow, *, alone: bool) -> Step:
     """A hit waits for the reactions the rules give its target (`_reactions`), whoever strikes it; one of several
     targets (an area attack, or a blow re-made against a guard) takes its Mind's Eye at once, as it only helps."""
     options = grail_options(scene.options)
@@ -1009,7 +1092,7 @@ def _hit(
         return _damage(scene, role, defender, state)
     waits = _reactions(scene, role, defender, roll, state)
     if waits:
-        return Step(pause=Pause(REACTION_WAIT, waits, {**state, "role": role}))
+        return Step(pause=Pause(_awaiting(state, role), waits))
     return _damage(scene, role, defender, state)
 
 
@@ -1022,9 +1105,7 @@ def _splashes(means: Means) -> bool:
     return means.one_shot and means.scope in ("anti_army", "anti_city")
 
 
-def _reactions(
-    scene: Scene, role: str, defender: CharacterSnapshot, roll: AttackRoll, state: Mapping[str, Any]
-) -> tuple[Wait, ...]:  # fmt: skip
+def _reactions(scene: Scene, role: str, defender: CharacterSnapshot, roll: AttackRoll, state: Blow) -> tuple[Wait, ...]:
     """The hit's reactions, whoever runs the characters (the GMs answer for theirs): Mind's Eye for a defender that
     has it (「你遭遇攻击时」), unless Luck or the Defend stance made it hit (R19); in a fight, the Guard of whoever
     stands next to it (R26, 「任何时候…临近你的一个角色受到一次命中类攻击时」). None: the damage lands at once."""
@@ -1036,29 +1117,53 @@ def _reactions(
     eye = _minds_eye(defender, options)
     if scene.turn.in_combat and _anyone_next_to(scene, defender, {defender.id, attacker.id}):
         button = Option(GUARD, Text("guard.button"), tone="secondary", summary=Text("guard.done", said))
-        waits.append(Wait(GUARD_WAIT, Audience.players(), Text("guard.prompt", said), (button,),
-                          settled=Text("guard.closed", said)))  # fmt: skip
+        waits.append(
+            Wait(
+                GUARD_WAIT,
+                Audience.players(),
+                Text("guard.prompt", said),
+                (button,),
+                settled=Text("guard.closed", said),
+            )
+        )
     if eye and roll.d20.auto != "success" and not roll.defend_stance:
-        choices: tuple[Option, ...] = (Option(MINDS_EYE, Text("reaction.minds_eye")),
-                                       Option(TAKE, Text("reaction.take"), tone="secondary"))  # fmt: skip
+        choices: tuple[Option, ...] = (
+            Option(MINDS_EYE, Text("reaction.minds_eye")),
+            Option(TAKE, Text("reaction.take"), tone="secondary"),
+        )
         # Mind's Eye is free and can only help: a defender who does not answer uses it.
-        waits.append(Wait(REACTION_WAIT, Audience.character(role), Text("reaction.prompt", said), choices,
-                          deadline_seconds=deadline, default=MINDS_EYE))  # fmt: skip
+        waits.append(
+            Wait(
+                REACTION_WAIT,
+                Audience.character(role),
+                Text("reaction.prompt", said),
+                choices,
+                deadline_seconds=deadline,
+                default=MINDS_EYE,
+            )
+        )
     elif waits:
         choices = (Option(TAKE, Text("reaction.take"), tone="secondary"),)
-        waits.append(Wait(REACTION_WAIT, Audience.character(role), Text("reaction.take_prompt", said), choices,
-                          deadline_seconds=deadline, default=TAKE))  # fmt: skip
+        waits.append(
+            Wait(
+                REACTION_WAIT,
+                Audience.character(role),
+                Text("reaction.take_prompt", said),
+                choices,
+                deadline_seconds=deadline,
+                default=TAKE,
+            )
+        )
     return tuple(waits)
 
 
-def reacted(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+def reacted(scene: Scene, state: Reaction, answer: Answer) -> Step:
     """A hit's reactions answered (`_reaction`); when the hit was a Chinese Martial Arts counter, the blow it
     answered then goes on (`after`): its own reactions, or its damage, unless the counter felled its striker."""
     step = _reaction(scene, state, answer)
-    after = state.get("after")
-    if not isinstance(after, Mapping):
+    if state.after is None:
         return step
-    role, blow = str(after["role"]), after["state"]
+    role, blow = state.after.role, state.after.state
     defender, striker = scene.one(role), _striker(scene, blow)
     if _fell(step, striker.name):
         return step
@@ -1066,11 +1171,11 @@ def reacted(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
     return step.then(_landed(scene, role, defender, roll, blow, alone=True))
 
 
-def _reaction(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+def _reaction(scene: Scene, state: Reaction, answer: Answer) -> Step:
     """The hit's reaction window closed: Mind's Eye rolled (strictly above the attack roll evades, D14), an ally
     guarding (the attack roll made again against the guard, who takes what it does), or the hit taken."""
     options = grail_options(scene.options)
-    role = str(state["role"])
+    role = state.role
     defender, striker = scene.one(role), _striker(scene, state)
     if fate_of(defender) in (DEAD, VANISHED):  # gone while the hit waited (a GM's award): it strikes no one
         return Step()
@@ -1086,7 +1191,7 @@ def _reaction(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
         guarded = Step(
             effects=(StatePatch(ANSWERER, REACTED, scene.turn.round_number),),
             outcomes=(Guarded(guard=guard.name, defender=defender.name),),
-            cast={} if BY in state else {DEFENDER: (guard.id,)},
+            cast={} if state.by is not None else {DEFENDER: (guard.id,)},
         )
         return guarded.then(_resolved(scene, ANSWERER, guard, state, alone=False))
     if answer.option == MINDS_EYE:
@@ -1094,16 +1199,19 @@ def _reaction(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
     return _damage(scene, role, defender, state)
 
 
-def _eye_rolled(
-    scene: Scene, role: str, defender: CharacterSnapshot, roll: AttackRoll, state: Mapping[str, Any]
-) -> Step:
+def _eye_rolled(scene: Scene, role: str, defender: CharacterSnapshot, roll: AttackRoll, state: Blow) -> Step:
     """R19 and D14: Mind's Eye, d20 + (X - 3), evades when strictly above the attack roll before the defence (or,
     with `minds_eye_compare`, the final total); a one-shot anti-army or anti-city NP still deals half."""
     options = grail_options(scene.options)
-    means = Means.from_dict(state["means"])
+    means = state.means
     compared = roll.before_defense if options.minds_eye_compare == "attack_roll" else roll.total
-    eye_roll, evaded = minds_eye(scene.dice, luck_of(defender), _minds_eye(defender, options), compared,
-                                 optional_rerolls=takes_luck_rerolls(defender))  # fmt: skip
+    eye_roll, evaded = minds_eye(
+        scene.dice,
+        luck_of(defender),
+        _minds_eye(defender, options),
+        compared,
+        optional_rerolls=takes_luck_rerolls(defender),
+    )
     judged = Evaded(defender=defender.name, total=eye_roll.total, against=compared, evaded=evaded)
     shown = Step(rolls=(eye_roll,), outcomes=(judged,))
     if evaded:
@@ -1111,12 +1219,12 @@ def _eye_rolled(
     return shown.then(_damage(scene, role, defender, state))
 
 
-def _saved(scene: Scene, role: str, defender: CharacterSnapshot, state: Mapping[str, Any]) -> Step:
+def _saved(scene: Scene, role: str, defender: CharacterSnapshot, state: Blow) -> Step:
     """R6: a Noble Phantasm resolved by a save: DC (rank + 1 - the target's MAG or LUK) × 5, Military Tactics
     moving an anti-army one's; Magic Resistance adds to a save against magecraft; half or none of its damage."""
     options = grail_options(scene.options)
     attacker = scene.one(ATTACKER)
-    means = Means.from_dict(state["means"])
+    means = state.means
     source = Rank.parse(means.np_rank or "E")
     if servant_like(defender):
         target_rank = servant_of(defender, options).ranks["MAG" if means.save_stat == "MAG" else "LUK"]
@@ -1130,10 +1238,13 @@ def _saved(scene: Scene, role: str, defender: CharacterSnapshot, state: Mapping[
     dc = save_dc(source.magnitude(options.ex_value) if source.ex else source.n, target, tactics=tactics)
     resistance = _magnitude(defender, "magic_resistance", options) if means.magecraft else 0
     bonus = (Modifier("skill:magic_resistance", resistance),) if resistance else ()
-    result = save(scene.dice, luck_of(defender), dc, bonus, optional_rerolls=takes_luck_rerolls(defender),
-                  name=defender.name)  # fmt: skip
-    saved = Step(rolls=(result.roll,), outcomes=(Saved(defender=defender.name, dc=dc, total=result.roll.total,
-                                                       result=result.outcome),))  # fmt: skip
+    result = save(
+        scene.dice, luck_of(defender), dc, bonus, optional_rerolls=takes_luck_rerolls(defender), name=defender.name
+    )
+    saved = Step(
+        rolls=(result.roll,),
+        outcomes=(Saved(defender=defender.name, dc=dc, total=result.roll.total, result=result.outcome),),
+    )
     if result.outcome == "none":
         # D41: ignoring a save's effect is not an evasion, unless the GM option gives a one-shot's half anyway.
         if options.one_shot_save_half and _splashes(means):
@@ -1142,20 +1253,21 @@ def _saved(scene: Scene, role: str, defender: CharacterSnapshot, state: Mapping[
     return saved.then(_damage(scene, role, defender, state, halved=result.outcome == "half"))
 
 
-def _damage(
-    scene: Scene, role: str, defender: CharacterSnapshot, state: Mapping[str, Any], *, halved: bool = False
-) -> Step:  # fmt: skip
+def _damage(scene: Scene, role: str, defender: CharacterSnapshot, state: Blow, *, halved: bool = False) -> Step:
     """R4 and R5: the damage rolled (an Assassin's on an unaware target at its maximum, and its AGI again), then
     halving, the Defend stance, Magic Resistance, Military Tactics; temporary HP first, then HP; the fate that
-    follows (D24, R16, R19) and MP for a kill with a normal attack (R15) for whoever strikes (`BY`)."""
+    follows (D24, R16, R19) and MP for a kill with a normal attack (R15) for whoever strikes (`Blow.by`)."""
     options = grail_options(scene.options)
-    by = str(state.get(BY, ATTACKER))
+    by = state.by or ATTACKER
     attacker = scene.one(by)
-    means = Means.from_dict(state["means"])
-    given = GrailAttackInput.model_validate(state["given"])
+    means, given = state.means, state.given
     extra: list[Modifier] = []
-    assassin_unaware = attacker.kind == SERVANT and means.key == "melee" and _unaware(given, defender) and (
-        servant_file(attacker).servant_class == "assassin")  # fmt: skip
+    assassin_unaware = (
+        attacker.kind == SERVANT
+        and means.key == "melee"
+        and _unaware(given, defender)
+        and (servant_file(attacker).servant_class == "assassin")
+    )
     if assassin_unaware:
         extra.append(Modifier("unaware", servant_of(attacker, options).ranks["AGI"].n))
     if means.scope == "anti_army" and (tactics := _magnitude(attacker, "tactics", options)):
@@ -1174,8 +1286,11 @@ def _damage(
     flat = warded + resisted + outwitted
     stance = None
     if DEFENDING in defender.state:
-        stance = servant_of(defender, options).ranks["END"].n if servant_like(defender) else (
-            master_file(defender).attribute("con"))  # fmt: skip
+        stance = (
+            servant_of(defender, options).ranks["END"].n
+            if servant_like(defender)
+            else (master_file(defender).attribute("con"))
+        )
     multiplier = plus_multiplier(means.pluses, options.plus_mode) if given.plus else 1
     reductions = Reductions(multiplier=multiplier, halved=halved, defend=stance, flat=flat)
     dealt = sum(roll.total for roll in rolls)
@@ -1198,12 +1313,25 @@ def _damage(
         kill_mp = min(KILL_MP, (mp.maximum or mp.current + KILL_MP) - mp.current)
         if kill_mp:
             effects.append(PoolDelta(by, MP, kill_mp))
-    applied = (("halved", halved), ("defend", stance is not None), ("magic_resistance", warded > 0),
-               ("resisted", resisted > 0),
-               ("tactics", outwitted > 0))  # fmt: skip
+    applied = (
+        ("halved", halved),
+        ("defend", stance is not None),
+        ("magic_resistance", warded > 0),
+        ("resisted", resisted > 0),
+        ("tactics", outwitted > 0),
+    )
     reduced = () if no_mystery else tuple(name for name, applies in applied if applies)
-    damaged = Damaged(defender=defender.name, rolled=dealt, taken=taken, temp_hp=split.temp_hp, fate=fate,
-                      no_mystery=no_mystery, kill_mp=kill_mp, multiplier=multiplier, reduced=reduced)  # fmt: skip
+    damaged = Damaged(
+        defender=defender.name,
+        rolled=dealt,
+        taken=taken,
+        temp_hp=split.temp_hp,
+        fate=fate,
+        no_mystery=no_mystery,
+        kill_mp=kill_mp,
+        multiplier=multiplier,
+        reduced=reduced,
+    )
     return Step(rolls=tuple(rolls), effects=tuple(effects), outcomes=(damaged,)).then(orphaned)
 
 
@@ -1255,18 +1383,17 @@ def _fate(
     if options.dying_rounds:  # D24's option: a few rounds to be healed before the end
         if DYING in character.state:
             return None, []
-        return DOWN, [StatePatch(role, DYING, scene.turn.round_number + options.dying_rounds),
-                      StatePatch(role, CONTINUING, None)]  # fmt: skip
+        return DOWN, [
+            StatePatch(role, DYING, scene.turn.round_number + options.dying_rounds),
+            StatePatch(role, CONTINUING, None),
+        ]
     end = VANISHED if servant_like(character) else DEAD
     return end, [StatePatch(role, FATE, end), StatePatch(role, CONTINUING, None)]
 
 
-class Continuing(Told):
+class Continuing(Outcome):
     event = "battle_continuation.held"
     name: str
-
-    def told(self) -> Tale:
-        return None, [Text("fate.continuing", {"name": self.name})]
 
 
 def pool_changed(scene: Scene, role: str, pool: str) -> Step:
@@ -1288,7 +1415,7 @@ def pool_changed(scene: Scene, role: str, pool: str) -> Step:
 
 def expired_continuations(
     scene: Scene, role: str, characters: Sequence[CharacterSnapshot], *, all_of_them: bool = False
-) -> Step:  # fmt: skip
+) -> Step:
     """At a round's start (every one of them, when story time passes): a Servant whose Battle Continuation ran
     out with HP below 1 vanishes; a dying character (D24) not healed by then dies."""
     effects: list[Effect] = []
@@ -1308,30 +1435,21 @@ def expired_continuations(
     return Step(effects=tuple(effects), outcomes=tuple(outcomes))
 
 
-class Ended(Told):
+class Ended(Outcome):
     event = "battle_continuation.ended"
     name: str
 
-    def told(self) -> Tale:
-        return None, [Text("fate.continuation_ended", {"name": self.name})]
 
-
-class DiedOfWounds(Told):
+class DiedOfWounds(Outcome):
     event = "character.died_of_wounds"
     name: str
     fate: str  # dead or vanished
 
-    def told(self) -> Tale:
-        return None, [Text(f"fate.dying_ended.{self.fate}", {"name": self.name})]
 
-
-class Dropped(Told):
+class Dropped(Outcome):
     event = "np.dropped"
     name: str
     phantasm: str
-
-    def told(self) -> Tale:
-        return None, [Text("np.dropped", {"name": self.name, "phantasm": self.phantasm})]
 
 
 def sustained_costs(scene: Scene, role: str, characters: Sequence[CharacterSnapshot]) -> Step:
@@ -1350,7 +1468,7 @@ def sustained_costs(scene: Scene, role: str, characters: Sequence[CharacterSnaps
     return Step.of(*steps)
 
 
-class Struck(Told):
+class Struck(Outcome):
     """A blow outside the attack's own order: an opportunity attack or a martial-arts counter."""
 
     event = "attack.opportunity"
@@ -1360,12 +1478,6 @@ class Struck(Told):
     hit: bool
     counter: bool  # Chinese Martial Arts' counter (R19), else an opportunity attack (R25)
 
-    def told(self) -> Tale:
-        result = Text("attack.result_hit" if self.hit else "attack.result_miss")
-        said: dict[str, str | int | Text] = {"striker": self.striker, "target": self.target, "total": self.total,
-                                             "result": result}  # fmt: skip
-        return None, [Text("attack.counter" if self.counter else "attack.opportunity", said)]
-
 
 def _strike(scene: Scene, by: str, at: str, *, counter: bool, alone: bool, penalty: int = 0) -> Step:
     """A melee attack from outside its striker's turn (R25's opportunity action, or a Chinese Martial Arts counter at
@@ -1374,20 +1486,14 @@ def _strike(scene: Scene, by: str, at: str, *, counter: bool, alone: bool, penal
     striker, target = scene.one(by), scene.one(at)
     given = GrailAttackInput(targets=(target.name,), action="melee")
     d20 = luck_d20(scene.dice, luck_of(striker), optional_rerolls=takes_luck_rerolls(striker))
-    state: dict[str, Any] = {"means": means_of(striker, "melee", 1, options).to_dict(),
-                             "given": given.model_dump(mode="json"),
-                             "d20": {"faces": list(d20.faces), "auto": d20.auto}, BY: by}  # fmt: skip
-    if penalty:
-        state["penalty"] = penalty
+    state = Blow(means=means_of(striker, "melee", 1, options), given=given, d20=d20, penalty=penalty, by=by)
     roll = _attack_roll(scene, striker, target, state, options)
     struck = Struck(striker=striker.name, target=target.name, total=roll.total, hit=roll.hit, counter=counter)
     shown = Step(rolls=(roll.roll(),), outcomes=(struck,))
     return shown.then(_hit(scene, at, target, roll, state, alone=alone)) if roll.hit else shown
 
 
-def _countered(
-    scene: Scene, role: str, defender: CharacterSnapshot, means: Means, state: Mapping[str, Any], *, alone: bool
-) -> Step:  # fmt: skip
+def _countered(scene: Scene, role: str, defender: CharacterSnapshot, means: Means, state: Blow, *, alone: bool) -> Step:
     """R19: a defender with Chinese Martial Arts, targeted by a melee attack, strikes back at -(6 - X) before the
     blow lands (「每当你受到一次近战攻击时，你用借机动作对对方做一次近战攻击」); while the counter waits for the
     attacker's reactions, the blow it answers waits with it (`after`)."""
@@ -1398,13 +1504,14 @@ def _countered(
     countered = _strike(scene, role, ATTACKER, counter=True, alone=alone, penalty=max(0, 6 - x))
     if countered.pause is None:
         return countered
-    waiting = countered.pause
-    after = {"role": role, "state": dict(state)}
-    return Step.of(countered, pause=Pause(waiting.state, waiting.waits, {**waiting.fields, "after": after}))
+    after = Countered(role=role, state=state)
+    waiting = _hit_waiting(countered.pause).model_copy(update={"after": after})
+    return Step.of(countered, pause=Pause(waiting, countered.pause.waits))
 
 
-def odds(attacker: CharacterSnapshot, defender: CharacterSnapshot, given: GrailAttackInput,
-         options: GrailZhOptions) -> tuple[tuple[Text, Fraction], ...]:  # fmt: skip
+def odds(
+    attacker: CharacterSnapshot, defender: CharacterSnapshot, given: GrailAttackInput, options: GrailZhOptions
+) -> tuple[tuple[Text, Fraction], ...]:
     """The exact chance the attack hits, as it would be rolled now; for a defender with Mind's Eye, also the chance
     it still hits after the defender rolls it."""
     means = _aimed(attacker, defender, means_of(attacker, given.action, given.actions, options))
@@ -1417,7 +1524,8 @@ def odds(attacker: CharacterSnapshot, defender: CharacterSnapshot, given: GrailA
     if eye := _minds_eye(defender, options):
         eye_d20 = d20_outcomes(luck_of(defender), optional_rerolls=takes_luck_rerolls(defender))
         against_final = options.minds_eye_compare != "attack_roll"
-        chance = hit_chance(attack_d20, bonus, defense, stance=stance, eye=eye_d20, eye_bonus=eye - 3,
-                            eye_against_final=against_final)  # fmt: skip
+        chance = hit_chance(
+            attack_d20, bonus, defense, stance=stance, eye=eye_d20, eye_bonus=eye - 3, eye_against_final=against_final
+        )
         lines.append((Text("odds.minds_eye"), chance))
     return tuple(lines)

@@ -6,7 +6,7 @@ comes to be on its own as rounds and story time pass; familiars and puppets are 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from rules.exchange import (
     Answer,
@@ -52,8 +52,6 @@ from rules.grail_zh.stored import (
     SERVANT,
     SPIRIT_FORM,
     TEMP_HP,
-    Tale,
-    Told,
     fate_of,
     grail_options,
     luck_of,
@@ -74,13 +72,29 @@ SUMMON_NUMBER_ROOM = 4  # the " 12" a summoned creature's name takes
 FLYING = "flying"  # the state key of the round a flier took off in (R22)
 
 
-class SpiritFormTaken(Told):
+class SpiritFormTaken(Outcome):
     event = "spirit.form"
     name: str
     entered: bool
 
-    def told(self) -> Tale:
-        return Text("spirit.entered" if self.entered else "spirit.left", {"name": self.name}), []
+
+class SpiritWindow(fight.Window):
+    """Entering spirit form in a fight, waiting for opportunity attacks before it happens."""
+
+    stored_as: ClassVar[str] = SPIRIT_WINDOW
+
+
+# What /grail cast was given: its amount, modifier, square, item and flags, by name (None: not given).
+SpellParams = dict[str, int | str | bool | None]
+
+
+class SpellWindow(fight.Window):
+    """A spell in a fight, waiting for opportunity attacks before it is cast."""
+
+    stored_as: ClassVar[str] = SPELL_WINDOW
+
+    spell: str
+    params: SpellParams
 
 
 def spirit_form(scene: Scene, leave: bool) -> Step:
@@ -91,26 +105,31 @@ def spirit_form(scene: Scene, leave: bool) -> Step:
     if leave:
         if SPIRIT_FORM not in servant.state:
             raise RuleError("grail_not_spirit", name=servant.name)
-        return Step(effects=(StatePatch(ACTOR, SPIRIT_FORM, None),),
-                    outcomes=(SpiritFormTaken(name=servant.name, entered=False),))  # fmt: skip
+        return Step(
+            effects=(StatePatch(ACTOR, SPIRIT_FORM, None),),
+            outcomes=(SpiritFormTaken(name=servant.name, entered=False),),
+        )
     if SPIRIT_FORM in servant.state:
         raise RuleError("grail_spirit_already", name=servant.name)
     whole_turn = actions.spend(scene, ACTOR, actions.STANDARD, actions.MOVE, actions.MINOR)
     if fight.provokes(scene, ACTOR):
         act = Text("provoke.spirit_form")
         waiting = Step(outcomes=(fight.Provoking(name=servant.name, act=act.to_dict()),))
-        return Step.of(whole_turn, waiting, pause=fight.opportunity_window(scene, ACTOR, act, SPIRIT_WINDOW, {}))
+        window = fight.opportunity_window(scene, SpiritWindow(caster=ACTOR, what=act))
+        return Step.of(whole_turn, waiting, pause=window)
     return whole_turn.then(_spirit_entered(scene))
 
 
-def spirit_window(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
-    return fight.answer_window(scene, state, answer, SPIRIT_WINDOW, lambda: _spirit_entered(scene))
+def spirit_window(scene: Scene, state: SpiritWindow, answer: Answer) -> Step:
+    return fight.answer_window(scene, state, answer, lambda: _spirit_entered(scene))
 
 
 def _spirit_entered(scene: Scene) -> Step:
     servant = scene.one(ACTOR)
-    return Step(effects=(StatePatch(ACTOR, SPIRIT_FORM, scene.turn.round_number),),
-                outcomes=(SpiritFormTaken(name=servant.name, entered=True),))  # fmt: skip
+    return Step(
+        effects=(StatePatch(ACTOR, SPIRIT_FORM, scene.turn.round_number),),
+        outcomes=(SpiritFormTaken(name=servant.name, entered=True),),
+    )
 
 
 def _column(caster: CharacterSnapshot) -> str:
@@ -124,7 +143,7 @@ def known_spells(caster: CharacterSnapshot) -> tuple[str, ...]:
     return tuple(servant_file(caster).spells) if caster.kind == SERVANT else ()
 
 
-class SpellCast(Told):
+class SpellCast(Outcome):
     event = "spell.cast"
     caster: str
     spell: str
@@ -137,19 +156,6 @@ class SpellCast(Told):
     rank: str = ""
     rate: int = 0  # D42: MP a minute to keep a protection up
     by_gms: bool = False  # cast by a character the GMs run: what it summons is theirs to run
-
-    def told(self) -> Tale:
-        said: dict[str, str | int | Text] = {"caster": self.caster, "target": self.target, "amount": self.amount,
-                                             "minutes": self.minutes, "spell": Text(f"spell.{self.spell}"),
-                                             "item": self.item, "rank": self.rank, "rate": self.rate}  # fmt: skip
-        lines: list[Text] = []
-        if self.spell == "suggest":
-            lines.append(Text("spell.suggest_held" if self.took_hold else "spell.suggest_failed", said))
-        else:
-            lines.append(Text(f"spell.{self.spell}_done" + ("_gms" if self.by_gms else ""), said))
-        if self.kept:
-            lines.append(Text("spell.shield_kept", said))
-        return Text("spell.title", said), lines
 
 
 def cast(scene: Scene, spell: str, params: Mapping[str, Any]) -> Step:
@@ -166,16 +172,16 @@ def cast(scene: Scene, spell: str, params: Mapping[str, Any]) -> Step:
     _in_range(caster, target, spell, params)
     needs = {"shield": (actions.STANDARD, actions.MOVE, actions.MINOR), "teleport": (actions.MOVE,)}
     acted = actions.spend(scene, ACTOR, *needs.get(spell, (actions.STANDARD,)))
-    state = {"spell": spell, "params": dict(params)}
     if fight.provokes(scene, ACTOR):
         what = Text("provoke.casts", {"means": Text(f"spell.{spell}")})
         waiting = Step(outcomes=(fight.Provoking(name=caster.name, act=what.to_dict()),))
-        return Step.of(acted, waiting, pause=fight.opportunity_window(scene, ACTOR, what, SPELL_WINDOW, state))
-    return acted.then(_cast(scene, state))
+        window = SpellWindow(caster=ACTOR, what=what, spell=spell, params=dict(params))
+        return Step.of(acted, waiting, pause=fight.opportunity_window(scene, window))
+    return acted.then(_cast(scene, spell, params))
 
 
-def spell_window(scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
-    return fight.answer_window(scene, state, answer, SPELL_WINDOW, lambda: _cast(scene, state))
+def spell_window(scene: Scene, state: SpellWindow, answer: Answer) -> Step:
+    return fight.answer_window(scene, state, answer, lambda: _cast(scene, state.spell, state.params))
 
 
 def _in_range(caster: CharacterSnapshot, target: CharacterSnapshot, spell: str, params: Mapping[str, Any]) -> None:
@@ -197,8 +203,7 @@ def _in_range(caster: CharacterSnapshot, target: CharacterSnapshot, spell: str, 
         raise RuleError("grail_gone", name=target.name)
 
 
-def _cast(scene: Scene, state: Mapping[str, Any]) -> Step:
-    spell, params = str(state["spell"]), state["params"]
+def _cast(scene: Scene, spell: str, params: Mapping[str, Any]) -> Step:
     caster = scene.one(ACTOR)
     target_role = OPPONENT if scene.get(OPPONENT) is not None else ACTOR
     target = scene.one(target_role)
@@ -222,9 +227,14 @@ def _cast(scene: Scene, state: Mapping[str, Any]) -> Step:
     if spell == "alarm":
         return _barrier(scene, caster)
     if spell == "flight":
-        taken_off = Step(effects=(StatePatch(ACTOR, FLYING, scene.turn.round_number),),
-                         outcomes=(SpellCast(caster=caster.name, spell="flight", target=caster.name,
-                                             amount=air_speed(caster, scene.options)),))  # fmt: skip
+        taken_off = Step(
+            effects=(StatePatch(ACTOR, FLYING, scene.turn.round_number),),
+            outcomes=(
+                SpellCast(
+                    caster=caster.name, spell="flight", target=caster.name, amount=air_speed(caster, scene.options)
+                ),
+            ),
+        )
         return fight.payment(scene, ACTOR, caster, FLIGHT_MP_PER_ROUND, confirm).then(taken_off)
     if spell == "reinforce":
         return _reinforced(scene, caster, target_role, target, params, confirm)
@@ -245,8 +255,11 @@ def _summoned(scene: Scene, caster: CharacterSnapshot, spell: str, params: Mappi
         raise RuleError("grail_bad_name", code=code)
     if len(base) > NAME_LIMIT - SUMMON_NUMBER_ROOM:
         raise RuleError("grail_name_too_long", limit=NAME_LIMIT - SUMMON_NUMBER_ROOM)
-    made = [other for other in scene.members(EVERYONE)
-            if other.kind == kind and other.state.get(MAKER) == caster.id and fate_of(other) is None]  # fmt: skip
+    made = [
+        other
+        for other in scene.members(EVERYONE)
+        if other.kind == kind and other.state.get(MAKER) == caster.id and fate_of(other) is None
+    ]
     if kind == FAMILIAR:
         limit = FAMILIARS[_column(caster)]
         file: dict[str, Any] = {"teleports": servant_like(caster)}
@@ -258,16 +271,17 @@ def _summoned(scene: Scene, caster: CharacterSnapshot, spell: str, params: Mappi
         limit, cost = PUPPETS_PER_MAG * magic, PUPPET_MP * count
         file = {"rank": str(Rank(magic - PUPPET_RANK_BELOW_MAG))}
     if len(made) + count > limit:
-        raise RuleError("grail_summon_limit", name=caster.name, kind=Text(f"kind.{kind}"), limit=limit,
-                        has=len(made))  # fmt: skip
+        raise RuleError("grail_summon_limit", name=caster.name, kind=Text(f"kind.{kind}"), limit=limit, has=len(made))
     ever = sum(1 for other in scene.members(EVERYONE) if other.kind == kind and other.state.get(MAKER) == caster.id)
     # They come where their maker stands, and move from there.
-    state = {MAKER: caster.id, **({actions.POSITION: caster.state[actions.POSITION]}
-                                  if actions.square(caster) is not None else {})}  # fmt: skip
-    summons = tuple(Summon(ACTOR, kind, {**file, "name": f"{base} {ever + index + 1}"}, state)
-                    for index in range(count))  # fmt: skip
-    done = SpellCast(caster=caster.name, spell=spell, target=caster.name, amount=count, item=base,
-                     by_gms=caster.gm_run)  # fmt: skip
+    state = {
+        MAKER: caster.id,
+        **({actions.POSITION: caster.state[actions.POSITION]} if actions.square(caster) is not None else {}),
+    }
+    summons = tuple(
+        Summon(ACTOR, kind, {**file, "name": f"{base} {ever + index + 1}"}, state) for index in range(count)
+    )
+    done = SpellCast(caster=caster.name, spell=spell, target=caster.name, amount=count, item=base, by_gms=caster.gm_run)
     return fight.payment(scene, ACTOR, caster, cost, confirm).then(Step(effects=summons, outcomes=(done,)))
 
 
@@ -277,13 +291,10 @@ def air_speed(character: CharacterSnapshot, options: CampaignOptions) -> int:
     return FLIGHT_BASE_SPEED + ranks["AGI"].n + ranks["MAG"].n
 
 
-class Landed(Told):
+class Landed(Outcome):
     event = "spell.landed"
     name: str
     spent: bool = False  # it could not pay for another round in the air
-
-    def told(self) -> Tale:
-        return None, [Text("spell.flight_spent" if self.spent else "spell.landed", {"name": self.name})]
 
 
 def flights_paid(scene: Scene, role: str, characters: Sequence[CharacterSnapshot], *, story_time: bool) -> Step:
@@ -306,9 +317,13 @@ def flights_paid(scene: Scene, role: str, characters: Sequence[CharacterSnapshot
 
 
 def _reinforced(
-    scene: Scene, caster: CharacterSnapshot, role: str, target: CharacterSnapshot, params: Mapping[str, Any],
+    scene: Scene,
+    caster: CharacterSnapshot,
+    role: str,
+    target: CharacterSnapshot,
+    params: Mapping[str, Any],
     confirm: bool,
-) -> Step:  # fmt: skip
+) -> Step:
     """R22: an item becomes a Noble Phantasm of rank k (at most MAG - 1) for an hour, for 5k MP; its holder attacks
     with it as `np:<item>`, with its rank's bonus and T8's damage."""
     item = str(params.get("item") or "").strip()
@@ -321,14 +336,22 @@ def _reinforced(
     if not 1 <= rank <= top:
         raise RuleError("grail_reinforce_rank", name=caster.name, top=top)
     reinforced = {"name": item, "rank": str(Rank(rank)), "until": scene.turn.round_number + 60 * ROUNDS_PER_MINUTE}
-    done = SpellCast(caster=caster.name, spell="reinforce", target=target.name, amount=rank, minutes=60,
-                     item=item, rank=str(Rank(rank)))  # fmt: skip
+    done = SpellCast(
+        caster=caster.name,
+        spell="reinforce",
+        target=target.name,
+        amount=rank,
+        minutes=60,
+        item=item,
+        rank=str(Rank(rank)),
+    )
     effect = Step(effects=(StatePatch(role, REINFORCED, reinforced),), outcomes=(done,))
     return fight.payment(scene, ACTOR, caster, REINFORCE_MP_PER_RANK * rank, confirm).then(effect)
 
 
-def reinforcements_end(role: str, characters: Sequence[CharacterSnapshot], round_number: int, *,
-                       story_hours: int) -> Step:  # fmt: skip
+def reinforcements_end(
+    role: str, characters: Sequence[CharacterSnapshot], round_number: int, *, story_hours: int
+) -> Step:
     """A reinforced item is an item again after its hour (rounds in a fight, or an hour of story time)."""
     effects = []
     outcomes: list[Outcome] = []
@@ -341,13 +364,10 @@ def reinforcements_end(role: str, characters: Sequence[CharacterSnapshot], round
     return Step(effects=tuple(effects), outcomes=tuple(outcomes))
 
 
-class ReinforcementEnded(Told):
+class ReinforcementEnded(Outcome):
     event = "spell.reinforcement_ended"
     name: str
     item: str
-
-    def told(self) -> Tale:
-        return None, [Text("spell.reinforce_ended", {"name": self.name, "item": self.item})]
 
 
 def _barrier(scene: Scene, caster: CharacterSnapshot) -> Step:
@@ -357,10 +377,19 @@ def _barrier(scene: Scene, caster: CharacterSnapshot) -> Step:
     if here is None:
         raise RuleError("grail_territory_unplaced", name=caster.name)
     column = _column(caster)
-    barrier = {"x": here[0], "y": here[1], "reach": BARRIER_REACH[column],
-               "ready": scene.turn.round_number + BARRIER_SETUP_MINUTES * ROUNDS_PER_MINUTE}  # fmt: skip
-    done = SpellCast(caster=caster.name, spell="alarm", target=caster.name, amount=BARRIER_REACH[column],
-                     minutes=BARRIER_SETUP_MINUTES)  # fmt: skip
+    barrier = {
+        "x": here[0],
+        "y": here[1],
+        "reach": BARRIER_REACH[column],
+        "ready": scene.turn.round_number + BARRIER_SETUP_MINUTES * ROUNDS_PER_MINUTE,
+    }
+    done = SpellCast(
+        caster=caster.name,
+        spell="alarm",
+        target=caster.name,
+        amount=BARRIER_REACH[column],
+        minutes=BARRIER_SETUP_MINUTES,
+    )
     return Step(effects=(StatePatch(ACTOR, actions.BARRIER, barrier),), outcomes=(done,))
 
 
@@ -375,9 +404,14 @@ def barriers_set_up(role: str, characters: Sequence[CharacterSnapshot], round_nu
 
 
 def _shielded(
-    scene: Scene, caster: CharacterSnapshot, role: str, target: CharacterSnapshot, cost: int, keep: bool,
+    scene: Scene,
+    caster: CharacterSnapshot,
+    role: str,
+    target: CharacterSnapshot,
+    cost: int,
+    keep: bool,
     confirm: bool,
-) -> Step:  # fmt: skip
+) -> Step:
     """R21/R22 and D30: 2 (a Caster's 5) temporary HP for each MP, the target's in all at most the caster's MP
     maximum; it lasts 3 (10) minutes, or longer when kept up with MP (D42)."""
     column = _column(caster)
@@ -388,8 +422,15 @@ def _shielded(
     cost = -(-given // SHIELD_PER_MP[column])  # only the MP the room left takes
     minutes = SHIELD_MINUTES[column]
     shield = {"caster": caster.id, "until": scene.turn.round_number + minutes * ROUNDS_PER_MINUTE, "kept": keep}
-    done = SpellCast(caster=caster.name, spell="shield", target=target.name, amount=given, minutes=minutes, kept=keep,
-                     rate=grail_options(scene.options).shield_upkeep_mp_per_minute)  # fmt: skip
+    done = SpellCast(
+        caster=caster.name,
+        spell="shield",
+        target=target.name,
+        amount=given,
+        minutes=minutes,
+        kept=keep,
+        rate=grail_options(scene.options).shield_upkeep_mp_per_minute,
+    )
     effects = (PoolDelta(role, TEMP_HP, given), StatePatch(role, SHIELD, shield))
     return fight.payment(scene, ACTOR, caster, cost, confirm).then(Step(effects=effects, outcomes=(done,)))
 
@@ -401,10 +442,14 @@ def _suggested(scene: Scene, caster: CharacterSnapshot, target: CharacterSnapsho
     if caster.kind == MASTER and magus:
         raise RuleError("grail_suggest_magus", name=target.name)
     if servant_like(caster) and not magus:
-        return Step(outcomes=(SpellCast(caster=caster.name, spell="suggest", target=target.name, amount=0,
-                                        took_hold=True),))  # fmt: skip
-    power = (Modifier("stat:MAG", servant_of(caster, scene.options).ranks["MAG"].n) if servant_like(caster)
-             else Modifier("stat:CHA", master_file(caster).attribute("cha")))  # fmt: skip
+        return Step(
+            outcomes=(SpellCast(caster=caster.name, spell="suggest", target=target.name, amount=0, took_hold=True),)
+        )
+    power = (
+        Modifier("stat:MAG", servant_of(caster, scene.options).ranks["MAG"].n)
+        if servant_like(caster)
+        else Modifier("stat:CHA", master_file(caster).attribute("cha"))
+    )
     d20 = luck_d20(scene.dice, luck_of(caster), optional_rerolls=takes_luck_rerolls(caster))
     roll = d20.roll("spell:suggest", [power, *([Modifier("situational", modifier)] if modifier else [])])
     held = succeeds(d20, roll.total, 10)
@@ -425,23 +470,17 @@ def _teleported(scene: Scene, caster: CharacterSnapshot, params: Mapping[str, An
     return fight.payment(scene, ACTOR, caster, crossed * TELEPORT_MP_PER_SQUARE, confirm).then(moved)
 
 
-class ShieldEnded(Told):
+class ShieldEnded(Outcome):
     event = "spell.shield_ended"
     name: str
     lost: int
 
-    def told(self) -> Tale:
-        return None, [Text("spell.shield_ended", {"name": self.name, "lost": self.lost})]
 
-
-class ShieldKept(Told):
+class ShieldKept(Outcome):
     event = "spell.shield_kept"
     caster: str
     name: str
     cost: int
-
-    def told(self) -> Tale:
-        return None, [Text("spell.shield_upkeep", {"caster": self.caster, "name": self.name, "cost": self.cost})]
 
 
 def shields_expire(scene: Scene, role: str, characters: Sequence[CharacterSnapshot], minutes_past: int) -> Step:

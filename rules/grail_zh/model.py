@@ -15,8 +15,9 @@ CLASSES: tuple[ServantClass, ...] = get_args(ServantClass)
 Spell = Literal["alarm", "heal", "familiar", "bolt", "shield", "suggest"]
 GENERAL_SPELLS: tuple[Spell, ...] = get_args(Spell)
 # T3: a Caster's or a Spellcasting Servant's list, the general ones and four more.
-CasterSpell = Literal["alarm", "heal", "familiar", "bolt", "shield", "suggest", "teleport", "flight", "reinforce",
-                      "puppets"]  # fmt: skip
+CasterSpell = Literal[
+    "alarm", "heal", "familiar", "bolt", "shield", "suggest", "teleport", "flight", "reinforce", "puppets"
+]
 CASTER_SPELLS: tuple[CasterSpell, ...] = get_args(CasterSpell)
 Scope = Literal["anti_unit", "anti_army", "anti_city", "other"]
 NPMode = Literal["one_shot", "sustained", "passive", "mount"]
@@ -106,10 +107,28 @@ def attribute_adjustment(value: int) -> int:
 
 # The skills whose rules the bot applies (T4, R19, R20); any other name is a custom skill for the GM to rule on.
 Skill = Literal[
-    "riding", "instinct", "minds_eye_true", "minds_eye_false", "magic_resistance", "charisma", "tactics",
-    "throwing", "arrow_ward", "clairvoyance", "battle_continuation", "martial_arts", "spellcasting", "mp_regen",
-    "hp_regen", "resist", "slayer", "rank_boost", "mad_enhancement", "independent_action",
-    "presence_concealment", "territory",
-]  # fmt: skip
+    "riding",
+    "instinct",
+    "minds_eye_true",
+    "minds_eye_false",
+    "magic_resistance",
+    "charisma",
+    "tactics",
+    "throwing",
+    "arrow_ward",
+    "clairvoyance",
+    "battle_continuation",
+    "martial_arts",
+    "spellcasting",
+    "mp_regen",
+    "hp_regen",
+    "resist",
+    "slayer",
+    "rank_boost",
+    "mad_enhancement",
+    "independent_action",
+    "presence_concealment",
+    "territory",
+]
 SKILLS: tuple[Skill, ...] = get_args(Skill)
 INDEPENDENT_ACTION_DAYS = {1: 1, 2: 3, 3: 7, 4: 15, 5: 30}

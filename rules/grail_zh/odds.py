@@ -41,9 +41,15 @@ def d20_outcomes(luck: Rank | None, *, optional_rerolls: bool = True) -> Outcome
 
 
 def hit_chance(
-    attack: Outcomes, bonus: int, defense: int, *, stance: bool = False, eye: Outcomes | None = None,
-    eye_bonus: int = 0, eye_against_final: bool = False,
-) -> Fraction:  # fmt: skip
+    attack: Outcomes,
+    bonus: int,
+    defense: int,
+    *,
+    stance: bool = False,
+    eye: Outcomes | None = None,
+    eye_bonus: int = 0,
+    eye_against_final: bool = False,
+) -> Fraction:
     """R3: Luck's verdict, else d20 + `bonus` - `defense` at least 10; the Defend stance hits always. With `eye`
     (the defender's Mind's Eye d20 and its X - 3), a hit that Luck did not force is evaded by a roll strictly above
     the attack roll before the defence (D14), or above the final total."""

@@ -4,6 +4,7 @@ with their reactions, initiative and combat upkeep at a fight's start (rules in 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import cached_property
 from typing import Any, cast
 
 from pydantic import BaseModel, ValidationInfo, field_validator
@@ -52,8 +53,6 @@ from rules.grail_zh.stored import (
     TEMP_HP,
     UPKEEP_UNPAID,
     VANISHED,
-    Tale,
-    Told,
     derived_ranks,
     fate_of,
     grail_options,
@@ -66,7 +65,6 @@ from rules.grail_zh.stored import (
     servant_of,
     speed_of,
     takes_luck_rerolls,
-    target_text,
     written_skills,
     written_stat,
 )
@@ -82,12 +80,11 @@ from rules.play import (
     CharacterSnapshot,
     CheckInput,
     Choice,
-    Handler,
     Odds,
     Play,
     Pool,
     Preset,
-    Report,
+    Resumes,
     Scene,
     SheetLine,
     Turn,
@@ -124,7 +121,7 @@ class GrailCheckInput(CheckInput):
         return written_stat(spelling_of(info), tuple(CHECK_WORDS), value)
 
 
-class CheckRolled(Told):
+class CheckRolled(Outcome):
     event = "check"
     name: str
     stat: str
@@ -133,32 +130,19 @@ class CheckRolled(Told):
     success: bool
     auto: str | None
 
-    def told(self) -> Tale:
-        title = Text("check.title", {"name": self.name, "stat": Text(f"stat.{self.stat}"), "total": self.total})
-        lines = [Text("check.success" if self.success else "check.failure", {"target": self.target})]
-        return title, lines + ([Text(f"luck.{self.auto}")] if self.auto else [])
 
-
-class Initiated(Told):
+class Initiated(Outcome):
     event = "combat.initiative"
     order: list[list[str]]  # names, by the groups acting in turn (several in one act at the same time)
 
-    def told(self) -> Tale:
-        order = " → ".join(" = ".join(group) for group in self.order)
-        return Text("initiative.title"), [Text("initiative.order", {"order": order})]
 
-
-class UpkeepPaid(Told):
+class UpkeepPaid(Outcome):
     event = "mp.combat_upkeep"
     name: str
     cost: int
     from_master: int
     paid: bool  # False: it could not pay, and only moves in this fight (D19)
     secret: bool = False  # a character the GMs run: its upkeep would tell its ranks
-
-    def told(self) -> Tale:
-        key = ("upkeep.paid" if self.paid else "upkeep.unpaid") + ("_secret" if self.secret else "")
-        return None, [Text(key, {"name": self.name, "cost": self.cost, "given": self.from_master})]
 
 
 def _stat_of(character: CharacterSnapshot, word: str) -> tuple[str, int]:
@@ -177,8 +161,9 @@ def _stat_of(character: CharacterSnapshot, word: str) -> tuple[str, int]:
             return attribute.upper(), master_file(character).attribute(attribute)
     words = STATS if servant_like(character) else tuple(a.upper() for a in ATTRIBUTES)
     named: Text | str = Text(f"stat.{upper}") if upper in CHECK_WORDS else word
-    raise RuleError("grail_stat_not_here", stat=named, name=character.name,
-                    stats=joined([Text(f"stat.{stat}") for stat in words]))  # fmt: skip
+    raise RuleError(
+        "grail_stat_not_here", stat=named, name=character.name, stats=joined([Text(f"stat.{stat}") for stat in words])
+    )
 
 
 MASTER_WORDS: dict[str, Attribute] = {**{attribute.upper(): attribute for attribute in ATTRIBUTES}, "AGI": "dex"}
@@ -196,18 +181,19 @@ class GrailZhPlay(Play):
     final_fates = frozenset({DEAD, VANISHED})
     # A GM answers a creature's reaction in advance (`/gm auto`): a fight against ten puppets is not ten prompts.
     presets = (
-        Preset(fight.REACTION_WAIT, Text("preset.reaction"),
-               (Choice(fight.MINDS_EYE, Text("reaction.minds_eye")), Choice(fight.TAKE, Text("reaction.take")))),
-    )  # fmt: skip
+        Preset(
+            fight.REACTION_WAIT,
+            Text("preset.reaction"),
+            (Choice(fight.MINDS_EYE, Text("reaction.minds_eye")), Choice(fight.TAKE, Text("reaction.take"))),
+        ),
+    )
     attacks_see_everyone = True  # R27: a fight is heard by those near it
     private_sheets = True  # 「须经过审核」 aside, a rival's ranks and Noble Phantasms are its owner's secret
     gms_keep_turns = True  # 「在你的回合内，你获得3个动作」 holds for every character, the GMs' too
 
-    @property
-    def handlers(self) -> Mapping[str, Handler]:
-        return {fight.REACTION_WAIT: fight.reacted, fight.OPPORTUNITY_WAIT: fight.opportunity,
-                fight.CONSENT_WAIT: fight.consent, magecraft.SPIRIT_WINDOW: magecraft.spirit_window,
-                magecraft.SPELL_WINDOW: magecraft.spell_window}  # fmt: skip
+    @cached_property
+    def resumes(self) -> Resumes:
+        return Resumes(fight.reacted, fight.opportunity, fight.consent, magecraft.spirit_window, magecraft.spell_window)
 
     # What only this game has, for its own commands (bot.rulesets.grail_zh.cog).
     def defend(self, scene: Scene) -> Step:
@@ -271,8 +257,9 @@ class GrailZhPlay(Play):
         return upkeep.status(scene, name, on)
 
     def template(self, kind: str) -> dict[str, Any]:
-        return dict({MASTER: MASTER_TEMPLATE, PUPPET: PUPPET_TEMPLATE, FAMILIAR: FAMILIAR_TEMPLATE}.get(
-            kind, SERVANT_TEMPLATE))  # fmt: skip
+        return dict(
+            {MASTER: MASTER_TEMPLATE, PUPPET: PUPPET_TEMPLATE, FAMILIAR: FAMILIAR_TEMPLATE}.get(kind, SERVANT_TEMPLATE)
+        )
 
     def stat_word(self, stat: str) -> Text:
         return Text(f"stat.{stat}")
@@ -287,9 +274,15 @@ class GrailZhPlay(Play):
         return Binding(CONTRACT, "master", MASTER) if kind == SERVANT else None
 
     def build(
-        self, kind: str, data: Mapping[str, Any], bound: Mapping[str, CharacterSnapshot], dice: DiceSource,
-        options: CampaignOptions, *, gm_run: bool = False,
-    ) -> CharacterDraft:  # fmt: skip
+        self,
+        kind: str,
+        data: Mapping[str, Any],
+        bound: Mapping[str, CharacterSnapshot],
+        dice: DiceSource,
+        options: CampaignOptions,
+        *,
+        gm_run: bool = False,
+    ) -> CharacterDraft:
         """R8 for a Master; R9 and R20 for a Servant, whose ranks are kept as its Master made them; a puppet's and a
         familiar's bodies (D33, R21). Pools full."""
         if kind == MASTER:
@@ -356,8 +349,9 @@ class GrailZhPlay(Play):
             return {**sheet, "file": puppet.model_dump(mode="json")}
         servant = parse_servant(written_skills(self.spelling, file))
         master = character.partner(CONTRACT)
-        return _servant_sheet(servant, effective_ranks(servant, master_file(master) if master else None,
-                                                       grail_options(options)))  # fmt: skip
+        return _servant_sheet(
+            servant, effective_ranks(servant, master_file(master) if master else None, grail_options(options))
+        )
 
     def pool_maxima(self, character: CharacterSnapshot, sheet: Mapping[str, Any]) -> Mapping[str, int | None]:
         if character.kind == MASTER:
@@ -367,8 +361,11 @@ class GrailZhPlay(Play):
             return {HP: FAMILIAR_HP, MP: 0}
         ranks = {stat: Rank.parse(sheet["derived"]["ranks"][stat]) for stat in STATS}
         puppet = character.kind == PUPPET
-        body = PuppetFile.model_validate(sheet["file"]).as_servant() if puppet else ServantFile.model_validate(
-            sheet["file"])  # fmt: skip
+        body = (
+            PuppetFile.model_validate(sheet["file"]).as_servant()
+            if puppet
+            else ServantFile.model_validate(sheet["file"])
+        )
         # The pools' maxima do not depend on the campaign's options.
         servant = stats_at(body, ranks, GrailZhOptions(), class_abilities=not puppet)
         return {HP: servant.hp_max, MP: 0 if puppet else servant.mp_max}
@@ -392,41 +389,38 @@ class GrailZhPlay(Play):
             modifiers.append(Modifier("situational", params.modifier))
         roll = d20.roll("check", modifiers)
         target = params.target if params.target is not None else 10
-        rolled = CheckRolled(name=character.name, stat=stat, total=roll.total, target=target,
-                             success=succeeds(d20, roll.total, target), auto=d20.auto)  # fmt: skip
+        rolled = CheckRolled(
+            name=character.name,
+            stat=stat,
+            total=roll.total,
+            target=target,
+            success=succeeds(d20, roll.total, target),
+            auto=d20.auto,
+        )
         return Step(rolls=(roll,), outcomes=(rolled,))
 
     def attack_actions(self, attacker: CharacterSnapshot) -> list[Choice]:
         # Which attacks a character has does not depend on the campaign's options.
         options = GrailZhOptions()
-        return [Choice(value, Text(f"attack_choice.{kind}", {"name": name}))
-                for value, kind, name in fight.attack_actions(attacker, options)]  # fmt: skip
+        return [
+            Choice(value, Text(f"attack_choice.{kind}", {"name": name}))
+            for value, kind, name in fight.attack_actions(attacker, options)
+        ]
 
     def attack(self, scene: Scene, params: AttackInput) -> Step:
         return fight.attack(scene, cast(fight.GrailAttackInput, params))
 
     def odds(
-        self, attacker: CharacterSnapshot, defender: CharacterSnapshot, params: AttackInput, options: CampaignOptions,
+        self,
+        attacker: CharacterSnapshot,
+        defender: CharacterSnapshot,
+        params: AttackInput,
+        options: CampaignOptions,
         turn: Turn,
-    ) -> Odds:  # fmt: skip
+    ) -> Odds:
         """By enumeration of every face, Luck's rerolls and Mind's Eye included (R1, R3, R19)."""
         lines = fight.odds(attacker, defender, cast(fight.GrailAttackInput, params), grail_options(options))
         return Odds(lines, Text("odds.footer"))
-
-    def report(self, outcomes: Sequence[Outcome]) -> Report:
-        """Each outcome as it tells itself: the first headline is the title, the rest are lines in order."""
-        title: Text | None = None
-        notes: list[Text] = []
-        for outcome in outcomes:
-            if not isinstance(outcome, Told):
-                continue
-            headline, lines = outcome.told()
-            if headline is not None and title is None:
-                title = headline
-            elif headline is not None:
-                notes.append(headline)
-            notes += lines
-        return Report(title, notes=tuple(notes))
 
     def pool_changed(self, scene: Scene, pool: str) -> Step | None:
         """A GM's award meets the rules every other change of HP meets (R5, R16, R19)."""
@@ -445,21 +439,6 @@ class GrailZhPlay(Play):
         once (R16 counts from the death)."""
         died = {outcome.name for outcome in ended.outcomes if isinstance(outcome, fight.Ended | fight.DiedOfWounds)}
         return lambda character: self.gone(character) or character.name in died
-
-    def log_text(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
-        if kind == "attack.rolled":
-            return Text("event.attack.rolled.hit" if payload.get("hit") else "event.attack.rolled.missed")
-        if kind == "status.set" and payload.get("status") in upkeep.STATUSES:
-            return Text("event.status.set", {"status": Text(f"status.{payload['status']}")})
-        if kind in ("plus.on", "plus.off") and isinstance(payload.get("target"), str):
-            return Text(f"event.{kind}", {"target": target_text(payload["target"])})
-        if kind == magecraft.SpiritFormTaken.event:
-            return Text("event.spirit.entered" if payload.get("entered") else "event.spirit.left")
-        if kind == rulings.Contradicted.event:
-            return Text(f"event.{kind}", rulings.contradiction_words(payload))
-        if kind == upkeep.DailyUpkeep.event and int(payload.get("days", 1)) > 1:
-            return Text("event.mp.daily_upkeep_days")
-        return None
 
     def combat_started(self, scene: Scene) -> Opening | None:
         """R24: initiative, d20 (with Luck) + dex or AGI; then each Servant pays its combat upkeep (R12, R14): one
@@ -483,8 +462,11 @@ class GrailZhPlay(Play):
         rolls = tuple(roll for _, roll in rolled.rolls)
         # Those in the fight know of it: its noise is for the others (R27).
         fighting = tuple(StatePatch(member(FIGHTERS, index), fight.IN_FIGHT, True) for index in range(len(fighters)))
-        step = Step(rolls=rolls, effects=fighting,
-                    outcomes=(Initiated(order=[[names[key] for key in group] for group in rolled.order]),))  # fmt: skip
+        step = Step(
+            rolls=rolls,
+            effects=fighting,
+            outcomes=(Initiated(order=[[names[key] for key in group] for group in rolled.order]),),
+        )
         for position, fighter in enumerate(fighters):
             if fighter.kind == SERVANT and fate_of(fighter) is None:
                 step = step.then(_combat_upkeep(member(FIGHTERS, position), fighter, options))
@@ -495,37 +477,50 @@ class GrailZhPlay(Play):
         R13: sustained releases paid again."""
         everyone = scene.members(EVERYONE)
         now = scene.turn.round_number
-        plus_ends = [upkeep.plus_expired(member(EVERYONE, position), character, now=now)
-                     for position, character in enumerate(everyone)]  # fmt: skip
+        plus_ends = [
+            upkeep.plus_expired(member(EVERYONE, position), character, now=now)
+            for position, character in enumerate(everyone)
+        ]
         ended = fight.expired_continuations(scene, EVERYONE, everyone)
         lost = upkeep.masters_lost(scene, EVERYONE, everyone, self._gone_now(ended))
-        step = Step.of(ended, lost, upkeep.masterless_rounds(scene, EVERYONE, everyone),
-                       fight.sustained_costs(scene, EVERYONE, everyone), *plus_ends,
-                       magecraft.shields_expire(scene, EVERYONE, everyone, 0),
-                       magecraft.flights_paid(scene, EVERYONE, everyone, story_time=False),
-                       magecraft.reinforcements_end(EVERYONE, everyone, now, story_hours=0),
-                       # A minute's MP regeneration comes every tenth round of a fight (D8).
-                       upkeep.regeneration(scene, EVERYONE, everyone, rounds=1,
-                                           minutes=0 if now % ROUNDS_PER_MINUTE else 1))  # fmt: skip
+        step = Step.of(
+            ended,
+            lost,
+            upkeep.masterless_rounds(scene, EVERYONE, everyone),
+            fight.sustained_costs(scene, EVERYONE, everyone),
+            *plus_ends,
+            magecraft.shields_expire(scene, EVERYONE, everyone, 0),
+            magecraft.flights_paid(scene, EVERYONE, everyone, story_time=False),
+            magecraft.reinforcements_end(EVERYONE, everyone, now, story_hours=0),
+            # A minute's MP regeneration comes every tenth round of a fight (D8).
+            upkeep.regeneration(scene, EVERYONE, everyone, rounds=1, minutes=0 if now % ROUNDS_PER_MINUTE else 1),
+        )
         return step if step.effects else None
 
     def time_passed(self, scene: Scene, hours: int, days: int) -> Step | None:
         """Each day's turn: daily upkeep (R11) and a masterless Servant's days (R16), or its end (D7); a day's rest and
         ritual again."""
         everyone = scene.members(EVERYONE)
-        plus_ends = [upkeep.plus_expired(member(EVERYONE, position), character, now=None)
-                     for position, character in enumerate(everyone)]  # fmt: skip
+        plus_ends = [
+            upkeep.plus_expired(member(EVERYONE, position), character, now=None)
+            for position, character in enumerate(everyone)
+        ]
         passed = hours + upkeep.HOURS_PER_DAY * days
         minutes = passed * 60
-        regenerated = upkeep.regeneration(scene, EVERYONE, everyone, rounds=minutes * ROUNDS_PER_MINUTE,
-                                          minutes=minutes, hours=passed)  # fmt: skip
+        regenerated = upkeep.regeneration(
+            scene, EVERYONE, everyone, rounds=minutes * ROUNDS_PER_MINUTE, minutes=minutes, hours=passed
+        )
         ended = fight.expired_continuations(scene, EVERYONE, everyone, all_of_them=True)
-        step = Step.of(ended, *plus_ends,
-                       magecraft.shields_expire(scene, EVERYONE, everyone, minutes), regenerated,
-                       magecraft.barriers_set_up(EVERYONE, everyone, scene.turn.round_number),
-                       magecraft.flights_paid(scene, EVERYONE, everyone, story_time=True),
-                       magecraft.reinforcements_end(EVERYONE, everyone, scene.turn.round_number, story_hours=passed),
-                       upkeep.days_passed(scene, EVERYONE, everyone, passed, self._gone_now(ended)))  # fmt: skip
+        step = Step.of(
+            ended,
+            *plus_ends,
+            magecraft.shields_expire(scene, EVERYONE, everyone, minutes),
+            regenerated,
+            magecraft.barriers_set_up(EVERYONE, everyone, scene.turn.round_number),
+            magecraft.flights_paid(scene, EVERYONE, everyone, story_time=True),
+            magecraft.reinforcements_end(EVERYONE, everyone, scene.turn.round_number, story_hours=passed),
+            upkeep.days_passed(scene, EVERYONE, everyone, passed, self._gone_now(ended)),
+        )
         return step if step.effects else None
 
     def turn_started(self, scene: Scene) -> Step | None:
@@ -533,10 +528,14 @@ class GrailZhPlay(Play):
         character = scene.get(CURRENT)
         if character is None:
             return None
-        effects = tuple(StatePatch(CURRENT, key, None) for key in (DEFENDING, actions.RUNNING_KEY)
-                        if key in character.state)  # fmt: skip
-        step = Step.of(Step(effects=effects), actions.committed_turn(CURRENT, character, scene.turn),
-                       fight.lapsed_aim(CURRENT, character, scene.turn))  # fmt: skip
+        effects = tuple(
+            StatePatch(CURRENT, key, None) for key in (DEFENDING, actions.RUNNING_KEY) if key in character.state
+        )
+        step = Step.of(
+            Step(effects=effects),
+            actions.committed_turn(CURRENT, character, scene.turn),
+            fight.lapsed_aim(CURRENT, character, scene.turn),
+        )
         return step if step.effects else None
 
     def acts_on_own_turn(self, options: CampaignOptions) -> bool:
@@ -570,8 +569,9 @@ def _master_lines(character: CharacterSnapshot, *, full: bool) -> list[SheetLine
     if not full:
         return lines
     stats = master_of(character)
-    attributes = [Text("sheet.value", {"name": Text(f"attribute.{a}"), "value": sheet.attribute(a)})
-                  for a in ATTRIBUTES]  # fmt: skip
+    attributes = [
+        Text("sheet.value", {"name": Text(f"attribute.{a}"), "value": sheet.attribute(a)}) for a in ATTRIBUTES
+    ]
     lines.append(SheetLine("sheet.attributes", joined(attributes), inline=False))
     moves: dict[str, str | int | Text] = {
         "speed": stats.speed,
@@ -585,12 +585,12 @@ def _master_lines(character: CharacterSnapshot, *, full: bool) -> list[SheetLine
     if sheet.signature_feat is not None:
         feat = sheet.signature_feat
         shown = f"{feat.name} ({feat.damage})" if feat.damage else feat.name
-        lines.append(SheetLine("sheet.signature_feat", f"{shown}: {feat.effect}" if feat.effect else shown,
-                               inline=False))  # fmt: skip
+        lines.append(
+            SheetLine("sheet.signature_feat", f"{shown}: {feat.effect}" if feat.effect else shown, inline=False)
+        )
     if stats.grenades:
         left = max(0, stats.grenades - int(character.state.get(fight.GRENADES_THROWN, 0) or 0))
-        lines.append(SheetLine("sheet.grenades", Text("sheet.grenades_left", {"left": left,
-                                                                             "total": stats.grenades})))  # fmt: skip
+        lines.append(SheetLine("sheet.grenades", Text("sheet.grenades_left", {"left": left, "total": stats.grenades})))
     return lines
 
 
@@ -610,25 +610,53 @@ def _servant_lines(character: CharacterSnapshot, options: CampaignOptions, *, fu
         return lines
     stats = servant_of(character, options)
     ex_value = grail_options(options).ex_value
-    ranks = [Text("sheet.rank", {"name": Text(f"stat.{stat}"), "rank": str(stats.ranks[stat]),
-                                 "value": stats.ranks[stat].magnitude(ex_value)}) for stat in STATS]  # fmt: skip
+    ranks = [
+        Text(
+            "sheet.rank",
+            {
+                "name": Text(f"stat.{stat}"),
+                "rank": str(stats.ranks[stat]),
+                "value": stats.ranks[stat].magnitude(ex_value),
+            },
+        )
+        for stat in STATS
+    ]
     lines.append(SheetLine("sheet.ranks", joined(ranks), inline=False))
-    ranged = Text("sheet.ranged", {"bonus": f"{stats.ranged_bonus:+d}", "damage": str(stats.ranged_damage)}) if (
-        stats.ranged_bonus is not None) else Text("sheet.no_ranged")  # fmt: skip
-    lines.append(SheetLine("sheet.moves", Text("sheet.servant_moves", {
-        "speed": stats.speed, "run": stats.run, "melee": f"{stats.melee_bonus:+d}",
-        "damage": str(stats.melee_damage), "ranged": ranged, "defense": stats.defense}), inline=False))  # fmt: skip
+    ranged = (
+        Text("sheet.ranged", {"bonus": f"{stats.ranged_bonus:+d}", "damage": str(stats.ranged_damage)})
+        if (stats.ranged_bonus is not None)
+        else Text("sheet.no_ranged")
+    )
+    lines.append(
+        SheetLine(
+            "sheet.moves",
+            Text(
+                "sheet.servant_moves",
+                {
+                    "speed": stats.speed,
+                    "run": stats.run,
+                    "melee": f"{stats.melee_bonus:+d}",
+                    "damage": str(stats.melee_damage),
+                    "ranged": ranged,
+                    "defense": stats.defense,
+                },
+            ),
+            inline=False,
+        )
+    )
     if puppet:  # 「视作英灵」 on the Caster's row, with nothing of a Servant's own
         return lines
     skills = [_skill_text(skill, ex_value) for skill in stats.skills]
     lines.append(SheetLine("sheet.skills", joined_lines(skills) if skills else "—", inline=False))
     if servant.spells:
-        lines.append(SheetLine("sheet.spells", joined([Text(f"spell.{spell}") for spell in servant.spells]),
-                               inline=False))  # fmt: skip
+        lines.append(
+            SheetLine("sheet.spells", joined([Text(f"spell.{spell}") for spell in servant.spells]), inline=False)
+        )
     phantasms = [_phantasm_text(np, ex_value) for np in servant.noble_phantasms]
     lines.append(SheetLine("sheet.phantasms", joined_lines(phantasms) if phantasms else "—", inline=False))
-    lines.append(SheetLine("sheet.upkeep", Text("sheet.upkeep_costs", {"daily": stats.daily_cost,
-                                                                        "combat": stats.combat_cost})))  # fmt: skip
+    lines.append(
+        SheetLine("sheet.upkeep", Text("sheet.upkeep_costs", {"daily": stats.daily_cost, "combat": stats.combat_cost}))
+    )
     if character.state.get(UPKEEP_UNPAID):
         lines.append(SheetLine("sheet.state", Text("sheet.upkeep_unpaid")))
     return lines
@@ -647,8 +675,9 @@ def _servant_pools(servant: ServantFile, ranks: Mapping[Stat, Rank], options: Ca
 def _combat_upkeep(role: str, servant: CharacterSnapshot, options: GrailZhOptions) -> Step:
     cost = servant_of(servant, options).combat_cost
     try:
-        effects, payment = upkeep.servant_pays(role, servant, cost, servant.partner(CONTRACT), forced=False,
-                                               helped=options.auto_transfer)  # fmt: skip
+        effects, payment = upkeep.servant_pays(
+            role, servant, cost, servant.partner(CONTRACT), forced=False, helped=options.auto_transfer
+        )
     except RuleError:
         unpaid = UpkeepPaid(name=servant.name, cost=cost, from_master=0, paid=False, secret=hidden_sheet(servant))
         return Step(effects=(StatePatch(role, UPKEEP_UNPAID, True),), outcomes=(unpaid,))
@@ -665,13 +694,20 @@ def joined_lines(parts: Sequence[Text | str]) -> Text | str:
 def _phantasm_text(np: NoblePhantasm, ex_value: int) -> Text:
     """A Noble Phantasm on the sheet: rank, scope, mode, release cost, how it strikes and its damage (T8 unless the
     GM set one), and its effect as written."""
-    resolved = Text("resolution.save", {"stat": Text(f"stat.{np.save_stat}")}) if np.resolution == "save" else Text(
-        f"resolution.{np.resolution}")  # fmt: skip
+    resolved = (
+        Text("resolution.save", {"stat": Text(f"stat.{np.save_stat}")})
+        if np.resolution == "save"
+        else Text(f"resolution.{np.resolution}")
+    )
     said: dict[str, str | int | Text] = {
-        "name": np.name, "rank": str(np.rank), "scope": Text(f"scope.{np.scope}"), "mode": Text(f"mode.{np.mode}"),
-        "cost": release_cost(np), "resolution": resolved,
+        "name": np.name,
+        "rank": str(np.rank),
+        "scope": Text(f"scope.{np.scope}"),
+        "mode": Text(f"mode.{np.mode}"),
+        "cost": release_cost(np),
+        "resolution": resolved,
         "damage": str(np.damage or fight.burst_damage(np.rank, ex_value)),
-    }  # fmt: skip
+    }
     line = Text("sheet.phantasm", said)
     return Text("sheet.with_effect", {"line": line, "effect": np.effect}) if np.effect else line
 
@@ -682,10 +718,16 @@ def _skill_text(skill: ServantSkill, ex_value: int) -> Text:
     target = skill.target
     shown_target: Text | str = Text(f"stat.{target}") if target in STATS else target or "—"
     said: dict[str, str | int | Text] = {
-        "x": x, "five_x": 5 * x, "target": shown_target, "floor": -10 * (x - 1), "range": 100 * x,
-        "minus3": f"{x - 3:+d}" if x != 3 else "", "counter": f"{x - 6:+d}", "threshold": 10 + 5 * x,
+        "x": x,
+        "five_x": 5 * x,
+        "target": shown_target,
+        "floor": -10 * (x - 1),
+        "range": 100 * x,
+        "minus3": f"{x - 3:+d}" if x != 3 else "",
+        "counter": f"{x - 6:+d}",
+        "threshold": 10 + 5 * x,
         "days": INDEPENDENT_ACTION_DAYS[skill.rank.n],
-    }  # fmt: skip
+    }
     known = skill.name in SKILLS
     named: Text | str = Text(f"skill.{skill.name}") if known else skill.name
     effect: Text | str = Text(f"skill_effect.{skill.name}", said) if known else skill.effect or "—"

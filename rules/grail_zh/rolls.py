@@ -183,9 +183,14 @@ class Save:
 
 
 def save(
-    dice: DiceSource, luck: Rank | None, dc: int, bonus: Sequence[Modifier] = (), *, optional_rerolls: bool = True,
+    dice: DiceSource,
+    luck: Rank | None,
+    dc: int,
+    bonus: Sequence[Modifier] = (),
+    *,
+    optional_rerolls: bool = True,
     name: str = "",
-) -> Save:  # fmt: skip
+) -> Save:
     """R6 (E12): a d20 with Luck's rerolls, plus Magic Resistance against magecraft (`bonus`); its roll labelled
     with the `name` of whoever saves, where several save against one effect."""
     d20 = luck_d20(dice, luck, optional_rerolls=optional_rerolls)
@@ -222,9 +227,12 @@ def initiative(dice: DiceSource, entries: Sequence[InitiativeEntry]) -> Initiati
 
 
 def contradiction(
-    dice: DiceSource, first: Rank, second: Rank, luck: tuple[Rank | None, Rank | None],
+    dice: DiceSource,
+    first: Rank,
+    second: Rank,
+    luck: tuple[Rank | None, Rank | None],
     labels: tuple[str, str] = ("contradiction", "contradiction"),
-) -> tuple[bool, tuple[Roll, ...]]:  # fmt: skip
+) -> tuple[bool, tuple[Roll, ...]]:
     """R7: the higher mystery wins; equal mysteries roll d20s (with Luck) until one is higher, each side's roll
     under its label. True: the first wins."""
     if first.mystery != second.mystery:

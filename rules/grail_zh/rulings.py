@@ -6,13 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rules.exchange import RuleError, Step, Text
+from rules.exchange import Outcome, RuleError, Step, Text
 from rules.grail_zh.model import SKILLS, STATS
 from rules.grail_zh.ranks import Rank
 from rules.grail_zh.rolls import contradiction
 from rules.grail_zh.stored import (
-    Tale,
-    Told,
     grail_options,
     luck_of,
     servant_file,
@@ -24,7 +22,7 @@ from rules.play import ACTOR, OPPONENT, CharacterSnapshot, Scene
 from rules.words import Spelling
 
 
-class Contradicted(Told):
+class Contradicted(Outcome):
     event = "mystery.contradiction"
     first: str
     first_ability: str
@@ -33,11 +31,6 @@ class Contradicted(Told):
     first_wins: bool
     by_dice: bool  # equal mysteries: the d20s decided
 
-    def told(self) -> Tale:
-        said = contradiction_words(self.model_dump())
-        key = "contradiction.by_dice" if self.by_dice else "contradiction.by_mystery"
-        return Text("contradiction.title", said), [Text(key, said)]
-
 
 def contradiction_words(payload: Mapping[str, Any]) -> dict[str, str | int | Text]:
     """A ruling's names in the reader's words (a skill the rules know by its name, not its identifier), and who
@@ -45,8 +38,14 @@ def contradiction_words(payload: Mapping[str, Any]) -> dict[str, str | int | Tex
     first, second = (str(payload[key]) for key in ("first", "second"))
     abilities = [target_text(str(payload[key])) for key in ("first_ability", "second_ability")]
     winner = 0 if payload.get("first_wins") else 1
-    return {"first": first, "first_ability": abilities[0], "second": second, "second_ability": abilities[1],
-            "winner": (first, second)[winner], "ability": abilities[winner]}  # fmt: skip
+    return {
+        "first": first,
+        "first_ability": abilities[0],
+        "second": second,
+        "second_ability": abilities[1],
+        "winner": (first, second)[winner],
+        "ability": abilities[winner],
+    }
 
 
 def ability_rank(character: CharacterSnapshot, ability: str, scene: Scene, spelling: Spelling) -> tuple[str, Rank]:
@@ -75,8 +74,19 @@ def contradict(scene: Scene, first_ability: str, second_ability: str, spelling: 
         raise RuleError("grail_contradict_self", name=first.name)
     first_name, first_rank = ability_rank(first, first_ability, scene, spelling)
     second_name, second_rank = ability_rank(second, second_ability, scene, spelling)
-    first_wins, rolls = contradiction(scene.dice, first_rank, second_rank, (luck_of(first), luck_of(second)),
-                                      (f"contradiction:{first.name}", f"contradiction:{second.name}"))  # fmt: skip
-    ruled = Contradicted(first=first.name, first_ability=first_name, second=second.name, second_ability=second_name,
-                         first_wins=first_wins, by_dice=bool(rolls))  # fmt: skip
+    first_wins, rolls = contradiction(
+        scene.dice,
+        first_rank,
+        second_rank,
+        (luck_of(first), luck_of(second)),
+        (f"contradiction:{first.name}", f"contradiction:{second.name}"),
+    )
+    ruled = Contradicted(
+        first=first.name,
+        first_ability=first_name,
+        second=second.name,
+        second_ability=second_name,
+        first_wins=first_wins,
+        by_dice=bool(rolls),
+    )
     return Step(rolls=rolls, outcomes=(ruled,))

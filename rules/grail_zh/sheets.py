@@ -184,8 +184,9 @@ class PuppetFile(_File):
     creature: list[Kind] = Field(default_factory=list, max_length=10)
 
     def as_servant(self) -> ServantFile:
-        return ServantFile(name=self.name, servant_class="caster", legend=dict.fromkeys(STATS, self.rank),
-                           creature=list(self.creature))  # fmt: skip
+        return ServantFile(
+            name=self.name, servant_class="caster", legend=dict.fromkeys(STATS, self.rank), creature=list(self.creature)
+        )
 
 
 class FamiliarFile(_File):

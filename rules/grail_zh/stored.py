@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rules.exchange import Outcome, Text
+from rules.exchange import Text
 from rules.grail_zh.characters import MasterStats, ServantStats, master_stats, plus_on, stats_at
 from rules.grail_zh.model import ATTRIBUTES, CLASS_TABLE, FAMILIAR_SPEED, SKILLS, STATS, Attribute, Stat
 from rules.grail_zh.options import GrailZhOptions
@@ -43,19 +43,9 @@ DEFENDING = "defending"  # the state key of the round its Defend stance began (R
 UPKEEP_UNPAID = "upkeep_unpaid"  # the state key of a fight whose combat upkeep it could not pay (D19)
 # What /check takes: a Master's six attributes and a Servant's five stats, each by one upper-case word.
 CHECK_WORDS: dict[str, Attribute | Stat] = {
-    **{attribute.upper(): attribute for attribute in ATTRIBUTES}, **{stat: stat for stat in STATS}
-}  # fmt: skip
-
-
-Tale = tuple[Text | None, list[Text]]
-
-
-class Told(Outcome):
-    """An outcome that says itself: a headline (the step's title when it comes first, else one of its lines) and
-    the lines that follow it."""
-
-    def told(self) -> Tale:
-        return None, []
+    **{attribute.upper(): attribute for attribute in ATTRIBUTES},
+    **{stat: stat for stat in STATS},
+}
 
 
 def target_text(target: str) -> Text | str:

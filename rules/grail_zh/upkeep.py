@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from rules.exchange import Effect, PoolDelta, PoolMaximum, Roll, RuleError, StatePatch, Step, Text, member
+from rules.exchange import Effect, Outcome, PoolDelta, PoolMaximum, Roll, RuleError, StatePatch, Step, Text, member
 from rules.grail_zh import actions
 from rules.grail_zh.characters import plus_on
 from rules.grail_zh.model import (
@@ -33,8 +33,6 @@ from rules.grail_zh.stored import (
     SPIRIT_FORM,
     UNAWARE,
     VANISHED,
-    Tale,
-    Told,
     fate_of,
     grail_options,
     hidden_sheet,
@@ -61,15 +59,12 @@ def day_of(character: CharacterSnapshot) -> int:
     return int(hours) // HOURS_PER_DAY if isinstance(hours, int) else 0
 
 
-class Defending(Told):
+class Defending(Outcome):
     event = "stance.defend"
     name: str
 
-    def told(self) -> Tale:
-        return Text("defend.title", {"name": self.name}), []
 
-
-class Transferred(Told):
+class Transferred(Outcome):
     event = "mp.transfer"
     master: str
     servant: str
@@ -79,28 +74,16 @@ class Transferred(Told):
     secret: bool = False  # a hidden sheet: the amounts would tell its MP and its maximum
     name: str = ""  # the Master, whom the players' log names when the amounts are kept from it
 
-    def told(self) -> Tale:
-        key = "transfer.reverse" if self.reverse else "transfer.given" if self.paid else "transfer.ritual"
-        said: dict[str, str | int | Text] = {"master": self.master, "servant": self.servant, "paid": self.paid,
-                                             "gained": self.gained}  # fmt: skip
-        return Text(key + ("_secret" if self.secret else ""), said), []
 
-
-class Rested(Told):
+class Rested(Outcome):
     event = "mp.rest"
     name: str
     gained: int
     secret: bool = False  # a hidden sheet: what it recovers is what it lacked of its maximum
     days: int = 0  # rests taken as story time passed, on each day it had not rested (R15)
 
-    def told(self) -> Tale:
-        said: dict[str, str | int | Text] = {"name": self.name, "gained": self.gained, "days": self.days}
-        if self.days:
-            return None, [Text("rest.story_days" + ("_secret" if self.secret else ""), said)]
-        return Text("rest.title" + ("_secret" if self.secret else ""), said), []
 
-
-class DailyUpkeep(Told):
+class DailyUpkeep(Outcome):
     event = "mp.daily_upkeep"
     name: str
     cost: int
@@ -109,33 +92,16 @@ class DailyUpkeep(Told):
     secret: bool = False  # a hidden sheet: what it pays would tell its ranks
     days: int = 1  # the days paid for, summed, as story time passed: `cost` and `from_master` are theirs in all
 
-    def told(self) -> Tale:
-        if self.vanished:  # its last MP went into it: it could not pay the day
-            return None, [Text("upkeep.daily_unpaid", {"name": self.name})]
-        said: dict[str, str | int | Text] = {"name": self.name, "cost": self.cost, "given": self.from_master,
-                                             "days": self.days}  # fmt: skip
-        key = "upkeep.daily" if self.days == 1 else "upkeep.days"
-        if self.secret:
-            return None, [Text(f"{key}_secret", said)]
-        return None, [Text(f"{key}_with_master" if self.from_master else key, said)]
 
-
-class Masterless(Told):
+class Masterless(Outcome):
     event = "servant.masterless"
     name: str
     days: int | None  # Independent Action's days; None: it vanishes within rounds
 
-    def told(self) -> Tale:
-        key = "masterless.days" if self.days is not None else "masterless.rounds"
-        return None, [Text(key, {"name": self.name, "days": self.days or 0})]
 
-
-class Vanished(Told):
+class Vanished(Outcome):
     event = "servant.vanished"
     name: str
-
-    def told(self) -> Tale:
-        return None, [Text("masterless.vanished", {"name": self.name})]
 
 
 def _pair(scene: Scene) -> tuple[str, CharacterSnapshot, str, CharacterSnapshot]:
@@ -169,8 +135,11 @@ def defend(scene: Scene) -> Step:
     less its CON or END."""
     character = scene.one(ACTOR)
     spent = actions.spend(scene, ACTOR, actions.STANDARD)
-    return spent.then(Step(effects=(StatePatch(ACTOR, DEFENDING, scene.turn.round_number),),
-                           outcomes=(Defending(name=character.name),)))  # fmt: skip
+    return spent.then(
+        Step(
+            effects=(StatePatch(ACTOR, DEFENDING, scene.turn.round_number),), outcomes=(Defending(name=character.name),)
+        )
+    )
 
 
 def give(scene: Scene, amount: int) -> Step:
@@ -187,8 +156,15 @@ def give(scene: Scene, amount: int) -> Step:
         raise RuleError("grail_servant_full", name=servant.name)
     if master.pools[MP].current - paid < 1:
         raise RuleError("grail_master_cost", cost=paid, mp=master.pools[MP].current)
-    moved = Transferred(master=master.name, servant=servant.name, paid=paid, gained=gained, reverse=False,
-                        secret=_hidden(master, servant), name=master.name)  # fmt: skip
+    moved = Transferred(
+        master=master.name,
+        servant=servant.name,
+        paid=paid,
+        gained=gained,
+        reverse=False,
+        secret=_hidden(master, servant),
+        name=master.name,
+    )
     return Step(effects=(PoolDelta(master_ref, MP, -paid), PoolDelta(servant_ref, MP, gained)), outcomes=(moved,))
 
 
@@ -214,8 +190,15 @@ def ritual(scene: Scene, reverse: int | None) -> Step:
         gained = min((mp.maximum or 0) // 2, (mp.maximum or 0) - mp.current)
         if gained <= 0:  # the day's ritual is not spent on nothing
             raise RuleError("grail_servant_full", name=servant.name)
-        moved = Transferred(master=master.name, servant=servant.name, paid=0, gained=gained, reverse=False,
-                            secret=_hidden(master, servant), name=master.name)  # fmt: skip
+        moved = Transferred(
+            master=master.name,
+            servant=servant.name,
+            paid=0,
+            gained=gained,
+            reverse=False,
+            secret=_hidden(master, servant),
+            name=master.name,
+        )
         return Step(effects=(held, PoolDelta(servant_ref, MP, gained)), outcomes=(moved,))
     master_mp = master.pools[MP]
     gained = min(reverse, (master_mp.maximum or 0) - master_mp.current)
@@ -224,8 +207,15 @@ def ritual(scene: Scene, reverse: int | None) -> Step:
         raise RuleError("grail_master_full", name=master.name)
     if servant.pools[MP].current - cost < 1:
         raise RuleError("grail_cost_fatal", cost=cost, mp=servant.pools[MP].current)
-    moved = Transferred(master=master.name, servant=servant.name, paid=cost, gained=gained, reverse=True,
-                        secret=_hidden(master, servant), name=master.name)  # fmt: skip
+    moved = Transferred(
+        master=master.name,
+        servant=servant.name,
+        paid=cost,
+        gained=gained,
+        reverse=True,
+        secret=_hidden(master, servant),
+        name=master.name,
+    )
     return Step(effects=(held, PoolDelta(servant_ref, MP, -cost), PoolDelta(master_ref, MP, gained)), outcomes=(moved,))
 
 
@@ -244,8 +234,10 @@ def rest(scene: Scene) -> Step:
     gained = master_of(master).mp_max - mp.current
     if gained <= 0:
         raise RuleError("grail_master_full", name=master.name)
-    return Step(effects=(StatePatch(ACTOR, RESTED, day), PoolDelta(ACTOR, MP, gained)),
-                outcomes=(Rested(name=master.name, gained=gained, secret=hidden_sheet(master)),))  # fmt: skip
+    return Step(
+        effects=(StatePatch(ACTOR, RESTED, day), PoolDelta(ACTOR, MP, gained)),
+        outcomes=(Rested(name=master.name, gained=gained, secret=hidden_sheet(master)),),
+    )
 
 
 def master_fell(scene: Scene, master_ref: str) -> Step:
@@ -266,8 +258,12 @@ def masters_lost(
     for position, character in enumerate(characters):
         who = member(role, position)
         master = scene.get(f"{who}.{CONTRACT}")
-        if character.kind == SERVANT and master is not None and MASTERLESS not in character.state and (
-                fate_of(character) is None and fallen(master)):  # fmt: skip
+        if (
+            character.kind == SERVANT
+            and master is not None
+            and MASTERLESS not in character.state
+            and (fate_of(character) is None and fallen(master))
+        ):
             steps.append(orphaned(scene, who, character))
     return Step.of(*steps)
 
@@ -280,8 +276,10 @@ def orphaned(scene: Scene, servant_ref: str, servant: CharacterSnapshot) -> Step
     if days is not None:
         return _independent(servant_ref, servant, days)
     if options.masterless_rule == "drain":  # counted from this round: a tenth of its maximum at each whole minute
-        return Step(effects=(StatePatch(servant_ref, MASTERLESS, {"drain": scene.turn.round_number}),),
-                    outcomes=(Masterless(name=servant.name, days=None),))  # fmt: skip
+        return Step(
+            effects=(StatePatch(servant_ref, MASTERLESS, {"drain": scene.turn.round_number}),),
+            outcomes=(Masterless(name=servant.name, days=None),),
+        )
     rounds = scene.dice.roll(1, 3)[0]
     roll = Roll("masterless", 3, (rounds,), (rounds,), (), rounds)
     until = StatePatch(servant_ref, MASTERLESS, {"round": scene.turn.round_number + rounds})
@@ -295,8 +293,10 @@ def _independent_days(servant: CharacterSnapshot, options: GrailZhOptions) -> in
 
 
 def _independent(servant_ref: str, servant: CharacterSnapshot, days: int) -> Step:
-    return Step(effects=(StatePatch(servant_ref, MASTERLESS, {"days": days}),),
-                outcomes=(Masterless(name=servant.name, days=days),))  # fmt: skip
+    return Step(
+        effects=(StatePatch(servant_ref, MASTERLESS, {"days": days}),),
+        outcomes=(Masterless(name=servant.name, days=days),),
+    )
 
 
 def masterless_rounds(scene: Scene, role: str, characters: Sequence[CharacterSnapshot]) -> Step:
@@ -331,9 +331,12 @@ def _drained(who: str, character: CharacterSnapshot, loss: int) -> Step:
 
 
 def days_passed(
-    scene: Scene, role: str, characters: Sequence[CharacterSnapshot], hours: int,
+    scene: Scene,
+    role: str,
+    characters: Sequence[CharacterSnapshot],
+    hours: int,
     fallen: Callable[[CharacterSnapshot], bool],
-) -> Step:  # fmt: skip
+) -> Step:
     """Story time passing: each character's hours move on; at every day's turn a Servant pays its daily upkeep
     (R11, forced: from its Master's MP too with `auto_transfer`, vanishing at 0), and a masterless one counts its
     days of Independent Action down. An hour at the least outlasts 「1d3轮（不到1分钟）」 and the ten minutes the drain
@@ -389,9 +392,12 @@ def _rested_in(master: CharacterSnapshot, start: int, turn: int) -> bool:
 
 
 def _days_lived(
-    scene: Scene, role: str, characters: Sequence[CharacterSnapshot], days_ahead: Sequence[tuple[int, int, int]],
+    scene: Scene,
+    role: str,
+    characters: Sequence[CharacterSnapshot],
+    days_ahead: Sequence[tuple[int, int, int]],
     options: GrailZhOptions,
-) -> Step:  # fmt: skip
+) -> Step:
     """The days story time passes through, in their order: at the end of each a Master rests unless it did (R15),
     at each day's turn a Servant pays its upkeep (R11) from its MP and its Master's as they then are. What the days
     come to is one change of MP and one line for each character: a year passed at once is a few writes and a short
@@ -418,8 +424,9 @@ def _days_lived(
             refs.setdefault(master.id, f"{who}.{CONTRACT}")
             before.setdefault(master.id, master.pools[MP].current)
             mp.setdefault(master.id, master.pools[MP].current)
-        day, payment = _daily(character, mp[character.id], master, mp[master.id] if master is not None else None,
-                              options)  # fmt: skip
+        day, payment = _daily(
+            character, mp[character.id], master, mp[master.id] if master is not None else None, options
+        )
         mp[character.id] = payment.servant_mp
         if master is not None and payment.master_mp is not None:
             mp[master.id] = payment.master_mp
@@ -432,22 +439,41 @@ def _days_lived(
             paid[position] = day
     effects: list[Effect] = [PoolDelta(refs[key], MP, mp[key] - before[key]) for key in mp if mp[key] != before[key]]
     effects += [StatePatch(member(role, position), FATE, VANISHED) for position in unpaid]
-    told: list[Told] = [day for position in sorted(paid.keys() | unpaid.keys())
-                        for day in (paid.get(position), unpaid.get(position)) if day is not None]  # fmt: skip
-    told += [Rested(name=characters[position].name, gained=sum(gains), days=len(gains),
-                    secret=hidden_sheet(characters[position])) for position, gains in rests.items()]  # fmt: skip
+    told: list[Outcome] = [
+        day
+        for position in sorted(paid.keys() | unpaid.keys())
+        for day in (paid.get(position), unpaid.get(position))
+        if day is not None
+    ]
+    told += [
+        Rested(
+            name=characters[position].name,
+            gained=sum(gains),
+            days=len(gains),
+            secret=hidden_sheet(characters[position]),
+        )
+        for position, gains in rests.items()
+    ]
     return Step(effects=tuple(effects), outcomes=tuple(told))
 
 
 def _daily(
-    servant: CharacterSnapshot, mp: int, master: CharacterSnapshot | None, master_mp: int | None,
+    servant: CharacterSnapshot,
+    mp: int,
+    master: CharacterSnapshot | None,
+    master_mp: int | None,
     options: GrailZhOptions,
-) -> tuple[DailyUpkeep, Payment]:  # fmt: skip
+) -> tuple[DailyUpkeep, Payment]:
     """One day's upkeep, paid from `mp` and (with `auto_transfer`) the Master's `master_mp`."""
     cost = servant_of(servant, options).daily_cost
     payment = pay(cost, mp, master_mp, from_master=options.auto_transfer and can_give(master, servant), forced=True)
-    told = DailyUpkeep(name=servant.name, cost=cost, from_master=payment.from_master, vanished=payment.vanished,
-                       secret=hidden_sheet(servant))  # fmt: skip
+    told = DailyUpkeep(
+        name=servant.name,
+        cost=cost,
+        from_master=payment.from_master,
+        vanished=payment.vanished,
+        secret=hidden_sheet(servant),
+    )
     return told, payment
 
 
@@ -455,37 +481,25 @@ PLUS_DAYS = "plus_days"  # the state key of the day each passive "+" was last tu
 PLUS_ROUNDS = 10 * ROUNDS_PER_MINUTE  # R17: for up to 10 minutes
 
 
-class Boosted(Told):
+class Boosted(Outcome):
     event = "skill.rank_boost"
     name: str
     stat: str
     ranks: int
     extra_cost: int  # combat upkeep for the boosted ranks, when `upkeep_before_boost` is off (D40)
 
-    def told(self) -> Tale:
-        title = Text("boost.title", {"name": self.name, "stat": Text(f"stat.{self.stat}"), "ranks": self.ranks})
-        return title, [Text("boost.paid", {"cost": self.extra_cost})] if self.extra_cost else []
 
-
-class PlusOn(Told):
+class PlusOn(Outcome):
     event = "plus.on"
     name: str
     target: str
     multiplier: int
 
-    def told(self) -> Tale:
-        said: dict[str, str | int | Text] = {"name": self.name, "target": target_text(self.target),
-                                             "multiplier": self.multiplier}  # fmt: skip
-        return Text("plus.on", said), []
 
-
-class PlusOff(Told):
+class PlusOff(Outcome):
     event = "plus.off"
     name: str
     target: str
-
-    def told(self) -> Tale:
-        return None, [Text("plus.off", {"name": self.name, "target": target_text(self.target)})]
 
 
 def boost(scene: Scene, ranks: int) -> Step:
@@ -539,14 +553,22 @@ def plus(scene: Scene, target: str) -> Step:
     after = plus_on(before, target, multiplier, CLASS_TABLE[sheet.servant_class].hp)
     extra = {HP: after.hp_max - before.hp_max, MP: after.mp_max - before.mp_max}
     effects: list[Effect] = [
-        StatePatch(ACTOR, PLUS_ACTIVE, [*active, {"target": target, "pluses": pluses,
-                                                  "until": scene.turn.round_number + PLUS_ROUNDS, "extra": extra}]),
+        StatePatch(
+            ACTOR,
+            PLUS_ACTIVE,
+            [
+                *active,
+                {"target": target, "pluses": pluses, "until": scene.turn.round_number + PLUS_ROUNDS, "extra": extra},
+            ],
+        ),
         StatePatch(ACTOR, PLUS_DAYS, {**(used if isinstance(used, dict) else {}), target: day}),
-    ]  # fmt: skip
+    ]
     for pool, amount in extra.items():
         if amount:
-            effects += [PoolMaximum(ACTOR, pool, (servant.pools[pool].maximum or 0) + amount),
-                        PoolDelta(ACTOR, pool, amount)]  # fmt: skip
+            effects += [
+                PoolMaximum(ACTOR, pool, (servant.pools[pool].maximum or 0) + amount),
+                PoolDelta(ACTOR, pool, amount),
+            ]
     return Step(effects=tuple(effects), outcomes=(PlusOn(name=servant.name, target=target, multiplier=multiplier),))
 
 
@@ -588,9 +610,15 @@ def can_give(master: CharacterSnapshot | None, servant: CharacterSnapshot) -> bo
 
 
 def servant_pays(
-    role: str, servant: CharacterSnapshot, cost: int, master: CharacterSnapshot | None, *, forced: bool,
-    helped: bool = True, fatal: bool = False,
-) -> tuple[list[Effect], Payment]:  # fmt: skip
+    role: str,
+    servant: CharacterSnapshot,
+    cost: int,
+    master: CharacterSnapshot | None,
+    *,
+    forced: bool,
+    helped: bool = True,
+    fatal: bool = False,
+) -> tuple[list[Effect], Payment]:
     """R14 as effects: the Servant pays from its MP, its Master (`helped`) giving for twice as much; at 0 it
     vanishes."""
     mp = servant.pools[MP].current
@@ -608,16 +636,12 @@ STATUSES = {"defend": DEFENDING, "unaware": UNAWARE, "spirit_form": SPIRIT_FORM}
 SECRET_STATUSES = frozenset({"unaware"})  # a public prompt never tells who is caught unaware
 
 
-class StatusSet(Told):
+class StatusSet(Outcome):
     event = "status.set"
     name: str
     status: str
     on: bool
     secret: bool = False  # a fact its holder does not know (unaware of its attackers): the GMs' to keep
-
-    def told(self) -> Tale:
-        said: dict[str, str | int | Text] = {"name": self.name, "status": Text(f"status.{self.status}")}
-        return Text("status.on" if self.on else "status.off", said), []
 
 
 def status(scene: Scene, name: str, on: bool) -> Step:
@@ -635,12 +659,9 @@ def status(scene: Scene, name: str, on: bool) -> Step:
 TERRITORY = "territory"  # the state key of a Caster's territory: its centre square and the story hour it stands
 
 
-class TerritoryFounded(Told):
+class TerritoryFounded(Outcome):
     event = "skill.territory"
     name: str
-
-    def told(self) -> Tale:
-        return Text("territory.founded", {"name": self.name}), [Text("territory.ready_after_a_day")]
 
 
 def found_territory(scene: Scene) -> Step:
@@ -674,14 +695,11 @@ def _territory_minutes(character: CharacterSnapshot, minutes: int, hours_ahead: 
     return max(0, min(minutes, standing_for * 60)) if hours_ahead else (minutes if standing_for >= 0 else 0)
 
 
-class Regenerated(Told):
+class Regenerated(Outcome):
     event = "skill.regeneration"
     name: str
     hp: int
     mp: int
-
-    def told(self) -> Tale:
-        return None, [Text("regenerated", {"name": self.name, "hp": self.hp, "mp": self.mp})]
 
 
 def regeneration(
@@ -711,6 +729,10 @@ def regeneration(
         if mp_gain > 0:
             effects.append(PoolDelta(who, MP, mp_gain))
         if effects:
-            steps.append(Step(effects=tuple(effects), outcomes=(Regenerated(name=character.name, hp=max(0, hp_gain),
-                                                                            mp=max(0, mp_gain)),)))  # fmt: skip
+            steps.append(
+                Step(
+                    effects=tuple(effects),
+                    outcomes=(Regenerated(name=character.name, hp=max(0, hp_gain), mp=max(0, mp_gain)),),
+                )
+            )
     return Step.of(*steps)

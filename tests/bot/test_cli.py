@@ -14,7 +14,9 @@ import sys
 from contextlib import closing
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlparse
 
+import discord
 import pytest
 from sqlalchemy.engine import make_url
 
@@ -117,6 +119,40 @@ async def test_interactive_local_session(tmp_path: Path) -> None:
     assert "fp_duration: roll (send fp_duration)" in text
 
 
+async def _local_run(tmp_path: Path, lines: str, *options: str) -> str:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "local",
+        *options,
+        env=_clean_environment(tmp_path),
+        cwd=tmp_path,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    output, _ = await asyncio.wait_for(process.communicate(lines.encode()), timeout=60)
+    assert process.returncode == 0
+    return output.decode()
+
+
+async def test_a_second_interactive_run_continues_the_campaign_and_fresh_starts_over(tmp_path: Path) -> None:
+    # Unseeded, so ids come from the clock: the server, channel and users keep theirs only because they are kept.
+    first = await _local_run(tmp_path, "alice: /campaign start ruleset:fate_points name:Fuyuki\nbob: /roll dice:1d1\n")
+    assert "Campaign **Fuyuki**" in first and "Continuing" not in first
+    assert (tmp_path / "fatebot-local.sqlite3").exists() and not (tmp_path / "fatebot.sqlite3").exists()
+
+    # bob speaks first this time; alice still owns the server and is still the GM.
+    second = await _local_run(tmp_path, "bob: /campaign info\nalice: /gm pending\nbob: /gm pending\n")
+    assert "Continuing the world kept in fatebot-local.sqlite3" in second
+    assert "Fuyuki" in second and "There is no active campaign" not in second
+    assert second.count("Only a GM of this campaign can do that.") == 1  # bob's, not alice's
+
+    fresh = await _local_run(tmp_path, "bob: /campaign info\n", "--fresh")
+    assert "There is no active campaign in this channel." in fresh and "Continuing" not in fresh
+
+
 def test_run_without_a_token_says_so_and_exits_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -124,6 +160,40 @@ def test_run_without_a_token_says_so_and_exits_2(
     monkeypatch.delenv("DISCORD_TOKEN", raising=False)
     assert main(["run"]) == 2
     assert "DISCORD_TOKEN" in capsys.readouterr().err
+
+
+def test_invite_prints_the_url_with_the_scopes_and_permissions_from_the_tokens_application(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    # A bot token opens with its user's id in base64, unpadded.
+    monkeypatch.setenv("DISCORD_TOKEN", "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.secret-part")
+    assert main(["invite"]) == 0
+    url, names = capsys.readouterr().out.splitlines()
+    query = parse_qs(urlparse(url).query)
+    assert urlparse(url).netloc == "discord.com" and query["client_id"] == ["123456789012345678"]
+    assert query["scope"] == ["bot applications.commands"]
+    granted = discord.Permissions(int(query["permissions"][0]))
+    assert granted == discord.Permissions(
+        view_channel=True,
+        send_messages=True,
+        send_messages_in_threads=True,
+        embed_links=True,
+        attach_files=True,
+        read_message_history=True,
+        manage_webhooks=True,
+    )
+    assert "Manage Webhooks" in names and "Administrator" not in names
+
+    assert main(["invite", "--application-id", "42"]) == 0
+    assert "client_id=42&" in capsys.readouterr().out
+
+    monkeypatch.setenv("DISCORD_TOKEN", "not a token")
+    assert main(["invite"]) == 2
+    assert "--application-id" in capsys.readouterr().err
+    monkeypatch.delenv("DISCORD_TOKEN")
+    assert main(["invite"]) == 2
+    assert "DISCORD_TOKEN is not set" in capsys.readouterr().err
 
 
 def test_run_says_when_discord_cannot_be_reached(

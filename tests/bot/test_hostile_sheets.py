@@ -18,11 +18,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.app import error_text, problem_text
 from bot.cogs.characters import worded
 from bot.errors import UserError
 from bot.files import parse_sheet_file
 from bot.i18n import ENGLISH, Translator
+from bot.interactions import error_text, problem_text
 from bot.rulesets.registry import RULESETS
 from rules.dice import SeededDice
 from rules.exchange import RuleError

@@ -9,7 +9,7 @@ import discord
 import pytest
 from discord import app_commands
 
-from bot.app import Fatebot, error_text, extensions
+from bot.app import Fatebot, extensions
 from bot.db.engine import Database
 from bot.emulator.validation import validate_commands
 from bot.errors import rule_refused
@@ -28,6 +28,7 @@ from bot.i18n import (
     proper_noun_keys,
     remember_command_ids,
 )
+from bot.interactions import error_text
 from rules.dice import FixedDice
 from rules.exchange import RuleError
 from rules.fate_points import ACTIONS, ActionState, use_action

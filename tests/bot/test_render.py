@@ -8,6 +8,7 @@ from bot.db.models import Event
 from bot.i18n import Translator
 from bot.render import log_line
 from bot.services.log import LogEntry
+from rules.exchange import Text, UserRef
 
 
 def _event(kind: str, payload: dict[str, object], *, secret: bool = False) -> Event:
@@ -28,3 +29,13 @@ def test_a_redacted_secret_roll_hides_its_result() -> None:
 def test_an_event_missing_a_field_is_still_listed_by_kind() -> None:
     line = log_line(Translator("ja"), LogEntry(_event("combat.started", {}), False))
     assert line.endswith("`combat.started`")
+
+
+def test_a_user_in_a_text_is_mentioned_as_a_mention_stored_by_an_older_release_reads() -> None:
+    tr = Translator("en")
+    stored = Text.from_dict(Text("wait.cancelled", {"user": UserRef(42)}).to_dict())
+    assert tr.text(stored) == "Cancelled by <@42>."
+    assert tr.text(Text.from_dict({"key": "wait.cancelled", "params": {"user": "<@42>"}})) == "Cancelled by <@42>."
+    assert tr.text(Text("wait.answered", {"who": UserRef(None), "choice": Text("wait.value", {"value": 3})})) == (
+        "— answered: 3."
+    )

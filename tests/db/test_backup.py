@@ -127,7 +127,7 @@ async def test_a_restore_is_refused_while_a_bot_runs_on_the_database(
     assert await asyncio.to_thread(main, ["db", "upgrade"]) == 0
     assert await asyncio.to_thread(main, ["db", "backup", "empty.sqlite3"]) == 0
     bot = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "local", env=os.environ | {"DATABASE_URL": f"sqlite:///{live}"}, cwd=tmp_path,
+        sys.executable, "-m", "bot", "local", "--database", f"sqlite:///{live}", env=os.environ, cwd=tmp_path,
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
     )  # fmt: skip
     assert bot.stdin is not None and bot.stdout is not None

@@ -14,6 +14,7 @@ from bot.db.directory import CampaignDirectory, Known
 from bot.db.engine import Database
 from bot.db.migrate import upgrade
 from bot.db.models import Campaign
+from bot.rulesets.registry import RULESETS
 from bot.services.campaigns import CampaignService
 from bot.services.common import Actor, Place, campaign_at, on_shards, system_clock
 from bot.shards import Shards, shard_of
@@ -64,7 +65,9 @@ async def test_a_campaign_started_by_one_process_is_seen_at_once_by_another(tmp_
             await _soon(lambda: other.directory.get(1, 99) is None)
             place = Place(1, 10)
             assert await campaign_at(other, place) == Known(None)  # remembered for minutes, but for a change
-            started = await CampaignService(starter, system_clock).start(place, Actor(7), "fate_points", "Fuyuki")
+            started = await CampaignService(starter, system_clock, RULESETS).start(
+                place, Actor(7), "fate_points", "Fuyuki"
+            )
             await _soon(lambda: other.directory.get(1, 10) is None)
             assert await campaign_at(other, place) == Known(started.id)
         finally:

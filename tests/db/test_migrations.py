@@ -15,6 +15,7 @@ from sqlalchemy import Connection, inspect, select, text
 from bot.db.engine import Database
 from bot.db.migrate import alembic_config, upgrade
 from bot.db.models import Campaign, CharacterLink, WaitRow
+from bot.rulesets.registry import RULESETS
 from bot.services.common import Actor
 from bot.services.exchanges import ExchangeEngine, ExchangeService
 from rules.dice import SeededDice
@@ -114,7 +115,7 @@ async def test_waiting_actions_become_waits_that_still_answer(previous: Database
     assert [(wait.key, wait.message_id, wait.status) for wait in waits] == [
         ("defence", 77, "pending"), ("approval", 78, "pending"),
     ]  # fmt: skip
-    service = ExchangeService(previous, lambda: NOW, ExchangeEngine(lambda: NOW))
+    service = ExchangeService(previous, lambda: NOW, ExchangeEngine(lambda: NOW, RULESETS))
     answered = await service.answer(GUILD, waits[0].id, Actor(OWNER), "take", SeededDice(5))
     resolved = answered.steps[-1].outcomes[0]
     assert isinstance(resolved, AttackResolved)

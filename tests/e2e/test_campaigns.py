@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import logging
+import re
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -269,6 +270,23 @@ async def test_log_export_as_json_and_csv(table: Table) -> None:
     assert [row["kind"] for row in rows] == ["campaign.started", "roll"]
     assert rows[1]["actor"] == "bob"
     assert csv_reply.attachments[0].filename.endswith(".csv")
+
+
+async def test_a_campaign_speaks_the_language_of_the_gm_who_starts_it(table: Table) -> None:
+    harness = table.harness
+    chinese = harness.new_channel(table.guild)
+    started = (await harness.slash(table.mei, chinese, "campaign start", ruleset="grail_zh", name="冬木")).reply
+    assert started.visible_to is EVERYONE
+    assert started.content.startswith("战役 **冬木**")  # on an English server, in its GM's Chinese
+    assert "本团的公开消息使用简体中文" in started.content and "</campaign language:" in started.content
+    info = (await harness.slash(table.alice, chinese, "campaign info")).reply.text()
+    assert "简体中文" in info  # its language, as alice reads the campaign's card
+
+    english = harness.new_channel(table.guild)
+    plain = (await harness.slash(table.alice, english, "campaign start", ruleset="fate_points", name="Fuyuki")).reply
+    assert re.search(r"\nIts posts are in English; a GM changes that with </campaign language:\d+>\.$", plain.content)
+    followed = (await harness.slash(table.alice, english, "campaign info")).reply.text()
+    assert "the server's language" in followed  # the server's own: it follows the server's
 
 
 async def test_players_read_their_language(table: Table) -> None:

@@ -1138,9 +1138,10 @@ async def test_a_defence_with_an_unusual_skill_waits_for_a_gm_to_agree(table: Ta
     for agreed in (False, True):
         harness.dice.queue([4, 2, 5])
         await harness.slash(aiko, table.channel, "attack", target="Bram", action="Sword")
-        await harness.emulator.click(mei, harness.last(table.channel, mei), "Wit")
-        await harness.emulator.click(mei, harness.last(table.channel, mei), "Lore 2")
-        asked = harness.last(table.channel, gm)
+        # Found by their buttons: the last round's offer of a reroll may post after the new attack's prompt.
+        await harness.emulator.click(mei, await harness.prompt_with(table.channel, mei, "Wit"), "Wit")
+        await harness.emulator.click(mei, await harness.prompt_with(table.channel, mei, "Lore 2"), "Lore 2")
+        asked = await harness.prompt_with(table.channel, gm, "Grant")
         assert "Bram defends against Aiko with Lore, not one of a defence's usual skills. Agree to it?" in asked.content
         if not agreed:
             await harness.emulator.click(gm, asked, "Refuse")

@@ -4,11 +4,13 @@ log and the export, threads, and a clear refusal where the bot may not manage we
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import pytest
+from PIL import Image
 
 from bot.bench import Players, set_the_tables, the_players
 from bot.emulator.models import Channel, Message
@@ -54,6 +56,12 @@ async def test_a_character_speaks_and_acts_under_its_name_and_pings_no_one(table
     assert post.notified == frozenset()  # a mention in a character's words pings nobody
     acted = await harness.slash(bob, table.channel, "me", text="draws a bow of light")
     assert acted.error is None and posts_in(table)[-1].content == "*draws a bow of light*"
+    # An asterisk or underscore in the action stays as typed: it does not end the italics.
+    await harness.slash(bob, table.channel, "me", text="grins *wickedly* at 2*3_")
+    assert posts_in(table)[-1].content == "*grins \\*wickedly\\* at 2\\*3\\_*"
+    stars = await harness.slash(bob, table.channel, "me", text="*" * 1200)
+    assert stars.reply.ephemeral and "2000" in stars.reply.content
+    assert posts_in(table)[-1].content == "*grins \\*wickedly\\* at 2\\*3\\_*"  # nothing posted
     assert len(harness.emulator.world.webhooks) == 1  # one webhook for the channel, made once
 
     # Speaking as Rin, bob's other character; not as mei's.
@@ -65,10 +73,38 @@ async def test_a_character_speaks_and_acts_under_its_name_and_pings_no_one(table
 
     log = (await harness.slash(mei, table.channel, "log show")).reply.text()
     assert f"Archer「Hello {mei.mention} and @everyone.」" in log and "*Archer：draws a bow of light*" in log
+    assert "*Archer：grins \\*wickedly\\* at 2\\*3\\_*" in log
     exported = (await harness.slash(bob, table.channel, "log export", format="json")).reply
     events = json.loads(exported.attachments[0].data)["events"]
     spoken = [event for event in events if event["kind"] == "dialogue.say"]
     assert [event["payload"]["text"] for event in spoken][-1] == "Archer, stand down."
+
+
+async def test_a_long_post_in_a_form_and_a_picture_beside_the_words(table: Table) -> None:
+    harness, bob = table.harness, table.players.player
+    form = await harness.slash(bob, table.channel, "say")
+    assert form.modal is not None and form.modal["title"] == "What your character says"
+    spoken = "I am the bone of my sword.\n\nSteel is my body, and fire is my blood."
+    sent = await harness.emulator.submit_modal(bob, form, {"Words (line breaks are kept)": spoken})
+    assert sent.reply.ephemeral and sent.reply.content == "Posted as Archer."
+    assert posts_in(table)[-1].content == spoken and posts_in(table)[-1].author.name == "Archer"
+
+    picture = Image.new("RGB", (8, 8), "red")
+    data = io.BytesIO()
+    picture.save(data, format="PNG")
+    shown = await harness.slash(
+        bob, table.channel, "me", text="raises a red shroud", image=("shroud.png", data.getvalue())
+    )
+    assert shown.error is None
+    post = posts_in(table)[-1]
+    assert post.content == "*raises a red shroud*"
+    assert [(file.filename, file.data) for file in post.attachments] == [("shroud.png", data.getvalue())]
+    refused = await harness.slash(bob, table.channel, "say", text="Look.", image=("notes.txt", b"not a picture"))
+    assert refused.reply.ephemeral and "notes.txt is not a picture" in refused.reply.content
+    assert posts_in(table)[-1] == post
+    exported = (await harness.slash(bob, table.channel, "log export", format="json")).reply
+    events = json.loads(exported.attachments[0].data)["events"]
+    assert [event["payload"].get("image") for event in events if event["kind"] == "dialogue.me"][-1] == "shroud.png"
 
 
 @pytest.mark.parametrize(
@@ -170,3 +206,13 @@ async def test_a_sheet_and_the_odds_come_with_a_picture_of_the_same_facts(table:
     assert (
         chart.description is not None and chart.description.splitlines() == odds.embeds[0]["description"].splitlines()
     )
+
+    # Odds of a character attacking itself are refused, as /attack refuses it, by any of its names as typed.
+    for attacker, defender in (("Archer", "Archer"), ("Archer", "archer")):
+        alone = await harness.slash(
+            mei, table.channel, "odds", attacker=attacker, defender=defender, action="melee|Invisible Air"
+        )
+        assert (
+            alone.reply.ephemeral and alone.reply.content == "キャラクターは自分自身を攻撃できません。"
+        )  # mei reads Japanese
+        assert not alone.reply.attachments

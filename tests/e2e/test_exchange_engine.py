@@ -280,6 +280,15 @@ async def test_sides_pick_in_turn_and_the_commitment_checks_out(arena: Arena) ->
     assert int(found[5]) == (42 + number) % 100
 
 
+async def test_a_side_named_as_one_there_is_in_other_letters_is_refused(arena: Arena) -> None:
+    harness = arena.harness
+    ann, bea = await _hero(arena, arena.ann, "Ann"), await _hero(arena, arena.bea, "Bea")
+    gold = f"Gold{next(_names)}"
+    await harness.slash(arena.gm, arena.channel, "engine side", name=gold, members=ann)
+    again = (await harness.slash(arena.gm, arena.channel, "engine side", name=gold.upper(), members=bea)).reply
+    assert again.content == f"This campaign already has a side called {gold.upper()}."
+
+
 def _last_with(harness: Harness, arena: Arena, text: str) -> Message:
     return next(message for message in reversed(harness.emulator.visible_to(arena.gm, arena.channel))
                 if text in message.text())  # fmt: skip
@@ -506,7 +515,7 @@ async def test_a_post_that_fails_at_a_deadline_stops_no_other(arena: Arena, capl
     table = await _campaign_of_its_own(arena)
     harness = table.harness
     bea, (first, second), prompts = await _two_allies_asked_to_shield(table, "Cid", "Cie")
-    caplog.set_level(logging.ERROR, logger="bot.cogs.exchanges")
+    caplog.set_level(logging.ERROR, logger="bot.exchange_views")
     refused = harness.emulator.refuse_next("POST", rf"/channels/{table.channel.id}/messages$", status=403, code=50013)
 
     harness.emulator.clock.advance(REACTION_SECONDS + 1)
@@ -526,8 +535,8 @@ async def test_a_post_that_hangs_at_a_deadline_holds_up_no_other(
     harness = table.harness
     bea, (_, second), prompts = await _two_allies_asked_to_shield(table, "Cih", "Cii")
     # The module the bot runs: it loads its extensions afresh, so it is not one a test could import beforehand.
-    monkeypatch.setattr(sys.modules["bot.cogs.exchanges"], "DEADLINE_POST_SECONDS", 0.5)
-    caplog.set_level(logging.ERROR, logger="bot.cogs.exchanges")
+    monkeypatch.setattr(sys.modules["bot.exchange_views"], "DEADLINE_POST_SECONDS", 0.5)
+    caplog.set_level(logging.ERROR, logger="bot.exchange_views")
     # Longer than anything is waited for below: the second outcome is posted only if the first post is cut short.
     harness.emulator.slow_next("POST", rf"/channels/{table.channel.id}/messages$", seconds=EVENTUALLY_SECONDS + 1)
 

@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 import yaml
+from sqlalchemy import select
 
+from bot.db.models import Event, WaitRow
 from bot.emulator.models import EVERYONE, Channel, Guild, Message, User
 from tests.databases import BACKENDS, fresh_database_url
 from tests.e2e.harness import Harness, running_harness
@@ -1060,3 +1062,22 @@ async def test_an_attack_by_a_character_the_gms_hide_does_not_post_its_cost(war:
     assert "mana_cost" not in bobs and "sheet_secrets" not in bobs, bobs
     assert [term["source"] for term in bobs["rolls"][0]["modifiers"]] == ["sheet"]
     assert bobs["rolls"][0]["total"] == gms["rolls"][0]["total"]
+
+
+async def test_who_asked_for_a_fate_point_is_stored_by_id_and_shown_by_mention(war: War) -> None:
+    harness = war.harness
+    await _pairs(war)
+    await _award_fate_points(war, "Rin", 1)
+    await harness.slash(war.bob, war.channel, "character use", name="Rin")
+    request = (await harness.slash(war.bob, war.channel, "fate spend", use="roll_vs_servant")).reply
+    assert request.content.startswith(f"{war.bob.mention} asks to spend a Fate/Point of Rin")
+    await harness.emulator.click(war.gm, request, "Approve")
+    assert harness.current(request).content.startswith(f"{war.gm.mention} approved")
+    assert harness.bot is not None
+    async with harness.bot.database.read() as session:
+        wait = await session.scalar(select(WaitRow).order_by(WaitRow.id.desc()).limit(1))
+        assert wait is not None
+        events = list(await session.scalars(select(Event).where(Event.campaign_id == wait.campaign_id)))
+    assert wait.spec["prompt"]["params"]["user"] == {"user": war.bob.id}
+    stored = json.dumps([wait.spec, *(event.payload for event in events)])
+    assert "<@" not in stored

@@ -12,6 +12,7 @@ import re
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from sqlalchemy import func, select, update
@@ -252,6 +253,27 @@ async def test_the_gms_get_a_daily_digest_and_may_turn_reminders_off(table: Tabl
     on = (await harness.slash(gm, table.channel, "campaign reminders", hours=6)).reply
     assert "6 hours" in on.content and "never" in on.content
     await harness.eventually(lambda: len(reminders_to(table, mei)) == before + 1)
+    await answered(table)
+
+
+async def test_a_gms_digest_comes_once_a_day_of_their_own_time_zone(table: Table) -> None:
+    harness, emulator, gm = table.harness, table.harness.emulator, table.players.gm
+    tokyo = ZoneInfo("Asia/Tokyo")
+    await harness.slash(gm, table.channel, "reminders", time_zone="Asia/Tokyo")
+    now = emulator.clock.now()
+    midnight = datetime.combine(now.astimezone(tokyo).date() + timedelta(days=1), time(), tokyo)
+    emulator.clock.advance((midnight - now).total_seconds() + 60)  # a Tokyo day with no digest yet
+    await an_attack_waiting_for_mei(table.fight)
+    digests = len(digests_to(table, gm))
+    emulator.clock.advance(25 * HOUR)  # stuck, at 01:01 of the next Tokyo day
+    await harness.eventually(lambda: len(digests_to(table, gm)) == digests + 1)
+    # 10:01 in Tokyo: a new day in UTC, the same day for the GM.
+    emulator.clock.advance(9 * HOUR)
+    await emulator.settle(quiet_for=1.5)
+    assert len(digests_to(table, gm)) == digests + 1
+    emulator.clock.advance(14 * HOUR)  # just past the GM's next midnight
+    await harness.eventually(lambda: len(digests_to(table, gm)) == digests + 2)
+    await harness.slash(gm, table.channel, "reminders", time_zone="UTC")
     await answered(table)
 
 

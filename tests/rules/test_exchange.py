@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from types import MappingProxyType
+from typing import Any, ClassVar, get_args
 
 import pytest
 from hypothesis import given
@@ -10,7 +12,10 @@ from hypothesis import strategies as st
 
 from rules.exchange import (
     Audience,
+    Bind,
     Commit,
+    Effect,
+    JoinSide,
     Modifier,
     Note,
     Option,
@@ -19,14 +24,19 @@ from rules.exchange import (
     PoolDelta,
     PoolMaximum,
     PoolSet,
+    Resumption,
     Reveal,
     Roll,
+    SidePatch,
     StatePatch,
     StateUpdate,
     Step,
+    Summon,
     Text,
+    UserRef,
     ValueRange,
     Wait,
+    Whisper,
     effect_from_dict,
     effect_to_dict,
     member,
@@ -54,6 +64,10 @@ def test_a_full_wait_round_trips_through_json() -> None:
     assert Wait.from_dict(_json(wait.to_dict())) == wait  # type: ignore[arg-type]
 
 
+class _Held(Resumption):
+    stored_as: ClassVar[str] = "held"
+
+
 @pytest.mark.parametrize(
     ("build", "problem"),
     [
@@ -66,8 +80,8 @@ def test_a_full_wait_round_trips_through_json() -> None:
         (lambda: Wait("w", Audience.gms(), PROMPT, value=ValueRange(1, 6), deadline_seconds=9, default="7"), "not one"),
         (lambda: Wait("Not a key", Audience.gms(), PROMPT, (YES,)), "short lowercase"),
         (lambda: Option("x:y", PROMPT), "short lowercase"),
-        (lambda: Pause("h", ()), "waits for something"),
-        (lambda: Pause("h", (Wait("w", Audience.gms(), PROMPT, (YES,)),) * 2), "its own key"),
+        (lambda: Pause(_Held(), ()), "waits for something"),
+        (lambda: Pause(_Held(), (Wait("w", Audience.gms(), PROMPT, (YES,)),) * 2), "its own key"),
     ],
 )
 def test_a_wait_that_cannot_be_answered_is_refused(build: object, problem: str) -> None:
@@ -92,12 +106,92 @@ effects = st.one_of(
     st.builds(Note, words, st.dictionaries(words, st.integers(), max_size=3)),
     st.builds(Commit, words, st.text(alphabet="0123456789abcdef", min_size=64, max_size=64), words, words),
     st.builds(Reveal, words),
+    st.builds(SidePatch, words, words, st.none() | st.integers() | st.lists(words, max_size=3)),
+    st.builds(Bind, who, words, who, st.booleans()),
+    st.builds(JoinSide, who, words),
+    st.builds(Summon, who, words, st.dictionaries(words, words, max_size=3), st.dictionaries(words, st.integers())),
+    st.builds(
+        Whisper, who, st.builds(Text, words, st.dictionaries(words, st.builds(UserRef, st.integers()))), st.booleans()
+    ),
 )
 
 
 @given(effects)
 def test_every_effect_round_trips_through_json(effect: object) -> None:
     assert effect_from_dict(_json(effect_to_dict(effect))) == effect  # type: ignore[arg-type]
+
+
+# One of each effect, as the database and the log have stored it since before effects were serialized by pydantic.
+STORED: list[tuple[Effect, dict[str, Any]]] = [
+    (PoolDelta("attacker", "hp", -3), {"type": "pool_delta", "who": "attacker", "pool": "hp", "delta": -3}),
+    (PoolSet("defender#1", "prana", 4), {"type": "pool_set", "who": "defender#1", "pool": "prana", "value": 4}),
+    (PoolMaximum("actor", "hp", None), {"type": "pool_maximum", "who": "actor", "pool": "hp", "maximum": None}),
+    (
+        StatePatch("actor", "fate", {"stat": "STR"}),
+        {"type": "state_patch", "who": "actor", "key": "fate", "value": {"stat": "STR"}},
+    ),
+    (StateUpdate("actor", {"a": [1, 2]}), {"type": "state", "who": "actor", "state": {"a": [1, 2]}}),
+    (SidePatch("first", "picks", None), {"type": "side_patch", "side": "first", "key": "picks", "value": None}),
+    (
+        Bind("actor", "master", "target", with_player=True),
+        {"type": "bind", "who": "actor", "relation": "master", "to": "target", "with_player": True},
+    ),
+    (JoinSide("actor", "second"), {"type": "join_side", "who": "actor", "side": "second"}),
+    (Note("fight.noted", {"round": 2}), {"type": "note", "kind": "fight.noted", "payload": {"round": 2}}),
+    (Commit("pick", "ab", "3", "n"), {"type": "commit", "key": "pick", "digest": "ab", "secret": "3", "nonce": "n"}),
+    (Reveal("pick"), {"type": "reveal", "key": "pick"}),
+    (
+        Summon("actor", "familiar", {"name": "Owl"}),
+        {"type": "summon", "by": "actor", "kind": "familiar", "data": {"name": "Owl"}, "state": {}},
+    ),
+    (
+        Whisper("actor", Text("heard", {"what": Text("noise")}), gms=True),
+        {
+            "type": "whisper",
+            "who": "actor",
+            "text": {"key": "heard", "params": {"what": {"key": "noise", "params": {}}}},
+            "gms": True,
+        },
+    ),
+]
+
+
+def test_every_kind_of_effect_is_stored_as_it_was() -> None:
+    assert {type(effect) for effect, _ in STORED} == set(get_args(Effect))
+    for effect, stored in STORED:
+        assert _json(effect_to_dict(effect)) == stored
+        assert effect_from_dict(stored) == effect
+
+
+def test_effects_read_only_mappings_are_stored_as_plain_ones() -> None:
+    stored = effect_to_dict(StateUpdate("actor", MappingProxyType({"a": 1})))
+    assert stored == {"type": "state", "who": "actor", "state": {"a": 1}} and type(stored["state"]) is dict
+
+
+def test_the_log_never_sees_a_whispers_words() -> None:
+    public = effect_to_dict(Whisper("actor", Text("heard"), gms=False), public=True)
+    assert public == {"type": "whisper", "who": "actor", "gms": False}
+
+
+def test_a_user_in_a_text_is_stored_by_id_and_an_older_mention_reads_as_it_was() -> None:
+    text = Text("wait.answered", {"user": UserRef(42), "nobody": UserRef(None), "inner": Text("x", {"by": UserRef(7)})})
+    stored = text.to_dict()
+    assert stored["params"]["user"] == {"user": 42} and "<@" not in json.dumps(stored)
+    assert Text.from_dict(_json(stored)) == text  # type: ignore[arg-type]
+    older = {"key": "wait.answered", "params": {"user": "<@42>"}}
+    assert Text.from_dict(older) == Text("wait.answered", {"user": "<@42>"})
+
+
+class _Asked(Resumption):
+    stored_as: ClassVar[str] = "asked"
+    asked: Text
+
+
+def test_a_text_in_a_state_is_stored_as_a_text_is() -> None:
+    state = _Asked(asked=Text("request.and", {"a": Text("term.modifier", {"value": 2}), "by": UserRef(5)}))
+    stored = state.model_dump(mode="json")
+    assert stored == {"asked": state.asked.to_dict()}
+    assert _Asked.model_validate(_json(stored)) == state
 
 
 def test_the_log_never_sees_a_commitments_secret() -> None:
@@ -131,7 +225,7 @@ def test_role_references() -> None:
 
 
 def test_steps_combine_in_order_and_keep_the_last_pause() -> None:
-    pause = Pause("h", (Wait("w", Audience.gms(), PROMPT, (YES,)),))
+    pause = Pause(_Held(), (Wait("w", Audience.gms(), PROMPT, (YES,)),))
     first = Step(effects=(PoolDelta("a", "hp", -1),))
     second = Step(effects=(PoolDelta("b", "hp", -2),), pause=pause, cast={"defender": (3,)})
     combined = first.then(second)

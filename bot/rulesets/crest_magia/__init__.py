@@ -2,13 +2,15 @@
 
 Characters (files, the creation budget, pools per stat, the rulebook's crests), action checks and opposed
 checks, attacks on one target or several, odds, Destiny Points, GM requests, standing boons and healing;
-`fight.py` is the attack's exchange.
+`fight.py` is the attack's exchange, `states.py` what its paused steps keep, and `render.py` here how its outcomes
+read.
 """
 
 from importlib import resources
 
 from bot.rulesets.base import Ruleset
 from bot.rulesets.bench import BenchExchange, BenchMove
+from bot.rulesets.crest_magia.render import CrestMagiaRenderer
 from bot.rulesets.words import CatalogSpelling
 from rules.crest_magia.options import CrestMagiaOptions
 from rules.crest_magia.play import CrestMagiaPlay
@@ -37,6 +39,7 @@ RULESET = Ruleset(
     CrestMagiaOptions,
     CATALOGS,
     play=CrestMagiaPlay(CatalogSpelling(CATALOGS)),
+    renderer=CrestMagiaRenderer(),
     extension="bot.rulesets.crest_magia.cog",
     proper_noun_keys=frozenset({"sheet.stat_die", "sheet.skill_rank"}),
     bench=BENCH,

@@ -11,7 +11,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import Campaign, Character
 from bot.errors import UserError
-from bot.render import mention
 from bot.services.characters import campaign_characters, find_character
 from bot.services.common import Call
 from bot.services.exchanges import Progress
@@ -43,14 +42,16 @@ class CrestService(RulesetService[CrestMagiaPlay]):
                 raise out_of_play(RULESET_ID, spender, "dead")
 
         def asked(play: CrestMagiaPlay, scene: Scene) -> Step | None:
-            return (
-                play.request_destiny(scene, use, note, mention(call.actor.user_id)) if use in NARRATIVE_USES else None
-            )
+            return play.request_destiny(scene, use, note, call.actor.user_id) if use in NARRATIVE_USES else None
 
         return await self.own_step(
-            call, "destiny.spend", lambda play, scene: play.spend_destiny(scene, use, stat, to, amount, note),
-            title="exchange.destiny", refuse=refuse, asked=asked,
-        )  # fmt: skip
+            call,
+            "destiny.spend",
+            lambda play, scene: play.spend_destiny(scene, use, stat, to, amount, note),
+            title="exchange.destiny",
+            refuse=refuse,
+            asked=asked,
+        )
 
     async def set_standing(self, call: Call, name: str | None, boons: int, banes: int, modifier: int) -> Progress:
         """A GM's standing boons, banes and modifier on one character, or (no name) on everyone in the campaign."""
@@ -63,10 +64,13 @@ class CrestService(RulesetService[CrestMagiaPlay]):
             return {EVERYONE: characters}
 
         return await self.gm_step(
-            call, "standing.set", lambda play, scene: play.set_standing(scene, role, boons, banes, modifier),
-            name=name, title="exchange.standing" if name is not None else Text("exchange.standing_everyone"),
+            call,
+            "standing.set",
+            lambda play, scene: play.set_standing(scene, role, boons, banes, modifier),
+            name=name,
+            title="exchange.standing" if name is not None else Text("exchange.standing_everyone"),
             cast=everyone if name is None else None,
-        )  # fmt: skip
+        )
 
     async def heal(self, call: Call, name: str, amount: int | None, healer_name: str | None) -> Progress:
         """A GM's healing of a character, by an amount or by a healer's roll; the healed one places the HP."""
@@ -79,6 +83,9 @@ class CrestService(RulesetService[CrestMagiaPlay]):
             return found
 
         return await self.gm_step(
-            call, "heal", lambda play, scene: healing.heal(scene, amount, crest_options(scene.options)), name=name,
+            call,
+            "heal",
+            lambda play, scene: healing.heal(scene, amount, crest_options(scene.options)),
+            name=name,
             cast=roles,
-        )  # fmt: skip
+        )

@@ -4,6 +4,7 @@ from importlib import resources
 
 from bot.rulesets.base import Ruleset
 from bot.rulesets.bench import BenchExchange, BenchMove
+from bot.rulesets.fate_points.render import FatePointsRenderer
 from bot.rulesets.words import CatalogSpelling
 from rules.fate_points.options import FatePointsOptions
 from rules.fate_points.play import FatePointsPlay
@@ -34,6 +35,7 @@ RULESET = Ruleset(
     FatePointsOptions,
     CATALOGS,
     play=FatePointsPlay(CatalogSpelling(CATALOGS)),
+    renderer=FatePointsRenderer(),
     extension="bot.rulesets.fate_points.cog",
     proper_noun_keys=frozenset({"roll.source.stat", "roll.source.ability"}),
     bench=BENCH,

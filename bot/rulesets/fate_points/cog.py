@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot import output
-from bot.app import Fatebot, Interaction, NameText, WordText, actor_of, call_of, place_of
-from bot.cogs.characters import character_choices
-from bot.cogs.exchanges import respond
 from bot.errors import UserError
+from bot.exchange_views import respond
 from bot.gm_only import gm_command
+from bot.interactions import Interaction, NameText, WordText, actor_of, call_of, character_choices, place_of
 from bot.rulesets.fate_points.service import FateService
 from rules.fate_points import STATS
 from rules.fate_points.fate_points import FATE_USES
+
+if TYPE_CHECKING:
+    from bot.app import Fatebot
 
 
 @app_commands.guild_only()
@@ -61,9 +65,10 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
 
     @app_commands.command(name="activate", description="Activate a Noble Phantasm or skill (General or Extra action)")
     @app_commands.describe(
-        name="The Noble Phantasm or skill", extra="Use the Extra action instead of the General one",
+        name="The Noble Phantasm or skill",
+        extra="Use the Extra action instead of the General one",
         confirm="Confirm spending the last prana (a Servant dies)",
-    )  # fmt: skip
+    )
     async def activate(
         self, interaction: Interaction, name: NameText, extra: bool = False, confirm: bool = False
     ) -> None:
@@ -91,14 +96,19 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
 
     @gm_command(name="np-rule", description="Rule how a Noble Phantasm is defended and its damage")
     @app_commands.describe(
-        servant="Whose Noble Phantasm", phantasm="The Noble Phantasm",
-        defences="Allowed defences: normal, none, or a list such as block, dodge", damage="Damage of a hit (optional)",
-    )  # fmt: skip
+        servant="Whose Noble Phantasm",
+        phantasm="The Noble Phantasm",
+        defences="Allowed defences: normal, none, or a list such as block, dodge",
+        damage="Damage of a hit (optional)",
+    )
     async def rule_phantasm(
-        self, interaction: Interaction, servant: NameText, phantasm: NameText,
+        self,
+        interaction: Interaction,
+        servant: NameText,
+        phantasm: NameText,
         defences: app_commands.Range[str, 1, 200] = "normal",
         damage: app_commands.Range[int, 0, 1000] | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         progress = await self.fate.rule_phantasm(call_of(interaction), servant, phantasm, defences, damage)
         await respond(interaction, progress)
 
@@ -111,13 +121,17 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
 
     @gm_command(name="ex-cost", description="The mana cost of an EX rank: attacks, or one EX NP")
     @app_commands.describe(
-        servant="Whose EX rank", cost="Mana per attack at the EX stat, or the NP's activation cost",
+        servant="Whose EX rank",
+        cost="Mana per attack at the EX stat, or the NP's activation cost",
         phantasm="An EX Noble Phantasm (leave out for attacks at an EX stat)",
-    )  # fmt: skip
+    )
     async def ex_cost(
-        self, interaction: Interaction, servant: NameText, cost: app_commands.Range[int, 0, 1000],
+        self,
+        interaction: Interaction,
+        servant: NameText,
+        cost: app_commands.Range[int, 0, 1000],
         phantasm: NameText | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         progress = await self.fate.set_ex_cost(call_of(interaction), servant, cost, phantasm)
         await respond(interaction, progress)
 
@@ -140,8 +154,9 @@ class FateCog(commands.GroupCog, group_name="fate", group_description="Fate/Poin
         names += [
             a["name"] for a in file.get("skills") or file.get("magecraft") or [] if a.get("mana_cost") is not None
         ]
-        return output.fit_choices(app_commands.Choice(name=name, value=name) for name in names
-                                  if current.lower() in name.lower())  # fmt: skip
+        return output.fit_choices(
+            app_commands.Choice(name=name, value=name) for name in names if current.lower() in name.lower()
+        )
 
     @rest.autocomplete("master")
     @rule_phantasm.autocomplete("servant")

@@ -11,7 +11,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import Campaign, Character
 from bot.errors import UserError
-from bot.render import mention
 from bot.services.characters import controls, linked
 from bot.services.common import Call, active_campaign
 from bot.services.exchanges import Progress, turn_of
@@ -41,13 +40,18 @@ class FateService(RulesetService[FatePointsPlay]):
 
     async def transfer(self, call: Call, amount: int) -> Progress:
         return await self.own_step(
-            call, "fate.transfer", lambda play, scene: play.transfer(scene, amount), turn=True, cast=self._pair_cast,
+            call,
+            "fate.transfer",
+            lambda play, scene: play.transfer(scene, amount),
+            turn=True,
+            cast=self._pair_cast,
             in_play=(ACTOR, PAIR_MASTER, PAIR_SERVANT),
-        )  # fmt: skip
+        )
 
     async def regenerate(self, call: Call, hp_points: int, confirm: bool) -> Progress:
-        return await self.own_step(call, "fate.regen", lambda play, scene: play.regenerate(scene, hp_points, confirm),
-                                   turn=True)  # fmt: skip
+        return await self.own_step(
+            call, "fate.regen", lambda play, scene: play.regenerate(scene, hp_points, confirm), turn=True
+        )
 
     async def activate(self, call: Call, name: str, use_extra: bool, confirm: bool) -> Progress:
         return await self.own_step(
@@ -67,8 +71,13 @@ class FateService(RulesetService[FatePointsPlay]):
             _, servant = await self._pair(session, character)
             return {PAIR_SERVANT: [servant]}
 
-        return await self.own_step(call, "fate.passive", lambda play, scene: play.set_passive(scene, enabled),
-                                   cast=servant_cast, in_play=(PAIR_SERVANT,))  # fmt: skip
+        return await self.own_step(
+            call,
+            "fate.passive",
+            lambda play, scene: play.set_passive(scene, enabled),
+            cast=servant_cast,
+            in_play=(PAIR_SERVANT,),
+        )
 
     async def rest(self, call: Call, name: str) -> Progress:
         return await self.gm_step(call, "fate.rest", FatePointsPlay.rest, name=name)
@@ -76,24 +85,30 @@ class FateService(RulesetService[FatePointsPlay]):
     async def rule_phantasm(
         self, call: Call, servant: str, phantasm: str, defences: str | None, damage: int | None
     ) -> Progress:
-        return await self.gm_step(call, "fate.np_ruling",
-                                  lambda play, scene: play.rule_phantasm(scene, phantasm, defences, damage),
-                                  name=servant)  # fmt: skip
+        return await self.gm_step(
+            call,
+            "fate.np_ruling",
+            lambda play, scene: play.rule_phantasm(scene, phantasm, defences, damage),
+            name=servant,
+        )
 
     async def god_hand(self, call: Call, name: str, minimum: str | None) -> Progress:
         return await self.gm_step(call, "fate.god_hand", lambda play, scene: play.god_hand(scene, minimum), name=name)
 
     async def set_ex_cost(self, call: Call, name: str, cost: int, phantasm: str | None) -> Progress:
-        return await self.gm_step(call, "fate.ex_cost", lambda play, scene: play.set_ex_cost(scene, cost, phantasm),
-                                  name=name)  # fmt: skip
+        return await self.gm_step(
+            call, "fate.ex_cost", lambda play, scene: play.set_ex_cost(scene, cost, phantasm), name=name
+        )
 
     async def set_compatibility(self, call: Call, name: str, modifier: int) -> Progress:
-        return await self.gm_step(call, "fate.compatibility",
-                                  lambda play, scene: play.set_compatibility(scene, modifier), name=name)  # fmt: skip
+        return await self.gm_step(
+            call, "fate.compatibility", lambda play, scene: play.set_compatibility(scene, modifier), name=name
+        )
 
     async def set_presence(self, call: Call, name: str, present: bool) -> Progress:
-        return await self.gm_step(call, "fate.presence", lambda play, scene: play.set_presence(scene, present),
-                                  name=name)  # fmt: skip
+        return await self.gm_step(
+            call, "fate.presence", lambda play, scene: play.set_presence(scene, present), name=name
+        )
 
     async def spend(self, call: Call, use: str, stat: str | None) -> Progress:
         """A Fate/Point of the actor's Master: spent at once, or a request that waits for a GM's approval."""
@@ -107,11 +122,12 @@ class FateService(RulesetService[FatePointsPlay]):
         def needs_gm(play: FatePointsPlay, scene: Scene) -> Step | None:
             options = scene.options
             assert isinstance(options, FatePointsOptions)
-            return (
-                play.request_fate_point(scene, use, stat, mention(call.actor.user_id))
-                if options.fp_needs_gm_ok
-                else None
-            )
+            return play.request_fate_point(scene, use, stat, call.actor.user_id) if options.fp_needs_gm_ok else None
 
-        return await self.own_step(call, "fate.spend", lambda play, scene: play.spend_fate_point(scene, use, stat),
-                                   cast=master_cast, asked=needs_gm)  # fmt: skip
+        return await self.own_step(
+            call,
+            "fate.spend",
+            lambda play, scene: play.spend_fate_point(scene, use, stat),
+            cast=master_cast,
+            asked=needs_gm,
+        )

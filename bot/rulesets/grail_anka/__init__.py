@@ -9,6 +9,7 @@ from importlib import resources
 
 from bot.rulesets.base import Ruleset
 from bot.rulesets.bench import BenchExchange, BenchMove
+from bot.rulesets.grail_anka.render import AnkaRenderer
 from bot.rulesets.words import CatalogSpelling
 from rules.grail_anka.options import GrailAnkaOptions
 from rules.grail_anka.play import GrailAnkaPlay
@@ -31,6 +32,7 @@ RULESET = Ruleset(
     GrailAnkaOptions,
     CATALOGS,
     play=GrailAnkaPlay(CatalogSpelling(CATALOGS)),
+    renderer=AnkaRenderer(),
     extension="bot.rulesets.grail_anka.cog",
     proper_noun_keys=frozenset(
         {

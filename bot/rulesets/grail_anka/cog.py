@@ -4,6 +4,7 @@ verify, seal, vanish and kill; /anchor; and, when the bot may read messages, anc
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
@@ -11,13 +12,22 @@ from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot import output
-from bot.app import Fatebot, Interaction, NameText, actor_of, call_of, place_of, public_translator, translator
-from bot.cogs.characters import character_choices
-from bot.cogs.exchanges import publish, respond
 from bot.errors import UserError
+from bot.exchange_views import publish, respond
 from bot.gm_only import gm_command
 from bot.i18n import Translator
+from bot.interactions import (
+    Interaction,
+    NameText,
+    actor_of,
+    call_of,
+    character_choices,
+    place_of,
+    public_translator,
+    translator,
+)
 from bot.rulesets.grail_anka.pictures import versus_board
+from bot.rulesets.grail_anka.render import rate_lines
 from bot.rulesets.grail_anka.service import RULESET_ID, AnkaService, MemberView, Odds
 from bot.services.common import Actor, Place
 from bot.workers import WORKERS
@@ -26,12 +36,19 @@ from rules.grail_anka.anchors import anchor_in
 from rules.grail_anka.model import PARAMS, Talisman
 from rules.text import LABEL_LIMIT
 
+if TYPE_CHECKING:
+    from bot.app import Fatebot
+
 log = logging.getLogger(__name__)
 
 NameList = app_commands.Range[str, 1, 1000]
 Rate = app_commands.Range[int, -100, 200]
-TALISMAN_NAMES = {"illusion": "Illusion talisman", "illusion_kai": "Improved illusion talisman",
-                  "substitute": "Substitute talisman", "substitute_kai": "Improved substitute talisman"}  # fmt: skip
+TALISMAN_NAMES = {
+    "illusion": "Illusion talisman",
+    "illusion_kai": "Improved illusion talisman",
+    "substitute": "Substitute talisman",
+    "substitute_kai": "Improved substitute talisman",
+}
 
 
 PARAM_CHOICES = [
@@ -71,23 +88,31 @@ BOARD_COLOUR = discord.Colour.dark_red()
 
 def formation_lines(tr: Translator, odds: Odds) -> list[str]:
     sides = zip((odds.side_a, odds.side_b), odds.formations, strict=True)
-    return [tr("anka.formation", side=side, main=main, subs=subs, companions=companions)
-            for side, (main, subs, companions) in sides]  # fmt: skip
+    return [
+        tr("anka.formation", side=side, main=main, subs=subs, companions=companions)
+        for side, (main, subs, companions) in sides
+    ]
 
 
 def battle_board(tr: Translator, title: str, odds: Odds) -> bytes:
     """The two camps face to face: the chosen parameters compared, what makes the rate, and each reading's chance
     (a check the rules decide without a roll has no chances to show)."""
     result = odds.rated.result
-    rows = [(tr(f"anka.param.{param}"), odds.rated.strength_a[param], odds.rated.strength_b[param])
-            for param in result.chosen]  # fmt: skip
-    rated = [tr.text(line) for line in fight.rate_lines(odds.side_a, odds.side_b, odds.rated)[len(rows) :]]
+    rows = [
+        (tr(f"anka.param.{param}"), odds.rated.strength_a[param], odds.rated.strength_b[param])
+        for param in result.chosen
+    ]
+    rated = [tr.text(line) for line in rate_lines(fight.win_rate(odds.side_a, odds.side_b, odds.rated))[len(rows) :]]
     notes = formation_lines(tr, odds) + rated
-    chances = [] if result.automatic else [
-        (tr(f"anka.reading.{reading}"), float(chance)) for reading, chance in checks.chances(result.rate or 0).items()
-    ]  # fmt: skip
-    return versus_board(title, (odds.side_a, odds.side_b), rows, notes[:-1] if chances else notes, chances,
-                        tr.language)  # fmt: skip
+    chances = (
+        []
+        if result.automatic
+        else [
+            (tr(f"anka.reading.{reading}"), float(chance))
+            for reading, chance in checks.chances(result.rate or 0).items()
+        ]
+    )
+    return versus_board(title, (odds.side_a, odds.side_b), rows, notes[:-1] if chances else notes, chances, tr.language)
 
 
 @app_commands.guild_only()
@@ -98,8 +123,11 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
         super().__init__()
 
     @gm_command(name="camp", description="Found a camp of characters")
-    @app_commands.describe(name="The camp's name", members="Its characters, separated by commas",
-                           gm_run="Whether the GMs run this camp (they answer its choices)")  # fmt: skip
+    @app_commands.describe(
+        name="The camp's name",
+        members="Its characters, separated by commas",
+        gm_run="Whether the GMs run this camp (they answer its choices)",
+    )
     async def camp(self, interaction: Interaction, name: NameText, members: NameList, gm_run: bool = False) -> None:
         language = await self.anka.create_camp(call_of(interaction), name, names(members), gm_run=gm_run)
         tr = public_translator(interaction, language, RULESET_ID)
@@ -137,30 +165,48 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
         await output.reply(interaction, "\n".join(lines) or tr("anka.no_camps"), ephemeral=True)
 
     @app_commands.command(name="formation", description="Set a camp's formation for its next battle")
-    @app_commands.describe(camp="The camp", main="Its main fighter", subs="Up to two subs, separated by commas",
-                           companions="Companions, separated by commas")  # fmt: skip
+    @app_commands.describe(
+        camp="The camp",
+        main="Its main fighter",
+        subs="Up to two subs, separated by commas",
+        companions="Companions, separated by commas",
+    )
     async def formation(
-        self, interaction: Interaction, camp: NameText, main: NameText, subs: NameList | None = None,
+        self,
+        interaction: Interaction,
+        camp: NameText,
+        main: NameText,
+        subs: NameList | None = None,
         companions: NameList | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         name, chief, seconds, others = await self.anka.formation(
             call_of(interaction), camp, main, names(subs), names(companions)
         )
         tr = translator(interaction, RULESET_ID)
-        text = tr("anka.formation_set", camp=name, main=chief, subs=", ".join(seconds) or "—",
-                  companions=", ".join(others) or "—")  # fmt: skip
+        text = tr(
+            "anka.formation_set",
+            camp=name,
+            main=chief,
+            subs=", ".join(seconds) or "—",
+            companions=", ".join(others) or "—",
+        )
         await output.reply(interaction, text, ephemeral=True)
 
     @gm_command(name="talisman", description="Set how many talismans of a kind a camp holds")
     @app_commands.describe(camp="The camp", kind="Which talisman", count="How many it holds now")
-    @app_commands.choices(kind=[
-        app_commands.Choice(name=locale_str(label, key=f"anka.talisman.{value}"), value=value)
-        for value, label in TALISMAN_NAMES.items()
-    ])  # fmt: skip
+    @app_commands.choices(
+        kind=[
+            app_commands.Choice(name=locale_str(label, key=f"anka.talisman.{value}"), value=value)
+            for value, label in TALISMAN_NAMES.items()
+        ]
+    )
     async def talisman(
-        self, interaction: Interaction, camp: NameText, kind: app_commands.Choice[str],
+        self,
+        interaction: Interaction,
+        camp: NameText,
+        kind: app_commands.Choice[str],
         count: app_commands.Range[int, 0, 99],
-    ) -> None:  # fmt: skip
+    ) -> None:
         name, before, now = await self.anka.set_talismans(call_of(interaction), camp, Talisman(kind.value), count)
         tr = translator(interaction, RULESET_ID)
         text = tr("anka.talismans_set", camp=name, talisman=tr(f"anka.talisman.{kind.value}"), before=before, now=now)
@@ -177,8 +223,11 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
         await output.reply(interaction, text, ephemeral=True)
 
     @app_commands.command(name="battle", description="Start a battle between two camps (the first one initiates)")
-    @app_commands.describe(first="The camp that initiates: it goes first", second="The camp it meets",
-                           at_base_of="If the battle is at one camp's base: that camp")  # fmt: skip
+    @app_commands.describe(
+        first="The camp that initiates: it goes first",
+        second="The camp it meets",
+        at_base_of="If the battle is at one camp's base: that camp",
+    )
     async def battle(
         self, interaction: Interaction, first: NameText, second: NameText, at_base_of: NameText | None = None
     ) -> None:
@@ -190,24 +239,35 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
     async def strength(self, interaction: Interaction, camp: NameText) -> None:
         name, values = await self.anka.strengths(place_of(interaction), actor_of(interaction), camp)
         tr = translator(interaction, RULESET_ID)
-        shown = ", ".join(tr("anka.param_value", param=tr(f"anka.param.{param}"), value=values[param])
-                          for param in PARAMS)  # fmt: skip
+        shown = ", ".join(
+            tr("anka.param_value", param=tr(f"anka.param.{param}"), value=values[param]) for param in PARAMS
+        )
         await output.reply(interaction, tr("anka.strength", camp=name, values=shown), ephemeral=True)
 
     @gm_command(name="odds", description="The win rate two camps' formations would give")
-    @app_commands.describe(first="The camp that would initiate", second="The camp it would meet",
-                           param1="A parameter compared", param2="Another", param3="The third")  # fmt: skip
+    @app_commands.describe(
+        first="The camp that would initiate",
+        second="The camp it would meet",
+        param1="A parameter compared",
+        param2="Another",
+        param3="The third",
+    )
     @app_commands.choices(param1=PARAM_CHOICES, param2=PARAM_CHOICES, param3=PARAM_CHOICES)
     async def odds(
-        self, interaction: Interaction, first: NameText, second: NameText, param1: app_commands.Choice[str],
-        param2: app_commands.Choice[str], param3: app_commands.Choice[str],
-    ) -> None:  # fmt: skip
+        self,
+        interaction: Interaction,
+        first: NameText,
+        second: NameText,
+        param1: app_commands.Choice[str],
+        param2: app_commands.Choice[str],
+        param3: app_commands.Choice[str],
+    ) -> None:
         chosen = [param1.value, param2.value, param3.value]
         odds = await self.anka.odds(place_of(interaction), actor_of(interaction), first, second, chosen)
         tr = translator(interaction, RULESET_ID)
         title = tr("anka.odds_title", a=odds.side_a, b=odds.side_b)
-        lines = formation_lines(tr, odds) + [tr.text(line) for line in fight.rate_lines(odds.side_a, odds.side_b,
-                                                                                       odds.rated)]  # fmt: skip
+        shown = rate_lines(fight.win_rate(odds.side_a, odds.side_b, odds.rated))
+        lines = formation_lines(tr, odds) + [tr.text(line) for line in shown]
         board = await WORKERS.run(interaction.user.id, battle_board, tr, title, odds)
         picture = output.Picture(BOARD, board, "\n".join([title, *lines]))
         embed = discord.Embed(title=title, description="\n".join(lines), colour=BOARD_COLOUR)
@@ -263,14 +323,19 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
 
     @app_commands.command(name="action", description="Declare your camp's action for this turn (rest recovers fatigue)")
     @app_commands.describe(camp="Your camp", action="Rest, or another action", note="What it does, in a few words")
-    @app_commands.choices(action=[
-        app_commands.Choice(name=locale_str("Rest", key="anka.action.rest"), value="rest"),
-        app_commands.Choice(name=locale_str("Another action", key="anka.action.other"), value="other"),
-    ])  # fmt: skip
+    @app_commands.choices(
+        action=[
+            app_commands.Choice(name=locale_str("Rest", key="anka.action.rest"), value="rest"),
+            app_commands.Choice(name=locale_str("Another action", key="anka.action.other"), value="other"),
+        ]
+    )
     async def action(
-        self, interaction: Interaction, camp: NameText, action: app_commands.Choice[str],
+        self,
+        interaction: Interaction,
+        camp: NameText,
+        action: app_commands.Choice[str],
         note: app_commands.Range[str, 1, LABEL_LIMIT] | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         name, turn, left = await self.anka.declare_action(call_of(interaction), camp, action.value, note)
         tr = translator(interaction, RULESET_ID)  # a camp's plans are its own
         said = tr("anka.action_declared", camp=name, turn=turn, action=tr(f"anka.action.{action.value}"))
@@ -281,24 +346,30 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
 
     @gm_command(name="relation", description="Two camps allied, in ceasefire, or hostile again")
     @app_commands.describe(camp="A camp", other="The other camp", relation="How they stand")
-    @app_commands.choices(relation=[
-        app_commands.Choice(name=locale_str(label, key=f"anka.relation.{value}"), value=value)
-        for value, label in (("allied", "Allied"), ("ceasefire", "Ceasefire"), ("hostile", "Hostile"))
-    ])  # fmt: skip
+    @app_commands.choices(
+        relation=[
+            app_commands.Choice(name=locale_str(label, key=f"anka.relation.{value}"), value=value)
+            for value, label in (("allied", "Allied"), ("ceasefire", "Ceasefire"), ("hostile", "Hostile"))
+        ]
+    )
     async def relation(
         self, interaction: Interaction, camp: NameText, other: NameText, relation: app_commands.Choice[str]
     ) -> None:
         first, second, language = await self.anka.set_relation(call_of(interaction), camp, other, relation.value)
         tr = public_translator(interaction, language, RULESET_ID)
-        await output.reply(interaction, tr("anka.relation_set", camp=first, other=second,
-                                           relation=tr(f"anka.relation.{relation.value}")))  # fmt: skip
+        await output.reply(
+            interaction,
+            tr("anka.relation_set", camp=first, other=second, relation=tr(f"anka.relation.{relation.value}")),
+        )
 
     @gm_command(name="standing", description="Count a camp in the war or out of it, or by its members")
     @app_commands.describe(camp="The camp", standing="In, out, or by its members (a living Master or Servant)")
-    @app_commands.choices(standing=[
-        app_commands.Choice(name=locale_str(label, key=f"anka.standing.{value}"), value=value)
-        for value, label in (("auto", "By its members"), ("active", "In the war"), ("out", "Out of the war"))
-    ])  # fmt: skip
+    @app_commands.choices(
+        standing=[
+            app_commands.Choice(name=locale_str(label, key=f"anka.standing.{value}"), value=value)
+            for value, label in (("auto", "By its members"), ("active", "In the war"), ("out", "Out of the war"))
+        ]
+    )
     async def standing(self, interaction: Interaction, camp: NameText, standing: app_commands.Choice[str]) -> None:
         name = await self.anka.set_standing(call_of(interaction), camp, standing.value)
         tr = translator(interaction, RULESET_ID)
@@ -318,8 +389,9 @@ class AnkaCog(commands.GroupCog, group_name="anka", group_description="The anka 
     async def protagonist(self, interaction: Interaction, character: NameText, on: bool = True) -> None:
         name = await self.anka.set_protagonist(call_of(interaction), character, on)
         tr = translator(interaction, RULESET_ID)
-        await output.reply(interaction, tr("anka.protagonist_on" if on else "anka.protagonist_off", name=name),
-                           ephemeral=True)  # fmt: skip
+        await output.reply(
+            interaction, tr("anka.protagonist_on" if on else "anka.protagonist_off", name=name), ephemeral=True
+        )
 
     @app_commands.command(name="contract", description="A Servant and a Master agree to a new contract")
     @app_commands.describe(servant="The Servant", master="Its new Master")
@@ -359,9 +431,11 @@ class AnchorCog(commands.Cog):
     @app_commands.describe(number="A number from 1 to 100", decision="Which decision, when several are open")
     @app_commands.guild_only()
     async def anchor(
-        self, interaction: Interaction, number: app_commands.Range[int, 1, 100],
+        self,
+        interaction: Interaction,
+        number: app_commands.Range[int, 1, 100],
         decision: app_commands.Range[str, 1, 40] | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         progress = await self.anka.anchor(
             place_of(interaction), actor_of(interaction), number, self.bot.dice, decision=decision
         )
@@ -382,8 +456,9 @@ class AnchorCog(commands.Cog):
         try:
             if not await self.anka.anchor_open(place):
                 return
-            actor = Actor(message.author.id, getattr(getattr(message.author, "guild_permissions", None),
-                                                     "manage_guild", False))  # fmt: skip
+            actor = Actor(
+                message.author.id, getattr(getattr(message.author, "guild_permissions", None), "manage_guild", False)
+            )
             progress = await self.anka.anchor(place, actor, number, self.bot.dice)
         except UserError:
             return  # not eligible: chatter, skipped

@@ -25,9 +25,13 @@ from bot.pictures import (
 
 
 def versus_board(
-    title: str, sides: tuple[str, str], rows: Sequence[tuple[str, int, int]], notes: Sequence[str],
-    chances: Sequence[tuple[str, float]], language: str,
-) -> bytes:  # fmt: skip
+    title: str,
+    sides: tuple[str, str],
+    rows: Sequence[tuple[str, int, int]],
+    notes: Sequence[str],
+    chances: Sequence[tuple[str, float]],
+    language: str,
+) -> bytes:
     """Two sides face to face: each row a value compared (the higher one stands out), then the notes that make
     the rate, then each outcome's chance as a bar."""
     normal, big, bold = font(18, language), font(24, language), font(22, language)
@@ -43,10 +47,20 @@ def versus_board(
     top = 104
     for label, left, right in rows:
         draw.text((middle, top), plain(label), font=normal, fill=FAINT, anchor="ma")
-        draw.text((middle - 80, top), str(left), font=bold if left > right else normal,
-                  fill=BAR_FILL if left > right else INK, anchor="ra")  # fmt: skip
-        draw.text((middle + 80, top), str(right), font=bold if right > left else normal,
-                  fill=BAR_FILL if right > left else INK, anchor="la")  # fmt: skip
+        draw.text(
+            (middle - 80, top),
+            str(left),
+            font=bold if left > right else normal,
+            fill=BAR_FILL if left > right else INK,
+            anchor="ra",
+        )
+        draw.text(
+            (middle + 80, top),
+            str(right),
+            font=bold if right > left else normal,
+            fill=BAR_FILL if right > left else INK,
+            anchor="la",
+        )
         top += 36
     top += 8
     for line in written:

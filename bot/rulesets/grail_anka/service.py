@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from sqlalchemy import ColumnElement, func, select
+from sqlalchemy import ColumnElement, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import (
@@ -21,7 +21,6 @@ from bot.db.models import (
     Exchange,
     ExchangeRole,
     Side,
-    SideMember,
     WaitRow,
 )
 from bot.errors import UserError, rule_refused
@@ -39,18 +38,18 @@ from bot.services.common import (
 )
 from bot.services.exchanges import Cast, Progress
 from bot.services.held import refuse_fallen
-from bot.services.ruleset_service import Roles, RulesetService
+from bot.services.ruleset_service import Roles, RulesetService, Staged
+from bot.services.sides import MEMBER, refuse_unfit_name
 from bot.services.snapshots import snapshots
 from rules.dice import DiceSource
-from rules.exchange import Answer, Effect, PoolDelta, SidePatch, StatePatch, Step, Text
+from rules.exchange import Answer, Effect, Outcome, PoolDelta, SidePatch, StatePatch, Step, Text
 from rules.grail_anka import anchors, battle, checks, decisions, fight, turn_steps
 from rules.grail_anka import turns as rules_turns
 from rules.grail_anka.model import Talisman
 from rules.grail_anka.options import GrailAnkaOptions
+from rules.grail_anka.outcomes import CampStanding, FateSet, GameOver, Recovered, WarResumed
 from rules.grail_anka.play import BATTLE_KIND, MASTER, SERVANT, GrailAnkaPlay, anka_options, fate_of, gm_check
-from rules.grail_anka.told import Told, told
-from rules.play import ACTOR, CharacterSnapshot, Scene, SideSnapshot, campaign_side
-from rules.text import NAME_LIMIT, unseen_character
+from rules.play import ACTOR, CharacterSnapshot, Scene, SideSnapshot
 
 RULESET_ID = "grail_anka"
 GM_RUN = "gm_run"
@@ -142,50 +141,47 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
         name = name.strip()
         if not members:
             raise refused("camp_empty")
-        if not name or len(name) > NAME_LIMIT:
-            raise UserError("error.name_length", limit=NAME_LIMIT)
-        if (code := unseen_character(name)) is not None:
-            raise UserError("error.name_characters", code=code)
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
-            self.play_of(campaign)
-            await require_gm(session, campaign.id, call.actor)
-            named = func.lower(Side.name) == name.lower()
-            if await session.scalar(select(Side.id).where(Side.campaign_id == campaign.id, named)):
+        refuse_unfit_name(name)
+        async with self.locked(call, gm=True) as (session, campaign, _):
+            if await self.sides.named(session, campaign, name) is not None:
                 raise refused("camp_exists", name=name)
             characters = [await find_character(session, campaign, member) for member in members]
             if len({character.id for character in characters}) != len(characters):
                 raise UserError("error.side_member_twice")
             for character in characters:
                 await self._may_join(session, campaign, character, gm_run=gm_run)
-            side = Side(campaign_id=campaign.id, name=name, state={GM_RUN: gm_run, fight.TALISMANS: {}},
-                        created_at=self.clock())  # fmt: skip
-            session.add(side)
-            await session.flush()
-            for character in characters:
-                session.add(SideMember(side_id=side.id, character_id=character.id, place="member"))
-            record_event(session, campaign.id, "anka.camp_created", actor_id=call.actor.user_id,
-                         payload={"name": name, "members": [c.name for c in characters], "gm_run": gm_run},
-                         created_at=self.clock())  # fmt: skip
+            placed = [(character, MEMBER) for character in characters]
+            await self.sides.add(session, campaign, name, placed, {GM_RUN: gm_run, fight.TALISMANS: {}})
+            record_event(
+                session,
+                campaign.id,
+                "anka.camp_created",
+                actor_id=call.actor.user_id,
+                payload={"name": name, "members": [c.name for c in characters], "gm_run": gm_run},
+                created_at=self.clock(),
+            )
             return campaign.language
 
     async def join_camp(self, call: Call, camp: str, member: str) -> str | None:
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
-            self.play_of(campaign)
-            await require_gm(session, campaign.id, call.actor)
+        async with self.locked(call, gm=True) as (session, campaign, _):
             side = await self._camp(session, campaign, camp)
             character = await find_character(session, campaign, member)
             await self._may_join(session, campaign, character, gm_run=bool(side.state.get(GM_RUN)))
-            session.add(SideMember(side_id=side.id, character_id=character.id, place="member"))
-            record_event(session, campaign.id, "anka.camp_joined", actor_id=call.actor.user_id,
-                         payload={"camp": side.name, "name": character.name}, created_at=self.clock())  # fmt: skip
+            self.sides.join(session, side, character)
+            record_event(
+                session,
+                campaign.id,
+                "anka.camp_joined",
+                actor_id=call.actor.user_id,
+                payload={"camp": side.name, "name": character.name},
+                created_at=self.clock(),
+            )
             return campaign.language
 
     async def _may_join(self, session: AsyncSession, campaign: Campaign, character: Character, *, gm_run: bool) -> None:
         """A character is in one camp at most; the GMs' characters in the camps they run, the players' in the
         others (a players' camp would otherwise see and use the hidden sheet of a GM's character)."""
-        if (elsewhere := await self._camp_of(session, campaign, character)) is not None:
+        if (elsewhere := await self.sides.of(session, campaign, character)) is not None:
             raise refused("in_another_camp", name=character.name, camp=elsewhere.name)
         if character.gm_run and not gm_run:
             raise refused("gm_character_in_players_camp", name=character.name)
@@ -193,25 +189,10 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
             raise refused("players_character_in_gm_camp", name=character.name)
 
     async def _camp(self, session: AsyncSession, campaign: Campaign, name: str) -> Side:
-        side = await session.scalar(
-            select(Side).where(Side.campaign_id == campaign.id, func.lower(Side.name) == name.strip().lower())
-        )
+        side = await self.sides.named(session, campaign, name)
         if side is None:
             raise refused("unknown_camp", name=name)
         return side
-
-    async def _camp_of(self, session: AsyncSession, campaign: Campaign, character: Character) -> Side | None:
-        return await session.scalar(
-            select(Side).join(SideMember, SideMember.side_id == Side.id)
-            .where(Side.campaign_id == campaign.id, SideMember.character_id == character.id)
-        )  # fmt: skip
-
-    async def _members(self, session: AsyncSession, side: Side) -> list[tuple[Character, SideMember]]:
-        rows = await session.execute(
-            select(Character, SideMember).join(SideMember, SideMember.character_id == Character.id)
-            .where(SideMember.side_id == side.id).order_by(SideMember.id)
-        )  # fmt: skip
-        return [(character, row) for character, row in rows.all()]
 
     async def formation(
         self, call: Call, camp: str, main: str, subs: Sequence[str], companions: Sequence[str]
@@ -220,60 +201,71 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
         camp stays away. Its players set it, or a GM; a GM-run camp's, only a GM."""
         if len(subs) > MAX_SUBS:
             raise refused("too_many_subs", count=len(subs))
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
-            play = self.play_of(campaign)
+        async with self.locked(call) as (session, campaign, play):
             side = await self._camp(session, campaign, camp)
             refuse_game_over(side)
-            members = await self._members(session, side)
+            members = await self.sides.members(session, side)
             gm = await is_gm(session, campaign.id, call.actor)
             owned = any(not c.gm_run and c.owner_id == call.actor.user_id for c, _ in members)
             if not gm and (side.state.get(GM_RUN) or not owned):
                 raise refused("not_your_camp", camp=side.name)
             if await self._in_battle(session, campaign, ExchangeRole.side_id == side.id):
                 raise refused("camp_in_battle", camp=side.name)  # the formation fighting stays as it is
-            by_name = {character.name.lower(): (character, row) for character, row in members}
+            by_name = {character.name.lower(): character for character, _ in members}
             named = [main, *subs, *companions]
             if len({name.lower() for name in named}) != len(named):
                 raise UserError("error.side_member_twice")
             for name in named:
                 if name.lower() not in by_name:
                     raise refused("not_in_camp", name=name, camp=side.name)
-            shown = await snapshots(session, [by_name[name.lower()][0] for name in named])
+            shown = await snapshots(session, [by_name[name.lower()] for name in named])
             refuse_fallen(play, RULESET_ID, shown)
-            places = {main.lower(): fight.MAIN} | {name.lower(): fight.SUB for name in subs}
-            places |= {name.lower(): fight.COMPANION for name in companions}
-            for name, (_, row) in by_name.items():
-                row.place = places.get(name, "member")
-            record_event(session, campaign.id, "anka.formation_set", actor_id=call.actor.user_id,
-                         payload={"camp": side.name, "main": main, "subs": list(subs),
-                                  "companions": list(companions)}, created_at=self.clock())  # fmt: skip
-            return side.name, by_name[main.lower()][0].name, [by_name[n.lower()][0].name for n in subs], [
-                by_name[n.lower()][0].name for n in companions]  # fmt: skip
+            places = {by_name[main.lower()].id: fight.MAIN} | {by_name[name.lower()].id: fight.SUB for name in subs}
+            places |= {by_name[name.lower()].id: fight.COMPANION for name in companions}
+            await self.sides.place(session, side, places)
+            record_event(
+                session,
+                campaign.id,
+                "anka.formation_set",
+                actor_id=call.actor.user_id,
+                payload={"camp": side.name, "main": main, "subs": list(subs), "companions": list(companions)},
+                created_at=self.clock(),
+            )
+            return (
+                side.name,
+                by_name[main.lower()].name,
+                [by_name[n.lower()].name for n in subs],
+                [by_name[n.lower()].name for n in companions],
+            )
 
     async def set_talismans(self, call: Call, camp: str, kind: Talisman, count: int) -> tuple[str, int, int]:
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
-            self.play_of(campaign)
-            await require_gm(session, campaign.id, call.actor)
+        async with self.locked(call, gm=True) as (session, campaign, _):
             side = await self._camp(session, campaign, camp)
             held = dict(side.state.get(fight.TALISMANS, {}))
             before = int(held.get(kind.value, 0))
             side.state = {**side.state, fight.TALISMANS: {**held, kind.value: count}}
-            record_event(session, campaign.id, "anka.talismans_set", actor_id=call.actor.user_id,
-                         payload={"camp": side.name, "kind": kind.value, "from": before, "to": count},
-                         created_at=self.clock())  # fmt: skip
+            record_event(
+                session,
+                campaign.id,
+                "anka.talismans_set",
+                actor_id=call.actor.user_id,
+                payload={"camp": side.name, "kind": kind.value, "from": before, "to": count},
+                created_at=self.clock(),
+            )
             return side.name, before, count
 
     async def set_base(self, call: Call, camp: str, base: str | None) -> str:
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
-            self.play_of(campaign)
-            await require_gm(session, campaign.id, call.actor)
+        async with self.locked(call, gm=True) as (session, campaign, _):
             side = await self._camp(session, campaign, camp)
             side.state = {**side.state, fight.BASE: base}
-            record_event(session, campaign.id, "anka.base_set", actor_id=call.actor.user_id,
-                         payload={"camp": side.name, "base": base}, created_at=self.clock())  # fmt: skip
+            record_event(
+                session,
+                campaign.id,
+                "anka.base_set",
+                actor_id=call.actor.user_id,
+                payload={"camp": side.name, "base": base},
+                created_at=self.clock(),
+            )
             return side.name
 
     async def camps(self, place: Place, actor: Actor) -> list[CampView]:
@@ -283,30 +275,41 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
             self.play_of(campaign)
             gm = await is_gm(session, campaign.id, actor)
             shown = []
-            critical_fumble = anka_options(campaign_options(campaign)).critical_fumble_all_checks
-            for side in await session.scalars(select(Side).where(Side.campaign_id == campaign.id).order_by(Side.id)):
-                members = await self._members(session, side)
+            critical_fumble = anka_options(campaign_options(self.rulesets, campaign)).critical_fumble_all_checks
+            for side in (await self.sides.of_campaign(session, campaign)).values():
+                members = await self.sides.members(session, side)
                 own = gm or any(not c.gm_run and c.owner_id == actor.user_id for c, _ in members)
                 held = {kind.value: int(side.state.get(fight.TALISMANS, {}).get(kind.value, 0)) for kind in Talisman}
                 views = []
-                for character, row in zip(await snapshots(session, [c for c, _ in members]), members, strict=True):
-                    views.append(self._member_view(character, row[1].place, own=own, critical_fumble=critical_fumble))
+                for character, (_, at) in zip(await snapshots(session, [c for c, _ in members]), members, strict=True):
+                    views.append(self._member_view(character, at, own=own, critical_fumble=critical_fumble))
                 action = side.state.get(turn_steps.ACTION)
-                declared = action["kind"] if own and isinstance(action, dict) and action.get(
-                    "turn") == campaign.turn_number else None  # fmt: skip
+                declared = (
+                    action["kind"]
+                    if own and isinstance(action, dict) and action.get("turn") == campaign.turn_number
+                    else None
+                )
                 over = turn_steps.game_over_of(side.state)
-                shown.append(CampView(side.name, bool(side.state.get(GM_RUN)),
-                                      side.state.get(fight.BASE) if own else None, held if own else {}, views,
-                                      declared, not await self._in_war(session, side),
-                                      str(over["who"]) if over is not None else None,
-                                      turn_steps.extra_actions_left(side.state)))  # fmt: skip
+                shown.append(
+                    CampView(
+                        side.name,
+                        bool(side.state.get(GM_RUN)),
+                        side.state.get(fight.BASE) if own else None,
+                        held if own else {},
+                        views,
+                        declared,
+                        not await self._in_war(session, side),
+                        str(over["who"]) if over is not None else None,
+                        turn_steps.extra_actions_left(side.state),
+                    )
+                )
             return shown
 
     async def _in_war(self, session: AsyncSession, side: Side) -> bool:
         """Whether a camp is still in the war (D17 with the GM's override; R21: not once its game is over)."""
-        members = await self._members(session, side)
+        members = await self.sides.members(session, side)
         shown = await snapshots(session, [c for c, _ in members], with_links=False)
-        placed = tuple((one, row.place) for one, (_, row) in zip(shown, members, strict=True))
+        placed = tuple((one, place) for one, (_, place) in zip(shown, members, strict=True))
         return turn_steps.camp_active(SideSnapshot(side.id, side.name, placed, dict(side.state)), frozenset())
 
     def _member_view(self, character: CharacterSnapshot, place: str, *, own: bool, critical_fumble: bool) -> MemberView:
@@ -322,21 +325,25 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
                 coming = rules_turns.masterless_survive_rate(turns_without + 1)
                 next_turn = fight.percent(1 - checks.survive_chance(coming, critical_fumble_all_checks=critical_fumble))
         return MemberView(
-            character.name, character.kind, place if own else "", fate,
+            character.name,
+            character.kind,
+            place if own else "",
+            fate,
             fight.fatigue_of(character) if servant else None,
             character.pools[fight.SEALS].current if fight.SEALS in character.pools else None,
-            turns_without, if_lost, next_turn,
-        )  # fmt: skip
+            turns_without,
+            if_lost,
+            next_turn,
+        )
 
     # Battles
 
     async def start_battle(self, call: Call, first: str, second: str, *, at_base_of: str | None) -> Progress:
         """R5: a battle between two camps with formations. A GM starts it, or a player of the first camp (the side
         that initiated it is first, D9; with `first_side_rule: random` a die decides)."""
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
-            play = self.play_of(campaign)
-            options = anka_options(campaign_options(campaign))
+
+        async def stage(session: AsyncSession, campaign: Campaign, play: GrailAnkaPlay) -> Staged:
+            options = anka_options(campaign_options(self.rulesets, campaign))
             await self._refuse_war_over(session, campaign)
             camps = [await self._camp(session, campaign, first), await self._camp(session, campaign, second)]
             if camps[0].id == camps[1].id:
@@ -345,7 +352,7 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
                 refuse_game_over(camp)
                 if not await self._in_war(session, camp):
                     raise refused("camp_out_no_battle", camp=camp.name)
-            members = [await self._members(session, camp) for camp in camps]
+            members = [await self.sides.members(session, camp) for camp in camps]
             gm = await is_gm(session, campaign.id, call.actor)
             if not gm and not any(not c.gm_run and c.owner_id == call.actor.user_id for c, _ in members[0]):
                 raise refused("not_your_camp", camp=camps[0].name)
@@ -358,7 +365,7 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
                 raise refused("base_not_in_battle", camp=at_base_of)
             formations = []
             for camp, present in zip(camps, members, strict=True):
-                placed = [(c, row.place) for place in fight.PLACES for c, row in present if row.place == place]
+                placed = [(c, at) for place in fight.PLACES for c, at in present if at == place]
                 if not any(place == fight.MAIN for _, place in placed):
                     raise refused("no_formation", camp=camp.name)
                 refuse_fallen(play, RULESET_ID, await snapshots(session, [c for c, _ in placed]))
@@ -390,11 +397,9 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
                 return begun
 
             title = Text("exchange.anka_battle", {"a": sides["a"].name, "b": sides["b"].name})
-            return await self.engine.run(
-                session, campaign, kind=BATTLE_KIND, title=title,
-                cast=Cast({fight.FIGHTER: fighters}, sides), step_of=opening, dice=call.dice,
-                actor_id=call.actor.user_id, channel_id=call.channel_id,
-            )  # fmt: skip
+            return Staged(Cast({fight.FIGHTER: fighters}, sides), opening, title)
+
+        return await self.staged_step(call, BATTLE_KIND, stage)
 
     async def _in_battle(
         self, session: AsyncSession, campaign: Campaign, playing: ColumnElement[bool], kind: str = BATTLE_KIND
@@ -402,10 +407,12 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
         """Whether a camp or a character (`playing`: a condition on its role) is in an open battle (or another open
         exchange of `kind`)."""
         found = await session.scalar(
-            select(Exchange.id).join(ExchangeRole, ExchangeRole.exchange_id == Exchange.id)
-            .where(Exchange.campaign_id == campaign.id, Exchange.kind == kind,
-                   Exchange.status == EXCHANGE_OPEN, playing)
-        )  # fmt: skip
+            select(Exchange.id)
+            .join(ExchangeRole, ExchangeRole.exchange_id == Exchange.id)
+            .where(
+                Exchange.campaign_id == campaign.id, Exchange.kind == kind, Exchange.status == EXCHANGE_OPEN, playing
+            )
+        )
         return found is not None
 
     async def strengths(self, place: Place, actor: Actor, camp: str) -> tuple[str, dict[str, int]]:
@@ -414,18 +421,19 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
             campaign = await active_campaign(session, place)
             self.play_of(campaign)
             side = await self._camp(session, campaign, camp)
-            members = await self._members(session, side)
+            members = await self.sides.members(session, side)
             if not await is_gm(session, campaign.id, actor) and not any(
                 not c.gm_run and c.owner_id == actor.user_id for c, _ in members
             ):
                 raise refused("not_your_camp", camp=side.name)
-            shown = dict(zip([c.id for c, _ in members], await snapshots(session, [c for c, _ in members]),
-                             strict=True))  # fmt: skip
-            main = next((shown[c.id] for c, row in members if row.place == fight.MAIN), None)
+            shown = dict(
+                zip([c.id for c, _ in members], await snapshots(session, [c for c, _ in members]), strict=True)
+            )
+            main = next((shown[c.id] for c, at in members if at == fight.MAIN), None)
             if main is None:
                 raise refused("no_formation", camp=side.name)
-            subs = [fight.sheet_of(shown[c.id]).values for c, row in members if row.place == fight.SUB]
-            present = [(fight.sheet_of(shown[c.id]), row.place) for c, row in members if row.place in fight.PLACES]
+            subs = [fight.sheet_of(shown[c.id]).values for c, at in members if at == fight.SUB]
+            present = [(fight.sheet_of(shown[c.id]), at) for c, at in members if at in fight.PLACES]
             passive = battle.totals(fight.passive_activations(side.name, present), side.name)
             return side.name, battle.with_deltas(battle.strength(fight.sheet_of(main).values, subs), [passive.params])
 
@@ -438,7 +446,7 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
             await require_gm(session, campaign.id, actor)
             if len(set(chosen)) != len(chosen):
                 raise refused("params_twice")
-            options = anka_options(campaign_options(campaign))
+            options = anka_options(campaign_options(self.rulesets, campaign))
             camps = [await self._camp(session, campaign, first), await self._camp(session, campaign, second)]
             if camps[0].id == camps[1].id:
                 raise refused("same_camp")
@@ -449,20 +457,30 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
             named: list[tuple[str, str, str]] = []
             passives: list[battle.SkillTotals] = []
             for camp in camps:
-                placed = [(c, row.place) for c, row in await self._members(session, camp) if row.place in fight.PLACES]
-                main, subs, companions = (", ".join(c.name for c, place in placed if place == wanted) or "—"
-                                          for wanted in fight.PLACES)  # fmt: skip
+                placed = [(c, place) for c, place in await self.sides.members(session, camp) if place in fight.PLACES]
+                main, subs, companions = (
+                    ", ".join(c.name for c, place in placed if place == wanted) or "—" for wanted in fight.PLACES
+                )
                 named.append((main, subs, companions))
                 if not any(place == fight.MAIN for _, place in placed):
                     raise refused("no_formation", camp=camp.name)
                 shown = await snapshots(session, [c for c, _ in placed], with_links=False)
                 sheets = [(fight.sheet_of(one), place) for one, (_, place) in zip(shown, placed, strict=True)]
-                formations.append([battle.Member(place, sheet.values, sheet.level, fight.fatigue_of(one))
-                                   for (sheet, place), one in zip(sheets, shown, strict=True)])  # fmt: skip
+                formations.append(
+                    [
+                        battle.Member(place, sheet.values, sheet.level, fight.fatigue_of(one))
+                        for (sheet, place), one in zip(sheets, shown, strict=True)
+                    ]
+                )
                 passives.append(battle.totals(fight.passive_activations(camp.name, sheets), camp.name))
-            rated = battle.formation_rate(chosen, formations[0], formations[1],
-                                          companions_tire=options.fatigue_scope == "present_servants",
-                                          skills_a=passives[0], skills_b=passives[1])  # fmt: skip
+            rated = battle.formation_rate(
+                chosen,
+                formations[0],
+                formations[1],
+                companions_tire=options.fatigue_scope == "present_servants",
+                skills_a=passives[0],
+                skills_b=passives[1],
+            )
             return Odds(camps[0].name, camps[1].name, rated, (named[0], named[1]))
 
     # Anchors and decisions
@@ -478,7 +496,7 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
         async with self.database.write() as session:
             campaign = await active_campaign(session, place, lock=True)
             self.play_of(campaign)
-            options = anka_options(campaign_options(campaign))
+            options = anka_options(campaign_options(self.rulesets, campaign))
             gm = await is_gm(session, campaign.id, actor)
             wait, exchange = await self._anchor_wait(session, campaign, decision, options, gm=gm)
             lapsed = None
@@ -486,9 +504,12 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
                 closing = Answer(decisions.ANCHOR_WAIT, option=decisions.CLOSE, expired=True)
                 lapsed = await self.engine.answer(session, campaign, wait, closing, dice, status=EXPIRED)
                 reopened = await session.scalar(
-                    select(WaitRow).where(WaitRow.exchange_id == exchange.id, WaitRow.status == PENDING,
-                                          WaitRow.key == decisions.ANCHOR_WAIT)
-                )  # fmt: skip
+                    select(WaitRow).where(
+                        WaitRow.exchange_id == exchange.id,
+                        WaitRow.status == PENDING,
+                        WaitRow.key == decisions.ANCHOR_WAIT,
+                    )
+                )
                 if reopened is None:
                     raise refused("anchor_window_closed")  # the bot drew it: the deadline will say so
                 wait = reopened
@@ -497,41 +518,63 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
             given = await self.engine.answer(session, campaign, wait, answer, dice)
             if lapsed is None:
                 return given
-            return replace(lapsed, steps=[*lapsed.steps, *given.steps], opened=[*lapsed.opened, *given.opened],
-                           closed=[*lapsed.closed, *given.closed], answered=given.answered)  # fmt: skip
+            return replace(
+                lapsed,
+                steps=[*lapsed.steps, *given.steps],
+                opened=[*lapsed.opened, *given.opened],
+                closed=[*lapsed.closed, *given.closed],
+                answered=given.answered,
+            )
 
     async def _may_anchor(
-        self, session: AsyncSession, campaign: Campaign, exchange: Exchange, actor: Actor, options: GrailAnkaOptions,
-        *, gm: bool,
-    ) -> None:  # fmt: skip
+        self,
+        session: AsyncSession,
+        campaign: Campaign,
+        exchange: Exchange,
+        actor: Actor,
+        options: GrailAnkaOptions,
+        *,
+        gm: bool,
+    ) -> None:
         if decisions.phase_of(exchange.state) == decisions.GMS:
             if not gm:
                 raise refused("anchor_gms_only")
             return
         previous = await session.scalar(
-            select(Event).where(Event.campaign_id == campaign.id, Event.kind == decisions.ANCHOR_EVENT)
-            .order_by(Event.id.desc()).limit(1)
-        )  # fmt: skip
+            select(Event)
+            .where(Event.campaign_id == campaign.id, Event.kind == decisions.ANCHOR_EVENT)
+            .order_by(Event.id.desc())
+            .limit(1)
+        )
         code = anchors.refusal(
-            actor.user_id, gm=gm, previous_author=previous.payload.get("user") if previous else None,
-            previous_at=previous.created_at if previous else None, now=self.clock(),
+            actor.user_id,
+            gm=gm,
+            previous_author=previous.payload.get("user") if previous else None,
+            previous_at=previous.created_at if previous else None,
+            now=self.clock(),
             low_participation=options.low_participation,
-        )  # fmt: skip
+        )
         if code is not None:
             raise refused(code)
 
     async def _anchor_wait(
-        self, session: AsyncSession, campaign: Campaign, decision: str | None, options: GrailAnkaOptions, *,
+        self,
+        session: AsyncSession,
+        campaign: Campaign,
+        decision: str | None,
+        options: GrailAnkaOptions,
+        *,
         gm: bool,
-    ) -> tuple[WaitRow, Exchange]:  # fmt: skip
+    ) -> tuple[WaitRow, Exchange]:
         """The open request an anchor is for: the one holding the named decision (which must be the one waiting
         for its anchor now), else the oldest that takes one from this giver (the GMs' once a window closed on
         them, everyone else's before), as it would have taken the first message."""
         open_waits = await session.execute(
-            select(WaitRow, Exchange).join(Exchange, Exchange.id == WaitRow.exchange_id)
-            .where(WaitRow.campaign_id == campaign.id, WaitRow.status == PENDING,
-                   WaitRow.key == decisions.ANCHOR_WAIT).order_by(WaitRow.id)
-        )  # fmt: skip
+            select(WaitRow, Exchange)
+            .join(Exchange, Exchange.id == WaitRow.exchange_id)
+            .where(WaitRow.campaign_id == campaign.id, WaitRow.status == PENDING, WaitRow.key == decisions.ANCHOR_WAIT)
+            .order_by(WaitRow.id)
+        )
         found = [(wait, exchange) for wait, exchange in open_waits.all()]
         if decision is None:
             if not found:
@@ -560,9 +603,12 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
             if campaign.ruleset != RULESET_ID:
                 return False
             waiting = await session.scalar(
-                select(WaitRow.id).where(WaitRow.campaign_id == campaign.id, WaitRow.status == PENDING,
-                                         WaitRow.key == decisions.ANCHOR_WAIT).limit(1)
-            )  # fmt: skip
+                select(WaitRow.id)
+                .where(
+                    WaitRow.campaign_id == campaign.id, WaitRow.status == PENDING, WaitRow.key == decisions.ANCHOR_WAIT
+                )
+                .limit(1)
+            )
             return waiting is not None
 
     async def check(self, call: Call, rate: int, purpose: str) -> Progress:
@@ -572,8 +618,13 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
         async def no_one(session: AsyncSession, campaign: Campaign, character: Character | None) -> Roles:
             return {}
 
-        return await self.gm_step(call, "anka.check", lambda play, scene: gm_check(scene, rate, said),
-                                  title=Text("exchange.anka_check", {"purpose": purpose}), cast=no_one)  # fmt: skip
+        return await self.gm_step(
+            call,
+            "anka.check",
+            lambda play, scene: gm_check(scene, rate, said),
+            title=Text("exchange.anka_check", {"purpose": purpose}),
+            cast=no_one,
+        )
 
     async def verify(self, place: Place, decision: str) -> Verified:
         """A decision of the channel's campaign, or of its last one once it ended: a record outlives its game."""
@@ -581,9 +632,10 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
             campaign = await latest_campaign(session, place)
             self.play_of(campaign)
             stored = await session.scalar(
-                select(Commitment).where(Commitment.campaign_id == campaign.id,
-                                         Commitment.key == decision.strip().lower())
-            )  # fmt: skip
+                select(Commitment).where(
+                    Commitment.campaign_id == campaign.id, Commitment.key == decision.strip().lower()
+                )
+            )
             if stored is None:
                 raise refused("unknown_decision", id=decision)
             if stored.revealed_at is None:
@@ -597,10 +649,11 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
         async with self.database.read() as session:
             campaign = await latest_campaign(session, place)
             keys = await session.scalars(
-                select(Commitment.key).where(Commitment.campaign_id == campaign.id,
-                                             Commitment.key.startswith(current.strip().lower()))
-                .order_by(Commitment.id.desc()).limit(25)
-            )  # fmt: skip
+                select(Commitment.key)
+                .where(Commitment.campaign_id == campaign.id, Commitment.key.startswith(current.strip().lower()))
+                .order_by(Commitment.id.desc())
+                .limit(25)
+            )
             return list(keys)
 
     # The campaign's turns
@@ -609,9 +662,7 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
         """A camp's action for this turn (R17, D16: resting among them), by its players or a GM; the last one
         declared counts. Before the finale (R22's grace) it is one of the camp's extra actions, once a turn: the
         camp's name, the turn, and the extra actions it has left (None outside a grace)."""
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
-            self.play_of(campaign)
+        async with self.locked(call) as (session, campaign, _):
             await self._refuse_war_over(session, campaign)
             side = await self._camp(session, campaign, camp)
             await self._own_camp(session, campaign, side, call.actor)
@@ -621,27 +672,35 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
             before = side.state.get(turn_steps.ACTION)
             again = isinstance(before, dict) and before.get("turn") == campaign.turn_number and before.get("extra")
             left = turn_steps.extra_actions_left(side.state) if again else take_extra_action(side)
-            action = {"turn": campaign.turn_number, "kind": kind, "note": note, **({"extra": True} if left is not None
-                                                                                   else {})}  # fmt: skip
+            action = {
+                "turn": campaign.turn_number,
+                "kind": kind,
+                "note": note,
+                **({"extra": True} if left is not None else {}),
+            }
             side.state = {**side.state, turn_steps.ACTION: action}
-            record_event(session, campaign.id, "anka.action_declared", actor_id=call.actor.user_id,
-                         payload={"camp": side.name, **action}, created_at=self.clock(), secret=True)  # fmt: skip
+            record_event(
+                session,
+                campaign.id,
+                "anka.action_declared",
+                actor_id=call.actor.user_id,
+                payload={"camp": side.name, **action},
+                created_at=self.clock(),
+                secret=True,
+            )
             return side.name, campaign.turn_number, left
 
     async def _own_camp(self, session: AsyncSession, campaign: Campaign, side: Side, actor: Actor) -> None:
         """A camp's own players decide for it, or a GM; a camp the GMs run, only a GM."""
         if await is_gm(session, campaign.id, actor):
             return
-        members = await self._members(session, side)
+        members = await self.sides.members(session, side)
         if side.state.get(GM_RUN) or not any(not c.gm_run and c.owner_id == actor.user_id for c, _ in members):
             raise refused("not_your_camp", camp=side.name)
 
     async def set_relation(self, call: Call, camp: str, other: str, kind: str) -> tuple[str, str, str | None]:
         """Two camps allied, in ceasefire or hostile again (R22), both ways; GM only."""
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
-            self.play_of(campaign)
-            await require_gm(session, campaign.id, call.actor)
+        async with self.locked(call, gm=True) as (session, campaign, _):
             sides = [await self._camp(session, campaign, camp), await self._camp(session, campaign, other)]
             if sides[0].id == sides[1].id:
                 raise refused("relation_to_itself")
@@ -650,28 +709,35 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
                 if kind == "hostile":
                     del relations[to.name.lower()]
                 side.state = {**side.state, turn_steps.RELATIONS: relations}
-            record_event(session, campaign.id, "anka.relation_set", actor_id=call.actor.user_id,
-                         payload={"camp": sides[0].name, "other": sides[1].name, "relation": kind},
-                         created_at=self.clock())  # fmt: skip
+            record_event(
+                session,
+                campaign.id,
+                "anka.relation_set",
+                actor_id=call.actor.user_id,
+                payload={"camp": sides[0].name, "other": sides[1].name, "relation": kind},
+                created_at=self.clock(),
+            )
             return sides[0].name, sides[1].name, campaign.language
 
     async def set_standing(self, call: Call, camp: str, standing: str) -> str:
         """D17's GM override: a camp counted in the war or out of it whatever its members (`auto`: by them)."""
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
-            self.play_of(campaign)
-            await require_gm(session, campaign.id, call.actor)
+        async with self.locked(call, gm=True) as (session, campaign, _):
             side = await self._camp(session, campaign, camp)
             side.state = {**side.state, turn_steps.STANDING: None if standing == "auto" else standing}
-            record_event(session, campaign.id, "anka.standing_set", actor_id=call.actor.user_id,
-                         payload={"camp": side.name, "standing": standing}, created_at=self.clock())  # fmt: skip
+            record_event(
+                session,
+                campaign.id,
+                "anka.standing_set",
+                actor_id=call.actor.user_id,
+                payload={"camp": side.name, "standing": standing},
+                created_at=self.clock(),
+            )
             return side.name
 
     async def contract(self, call: Call, servant: str, master: str) -> Progress:
         """R20: a Servant and a Master agree to a new contract: its player and the Master's both consent."""
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
-            play = self.play_of(campaign)
+
+        async def stage(session: AsyncSession, campaign: Campaign, play: GrailAnkaPlay) -> Staged:
             await self._refuse_war_over(session, campaign)
             servant_row = await find_character(session, campaign, servant)
             master_row = await find_character(session, campaign, master)
@@ -685,11 +751,14 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
             if current is not None and current.id == master_row.id:
                 raise refused("already_contracted", servant=servant_row.name, master=master_row.name)
             gm = await is_gm(session, campaign.id, call.actor)
-            if not (gm or await controls(session, campaign, servant_row, call.actor)
-                    or await controls(session, campaign, master_row, call.actor)):  # fmt: skip
+            if not (
+                gm
+                or await controls(session, campaign, servant_row, call.actor)
+                or await controls(session, campaign, master_row, call.actor)
+            ):
                 raise refused("not_your_contract")
-            camp = await self._camp_of(session, campaign, master_row)
-            servant_camp = await self._camp_of(session, campaign, servant_row)
+            camp = await self.sides.of(session, campaign, master_row)
+            servant_camp = await self.sides.of(session, campaign, servant_row)
             refuse_game_over(servant_camp)
             refuse_game_over(camp)
             for side in (servant_camp, camp):  # a camp stays as it is while it fights
@@ -702,19 +771,15 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
             cast = Cast({turn_steps.SERVANT_ROLE: [servant_row], turn_steps.MASTER_ROLE: [master_row]}, sides)
             title = Text("exchange.anka_contract", {"servant": servant_row.name, "master": master_row.name})
             asker = call.actor.user_id
-            return await self.engine.run(
-                session, campaign, kind=CONTRACT_KIND, title=title, cast=cast,
-                step_of=lambda scene: turn_steps.contract_asked(scene, asker, asked_by_gm=gm), dice=call.dice,
-                actor_id=asker,
-                channel_id=call.channel_id,
-            )  # fmt: skip
+            return Staged(cast, lambda scene: turn_steps.contract_asked(scene, asker, asked_by_gm=gm), title)
+
+        return await self.staged_step(call, CONTRACT_KIND, stage)
 
     async def order(self, call: Call, master: str, reason: str) -> Progress:
         """R18's story use: one stroke for what the GM rules (compelling an unwilling Servant...), asked by the
         Master's player and allowed by a GM; the Master need not be present."""
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
-            play = self.play_of(campaign)
+
+        async def stage(session: AsyncSession, campaign: Campaign, play: GrailAnkaPlay) -> Staged:
             character = await find_character(session, campaign, master)
             if character.kind != MASTER:
                 raise refused("not_a_master", name=character.name)
@@ -724,14 +789,13 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
             refuse_fallen(play, RULESET_ID, [shown])
             if shown.pools[fight.SEALS].current < 1:
                 raise refused("no_seals", name=character.name)
-            camp = await self._camp_of(session, campaign, character)
+            camp = await self.sides.of(session, campaign, character)
             refuse_game_over(camp)
             cast = Cast({turn_steps.MASTER_ROLE: [character]}, {turn_steps.CAMP_ROLE: camp} if camp is not None else {})
-            return await self.engine.run(
-                session, campaign, kind="anka.order", title=Text("exchange.anka_order", {"name": character.name}),
-                cast=cast, step_of=lambda scene: turn_steps.order_asked(scene, reason),
-                dice=call.dice, actor_id=call.actor.user_id, channel_id=call.channel_id,
-            )  # fmt: skip
+            title = Text("exchange.anka_order", {"name": character.name})
+            return Staged(cast, lambda scene: turn_steps.order_asked(scene, reason), title)
+
+        return await self.staged_step(call, "anka.order", stage)
 
     async def finale(self, call: Call, extra_actions: int) -> tuple[str, list[str], str | None, bool]:
         """R22: a GM moves the war to its final processing, once. Without extra actions it begins now: the game's
@@ -740,12 +804,9 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
         (a turn's declared action, a battle it starts), and it begins at the end of the turn in which the last
         was taken; meanwhile a GM begins it early with none. The campaign's name, the camps left, its language,
         and whether it began."""
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
-            self.play_of(campaign)
-            await require_gm(session, campaign.id, call.actor)
+        async with self.locked(call, gm=True) as (session, campaign, _):
             await self._refuse_war_over(session, campaign)
-            sides = list(await session.scalars(select(Side).where(Side.campaign_id == campaign.id).order_by(Side.id)))
+            sides = list((await self.sides.of_campaign(session, campaign)).values())
             remaining = [side for side in sides if await self._in_war(session, side)]
             if extra_actions and any(turn_steps.extra_actions_left(side.state) is not None for side in sides):
                 left = {side.name: turn_steps.extra_actions_left(side.state) or 0 for side in remaining}
@@ -759,18 +820,22 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
                     state[turn_steps.FINALE] = {"left": extra_actions}
                 side.state = state
             names = [side.name for side in remaining]
-            record_event(session, campaign.id, "anka.finale" if begun else "anka.finale_grace",
-                         actor_id=call.actor.user_id, payload={"count": extra_actions, "camps": names},
-                         created_at=self.clock())  # fmt: skip
+            record_event(
+                session,
+                campaign.id,
+                "anka.finale" if begun else "anka.finale_grace",
+                actor_id=call.actor.user_id,
+                payload={"count": extra_actions, "camps": names},
+                created_at=self.clock(),
+            )
             return campaign.name, names, campaign.language, begun
 
     # Command seals and fates
 
     async def recover(self, call: Call, servant: str) -> Progress:
         """R18: one stroke of a Master's command seals takes 6 fatigue off its own Servant (D24: never another's)."""
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
-            play = self.play_of(campaign)
+
+        async def stage(session: AsyncSession, campaign: Campaign, play: GrailAnkaPlay) -> Staged:
             character = await find_character(session, campaign, servant)
             if character.kind != SERVANT:
                 raise refused("not_a_servant", name=character.name)
@@ -783,7 +848,7 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
             if not await controls(session, campaign, master_row, call.actor):
                 raise refused("not_your_servant", name=character.name)
             refuse_fallen(play, RULESET_ID, [shown, master])
-            refuse_game_over(await self._camp_of(session, campaign, character))
+            refuse_game_over(await self.sides.of(session, campaign, character))
             if master.pools[fight.SEALS].current < 1:
                 raise refused("no_seals", name=master.name)
             if fight.fatigue_of(shown) == 0:
@@ -792,23 +857,27 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
             def recovered(scene: Scene) -> Step:
                 tired = fight.fatigue_of(scene.one(TARGET))
                 now = battle.seal_recovery(tired)
-                line = told("anka.seal_recovered", headline=True, master=master.name, who=character.name,
-                                  before=tired, after=now, seals=master.pools[fight.SEALS].current - 1)  # fmt: skip
-                return Step(effects=(PoolDelta(ACTOR, fight.SEALS, -1), PoolDelta(TARGET, fight.FATIGUE, now - tired)),
-                            outcomes=(line,))  # fmt: skip
+                line = Recovered(
+                    who=character.name,
+                    before=tired,
+                    after=now,
+                    master=master.name,
+                    seals=master.pools[fight.SEALS].current - 1,
+                )
+                return Step(
+                    effects=(PoolDelta(ACTOR, fight.SEALS, -1), PoolDelta(TARGET, fight.FATIGUE, now - tired)),
+                    outcomes=(line,),
+                )
 
-            return await self.engine.run(
-                session, campaign, kind="anka.seal", title=Text("exchange.anka_seal", {"name": master.name}),
-                cast=Cast({ACTOR: [master_row], TARGET: [character]}), step_of=recovered, dice=call.dice,
-                actor_id=call.actor.user_id, channel_id=call.channel_id,
-            )  # fmt: skip
+            title = Text("exchange.anka_seal", {"name": master.name})
+            return Staged(Cast({ACTOR: [master_row], TARGET: [character]}), recovered, title)
+
+        return await self.staged_step(call, "anka.seal", stage)
 
     async def set_fate(self, call: Call, name: str, fate: str, on: bool) -> Progress:
         """A GM's ruling: a Servant vanished (or back), a character dead (or not)."""
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
-            self.play_of(campaign)
-            await require_gm(session, campaign.id, call.actor)
+
+        async def stage(session: AsyncSession, campaign: Campaign, play: GrailAnkaPlay) -> Staged:
             character = await find_character(session, campaign, name)
             if fate == fight.VANISHED and character.kind != SERVANT:
                 raise refused("not_a_servant", name=character.name)
@@ -818,9 +887,9 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
                 raise refused(f"already_{fate}" if on else f"not_{fate}", name=character.name)
             if await self._in_battle(session, campaign, ExchangeRole.character_id == character.id):
                 raise refused("fate_in_battle", name=character.name)
-            lines = [told(f"anka.fate_set.{fate}.{'on' if on else 'off'}", headline=True, who=character.name)]
+            lines: list[Outcome] = [FateSet(fate=fate, on=on, who=character.name)]
             last = False
-            sides = await self._campaign_sides(session, campaign)
+            sides = await self.sides.of_campaign(session, campaign)
             camps: list[Effect] = []  # R21: the camps a protagonist's death puts out of the game, or its life back in
             protagonist = fate == fight.DEAD and bool(character.state.get(turn_steps.PROTAGONIST))
             if protagonist:
@@ -833,12 +902,12 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
                             raise refused("game_over_in_battle", name=character.name, camp=side.name)
                         camps.append(SidePatch(role, turn_steps.GAME_OVER, {"who": character.name, "id": character.id}))
                         if not last:
-                            lines.append(told("anka.camp_game_over", camp=side.name))
+                            lines.append(CampStanding(camp=side.name, out=True))
                 for role, side in [] if on else sides.items():
                     over = turn_steps.game_over_of(side.state)
                     if over is not None and over.get("id") == character.id:
                         camps.append(SidePatch(role, turn_steps.GAME_OVER, None))
-                        lines.append(told("anka.camp_back_in_game", camp=side.name))
+                        lines.append(CampStanding(camp=side.name, out=False))
 
             def ruled(scene: Scene) -> Step:
                 effects: list[Effect] = [StatePatch(ACTOR, fate, True if on else None), *camps]
@@ -847,22 +916,17 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
                     effects += turn_steps.ending(scene, turn_steps.LAST_PROTAGONIST_DIED)
                 if protagonist and not on and (going_on := turn_steps.resumed(scene)):
                     effects += going_on
-                    said.append(told("anka.war_resumed"))
+                    said.append(WarResumed())
                 return Step(effects=tuple(effects), outcomes=tuple(said))
 
-            return await self.engine.run(
-                session, campaign, kind=f"anka.{fate}", title=Text("exchange.anka_fate", {"name": character.name}),
-                cast=Cast({ACTOR: [character]}, sides), step_of=ruled, dice=call.dice, actor_id=call.actor.user_id,
-                channel_id=call.channel_id,
-            )  # fmt: skip
+            title = Text("exchange.anka_fate", {"name": character.name})
+            return Staged(Cast({ACTOR: [character]}, sides), ruled, title)
 
-    async def _campaign_sides(self, session: AsyncSession, campaign: Campaign) -> dict[str, Side]:
-        found = await session.scalars(select(Side).where(Side.campaign_id == campaign.id).order_by(Side.id))
-        return {campaign_side(position): side for position, side in enumerate(found)}
+        return await self.staged_step(call, f"anka.{fate}", stage, gm=True)
 
     async def _refuse_war_over(self, session: AsyncSession, campaign: Campaign) -> None:
         """Once the war ended, nothing moves in it: the GM ends the campaign."""
-        for side in (await self._campaign_sides(session, campaign)).values():
+        for side in (await self.sides.of_campaign(session, campaign)).values():
             if side.state.get(turn_steps.WAR_OVER):
                 raise refused(turn_steps.war_over_refusal(str(side.state[turn_steps.WAR_OVER])))
 
@@ -871,7 +935,7 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
     ) -> list[tuple[str, Side]]:
         """R21: the camps whose game a protagonist's death ends, by their roles: the protagonist's own camp, or where
         it is in none, every camp its player plays in."""
-        own = await self._camp_of(session, campaign, character)
+        own = await self.sides.of(session, campaign, character)
         found = []
         for role, side in sides.items():
             if turn_steps.game_over_of(side.state) is not None:
@@ -880,34 +944,43 @@ class AnkaService(RulesetService[GrailAnkaPlay]):
                 if side.id == own.id:
                     found.append((role, side))
                 continue
-            members = await self._members(session, side)
+            members = await self.sides.members(session, side)
             if not character.gm_run and any(not c.gm_run and c.owner_id == character.owner_id for c, _ in members):
                 found.append((role, side))
         return found
 
-    async def _game_over(self, session: AsyncSession, campaign: Campaign, character: Character) -> tuple[Told, bool]:
+    async def _game_over(
+        self, session: AsyncSession, campaign: Campaign, character: Character
+    ) -> tuple[GameOver, bool]:
         """R21: a protagonist's death ends its player's game, and the whole campaign's if it was the last one (then
         True)."""
-        others = [c for c in await campaign_characters(session, campaign) if c.id != character.id
-                  and c.state.get(turn_steps.PROTAGONIST) and not c.state.get(fight.DEAD)]  # fmt: skip
+        others = [
+            c
+            for c in await campaign_characters(session, campaign)
+            if c.id != character.id and c.state.get(turn_steps.PROTAGONIST) and not c.state.get(fight.DEAD)
+        ]
         if not others:
-            return told("anka.game_over_campaign", who=character.name), True
-        return told("anka.game_over_player", who=character.name, user=f"<@{character.owner_id}>"), False
+            return GameOver(who=character.name), True
+        return GameOver(who=character.name, user=character.owner_id), False
 
     async def set_protagonist(self, call: Call, name: str, on: bool) -> str:
         """R21: who the campaign's protagonists are (GM)."""
-        async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
-            self.play_of(campaign)
-            await require_gm(session, campaign.id, call.actor)
+        async with self.locked(call, gm=True) as (session, campaign, _):
             character = await find_character(session, campaign, name)
             if on and (character.kind == SERVANT or character.state.get(fight.DEAD)):
-                raise refused("protagonist_servant" if character.kind == SERVANT else "already_dead",
-                              name=character.name)  # fmt: skip
+                raise refused(
+                    "protagonist_servant" if character.kind == SERVANT else "already_dead", name=character.name
+                )
             state = {**character.state, turn_steps.PROTAGONIST: True}
             if not on:
                 del state[turn_steps.PROTAGONIST]
             character.state = state
-            record_event(session, campaign.id, "anka.protagonist_set", actor_id=call.actor.user_id,
-                         payload={"name": character.name, "on": on}, created_at=self.clock())  # fmt: skip
+            record_event(
+                session,
+                campaign.id,
+                "anka.protagonist_set",
+                actor_id=call.actor.user_id,
+                payload={"name": character.name, "on": on},
+                created_at=self.clock(),
+            )
             return character.name

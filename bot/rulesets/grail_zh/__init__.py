@@ -9,6 +9,7 @@ from importlib import resources
 
 from bot.rulesets.base import Ruleset
 from bot.rulesets.bench import BenchExchange, BenchMove
+from bot.rulesets.grail_zh.render import GrailZhRenderer
 from bot.rulesets.words import CatalogSpelling
 from rules.grail_zh.options import GrailZhOptions
 from rules.grail_zh.play import GrailZhPlay
@@ -37,6 +38,7 @@ RULESET = Ruleset(
     GrailZhOptions,
     CATALOGS,
     play=GrailZhPlay(CatalogSpelling(CATALOGS)),
+    renderer=GrailZhRenderer(),
     extension="bot.rulesets.grail_zh.cog",
     proper_noun_keys=frozenset(
         {"sheet.rank", "sheet.value", "pool.hp", "pool.mp"}

@@ -44,8 +44,9 @@ def _map_groups(points: Sequence[Placed], sector: int) -> list[list[Placed]]:
         while waiting:
             column, row = waiting.pop()
             group += at[(column, row)]
-            for near in itertools.product(range(column - MAP_NEAR, column + MAP_NEAR + 1),
-                                          range(row - MAP_NEAR, row + MAP_NEAR + 1)):  # fmt: skip
+            for near in itertools.product(
+                range(column - MAP_NEAR, column + MAP_NEAR + 1), range(row - MAP_NEAR, row + MAP_NEAR + 1)
+            ):
                 if near in at and near not in grouped:
                     grouped.add(near)
                     waiting.append(near)
@@ -55,7 +56,7 @@ def _map_groups(points: Sequence[Placed], sector: int) -> list[list[Placed]]:
 
 def _map_panel(
     draw: ImageDraw.ImageDraw, points: Sequence[Placed], sector: int, frame: tuple[int, int, int], language: str
-) -> None:  # fmt: skip
+) -> None:
     """One panel of the map in the square `frame` (left, top, size): the sectors around the points, each cell with
     its sector's coordinates (a cell spans several sectors where the points do), then the points and their names."""
     normal, small = font(16, language), font(13, language)
@@ -73,8 +74,12 @@ def _map_panel(
     for column in range(cells):
         for row in range(cells):
             label = f"({low_x + column * step}, {low_y + row * step})"
-            draw.text((left + column * step * sector * scale + 6, top + row * step * sector * scale + 4), label,
-                      font=small, fill=FAINT)  # fmt: skip
+            draw.text(
+                (left + column * step * sector * scale + 6, top + row * step * sector * scale + 4),
+                label,
+                font=small,
+                fill=FAINT,
+            )
     taken: list[tuple[float, float, float, float]] = []
     for name, x, y in points:
         at_x = left + (x - low_x * sector + 0.5) * scale
@@ -90,8 +95,9 @@ def _map_panel(
         if box[3] > top + size:
             box = (box[0], top + size - height - 2, box[2], top + size - 2)
         # Names of points close together go one under the other rather than over each other.
-        while any(box[0] < other[2] and other[0] < box[2] and box[1] < other[3] and other[1] < box[3]
-                  for other in taken):  # fmt: skip
+        while any(
+            box[0] < other[2] and other[0] < box[2] and box[1] < other[3] and other[1] < box[3] for other in taken
+        ):
             box = (box[0], box[3] + 2, box[2], box[3] + 2 + (box[3] - box[1]))
         if box[3] > top + size:  # no room left under the others: the dot stands alone, the text names it
             continue
@@ -99,9 +105,7 @@ def _map_panel(
         draw.text((box[0], box[1]), shown, font=normal, fill=INK)
 
 
-def grid_map(
-    title: str, points: Sequence[Placed], sector: int, language: str, *, more: Callable[[int], str]
-) -> bytes:  # fmt: skip
+def grid_map(title: str, points: Sequence[Placed], sector: int, language: str, *, more: Callable[[int], str]) -> bytes:
     """Named points on a grid of squares, with the lines between sectors of `sector` squares and each sector's
     coordinates: the sectors around each group of nearby points in a panel of its own (one panel, as wide as the
     picture, where all are near), at most `MAP_POINTS` points, and `more(count)` written under the panels for the
@@ -117,8 +121,9 @@ def grid_map(
     draw.text((MARGIN, 18), plain(title), font=font(24, language), fill=INK)
     for index, group in enumerate(groups):
         row, column = divmod(index, columns)
-        _map_panel(draw, group, sector, (MARGIN + column * (size + MARGIN), MAP_TOP + row * (size + MARGIN), size),
-                   language)  # fmt: skip
+        _map_panel(
+            draw, group, sector, (MARGIN + column * (size + MARGIN), MAP_TOP + row * (size + MARGIN), size), language
+        )
     if left_out > 0:
         draw.text((MARGIN, bottom + 8), plain(more(left_out)), font=font(16, language), fill=FAINT)
     return png(image)

@@ -29,9 +29,17 @@ class GrailService(RulesetService[GrailZhPlay]):
     play_type = GrailZhPlay
 
     async def act(
-        self, call: Call, kind: str, title_key: str, act: Callable[[GrailZhPlay, Scene], Step], *, turn: bool = False,
-        opponent: str | None = None, everyone: bool = False, terms: OwnTerms | None = None,
-    ) -> Progress:  # fmt: skip
+        self,
+        call: Call,
+        kind: str,
+        title_key: str,
+        act: Callable[[GrailZhPlay, Scene], Step],
+        *,
+        turn: bool = False,
+        opponent: str | None = None,
+        everyone: bool = False,
+        terms: OwnTerms | None = None,
+    ) -> Progress:
         """One of the game's own actions by the actor's active character (at an `opponent`, for some; among
         `everyone`, for a search), which must be able to act (and, for an action of its turn in a fight, whose turn
         it must be). A player's action that gives `terms` only the GMs give waits for them to grant them."""
@@ -47,24 +55,40 @@ class GrailService(RulesetService[GrailZhPlay]):
         def asked(play: GrailZhPlay, scene: Scene) -> Step | None:
             if terms is None:
                 return None
-            return own_terms_asked(scene.one(ACTOR).name, terms, call.actor.user_id, scene,
-                                   lambda tried: act(play, tried))  # fmt: skip
+            return own_terms_asked(
+                scene.one(ACTOR).name, terms, call.actor.user_id, scene, lambda tried: act(play, tried)
+            )
 
-        return await self.own_step(call, kind, act, title=title_key, turn=turn, cast=roles,
-                                   asked=asked if terms is not None else None)  # fmt: skip
+        return await self.own_step(
+            call, kind, act, title=title_key, turn=turn, cast=roles, asked=asked if terms is not None else None
+        )
 
     async def cast(self, call: Call, spell: str, params: Mapping[str, Any], target: str | None) -> Progress:
         """A spell of the actor's active character, on its turn in a fight; a suggestion's difficulty is the GM's
         (R21: "GM mod"), so a player's waits for the GMs to grant it."""
         what = Text("request.on_spell", {"spell": Text(f"spell.{spell}")})
         terms = OwnTerms(SPELL_KIND, what, {**params, "spell": spell}, {"modifier": 0})
-        return await self.act(call, SPELL_KIND, "exchange.spell", lambda play, scene: play.cast(scene, spell, params),
-                              turn=True, opponent=target, everyone=True, terms=terms)  # fmt: skip
+        return await self.act(
+            call,
+            SPELL_KIND,
+            "exchange.spell",
+            lambda play, scene: play.cast(scene, spell, params),
+            turn=True,
+            opponent=target,
+            everyone=True,
+            terms=terms,
+        )
 
     async def rule_on(
-        self, call: Call, name: str, kind: str, title_key: str, act: Callable[[GrailZhPlay, Scene], Step], *,
+        self,
+        call: Call,
+        name: str,
+        kind: str,
+        title_key: str,
+        act: Callable[[GrailZhPlay, Scene], Step],
+        *,
         opponent: str | None = None,
-    ) -> Progress:  # fmt: skip
+    ) -> Progress:
         """A GM's ruling on a named character (its square, its status), or between it and an `opponent`."""
 
         async def roles(session: AsyncSession, campaign: Campaign, character: Character | None) -> Roles:
@@ -84,5 +108,8 @@ class GrailService(RulesetService[GrailZhPlay]):
             self.play_of(campaign)
             gm = await is_gm(session, campaign.id, actor)
             found = await snapshots(session, await campaign_characters(session, campaign), with_links=False)
-        return [(character.name, actions.square(character)) for character in found
-                if gm or (character.owner_id == actor.user_id and not character.gm_run)]  # fmt: skip
+        return [
+            (character.name, actions.square(character))
+            for character in found
+            if gm or (character.owner_id == actor.user_id and not character.gm_run)
+        ]

@@ -5,6 +5,7 @@ from pathlib import Path
 from bot.rulesets.base import Ruleset
 from rules.options import CampaignOptions
 from tests.e2e.engine_ruleset.play import EnginePlay
+from tests.e2e.engine_ruleset.render import EngineRenderer
 
 
 class EngineOptions(CampaignOptions):
@@ -16,5 +17,6 @@ RULESET = Ruleset(
     EngineOptions,
     Path(__file__).parent / "i18n",
     play=EnginePlay(),
+    renderer=EngineRenderer(),
     extension="tests.e2e.engine_ruleset.cog",
 )

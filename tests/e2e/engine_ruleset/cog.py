@@ -3,25 +3,28 @@
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING
 
 from discord import app_commands
 from discord.ext import commands
 from sqlalchemy import select
 
 from bot import output
-from bot.app import Fatebot, Interaction, actor_of, call_of, place_of
-from bot.cogs.exchanges import respond
 from bot.db.engine import Database
 from bot.db.models import Side
+from bot.exchange_views import respond
 from bot.gm_only import gm_command
-from bot.rulesets.registry import RULESETS
+from bot.interactions import Interaction, actor_of, call_of, place_of
 from bot.services.characters import active_character, find_character
 from bot.services.common import Call, active_campaign
 from bot.services.exchanges import Cast, ExchangeEngine, Progress, StepOf
 from bot.services.snapshots import play_of
 from rules.exchange import Text
 from rules.play import ATTACKER, DEFENDER
-from tests.e2e.engine_ruleset.play import ALLY, FIRST, SECOND, SHIELD, EnginePlay
+from tests.e2e.engine_ruleset.play import ALLY, FIRST, REACTIONS, SECOND, SHIELD, EnginePlay
+
+if TYPE_CHECKING:
+    from bot.app import Fatebot
 
 
 class EngineService:
@@ -43,7 +46,7 @@ class EngineService:
                 side = await session.scalar(select(Side).where(Side.campaign_id == campaign.id, Side.name == name))
                 assert side is not None
                 cast.sides[role] = side
-            assert isinstance(play_of(campaign), EnginePlay)
+            assert isinstance(play_of(self.engine.rulesets, campaign), EnginePlay)
             return await self.engine.run(
                 session, campaign, kind=f"engine.{kind}", title=Text("engine.title", {"kind": kind}), cast=cast,
                 step_of=step_of, dice=call.dice, actor_id=call.actor.user_id, channel_id=call.channel_id,
@@ -59,7 +62,7 @@ class EngineCog(commands.GroupCog, group_name="engine", group_description="Excha
 
     @property
     def play(self) -> EnginePlay:
-        play = RULESETS["engine_test"].play
+        play = self.bot.rulesets["engine_test"].play
         assert isinstance(play, EnginePlay)
         return play
 
@@ -77,7 +80,7 @@ class EngineCog(commands.GroupCog, group_name="engine", group_description="Excha
 
     @app_commands.command(name="strike", description="Shape 1: resolves at once, an ally may react in time")
     async def strike(self, interaction: Interaction, target: str, ally: str, reaction: str = SHIELD) -> None:
-        step_of = partial(self.play.strike, handler=reaction)
+        step_of = partial(self.play.strike, reaction=REACTIONS[reaction])
         await self._run(interaction, "strike", step_of, {DEFENDER: target, ALLY: ally})
 
     @app_commands.command(name="duel", description="Shape 2: attack, defence, withstand, overflow")

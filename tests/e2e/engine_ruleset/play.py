@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from functools import cached_property
+from typing import Any, ClassVar
 
 from bot.db.engine import Busy
 from bot.db.models import DEADLINE_TRIES
@@ -28,6 +29,7 @@ from rules.exchange import (
     Outcome,
     Pause,
     PoolDelta,
+    Resumption,
     Reveal,
     Roll,
     RuleError,
@@ -37,7 +39,7 @@ from rules.exchange import (
     Wait,
 )
 from rules.options import CampaignOptions
-from rules.play import ATTACKER, DEFENDER, CharacterDraft, CharacterSnapshot, Handler, Play, Pool, Report, Scene
+from rules.play import ATTACKER, DEFENDER, CharacterDraft, CharacterSnapshot, Play, Pool, Resumes, Scene
 
 HERO = "hero"
 ALLY = "ally"
@@ -76,6 +78,101 @@ def _options(keys: Sequence[str]) -> tuple[Option, ...]:
     return tuple(Option(key, Text(f"engine.choice.{key}")) for key in keys)
 
 
+class Shielding(Resumption):
+    """A blow struck, waiting for the ally's reaction; each kind of reaction is its own state, so its own step."""
+
+    stored_as: ClassVar[str] = SHIELD
+
+    damage: int
+
+
+class BrokenShielding(Shielding):
+    stored_as: ClassVar[str] = BROKEN_SHIELD
+
+
+class BusyShielding(Shielding):
+    stored_as: ClassVar[str] = BUSY_SHIELD
+
+
+class LostShielding(Shielding):
+    stored_as: ClassVar[str] = LOST_SHIELD
+
+
+class ShieldingOfOld(Shielding):
+    """A stale reaction's state as the rules of its time stored it: without the `blow` the rules read since."""
+
+    stored_as: ClassVar[str] = STALE_SHIELD
+
+
+class StaleShielding(Resumption):
+    """A stale reaction's state as the rules read it since they changed: a `blow`, which no state stored before has."""
+
+    stored_as: ClassVar[str] = STALE_SHIELD
+
+    blow: int
+
+
+# The reactions /engine strike may offer, by the name it is given.
+REACTIONS: dict[str, type[Shielding]] = {
+    reaction.stored_as: reaction
+    for reaction in (Shielding, BrokenShielding, BusyShielding, ShieldingOfOld, LostShielding)
+}
+
+
+class Defending(Resumption):
+    """An attack rolled, waiting for the defender's defence."""
+
+    stored_as: ClassVar[str] = "defence"
+
+    attack: int
+
+
+class Withstanding(Defending):
+    """A hit, waiting for how the defender withstands it."""
+
+    stored_as: ClassVar[str] = "withstand"
+
+    defence: str | None
+
+
+class Overflowing(Withstanding):
+    """More damage than hit points left, waiting for the pool the rest comes from."""
+
+    stored_as: ClassVar[str] = "overflow"
+
+    overflow: int
+
+
+class PickingFirst(Resumption):
+    """The secret committed, waiting for the first side's pick."""
+
+    stored_as: ClassVar[str] = "pick_first"
+
+
+class PickingSecond(Resumption):
+    """The first side's pick, waiting for the second side's."""
+
+    stored_as: ClassVar[str] = "pick_second"
+
+    first: str | None
+
+
+class Numbering(PickingSecond):
+    """Both sides picked, waiting for the second side's number."""
+
+    stored_as: ClassVar[str] = "number"
+
+    second: str | None
+
+
+class Sealing(Numbering):
+    """The number given, waiting for every member of the first side to seal the result."""
+
+    stored_as: ClassVar[str] = "seal"
+
+    number: int
+
+
 class EnginePlay(Play):
     kinds = (HERO,)
     pool_names = ("hp", "resolve", "luck")
@@ -87,22 +184,22 @@ class EnginePlay(Play):
         # What a busy reaction meets: the database locked, or any other trouble of the database's.
         self.database_trouble: type[Exception] = Busy
 
-    @property
-    def handlers(self) -> Mapping[str, Handler]:
-        return {
-            SHIELD: self.shield,
-            BROKEN_SHIELD: self.broken_shield,
-            BUSY_SHIELD: self.busy_shield,
-            STALE_SHIELD: self.stale_shield,
-            LOST_SHIELD: self.lost_shield,
-            "defence": self.defence,
-            "withstand": self.withstand,
-            "overflow": self.overflow,
-            "pick_first": self.pick_first,
-            "pick_second": self.pick_second,
-            "number": self.number,
-            "seal": self.seal,
-        }
+    @cached_property
+    def resumes(self) -> Resumes:
+        return Resumes(
+            self.shield,
+            self.broken_shield,
+            self.busy_shield,
+            self.stale_shield,
+            self.lost_shield,
+            self.defence,
+            self.withstand,
+            self.overflow,
+            self.pick_first,
+            self.pick_second,
+            self.number,
+            self.seal,
+        )
 
     def template(self, kind: str) -> dict[str, Any]:
         return {"name": "Hero"}
@@ -120,11 +217,8 @@ class EnginePlay(Play):
     def out_of_play(self, character: CharacterSnapshot) -> str | None:
         return "down" if character.pools["hp"].current <= 0 and character.pools["resolve"].current <= 0 else None
 
-    def report(self, outcomes: Sequence[Outcome]) -> Report:
-        return Report(notes=tuple(Text(o.key, o.params) for o in outcomes if isinstance(o, Said)))
-
     # 1. A step that resolves at once and offers a third party a reaction with a deadline.
-    def strike(self, scene: Scene, handler: str = SHIELD) -> Step:
+    def strike(self, scene: Scene, reaction: type[Shielding] = Shielding) -> Step:
         attacker, target, ally = scene.one(ATTACKER), scene.one(DEFENDER), scene.one(ALLY)
         damage = _roll("damage", 6, scene.dice)
         prompt = Text("engine.shield_prompt", {"ally": ally.name, "target": target.name})
@@ -138,30 +232,28 @@ class EnginePlay(Play):
         struck = said("engine.struck", attacker=attacker.name, target=target.name, damage=damage.total)
         return Step(
             (damage,), (PoolDelta(DEFENDER, "hp", -damage.total),), (struck,),
-            Pause(handler, (wait,), {"damage": damage.total, **({"stale": True} if handler == STALE_SHIELD else {})}),
+            Pause(reaction(damage=damage.total), (wait,)),
         )  # fmt: skip
 
-    def shield(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    def shield(self, scene: Scene, state: Shielding, answer: Answer) -> Step:
         target, ally = scene.get(DEFENDER), scene.get(ALLY)
         if target is None or ally is None:
             raise RuleError("hero_gone")
         if answer.option != "shield":
             key = "engine.too_late" if answer.expired else "engine.unshielded"
             return Step(outcomes=(said(key, ally=ally.name, target=target.name),))
-        damage = int(state["damage"])
-        effects = (PoolDelta(DEFENDER, "hp", damage), PoolDelta(ALLY, "resolve", -1))
-        return Step(
-            effects=effects, outcomes=(said("engine.shielded", ally=ally.name, target=target.name, healed=damage),)
-        )
+        effects = (PoolDelta(DEFENDER, "hp", state.damage), PoolDelta(ALLY, "resolve", -1))
+        shielded = said("engine.shielded", ally=ally.name, target=target.name, healed=state.damage)
+        return Step(effects=effects, outcomes=(shielded,))
 
-    def broken_shield(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    def broken_shield(self, scene: Scene, state: BrokenShielding, answer: Answer) -> Step:
         """A bug in the rules: letting the blow be asks for a pool heroes do not have, which the engine refuses."""
         self.tries[scene.one(ALLY).name] += 1
         if answer.option == "shield":
             return self.shield(scene, state, answer)
         return Step(effects=(PoolDelta(ALLY, "mana", -1),))
 
-    def busy_shield(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    def busy_shield(self, scene: Scene, state: BusyShielding, answer: Answer) -> Step:
         """A reaction that meets a database locked by others (as the next statement would) a few times first."""
         ally = scene.one(ALLY).name
         self.tries[ally] += 1
@@ -169,18 +261,18 @@ class EnginePlay(Play):
             raise self.database_trouble
         return self.shield(scene, state, answer)
 
-    def stale_shield(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    def stale_shield(self, scene: Scene, state: StaleShielding, answer: Answer) -> Step:
         """An exchange stored by rules that changed since: every answer, and its undo, asks its state for what the
         rules of its time did not store."""
-        return Step(effects=(PoolDelta(DEFENDER, "hp", int(state["blow"])),))
+        return Step(effects=(PoolDelta(DEFENDER, "hp", state.blow),))
 
-    def lost_shield(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    def lost_shield(self, scene: Scene, state: LostShielding, answer: Answer) -> Step:
         """Rules that read a table from a file that is gone: an OSError of the rules', not the database's."""
         raise FileNotFoundError("shields.yaml")
 
-    def cancelled(self, scene: Scene, kind: str, state: Mapping[str, Any]) -> Step | None:
-        if state.get("stale"):
-            return Step(effects=(PoolDelta(DEFENDER, "hp", int(state["blow"])),))
+    def cancelled(self, scene: Scene, kind: str, state: Any) -> Step | None:
+        if isinstance(state, StaleShielding):
+            return Step(effects=(PoolDelta(DEFENDER, "hp", state.blow),))
         return None
 
     # 2. Attack -> defence choice -> withstand choice -> overflow choice.
@@ -191,19 +283,20 @@ class EnginePlay(Play):
                     Text("engine.defence_prompt", {"defender": defender.name, "attack": attack.total}),
                     _options(("dodge", "brace")))  # fmt: skip
         rolled = said("engine.attacks", attacker=attacker.name, defender=defender.name, attack=attack.total)
-        return Step((attack,), (), (rolled,), Pause("defence", (wait,), {"attack": attack.total}))
+        return Step((attack,), (), (rolled,), Pause(Defending(attack=attack.total), (wait,)))
 
-    def defence(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    def defence(self, scene: Scene, state: Defending, answer: Answer) -> Step:
         defender = scene.one(DEFENDER)
         defence = _roll("defence", 20, scene.dice)
-        if defence.total >= int(state["attack"]):
+        if defence.total >= state.attack:
             return Step((defence,), outcomes=(said("engine.missed", defender=defender.name, defence=defence.total),))
         prompt = Text("engine.withstand_prompt", {"defender": defender.name})
         wait = Wait("withstand", Audience.character(DEFENDER), prompt, _options(("armor", "endure")))
         hit = said("engine.hit", defender=defender.name, defence=defence.total)
-        return Step((defence,), outcomes=(hit,), pause=Pause("withstand", (wait,), {**state, "defence": answer.option}))
+        withstanding = Withstanding(attack=state.attack, defence=answer.option)
+        return Step((defence,), outcomes=(hit,), pause=Pause(withstanding, (wait,)))
 
-    def withstand(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    def withstand(self, scene: Scene, state: Withstanding, answer: Answer) -> Step:
         defender = scene.one(DEFENDER)
         damage = _roll("damage", 6, scene.dice)
         soaked = 1 if answer.option == "armor" else 2
@@ -219,15 +312,14 @@ class EnginePlay(Play):
         outcome = said("engine.took", defender=defender.name, taken=left)
         return Step(
             (damage,), (PoolDelta(DEFENDER, "hp", -left),), (outcome,),
-            Pause("overflow", (wait,), {**state, "overflow": overflow}),
+            Pause(Overflowing(attack=state.attack, defence=state.defence, overflow=overflow), (wait,)),
         )  # fmt: skip
 
-    def overflow(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    def overflow(self, scene: Scene, state: Overflowing, answer: Answer) -> Step:
         defender = scene.one(DEFENDER)
         pool = answer.option or "resolve"
-        overflow = int(state["overflow"])
-        outcome = said("engine.overflowed", defender=defender.name, overflow=overflow, pool=pool)
-        return Step(effects=(PoolDelta(DEFENDER, pool, -overflow),), outcomes=(outcome,))
+        outcome = said("engine.overflowed", defender=defender.name, overflow=state.overflow, pool=pool)
+        return Step(effects=(PoolDelta(DEFENDER, pool, -state.overflow),), outcomes=(outcome,))
 
     # 3. A commitment, two sides picking in turn, a number by command, every member sealing, the reveal.
     def draft(self, scene: Scene) -> Step:
@@ -240,36 +332,38 @@ class EnginePlay(Play):
         return Step(
             effects=(Commit(COMMITMENT, committed.digest, committed.secret, committed.nonce),),
             outcomes=(said("engine.committed", digest=committed.digest),),
-            pause=Pause("pick_first", (wait,)),
+            pause=Pause(PickingFirst(), (wait,)),
         )
 
-    def pick_first(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    def pick_first(self, scene: Scene, state: PickingFirst, answer: Answer) -> Step:
         second = scene.side(SECOND)
         left = [weapon for weapon in WEAPONS if weapon != answer.option]
         wait = Wait("pick", Audience.side(SECOND), Text("engine.pick_prompt", {"side": second.name, "digest": "—"}),
                     _options(left))  # fmt: skip
         picked = said("engine.picked", side=scene.side(FIRST).name, weapon=str(answer.option))
-        return Step(outcomes=(picked,), pause=Pause("pick_second", (wait,), {"first": answer.option}))
+        return Step(outcomes=(picked,), pause=Pause(PickingSecond(first=answer.option), (wait,)))
 
-    def pick_second(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    def pick_second(self, scene: Scene, state: PickingSecond, answer: Answer) -> Step:
         second = scene.side(SECOND)
         wait = Wait("number", Audience.side(SECOND), Text("engine.number_prompt", {"side": second.name}),
                     value=ValueRange(1, 100))  # fmt: skip
         picked = said("engine.picked", side=second.name, weapon=str(answer.option))
-        return Step(outcomes=(picked,), pause=Pause("number", (wait,), {**state, "second": answer.option}))
+        numbering = Numbering(first=state.first, second=answer.option)
+        return Step(outcomes=(picked,), pause=Pause(numbering, (wait,)))
 
-    def number(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    def number(self, scene: Scene, state: Numbering, answer: Answer) -> Step:
         first = scene.side(FIRST)
         wait = Wait("seal", Audience.side(FIRST), Text("engine.seal_prompt", {"side": first.name}),
                     _options(("ready",)), needs_all=True)  # fmt: skip
-        given = said("engine.numbered", number=int(answer.value or 0))
-        return Step(outcomes=(given,), pause=Pause("seal", (wait,), {**state, "number": answer.value}))
+        number = int(answer.value or 0)
+        sealing = Sealing(first=state.first, second=state.second, number=number)
+        return Step(outcomes=(said("engine.numbered", number=number),), pause=Pause(sealing, (wait,)))
 
-    def seal(self, scene: Scene, state: Mapping[str, Any], answer: Answer) -> Step:
+    def seal(self, scene: Scene, state: Sealing, answer: Answer) -> Step:
         committed = scene.commitments[COMMITMENT]
-        value = (int(committed.secret) + int(state["number"])) % 100
+        value = (int(committed.secret) + state.number) % 100
         revealed = said(
             "engine.revealed", secret=committed.secret, nonce=committed.nonce, digest=committed.digest,
-            number=int(state["number"]), value=value, sealed=len(answer.each),
+            number=state.number, value=value, sealed=len(answer.each),
         )  # fmt: skip
         return Step(effects=(Reveal(COMMITMENT),), outcomes=(revealed,))

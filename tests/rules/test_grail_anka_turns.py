@@ -6,11 +6,11 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bot.rulesets.grail_anka.render import lines_of
 from rules.dice.source import SeededDice
 from rules.exchange import PoolDelta, StatePatch, Step, member
 from rules.grail_anka import fight, turn_steps
 from rules.grail_anka.options import GrailAnkaOptions
-from rules.grail_anka.told import Told
 from rules.play import EVERYONE, CharacterSnapshot, Pool, Scene, SideSnapshot, Turn
 
 PARAMS = {"str": 10, "end": 10, "agi": 10, "mag": 10, "luk": 10, "np": 10}
@@ -48,7 +48,8 @@ def _scene(entries: list[tuple[int, str, bool, int]], resting: bool) -> Scene:
 def test_a_turns_end_in_r23s_order(entries: list[tuple[int, str, bool, int]], resting: bool) -> None:
     scene = _scene(entries, resting)
     step: Step = turn_steps.turn_ended(scene)
-    keys = [outcome.key for outcome in step.outcomes if isinstance(outcome, Told)]
+    told = [line.text for outcome in step.outcomes for line in lines_of(outcome)]
+    keys = [text.key for text in told]
     recoveries = [i for i, key in enumerate(keys) if key.startswith("anka.turn_recovery")]
     masterless_lines = [i for i, key in enumerate(keys) if key == "anka.masterless_frozen"]
     assert not recoveries or not masterless_lines or max(masterless_lines) < min(recoveries)
@@ -66,7 +67,7 @@ def test_a_turns_end_in_r23s_order(entries: list[tuple[int, str, bool, int]], re
                 assert fight.has_master(character)
             else:
                 assert effect.value == int(character.state.get(turn_steps.MASTERLESS_TURNS, 0)) + 1
-    named = " ".join(str(outcome.params) for outcome in step.outcomes if isinstance(outcome, Told))
+    named = " ".join(str(text.params) for text in told)
     for index, (_, _, vanished, _) in enumerate(entries):
         if vanished:
             assert f"'s{index}'" not in named

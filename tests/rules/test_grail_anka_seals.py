@@ -14,6 +14,7 @@ from rules.grail_anka import fight
 from rules.grail_anka.model import COMMAND_SEALS
 from rules.grail_anka.options import GrailAnkaOptions
 from rules.grail_anka.sheets import ServantFile
+from rules.grail_anka.states import Aftermath
 from rules.play import CharacterSnapshot, Pool, Scene, SideSnapshot, Turn
 
 PARAMS = {"str": 10, "end": 10, "agi": 10, "mag": 10, "luk": 10, "np": 10}
@@ -24,7 +25,7 @@ def _character(id_: int, kind: str, pools: dict[str, Pool], **extra: Any) -> Cha
     return CharacterSnapshot(id_, f"c{id_}", kind, 100 + id_, {"file": file}, pools, {})
 
 
-def _scene(seals: int, fatigue: int, substitutes: int) -> tuple[Scene, dict[str, Any]]:
+def _scene(seals: int, fatigue: int, substitutes: int) -> tuple[Scene, Aftermath]:
     master = _character(1, "master", {fight.SEALS: Pool(seals, COMMAND_SEALS)})
     servant = _character(2, "servant", {fight.FATIGUE: Pool(fatigue, None)}, master="c1")
     rival = _character(3, "master", {fight.SEALS: Pool(COMMAND_SEALS, COMMAND_SEALS)})
@@ -32,9 +33,10 @@ def _scene(seals: int, fatigue: int, substitutes: int) -> tuple[Scene, dict[str,
     sides = {"a": SideSnapshot(1, "A", ((rival, "main"),)), "b": SideSnapshot(2, "B", ((servant, "main"),), held)}
     roles = {fight.FIGHTER: (rival, servant), "fighter#1.master": (master,)}
     scene = Scene(1, roles, Turn(1, False, 1, 1, 1), GrailAnkaOptions(), SeededDice(1), sides)
-    state = {"fighters": [{"side": "a", "place": "main"}, {"side": "b", "place": "main"}], "uses": {},
-             "fatigue_start": [0, fatigue], "activations": [], "winner": "a", "first": "a", "home": None,
-             "after": {"winners": [], "queue": [1], "facing": [], "retreated": [], "rescued": False}}  # fmt: skip
+    state = Aftermath.model_validate({
+        "fighters": [{"side": "a", "place": "main"}, {"side": "b", "place": "main"}], "uses": {},
+        "fatigue_start": [0, fatigue], "activations": [], "winner": "a", "first": "a", "home": None,
+        "after": {"winners": [], "queue": [1], "facing": [], "retreated": [], "rescued": False}})  # fmt: skip
     return scene, state
 
 
@@ -58,7 +60,7 @@ def test_a_way_out_spends_only_the_servants_own_masters_seals(seals: int, fatigu
 @given(st.integers(0, COMMAND_SEALS))
 def test_pulling_back_a_vanishing_servant_takes_two_strokes_it_has(seals: int) -> None:
     scene, state = _scene(seals, 10, 0)
-    state = {**state, "after": {**state["after"], "queue": [], "undo": [1]}}
+    state = state.model_copy(update={"after": state.after.model_copy(update={"queue": (), "undo": (1,)})})
     step = fight.next_undo(scene, state)
     if seals >= 2:
         assert step.pause is not None and step.pause.waits[0].key == "undo"
@@ -76,10 +78,10 @@ def test_a_talisman_or_a_stroke_spent_for_one_loser_is_not_offered_to_the_next()
              "b": SideSnapshot(2, "B", ((first, "main"), (second, "sub")), held)}  # fmt: skip
     roles = {fight.FIGHTER: (rival, first, second), "fighter#1.master": (master,), "fighter#2.master": (master,)}
     scene = Scene(1, roles, Turn(1, False, 1, 1, 1), GrailAnkaOptions(), SeededDice(1), sides)
-    state = {"fighters": [{"side": "a", "place": "main"}, {"side": "b", "place": "main"},
-                          {"side": "b", "place": "sub"}], "uses": {}, "fatigue_start": [0, 0, 0], "activations": [],
-             "winner": "a", "first": "a", "home": None,
-             "after": {"winners": [], "queue": [1, 2], "facing": [], "retreated": [], "rescued": False}}  # fmt: skip
+    state = Aftermath.model_validate({
+        "fighters": [{"side": "a", "place": "main"}, {"side": "b", "place": "main"}, {"side": "b", "place": "sub"}],
+        "uses": {}, "fatigue_start": [0, 0, 0], "activations": [], "winner": "a", "first": "a", "home": None,
+        "after": {"winners": [], "queue": [1, 2], "facing": [], "retreated": [], "rescued": False}})  # fmt: skip
     everyone = fight.fighters(scene, state)
     for spent in ("substitute", "seal"):
         step = fight.take_way_out(scene, state, everyone[1], spent)
@@ -90,7 +92,7 @@ def test_a_talisman_or_a_stroke_spent_for_one_loser_is_not_offered_to_the_next()
 
 def test_a_battle_called_off_after_its_decision_keeps_what_was_read() -> None:
     scene, state = _scene(0, 10, 0)
-    state = {**state, "after": {**state["after"], "queue": [], "undo": [1]}}
+    state = state.model_copy(update={"after": state.after.model_copy(update={"queue": (), "undo": (1,)})})
     step = fight.cancelled(scene, state)
     assert step is not None
     assert any(isinstance(effect, StatePatch) and effect.who == "fighter#1" and effect.key == fight.VANISHED
