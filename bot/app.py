@@ -46,6 +46,7 @@ SHARED_EXTENSIONS = (
     "bot.cogs.combat",
     "bot.cogs.reminders",
     "bot.cogs.dialogue",
+    "bot.cogs.help",
 )
 # How often the bot looks for waits whose deadline has passed.
 DEADLINE_POLL_SECONDS = 5.0

@@ -392,6 +392,11 @@ class Play:
     def template(self, kind: str) -> dict[str, Any]:
         return {}
 
+    def template_comments(self, kind: str) -> tuple[str, ...]:
+        """The template's fields that carry a comment saying what they take: the ruleset's catalog words each as
+        `template.<kind>.<field>`, so a reader of any language can fill in a file whose field names are the rules'."""
+        return ()
+
     def preset_choices(self, preset: Preset, character: CharacterSnapshot) -> tuple[Choice, ...]:
         """The answers a GM may give in advance for this character (its own armour and crests, say)."""
         return preset.options

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 ROSTER_PAGES = "roster"
 ROSTER_LINES_PER_PAGE = 20
 SHEET_COLOUR = discord.Colour.dark_teal()
+FORM_LIMIT = 4000  # what Discord lets a text box hold
 
 
 def worded(tr: Translator, value: Any) -> Any:
@@ -59,10 +60,28 @@ def template_body(tr: Translator, play: Play, kind: str) -> str:
     return yaml.safe_dump({"kind": kind, **worded(tr, play.template(kind))}, allow_unicode=True, sort_keys=False)
 
 
+def _comment(text: str) -> list[str]:
+    return [f"# {line}" for line in text.splitlines()]
+
+
+def commented(tr: Translator, play: Play, kind: str, body: str) -> str:
+    """The template with a comment above each field the ruleset words, in the reader's language: the field names
+    stay the rules' own, so a file filled in any language still imports."""
+    fields = set(play.template_comments(kind))
+    lines: list[str] = []
+    for line in body.splitlines():
+        # A top-level field starts its line; nested ones and a long value's continuations are indented.
+        field = line.partition(":")[0]
+        if field in fields and not line[:1].isspace():
+            lines += _comment(tr(f"template.{kind}.{field}"))
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
 def sheet_text(tr: Translator, play: Play, kind: str, body: str) -> str:
     note = tr(play.template_note_key, kind=tr(f"kind.{kind}"))
-    header = "\n".join(f"# {line}" for line in note.splitlines())
-    return f"{header}\n{body}"
+    header = "\n".join(_comment(note))
+    return f"{header}\n{commented(tr, play, kind, body)}"
 
 
 def sheet_embed(tr: Translator, character: CharacterSnapshot, lines: list[SheetLine], *, full: bool) -> discord.Embed:
@@ -117,7 +136,7 @@ class SheetModal(discord.ui.Modal):
         self.kind = kind
         self.gm_run = gm_run
         self.sheet: discord.ui.TextInput[SheetModal] = discord.ui.TextInput(
-            label=tr("character.form_label"), style=discord.TextStyle.paragraph, default=template, max_length=4000
+            label=tr("character.form_label"), style=discord.TextStyle.paragraph, default=template, max_length=FORM_LIMIT
         )
         self.add_item(self.sheet)
 
@@ -212,8 +231,8 @@ class CharacterCog(commands.GroupCog, group_name="character", group_description=
     @app_commands.command(name="create", description="Create a character by filling in a form")
     @app_commands.describe(kind="What kind of character", npc="Run by the GMs: an NPC, a creature, an enemy (GM only)")
     async def create(self, interaction: Interaction, kind: WordText, npc: bool = False) -> None:
-        tr, _, body = await self._play_with_kind(interaction, kind)
-        await output.show_modal(interaction, SheetModal(self, tr, kind, body, gm_run=npc))
+        tr, play, body = await self._play_with_kind(interaction, kind)
+        await output.show_modal(interaction, SheetModal(self, tr, kind, commented(tr, play, kind, body), gm_run=npc))
 
     @template.autocomplete("kind")
     @create.autocomplete("kind")

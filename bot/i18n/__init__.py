@@ -28,7 +28,6 @@ from babel.numbers import format_decimal
 from babel.units import format_unit
 from discord import app_commands
 
-from bot.rulesets.registry import RULESETS
 from rules.exchange import Text, UserRef
 
 ENGLISH = "en"
@@ -70,6 +69,29 @@ def _babel_locale(language: str) -> Locale:
     return Locale.parse(language, sep="-")
 
 
+class CatalogOwner(Protocol):
+    """A ruleset as its catalogs see it: its id, the folder of its catalogs and its keys that are not translated."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def catalogs(self) -> Traversable: ...
+
+    @property
+    def proper_noun_keys(self) -> frozenset[str]: ...
+
+
+class _Catalogs:
+    # The rulesets whose catalogs are merged with the shared one, handed in by the registry that lists them (a test
+    # may add a ruleset of its own to that mapping: it is read, not copied).
+    rulesets: Mapping[str, CatalogOwner] = {}
+
+
+def use_rulesets(rulesets: Mapping[str, CatalogOwner]) -> None:
+    _Catalogs.rulesets = rulesets
+
+
 @dataclass(frozen=True)
 class CatalogSource:
     """One folder of catalogs (`en.json`, `zh-CN.json`, `ja.json`) and its keys that are not translated."""
@@ -83,7 +105,7 @@ class CatalogSource:
 
 
 def catalog_sources() -> tuple[CatalogSource, ...]:
-    return _sources(tuple(RULESETS))
+    return _sources(tuple(_Catalogs.rulesets))
 
 
 # Keyed by the registered rulesets' ids, so that every translation does not rebuild the sources (a test may
@@ -91,7 +113,7 @@ def catalog_sources() -> tuple[CatalogSource, ...]:
 @cache
 def _sources(ruleset_ids: tuple[str, ...]) -> tuple[CatalogSource, ...]:
     shared = CatalogSource("shared", resources.files(__package__), SHARED_PROPER_NOUN_KEYS)
-    rulesets = [RULESETS[ruleset_id] for ruleset_id in ruleset_ids]
+    rulesets = [_Catalogs.rulesets[ruleset_id] for ruleset_id in ruleset_ids]
     return (shared, *(CatalogSource(r.id, r.catalogs, r.proper_noun_keys) for r in rulesets))
 
 
@@ -119,7 +141,7 @@ def _merged(language: str, ruleset_ids: tuple[str, ...]) -> Mapping[str, str]:
 
 def catalog(language: str) -> Mapping[str, str]:
     """The shared catalog and every registered ruleset's (under its id), merged."""
-    return _merged(language, tuple(RULESETS))
+    return _merged(language, tuple(_Catalogs.rulesets))
 
 
 def proper_noun_keys() -> frozenset[str]:
@@ -252,7 +274,7 @@ def command_text(key: str, language: str) -> str | None:
     entries = catalog(language)
     if key in entries:
         return entries[key]
-    return next((entries[found] for r in RULESETS if (found := scoped(r, key)) in entries), None)
+    return next((entries[found] for r in _Catalogs.rulesets if (found := scoped(r, key)) in entries), None)
 
 
 # The extra of a command's description (a `locale_str`) that marks the command the GMs' (`bot.gm_only`).

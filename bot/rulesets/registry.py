@@ -7,9 +7,12 @@ commands and output reach them through the bot (`tests/bot/test_layout.py` holds
 
 from __future__ import annotations
 
+from bot.i18n import use_rulesets
 from bot.rulesets import crest_magia, fate_points, grail_anka, grail_zh
 from bot.rulesets.base import Ruleset
 
 RULESETS: dict[str, Ruleset] = {
     ruleset.id: ruleset for ruleset in (fate_points.RULESET, grail_zh.RULESET, crest_magia.RULESET, grail_anka.RULESET)
 }
+# Their catalogs are merged with the shared one wherever text is translated.
+use_rulesets(RULESETS)

@@ -15,7 +15,7 @@ from bot.db.models import CAMPAIGN_ENDED, ROLE_GM, ROLE_PLAYER, Campaign, Member
 from bot.errors import UserError
 from bot.options import AcceptedWords, OptionWords, ValueWords, option_text
 from bot.rulesets.base import Ruleset
-from bot.services.common import Actor, Clock, Place, active_campaign, gm_ids, record_event, require_gm
+from bot.services.common import Actor, Clock, Place, active_campaign, gm_ids, is_gm, record_event, require_gm
 from rules.exchange import UserRef
 from rules.options import CampaignOptions, OptionError, with_option
 from rules.text import unseen_character
@@ -100,6 +100,12 @@ class CampaignService:
     async def active(self, place: Place) -> Campaign:
         async with self.database.read() as session:
             return await active_campaign(session, place)
+
+    async def seen_by(self, place: Place, actor: Actor) -> tuple[Campaign, bool]:
+        """The channel's campaign, and whether the actor is one of its GMs (whose tools they may use)."""
+        async with self.database.read() as session:
+            campaign = await active_campaign(session, place)
+            return campaign, await is_gm(session, campaign.id, actor)
 
     async def gm_campaign(self, place: Place, actor: Actor) -> Campaign:
         """The channel's campaign, for one of its GMs; anyone else is refused."""

@@ -113,6 +113,8 @@ MAX_BOONS = 20
 # what it is (T8): another one is a crest the GMs approve.
 PLAYER_EDITABLE = re.compile(r"^(weapons|specialties)\.\d+\.name$")
 
+# The example file; the names a player replaces are catalog texts, in the campaign's language. The crest keeps the
+# rulebook's name: that name is what gives it the book's ladder (T8).
 TEMPLATE: dict[str, Any] = {
     "name": "Aiko",
     "dice": {"Physique": "d8", "Dexterity": "d6", "Intelligence": "d4", "Wit": "d6"},
@@ -131,13 +133,13 @@ TEMPLATE: dict[str, Any] = {
         "Unarmed": 1,
     },
     "specialties": [
-        {"name": "Swords", "skill": "Melee"},
-        {"name": "History", "skill": "Lore"},
-        {"name": "Sight", "skill": "Awareness"},
+        {"name": Text("example.swords"), "skill": "Melee"},
+        {"name": Text("example.history"), "skill": "Lore"},
+        {"name": Text("example.sight"), "skill": "Awareness"},
     ],
     "crests": [{"name": "Crest of Flames", "category": "magical", "damage_type": "fire"}],
-    "weapons": [{"name": "Sword", "kind": "melee", "damage_type": "slashing"}],
-    "armor": {"name": "Leather"},
+    "weapons": [{"name": Text("example.sword"), "kind": "melee", "damage_type": "slashing"}],
+    "armor": {"name": Text("example.leather")},
 }
 
 
@@ -297,6 +299,9 @@ class CrestMagiaPlay(Play):
 
     def template(self, kind: str) -> dict[str, Any]:
         return dict(TEMPLATE)
+
+    def template_comments(self, kind: str) -> tuple[str, ...]:
+        return tuple(TEMPLATE)
 
     def preset_choices(self, preset: Preset, character: CharacterSnapshot) -> tuple[Choice, ...]:
         """A creature's own armour and crests to withstand with, and its own skills to defend with."""

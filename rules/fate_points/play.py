@@ -156,6 +156,7 @@ HOURS_PER_DAY = 24
 BEST_WEAPON = "best"  # the weapon whose modifiers defend best (`best_defence_weapon`)
 PARRY = "parry"
 
+# The example files; the names a player replaces are catalog texts, in the campaign's language.
 MASTER_TEMPLATE: dict[str, Any] = {
     "name": "Rin Tohsaka",
     "STR": 2,
@@ -163,17 +164,17 @@ MASTER_TEMPLATE: dict[str, Any] = {
     "AGI": 3,
     "MAG": 4,
     "LUK": 3,
-    "weapons": [{"name": "Gandr", "type": "magic"}, {"name": "Azoth Dagger", "type": "dagger"}],
-    "magecraft": [{"name": "Jewel Magecraft", "roll_mods": {"attack:magical": -1}, "mana_cost": 5}],
+    "weapons": [{"name": Text("example.gandr"), "type": "magic"}, {"name": Text("example.azoth"), "type": "dagger"}],
+    "magecraft": [{"name": Text("example.jewels"), "roll_mods": {"attack:magical": -1}, "mana_cost": 5}],
 }
 SERVANT_TEMPLATE: dict[str, Any] = {
     "name": "Saber",
     "servant_class": "Saber",
     "master": "Rin Tohsaka",
     "rank_steps": {"MAG": 1},
-    "weapons": [{"name": "Invisible Air", "type": "sword"}],
-    "skills": [{"name": "Mana Burst", "roll_mods": {"attack:melee": -1}, "mana_cost": 3}],
-    "noble_phantasms": [{"name": "Excalibur", "rank": "A++"}],
+    "weapons": [{"name": Text("example.invisible_air"), "type": "sword"}],
+    "skills": [{"name": Text("example.mana_burst"), "roll_mods": {"attack:melee": -1}, "mana_cost": 3}],
+    "noble_phantasms": [{"name": Text("example.excalibur"), "rank": "A++"}],
     "mad_enchantment": False,
 }
 
@@ -425,6 +426,9 @@ class FatePointsPlay(Play):
 
     def template(self, kind: str) -> dict[str, Any]:
         return dict(MASTER_TEMPLATE if kind == MASTER else SERVANT_TEMPLATE)
+
+    def template_comments(self, kind: str) -> tuple[str, ...]:
+        return tuple(self.template(kind))
 
     def binding(self, kind: str) -> Binding | None:
         return Binding(CONTRACT, "master", MASTER) if kind == SERVANT else None

@@ -133,6 +133,9 @@ class GrailAnkaPlay(Play):
     def template(self, kind: str) -> dict[str, Any]:
         return dict(TEMPLATES[kind])
 
+    def template_comments(self, kind: str) -> tuple[str, ...]:
+        return tuple(TEMPLATES[kind])
+
     def binding(self, kind: str) -> Binding | None:
         # A Master may hold several Servants (R20).
         return Binding(fight.MASTER_RELATION, "master", MASTER, per_target=None) if kind == SERVANT else None

@@ -100,16 +100,18 @@ MASTER_TEMPLATE: dict[str, Any] = {
     "attributes": {"str": 0, "dex": 2, "con": 0, "int": 3, "wis": 0, "cha": 5},
     "mp_attr": "int",
 }
-PUPPET_TEMPLATE: dict[str, Any] = {"name": "Dragon Tooth Warrior 1", "rank": "D"}
-FAMILIAR_TEMPLATE: dict[str, Any] = {"name": "Owl", "teleports": False}
+# The example files; the names a player replaces are catalog texts, in the campaign's language (a skill the rules
+# know is read in any of them).
+PUPPET_TEMPLATE: dict[str, Any] = {"name": Text("example.puppet"), "rank": "D"}
+FAMILIAR_TEMPLATE: dict[str, Any] = {"name": Text("example.familiar"), "teleports": False}
 SERVANT_TEMPLATE: dict[str, Any] = {
     "name": "Archer",
     "master": "Tohsaka Rin",
     "servant_class": "archer",
     "legend": {"STR": "D", "END": "C", "AGI": "C", "MAG": "B", "LUK": "E"},
-    "skills": [{"name": "clairvoyance", "rank": "C"}, {"name": "minds_eye_true", "rank": "B"}],
+    "skills": [{"name": Text("skill.clairvoyance"), "rank": "C"}, {"name": Text("skill.minds_eye_true"), "rank": "B"}],
     "noble_phantasms": [
-        {"name": "Caladbolg II", "rank": "A", "scope": "anti_army", "mode": "one_shot", "ranged": True},
+        {"name": Text("example.caladbolg"), "rank": "A", "scope": "anti_army", "mode": "one_shot", "ranged": True},
     ],
 }
 
@@ -260,6 +262,9 @@ class GrailZhPlay(Play):
         return dict(
             {MASTER: MASTER_TEMPLATE, PUPPET: PUPPET_TEMPLATE, FAMILIAR: FAMILIAR_TEMPLATE}.get(kind, SERVANT_TEMPLATE)
         )
+
+    def template_comments(self, kind: str) -> tuple[str, ...]:
+        return tuple(self.template(kind))
 
     def stat_word(self, stat: str) -> Text:
         return Text(f"stat.{stat}")

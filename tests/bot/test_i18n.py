@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import discord
@@ -271,3 +272,28 @@ def test_a_command_in_a_text_is_its_mention_with_the_readers_name_beside() -> No
         assert Translator(JAPANESE)("command.mention_named", mention="m", name="n") == "m（n）"
     finally:
         remember_command_ids([])
+
+
+def _command_path(key: str) -> str | None:
+    """The command a catalog key names (`cmd.character.show.name`, or a ruleset's `fate_points:cmd.fate.name`)."""
+    own = key.partition(":")[2] or key
+    if not (own.startswith("cmd.") and own.endswith(".name")) or ".arg." in own:
+        return None
+    return own.removeprefix("cmd.").removesuffix(".name").replace(".", " ")
+
+
+def _english_commands_in(language: str) -> dict[str, list[str]]:
+    """Each catalog text of `language` that writes a command by its English name where the language names it
+    otherwise (`/character show` in a Chinese sentence, where a Chinese client lists `/角色 查看`)."""
+    english, translated = catalog(ENGLISH), catalog(language)
+    renamed = {path for key, name in english.items() if (path := _command_path(key)) and translated.get(key) != name}
+    written = re.compile(r"(?<![\w/<])/(" + "|".join(sorted(map(re.escape, renamed), key=len, reverse=True)) + r")\b")
+    return {key: written.findall(text) for key, text in translated.items() if written.search(text)}
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_no_translated_text_names_a_command_in_english(language: str) -> None:
+    """A message names a command as `{command:...}` (a mention, and the reader's own name for it); a command's or an
+    option's description, which Discord shows as plain text, by the command's name in the language."""
+    assert _english_commands_in(language) == {}
+    assert catalog(language)["error.no_campaign"].count("{command:campaign start}") == 1

@@ -21,9 +21,11 @@ from bot.services.exchanges import ExchangeEngine, ExchangeService
 from rules.dice import SeededDice
 from rules.fate_points import AttackOutcome, AttackSpec, FatePointsOptions, attack
 from rules.fate_points.events import AttackResolved, FateSpent
-from rules.fate_points.play import CONTRACT, MASTER_TEMPLATE, SERVANT_TEMPLATE, FatePointsPlay, combatant
+from rules.fate_points.play import CONTRACT, FatePointsPlay, combatant
 from rules.play import CharacterSnapshot
 from tests.databases import BACKENDS, fresh_database_url
+from tests.examples import FATE_MASTER as MASTER_TEMPLATE
+from tests.examples import FATE_SERVANT as SERVANT_TEMPLATE
 
 GUILD, CHANNEL, OWNER, GM = 10, 20, 30, 40
 NOW = datetime(2026, 11, 30, tzinfo=UTC)

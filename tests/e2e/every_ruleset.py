@@ -1,13 +1,15 @@
 """What the tests generated from the command tree share: a campaign of every ruleset with a player's own
-character in each, the option types Discord declares, and the command tree's leaves."""
+character in each, the option types Discord declares, the command tree's leaves and the GMs' commands."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import yaml
+from discord import app_commands
 
 from bot.emulator.models import Channel, User
+from bot.gm_only import is_gm_command
 from bot.rulesets.registry import RULESETS
 from tests.e2e.harness import Harness
 
@@ -64,3 +66,13 @@ def leaves(commands: list[dict[str, Any]]) -> list[tuple[str, str, list[dict[str
                 name = " ".join(part for part in parts if part)
                 found.append((name, leaf["description"], leaf.get("options", [])))
     return found
+
+
+def gm_marked(harness: Harness) -> frozenset[str]:
+    """The full names of the commands the bot marks as the GMs'."""
+    assert harness.bot is not None
+    return frozenset(
+        command.qualified_name
+        for command in harness.bot.tree.walk_commands()
+        if isinstance(command, app_commands.Command) and is_gm_command(command)
+    )

@@ -125,6 +125,12 @@ class Harness:
     def last(self, channel: Channel, user: User) -> Message:
         return self.emulator.last_message(channel, visible_to=user)
 
+    def mention(self, path: str) -> str:
+        """A command as the bot's messages name it: Discord's mention of the synced command, `</character use:ID>`."""
+        top = path.split(maxsplit=1)[0]
+        command_id = next(command["id"] for command in self.emulator.commands() if command["name"] == top)
+        return f"</{path}:{command_id}>"
+
     async def prompt_with(self, channel: Channel, user: User, label: str) -> Message:
         """The newest message the user sees in the channel with that button, once the bot has posted one: a prompt
         that follows a click's answer may come after the emulator has gone quiet (a busy machine)."""

@@ -18,12 +18,10 @@ from typing import Any
 
 import pytest
 import yaml
-from discord import app_commands
 from sqlalchemy import func, select
 
 from bot.db.models import Campaign, Commitment, Event
 from bot.emulator.models import Channel, Message, User, iter_components
-from bot.gm_only import is_gm_command
 from bot.rulesets.registry import RULESETS
 from tests.databases import BACKENDS, fresh_database_url
 from tests.e2e.every_ruleset import (
@@ -36,6 +34,7 @@ from tests.e2e.every_ruleset import (
     STRING,
     USER,
     campaign_of_every_ruleset,
+    gm_marked,
     leaves,
     own_character,
 )
@@ -88,16 +87,9 @@ async def table(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         yield Table(harness, gm, player, channels, names, rivals, stranger, elsewhere)
 
 
-def _marked(table: Table) -> frozenset[str]:
-    """The full names of the commands the bot marks as the GMs'."""
-    assert table.harness.bot is not None
-    return frozenset(command.qualified_name for command in table.harness.bot.tree.walk_commands()
-                     if isinstance(command, app_commands.Command) and is_gm_command(command))  # fmt: skip
-
-
 def _commands(table: Table, *, gms: bool) -> list[tuple[str, list[dict[str, Any]]]]:
     """(the command's full name, its options) of every command synced that is the GMs' (or, not `gms`, is not)."""
-    marked = _marked(table)
+    marked = gm_marked(table.harness)
     synced = leaves(table.harness.emulator.commands())
     assert marked <= {name for name, _, _ in synced}
     return [(name, options) for name, _, options in synced if (name in marked) == gms]

@@ -293,7 +293,8 @@ async def test_players_read_their_language(table: Table) -> None:
     harness = table.harness
     channel = harness.new_channel(table.guild)
     chinese = (await harness.slash(table.mei, channel, "campaign info")).reply
-    assert chinese.content == "本频道没有进行中的战役。GM可以用 /campaign start 开始一场。"
+    start = harness.mention("campaign start")
+    assert chinese.content == f"本频道没有进行中的战役。GM可以用 {start}（/战役 开始） 开始一场。"
     japanese = (await harness.slash(table.ken, channel, "roll", dice="1d1!")).reply
     assert "ロールが終わりません" in japanese.content
     await harness.slash(table.alice, channel, "campaign start", ruleset="grail_anka", name="聖杯")

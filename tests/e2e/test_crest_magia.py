@@ -1123,7 +1123,8 @@ async def test_an_item_crest_is_used_up_and_a_gm_gives_it_new_uses(table: Table)
     assert "Ring of Sparks (1), uses left 0" in await crests()
     spent = (await harness.slash(aiko, table.channel, "attack", target="Bram", action="Ring of Sparks")).reply
     assert spent.ephemeral
-    assert spent.content == "Ring of Sparks has no uses left: a GM can give it more with /character edit."
+    edit = harness.mention("character edit")
+    assert spent.content == f"Ring of Sparks has no uses left: a GM can give it more with {edit}."
     await harness.slash(gm, table.channel, "character edit", name="Aiko", field="item_crests.0.uses_left", value="3")
     assert "Ring of Sparks (1), uses left 3" in await crests()
     harness.dice.queue([3, 3, 2])

@@ -197,11 +197,11 @@ async def test_a_weapons_type_reads_in_the_readers_words(war: War) -> None:
     await harness.slash(war.gm, war.channel, "campaign language", language="zh-CN")
     await _enlist(war, war.mei, "Sakura", "Rider", "Rider")
     sheet = (await harness.slash(war.mei, war.channel, "character show", name="Sakura")).reply.text()
-    assert "Gandr（魔术）、Azoth Dagger（短剑）" in sheet and "dagger" not in sheet, sheet
+    assert "甘德咒（魔术）、阿佐特剑（短剑）" in sheet and "dagger" not in sheet, sheet
     await harness.slash(war.mei, war.channel, "character use", name="Sakura")
     offered = await harness.emulator.autocomplete(war.mei, war.channel, "attack", {"target": "Rider", "action": ""},
                                                   "action")  # fmt: skip
-    assert {"name": "近战 · Azoth Dagger（短剑）", "value": "melee|Azoth Dagger"} in offered, offered
+    assert {"name": "近战 · 阿佐特剑（短剑）", "value": "melee|阿佐特剑"} in offered, offered
 
 
 async def test_parry_asks_for_the_stat_privately(war: War) -> None:
@@ -718,7 +718,9 @@ async def test_a_gm_prices_ex_ranks_and_adjusts_compatibility(war: War) -> None:
     await harness.slash(gm, war.channel, "character use", name="Gilgamesh")
     unpriced = (await harness.slash(gm, war.channel, "attack", target="Archer", action="melee|Gate")).reply
     assert unpriced.ephemeral
-    assert unpriced.content == "An attack at rank EX needs a mana cost from the GM (/fate ex-cost)."
+    assert (
+        unpriced.content == f"An attack at rank EX needs a mana cost from the GM ({harness.mention('fate ex-cost')})."
+    )
     not_gm = (await harness.slash(war.bob, war.channel, "fate ex-cost", servant="Gilgamesh", cost=8)).reply
     assert not_gm.ephemeral
     priced = (await harness.slash(gm, war.channel, "fate ex-cost", servant="Gilgamesh", cost=8)).reply
@@ -802,9 +804,8 @@ async def test_values_only_a_gm_may_set_hold_a_players_sheet_until_a_gm_approves
     await harness.emulator.click(gm, harness.last(war.channel, gm), "Reject")
     await harness.slash(bob, war.channel, "character use", name="Caster")
     rejected = (await harness.slash(bob, war.channel, "check", stat="MAG")).reply
-    assert rejected.content == (
-        "A GM rejected Caster's sheet: delete it with /character delete and import a corrected one."
-    )
+    delete = harness.mention("character delete")
+    assert rejected.content == f"A GM rejected Caster's sheet: delete it with {delete} and import a corrected one."
     sheet = (await harness.slash(bob, war.channel, "character show", name="Caster")).reply
     assert _sheet_value(sheet, "Rejected by a GM").startswith("A GM rejected this sheet")
     log = (await harness.slash(gm, war.channel, "log show")).reply.text()
@@ -837,7 +838,7 @@ async def test_character_edit_lets_a_gm_change_any_field_and_a_player_only_names
     assert renamed.content == f'{bob.mention} changed `weapons.0.name` of Rin: "Gandr" → "Gandr Shot".'
     refusals = {
         ("bob", "STR", "5"): "Only a GM may change `STR` of Rin: it moves the rules' numbers. Ask your GM.",
-        ("bob", "name", "Tohsaka"): "`name` of Rin cannot be changed with /character edit.",
+        ("bob", "name", "Tohsaka"): f"`name` of Rin cannot be changed with {harness.mention('character edit')}.",
         ("mei", "weapons.0.name", "Mine"): "Rin 不是你的角色。",
         ("kirei", "STR", "9"): "Nothing was changed. The file would not be valid; fix these fields:\n"
                                "• `STR`: 9 is outside 1..5",

@@ -241,7 +241,8 @@ async def test_a_second_fight_cannot_start_over_the_first(field: Field) -> None:
     first_round = started.embeds[0]["title"]
     again = (await harness.slash(gm, channel, "combat start", order="Heracles, Saber")).reply
     assert again.ephemeral
-    assert again.content == "A fight is already on in this campaign: /combat end ends it before a new one starts."
+    end = harness.mention("combat end")
+    assert again.content == f"A fight is already on in this campaign: {end} ends it before a new one starts."
     status = (await harness.slash(gm, channel, "combat status")).reply
     assert status.embeds[0]["footer"]["text"] == "Turn: Saber"
     assert first_round.rsplit(" ", 1)[1] in status.embeds[0]["title"]
@@ -277,9 +278,11 @@ async def test_each_fight_counts_its_rounds_from_one(field: Field) -> None:
     again = (await harness.slash(gm, channel, "combat start", order="Heracles, Saber")).reply
     assert again.embeds[0]["title"] == "The fight begins: round 1"
     early = (await harness.slash(ken, channel, "fate transfer", amount=1)).reply
+    switch = f"{harness.mention('character use')}（/キャラクター 使用）"
     assert early.content == (
         "この戦闘は今 Heracles の手番です。Saber は自分の手番にしか行動できません"
-        "（自分の別のキャラクターで行動するなら、先に `/character use` で切り替えてください）。")  # fmt: skip
+        f"（自分の別のキャラクターで行動するなら、先に {switch} で切り替えてください）。"
+    )
     await harness.slash(gm, channel, "combat next")
     # A new fight is a new round for the once-a-round rules too: the pair may transfer again.
     moved_again = (await harness.slash(ken, channel, "fate transfer", amount=1)).reply

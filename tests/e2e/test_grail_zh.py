@@ -868,9 +868,10 @@ async def test_what_a_first_play_through_found(table: Table) -> None:
     assert "Archer pays the MP it costs" in text
     await harness.slash(mei, table.channel, "character use", name="Saber")
     early = (await harness.slash(mei, table.channel, "attack", target="Berserker", action="melee")).reply
+    switch = f"{harness.mention('character use')}（/角色 使用）"
     assert early.ephemeral and early.content == (
-        "现在是 Archer 的回合：Saber 只能在自己的回合行动（要用你的另一个角色行动，"
-        "先用 `/character use` 换过去）。")  # fmt: skip
+        f"现在是 Archer 的回合：Saber 只能在自己的回合行动（要用你的另一个角色行动，先用 {switch} 换过去）。"
+    )
 
     # Round 2: Rin's standard action went into her spell.
     for _ in range(4):
@@ -1032,10 +1033,8 @@ async def test_a_gm_reveals_a_secret_sheet_and_hides_it_again(table: Table) -> N
     assert "Saber" in (await harness.slash(rin, table.channel, "character list")).reply.text()
     revealed = (await harness.slash(gm, table.channel, "gm reveal", character="Saber")).reply
     assert not revealed.ephemeral
-    assert (
-        revealed.content
-        == "The GMs reveal Saber's sheet: everyone can now read it with /character show, pools included."
-    )
+    show = harness.mention("character show")
+    assert revealed.content == f"The GMs reveal Saber's sheet: everyone can now read it with {show}, pools included."
     shown = (await harness.slash(rin, table.channel, "character show", name="Saber")).reply
     assert not shown.ephemeral and "Excalibur" in _fields(shown)["Noble Phantasms"]
     roster = (await harness.slash(rin, table.channel, "character list")).reply.text()
@@ -1479,11 +1478,12 @@ async def test_in_a_fight_the_gms_keep_the_turns_the_dead_roll_no_initiative_and
     early = (await harness.slash(gm, table.channel, "attack", target="Saber", action="melee")).reply
     assert early.ephemeral and early.content == (
         "It is Saber's turn in this fight: Hassan can act only on its own turn (to act with another of your "
-        "characters, switch to it with `/character use`).")  # fmt: skip
+        f"characters, switch to it with {harness.mention('character use')}).")  # fmt: skip
     waiting = (await harness.slash(rin, table.channel, "grail defend")).reply
+    switch = f"{harness.mention('character use')}（/角色 使用）"
     assert waiting.ephemeral and waiting.content == (
-        "现在是 Saber 的回合：Rin 只能在自己的回合行动（要用你的另一个角色行动，"
-        "先用 `/character use` 换过去）。")  # fmt: skip
+        f"现在是 Saber 的回合：Rin 只能在自己的回合行动（要用你的另一个角色行动，先用 {switch} 换过去）。"
+    )
     await harness.slash(gm, table.channel, "combat next")
     harness.dice.queue([1])  # Hassan's turn now: Luck C's 1 fails
     assert not (await harness.slash(gm, table.channel, "attack", target="Saber", action="melee")).reply.ephemeral

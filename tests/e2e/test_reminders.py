@@ -372,7 +372,7 @@ async def test_a_gm_whose_dms_are_closed_is_pinged_once_without_what_is_stuck(ta
     assert len(pings_to(table, gm)) == pinged + 1
     told = pings_to(table, gm)[-1]
     assert told.channel_id == table.channel.id and told.notified == frozenset({gm.id})
-    assert "could not reach you" in told.content and "/campaign waiting" in told.content
+    assert "could not reach you" in told.content and table.harness.mention("campaign waiting") in told.content
     for private in ("Archer", "Rider", "Stuck", "https://"):  # the digest is the GMs': nothing of it is shown
         assert private not in told.content
     assert len(emulator.dms(gm)) == dms

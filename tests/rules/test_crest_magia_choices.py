@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from rules.crest_magia.fight import NO_SKILL, SPECIALTY, skill_options
 from rules.crest_magia.model import MAX_SKILL, MAX_SPECIALTY, SKILLS
-from rules.crest_magia.play import TEMPLATE
 from rules.crest_magia.sheets import CharacterFile
+from tests.examples import CREST_MAGIA as TEMPLATE
 
 skill_ranks = st.dictionaries(st.sampled_from(SKILLS), st.integers(0, MAX_SKILL))
 specialties = st.lists(

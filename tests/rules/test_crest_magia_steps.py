@@ -19,7 +19,6 @@ from rules.crest_magia.play import (
     CHARACTER,
     CONSEQUENCE,
     DESTINY,
-    TEMPLATE,
     CheckRolled,
     ContestDecided,
     CrestMagiaPlay,
@@ -39,6 +38,7 @@ from rules.crest_magia.states import (
 from rules.dice.source import FixedDice
 from rules.exchange import Answer, Pause, PoolDelta, RuleError, StatePatch, Step, Text
 from rules.play import ACTOR, ANSWERER, ATTACKER, DEFENDER, CharacterSnapshot, Pool, Scene, Turn
+from tests.examples import CREST_MAGIA as TEMPLATE
 
 PLAY = CrestMagiaPlay()
 OPTIONS = CrestMagiaOptions()
