@@ -22,12 +22,12 @@ from bot.errors import WaitClosed
 from bot.i18n import Translator, mention
 from bot.interactions import Interaction, actor_of, campaign_translator, public_translator, translator
 from bot.render import changed_pools, rolls_text
-from bot.rulesets.base import Renderer
 from bot.services.exchanges import Applied, Closed, Fallen, Progress, Prompt, WaitView
 from bot.services.requests import decision_notes
 from bot.shards import EVERY_GUILD, Shards
 from bot.views import PersistentButton
 from rules.exchange import Text, Wait
+from rules.play import Renderer
 
 if TYPE_CHECKING:
     from bot.app import Fatebot

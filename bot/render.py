@@ -10,7 +10,6 @@ import discord
 from bot.db.models import DEADLINE_TRIES, Campaign, Event
 from bot.i18n import Translator, mention
 from bot.options import option_name, option_text, stored_words, value_words
-from bot.rulesets.base import Renderer
 from bot.services.campaigns import OPTION_SET, CampaignSummary
 from bot.services.common import DICE_DIALECT
 from bot.services.log import LogEntry
@@ -18,7 +17,7 @@ from bot.services.reminders import OpenWait
 from bot.services.rolls import dice_dialect, summary_text, verdict_text
 from rules.dice import RollResult, Summary, render
 from rules.exchange import Roll, Text
-from rules.play import Pool
+from rules.play import Pool, Renderer
 
 ROLL_COLOUR = discord.Colour.blurple()
 SECRET_COLOUR = discord.Colour.dark_grey()

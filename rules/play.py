@@ -18,7 +18,7 @@ from typing import Any, Generic, Self, TypeVar, cast, get_type_hints
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from rules.dice import DiceSource
-from rules.exchange import Answer, Opening, Resumption, Roll, RuleError, Step, Text, parse_member
+from rules.exchange import Answer, Opening, Outcome, Resumption, Roll, RuleError, Step, Text, parse_member
 from rules.options import CampaignOptions
 from rules.words import SPELLING, Spelling, as_the_rules_write
 
@@ -229,6 +229,20 @@ class Report:
     @property
     def empty(self) -> bool:
         return self.title is None and not self.fields and not self.notes
+
+
+class Renderer:
+    """How a ruleset's outcomes read: a step's post and a log line of one of its events, as neutral text (catalog keys
+    and their values) that each reader's language words. Every hook has a default: the generic lines."""
+
+    def report(self, outcomes: Sequence[Outcome]) -> Report:
+        """A step's outcomes as a post: a title, fields and notes."""
+        return Report()
+
+    def log_line(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
+        """A log line for one of the ruleset's events, from its stored data, where the generic `event.<kind>` line
+        would not do."""
+        return None
 
 
 @dataclass(frozen=True)

@@ -3,29 +3,12 @@ catalogs, commands and bench."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.resources.abc import Traversable
-from typing import Any
 
 from bot.rulesets.bench import BenchExchange
-from rules.exchange import Outcome, Text
 from rules.options import CampaignOptions
-from rules.play import Play, Report
-
-
-class Renderer:
-    """How a ruleset's outcomes read: a step's post and a log line of one of its events, as neutral text (catalog keys
-    and their values) that each reader's language words. Every hook has a default: the generic lines."""
-
-    def report(self, outcomes: Sequence[Outcome]) -> Report:
-        """A step's outcomes as a post: a title, fields and notes."""
-        return Report()
-
-    def log_line(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
-        """A log line for one of the ruleset's events, from its stored data, where the generic `event.<kind>` line
-        would not do."""
-        return None
+from rules.play import Play, Renderer
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,7 @@ from bot.db.models import (
     WaitRow,
 )
 from bot.errors import UserError, WaitClosed, new_error_id, refusal_text, rule_refused
-from bot.rulesets.base import Renderer, Ruleset
+from bot.rulesets.base import Ruleset
 from bot.services.campaigns import campaign_options
 from bot.services.common import (
     SHEET_SECRETS,
@@ -110,6 +110,7 @@ from rules.play import (
     CharacterSnapshot,
     CommitmentSnapshot,
     Play,
+    Renderer,
     Resumptions,
     Scene,
     SideSnapshot,

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from bot.rulesets.crest_magia.render import CrestMagiaRenderer
 from rules.crest_magia import healing
 from rules.crest_magia.fight import Attacked, Defended, Helpless, Intercepted, Placed, Rerolled, Voided, Wounded
 from rules.crest_magia.options import CrestMagiaOptions
@@ -25,6 +24,7 @@ from rules.crest_magia.play import (
     DestinyDenied,
     DestinySpent,
 )
+from rules.crest_magia.render import CrestMagiaRenderer
 from rules.crest_magia.states import (
     ContestRequest,
     ContestSkill,

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from bot.rulesets.fate_points import RULESET
-from bot.rulesets.fate_points.render import FatePointsRenderer
 from rules.dice.source import FixedDice, SeededDice
 from rules.exchange import Answer, Pause, PoolDelta, RuleError, StatePatch, Step, Text
 from rules.fate_points.events import AttackDeclared, AttackResolved, FateDenied, FateRequested, FateSpent
 from rules.fate_points.options import FatePointsOptions
 from rules.fate_points.play import CONTRACT, FatePointsPlay
+from rules.fate_points.render import FatePointsRenderer
 from rules.fate_points.states import ChoosingWeapon, Defending, FateApproval
 from rules.play import ACTOR, ATTACKER, DEFENDER, CharacterSnapshot, Pool, Scene, Turn
 from tests.examples import FATE_MASTER as MASTER_TEMPLATE

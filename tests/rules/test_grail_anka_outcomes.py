@@ -9,7 +9,6 @@ from typing import Any
 from bot.db.models import Event
 from bot.i18n import Translator
 from bot.render import log_line
-from bot.rulesets.grail_anka.render import EVENTS, AnkaRenderer
 from bot.services.log import LogEntry
 from rules.dice.source import SeededDice
 from rules.exchange import Answer, Commit, Outcome, Step, Text, member
@@ -28,6 +27,7 @@ from rules.grail_anka.outcomes import (
     Vanished,
 )
 from rules.grail_anka.play import GrailAnkaPlay, gm_check
+from rules.grail_anka.render import EVENTS, AnkaRenderer
 from rules.play import EVERYONE, CharacterSnapshot, CommitmentSnapshot, Pool, Scene, SideSnapshot, Turn
 
 PARAMS = {"str": 10, "end": 10, "agi": 10, "mag": 10, "luk": 10, "np": 10}

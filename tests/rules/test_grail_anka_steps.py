@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from bot.rulesets.grail_anka.render import AnkaRenderer
 from rules.dice.source import SeededDice
 from rules.exchange import Answer, Commit, Pause, PoolDelta, Reveal, RuleError, SidePatch, StatePatch, Step
 from rules.grail_anka import battle, checks, decisions, fight
@@ -17,6 +16,7 @@ from rules.grail_anka.model import COMMAND_SEALS, RETREAT_FATIGUE, UNDO_VANISH_S
 from rules.grail_anka.options import GrailAnkaOptions
 from rules.grail_anka.outcomes import BattleOver, Retreated, VanishChecked, Vanished
 from rules.grail_anka.play import BATTLE_KIND, GrailAnkaPlay
+from rules.grail_anka.render import AnkaRenderer
 from rules.grail_anka.states import (
     Anchoring,
     Battle,

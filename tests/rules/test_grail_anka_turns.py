@@ -6,11 +6,11 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.rulesets.grail_anka.render import lines_of
 from rules.dice.source import SeededDice
 from rules.exchange import PoolDelta, StatePatch, Step, member
 from rules.grail_anka import fight, turn_steps
 from rules.grail_anka.options import GrailAnkaOptions
+from rules.grail_anka.render import lines_of
 from rules.play import EVERYONE, CharacterSnapshot, Pool, Scene, SideSnapshot, Turn
 
 PARAMS = {"str": 10, "end": 10, "agi": 10, "mag": 10, "luk": 10, "np": 10}

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from bot.rulesets.grail_zh.render import GrailZhRenderer
 from rules.dice import FixedDice, SeededDice
 from rules.exchange import Answer, PoolDelta, RuleError, Step
 from rules.grail_zh import fight
 from rules.grail_zh.options import GrailZhOptions
 from rules.grail_zh.play import GrailZhPlay
+from rules.grail_zh.render import GrailZhRenderer
 from rules.grail_zh.stored import HP, MP
 from rules.play import ANSWERER, ATTACKER, DEFENDER, EVERYONE, CharacterSnapshot, Scene, Turn
 

@@ -10,10 +10,10 @@ from importlib import resources
 
 from bot.rulesets.base import Ruleset
 from bot.rulesets.bench import BenchExchange, BenchMove
-from bot.rulesets.crest_magia.render import CrestMagiaRenderer
 from bot.rulesets.words import CatalogSpelling
 from rules.crest_magia.options import CrestMagiaOptions
 from rules.crest_magia.play import CrestMagiaPlay
+from rules.crest_magia.render import CrestMagiaRenderer
 
 # The exchange `fatebot bench` times in this ruleset's campaigns, its buttons as an English server names them.
 # Aiko's sword on Bram, who defends with Physique and no skill, lets his roll stand, withstands with his

@@ -4,10 +4,10 @@ from importlib import resources
 
 from bot.rulesets.base import Ruleset
 from bot.rulesets.bench import BenchExchange, BenchMove
-from bot.rulesets.fate_points.render import FatePointsRenderer
 from bot.rulesets.words import CatalogSpelling
 from rules.fate_points.options import FatePointsOptions
 from rules.fate_points.play import FatePointsPlay
+from rules.fate_points.render import FatePointsRenderer
 
 # The exchange `fatebot bench` times in this ruleset's campaigns, its buttons as an English server names them.
 # An Archer's melee attack on a Rider, each Servant with its Master, one a round; the defender dodges. A GM

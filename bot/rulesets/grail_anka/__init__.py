@@ -9,10 +9,10 @@ from importlib import resources
 
 from bot.rulesets.base import Ruleset
 from bot.rulesets.bench import BenchExchange, BenchMove
-from bot.rulesets.grail_anka.render import AnkaRenderer
 from bot.rulesets.words import CatalogSpelling
 from rules.grail_anka.options import GrailAnkaOptions
 from rules.grail_anka.play import GrailAnkaPlay
+from rules.grail_anka.render import AnkaRenderer
 
 # The exchange `fatebot bench` times in this ruleset's campaigns, its buttons as an English server names them.
 # A GM's check, its decision committed, and a player's anchor that reveals it; the next check is anchored by

@@ -27,13 +27,13 @@ from bot.interactions import (
     translator,
 )
 from bot.rulesets.grail_anka.pictures import versus_board
-from bot.rulesets.grail_anka.render import rate_lines
 from bot.rulesets.grail_anka.service import RULESET_ID, AnkaService, MemberView, Odds
 from bot.services.common import Actor, Place
 from bot.workers import WORKERS
 from rules.grail_anka import checks, fight
 from rules.grail_anka.anchors import anchor_in
 from rules.grail_anka.model import PARAMS, Talisman
+from rules.grail_anka.render import rate_lines
 from rules.text import LABEL_LIMIT
 
 if TYPE_CHECKING:

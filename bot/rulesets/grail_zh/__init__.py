@@ -9,10 +9,10 @@ from importlib import resources
 
 from bot.rulesets.base import Ruleset
 from bot.rulesets.bench import BenchExchange, BenchMove
-from bot.rulesets.grail_zh.render import GrailZhRenderer
 from bot.rulesets.words import CatalogSpelling
 from rules.grail_zh.options import GrailZhOptions
 from rules.grail_zh.play import GrailZhPlay
+from rules.grail_zh.render import GrailZhRenderer
 
 # The exchange `fatebot bench` times in this ruleset's campaigns, its buttons as an English server names them.
 # Saber's melee on Archer, whose Mind's Eye makes every hit wait for his answer: he takes it; a GM heals him

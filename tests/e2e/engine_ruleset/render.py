@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.rulesets.base import Renderer
 from rules.exchange import Outcome, Text
-from rules.play import Report
+from rules.play import Renderer, Report
 from tests.e2e.engine_ruleset.play import Said
 
 

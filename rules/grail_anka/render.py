@@ -9,12 +9,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bot.rulesets.base import Renderer
 from rules.exchange import Outcome, Text, UserRef
 from rules.grail_anka import checks, outcomes
 from rules.grail_anka.fight import counted_parts, effect_text, percent
 from rules.grail_anka.turn_steps import extra_actions_text
-from rules.play import Report
+from rules.play import Renderer, Report
 from rules.words import joined
 
 # What the first release logged: every outcome as its catalog line (`key`, `params`).

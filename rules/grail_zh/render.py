@@ -7,14 +7,13 @@ from collections.abc import Mapping, Sequence
 from functools import singledispatch
 from typing import Any
 
-from bot.rulesets.base import Renderer
 from rules.exchange import Outcome, Text
 from rules.grail_zh import actions, detection, fight, magecraft, play, rulings, upkeep
 from rules.grail_zh.actions import SECTOR_SQUARES
 from rules.grail_zh.fight import FULL_AIM_ROUNDS, means_text
 from rules.grail_zh.rulings import contradiction_words
 from rules.grail_zh.stored import CONTINUING, target_text
-from rules.play import Report
+from rules.play import Renderer, Report
 from rules.words import joined
 
 # A headline (the step's title when it comes first, else one of its lines) and the lines that follow it.

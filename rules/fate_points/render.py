@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bot.rulesets.base import Renderer
 from rules.exchange import Outcome, Text
 from rules.fate_points.events import (
     Activated,
@@ -28,7 +27,7 @@ from rules.fate_points.events import (
     Transferred,
 )
 from rules.fate_points.play import parse_action, use_words
-from rules.play import Report
+from rules.play import Renderer, Report
 
 # Outcome flags worth a line of their own, in display order.
 OUTCOME_FLAGS = (

@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from bot.rulesets.base import Renderer
 from rules.crest_magia import fight
 from rules.crest_magia.healing import HealEnded, HealRolled, Recovered
 from rules.crest_magia.model import CONSEQUENCES, STATS
@@ -21,7 +20,7 @@ from rules.crest_magia.play import (
     StandingSet,
 )
 from rules.exchange import Outcome, Text
-from rules.play import Report
+from rules.play import Renderer, Report
 from rules.words import joined
 
 HEALING_OUTCOMES = (HealRolled, Recovered, HealEnded)
