@@ -29,10 +29,12 @@ from typing import Any
 
 import discord
 import yaml
+from sqlalchemy import func, select
 
 from bot.app import Fatebot, point_at
 from bot.console import Printer
 from bot.db.engine import Database
+from bot.db.models import PENDING, WaitRow
 from bot.emulator import Emulator
 from bot.emulator.floor import FloorBot
 from bot.emulator.models import Channel, Guild, InteractionRecord, Message, User
@@ -46,6 +48,8 @@ if sys.platform != "win32":  # Windows has no getrusage
 DISCORD_DEADLINE_SECONDS = 3.0
 # How long a burst's slowest answer may take before the run is called broken (Discord allows 15 minutes).
 ANSWER_PATIENCE_SECONDS = 60.0
+# How often the bench looks for a move's prompts in the database while the bot posts them.
+PROMPT_POLL_SECONDS = 0.01
 # Commands sent before timing begins, so that caches and compiled statements are warm.
 WARM_UP = 5
 # A bot process's start: Python, the migrations check, the gateway and the command sync.
@@ -155,6 +159,9 @@ class Players:
     player: User
     defender: User
     channels: dict[str, list[Channel]] = field(default_factory=dict)
+    # The bench's own connection to the bot's database: after each move it waits until every prompt the move
+    # opened is posted (see `prompts_posted`); without it, only until the bot goes quiet.
+    database: Database | None = None
 
     @property
     def guild(self) -> Guild:
@@ -296,6 +303,27 @@ def answerable(players: Players, user: User, channel: Channel, buttons: Sequence
     )
 
 
+async def prompts_posted(players: Players, channel: Channel) -> None:
+    """Until every wait open in the channel has its prompt posted. The bot posts a prompt after it answered the
+    move, with a database write and the rendering between: on a loaded machine that gap outlasts the quiet in
+    which `Emulator.settle` takes the bot to be done, and a bench that looked then would find no prompt to click."""
+    if players.database is None:
+        return
+    unposted = (
+        select(func.count())
+        .select_from(WaitRow)
+        .where(WaitRow.channel_id == channel.id, WaitRow.status == PENDING, WaitRow.message_id.is_(None))
+    )
+    deadline = time.perf_counter() + ANSWER_PATIENCE_SECONDS
+    while True:
+        async with players.database.read() as session:
+            if not await session.scalar(unposted):
+                return
+        if time.perf_counter() > deadline:
+            raise RuntimeError(f"a prompt in #{channel.name} was not posted within {ANSWER_PATIENCE_SECONDS:.0f} s")
+        await asyncio.sleep(PROMPT_POLL_SECONDS)
+
+
 def newest_id(players: Players, channel: Channel) -> int:
     return max((message.id for message in players.emulator.visible_to(players.gm, channel)), default=0)
 
@@ -311,13 +339,15 @@ async def make(players: Players, channel: Channel, move: BenchMove, after: int) 
         await records[-1].until(partial(answered, records[-1]), ANSWER_PATIENCE_SECONDS)
         if records[-1].reply.ephemeral and not move.private_answer:
             raise RuntimeError(f"{move.name} was refused: {records[-1].reply.content}")
-        await emulator.settle()  # the prompts follow the answer
+        await prompts_posted(players, channel)  # the prompts follow the answer
+        await emulator.settle()
     while move.buttons and (prompt := answerable(players, user, channel, move.buttons, after)) is not None:
         if len(records) == MOST_CLICKS:
             raise RuntimeError(f"{move.name} still asks for a click after {MOST_CLICKS}: {prompt.content}")
         label = next(label for label in move.buttons if label in prompt.buttons())
         records.append(await emulator.click(user, prompt, label, settle=False))
         await records[-1].until(partial(answered, records[-1]), ANSWER_PATIENCE_SECONDS)
+        await prompts_posted(players, channel)
         await emulator.settle()
     return records
 
@@ -496,10 +526,14 @@ async def bench(database_url: str, *, channels: int, rounds: int, backend: str, 
             floors = [await measure_floor(emulator, player, players.every_channel, rounds, channels)]
             rows: list[Row] = []
             bots = in_processes(emulator, database_url, processes) if processes else in_process(emulator, database_url)
-            async with bots:
-                await set_the_tables(players)
-                for ruleset in RULESETS:
-                    rows.extend(await measure_ruleset(players, ruleset, rounds))
+            players.database = Database.from_url(database_url)
+            try:
+                async with bots:
+                    await set_the_tables(players)
+                    for ruleset in RULESETS:
+                        rows.extend(await measure_ruleset(players, ruleset, rounds))
+            finally:
+                await players.database.dispose()
             floors.append(await measure_floor(emulator, player, players.every_channel, rounds, channels))
         finally:
             restore()
