@@ -13,7 +13,6 @@ moment the user sees an answer (not "thinking..."); "> 3 s" counts a burst's ans
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import os
@@ -540,21 +539,6 @@ async def bench(database_url: str, *, channels: int, rounds: int, backend: str, 
     where = f"{backend}, {processes} bot process{'es' if processes > 1 else ''}" if processes else backend
     report(where, floors, rows, usage_since(started, cpu_before, in_processes=bool(processes)))
     return rows
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--channels", type=int, default=10, help="campaigns of each ruleset (default 10)")
-    parser.add_argument("--rounds", type=int, default=50, help="each command timed one at a time (default 50)")
-    parser.add_argument(
-        "--database", help="an empty or scratch database to bench on (default: a new temporary SQLite file)"
-    )
-    parser.add_argument(
-        "--processes",
-        type=int,
-        default=0,
-        help="run the bot in this many processes of its own, one shard each (more than one needs PostgreSQL); "
-        "default: in the bench's own process",
-    )
 
 
 async def run_bench(*, channels: int, rounds: int, database_url: str | None, processes: int = 0) -> int:

@@ -1,4 +1,5 @@
-"""A campaign's log as a JSON or CSV file, written a page at a time into a temporary file.
+"""A campaign's log as a JSON or CSV file, or a transcript to read (`bot.transcript`), written a page at a time
+into a temporary file.
 
 Each page is serialized by the workers (`bot.workers`), so the event loop answers everyone else meanwhile,
 and memory holds one page, however long the log.
@@ -12,15 +13,23 @@ import io
 import json
 import tempfile
 from collections.abc import AsyncIterator
-from datetime import UTC
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from bot.services.common import SHEET_SECRETS, payload_as_read
 from bot.services.log import Exportable, ExportRow
+from bot.transcript import (
+    EXTENSIONS,
+    TRANSCRIPT_FORMATS,
+    Reader,
+    transcript_footer,
+    transcript_header,
+    transcript_page,
+)
 from bot.workers import WORKERS
 
-FORMATS = ("json", "csv")
+FORMATS = ("json", "csv", *TRANSCRIPT_FORMATS)
 CSV_COLUMNS = ("id", "created_at", "kind", "actor_id", "actor", "secret", "redacted", "payload")
 _JSON_BOOL = {True: "true", False: "false"}
 _JSON_NULL = "null"
@@ -90,14 +99,27 @@ def _page(rows: list[ExportRow], exportable: Exportable, file_format: str, first
 
 
 async def write_export(
-    exportable: Exportable, pages: AsyncIterator[list[ExportRow]], file_format: str, folder: Path
+    exportable: Exportable,
+    pages: AsyncIterator[list[ExportRow]],
+    file_format: str,
+    folder: Path,
+    reader: Reader | None = None,
+    span: tuple[datetime, datetime] | None = None,
 ) -> tuple[Path, int]:
-    """The log written to a file in `folder`, and how many events it holds."""
+    """The log written to a file in `folder`, and how many events it holds. A transcript is written for its
+    `reader`, its header naming the `span` of its events."""
     campaign = exportable.campaign
-    path = folder / f"campaign-{campaign.id}-log.{file_format}"
+    path = folder / f"campaign-{campaign.id}-log.{EXTENSIONS.get(file_format, file_format)}"
+    transcript = reader if file_format in TRANSCRIPT_FORMATS else None
+    if file_format in TRANSCRIPT_FORMATS and transcript is None:
+        raise ValueError("a transcript is written for a reader")
     count = 0
     with path.open("w", encoding="utf-8", newline="") as sink:
-        sink.write(_header(exportable, file_format))
+        sink.write(
+            transcript_header(exportable, transcript, file_format, span)
+            if transcript
+            else _header(exportable, file_format)
+        )
         # While a worker thread writes one page, the next is read from the database; one page at a time is the
         # exporter's, so an export takes one of its user's places among the workers.
         writing: asyncio.Future[str] | None = None
@@ -105,13 +127,17 @@ async def write_export(
             if writing is not None:
                 sink.write(await writing)
             writing = asyncio.ensure_future(
-                WORKERS.run(exportable.actor_id, _page, rows, exportable, file_format, count == 0)
+                WORKERS.run(exportable.actor_id, transcript_page, rows, exportable, transcript, file_format)
+                if transcript
+                else WORKERS.run(exportable.actor_id, _page, rows, exportable, file_format, count == 0)
             )
             count += len(rows)
         if writing is not None:
             sink.write(await writing)
         if file_format == "json":
             sink.write("\n]}\n")
+        elif transcript is not None:
+            sink.write(transcript_footer(file_format))
     return path, count
 
 

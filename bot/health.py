@@ -7,20 +7,18 @@ moment. The answer is JSON with the figures worth watching (each shard's guilds 
 from __future__ import annotations
 
 import asyncio
-import json
 import math
-import urllib.error
-import urllib.request
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 from sqlalchemy import text
 
+from bot.health_check import HEALTH_PATH
+
 if TYPE_CHECKING:
     from bot.app import Fatebot
 
 DATABASE_ANSWERS_WITHIN_SECONDS = 2.0
-HEALTH_PATH = "/health"
 
 
 async def health_report(bot: Fatebot) -> tuple[bool, dict[str, Any]]:
@@ -87,15 +85,3 @@ class HealthServer:
     async def _health(self, _request: web.Request) -> web.Response:
         fit, report = await health_report(self.bot)
         return web.json_response(report, status=200 if fit else 503)
-
-
-def check_health(host: str, port: int, timeout: float = 5.0) -> tuple[bool, str]:
-    """Ask a running process (`fatebot health`): whether it is fit, and its report or why it could not be read."""
-    address = f"http://{host}:{port}{HEALTH_PATH}"
-    try:
-        with urllib.request.urlopen(address, timeout=timeout) as response:
-            return True, response.read().decode()
-    except urllib.error.HTTPError as unfit:
-        return False, unfit.read().decode()
-    except (urllib.error.URLError, TimeoutError, ConnectionError) as error:
-        return False, json.dumps({"fit": False, "unreachable": f"{address}: {error}"})

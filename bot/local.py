@@ -1,6 +1,8 @@
 """`fatebot local`: the real bot against the built-in Discord emulator, interactively or from a script.
 
-A line is `USER[@LOCALE] [#CHANNEL[/THREAD]]: ACTION`, where ACTION is one of
+A line is `wait SPAN` (`30m`, `12h`, `1d6h`): that much time passes, for the bot and the emulated Discord alike,
+and what falls due meanwhile (deadlines, reminders) happens before the next line. Any other line is
+`USER[@LOCALE] [#CHANNEL[/THREAD]]: ACTION`, where ACTION is one of
   /command [subcommand] option:value option:"two words"   run a command (`option:<sheet.yaml` attaches a file)
   click LABEL                                             press a button on the newest message showing it
   submit [FIELD:]"text" ...                               fill in and send the newest form shown to USER
@@ -9,7 +11,8 @@ A line is `USER[@LOCALE] [#CHANNEL[/THREAD]]: ACTION`, where ACTION is one of
 Users and channels are created on first use, the first user owns the server, `@name` in a value names a
 user already seen, `\n` in a submitted text is a line break, and `#` starts a comment line.
 Interactively, the campaign is kept in its own database (`fatebot-local.sqlite3` here) with the ids of the
-server, its channels and users beside it: the next run continues it; `--fresh` starts over.
+server, its channels and users beside it: the next run continues it; `--fresh` starts over. Every file the bot
+sends (pictures, templates, exports) is written in a folder beside that database, or in `--files DIR`.
 """
 
 from __future__ import annotations
@@ -24,32 +27,43 @@ import tempfile
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
+
+from discord.ext import tasks
+from sqlalchemy import make_url
 
 from bot.app import DEADLINE_POLL_SECONDS, Fatebot, point_at
 from bot.console import Printer
 from bot.db.engine import Database
 from bot.emulator import Emulator, EmulatorError
-from bot.emulator.models import EVERYONE, BotOutput, Channel, Guild, InteractionRecord, Message, User
-from bot.exchange_views import pass_deadlines
+from bot.emulator.models import EVERYONE, Attachment, BotOutput, Channel, Guild, InteractionRecord, Message, User
+from bot.services.log import typed_span
 from rules.dice import DiceSource, SeededDice, SystemDice
 
 GUILD_NAME = "Local server"
 # Where an interactive run keeps its world, in the folder it runs in: not the bot's own database.
 LOCAL_DATABASE = Path("fatebot-local.sqlite3")
 LOCAL_IDS = Path("fatebot-local.ids.json")
+# Beside it, the files the bot sent (there too when an interactive run names a database that is no file).
+LOCAL_FILES = Path("fatebot-local-files")
 DEFAULT_CHANNEL = "general"
 # With --seed the bot's clock starts here and moves one minute per script line, so logs repeat exactly.
 SCRIPT_EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
-# A scripted run looks at its deadlines after each line itself (`expire_deadlines`): the loop never comes round.
+# A scripted run does what the bot's loops do after each line itself (`run_due_jobs`): they never come round.
 SCRIPT_DEADLINES_NEVER_POLLED = 365 * 24 * 3600.0
 _MENTION = re.compile(r"<(@!?|@&|#)(\d+)>|<t:(-?\d+)(?::([tTdDfFR]))?>")
+# The bot's loops (cog, loop) that act on time passing, in the order they come round: a wait past its deadline
+# is answered before it could be reminded of.
+DUE_JOBS = (("ExchangesCog", "deadlines"), ("RemindersCog", "notices"))
 # Discord's component types: a text input, and a label around one (newer forms).
 _TEXT_INPUT = 4
 _LABEL = 18
 _FIELD = re.compile(r"([\w-]+):(?! )(.*)", re.DOTALL)
 _TIME_STYLES = {"t": "%H:%M", "T": "%H:%M:%S", "d": "%Y-%m-%d", "D": "%Y-%m-%d"}
+# What an attachment's name keeps when written: letters, digits, `.`, `-` and `_`; nothing that names a folder.
+_UNSAFE_IN_NAME = re.compile(r"[^\w.-]+")
+FILE_NAME_LIMIT = 100
 _LINE = re.compile(
     r"^(?P<user>[^\s@#:]+)(?:@(?P<locale>[A-Za-z]{2,3}(?:-[A-Za-z]{2})?))?"
     r"(?:\s+#(?P<channel>[^\s/:]+)(?:/(?P<thread>[^\s:]+))?)?\s*:\s*(?P<action>.+)$"
@@ -79,15 +93,26 @@ class Step:
     say: str | None = None
 
 
-def parse_line(number: int, text: str) -> Step | None:
-    """One script line as a step; None for blank and comment lines."""
+@dataclass(frozen=True)
+class Wait:
+    """`wait SPAN`: time passing, on the bot's clock and the emulator's alike."""
+
+    number: int
+    span: timedelta
+
+
+def parse_line(number: int, text: str) -> Step | Wait | None:
+    """One script line as a step or a wait; None for blank and comment lines."""
     stripped = text.strip()
     if not stripped or stripped.startswith("#"):
         return None
+    first, _, after = stripped.partition(" ")
+    if first == "wait":
+        return _wait(number, after)
     match = _LINE.match(stripped)
     if match is None:
         raise ScriptError(
-            number, f"cannot read {stripped!r}: expected 'USER [#CHANNEL]: /command ...' or 'click LABEL'"
+            number, f"cannot read {stripped!r}: expected 'USER [#CHANNEL]: /command ...', 'click LABEL' or 'wait 12h'"
         )
     action = match["action"].strip()
     where = (number, match["user"], match["locale"], match["channel"] or DEFAULT_CHANNEL, match["thread"])
@@ -105,6 +130,13 @@ def parse_line(number: int, text: str) -> Step | None:
         return Step(*where, command=command, options=options, complete=list(options)[-1])
     command, options = _command(number, action)
     return Step(*where, command=command, options=options)
+
+
+def _wait(number: int, typed: str) -> Wait:
+    span = typed_span(typed)
+    if span is None or span <= timedelta():
+        raise ScriptError(number, f"cannot wait {typed.strip()!r}: give the time to pass as 30m, 12h or 1d6h")
+    return Wait(number, span)
 
 
 def _tokens(number: int, text: str) -> list[str]:
@@ -154,13 +186,71 @@ class KnownIds:
             self.path.write_text(json.dumps(data, indent=1), encoding="utf-8")
 
 
+class LocalClock:
+    """The bot's time: `base` (the wall clock, or a script's own) moved on by every `wait` so far."""
+
+    def __init__(self, base: Callable[[], datetime]) -> None:
+        self.base = base
+        self.waited = timedelta()
+
+    def now(self) -> datetime:
+        return self.base() + self.waited
+
+
+def saved_name(attachment: Attachment) -> str:
+    """The name an attachment is written under: its own without any folder (so it stays in the folder it is
+    written in) or anything but letters, digits, `.`, `-` and `_`, behind its id (two `card.png` never meet)."""
+    name = PurePosixPath(attachment.filename.replace("\\", "/")).name
+    kept = _UNSAFE_IN_NAME.sub("_", name)[-FILE_NAME_LIMIT:].strip(".")
+    return f"{attachment.id}-{kept or 'file'}"
+
+
+class AttachmentFolder:
+    """Where the files the bot sends are written, each once (an edit keeping a file writes nothing new); no folder,
+    none."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+
+    def write(self, message: Message) -> list[str]:
+        """The paths the message's attachments are at."""
+        if self.folder is None:
+            return []
+        paths = []
+        for attachment in message.attachments:
+            path = self.folder / saved_name(attachment)
+            if not path.exists():
+                path.write_bytes(attachment.data)
+            paths.append(str(path))
+        return paths
+
+
+def files_beside(database_url: str) -> Path | None:
+    """The folder beside a SQLite database's file for the files the bot sent (`local.sqlite3`: `local-files`)."""
+    url = make_url(database_url)
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    database = Path(url.database)
+    return database.with_name(f"{database.stem}-files")
+
+
 class LocalWorld:
     """The emulated server: users and channels appear as the script first names them, with the ids an earlier run
     gave them (`known`)."""
 
-    def __init__(self, emulator: Emulator, files_from: Path, bot: Fatebot, known: KnownIds | None = None) -> None:
+    def __init__(
+        self,
+        emulator: Emulator,
+        files_from: Path,
+        bot: Fatebot,
+        clock: LocalClock,
+        attachments: AttachmentFolder,
+        known: KnownIds | None = None,
+    ) -> None:
         self.emulator = emulator
         self.bot = bot
+        self.clock = clock
+        self.attachments = attachments
         self.known = known or KnownIds(None)
         emulator.ids_after(self.known.last)
         # Where `option:<PATH` finds its file: the script's folder, or the current one interactively.
@@ -209,6 +299,12 @@ class LocalWorld:
             self.known.ids[f"channel:{key}"] = self.channels[key].id
         return self.channels[key]
 
+    async def let_time_pass(self, span: timedelta) -> None:
+        """`span` on the bot's clock and the emulator's alike, then what the bot's loops do with what fell due."""
+        self.clock.waited += span
+        self.emulator.clock.advance(span.total_seconds())
+        await run_due_jobs(self)
+
     def channel_label(self, channel_id: int) -> str:
         for label, channel in self.channels.items():
             if channel.id == channel_id:
@@ -237,8 +333,9 @@ class LocalWorld:
         return _MENTION.sub(replace, text)
 
 
-def output_record(world: LocalWorld, step: int, output: BotOutput) -> list[dict[str, Any]]:
-    """The JSON objects for one bot output: one per user who sees a private message, one `*` for a public one."""
+def output_record(world: LocalWorld, step: int, output: BotOutput, paths: list[str]) -> list[dict[str, Any]]:
+    """The JSON objects for one bot output: one per user who sees a private message, one `*` for a public one;
+    `paths` are where its files were written."""
     message = output.message
     if message.visible_to is EVERYONE:
         viewers = ["*"]
@@ -264,10 +361,13 @@ def output_record(world: LocalWorld, step: int, output: BotOutput) -> list[dict[
             "channel": world.channel_label(message.channel_id),
             "ephemeral": message.ephemeral,
             "edit": output.kind == "edit",
+            # Who a post in character (through the bot's webhook) is by; None for the bot's own messages.
+            "speaker": message.author.name if message.webhook_id is not None else None,
             "content": readable(message.content),
             "embeds": embeds,
             "buttons": message.buttons(),
             "files": [attachment.filename for attachment in message.attachments],
+            "paths": paths,
         }
         for viewer in viewers
     ]
@@ -301,8 +401,11 @@ class Choices:
     offered: list[tuple[str, str]]
 
 
-async def perform(world: LocalWorld, step: Step) -> Form | Choices | None:
-    """Run one step; a form it opened or the choices it asked for, to be shown."""
+async def perform(world: LocalWorld, step: Step | Wait) -> Form | Choices | None:
+    """Run one step, or let time pass; a form it opened or the choices it asked for, to be shown."""
+    if isinstance(step, Wait):
+        await world.let_time_pass(step.span)
+        return None
     user = world.user(step.user, step.locale)
     channel = world.channel(step.channel, step.thread)
     if step.click is not None:
@@ -392,9 +495,10 @@ def _newest_with_button(messages: list[Message], label: str) -> Message | None:
 async def running_bot(
     database_url: str,
     dice: DiceSource,
-    clock: Callable[[], datetime],
+    clock: LocalClock,
     seed: int | None,
     files_from: Path,
+    attachments: AttachmentFolder,
     *,
     scripted: bool = False,
     known: KnownIds | None = None,
@@ -409,7 +513,7 @@ async def running_bot(
         bot = Fatebot(
             database,
             dice,
-            clock=clock,
+            clock=clock.now,
             guild_ready_timeout=0.05,
             read_messages=True,
             deadline_poll_seconds=SCRIPT_DEADLINES_NEVER_POLLED if scripted else DEADLINE_POLL_SECONDS,
@@ -417,7 +521,7 @@ async def running_bot(
         task = asyncio.create_task(bot.start(emulator.bot_token))
         try:
             await emulator.wait_ready()
-            yield LocalWorld(emulator, files_from, bot, known)
+            yield LocalWorld(emulator, files_from, bot, clock, attachments, known)
         finally:
             await bot.close()
             with contextlib.suppress(asyncio.CancelledError):
@@ -426,18 +530,19 @@ async def running_bot(
             restore()
 
 
-async def play_script(lines: list[str], database_url: str, seed: int | None, out: TextIO, files_from: Path) -> None:
+async def play_script(
+    lines: list[str], database_url: str, seed: int | None, out: TextIO, files_from: Path, attachments: AttachmentFolder
+) -> None:
     steps = [step for number, text in enumerate(lines, start=1) if (step := parse_line(number, text))]
     current = 0
 
-    def clock() -> datetime:
+    def script_time() -> datetime:
         return SCRIPT_EPOCH + timedelta(minutes=current)
 
     dice: DiceSource = SeededDice(seed) if seed is not None else SystemDice()
     scripted = seed is not None
-    async with running_bot(
-        database_url, dice, clock if scripted else _utcnow, seed, files_from, scripted=scripted
-    ) as world:
+    clock = LocalClock(script_time if scripted else _utcnow)
+    async with running_bot(database_url, dice, clock, seed, files_from, attachments, scripted=scripted) as world:
         printer = Printer(out)
 
         def emit(record: dict[str, Any]) -> None:
@@ -445,7 +550,7 @@ async def play_script(lines: list[str], database_url: str, seed: int | None, out
 
         def show(output: BotOutput) -> None:
             if _is_shown(world, output):
-                for record in output_record(world, current, output):
+                for record in output_record(world, current, output, world.attachments.write(output.message)):
                     emit(record)
 
         world.emulator.add_listener(show)
@@ -457,16 +562,20 @@ async def play_script(lines: list[str], database_url: str, seed: int | None, out
                 raise ScriptError(step.number, str(error)) from error
             if shown is not None:
                 emit({"step": step.number, **_shown_record(shown)})
-            if scripted:
-                await expire_deadlines(world)
+            if scripted and isinstance(step, Step):  # a wait has run them already
+                await run_due_jobs(world)
             printer.check()
 
 
-async def expire_deadlines(world: LocalWorld) -> None:
-    """What the deadlines' loop does, at this point of the script: every wait whose time is up (on the script's
-    clock) gets its default answer, posted as the bot posts it."""
-    await world.emulator.settle()
-    await pass_deadlines(world.bot)
+async def run_due_jobs(world: LocalWorld) -> None:
+    """What the bot's loops do when they come round, at this point: every wait whose time is up (on the bot's
+    clock) gets its default answer, then every reminder due is sent, each posted as the bot posts it."""
+    for cog, loop_name in DUE_JOBS:
+        await world.emulator.settle()
+        # Found by name: discord.py loads each extension's module afresh, so its cog is no class imported here.
+        loop = getattr(world.bot.get_cog(cog), loop_name, None)
+        assert isinstance(loop, tasks.Loop), f"the bot has no loop {cog}.{loop_name}"
+        await loop()
     await world.emulator.settle()
 
 
@@ -490,16 +599,28 @@ def _describe_shown(shown: Form | Choices) -> str:
 
 
 def _is_shown(world: LocalWorld, output: BotOutput) -> bool:
-    """The bot's messages and edits, without the "thinking" placeholder a deferred reply shows first."""
+    """The bot's messages and edits and its posts in character (the emulator reports only the posts of webhooks the
+    bot made), without the "thinking" placeholder a deferred reply shows first."""
     message = output.message
-    return output.kind != "delete" and message.author.id == world.emulator.bot_user.id and not message.loading
+    by_bot = message.author.id == world.emulator.bot_user.id or message.webhook_id is not None
+    return output.kind != "delete" and by_bot and not message.loading
 
 
 def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-async def run_local(*, script: Path | None, seed: int | None, database_url: str | None, fresh: bool = False) -> int:
+async def run_local(
+    *, script: Path | None, seed: int | None, database_url: str | None, fresh: bool = False, files: Path | None = None
+) -> int:
+    folder = files or _files_folder(database_url, scripted=script is not None)
+    if folder is not None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            print(f"cannot write files in {folder}: {error.strerror or error}", file=sys.stderr)
+            return 2
+    attachments = AttachmentFolder(folder)
     if script is None:
         if fresh and database_url is not None:
             print(
@@ -510,7 +631,7 @@ async def run_local(*, script: Path | None, seed: int | None, database_url: str 
             journals = (LOCAL_DATABASE.with_name(f"{LOCAL_DATABASE.name}{suffix}") for suffix in ("-wal", "-shm"))
             for path in (LOCAL_DATABASE, *journals, LOCAL_IDS):
                 path.unlink(missing_ok=True)
-        return await _interactive(database_url, seed)
+        return await _interactive(database_url, seed, attachments)
     try:
         lines = (await asyncio.to_thread(script.read_text, encoding="utf-8")).splitlines()
     except OSError as error:
@@ -522,18 +643,28 @@ async def run_local(*, script: Path | None, seed: int | None, database_url: str 
     with tempfile.TemporaryDirectory() as directory:
         url = database_url or f"sqlite:///{Path(directory) / 'local.sqlite3'}"
         try:
-            await play_script(lines, url, seed, sys.stdout, script.parent)
+            await play_script(lines, url, seed, sys.stdout, script.parent, attachments)
         except ScriptError as error:
             print(f"script error: {error}", file=sys.stderr)
             return 1
     return 0
 
 
-def _describe(world: LocalWorld, output: BotOutput) -> str:
-    for record in output_record(world, 0, output):
+def _files_folder(database_url: str | None, *, scripted: bool) -> Path | None:
+    """Where the files the bot sends go unless a folder is named: beside the database's file. A script's temporary
+    database is gone after it, so a script writes them only to a folder named."""
+    if database_url is None:
+        return None if scripted else LOCAL_FILES
+    return files_beside(database_url) or (None if scripted else LOCAL_FILES)
+
+
+def _describe(world: LocalWorld, output: BotOutput, paths: list[str]) -> str:
+    for record in output_record(world, 0, output, paths):
         audience = "everyone" if record["user"] == "*" else f"only {record['user']}"
         parts = [f"[{record['channel']}] ({audience}{', edited' if record['edit'] else ''})"]
-        if record["content"]:
+        if record["speaker"]:
+            parts.append(f"{record['speaker']}: {record['content'] or ''}")
+        elif record["content"]:
             parts.append(record["content"])
         for embed in record["embeds"]:
             parts.extend(str(embed[key]) for key in ("title", "description") if embed[key])
@@ -543,12 +674,12 @@ def _describe(world: LocalWorld, output: BotOutput) -> str:
         if record["buttons"]:
             parts.append(" ".join(f"[{label}]" for label in record["buttons"]))
         if record["files"]:
-            parts.append("files: " + ", ".join(record["files"]))
+            parts.append("files: " + ", ".join(record["paths"] or record["files"]))
         return "\n  ".join(parts)
     return ""
 
 
-async def _interactive(database_url: str | None, seed: int | None) -> int:
+async def _interactive(database_url: str | None, seed: int | None, attachments: AttachmentFolder) -> int:
     dice: DiceSource = SeededDice(seed) if seed is not None else SystemDice()
     printer = Printer(sys.stdout)
     printer.line(__doc__)
@@ -558,10 +689,13 @@ async def _interactive(database_url: str | None, seed: int | None) -> int:
     printer.line("Example:  alice: /campaign start ruleset:fate_points name:Fuyuki    (Ctrl-D to quit)\n")
     printer.check()
     url = database_url or f"sqlite:///{LOCAL_DATABASE}"
-    async with running_bot(url, dice, _utcnow, seed, Path.cwd(), known=known) as world:
-        world.emulator.add_listener(
-            lambda output: printer.line(_describe(world, output)) if _is_shown(world, output) else None
-        )
+    async with running_bot(url, dice, LocalClock(_utcnow), seed, Path.cwd(), attachments, known=known) as world:
+
+        def show(output: BotOutput) -> None:
+            if _is_shown(world, output):
+                printer.line(_describe(world, output, world.attachments.write(output.message)))
+
+        world.emulator.add_listener(show)
         number = 0
         while line := await asyncio.to_thread(sys.stdin.readline):
             number += 1

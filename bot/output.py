@@ -27,6 +27,7 @@ from discord import app_commands
 from discord.utils import MISSING
 
 from bot.db.engine import LONG_WAIT
+from bot.pictures import plain
 from bot.workers import WORKERS
 
 log = logging.getLogger(__name__)
@@ -442,7 +443,7 @@ async def reply(
         discord.File(
             io.BytesIO(picture.data),
             filename=picture.filename,
-            description=shorten(picture.description, ALT_TEXT_LIMIT),
+            description=shorten(plain(picture.description), ALT_TEXT_LIMIT),
         )
         for picture in pictures
     ]

@@ -10,9 +10,9 @@ import discord
 from bot.db.models import DEADLINE_TRIES, Campaign, Event
 from bot.i18n import Translator, mention
 from bot.options import option_name, option_text, stored_words, value_words
-from bot.services.campaigns import OPTION_SET, CampaignSummary
+from bot.services.campaigns import LANGUAGE_SET, OPTION_SET, CampaignSummary
 from bot.services.common import DICE_DIALECT
-from bot.services.log import LogEntry
+from bot.services.log import Fall, LogEntry
 from bot.services.reminders import OpenWait
 from bot.services.rolls import dice_dialect, summary_text, verdict_text
 from rules.dice import RollResult, Summary, render
@@ -85,6 +85,15 @@ def ruleset_name(tr: Translator, ruleset: str) -> str:
     return tr(key) if tr.has(key) else ruleset
 
 
+def logged_value(tr: Translator, value: Any) -> Any:
+    """A stored value as a log line shows it: yes and no, and nothing, in the reader's words, never `True`/`None`."""
+    if isinstance(value, bool):
+        return tr("log.yes" if value else "log.no")
+    if value is None:
+        return tr("log.nothing")
+    return value
+
+
 def _log_params(tr: Translator, payload: dict[str, Any]) -> dict[str, Any]:
     """An event's payload as catalog parameters: nested outcomes flattened one level, texts translated."""
     params: dict[str, Any] = {}
@@ -103,7 +112,24 @@ def _log_params(tr: Translator, payload: dict[str, Any]) -> dict[str, Any]:
     return params
 
 
+def language_name(tr: Translator, language: str | None) -> str:
+    """A campaign's language by its name (None: the server's)."""
+    return tr(f"campaign.language.{language or 'server'}")
+
+
+def fall_line(tr: Translator, fall: Fall) -> str:
+    """Who fell, as the log says it: in the ruleset's or the shared words for that fate, else as out of play."""
+    key = f"event.character.{fall.fate}"
+    return tr(key, name=fall.name) if tr.has(key) else tr("recap.fell", name=fall.name)
+
+
 def log_line(tr: Translator, entry: LogEntry, renderer: Renderer | None = None) -> str:
+    return f"`#{entry.event.id}` {timestamp(entry.event)} {log_text(tr, entry, renderer)}"
+
+
+def log_text(tr: Translator, entry: LogEntry, renderer: Renderer | None = None, *, with_rolls: bool = True) -> str:
+    """What an event tells, in the reader's words (Discord Markdown), without its number and time; ending with the
+    rolls it carries unless the caller shows them apart (`with_rolls=False`)."""
     event = entry.event
     kind = f"{event.kind}_secret" if entry.redacted else event.kind
     params = _log_params(tr, entry.payload)
@@ -115,12 +141,14 @@ def log_line(tr: Translator, entry: LogEntry, renderer: Renderer | None = None) 
     if event.kind == "dialogue.me":  # in italics, as the channel shows it: its own Markdown as typed
         params["text"] = discord.utils.escape_markdown(str(params.get("text", "")))
     for key in ("old", "new"):
-        if key in params:
-            params[key] = (
-                stored_words(tr, str(params["option"]), params[key])
-                if event.kind == OPTION_SET
-                else option_text(params[key])
-            )
+        if key in entry.payload:
+            stored = entry.payload[key]
+            if event.kind == OPTION_SET:
+                params[key] = stored_words(tr, str(params["option"]), stored)
+            elif event.kind == LANGUAGE_SET:
+                params[key] = language_name(tr, stored)
+            elif stored is not None and not isinstance(stored, bool):  # a sheet's value as its file has it
+                params[key] = option_text(stored)
     if event.kind == OPTION_SET:
         params["option"] = option_name(tr, str(params["option"]))
     if "resource" in params:  # a pool, in the reader's words
@@ -135,12 +163,25 @@ def log_line(tr: Translator, entry: LogEntry, renderer: Renderer | None = None) 
             kind = "roll_secret_revealed"
         if "summary" in params and not entry.redacted:  # what its numbers mean: a target's verdict, successes
             kind = f"{kind}_summarized"
+    params = {key: logged_value(tr, value) for key, value in params.items()}
     own = renderer.log_line(event.kind, entry.payload) if renderer is not None and not entry.redacted else None
     try:
-        text = tr.text(Text(own.key, {**params, **own.params})) if own else tr(f"event.{kind}", **params)
+        if own is not None:
+            text = tr.text(
+                Text(own.key, {**params, **{name: logged_value(tr, value) for name, value in own.params.items()}})
+            )
+        else:
+            text = tr(f"event.{kind}", **params)
     except KeyError:  # an event from an older version whose payload lacks a field: still listed, by its kind
         text = f"`{event.kind}`"
-    return f"`#{event.id}` {timestamp(event)} {text}"
+    # A step's first event carries all its rolls: each die and term as the post showed them, in every ruleset.
+    shown_rolls = () if entry.redacted or not with_rolls else entry.payload.get("rolls") or ()
+    rolls = [Roll.from_dict(roll) for roll in shown_rolls]
+    if rolls:
+        text = tr(
+            "log.with_rolls", line=text, rolls=tr("log.roll_separator").join(roll_line(tr, roll) for roll in rolls)
+        )
+    return text
 
 
 def roll_line(tr: Translator, roll: Roll) -> str:

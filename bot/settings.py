@@ -7,15 +7,14 @@ from typing import Annotated, Self
 
 import yarl
 from pydantic import Field, ValidationInfo, field_validator, model_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_settings import NoDecode
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
-from bot.hosts import is_host
+from bot.health_check import MAX_PORT, HealthSettings
 
 DEFAULT_DATABASE_URL = "sqlite:///fatebot.sqlite3"
 DATABASE_URL_FORMS = "sqlite:///FILE or postgresql+asyncpg://USER:PASSWORD@HOST:PORT/NAME"
-MAX_PORT = 65535
 
 
 def split_ids(value: object) -> object:
@@ -44,10 +43,7 @@ def database_url_problem(url: str) -> str | None:
     return None
 
 
-class Settings(BaseSettings):
-    # A setting left empty (`SHARD_COUNT=` in .env) takes its default, as if it were not there.
-    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore", env_ignore_empty=True)
-
+class Settings(HealthSettings):
     discord_token: str | None = None
     database_url: str = DEFAULT_DATABASE_URL
     discord_api_base: str = "https://discord.com/api/v10"
@@ -63,9 +59,6 @@ class Settings(BaseSettings):
     shard_ids: Annotated[tuple[int, ...] | None, NoDecode] = None
     # How often a process looks for waits whose deadline has passed (and, every 12 looks, for reminders due).
     deadline_poll_seconds: float = Field(default=5.0, gt=0, allow_inf_nan=False)
-    # Where `GET /health` answers whether every shard of the process is connected and the database answers.
-    health_port: int | None = Field(default=None, ge=1, le=MAX_PORT)
-    health_host: str = "127.0.0.1"
 
     @field_validator("command_guild_ids", mode="before")
     @classmethod
@@ -107,13 +100,6 @@ class Settings(BaseSettings):
         address = yarl.URL(value)
         if address.scheme not in schemes or not address.host:
             raise ValueError(f"{value!r} is not an address starting with {schemes[0]}:// or {schemes[1]}://")
-        return value
-
-    @field_validator("health_host")
-    @classmethod
-    def _host(cls, value: str) -> str:
-        if not is_host(value):
-            raise ValueError(f"{value!r} is neither an IP address nor a host name")
         return value
 
     @field_validator("log_level")

@@ -571,6 +571,11 @@ class Outcome(BaseModel):
 
     event: ClassVar[str] = "step"
 
+    def credited_to(self) -> int | None:
+        """The user its event is credited to where it is not the step's (a GM's grant inside the roll it leads
+        to); None: the step's."""
+        return None
+
     def sheet_secrets(self) -> frozenset[str]:
         """Its fields that tell what a sheet the GMs hide holds (a cost that gives a rank away): the log keeps them
         for the GMs."""

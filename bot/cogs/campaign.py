@@ -15,7 +15,7 @@ from bot import output
 from bot.errors import UserError
 from bot.exchange_views import close_prompts, post_prompts, step_messages
 from bot.gm_only import gm_command
-from bot.i18n import CHINESE, ENGLISH, JAPANESE, Translator, catalog, language_of, mention
+from bot.i18n import CHINESE, ENGLISH, JAPANESE, Translator, language_of, mention
 from bot.interactions import Interaction, actor_of, call_of, place_of, public_translator, translator
 from bot.options import option_description, option_name, stored_words, typed_option, typed_value, value_words
 from bot.render import campaign_embed, open_wait_line, ruleset_name
@@ -30,7 +30,9 @@ if TYPE_CHECKING:
 
 def ruleset_choices(rulesets: Mapping[str, Ruleset]) -> list[app_commands.Choice[str | int | float]]:
     return [
-        app_commands.Choice(name=locale_str(catalog(ENGLISH)[ruleset.name_key], key=ruleset.name_key), value=ruleset.id)
+        app_commands.Choice(
+            name=locale_str(Translator(ENGLISH)(ruleset.name_key), key=ruleset.name_key), value=ruleset.id
+        )
         for ruleset in rulesets.values()
     ]
 

@@ -16,8 +16,9 @@ from bot import output, pages
 from bot.errors import UserError
 from bot.export import FORMATS, scratch_folder, write_export
 from bot.interactions import Interaction, actor_of, place_of, translator
-from bot.render import log_line, open_wait_line, pool_label
+from bot.render import fall_line, log_line, open_wait_line, pool_label
 from bot.services.log import since_moment
+from bot.transcript import TRANSCRIPT_FORMATS, Reader
 
 if TYPE_CHECKING:
     from bot.app import Fatebot
@@ -31,6 +32,7 @@ EXPORT_PAGE = 2000
 LOG_PAGES = "log"
 # An export names at most this many users (each may cost one request to Discord); the rest keep their ids.
 NAMED_USERS = 100
+EXPORT_MOMENT = "error.export_moment"
 
 
 @app_commands.guild_only()
@@ -60,6 +62,7 @@ class LogCog(commands.GroupCog, group_name="log", group_description="The campaig
             lines.append(tr("recap.character", name=name, changes=changed))
         if not recap.changes:
             lines.append(tr("recap.no_changes"))
+        lines.extend(fall_line(scoped, fall) for fall in recap.falls)
         mine = [wait for wait in waits if wait.campaign_id == recap.campaign.id]
         lines.append(tr("recap.waiting", count=len(mine)) if mine else tr("recap.nothing_waiting"))
         lines.extend(open_wait_line(tr, wait, with_campaign=False) for wait in mine)
@@ -76,7 +79,12 @@ class LogCog(commands.GroupCog, group_name="log", group_description="The campaig
 
     @app_commands.command(name="export", description="Download the whole log of a campaign as a file")
     @app_commands.rename(file_format="format")
-    @app_commands.describe(file_format="File format", campaign="Which campaign (default: this channel's)")
+    @app_commands.describe(
+        file_format="File format",
+        campaign="Which campaign (default: this channel's)",
+        since="From when: 2d, 12h, 2026-12-01 or 2026-12-01 18:30 (default: the beginning)",
+        until="Up to when, written the same way (default: now)",
+    )
     @app_commands.choices(
         file_format=[
             app_commands.Choice(name=locale_str(name.upper(), key=f"choice.format.{name}"), value=name)
@@ -84,7 +92,12 @@ class LogCog(commands.GroupCog, group_name="log", group_description="The campaig
         ]
     )
     async def export(
-        self, interaction: Interaction, file_format: app_commands.Choice[str], campaign: str | None = None
+        self,
+        interaction: Interaction,
+        file_format: app_commands.Choice[str],
+        campaign: str | None = None,
+        since: app_commands.Range[str, 1, 40] | None = None,
+        until: app_commands.Range[str, 1, 40] | None = None,
     ) -> None:
         tr = translator(interaction)
         campaign_id = None
@@ -92,13 +105,27 @@ class LogCog(commands.GroupCog, group_name="log", group_description="The campaig
             if not campaign.isdigit():
                 raise UserError("error.unknown_campaign")
             campaign_id = int(campaign)
+        zone = (await self.bot.reminders.settings(interaction.user.id)).time_zone
+        now = self.bot.clock()
+        start = since_moment(since, now, zone, EXPORT_MOMENT) if since is not None else None
+        end = since_moment(until, now, zone, EXPORT_MOMENT) if until is not None else None
+        if start is not None and end is not None and end < start:
+            raise UserError("error.export_range", since=since, until=until)
         await output.defer(interaction, ephemeral=True)
         exportable = await self.bot.logs.exportable(place_of(interaction), actor_of(interaction), campaign_id)
         actor_ids = await self.bot.logs.actor_ids(exportable, NAMED_USERS)
-        exportable = replace(exportable, user_names=await self._names(interaction.guild, actor_ids))
+        exportable = replace(
+            exportable, user_names=await self._names(interaction.guild, actor_ids), since=start, until=end
+        )
+        reader, span = None, None
+        if file_format.value in TRANSCRIPT_FORMATS:
+            ruleset = self.bot.rulesets.get(exportable.campaign.ruleset)
+            renderer = ruleset.renderer if ruleset is not None else None
+            reader = Reader(tr.scoped(exportable.campaign.ruleset), renderer, zone)
+            span = await self.bot.logs.span(exportable)
         with scratch_folder() as folder:
             pages_of = self.bot.logs.rows(exportable, EXPORT_PAGE)
-            path, count = await write_export(exportable, pages_of, file_format.value, Path(folder))
+            path, count = await write_export(exportable, pages_of, file_format.value, Path(folder), reader, span)
             text = tr("log.exported", name=exportable.campaign.name, count=count)
             await output.reply(interaction, text, paths=[path], ephemeral=True)
 

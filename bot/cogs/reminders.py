@@ -14,7 +14,7 @@ from discord.ext import commands, tasks
 
 from bot import output
 from bot.db.models import REMIND_DM, REMIND_OFF, REMIND_PING
-from bot.i18n import ENGLISH, Translator, catalog, mention
+from bot.i18n import ENGLISH, Translator, mention
 from bot.interactions import Interaction, campaign_translator, translator
 from bot.render import open_wait_line, waited_on
 from bot.services.reminders import Due, Settings, Stuck, time_zones_like
@@ -30,7 +30,7 @@ REMINDER_POLL_FACTOR = 12
 # short is sent again at the next look, with its nonce.
 NOTICE_SECONDS = 30.0
 REMIND_BY_CHOICES = [
-    app_commands.Choice(name=locale_str(catalog(ENGLISH)[f"reminders.by.{by}"], key=f"reminders.by.{by}"), value=by)
+    app_commands.Choice(name=locale_str(Translator(ENGLISH)(f"reminders.by.{by}"), key=f"reminders.by.{by}"), value=by)
     for by in (REMIND_PING, REMIND_DM, REMIND_OFF)
 ]
 

@@ -277,7 +277,12 @@ class WaitRow(Base):
         """The error id the wait last failed with, once the deadlines gave up on it; None while they still try."""
         return self.error_id if self.failures >= DEADLINE_TRIES else None
 
-    __table_args__ = (Index("ix_waits_status_deadline_at", "status", "deadline_at"),)
+    # The deadlines look for pending waits by deadline; a campaign's open waits (`/gm pending`, `/campaign
+    # waiting`) are read by campaign and status, not among every wait it ever had.
+    __table_args__ = (
+        Index("ix_waits_status_deadline_at", "status", "deadline_at"),
+        Index("ix_waits_campaign_id_status", "campaign_id", "status"),
+    )
 
 
 class WaitAnswer(Base):
@@ -362,4 +367,10 @@ class Event(Base):
     payload: Mapped[dict[str, Any]] = mapped_column(default=dict)
     secret: Mapped[bool] = mapped_column(Boolean, default=False)
 
-    __table_args__ = (Index("ix_events_campaign_id_id", "campaign_id", "id"),)
+    # A page of the log reads by id; a recap finds its reader's last event, or counts from a moment: each by an
+    # index, so that none of them reads the rest of a long log.
+    __table_args__ = (
+        Index("ix_events_campaign_id_id", "campaign_id", "id"),
+        Index("ix_events_campaign_id_actor_id_id", "campaign_id", "actor_id", "id"),
+        Index("ix_events_campaign_id_created_at", "campaign_id", "created_at"),
+    )

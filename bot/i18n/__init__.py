@@ -6,6 +6,9 @@ with each ruleset's keys under its id (`<id>:pool.hp`), so two rulesets may both
 is; a translator scoped to a ruleset reads its keys first, then the shared ones, and a ruleset key that
 shadows a shared one is an error. The command tree's names and descriptions come from the same catalogs
 through `CommandTranslator`.
+
+A message that counts something is a `Plural`: its forms by CLDR plural category, chosen by the language's
+plural rule (through Babel) for one numeric parameter.
 """
 
 from __future__ import annotations
@@ -14,12 +17,13 @@ import json
 import string
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeAlias, runtime_checkable
 
 import discord
 from babel import Locale
@@ -100,7 +104,7 @@ class CatalogSource:
     folder: Traversable
     proper_noun_keys: frozenset[str]
 
-    def entries(self, language: str) -> dict[str, str]:
+    def entries(self, language: str) -> dict[str, Message]:
         return _read(str(self.folder), language)
 
 
@@ -118,9 +122,81 @@ def _sources(ruleset_ids: tuple[str, ...]) -> tuple[CatalogSource, ...]:
 
 
 @cache
-def _read(folder: str, language: str) -> dict[str, str]:
-    entries: dict[str, str] = json.loads(Path(folder).joinpath(f"{language}.json").read_text(encoding="utf-8"))
-    return entries
+def _read(folder: str, language: str) -> dict[str, Message]:
+    entries = json.loads(Path(folder).joinpath(f"{language}.json").read_text(encoding="utf-8"))
+    return {key: _message(value, f"{folder}/{language}.json: {key}") for key, value in entries.items()}
+
+
+# The key of a plural message's object that names the parameter counted; its other keys are CLDR plural categories.
+PLURAL = "plural"
+CLDR_CATEGORIES = frozenset({"zero", "one", "two", "few", "many", "other"})
+
+
+@dataclass(frozen=True)
+class Plural:
+    """A message worded by a number: `{"plural": "count", "one": "{count} event", "other": "{count} events"}` in a
+    catalog. The language's CLDR plural rule picks the form for the parameter `count`; a form may be a plural itself,
+    for a sentence that counts two things."""
+
+    parameter: str
+    forms: Mapping[str, Message]
+
+    def form(self, language: str, params: Mapping[str, object]) -> str:
+        """The text these parameters call for, each counted parameter's form chosen in turn."""
+        chosen = self.forms.get(plural_category(language, params[self.parameter])) or self.forms["other"]
+        return chosen.form(language, params) if isinstance(chosen, Plural) else chosen
+
+    def texts(self) -> list[str]:
+        return [text for form in self.forms.values() for text in texts(form)]
+
+    def parameters(self) -> frozenset[str]:
+        """Every parameter counted, in this plural or a form nested in it."""
+        nested = (form.parameters() for form in self.forms.values() if isinstance(form, Plural))
+        return frozenset({self.parameter}).union(*nested)
+
+
+Message: TypeAlias = str | Plural
+
+
+def _message(value: object, where: str) -> Message:
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, dict) or not isinstance(parameter := value.get(PLURAL), str):
+        raise ValueError(f"{where}: a message is a text or a plural naming its counted parameter under {PLURAL!r}")
+    forms = {category: form for category, form in value.items() if category != PLURAL}
+    if "other" not in forms or not forms.keys() <= CLDR_CATEGORIES:
+        raise ValueError(f"{where}: a plural's forms are CLDR categories, 'other' among them: {sorted(forms)}")
+    return Plural(parameter, {category: _message(form, where) for category, form in forms.items()})
+
+
+def texts(message: Message) -> list[str]:
+    """Every text a message may show: a plain one, or each form of a plural."""
+    return message.texts() if isinstance(message, Plural) else [message]
+
+
+def plural_categories(language: str) -> frozenset[str]:
+    """The CLDR plural categories a language's numbers fall in ("one" and "other" in English, "other" alone in
+    Chinese and Japanese)."""
+    return _babel_locale(language).plural_form.tags | {"other"}
+
+
+def plural_category(language: str, count: object) -> str:
+    category: str = _babel_locale(language).plural_form(_counted(count))
+    return category
+
+
+def _counted(count: object) -> int | float | Decimal:
+    """A count as CLDR's rules read it; some parameters carry their number written out ("3"), as sheets' limits do."""
+    if isinstance(count, int | float | Decimal) and not isinstance(count, bool):
+        return count
+    if isinstance(count, Fraction):
+        return Decimal(count.numerator) / Decimal(count.denominator)
+    if isinstance(count, str):
+        try:
+            return Decimal(count)
+        except InvalidOperation:
+            pass
+    raise TypeError(f"a plural message counts a number, not {count!r}")
 
 
 def scoped(ruleset: str, key: str) -> str:
@@ -128,7 +204,7 @@ def scoped(ruleset: str, key: str) -> str:
 
 
 @cache
-def _merged(language: str, ruleset_ids: tuple[str, ...]) -> Mapping[str, str]:
+def _merged(language: str, ruleset_ids: tuple[str, ...]) -> Mapping[str, Message]:
     shared, *rulesets = _sources(ruleset_ids)
     merged = dict(shared.entries(language))
     for source in rulesets:
@@ -139,7 +215,7 @@ def _merged(language: str, ruleset_ids: tuple[str, ...]) -> Mapping[str, str]:
     return merged
 
 
-def catalog(language: str) -> Mapping[str, str]:
+def catalog(language: str) -> Mapping[str, Message]:
     """The shared catalog and every registered ruleset's (under its id), merged."""
     return _merged(language, tuple(_Catalogs.rulesets))
 
@@ -151,8 +227,10 @@ def proper_noun_keys() -> frozenset[str]:
     return shared.proper_noun_keys | scoped_keys
 
 
-def placeholders(template: str) -> frozenset[str]:
-    return frozenset(field for _, field, _, _ in string.Formatter().parse(template) if field)
+def placeholders(message: Message) -> frozenset[str]:
+    """The parameters a message takes: those its texts name, and those a plural counts."""
+    counted = message.parameters() if isinstance(message, Plural) else frozenset()
+    return counted.union(field for text in texts(message) for _, field, _, _ in string.Formatter().parse(text) if field)
 
 
 @runtime_checkable
@@ -186,7 +264,10 @@ class Translator:
 
     def __call__(self, key: str, /, **params: object) -> str:
         found = self._key(key)
-        template = catalog(self.language).get(found) or catalog(ENGLISH)[found]
+        # A key missing in the reader's language falls back to English, whose plural rule then picks the form.
+        language = self.language if found in catalog(self.language) else ENGLISH
+        message = catalog(language)[found]
+        template = message.form(language, params) if isinstance(message, Plural) else message
         return template.format(**{COMMAND: CommandMention(self.language), **params})
 
     def duration(self, *, days: int = 0, hours: int = 0) -> str:
@@ -270,11 +351,11 @@ class CommandMention:
 
 def command_text(key: str, language: str) -> str | None:
     """A command tree's catalog text in a language: a shared command's, or a ruleset's (under its id; command names
-    are unique, so one matches)."""
+    are unique, so one matches). A command's words count nothing: a plural there is no command text."""
     entries = catalog(language)
-    if key in entries:
-        return entries[key]
-    return next((entries[found] for r in _Catalogs.rulesets if (found := scoped(r, key)) in entries), None)
+    found = key if key in entries else next((f for r in _Catalogs.rulesets if (f := scoped(r, key)) in entries), None)
+    text = entries[found] if found is not None else None
+    return text if isinstance(text, str) else None
 
 
 # The extra of a command's description (a `locale_str`) that marks the command the GMs' (`bot.gm_only`).

@@ -39,6 +39,8 @@ class OptionChange:
 
 # The event of a GM's change of an option.
 OPTION_SET = "campaign.option_set"
+# The event of a GM's change of the language of public messages.
+LANGUAGE_SET = "campaign.language"
 
 
 def campaign_options(rulesets: Mapping[str, Ruleset], campaign: Campaign) -> CampaignOptions:
@@ -212,7 +214,7 @@ class CampaignService:
             record_event(
                 session,
                 campaign.id,
-                "campaign.language",
+                LANGUAGE_SET,
                 actor_id=actor.user_id,
                 payload={"old": old, "new": language},
                 created_at=self.clock(),

@@ -330,6 +330,11 @@ def _for_gm_run(spec: Wait, wait: WaitRow) -> bool:
     return spec.audience.kind == "character" and not wait.audience_ids
 
 
+def _is_secret(outcome: Outcome) -> bool:
+    """Whether an outcome tells what a character the GMs run has (its costs, say): it marks itself `secret`."""
+    return getattr(outcome, "secret", False) is True
+
+
 # Each changed pool's current value and maximum, by character name and pool.
 PoolsShown = dict[str, dict[str, tuple[int, int | None]]]
 
@@ -351,6 +356,16 @@ def _answer_from_record(key: str, record: Mapping[str, Any]) -> Answer:
         record.get("expired", False),
         each,
     )
+
+
+def _changed_character(refs: Mapping[str, Character], effect: Effect, hidden: frozenset[str]) -> dict[str, Any]:
+    """The character a logged change is made to, by name (a recap tells it without the exchange's cast), and
+    whether the GMs hide its sheet."""
+    reference = getattr(effect, "who", None)
+    character = refs.get(reference) if isinstance(reference, str) else None
+    if character is None:
+        return {}
+    return {"name": character.name, **({"sheet_hidden": True} if character.name in hidden else {})}
 
 
 class ExchangeEngine:
@@ -625,7 +640,20 @@ class ExchangeEngine:
             for character in running.refs.values()
             if running.play.sheet_hidden(character.gm_run, character.state)
         )
-        self._log(session, campaign, running.kind, step, actor_id, exchange, payload, now, clamped, hidden)
+        self._log(session, running, step, actor_id, payload, now, clamped, hidden)
+        for fell in fallen:  # after the step's own events: who fell because of them
+            record_event(
+                session,
+                campaign.id,
+                f"character.{fell.fate}",
+                actor_id=None,
+                payload={
+                    "name": fell.name,
+                    "fate": fell.fate,
+                    **({"exchange": exchange.id} if exchange is not None else {}),
+                },
+                created_at=now,
+            )
         progress.steps.append(Applied(step.rolls, step.outcomes, pools, tuple(fallen), hidden, tuple(whispers)))
         if exchange is None:
             if step.cast:
@@ -854,14 +882,6 @@ class ExchangeEngine:
             # Fallen by these changes: one already down whose pools move again (prana drawn, say) is not news.
             if fate is not None and fate != was.get(character.id):
                 fallen.append(Fallen(character.name, character.owner_id, fate))
-                record_event(
-                    session,
-                    campaign.id,
-                    f"character.{fate}",
-                    actor_id=None,
-                    payload={"name": character.name},
-                    created_at=now,
-                )
         return pools, fallen, whispers, clamped
 
     async def _bind(
@@ -988,25 +1008,30 @@ class ExchangeEngine:
     def _log(
         self,
         session: AsyncSession,
-        campaign: Campaign,
-        kind: str,
+        running: _Running,
         step: Step,
         actor_id: int | None,
-        exchange: Exchange | None,
         payload: Mapping[str, Any] | None,
         now: datetime,
         clamped: Mapping[int, int],
         hidden: frozenset[str],
     ) -> None:
-        """One event per outcome, the first carrying the step's rolls and changes; a step without outcomes
-        is logged under the exchange's kind, so every change leaves an event. A pool delta held at the pool's
-        bound (damage past 0) carries what it `applied` too, so the log adds up to the pools. What an event tells
-        of the `hidden` sheets (the terms of their rolls, an outcome's `sheet_secrets`) is kept apart, for the GMs."""
+        """One event per outcome, the step's own first one carrying its rolls and changes; a step without outcomes
+        is logged under the exchange's kind, so every change leaves an event. An outcome credited to another user
+        (a GM's grant inside the roll it leads to) is theirs, without the roll. A pool delta held at the pool's
+        bound (damage past 0) carries what it `applied` too, so the log adds up to the pools; each change names
+        its character, and marks one whose sheet is `hidden`. What an event tells of the `hidden` sheets (the
+        terms of their rolls, an outcome's `sheet_secrets`) is kept apart, for the GMs."""
+        campaign, kind, exchange = running.campaign, running.kind, running.exchange
         rolls = [(roll.folded() if roll.by in hidden else roll).to_dict() for roll in step.rolls]
         full_rolls = [roll.to_dict() for roll in step.rolls]
         kept_rolls = {"rolls": full_rolls} if full_rolls != rolls else {}
         effects = [
-            {**effect_to_dict(effect, public=True), **({"applied": clamped[index]} if index in clamped else {})}
+            {
+                **effect_to_dict(effect, public=True),
+                **({"applied": clamped[index]} if index in clamped else {}),
+                **_changed_character(running.refs, effect, hidden),
+            }
             for index, effect in enumerate(step.effects)
             if not isinstance(effect, Note)
         ]
@@ -1018,18 +1043,29 @@ class ExchangeEngine:
                     details[SHEET_SECRETS] = kept_rolls
                 record_event(session, campaign.id, kind, actor_id=actor_id, payload=details, created_at=now)
             return
+        own = [index for index, outcome in enumerate(step.outcomes) if outcome.credited_to() is None]
+        # The rolls and changes go with an outcome every reader may see: on a secret one (what a character the GMs
+        # run paid) the players would lose the whole step's dice and damage with it.
+        public = [index for index in own if not _is_secret(step.outcomes[index])]
+        carrier = (public or own or [0])[0]
         for index, outcome in enumerate(step.outcomes):
             details = {**extra, **outcome.model_dump(mode="json")}
             kept = {name: details.pop(name) for name in outcome.sheet_secrets()}
-            if index == 0:
+            if index == carrier:
                 details.update(rolls=rolls, effects=effects)
                 kept.update(kept_rolls)
             if kept:
                 details[SHEET_SECRETS] = kept
-            # An outcome that tells what a character the GMs run has (its costs, say) marks itself `secret`.
-            secret = getattr(outcome, "secret", False) is True
+            secret = _is_secret(outcome)
+            credited = outcome.credited_to()
             record_event(
-                session, campaign.id, outcome.event, actor_id=actor_id, payload=details, created_at=now, secret=secret
+                session,
+                campaign.id,
+                outcome.event,
+                actor_id=actor_id if credited is None else credited,
+                payload=details,
+                created_at=now,
+                secret=secret,
             )
 
     async def _store_exchange(

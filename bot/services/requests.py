@@ -38,12 +38,18 @@ class RequestGranted(Outcome):
     asked: dict[str, Any]
     user: int | None  # the GM who granted it
 
+    def credited_to(self) -> int | None:
+        return self.user
+
 
 class RequestRefused(Outcome):
     event = "request.refused"
     name: str
     asked: dict[str, Any]
     user: int | None  # the GM who refused it; None when no GM answered in time
+
+    def credited_to(self) -> int | None:
+        return self.user
 
 
 class RequestDropped(Outcome):

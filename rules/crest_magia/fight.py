@@ -105,6 +105,9 @@ SERIOUS = CONSEQUENCES.index("serious")
 
 
 class Attacked(Outcome):
+    """An Attack Roll. `means` is what it is made with (`means_kind`: a crest, a weapon's range, bare hands) in the
+    `form` of one of its crest's specialties; None in events stored before they were kept."""
+
     event = "attack.declared"
     attacker: str
     defender: str
@@ -113,6 +116,18 @@ class Attacked(Outcome):
     total: int
     crit: str | None
     rerolled: bool = False  # rolled again for a Destiny Point
+    means: str | None = None
+    means_kind: str | None = None
+    form: str | None = None
+
+
+class DamageRolled(Outcome):
+    """R7: the Damage Roll of a hit, before the defender withstands it."""
+
+    event = "attack.damage_rolled"
+    attacker: str
+    defender: str
+    damage: int
 
 
 class Rerolled(Outcome):
@@ -265,6 +280,13 @@ def attack_actions(sheet: CharacterFile) -> list[tuple[str, str, str]]:
     found += [(f"{CREST}{SEPARATOR}{crest.name}", CREST, crest.name) for crest in [*sheet.crests, *sheet.item_crests]]
     found.append((BARE_HANDS, UNARMED, ""))
     return found
+
+
+def means_words(kind: str, name: str, form: str | None = None) -> Text:
+    """What an attack is made with, as /attack offers it and its post and log name it: `Crest of Flames (crest)`,
+    in the form of a specialty where it takes one."""
+    made_with = Text(f"attack_choice.{kind}" if name or kind != UNARMED else "attack_choice.bare_hands", {"name": name})
+    return Text("attack.means_form", {"means": made_with, "form": form}) if form else made_with
 
 
 def means(sheet: CharacterFile, action: str) -> Means:
@@ -452,6 +474,9 @@ def _attack_rolled(
         total=roll.total,
         crit=roll.crit,
         rerolled=spent > 0,
+        means=state.means.name,
+        means_kind=state.means.kind,
+        form=state.means.form,
     )
     point = earned(ATTACKER, attacker, roll.crit)
     step = Step(rolls=roll.rolls(), outcomes=(declared,)).then(point)
@@ -944,7 +969,8 @@ def _hit(scene: Scene, state: Attacking, stat: Stat, step: Step, options: CrestM
     shown = damage.rolls()
     if shared:  # the same two dice again: said so, so that no one reads them as a second roll
         shown = tuple(replace(roll, label="damage_shared") for roll in shown)
-    rolled = Step.of(step, Step(rolls=shown))
+    dealt = DamageRolled(attacker=scene.one(ATTACKER).name, defender=defender.name, damage=damage.total)
+    rolled = Step.of(step, Step(rolls=shown, outcomes=(dealt,)))
     sources = withstand_choices(defender)
     if len(sources) <= 1:
         return rolled.then(_withstand(scene, carried, sources[0] if sources else NO_ARMOR, options))

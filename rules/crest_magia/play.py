@@ -534,13 +534,7 @@ class CrestMagiaPlay(Play):
 
     def attack_actions(self, attacker: CharacterSnapshot) -> list[Choice]:
         return [
-            Choice(
-                value,
-                Text(
-                    f"attack_choice.{kind}" if name or kind != fight.UNARMED else "attack_choice.bare_hands",
-                    {"name": name},
-                ),
-            )
+            Choice(value, fight.means_words(kind, name))
             for value, kind, name in fight.attack_actions(fight.sheet_of(attacker))
         ]
 

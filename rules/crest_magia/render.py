@@ -36,32 +36,49 @@ class CrestMagiaRenderer(Renderer):
         return replace(shown, notes=first + shown.notes) if first else shown
 
     def log_line(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
-        if kind == "standing.set":
-            names = payload.get("names")
-            who: str | Text = (
-                Text("standing.everyone")
-                if payload.get("everyone")
-                else (", ".join(names) if isinstance(names, list) else "—")
-            )
-            modifier = payload.get("modifier")
-            return Text(
-                "event.standing.set", {"names": who, "modifier": f"{modifier:+d}" if isinstance(modifier, int) else "—"}
-            )
-        if kind == "contest":
-            return Text("event.contest.won" if payload.get("won") else "event.contest.held")
-        if kind.startswith("destiny.") and isinstance(payload.get("use"), str):
-            return Text(f"event.{kind}", {"use": Text(f"destiny.use.{payload['use']}")})
-        stat = Text(f"stat.{payload['stat']}") if payload.get("stat") in STATS else None
-        if kind == "attack.defended":
-            return Text("event.attack.hit" if payload.get("hit") else "event.attack.missed", {"stat": stat or "—"})
-        if kind in ("check", "attack.damage", "attack.overflow", "heal.recovered") and stat is not None:
-            return Text(f"event.{kind}", {"stat": stat})
-        if kind == "attack.placed" and isinstance(payload.get("losses"), dict):
-            losses = [_loss(str(name), int(taken)) for name, taken in payload["losses"].items()]
-            return Text("event.attack.placed", {"losses": joined(losses) or "—"})
-        if kind == "attack.consequence" and isinstance(payload.get("level"), int):
-            return Text("event.attack.consequence", {"level": Text(f"consequence.{CONSEQUENCES[payload['level']]}")})
-        return None
+        return _event_line(kind, payload)
+
+
+def _event_line(kind: str, payload: Mapping[str, Any]) -> Text | None:
+    """The line of one of Crest Magia's events the generic `event.<kind>` line would not word (None: that one)."""
+    if kind == "standing.set":
+        names = payload.get("names")
+        who: str | Text = (
+            Text("standing.everyone")
+            if payload.get("everyone")
+            else (", ".join(names) if isinstance(names, list) else "—")
+        )
+        modifier = payload.get("modifier")
+        return Text(
+            "event.standing.set", {"names": who, "modifier": f"{modifier:+d}" if isinstance(modifier, int) else "—"}
+        )
+    if kind == "contest":
+        return Text("event.contest.won" if payload.get("won") else "event.contest.held")
+    if kind.startswith("destiny.") and isinstance(payload.get("use"), str):
+        return Text(f"event.{kind}", {"use": Text(f"destiny.use.{payload['use']}")})
+    stat = Text(f"stat.{payload['stat']}") if payload.get("stat") in STATS else None
+    if kind == "attack.declared" and isinstance(payload.get("means_kind"), str):
+        made_with = fight.means_words(payload["means_kind"], str(payload.get("means") or ""), payload.get("form"))
+        return Text("event.attack.declared_with", {"means": made_with})
+    if kind == "attack.defended":
+        # Not its skill: a hidden sheet's roll shows its terms summed, and the skill is one of them.
+        said: dict[str, str | int | Text] = {"stat": stat or "—"}
+        if isinstance(payload.get("defence_total"), int):
+            scored = "event.attack.hit_scored" if payload.get("hit") else "event.attack.missed_scored"
+            return Text(scored, said)
+        return Text("event.attack.hit" if payload.get("hit") else "event.attack.missed", said)
+    if kind in ("check", "attack.damage", "attack.overflow", "heal.recovered") and stat is not None:
+        return Text(f"event.{kind}", {"stat": stat})
+    if kind == "attack.placed" and isinstance(payload.get("losses"), dict):
+        losses = [_loss(str(name), int(taken)) for name, taken in payload["losses"].items()]
+        lost = payload.get("lost")
+        if isinstance(lost, int) and lost > 0:  # what found no HP is what climbs the consequences
+            key = "event.attack.placed_lost" if losses else "event.attack.lost"
+            return Text(key, {"losses": joined(losses) or "—", "lost": lost})
+        return Text("event.attack.placed", {"losses": joined(losses) or "—"})
+    if kind == "attack.consequence" and isinstance(payload.get("level"), int):
+        return Text("event.attack.consequence", {"level": Text(f"consequence.{CONSEQUENCES[payload['level']]}")})
+    return None
 
 
 def _shown(outcomes: Sequence[Outcome]) -> Report:
@@ -159,6 +176,9 @@ def _fight_report(outcomes: Sequence[Outcome]) -> Report:
             title = Text(
                 "attack.declared", {"attacker": outcome.attacker, "defender": outcome.defender, "total": outcome.total}
             )
+            if outcome.means_kind is not None:
+                made_with = fight.means_words(outcome.means_kind, outcome.means or "", outcome.form)
+                notes.append(Text("attack.made_with", {"means": made_with}))
             if outcome.rerolled:
                 notes.append(Text("check.rerolled"))
             if outcome.crit:

@@ -54,7 +54,7 @@ from rules.fate_points.model import (
     stat_modifier,
 )
 from rules.fate_points.options import FatePointsOptions
-from rules.fate_points.outcomes import DefenceResult
+from rules.fate_points.outcomes import DamageTerms, DefenceResult
 from rules.fate_points.phantasms import (
     NoblePhantasmRuling,
     np_activation_cost,
@@ -491,13 +491,14 @@ def defend(
         rolls.append(Roll("crit", sides, (face,), (face,), (), face))
         crit_bonus = face
     damage = 0
+    terms: DamageTerms | None = None
     if hit and not null_damage:
         # R16: a GM-set NP damage replaces the whole R10 formula (no END, no x10, no crit die).
-        damage = (
-            ruled_damage
-            if ruled_damage is not None
-            else _damage(attacker, defender, attack, spec, abilities, crit_bonus, options)
-        )
+        if ruled_damage is not None:
+            damage = ruled_damage
+        else:
+            terms = _damage(attacker, defender, attack, spec, abilities, crit_bonus, options)
+            damage = damage_of(terms)
     if damage > 0:
         effects.append(PoolDelta("defender", "hp", -damage))
     effects.append(StatePatch("defender", "combat", new_state.model_dump(mode="json")))
@@ -508,6 +509,7 @@ def defend(
         crit_bonus=crit_bonus,
         np_no_effect=np_no_effect,
         defender_fate=fate(defender.kind, defender.hp - damage, defender.mana - mana_cost),
+        damage_terms=terms,
     )
     return Resolution(DefenceResult(**outcome), tuple(rolls), tuple(effects))
 
@@ -547,17 +549,28 @@ def _damage(
     defender_abilities: Sequence[str],
     crit_bonus: int,
     options: FatePointsOptions,
-) -> int:
-    """R10: the damage of a hit that is not null. Deterministic apart from the crit bonus (A17)."""
-    base = _base_damage(attacker, attack.weapon_type, attack.attack_type, options)
-    mult = options.human_mult if attacker.kind == "servant" and defender.kind == "master" else 1
-    dealt = sum(m.value for m in _ability_mods(attacker, spec.abilities, "damage")) + spec.damage_mod
-    taken = sum(m.value for m in _ability_mods(defender, defender_abilities, "damage_taken"))
-    if options.human_mult_scope == "base_only":
-        attack_side = base * mult + attack.stat_value + dealt + crit_bonus
+) -> DamageTerms:
+    """R10: the terms of the damage of a hit that is not null. Deterministic apart from the crit bonus (A17)."""
+    return DamageTerms(
+        weapon="magic" if attack.attack_type == "magical" else attack.weapon_type,
+        base=_base_damage(attacker, attack.weapon_type, attack.attack_type, options),
+        stat=attack.stat_value,
+        bonus=sum(m.value for m in _ability_mods(attacker, spec.abilities, "damage")) + spec.damage_mod,
+        crit=crit_bonus,
+        multiplier=options.human_mult if attacker.kind == "servant" and defender.kind == "master" else 1,
+        multiplied="base" if options.human_mult_scope == "base_only" else "all",
+        armour=defender.stats["END"],
+        taken=sum(m.value for m in _ability_mods(defender, defender_abilities, "damage_taken")),
+    )
+
+
+def damage_of(terms: DamageTerms) -> int:
+    """R10's sum of the terms, never below 0."""
+    if terms.multiplied == "base":
+        attack_side = terms.base * terms.multiplier + terms.stat + terms.bonus + terms.crit
     else:
-        attack_side = (base + attack.stat_value + dealt + crit_bonus) * mult
-    return max(0, attack_side - defender.stats["END"] + taken)
+        attack_side = (terms.base + terms.stat + terms.bonus + terms.crit) * terms.multiplier
+    return max(0, attack_side - terms.armour + terms.taken)
 
 
 def _base_damage(

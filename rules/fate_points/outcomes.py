@@ -16,9 +16,26 @@ class RuleResult(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+class DamageTerms(RuleResult):
+    """R10's terms of a hit's damage, as the post adds them up: the weapon's base (times `multiplier` for a Servant
+    hitting a human, alone or with the rest as `multiplied`), the attack stat, the attacker's bonuses and critical die,
+    the defender's END and its own abilities' modifier (`taken`)."""
+
+    weapon: WeaponType
+    base: int
+    stat: int
+    bonus: int = 0
+    crit: int = 0
+    multiplier: int = 1
+    multiplied: Literal["base", "all"] = "all"
+    armour: int
+    taken: int = 0
+
+
 class DefenceResult(RuleResult):
     """R6-R11: the defender's answer and the hit. `defence_score`, `defence_stat` and `weapon` are None
-    without a defence roll; `parry_bonus_round` is set by a successful parry."""
+    without a defence roll; `parry_bonus_round` is set by a successful parry. `damage_terms` is None without R10's
+    formula (a miss, a null hit, a GM's NP damage) and in events stored before it was kept."""
 
     choice: str
     attack_score: int
@@ -37,6 +54,7 @@ class DefenceResult(RuleResult):
     crit_bonus: int = 0
     np_no_effect: bool = False
     defender_fate: Fate | None = None
+    damage_terms: DamageTerms | None = None
 
 
 class TransferResult(RuleResult):

@@ -788,7 +788,12 @@ class FatePointsPlay(Play):
             attacker=attacker.name,
             defender=defender.name,
             forced=answer.forced,
-            result=resolution.outcome,
+            # A hidden sheet's stats would show in the damage's terms: the post tells the damage alone.
+            result=(
+                resolution.outcome.model_copy(update={"damage_terms": None})
+                if self._hidden(attacker, defender)
+                else resolution.outcome
+            ),
             parry_bonus_shown_round=shown_bonus_round,
         )
         return Step(resolution.rolls, (*resolution.effects, *spent), (resolved,))

@@ -26,6 +26,7 @@ from rules.fate_points.events import (
     Rested,
     Transferred,
 )
+from rules.fate_points.outcomes import DamageTerms
 from rules.fate_points.play import parse_action, use_words
 from rules.play import Renderer, Report
 
@@ -74,6 +75,38 @@ def _action_words(action: str) -> Text:
     return Text(f"attack_logged.{kind}", {"name": name})
 
 
+def _damage_words(terms: DamageTerms, damage: int) -> Text:
+    """R10's sum as a hit's post adds it up: `4 (sword) +3 (attack stat) -2 (END) = 5`."""
+    added = Text("damage.term.weapon", {"value": terms.base, "weapon": Text(f"weapon_type.{terms.weapon}")})
+    if terms.multiplier != 1 and terms.multiplied == "base":
+        added = Text("damage.times", {"terms": added, "multiplier": terms.multiplier})
+    for name, value in (("stat", terms.stat), ("bonus", terms.bonus), ("crit", terms.crit)):
+        if value or name == "stat":
+            added = Text("damage.then", {"terms": added, "term": Text(f"damage.term.{name}", {"value": f"{value:+d}"})})
+    if terms.multiplier != 1 and terms.multiplied == "all":
+        added = Text("damage.times_all", {"terms": added, "multiplier": terms.multiplier})
+    for name, value in (("armour", -terms.armour), ("taken", terms.taken)):
+        if value or name == "armour":
+            added = Text("damage.then", {"terms": added, "term": Text(f"damage.term.{name}", {"value": f"{value:+d}"})})
+    return Text("attack.damage_terms", {"terms": added, "damage": damage})
+
+
+def _resolution_words(result: Mapping[str, Any], defender: object) -> Text:
+    """What an answered attack did, as its log line tells it: missed, no effect, null, or the damage to HP, and
+    the defender's fall."""
+    if not result.get("hit"):
+        return Text("attack_logged.missed")
+    if result.get("np_no_effect"):
+        return Text("attack_logged.no_effect")
+    if result.get("null_damage"):
+        return Text("attack_logged.null_damage")
+    landed = Text("attack_logged.damage", {"damage": int(result.get("damage") or 0)})
+    fell = result.get("defender_fate")
+    if fell in ("down", "dead"):
+        return Text(f"attack_logged.then_{fell}", {"result": landed, "defender": str(defender)})
+    return landed
+
+
 class FatePointsRenderer(Renderer):
     """An attack as its declaration and landing, a check with its verdict, and one line for each of the prana economy's
     and the GMs' decisions."""
@@ -82,15 +115,16 @@ class FatePointsRenderer(Renderer):
         declared = next((o for o in outcomes if isinstance(o, AttackDeclared)), None)
         resolved = next((o for o in outcomes if isinstance(o, AttackResolved)), None)
         if declared is not None:
-            fields: list[tuple[Text, Text | str]] = []
+            fields: list[tuple[Text, Text | str]] = [(Text("attack.made_with"), _action_words(declared.action))]
             if declared.mana_cost and not declared.cost_kept:
                 fields.append((Text("attack.mana_cost"), str(declared.mana_cost)))
             fields.append((Text("attack.round"), str(declared.round)))
-            notes = (self._hit_line(resolved), *self._flags(resolved)) if resolved else ()
+            notes = self._landing(resolved) if resolved else ()
             title = Text("attack.declared", {"attacker": declared.attacker, "defender": declared.defender})
             return Report(title, tuple(fields), notes)
         if resolved is not None:
-            return Report(self._hit_line(resolved), notes=self._flags(resolved))
+            title, *landed = self._landing(resolved)
+            return Report(title, notes=tuple(landed))
         lines: list[Text] = []
         for outcome in outcomes:
             if isinstance(outcome, AttackFaded):
@@ -170,6 +204,12 @@ class FatePointsRenderer(Renderer):
             return [Text("fate.god_hand_set", {"name": outcome.name, "rank": outcome.rank})]
         return []
 
+    def _landing(self, resolved: AttackResolved) -> tuple[Text, ...]:
+        """The hit or the miss, the damage's terms, and the flags that change what it did."""
+        terms = resolved.result.damage_terms
+        summed = (_damage_words(terms, resolved.result.damage),) if terms is not None else ()
+        return (self._hit_line(resolved), *summed, *self._flags(resolved))
+
     @staticmethod
     def _hit_line(resolved: AttackResolved) -> Text:
         key = "attack.hit" if resolved.result.hit else "attack.avoided"
@@ -190,7 +230,23 @@ class FatePointsRenderer(Renderer):
         if kind.startswith("fate.") and "use" in payload:
             return Text(f"event.{kind}", {"use": Text(f"fate.use.{payload['use']}")})
         if kind in ("attack.declared", "attack.vanished") and isinstance(payload.get("action"), str):
-            return Text(f"event.{kind}", {"action": _action_words(payload["action"])})
+            # The prana it cost, where the reader may know it (a hidden sheet's cost is the GMs').
+            paid = kind == "attack.declared" and bool(payload.get("mana_cost"))
+            said: dict[str, str | int | Text] = {"action": _action_words(payload["action"])}
+            if payload.get("crit") is True and isinstance(payload.get("score"), int):
+                said["score"] = Text("attack_logged.critical", {"score": payload["score"]})
+            return Text(f"event.{kind}{'_paid' if paid else ''}", said)
+        if kind == "attack.resolved" and isinstance(payload.get("result"), dict):
+            result = payload["result"]
+            choice = str(result.get("choice"))
+            score = result.get("defence_score")
+            answer = Text("attack_logged.undefendable" if result.get("auto_hit") else f"choice.{choice}")
+            if isinstance(score, int):
+                answer = Text("attack_logged.defence_score", {"choice": answer, "score": score})
+            return Text(
+                "event.attack.resolved",
+                {"choice": answer, "result": _resolution_words(result, payload.get("defender"))},
+            )
         if kind == "fate.activate" and isinstance(payload.get("result"), dict):
             used = payload["result"]
             return Text("event.fate.activate", {"ability": used.get("name"), "cost": used.get("cost")})

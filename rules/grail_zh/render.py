@@ -16,6 +16,10 @@ from rules.grail_zh.stored import CONTINUING, target_text
 from rules.play import Renderer, Report
 from rules.words import joined
 
+# How a save can end (`fight.Saved.result`), and what Luck can make of a d20 (`fight.Attacked.auto`).
+SAVE_RESULTS = ("full", "half", "none")
+LUCK_RESULTS = ("success", "failure")
+
 # A headline (the step's title when it comes first, else one of its lines) and the lines that follow it.
 Tale = tuple[Text | None, list[Text]]
 
@@ -38,19 +42,83 @@ class GrailZhRenderer(Renderer):
         return Report(title, notes=tuple(notes))
 
     def log_line(self, kind: str, payload: Mapping[str, Any]) -> Text | None:
-        if kind == fight.Attacked.event:
-            return Text("event.attack.rolled.hit" if payload.get("hit") else "event.attack.rolled.missed")
-        if kind == "status.set" and payload.get("status") in upkeep.STATUSES:
-            return Text("event.status.set", {"status": Text(f"status.{payload['status']}")})
-        if kind in ("plus.on", "plus.off") and isinstance(payload.get("target"), str):
-            return Text(f"event.{kind}", {"target": target_text(payload["target"])})
-        if kind == magecraft.SpiritFormTaken.event:
-            return Text("event.spirit.entered" if payload.get("entered") else "event.spirit.left")
-        if kind == rulings.Contradicted.event:
-            return Text(f"event.{kind}", contradiction_words(payload))
-        if kind == upkeep.DailyUpkeep.event and int(payload.get("days", 1)) > 1:
-            return Text("event.mp.daily_upkeep_days")
-        return None
+        return event_line(kind, payload)
+
+
+def _nested(line: Text, payload: Mapping[str, Any]) -> Text:
+    """A line to be read inside another: nested, it gets none of the parameters the bot gives the log's own lines
+    from the event, so it takes the event's fields here."""
+    return Text(line.key, {**_scalars(payload), **line.params})
+
+
+def _with_luck(line: Text, payload: Mapping[str, Any]) -> Text:
+    """A d20's line, and Luck's automatic success or failure where it decided the roll."""
+    if payload.get("auto") not in LUCK_RESULTS:
+        return line
+    return Text("log.with_luck", {"line": _nested(line, payload), "luck": Text(f"luck.{payload['auto']}")})
+
+
+def event_line(kind: str, payload: Mapping[str, Any]) -> Text | None:
+    """The line of one of grail_zh's events the generic `event.<kind>` line would not word (None: that one)."""
+    if kind == fight.Attacked.event:
+        return _with_luck(_attack_line(payload), payload)
+    if kind == fight.Casting.event and isinstance(payload.get("means"), str):
+        return Text("event.attack.casting_with", {"means": means_text(payload["means"])})
+    if kind == fight.Saved.event and payload.get("result") in SAVE_RESULTS:
+        return Text(f"save.{payload['result']}")
+    if kind == fight.Evaded.event and isinstance(payload.get("evaded"), bool):
+        return Text("attack.evaded" if payload["evaded"] else "attack.not_evaded")
+    if kind == fight.Struck.event and isinstance(payload.get("hit"), bool):
+        result = Text("attack.result_hit" if payload["hit"] else "attack.result_miss")
+        return Text("attack.counter" if payload.get("counter") else "attack.opportunity", {"result": result})
+    if kind == fight.Released.event and {"defenders", "save_stat"} <= payload.keys():
+        said = {"defender": joined(payload["defenders"]), "stat": Text(f"stat.{payload['save_stat']}")}
+        return Text("event.attack.save_release_on", said)
+    if kind == play.Initiated.event and isinstance(payload.get("order"), list):
+        return Text("event.combat.initiative_order", {"order": initiative_order(payload["order"])})
+    if kind == fight.Paid.event and payload.get("master") and payload.get("from_master"):
+        return Text("event.mp.paid_with_master")
+    if kind == fight.Damaged.event:
+        return _damage_line(payload)
+    if kind == play.CheckRolled.event and {"stat", "target"} <= payload.keys():
+        result = Text("check.success" if payload.get("success") else "check.failure", {"target": payload["target"]})
+        said = {"stat": Text(f"stat.{payload['stat']}"), "result": result}
+        return _with_luck(Text("event.check.result", said), payload)
+    if kind == "status.set" and payload.get("status") in upkeep.STATUSES:
+        return Text("event.status.set", {"status": Text(f"status.{payload['status']}")})
+    if kind in ("plus.on", "plus.off") and isinstance(payload.get("target"), str):
+        return Text(f"event.{kind}", {"target": target_text(payload["target"])})
+    if kind == magecraft.SpiritFormTaken.event:
+        return Text("event.spirit.entered" if payload.get("entered") else "event.spirit.left")
+    if kind == rulings.Contradicted.event:
+        return Text(f"event.{kind}", contradiction_words(payload))
+    if kind == upkeep.DailyUpkeep.event and int(payload.get("days", 1)) > 1:
+        return Text("event.mp.daily_upkeep_days")
+    return None
+
+
+def _attack_line(payload: Mapping[str, Any]) -> Text:
+    """Who struck whom, with what (a Noble Phantasm by its name), and whether it hit."""
+    key = "event.attack.rolled.hit" if payload.get("hit") else "event.attack.rolled.missed"
+    if not isinstance(payload.get("means"), str):  # stored before the means was kept
+        return Text(key)
+    return Text(f"{key}_with", {"means": means_text(payload["means"])})
+
+
+def _damage_line(payload: Mapping[str, Any]) -> Text | None:
+    """The HP lost, and how much of it temporary HP took; a mundane blow on a Servant took nothing."""
+    if payload.get("no_mystery"):
+        return Text("event.attack.no_mystery")
+    if payload.get("temp_hp"):
+        return Text("event.attack.damage_with_temp", {"temp": payload["temp_hp"]})
+    return None
+
+
+def _scalars(payload: Mapping[str, Any]) -> dict[str, str | int | Text]:
+    """An event's own fields a generic line reads: its words and numbers (the rolls and changes are not)."""
+    return {
+        name: value for name, value in payload.items() if isinstance(value, str | int) and not isinstance(value, bool)
+    }
 
 
 @singledispatch
@@ -297,10 +365,14 @@ def _check_rolled(outcome: play.CheckRolled) -> Tale:
     return title, lines + ([Text(f"luck.{outcome.auto}")] if outcome.auto else [])
 
 
+def initiative_order(order: Sequence[Sequence[str]]) -> str:
+    """`Saber → Shirou = Rin`: who acts in turn, those acting at the same time as one."""
+    return " → ".join(" = ".join(group) for group in order)
+
+
 @tale.register
 def _initiated(outcome: play.Initiated) -> Tale:
-    order = " → ".join(" = ".join(group) for group in outcome.order)
-    return Text("initiative.title"), [Text("initiative.order", {"order": order})]
+    return Text("initiative.title"), [Text("initiative.order", {"order": initiative_order(outcome.order)})]
 
 
 @tale.register

@@ -73,7 +73,19 @@ def test_script_output_is_one_json_object_per_bot_message_and_repeats(
     assert by_step[5][0]["embeds"][0]["fields"][0]["name"] == "ルール"
     assert by_step[7][0]["buttons"] == ["End the campaign", "Keep playing"]
     assert by_step[9][-1]["files"] == ["campaign-1-log.csv"]
-    assert set(records[0]) == {"step", "user", "channel", "ephemeral", "edit", "content", "embeds", "buttons", "files"}
+    assert set(records[0]) == {
+        "step",
+        "user",
+        "speaker",
+        "channel",
+        "ephemeral",
+        "edit",
+        "content",
+        "embeds",
+        "buttons",
+        "files",
+        "paths",
+    }
     _, second, _ = _play(tmp_path, SCRIPT, capsys, "--seed", "5")
     assert second == first
 

@@ -9,6 +9,7 @@ import os
 import re
 import shlex
 import socket
+import subprocess
 import sys
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -19,7 +20,8 @@ from pydantic import ValidationError
 from sqlalchemy.engine import make_url
 
 from bot.cli import EXIT_UNFIT, EXIT_USAGE, main
-from bot.health import HealthServer, check_health
+from bot.health import HealthServer
+from bot.health_check import check_health
 from bot.settings import Settings
 from tests.databases import fresh_database_url
 from tests.e2e.harness import free_port, running_harness
@@ -44,8 +46,8 @@ def test_shard_settings_that_cannot_work_are_refused(
         monkeypatch.setenv(name, value)
     with pytest.raises(ValidationError, match=complaint):
         Settings(_env_file=None)
-    assert main(["health"]) == EXIT_USAGE
-    assert capsys.readouterr().err.strip(), "the refusal is said"
+    assert main(["invite"]) == EXIT_USAGE
+    assert re.search(complaint, capsys.readouterr().err), "the refusal is said"
 
 
 def test_shard_ids_are_read_as_a_list(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -65,6 +67,23 @@ def test_health_without_a_port_or_a_process_says_why(
     monkeypatch.setenv("HEALTH_PORT", str(free_port()))
     assert main(["health"]) == EXIT_UNFIT
     assert json.loads(capsys.readouterr().out)["fit"] is False
+
+
+def test_health_reads_its_own_settings_and_imports_no_part_of_the_bot(tmp_path: Path) -> None:
+    """The image runs `fatebot health` every 30 s: it must not import Discord, the database or the rulesets
+    (a second of start-up), nor refuse to answer over settings only the bot itself reads."""
+    probe = (
+        "import sys\n"
+        "from bot.cli import main\n"
+        "status = main(['health'])\n"
+        "heavy = {'discord', 'sqlalchemy', 'aiohttp', 'alembic', 'PIL', 'babel', 'rules'}\n"
+        "print(status, sorted(name for name in sys.modules if name.split('.')[0] in heavy or name == 'bot.app'))\n"
+    )
+    environment = {**os.environ, "HEALTH_PORT": str(free_port()), "SHARD_IDS": "0", "DATABASE_URL": "mysql://x"}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, env=environment, capture_output=True, text=True, check=False
+    )
+    assert done.stdout.splitlines()[-1] == f"{EXIT_UNFIT} []", done.stderr
 
 
 async def test_health_is_fit_once_every_shard_is_connected(tmp_path: Path) -> None:
@@ -143,7 +162,7 @@ def test_shard_ids_that_are_not_numbers_are_refused(
 ) -> None:
     monkeypatch.setenv("SHARD_COUNT", "2")
     monkeypatch.setenv("SHARD_IDS", "0,one")
-    assert main(["health"]) == EXIT_USAGE
+    assert main(["invite"]) == EXIT_USAGE
     assert "SHARD_IDS: '0,one' is not whole numbers separated by commas" in capsys.readouterr().err
 
 
@@ -188,7 +207,7 @@ def env_file(path: Path) -> dict[str, str]:
 
 
 def container_environment() -> dict[str, str]:
-    """`docker run --env-file .env` with `.env` copied from `.env.example`, as the README says."""
+    """`docker run --env-file .env` with `.env` copied from `.env.example`, as the deployment page says."""
     environment, *_ = image_settings()
     return environment | env_file(ROOT / ".env.example")
 

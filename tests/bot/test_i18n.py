@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 import discord
@@ -22,12 +24,16 @@ from bot.i18n import (
     CatalogSource,
     CommandMention,
     CommandTranslator,
+    Message,
+    Plural,
     Translator,
     catalog,
     catalog_sources,
     placeholders,
+    plural_categories,
     proper_noun_keys,
     remember_command_ids,
+    texts,
 )
 from bot.interactions import error_text
 from rules.dice import FixedDice
@@ -288,7 +294,10 @@ def _english_commands_in(language: str) -> dict[str, list[str]]:
     english, translated = catalog(ENGLISH), catalog(language)
     renamed = {path for key, name in english.items() if (path := _command_path(key)) and translated.get(key) != name}
     written = re.compile(r"(?<![\w/<])/(" + "|".join(sorted(map(re.escape, renamed), key=len, reverse=True)) + r")\b")
-    return {key: written.findall(text) for key, text in translated.items() if written.search(text)}
+    found = {
+        key: [name for text in texts(message) for name in written.findall(text)] for key, message in translated.items()
+    }
+    return {key: names for key, names in found.items() if names}
 
 
 @pytest.mark.parametrize("language", TRANSLATED)
@@ -296,4 +305,112 @@ def test_no_translated_text_names_a_command_in_english(language: str) -> None:
     """A message names a command as `{command:...}` (a mention, and the reader's own name for it); a command's or an
     option's description, which Discord shows as plain text, by the command's name in the language."""
     assert _english_commands_in(language) == {}
-    assert catalog(language)["error.no_campaign"].count("{command:campaign start}") == 1
+    (no_campaign,) = texts(catalog(language)["error.no_campaign"])
+    assert no_campaign.count("{command:campaign start}") == 1
+
+
+# A plural written by hand, which reads wrong for one or for several: "1 event(s)", "2 attack(s)".
+HAND_PLURAL = re.compile(r"\w\((?:s|es|ies)\)")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_no_catalog_text_writes_a_plural_by_hand(language: str) -> None:
+    """A text that counts is a plural message, its form chosen by the number."""
+    hand_written = [key for key, message in catalog(language).items() if any(map(HAND_PLURAL.search, texts(message)))]
+    assert hand_written == []
+
+
+def plural_problems(entries: Mapping[str, Message], english: Mapping[str, Message], language: str) -> list[str]:
+    """Each plural of a catalog whose forms are not its language's CLDR categories, and each text that counts in
+    English but not in the translation."""
+    categories = plural_categories(language)
+    problems: list[str] = []
+
+    def check(key: str, message: Message) -> None:
+        if isinstance(message, Plural):
+            if set(message.forms) != categories:
+                problems.append(f"{key}: {sorted(message.forms)}, not {sorted(categories)}")
+            for form in message.forms.values():
+                check(key, form)
+
+    for key, message in entries.items():
+        check(key, message)
+        if isinstance(english.get(key), Plural) and not isinstance(message, Plural):
+            problems.append(f"{key}: counted in English, not here")
+    return problems
+
+
+def test_the_plural_check_catches_wrong_forms() -> None:
+    english: dict[str, Message] = {"n": Plural("count", {"one": "{count} event", "other": "{count} events"})}
+    assert plural_problems(english, english, ENGLISH) == []
+    assert plural_problems({"n": Plural("count", {"other": "{count} events"})}, english, ENGLISH) != []
+    assert plural_problems({"n": Plural("count", {"other": "{count} 件"})}, english, JAPANESE) == []
+    assert plural_problems({"n": Plural("count", {"one": "{count} 件", "other": "{count} 件"})}, english, JAPANESE)
+    assert plural_problems({"n": "{count} 件"}, english, JAPANESE) != []
+
+
+@pytest.mark.parametrize(("source", "language"), [(name, language) for name in SOURCES for language in LANGUAGES])
+def test_plurals_have_their_languages_forms(source: str, language: str) -> None:
+    """English says one and other; Chinese and Japanese count without changing the word, in the one form "other"."""
+    entries = SOURCES[source].entries(language)
+    assert plural_problems(entries, SOURCES[source].entries(ENGLISH), language) == []
+
+
+def test_a_plural_is_read_with_its_forms_and_must_say_other(tmp_path: Path) -> None:
+    """A catalog's plural object becomes a `Plural`; one without "other", or with a form no CLDR category names,
+    is refused when read."""
+    written = {"ok": {"plural": "count", "one": "{count} die", "other": "{count} dice"}}
+    (tmp_path / "en.json").write_text(json.dumps(written), encoding="utf-8")
+    source = CatalogSource("sample", tmp_path, frozenset())
+    assert source.entries(ENGLISH) == {"ok": Plural("count", {"one": "{count} die", "other": "{count} dice"})}
+    assert placeholders(source.entries(ENGLISH)["ok"]) == {"count"}
+    for folder, wrong in (("no_other", {"one": "{count} die"}), ("unknown", {"single": "x", "other": "y"})):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "en.json").write_text(json.dumps({"bad": {"plural": "count", **wrong}}), encoding="utf-8")
+        with pytest.raises(ValueError, match="CLDR"):
+            CatalogSource("sample", tmp_path / folder, frozenset()).entries(ENGLISH)
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "key", "counted", "params", "one", "two"),
+    [
+        (None, "log.exported", "count", {"name": "W"}, "The log of **W**: 1 event.", "The log of **W**: 2 events."),
+        (
+            "fate_points",
+            "rule.attacks_already_declared",
+            "declared",
+            {},
+            "You already declared 1 attack this round: keep the same number.",
+            "You already declared 2 attacks this round: keep the same number.",
+        ),
+        ("grail_anka", "anka.means.seal", "count", {}, "1 command seal", "2 command seals"),
+    ],
+)
+def test_english_words_one_and_two_apart(
+    ruleset: str | None, key: str, counted: str, params: dict[str, object], one: str, two: str
+) -> None:
+    english = Translator(ENGLISH, ruleset)
+    assert (english(key, **params, **{counted: 1}), english(key, **params, **{counted: 2})) == (one, two)
+
+
+def test_a_sentence_that_counts_twice_words_each_count_by_its_own_number() -> None:
+    assert Translator(ENGLISH)("recap.counts", events=1, rolls=2) == "1 event, 2 rolls."
+    assert Translator(ENGLISH)("recap.counts", events=2, rolls=1) == "2 events, 1 roll."
+    terms = {"side": "Matou", "base": 30, "totals": "+0", "levels": "+0", "fatigue": "+0", "skills": "+0", "rate": 30}
+    rate = Translator(ENGLISH, "grail_anka")("anka.rate_terms", advantages=1, disadvantages=2, **terms)
+    assert rate.startswith("Matou: 1 advantage, 2 disadvantages: 30%")
+
+
+@pytest.mark.parametrize(
+    ("language", "recap", "seal"),
+    [(CHINESE, "1个事件，1次掷骰。", "令咒 1 划"), (JAPANESE, "イベント1件、ロール1回。", "令呪 1 画")],
+)
+def test_chinese_and_japanese_count_one_with_their_only_form(language: str, recap: str, seal: str) -> None:
+    assert Translator(language)("recap.counts", events=1, rolls=1) == recap
+    assert Translator(language, "grail_anka")("anka.means.seal", count=1) == seal
+
+
+def test_a_plural_counts_a_number_or_a_number_written_out() -> None:
+    assert Translator(ENGLISH)("log.exported", name="W", count="1") == "The log of **W**: 1 event."
+    with pytest.raises(TypeError, match="counts a number"):
+        Translator(ENGLISH)("log.exported", name="War", count="many")

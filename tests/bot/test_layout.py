@@ -24,6 +24,11 @@ def _shared_modules() -> list[Path]:
     ]  # fmt: skip
 
 
+# Words a ruleset uses that shared code also needs for its own meaning: "other", a kind of character in one
+# ruleset, is the CLDR plural category every language has.
+SHARED_VOCABULARY = frozenset({"other"})
+
+
 def _ruleset_words() -> dict[str, str]:
     """Each word that belongs to one ruleset, and what it is."""
     words: dict[str, str] = {}
@@ -35,7 +40,7 @@ def _ruleset_words() -> dict[str, str]:
             words.update(dict.fromkeys(ruleset.play.kinds, f"a kind of {ruleset.id}"))
             words.update(dict.fromkeys(ruleset.play.pool_names, f"a pool of {ruleset.id}"))
             words.update(dict.fromkeys(ruleset.play.resumes, f"a step of {ruleset.id}"))
-    return words
+    return {word: what for word, what in words.items() if word not in SHARED_VOCABULARY}
 
 
 def _strings(tree: ast.AST) -> list[tuple[int, str]]:
@@ -158,10 +163,10 @@ LAYERS = {
     "shared": "bot bot.rulesets.base bot.rulesets.bench bot.rulesets.words",
     "services": "bot.services bot.rulesets.*.service",
     "output": "bot.render bot.output bot.views bot.pictures bot.pages bot.gm_only bot.webhooks bot.export "
-    "bot.interactions bot.exchange_views bot.rulesets.*",
+    "bot.transcript bot.interactions bot.exchange_views bot.rulesets.*",
     "commands": "bot.cogs bot.rulesets.*.cog",
     "app": "bot.app bot.rulesets.registry",
-    "cli": "bot.cli bot.bench bot.local bot.__main__",
+    "cli": "bot.cli bot.cli_commands bot.bench bot.local bot.__main__",
 }
 LAYER_NAMES = list(LAYERS)
 COMMANDS = "commands"

@@ -164,7 +164,7 @@ async def test_characters_from_templates_attack_and_answer_later(war: War) -> No
     assert harness.current(prompt).buttons() == []
     assert await _hp(war, war.bob, "Rider") == (hp_before - 5, hp_max)
     log = (await harness.slash(war.gm, war.channel, "log show")).reply
-    assert "Rider answered Archer's attack: dodge" in log.text()
+    assert "Rider answered Archer's attack: Dodge **15**; hit for 5 damage to HP" in log.text()
 
 
 async def _mei_attacks(war: War, target: str, face: int) -> Message:
@@ -902,7 +902,7 @@ async def test_a_campaign_speaks_one_language_in_public_and_each_reader_their_ow
     assert rolled.visible_to is EVERYONE
     assert "luck" in rolled.text() and "掷骰" not in rolled.text()
     log = (await harness.slash(gm, war.channel, "log show")).reply.text()
-    assert f"{gm.mention} set the language of public messages: none → ja" in log
+    assert f"{gm.mention} set the language of public messages: the server's language → 日本語" in log
 
 
 async def test_gm_settings_that_change_nothing_say_so_and_an_unset_damage_reads_as_the_rules(war: War) -> None:
@@ -1038,10 +1038,10 @@ async def test_an_attack_by_a_character_the_gms_hide_does_not_post_its_cost(war:
     await harness.slash(gm, war.channel, "character use", name="Lancer")
     harness.dice.queue([12])
     declared = (await harness.slash(gm, war.channel, "attack", target="Archer", action="melee|Invisible Air")).reply
-    assert [field["name"] for field in declared.embeds[0].get("fields", [])] == ["Round"]  # its rank would show
+    assert [field["name"] for field in declared.embeds[0].get("fields", [])] == ["Attack", "Round"]  # no rank shown
     harness.dice.queue([12])
     own = (await harness.slash(war.bob, war.channel, "attack", target="Lancer", action="melee|Invisible Air")).reply
-    assert [field["name"] for field in own.embeds[0]["fields"]][:2] == ["Mana spent", "Round"]
+    assert [field["name"] for field in own.embeds[0]["fields"]][:3] == ["Attack", "Mana spent", "Round"]
     # Its roll shows the die and the score, its sheet's terms summed: no stat by name.
     assert "(STR)" not in declared.embeds[0]["description"], declared.embeds[0]["description"]
     assert "hidden sheet" in declared.embeds[0]["description"]

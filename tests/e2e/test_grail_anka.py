@@ -214,7 +214,8 @@ async def test_a_battle_between_two_camps_from_setup_to_aftermath(table: Table) 
     assert "critical 1.0%, success 59.0%, failure 39.0%, fumble 1.0%" in odds.text()
     assert "Sakura Gate: main Saber; subs Ma; companions —" in odds.text()  # the formations compared
     (board,) = odds.attachments  # the camps face to face, with the same facts as its alt text
-    assert board.data.startswith(b"\x89PNG") and board.description is not None and "60%" in board.description
+    assert board.data.startswith(b"\x89PNG") and board.description is not None and "→ 60%" in board.description
+    assert not any(mark in board.description for mark in ("**", "__", "~~", "`"))  # alt text is plain text
     players_may_not = (
         await harness.slash(
             table.ken,
@@ -267,7 +268,7 @@ async def test_a_battle_between_two_camps_from_setup_to_aftermath(table: Table) 
     # Main: Berserker roars (fatigue 4 -> 5, not counted in this battle's rate); the rate is W3's 60%.
     await _use(table, table.mei, "Use a skill…", "Berserker：Mad Roar（●通常技能）")
     seen = harness.seen_by(table.bob, table.channel)
-    assert "Sakura Gate: 2 advantage(s), 1 disadvantage(s): 70%; total strength -13, level -3, fatigue +6" in seen
+    assert "Sakura Gate: 2 advantages, 1 disadvantage: 70%; total strength -13, level -3, fatigue +6" in seen
     assert "→ **60%**" in seen
     # The decision: 61 loses for Sakura Gate (W4's boundary).
     await harness.slash(table.kirei, table.channel, "anchor", number=await _anchor_for(table, 61))
@@ -290,7 +291,7 @@ async def test_a_battle_between_two_camps_from_setup_to_aftermath(table: Table) 
     seen = harness.seen_by(table.bob, table.channel)
     assert "Berserker: fatigue table 6 (quite tired): +2 → fatigue 7" in seen  # 4 + 1 (Mad Roar) + 2
     assert "Assassin: fatigue table 9 (used too much strength): +5 → fatigue 6" in seen
-    assert "Saber retreats (1 command seal(s)): fatigue 5." in seen
+    assert "Saber retreats (1 command seal): fatigue 5." in seen
     assert "Ma: retreating with the camp's Servants." in seen
     assert "The battle is over: Emiya House won" in seen
     sheet = (await harness.slash(table.ken, table.channel, "character list")).reply.text()
@@ -444,7 +445,7 @@ async def test_checks_windows_fallbacks_and_who_may_anchor(table: Table) -> None
     await harness.slash(gm, table.channel, "campaign set", option="anchor_fallback", value="bot_random")
     await harness.slash(gm, table.channel, "anka check", rate=99, purpose="Stay awake")
     emulator.clock.advance(601)
-    await harness.eventually(lambda: "the bot drew 1 anchor(s)" in harness.seen_by(table.ken, table.channel))
+    await harness.eventually(lambda: "the bot drew 1 anchor " in harness.seen_by(table.ken, table.channel))
     seen = harness.seen_by(table.ken, table.channel)
     assert "drawn anchor: 1d100" in seen and "“Stay awake”:" in seen
     # Two decisions open at once: a number goes to the older one, unless it names the other.
@@ -506,7 +507,7 @@ async def test_a_war_of_three_camps_over_several_turns(table: Table) -> None:
     assert "Rider：从者，未参战，疲劳度 0，失去御主 0 回合" in status
     ended = (await harness.slash(gm, table.channel, "campaign turn")).reply.text()
     assert "Turn 1 ends" in ended
-    assert ended.index("Rider has had no Master for 1 turn(s)") < ended.index("Saber: fatigue 2 → 1")
+    assert ended.index("Rider has had no Master for 1 turn:") < ended.index("Saber: fatigue 2 → 1")
     assert "Archer: fatigue 3 → 1 (rest)" in ended
     # The masterless checks are decisions like any other: Rider survives at 95%, Hassan draws 00 and vanishes.
     await harness.slash(table.ken, table.channel, "anchor", number=await _anchor_for(table, 10))
@@ -527,7 +528,7 @@ async def test_a_war_of_three_camps_over_several_turns(table: Table) -> None:
     sheet = (await harness.slash(table.bob, table.channel, "character show", name="Rider")).reply.text()
     assert "Level" in sheet
     status = (await harness.slash(table.bob, table.channel, "anka camps")).reply.content
-    assert "Rider: Servant, away, fatigue 0" in status and "turn(s)" not in status.split("Rider")[1].splitlines()[0]
+    assert "Rider: Servant, away, fatigue 0" in status and "Master for" not in status.split("Rider")[1].splitlines()[0]
     # R18's story use: a GM allows it, and one stroke goes.
     await harness.slash(table.bob, table.channel, "anka order", master="Rin", reason="Rider, obey me")
     await emulator.click(gm, harness.last(table.channel, gm), "Allow")
@@ -541,7 +542,7 @@ async def test_a_war_of_three_camps_over_several_turns(table: Table) -> None:
     status = (await harness.slash(table.bob, table.channel, "anka camps")).reply.content
     assert "**Matou**\n  out of the war\n" in status and "**Emiya**\n  out" not in status
     opened = (await harness.slash(gm, table.channel, "anka finale", extra_actions=1)).reply.content
-    assert "each camp gets 1 extra action(s) (Emiya, Tohsaka)" in opened
+    assert "each camp gets 1 extra action (Emiya, Tohsaka)" in opened
     # Out of time (R21): past `max_turns` nothing moves any more, the turns neither.
     await harness.slash(gm, table.channel, "campaign set", option="max_turns", value="3")
     ended = (await harness.slash(gm, table.channel, "campaign turn")).reply.text()

@@ -592,8 +592,11 @@ async def test_squares_distances_a_charge_a_run_and_a_sustained_release(table: T
     assert where.ephemeral and where.embeds[0]["description"] == "Rin：小地图（0, 0），格（15, 10）"
     (drawn,) = where.attachments  # the map shows the positions the viewer may see, and says them
     assert drawn.data.startswith(b"\x89PNG") and drawn.description == "Rin：小地图（0, 0），格（15, 10）"
-    everyone = (await harness.slash(gm, table.channel, "grail where")).reply.text()
+    assert where.embeds[0]["title"] == "你的角色所在位置"
+    seen_by_gm = (await harness.slash(gm, table.channel, "grail where")).reply
+    everyone = seen_by_gm.text()
     assert "Saber: sector (0, 0), square (10, 10)" in everyone and "Shirou: not on the map" in everyone
+    assert seen_by_gm.embeds[0]["title"] == "Where every character stands"  # a GM's map is everyone's
 
     far = (await harness.slash(shirou, table.channel, "attack", target="Rin", action="melee")).reply
     assert far.ephemeral and "5 squares away" in far.content

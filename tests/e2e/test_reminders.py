@@ -302,7 +302,7 @@ async def test_a_recap_since_the_last_move_or_a_date(table: Table) -> None:
     assert recap.ephemeral
     text = recap.text()
     assert "Benchの振り返り" in text
-    assert "ロール1回" in text  # bob's roll, not mei's own from before
+    assert "ロール2回" in text  # the attack's and bob's roll, not mei's own from before
     assert "**Rider**：体力 -5" in text and "Rider の 体力 を -5" in text  # a pool in words, not by its key
     assert "あなたの回答待ち：1件" in text and "Archer が Rider を攻撃" in text
     assert "while mei was away" in text and "my last move" not in text

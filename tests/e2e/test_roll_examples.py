@@ -1,4 +1,4 @@
-"""Every /roll example in the README, run through the emulator with the dice the README shows, in the reading it
+"""Every /roll example of the dice page, run through the emulator with the dice the page shows, in the reading it
 names (or in each); and each table's habits: BCDice's targets, bulk rolls and D66 in a Japanese campaign, d20's
 standard expressions in an English one, and the forms the readings clash on."""
 
@@ -14,16 +14,16 @@ from bot.emulator.models import EVERYONE, Channel, InteractionRecord, User
 from tests.databases import fresh_database_url
 from tests.e2e.harness import Harness, running_harness
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+DICE_PAGE = Path(__file__).resolve().parents[2] / "docs" / "reference" / "dice.md"
 _SECTION = re.compile(r"<!-- roll-examples.*?-->(.*?)<!-- /roll-examples -->", re.S)
 _CODE = re.compile(r"`([^`]+)`")
-# The readings the README names, as the campaign option takes them; a row naming none reads alike in all.
+# The readings the page names, as the campaign option takes them; a row naming none reads alike in all.
 READINGS = {"Roll20": "roll20", "BCDice": "bcdice", "d20": "d20"}
 
 
-def readme_examples() -> list[tuple[str, list[int], str, str]]:
-    section = _SECTION.search(README.read_text(encoding="utf-8"))
-    assert section is not None, "the README lost its roll-examples section"
+def documented_examples() -> list[tuple[str, list[int], str, str]]:
+    section = _SECTION.search(DICE_PAGE.read_text(encoding="utf-8"))
+    assert section is not None, "the dice page lost its roll-examples section"
     examples = []
     for row in section.group(1).strip().splitlines()[2:]:
         expression, dice, reading, _, result = (cell.strip() for cell in row.strip("|").split("|"))
@@ -33,7 +33,7 @@ def readme_examples() -> list[tuple[str, list[int], str, str]]:
     return examples
 
 
-EXAMPLES = readme_examples()
+EXAMPLES = documented_examples()
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +55,7 @@ async def roller(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[tupl
         yield harness, player, channels
 
 
-def test_the_readme_shows_every_notation_feature() -> None:
+def test_the_dice_page_shows_every_notation_feature() -> None:
     notation = " ".join(expression for expression, _, _, _ in EXAMPLES)
     features = ("d%", "kh", "kl", "dl", "dh", "!", "r", "ro", ">", "<", "#", "*", "(", "-", "+", "/", "[", ",")
     for feature in (*features, "e6", "rr", "ra", "mi", "ma", "p1", "k>", "B6", "D66", ">=", "<="):
@@ -66,7 +66,7 @@ def test_the_readme_shows_every_notation_feature() -> None:
 @pytest.mark.parametrize(
     ("expression", "faces", "dialect", "shown"), EXAMPLES, ids=[f"{example[0]}-{example[2]}" for example in EXAMPLES]
 )
-async def test_readme_example(
+async def test_documented_example(
     roller: tuple[Harness, User, dict[str, Channel]], expression: str, faces: list[int], dialect: str, shown: str
 ) -> None:
     harness, player, channels = roller

@@ -29,7 +29,7 @@ from bot.db.engine import Database
 from bot.db.models import EXPIRED, PENDING, Campaign, Event, Notice, WaitRow
 from bot.emulator import Emulator
 from bot.emulator.models import Channel, Message
-from bot.health import check_health
+from bot.health_check import check_health
 from bot.shards import shard_of
 from tests.databases import POSTGRES_ADMIN_URL, fresh_database_url
 from tests.e2e.declared import Declared

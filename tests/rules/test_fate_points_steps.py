@@ -210,8 +210,8 @@ def test_an_attack_and_its_landing_read_as_one_post() -> None:
     landed = _answer(_paused(declared), _fight(), "take")
     report = RENDERER.report((*declared.outcomes, *landed.outcomes))
     assert report.title is not None and report.title.key == "attack.declared"
-    assert [name.key for name, _ in report.fields] == ["attack.mana_cost", "attack.round"]
-    assert [note.key for note in report.notes] == ["attack.hit"]
+    assert [name.key for name, _ in report.fields] == ["attack.made_with", "attack.mana_cost", "attack.round"]
+    assert [note.key for note in report.notes] == ["attack.hit", "attack.damage_terms"]
     assert report.notes[0].params["damage"] == _resolved(landed).result.damage
 
 
@@ -232,5 +232,6 @@ def test_a_fate_point_reads_as_spent_unless_a_gm_approved_it() -> None:
 
 def test_an_attack_is_logged_with_its_action_in_words() -> None:
     line = RENDERER.log_line("attack.declared", {"action": SWORD})
-    assert line == Text("event.attack.declared", {"action": Text("attack_logged.melee", {"name": "Invisible Air"})})
-    assert RENDERER.log_line("attack.declared", {}) is None
+    action = Text("attack_logged.melee", {"name": "Invisible Air"})
+    assert line == Text("event.attack.declared", {"action": action})
+    assert RENDERER.log_line("attack.declared", {}) is None  # the generic line, which needs nothing more

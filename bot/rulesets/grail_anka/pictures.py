@@ -8,7 +8,6 @@ from PIL import Image, ImageDraw
 
 from bot.pictures import (
     BAND,
-    BAR_BACK,
     BAR_FILL,
     FAINT,
     INK,
@@ -16,6 +15,9 @@ from bot.pictures import (
     PAPER,
     TALLEST,
     WIDTH,
+    chance_rows,
+    chance_rows_height,
+    draw_chances,
     font,
     one_line,
     plain,
@@ -37,8 +39,10 @@ def versus_board(
     normal, big, bold = font(18, language), font(24, language), font(22, language)
     sketch = ImageDraw.Draw(Image.new("RGB", (1, 1)))
     written = [line for note in notes for line in wrapped(sketch, note, normal, WIDTH - 2 * MARGIN)]
-    height = 120 + 36 * len(rows) + 28 * len(written) + 36 * len(chances) + 2 * MARGIN
-    image = Image.new("RGB", (WIDTH, min(height, TALLEST)), PAPER)
+    top_of_chances = 104 + 36 * len(rows) + 8 + 28 * len(written) + 8
+    bars = chance_rows(sketch, chances, normal, top_of_chances)
+    height = top_of_chances + chance_rows_height(bars, top_of_chances) + MARGIN
+    image = Image.new("RGB", (WIDTH, int(min(height, TALLEST))), PAPER)
     draw = ImageDraw.Draw(image)
     draw.text((MARGIN, 16), one_line(draw, title, big, WIDTH - 2 * MARGIN), font=big, fill=INK)
     middle = WIDTH // 2
@@ -66,13 +70,5 @@ def versus_board(
     for line in written:
         draw.text((MARGIN, top), line, font=normal, fill=INK)
         top += 28
-    top += 8
-    for label, chance in chances:
-        draw.text((MARGIN, top), plain(label), font=normal, fill=INK)
-        left, right = MARGIN + 160, WIDTH - MARGIN - 80
-        draw.rectangle((left, top + 6, right, top + 24), fill=BAR_BACK)
-        if chance > 0:
-            draw.rectangle((left, top + 6, left + (right - left) * min(1.0, chance), top + 24), fill=BAR_FILL)
-        draw.text((WIDTH - MARGIN, top), f"{chance * 100:.1f}%", font=normal, fill=INK, anchor="ra")
-        top += 36
+    draw_chances(draw, bars, normal)
     return png(image)

@@ -273,7 +273,7 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
 
     @app_commands.command(name="where", description="Where your characters stand (a GM sees everyone)")
     async def where(self, interaction: Interaction) -> None:
-        squares = await self.grail.squares(place_of(interaction), actor_of(interaction))
+        everyone, squares = await self.grail.squares(place_of(interaction), actor_of(interaction))
         tr = translator(interaction, RULESET_ID)
         lines = [
             tr(
@@ -292,17 +292,18 @@ class GrailCog(commands.GroupCog, group_name="grail", group_description="The Chi
         if not placed:
             await output.reply(interaction, "\n".join(lines) or tr("where.none"), ephemeral=True)
             return
+        title = tr("where.map_title_everyone" if everyone else "where.map_title")
         drawn = await WORKERS.run(
             interaction.user.id,
             grid_map,
-            tr("where.map_title"),
+            title,
             placed,
             SECTOR,
             tr.language,
             more=lambda count: tr("where.more", count=count),
         )
         picture = output.Picture(MAP, drawn, "\n".join(lines))
-        embed = discord.Embed(description="\n".join(lines), colour=MAP_COLOUR).set_image(url=picture.url)
+        embed = discord.Embed(title=title, description="\n".join(lines), colour=MAP_COLOUR).set_image(url=picture.url)
         await output.reply(interaction, embed=embed, ephemeral=True, pictures=[picture])
 
     @place.autocomplete("character")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Iterator, Sequence
 
 from PIL import Image, ImageDraw
 
-from bot.pictures import BAR_BACK, BAR_LOW, FAINT, INK, LINE, MARGIN, PAPER, WIDTH, font, plain, png
+from bot.pictures import BAR_BACK, BAR_LOW, FAINT, INK, LINE, MARGIN, PAPER, WIDTH, Box, font, overlaps, plain, png
 
 # A map draws each group of nearby points in a panel of its own, so what it costs depends on how many panels,
 # cells and names it draws, never on how far apart the points are: two characters 200 sectors apart are two
@@ -23,6 +24,15 @@ MAP_POINTS = 40
 MAP_CELL = 90
 # Where the panels start, under the title.
 MAP_TOP = 64
+# A dot's radius; dots closer than `MAP_APART` are moved apart, none further than `MAP_REACH` from its square
+# (a faint line leads back to it), in at most `SPREAD_ROUNDS` rounds of pushes.
+DOT = 6
+MAP_APART = 4 * DOT
+MAP_REACH = 40
+SPREAD_ROUNDS = 40
+# How many rings of places around its dot a name is tried in, each a line's height further out (a faint line ties
+# a name set beyond the first ring to its dot).
+LABEL_RINGS = 5
 Placed = tuple[str, int, int]
 
 
@@ -71,38 +81,116 @@ def _map_panel(
         offset = line * step * sector * scale
         draw.line((left + offset, top, left + offset, top + cells * step * sector * scale), fill=BAR_BACK, width=2)
         draw.line((left, top + offset, left + cells * step * sector * scale, top + offset), fill=BAR_BACK, width=2)
+    coordinates: list[Box] = []
     for column in range(cells):
         for row in range(cells):
             label = f"({low_x + column * step}, {low_y + row * step})"
-            draw.text(
-                (left + column * step * sector * scale + 6, top + row * step * sector * scale + 4),
-                label,
-                font=small,
-                fill=FAINT,
-            )
-    taken: list[tuple[float, float, float, float]] = []
-    for name, x, y in points:
-        at_x = left + (x - low_x * sector + 0.5) * scale
-        at_y = top + (y - low_y * sector + 0.5) * scale
-        draw.ellipse((at_x - 6, at_y - 6, at_x + 6, at_y + 6), fill=BAR_LOW)
-        shown = plain(name)
-        box = draw.textbbox((at_x + 9, at_y - 10), shown, font=normal)
-        width, height = box[2] - box[0], box[3] - box[1]
-        # A name that would run out of its panel goes on the dot's other side, or above its bottom edge.
-        if box[2] > left + size:
-            start = max(left, at_x - 9 - width)
-            box = (start, box[1], start + width, box[3])
-        if box[3] > top + size:
-            box = (box[0], top + size - height - 2, box[2], top + size - 2)
-        # Names of points close together go one under the other rather than over each other.
-        while any(
-            box[0] < other[2] and other[0] < box[2] and box[1] < other[3] and other[1] < box[3] for other in taken
-        ):
-            box = (box[0], box[3] + 2, box[2], box[3] + 2 + (box[3] - box[1]))
-        if box[3] > top + size:  # no room left under the others: the dot stands alone, the text names it
+            at = (left + column * step * sector * scale + 6, top + row * step * sector * scale + 4)
+            draw.text(at, label, font=small, fill=FAINT)
+            coordinates.append(draw.textbbox(at, label, font=small))
+    true = [(left + (x - low_x * sector + 0.5) * scale, top + (y - low_y * sector + 0.5) * scale) for _, x, y in points]
+    dots = spread(true, MAP_APART, MAP_REACH, (left + DOT, top + DOT, left + size - DOT, top + size - DOT))
+    for (true_x, true_y), (at_x, at_y) in zip(true, dots, strict=True):
+        if math.dist((true_x, true_y), (at_x, at_y)) > DOT:  # a dot moved off its square points back to it
+            draw.line((true_x, true_y, at_x, at_y), fill=FAINT, width=1)
+    for at_x, at_y in dots:
+        draw.ellipse((at_x - DOT, at_y - DOT, at_x + DOT, at_y + DOT), fill=BAR_LOW)
+    names = [plain(name) for name, _, _ in points]
+    inks = [draw.textbbox((0, 0), name, font=normal) for name in names]
+    places = label_places(inks, dots, (left, top, left + size, top + size), coordinates)
+    for name, ink, place, dot in zip(names, inks, places, dots, strict=True):
+        if place is None:  # no room left around it: the dot stands alone, the text beside the map names it
             continue
-        taken.append(box)
-        draw.text((box[0], box[1]), shown, font=normal, fill=INK)
+        near = _nearest(place, dot)
+        if math.dist(near, dot) > DOT + 6:  # a name set further out is tied to its dot
+            draw.line((*dot, *near), fill=FAINT, width=1)
+        draw.text((place[0] - ink[0], place[1] - ink[1]), name, font=normal, fill=INK)
+
+
+def spread(points: Sequence[tuple[float, float]], apart: float, reach: float, bounds: Box) -> list[tuple[float, float]]:
+    """The points moved apart until no two are closer than `apart` (as far as they can be), none further than
+    `reach` from where it was nor out of `bounds`: a few rounds of pushing each close pair away from each other
+    (points on the same spot part in directions of their own, by their order)."""
+    moved = list(points)
+    for _ in range(SPREAD_ROUNDS):
+        pushed = False
+        for one, other in itertools.combinations(range(len(moved)), 2):
+            (x1, y1), (x2, y2) = moved[one], moved[other]
+            distance = math.dist((x1, y1), (x2, y2))
+            if distance >= apart:
+                continue
+            pushed = True
+            if distance < 1e-6:
+                angle = 2 * math.pi * other / len(moved)
+                dx, dy = math.cos(angle), math.sin(angle)
+            else:
+                dx, dy = (x2 - x1) / distance, (y2 - y1) / distance
+            push = (apart - distance) / 2 + 0.5
+            moved[one] = _held((x1 - dx * push, y1 - dy * push), points[one], reach, bounds)
+            moved[other] = _held((x2 + dx * push, y2 + dy * push), points[other], reach, bounds)
+        if not pushed:
+            break
+    return moved
+
+
+def _held(point: tuple[float, float], home: tuple[float, float], reach: float, bounds: Box) -> tuple[float, float]:
+    """The point, brought back within `reach` of `home` and within `bounds`."""
+    distance = math.dist(point, home)
+    x, y = point
+    if distance > reach:
+        x, y = home[0] + (x - home[0]) * reach / distance, home[1] + (y - home[1]) * reach / distance
+    return min(max(x, bounds[0]), bounds[2]), min(max(y, bounds[1]), bounds[3])
+
+
+def label_places(
+    labels: Sequence[Box], dots: Sequence[tuple[float, float]], bounds: Box, faint: Sequence[Box] = ()
+) -> list[Box | None]:
+    """Where each label (the box its ink covers when drawn from (0, 0)) goes beside its dot: the first of the
+    places around the dot, nearest first, where it stays in `bounds` and covers no dot and no label placed before
+    it, and, where one is left, none of the `faint` boxes either; None where there is no such place."""
+    covered: list[Box] = [(x - DOT - 2, y - DOT - 2, x + DOT + 2, y + DOT + 2) for x, y in dots]
+    places: list[Box | None] = []
+    for ink, dot in zip(labels, dots, strict=True):
+        place = next(
+            (
+                box
+                for avoided in (faint, ())
+                for box in _places_around(dot, ink[2] - ink[0], ink[3] - ink[1])
+                if _inside(box, bounds) and not any(overlaps(box, other) for other in (*covered, *avoided))
+            ),
+            None,
+        )
+        if place is not None:
+            covered.append(place)
+        places.append(place)
+    return places
+
+
+def _places_around(dot: tuple[float, float], width: float, height: float) -> Iterator[Box]:
+    """Boxes of the label's size around the dot: right, left, above, below, then the corners, ring after ring."""
+    x, y = dot
+    for ring in range(LABEL_RINGS):
+        gap = DOT + 3 + ring * (height + 2)
+        for left, top in (
+            (x + gap, y - height / 2),
+            (x - gap - width, y - height / 2),
+            (x - width / 2, y - gap - height),
+            (x - width / 2, y + gap),
+            (x + gap, y - gap - height),
+            (x + gap, y + gap),
+            (x - gap - width, y - gap - height),
+            (x - gap - width, y + gap),
+        ):
+            yield left, top, left + width, top + height
+
+
+def _inside(box: Box, bounds: Box) -> bool:
+    return bounds[0] <= box[0] and box[2] <= bounds[2] and bounds[1] <= box[1] and box[3] <= bounds[3]
+
+
+def _nearest(box: Box, point: tuple[float, float]) -> tuple[float, float]:
+    """The point of the box nearest to `point`."""
+    return min(max(point[0], box[0]), box[2]), min(max(point[1], box[1]), box[3])
 
 
 def grid_map(title: str, points: Sequence[Placed], sector: int, language: str, *, more: Callable[[int], str]) -> bytes:

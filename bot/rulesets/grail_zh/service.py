@@ -100,15 +100,15 @@ class GrailService(RulesetService[GrailZhPlay]):
 
         return await self.gm_step(call, kind, act, name=name, title=title_key, cast=roles)
 
-    async def squares(self, place: Place, actor: Actor) -> list[tuple[str, tuple[int, int] | None]]:
+    async def squares(self, place: Place, actor: Actor) -> tuple[bool, list[tuple[str, tuple[int, int] | None]]]:
         """Where the characters stand: every one for a GM, a player's own otherwise (positions are what each
-        side knows)."""
+        side knows); and whether they are every one (a GM's look)."""
         async with self.database.read() as session:
             campaign = await active_campaign(session, place)
             self.play_of(campaign)
             gm = await is_gm(session, campaign.id, actor)
             found = await snapshots(session, await campaign_characters(session, campaign), with_links=False)
-        return [
+        return gm, [
             (character.name, actions.square(character))
             for character in found
             if gm or (character.owner_id == actor.user_id and not character.gm_run)
