@@ -31,6 +31,7 @@ import yaml
 from sqlalchemy import func, select
 
 from bot.app import Fatebot, point_at
+from bot.bench_stored import EVENTS_PER_CAMPAIGN, Filled, fill, stored_count
 from bot.console import Printer
 from bot.db.engine import Database
 from bot.db.models import PENDING, WaitRow
@@ -379,21 +380,21 @@ def report(backend: str, floors: list[Floor], rows: list[Row], usage: str) -> No
     floor_alone = statistics.mean(floor.alone.median for floor in floors)
     floor_together = statistics.mean(floor.together.median for floor in floors)
     printer.line(f"\n{backend}: milliseconds from sending an interaction to its answer")
-    printer.line(f"{'':34} {'one at a time':>35}   {'one in every channel at once':>44}")
+    printer.line(f"{'':33} {'one at a time':>35}  {'one in every channel at once':>44}")
     columns = f"{'p50':>8} {'p95':>8} {'p99':>8} {'x floor':>8}"
-    printer.line(f"{'ruleset':13} {'command':20} {columns}   {columns} {'> 3 s':>6} {'no ack':>6}")
+    printer.line(f"{'ruleset':13} {'command':19} {columns}  {columns} {'> 3 s':>6} {'no ack':>6}")
     for number, floor in enumerate(floors):
         label = "floor before" if number == 0 else "floor after"
         alone, together = floor.alone, floor.together
         printer.line(
-            f"{'':13} {label:20} {alone.median:8.2f} {alone.p95:8.2f} {alone.p99:8.2f} {'':8}   "
+            f"{'':13} {label:19} {alone.median:8.2f} {alone.p95:8.2f} {alone.p99:8.2f} {'':8}  "
             f"{together.median:8.2f} {together.p95:8.2f} {together.p99:8.2f}"
         )
     for row in rows:
         alone, together = row.alone, row.together
         printer.line(
-            f"{row.ruleset:13} {alone.name:20} {alone.median:8.2f} {alone.p95:8.2f} {alone.p99:8.2f} "
-            f"{alone.median / floor_alone:7.2f}x   {together.median:8.2f} {together.p95:8.2f} {together.p99:8.2f} "
+            f"{row.ruleset:13} {alone.name:19} {alone.median:8.2f} {alone.p95:8.2f} {alone.p99:8.2f} "
+            f"{alone.median / floor_alone:7.2f}x  {together.median:8.2f} {together.p95:8.2f} {together.p99:8.2f} "
             f"{together.median / floor_together:7.2f}x {together.late:6} {together.unacknowledged:6}"
         )
     commands = sum(len(row.together.milliseconds) for row in rows)
@@ -410,14 +411,33 @@ def usage_since(started: float, cpu_before: float, *, in_processes: bool) -> str
     if sys.platform == "win32":  # Windows has no getrusage
         return f"run: {wall:.1f} s"
     here = cpu_seconds() - cpu_before
-    if not in_processes:  # Linux reports memory in KiB
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if not in_processes:
+        peak = peak_memory_mb()
         return f"cpu: {here:.1f} s in {wall:.1f} s (bot, emulator and users in this process); peak memory {peak:.0f} MB"
     bots = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (
         f"cpu: {here:.1f} s in this process (emulator and users), {bots.ru_utime + bots.ru_stime:.1f} s in the "
         f"bot's, in {wall:.1f} s; peak memory of a bot process {bots.ru_maxrss / 1024:.0f} MB"
     )
+
+
+# Linux keeps a process's peak memory in VmHWM, which writing 5 to clear_refs starts again from the memory held
+# now: each of the bench's runs in this process has its own peak. Elsewhere the peak is the process's so far.
+PEAK_MEMORY_RESET = Path("/proc/self/clear_refs")
+PROCESS_STATUS = Path("/proc/self/status")
+
+
+def reset_peak_memory() -> None:
+    with contextlib.suppress(OSError):
+        PEAK_MEMORY_RESET.write_text("5")
+
+
+def peak_memory_mb() -> float:
+    with contextlib.suppress(OSError):
+        for line in PROCESS_STATUS.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB (macOS bytes)
 
 
 def cpu_seconds() -> float:
@@ -511,11 +531,14 @@ async def in_processes(emulator: Emulator, database_url: str, count: int) -> Asy
                 await process.stop()
 
 
-async def bench(database_url: str, *, channels: int, rounds: int, backend: str, processes: int = 0) -> list[Row]:
+async def bench(
+    database_url: str, *, channels: int, rounds: int, backend: str, processes: int = 0, seed: int = 3
+) -> list[Row]:
     """Run the bench on a migrated or empty database, print its table, and return its rows. `processes`: the bot
     runs in that many processes of its own, one shard each, rather than in this one."""
+    reset_peak_memory()
     started, cpu_before = time.perf_counter(), cpu_seconds()
-    async with Emulator(seed=3, shard_count=max(processes, 1)) as emulator:
+    async with Emulator(seed=seed, shard_count=max(processes, 1)) as emulator:
         restore = point_at(emulator.api_base, emulator.gateway_url)
         try:
             players = the_players(emulator)
@@ -541,9 +564,69 @@ async def bench(database_url: str, *, channels: int, rounds: int, backend: str, 
     return rows
 
 
-async def run_bench(*, channels: int, rounds: int, database_url: str | None, processes: int = 0) -> int:
-    if channels < 1 or rounds < 1 or processes < 0:
-        print("--channels and --rounds take a whole number from 1 up, --processes from 0 up.", file=sys.stderr)
+def compare(empty: list[Row], stored: list[Row], filled: Filled, held: tuple[int, int], peaks: list[float]) -> None:
+    """Each command's p50 on the empty database and on the stored one, side by side."""
+    printer = Printer(sys.stdout)
+    written = ", ".join(f"{count} {name}" for name, count in filled.rows.items())
+    printer.line(f"\nstored: {filled.total} rows in {filled.seconds:.1f} s")
+    printer.line(f"  {written}")
+    printer.line(f"the stored run's database held {held[0]} other campaigns and {held[1]} of their events")
+    printer.line(f"peak memory of this process in each run: {peaks[0]:.0f} MB empty, {peaks[1]:.0f} MB stored")
+    printer.line(f"{'':34} {'p50 one at a time':>26}   {'p50 one in every channel at once':>34}")
+    columns = f"{'empty':>8} {'stored':>8} {'ratio':>8}"
+    printer.line(f"{'ruleset':13} {'command':20} {columns}   {columns}")
+    stored_rows = {(row.ruleset, row.alone.name): row for row in stored}
+    for row in empty:
+        if (match := stored_rows.get((row.ruleset, row.alone.name))) is None:
+            continue
+        alone, together = row.alone.median, row.together.median
+        alone_stored, together_stored = match.alone.median, match.together.median
+        printer.line(
+            f"{row.ruleset:13} {row.alone.name:20} {alone:8.2f} {alone_stored:8.2f} {alone_stored / alone:7.2f}x   "
+            f"{together:8.2f} {together_stored:8.2f} {together_stored / together:7.2f}x"
+        )
+    printer.check()
+
+
+async def bench_both(
+    empty_url: str,
+    stored_url: str,
+    *,
+    channels: int,
+    rounds: int,
+    backend: str,
+    processes: int,
+    stored: int,
+    stored_events: int,
+) -> None:
+    """The bench on the empty database, then on one that holds `stored` other campaigns first."""
+    empty = await bench(empty_url, channels=channels, rounds=rounds, backend=backend, processes=processes)
+    peaks = [peak_memory_mb()]  # each run starts its own peak (`reset_peak_memory`): the fill's is in neither
+    if not stored:
+        return
+    filled = await fill(stored_url, stored, stored_events)
+    where = f"{backend}, {stored} other campaigns stored"
+    # Other ids than the first run's: on a database given, its campaigns are still there, in channels of their own.
+    full = await bench(stored_url, channels=channels, rounds=rounds, backend=where, processes=processes, seed=4)
+    peaks.append(peak_memory_mb())
+    compare(empty, full, filled, await stored_count(stored_url), peaks)
+
+
+async def run_bench(
+    *,
+    channels: int,
+    rounds: int,
+    database_url: str | None,
+    processes: int = 0,
+    stored: int = 0,
+    stored_events: int = EVENTS_PER_CAMPAIGN,
+) -> int:
+    if channels < 1 or rounds < 1 or processes < 0 or stored < 0 or stored_events < 0:
+        print(
+            "--channels and --rounds take a whole number from 1 up, --processes, --stored and --stored-events "
+            "from 0 up.",
+            file=sys.stderr,
+        )
         return 2
     backend = "sqlite" if database_url is None else database_url.split(":", 1)[0].split("+", 1)[0]
     if processes > 1 and backend != "postgresql":
@@ -552,10 +635,12 @@ async def run_bench(*, channels: int, rounds: int, database_url: str | None, pro
             file=sys.stderr,
         )
         return 2
-    if database_url is not None:
-        await bench(database_url, channels=channels, rounds=rounds, backend=backend, processes=processes)
+    sizes = {"channels": channels, "rounds": rounds, "processes": processes}
+    stores = {"stored": stored, "stored_events": stored_events}
+    if database_url is not None:  # the stored campaigns join the empty run's in the one database given
+        await bench_both(database_url, database_url, backend=backend, **sizes, **stores)
         return 0
     with tempfile.TemporaryDirectory() as directory:
-        url = f"sqlite:///{Path(directory) / 'bench.sqlite3'}"
-        await bench(url, channels=channels, rounds=rounds, backend="sqlite", processes=processes)
+        empty_url, stored_url = (f"sqlite:///{Path(directory) / name}" for name in ("bench.sqlite3", "stored.sqlite3"))
+        await bench_both(empty_url, stored_url, backend="sqlite", **sizes, **stores)
     return 0

@@ -81,6 +81,20 @@ def _add_bench_arguments(parser: argparse.ArgumentParser) -> None:
         help="run the bot in this many processes of its own, one shard each (more than one needs PostgreSQL); "
         "default: in the bench's own process",
     )
+    parser.add_argument(
+        "--stored",
+        type=int,
+        default=0,
+        metavar="N",
+        help="bench again on a database that first holds N other campaigns, with characters, waits and a log",
+    )
+    parser.add_argument(
+        "--stored-events",
+        type=int,
+        default=100,
+        metavar="PER_CAMPAIGN",
+        help="events in the log of each stored campaign (default 100)",
+    )
 
 
 def read_settings(model: type[SettingsModel]) -> SettingsModel | None:

@@ -102,6 +102,8 @@ def _command(arguments: argparse.Namespace, settings: Settings) -> int:
                 rounds=arguments.rounds,
                 database_url=arguments.database,
                 processes=arguments.processes,
+                stored=arguments.stored,
+                stored_events=arguments.stored_events,
             )
         )
     if arguments.db_command == "backup":

@@ -47,8 +47,8 @@ def shown(url: str) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
 
-def _engine(url: str) -> AsyncEngine:
-    """An engine without the timeouts that keep commands quick: a copy's batches may take longer."""
+def bulk_engine(url: str) -> AsyncEngine:
+    """An engine without the timeouts that keep commands quick: bulk writes (a copy, a bench's fill) take longer."""
     if make_url(url).get_backend_name() == "postgresql":
         return create_engine(url, connect_args={"server_settings": {}})
     return create_engine(url)
@@ -58,7 +58,7 @@ async def copy_database(source_url: str, target_url: str) -> Copied:
     """Copy every row of the database at `source_url` into the empty one at `target_url`."""
     if make_url(source_url) == make_url(target_url):
         raise CopyRefused("same_database", shown(target_url))
-    source, target = _engine(source_url), _engine(target_url)
+    source, target = bulk_engine(source_url), bulk_engine(target_url)
     try:
         await _check_source(source, source_url)
         try:

@@ -274,6 +274,43 @@ def test_bench_times_every_rulesets_commands_against_the_floor(capsys: pytest.Ca
     assert "PostgreSQL" in capsys.readouterr().err  # refusals are said where every command says them
 
 
+def test_bench_compares_the_empty_database_with_one_that_stores_other_campaigns(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["bench", "--channels", "1", "--rounds", "2", "--stored", "20", "--stored-events", "30"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("sqlite, 20 other campaigns stored: ") for line in lines)
+    filled = next(line for line in lines if line.startswith("stored: "))
+    written = lines[lines.index(filled) + 1]
+    assert "20 campaigns" in written and "600 events" in written
+    assert any(
+        line.startswith("the stored run's database held 20 other campaigns and 600 of their events") for line in lines
+    )
+    assert any(
+        line.startswith("peak memory of this process in each run: ") and line.endswith("MB stored") for line in lines
+    )
+    compared = lines[lines.index(filled) :]
+    ratios = {
+        (row[0], " ".join(row[1:-6])) for row in map(str.split, compared) if len(row) > 6 and row[-1].endswith("x")
+    }
+    second = next(number for number, line in enumerate(lines) if line.startswith("sqlite, 20 other campaigns"))
+    runs = [lines[:second], lines[second : lines.index(filled)]]
+    empty, stored = (
+        {(row[0], " ".join(row[1:-10])) for row in map(str.split, run) if len(row) > 10 and row[0] in RULESETS}
+        for run in runs
+    )
+    # every command timed in both runs (a click only where the dice left one), with its ratio
+    assert ratios == empty & stored and len(ratios) >= len(RULESETS) * 3
+    assert all(len(line) <= 120 for line in lines)
+    assert main(["bench", "--stored", "-1"]) == 2
+    assert "--stored" in capsys.readouterr().err
+    for option in ("--stored", "--stored-events"):
+        with pytest.raises(SystemExit) as stopped:  # argparse's own refusal, as for every option
+            main(["bench", option, "many"])
+        assert stopped.value.code == 2
+        assert f"{option}: invalid int value: 'many'" in capsys.readouterr().err
+
+
 @pytest.mark.skipif(POSTGRES_ADMIN_URL is None, reason="several bot processes share a PostgreSQL database")
 async def test_bench_runs_the_bot_as_one_process_per_shard(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     async with fresh_database_url("postgresql", tmp_path) as url:

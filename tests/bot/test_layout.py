@@ -166,7 +166,7 @@ LAYERS = {
     "bot.transcript bot.interactions bot.exchange_views bot.rulesets.*",
     "commands": "bot.cogs bot.rulesets.*.cog",
     "app": "bot.app bot.rulesets.registry",
-    "cli": "bot.cli bot.cli_commands bot.bench bot.local bot.__main__",
+    "cli": "bot.cli bot.cli_commands bot.bench bot.bench_stored bot.local bot.__main__",
 }
 LAYER_NAMES = list(LAYERS)
 COMMANDS = "commands"

@@ -5,15 +5,10 @@ were kept still read."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
-from bot.db.models import Event
-from bot.i18n import Translator
-from bot.render import log_line
-from bot.services.log import LogEntry
 from rules.crest_magia.fight import Attacked, DamageRolled
 from rules.crest_magia.render import CrestMagiaRenderer
 from rules.exchange import Answer, Modifier, Outcome, Roll, Step, Text, UserRef
@@ -25,6 +20,7 @@ from rules.fate_points.render import FatePointsRenderer
 from rules.play import Renderer
 from tests.rules import test_crest_magia_steps as crest
 from tests.rules import test_fate_points_steps as fate
+from tests.rules.logged import logged_line
 
 FATE = FatePointsRenderer()
 CREST = CrestMagiaRenderer()
@@ -241,19 +237,6 @@ def test_a_crest_magia_placement_logs_what_found_no_hp() -> None:
     )
 
 
-def _logged(ruleset: str, renderer: Renderer, kind: str, payload: dict[str, Any], language: str) -> str:
-    event = Event(
-        id=3,
-        campaign_id=1,
-        kind=kind,
-        payload=payload,
-        actor_id=42,
-        secret=False,
-        created_at=datetime(2026, 1, 1, tzinfo=UTC),
-    )
-    return log_line(Translator(language, ruleset), LogEntry(event, False), renderer)
-
-
 OLD_RESOLVED = {
     "attacker": "Saber",
     "defender": "Lancer",
@@ -316,8 +299,8 @@ OLD_DECLARED = {
 def test_events_stored_before_the_new_fields_still_read_in_every_language(
     language: str, answered: str, declared: str
 ) -> None:
-    assert _logged("fate_points", FATE, "attack.resolved", OLD_RESOLVED, language).endswith(answered)
-    assert _logged("crest_magia", CREST, "attack.declared", OLD_DECLARED, language).endswith(declared)
+    assert logged_line("fate_points", FATE, "attack.resolved", OLD_RESOLVED, language).endswith(answered)
+    assert logged_line("crest_magia", CREST, "attack.declared", OLD_DECLARED, language).endswith(declared)
 
 
 def _with_rolls(payload: dict[str, Any], *rolls: Roll) -> dict[str, Any]:
@@ -357,9 +340,11 @@ def test_each_roll_ends_the_line_of_the_event_that_carries_it(
     language: str, defended: str, attacked: str, crest_defended: str
 ) -> None:
     fate_defence = _with_rolls(OLD_RESOLVED, DEFENCE)
-    assert _logged("fate_points", FATE, "attack.resolved", fate_defence, language).endswith(defended)
+    assert logged_line("fate_points", FATE, "attack.resolved", fate_defence, language).endswith(defended)
     declared = {"attacker": "Lancer", "defender": "Saber", "action": "melee|Gae Bolg", "score": 9, "crit": False}
-    assert _logged("fate_points", FATE, "attack.declared", _with_rolls(declared, FOLDED), language).endswith(attacked)
+    assert logged_line("fate_points", FATE, "attack.declared", _with_rolls(declared, FOLDED), language).endswith(
+        attacked
+    )
     crest_defence = {
         "attacker": "Aiko",
         "defender": "Bram",
@@ -369,5 +354,5 @@ def test_each_roll_ends_the_line_of_the_event_that_carries_it(
         "attack_total": 16,
         "defence_total": 15,
     }
-    logged = _logged("crest_magia", CREST, "attack.defended", _with_rolls(crest_defence, BASE, DEXTERITY), language)
+    logged = logged_line("crest_magia", CREST, "attack.defended", _with_rolls(crest_defence, BASE, DEXTERITY), language)
     assert logged.endswith(crest_defended)

@@ -3,13 +3,9 @@ reads them: the same catalog lines, and a log that reads in each reader's langua
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
-from bot.db.models import Event
 from bot.i18n import Translator
-from bot.render import log_line
-from bot.services.log import LogEntry
 from rules.dice.source import SeededDice
 from rules.exchange import Answer, Commit, Outcome, Step, Text, member
 from rules.grail_anka import checks, fight, outcomes, turn_steps
@@ -29,6 +25,7 @@ from rules.grail_anka.outcomes import (
 from rules.grail_anka.play import GrailAnkaPlay, gm_check
 from rules.grail_anka.render import EVENTS, AnkaRenderer
 from rules.play import EVERYONE, CharacterSnapshot, CommitmentSnapshot, Pool, Scene, SideSnapshot, Turn
+from tests.rules.logged import logged_line
 
 PARAMS = {"str": 10, "end": 10, "agi": 10, "mag": 10, "luk": 10, "np": 10}
 RENDERER = AnkaRenderer()
@@ -150,16 +147,7 @@ def test_a_turns_end_tells_each_servants_fatigue_and_its_turns_without_a_master(
 
 
 def _logged(kind: str, payload: dict[str, Any], language: str) -> str:
-    event = Event(
-        id=3,
-        campaign_id=1,
-        kind=kind,
-        payload=payload,
-        actor_id=42,
-        secret=False,
-        created_at=datetime(2026, 1, 1, tzinfo=UTC),
-    )
-    return log_line(Translator(language, "grail_anka"), LogEntry(event, False), RENDERER)
+    return logged_line("grail_anka", RENDERER, kind, payload, language)
 
 
 def test_a_log_of_the_first_release_still_reads_its_lines() -> None:
