@@ -31,7 +31,7 @@ import yaml
 from sqlalchemy import func, select
 
 from bot.app import Fatebot, point_at
-from bot.bench_stored import EVENTS_PER_CAMPAIGN, Filled, fill, stored_count
+from bot.bench_stored import EVENTS_PER_CAMPAIGN, Filled, fill_elsewhere, stored_count
 from bot.console import Printer
 from bot.db.engine import Database
 from bot.db.models import PENDING, WaitRow
@@ -604,7 +604,7 @@ async def bench_both(
     peaks = [peak_memory_mb()]  # each run starts its own peak (`reset_peak_memory`): the fill's is in neither
     if not stored:
         return
-    filled = await fill(stored_url, stored, stored_events)
+    filled = await fill_elsewhere(stored_url, stored, stored_events)
     where = f"{backend}, {stored} other campaigns stored"
     # Other ids than the first run's: on a database given, its campaigns are still there, in channels of their own.
     full = await bench(stored_url, channels=channels, rounds=rounds, backend=where, processes=processes, seed=4)

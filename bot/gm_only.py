@@ -28,7 +28,7 @@ class RefusedBeforeRunning(UserError, app_commands.CheckFailure):
 
 async def _by_a_gm(interaction: Interaction) -> bool:
     try:
-        await interaction.client.campaigns.gm_campaign(place_of(interaction), actor_of(interaction))
+        await interaction.client.campaigns.refuse_unless_gm(place_of(interaction), actor_of(interaction))
     except UserError as error:
         raise RefusedBeforeRunning.of(error) from error
     return True

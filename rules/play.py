@@ -392,6 +392,9 @@ class Play:
     final_fates: frozenset[str] = frozenset({"dead"})
     # Whether a GM acting with a character the GMs run keeps the same turns as a player (`acts_on_own_turn`).
     gms_keep_turns: bool = False
+    # Whether its steps commit to what they keep secret (`Commit`): only then does a scene read its exchange's
+    # commitments.
+    commits: bool = False
 
     @cached_property
     def resumes(self) -> Resumes:

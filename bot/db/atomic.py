@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import case, select, update
+from sqlalchemy import ColumnElement, Integer, Row, Select, Update, bindparam, case, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import PENDING, Campaign, ResourcePool, WaitRow
@@ -28,6 +29,25 @@ class PoolChange:
     maximum: int | None
 
 
+# The statements of the hot path are built once, with their values as parameters: building a statement and its
+# cache key costs about as much as running it on SQLite.
+def _campaign_locked(campaign_id: Any, *, skip_locked: bool) -> Select[Campaign]:
+    return (
+        select(Campaign)
+        .where(Campaign.id == campaign_id)
+        .with_for_update(key_share=True, skip_locked=skip_locked)
+        .execution_options(populate_existing=True)
+    )
+
+
+_LOCK_CAMPAIGN = {
+    skip_locked: _campaign_locked(bindparam("campaign_id"), skip_locked=skip_locked) for skip_locked in (False, True)
+}
+_LOCK_CAMPAIGN_OF_WAIT = _campaign_locked(
+    select(WaitRow.campaign_id).where(WaitRow.id == bindparam("wait_id")).scalar_subquery(), skip_locked=False
+)
+
+
 async def lock_campaign(session: AsyncSession, campaign_id: int, *, skip_locked: bool = False) -> Campaign | None:
     """Serialize the campaign's changes for the rest of the transaction.
 
@@ -36,23 +56,18 @@ async def lock_campaign(session: AsyncSession, campaign_id: int, *, skip_locked:
     transactions already began IMMEDIATE and hold the database's write lock. `skip_locked`: None at once,
     rather than a wait, when another transaction holds the campaign (PostgreSQL).
     """
-    result = await session.execute(
-        select(Campaign)
-        .where(Campaign.id == campaign_id)
-        .with_for_update(key_share=True, skip_locked=skip_locked)
-        .execution_options(populate_existing=True)
-    )
+    result = await session.execute(_LOCK_CAMPAIGN[skip_locked], {"campaign_id": campaign_id})
     return result.scalar_one_or_none()
 
 
-async def apply_pool_delta(session: AsyncSession, pool_id: int, delta: int, *, clamp: bool = False) -> PoolChange:
-    """Add `delta` to a pool in one conditional UPDATE ... RETURNING.
+async def lock_campaign_of_wait(session: AsyncSession, wait_id: int) -> Campaign | None:
+    """`lock_campaign` for the campaign of a wait, found and locked in one statement."""
+    return (await session.execute(_LOCK_CAMPAIGN_OF_WAIT, {"wait_id": wait_id})).scalar_one_or_none()
 
-    Strict (the default): refused with PoolLimitError when the result would leave the pool's range.
-    Clamped: the result is held inside the range (healing past the maximum, damage past zero).
-    """
-    new_value: Any = ResourcePool.current + delta
-    statement = update(ResourcePool).where(ResourcePool.id == pool_id)
+
+def _pool_delta(*, clamp: bool) -> Update:
+    new_value: Any = ResourcePool.current + bindparam("delta", type_=Integer)
+    statement = update(ResourcePool).where(ResourcePool.id == bindparam("pool_id"))
     if clamp:
         floored = case((new_value < ResourcePool.minimum, ResourcePool.minimum), else_=new_value)
         new_value = case(
@@ -64,29 +79,67 @@ async def apply_pool_delta(session: AsyncSession, pool_id: int, delta: int, *, c
             new_value >= ResourcePool.minimum,
             ResourcePool.maximum.is_(None) | (new_value <= ResourcePool.maximum),
         )
-    result = await session.execute(
+    return (
         statement.values(current=new_value)
         .returning(ResourcePool.current, ResourcePool.maximum)
         .execution_options(synchronize_session=False)
     )
+
+
+_POOL_DELTA = {clamp: _pool_delta(clamp=clamp) for clamp in (False, True)}
+
+
+async def apply_pool_delta(session: AsyncSession, pool_id: int, delta: int, *, clamp: bool = False) -> PoolChange:
+    """Add `delta` to a pool in one conditional UPDATE ... RETURNING.
+
+    Strict (the default): refused with PoolLimitError when the result would leave the pool's range.
+    Clamped: the result is held inside the range (healing past the maximum, damage past zero).
+    """
+    result = await session.execute(_POOL_DELTA[clamp], {"pool_id": pool_id, "delta": delta})
     row = result.one_or_none()
     if row is None:
         raise PoolLimitError(pool_id, delta)
     return PoolChange(pool_id, row.current, row.maximum)
 
 
+def _waits_moved(*which: ColumnElement[bool]) -> Update:
+    """Pending waits moved to a status, with an answer, at a moment (the parameters `new_status`, `new_answer`,
+    `moved_at`)."""
+    columns = WaitRow.__table__.c
+    return (
+        update(WaitRow)
+        .where(*which, WaitRow.status == PENDING)
+        .values(
+            status=bindparam("new_status", type_=columns.status.type),
+            answer=bindparam("new_answer", type_=columns.answer.type),
+            resolved_at=bindparam("moved_at", type_=columns.resolved_at.type),
+        )
+        .execution_options(synchronize_session=False)
+    )
+
+
+_RESOLVE_WAIT = _waits_moved(WaitRow.id == bindparam("wait_id")).returning(WaitRow.id)
+_SUPERSEDE_WAITS = _waits_moved(
+    WaitRow.exchange_id == bindparam("of_exchange"), WaitRow.step == bindparam("at_step")
+).returning(WaitRow.id, WaitRow.channel_id, WaitRow.message_id, WaitRow.spec)
+
+
 async def resolve_wait(
     session: AsyncSession, wait_id: int, status: str, answer: dict[str, Any] | None, now: datetime
 ) -> bool:
     """Move a wait out of 'pending'; True for exactly one caller however many race."""
-    result = await session.execute(
-        update(WaitRow)
-        .where(WaitRow.id == wait_id, WaitRow.status == PENDING)
-        .values(status=status, answer=answer, resolved_at=now)
-        .returning(WaitRow.id)
-        .execution_options(synchronize_session=False)
-    )
-    return result.one_or_none() is not None
+    moved = {"wait_id": wait_id, "new_status": status, "new_answer": answer, "moved_at": now}
+    return (await session.execute(_RESOLVE_WAIT, moved)).one_or_none() is not None
+
+
+async def supersede_waits(
+    session: AsyncSession, exchange_id: int, step: int, status: str, now: datetime
+) -> Sequence[Row[int, int, int | None, dict[str, Any]]]:
+    """Move every wait of the exchange's step still pending to `status`, in one UPDATE ... RETURNING: the id,
+    channel, message and question of each this call moved (a racing caller gets the others)."""
+    moved = {"of_exchange": exchange_id, "at_step": step, "new_status": status, "new_answer": None, "moved_at": now}
+    result = await session.execute(_SUPERSEDE_WAITS, moved)
+    return sorted(result.all(), key=lambda row: row[0])
 
 
 async def count_wait_failure(session: AsyncSession, wait_id: int, error_id: str) -> int | None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
+from cachetools import TTLCache
 from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
@@ -47,11 +48,19 @@ def campaign_options(rulesets: Mapping[str, Ruleset], campaign: Campaign) -> Cam
     return rulesets[campaign.ruleset].options_model.model_validate(campaign.options)
 
 
+# How long the check before a GM's command remembers that a user is a GM of a campaign. Only a confirmation is
+# remembered, so a GM named a moment ago is never refused; one removed meanwhile passes this first check and is
+# refused by the command's own, inside its transaction.
+GM_CONFIRMED_SECONDS: Final = 60.0
+GMS_CONFIRMED: Final = 10_000
+
+
 class CampaignService:
     def __init__(self, database: Database, clock: Clock, rulesets: Mapping[str, Ruleset]) -> None:
         self.database = database
         self.clock = clock
         self.rulesets = rulesets
+        self._gms_confirmed: TTLCache[tuple[int, int], bool] = TTLCache(GMS_CONFIRMED, GM_CONFIRMED_SECONDS)
 
     async def start(self, place: Place, actor: Actor, ruleset: str, name: str, language: str | None = None) -> Campaign:
         """A campaign in the channel, its starter its GM; `language` that of its public messages (None: the
@@ -115,6 +124,17 @@ class CampaignService:
             campaign = await active_campaign(session, place)
             await require_gm(session, campaign.id, actor)
             return campaign
+
+    async def refuse_unless_gm(self, place: Place, actor: Actor) -> None:
+        """What `gm_campaign` refuses, before a GM's command runs (its service checks again in its transaction):
+        without a read when the channel's campaign is known and the actor manages the server or was confirmed
+        as one of its GMs lately."""
+        known = self.database.directory.get(place.guild_id, place.channel_id)
+        campaign_id = known.campaign_id if known is not None else None
+        if campaign_id is not None and (actor.manages_guild or (campaign_id, actor.user_id) in self._gms_confirmed):
+            return
+        campaign = await self.gm_campaign(place, actor)
+        self._gms_confirmed[(campaign.id, actor.user_id)] = True
 
     async def end(self, guild_id: int, campaign_id: int, actor: Actor) -> Campaign:
         async with self.database.write() as session:

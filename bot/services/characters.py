@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, func, or_, select
+from sqlalchemy import bindparam, delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.atomic import set_pool_maximum
@@ -24,7 +24,16 @@ from bot.db.models import (
 from bot.errors import SheetRefused, UserError, rule_refused
 from bot.rulesets.base import Ruleset
 from bot.services.campaigns import campaign_options
-from bot.services.common import Actor, Clock, Place, active_campaign, is_gm, record_event, require_gm
+from bot.services.common import (
+    Actor,
+    Clock,
+    Place,
+    active_campaign,
+    is_gm,
+    record_event,
+    require_gm,
+    role_read,
+)
 from bot.services.exchanges import Cast, Closed, ExchangeEngine, Progress
 from bot.services.held import EXCHANGE_KIND, HELD, SUBJECT, approval_step
 from bot.services.requests import GM_REQUEST
@@ -37,24 +46,29 @@ from rules.play import EVERYONE, REVEALED, Binding, CharacterDraft, CharacterSna
 from rules.sheets import SheetError, SheetProblem
 from rules.text import NAME_LIMIT
 
+_BY_NAME = select(Character).where(
+    Character.campaign_id == bindparam("campaign_id"), func.lower(Character.name) == bindparam("lowered")
+)
+_ACTIVE = (
+    select(Character, Membership.role)
+    .join(Membership, Membership.active_character_id == Character.id)
+    .where(Membership.campaign_id == bindparam("campaign_id"), Membership.user_id == bindparam("user_id"))
+)
+
 
 async def find_character(session: AsyncSession, campaign: Campaign, name: str) -> Character:
-    character = await session.scalar(
-        select(Character).where(Character.campaign_id == campaign.id, func.lower(Character.name) == name.lower())
-    )
+    character = await session.scalar(_BY_NAME, {"campaign_id": campaign.id, "lowered": name.lower()})
     if character is None:
         raise UserError("error.unknown_character", name=name)
     return character
 
 
 async def active_character(session: AsyncSession, campaign: Campaign, actor: Actor) -> Character:
-    membership = await session.scalar(
-        select(Membership).where(Membership.campaign_id == campaign.id, Membership.user_id == actor.user_id)
-    )
-    if membership is None or membership.active_character_id is None:
+    found = (await session.execute(_ACTIVE, {"campaign_id": campaign.id, "user_id": actor.user_id})).first()
+    if found is None:
         raise UserError("error.no_active_character")
-    character = await session.get(Character, membership.active_character_id)
-    assert character is not None
+    character, role = found
+    role_read(session, campaign.id, actor.user_id, role)
     return character
 
 

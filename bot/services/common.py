@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, Integer, literal, select, true
+from sqlalchemy import ColumnElement, Integer, bindparam, literal, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
@@ -141,12 +141,27 @@ async def gm_ids(session: AsyncSession, campaign_id: int) -> list[int]:
     return list(result)
 
 
+# Where a transaction keeps the campaign roles it has read (`session.info`), by campaign and user: a command that
+# found its actor's character (`active_character`) asks the actor's role next, and the row was in the same read.
+ROLES_READ = "roles_read"
+
+
+def role_read(session: AsyncSession, campaign_id: int, user_id: int, role: str) -> None:
+    """Note a membership's role read in this transaction (roles change only in transactions that read none)."""
+    session.info.setdefault(ROLES_READ, {})[(campaign_id, user_id)] = role
+
+
+_ROLE = select(Membership.role).where(
+    Membership.campaign_id == bindparam("campaign_id"), Membership.user_id == bindparam("user_id")
+)
+
+
 async def is_gm(session: AsyncSession, campaign_id: int, actor: Actor) -> bool:
     if actor.manages_guild:
         return True
-    role = await session.scalar(
-        select(Membership.role).where(Membership.campaign_id == campaign_id, Membership.user_id == actor.user_id)
-    )
+    role: str | None = session.info.get(ROLES_READ, {}).get((campaign_id, actor.user_id))
+    if role is None:
+        role = await session.scalar(_ROLE, {"campaign_id": campaign_id, "user_id": actor.user_id})
     return role == ROLE_GM
 
 

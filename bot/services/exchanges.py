@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -30,9 +30,11 @@ from bot.db.atomic import (
     apply_pool_delta,
     count_wait_failure,
     lock_campaign,
+    lock_campaign_of_wait,
     resolve_wait,
     set_pool,
     set_pool_maximum,
+    supersede_waits,
 )
 from bot.db.engine import Busy, Database
 from bot.db.models import (
@@ -75,7 +77,7 @@ from bot.services.common import (
 )
 from bot.services.held import decide, refuse_fallen
 from bot.services.requests import decided
-from bot.services.snapshots import play_of, snapshots, store_character
+from bot.services.snapshots import Seen, play_of, snapshots, store_character
 from bot.shards import EVERY_GUILD, Shards
 from rules.dice import DiceSource
 from rules.exchange import (
@@ -110,6 +112,7 @@ from rules.play import (
     CharacterSnapshot,
     CommitmentSnapshot,
     Play,
+    Pool,
     Renderer,
     Resumptions,
     Scene,
@@ -267,6 +270,8 @@ class _Running:
     scene: Scene
     refs: dict[str, Character]
     dice: DiceSource
+    # The id of every pool the scene read, by character and name: what the step's pool changes update.
+    pool_ids: Mapping[tuple[int, str], int]
 
 
 # A step every ruleset shares: it takes the ruleset's play and id before what a ruleset's own step takes.
@@ -404,10 +409,12 @@ class ExchangeEngine:
         actor_id: int | None,
         channel_id: int,
         payload: Mapping[str, Any] | None = None,
+        seen: Seen | None = None,
     ) -> Progress:
-        """Start an exchange: its first step, applied; stored only if it pauses."""
+        """Start an exchange: its first step, applied; stored only if it pauses. `seen`: what the caller read of
+        the cast in this transaction, unchanged since."""
         progress = self.progress(campaign, channel_id)
-        scene, refs = await self._scene(session, campaign, cast, dice, None)
+        scene, refs, pool_ids = await self._scene(session, campaign, cast, dice, None, seen)
         try:
             step = step_of(scene)
         except RuleError as error:
@@ -416,7 +423,8 @@ class ExchangeEngine:
         if step.pause is not None or any(isinstance(effect, Commit) for effect in step.effects):
             exchange = await self._store_exchange(session, campaign, kind, title, cast, channel_id, actor_id)
             progress.exchange_id = exchange.id
-        running = _Running(campaign, play_of(self.rulesets, campaign), exchange, kind, title, cast, scene, refs, dice)
+        play = play_of(self.rulesets, campaign)
+        running = _Running(campaign, play, exchange, kind, title, cast, scene, refs, dice, pool_ids)
         await self._settle(session, running, step, actor_id, progress, payload)
         return progress
 
@@ -497,12 +505,11 @@ class ExchangeEngine:
     ) -> None:
         play = play_of(self.rulesets, campaign)
         cast = await self._cast(session, exchange)
-        scene, refs = await self._scene(session, campaign, cast, dice, exchange)
+        scene, refs, pool_ids = await self._scene(session, campaign, cast, dice, exchange)
         undone = play.cancelled(scene, exchange.kind, _paused_state(play, exchange))
         if undone is not None:
-            running = _Running(
-                campaign, play, None, exchange.kind, Text.from_dict(exchange.title), cast, scene, refs, dice
-            )
+            title = Text.from_dict(exchange.title)
+            running = _Running(campaign, play, None, exchange.kind, title, cast, scene, refs, dice, pool_ids)
             await self._settle(session, running, undone, actor_id, progress, None)
 
     async def _undo_or_leave(
@@ -554,17 +561,11 @@ class ExchangeEngine:
         if progress.answered is None:
             progress.answered = closed
             progress.forced = answer.forced
-        siblings = await session.scalars(
-            select(WaitRow).where(
-                WaitRow.exchange_id == exchange.id, WaitRow.step == wait.step, WaitRow.status == PENDING
-            )
-        )
-        for sibling in list(siblings):
-            if await resolve_wait(session, sibling.id, SUPERSEDED, None, self.clock()):
-                settled = Wait.from_dict(sibling.spec).settled or Text("wait.superseded")
-                progress.closed.append(
-                    Closed(sibling.id, sibling.channel_id, sibling.message_id, settled, exchange.kind)
-                )
+        for sibling_id, channel_id, message_id, sibling_spec in await supersede_waits(
+            session, exchange.id, wait.step, SUPERSEDED, self.clock()
+        ):
+            settled = Wait.from_dict(sibling_spec).settled or Text("wait.superseded")
+            progress.closed.append(Closed(sibling_id, channel_id, message_id, settled, exchange.kind))
         record_event(
             session,
             campaign.id,
@@ -588,13 +589,13 @@ class ExchangeEngine:
         cast = await self._cast(session, exchange)
         if answerer := await self._answerer(session, campaign, play, spec, answer):
             cast.roles[ANSWERER] = answerer
-        scene, refs = await self._scene(session, campaign, cast, dice, exchange)
+        scene, refs, pool_ids = await self._scene(session, campaign, cast, dice, exchange)
         try:
             step = _resumed(play, campaign.ruleset, exchange, scene, answer)
         except RuleError as error:
             raise rule_refused(error, campaign.ruleset) from error
         title = Text.from_dict(exchange.title)
-        running = _Running(campaign, play, exchange, exchange.kind, title, cast, scene, refs, dice)
+        running = _Running(campaign, play, exchange, exchange.kind, title, cast, scene, refs, dice, pool_ids)
         credited = answer.by if step.by is None else step.by
         await self._settle(session, running, step, credited, progress, None, depth=depth)
 
@@ -672,7 +673,7 @@ class ExchangeEngine:
         scene, refs = running.scene, running.refs
         if step.cast:  # the waits are for the new cast
             await self._recast(session, exchange, running.cast, step.cast)
-            scene, refs = await self._scene(session, campaign, running.cast, running.dice, exchange)
+            scene, refs, _ = await self._scene(session, campaign, running.cast, running.dice, exchange)
         opened = [await self._open(session, campaign, exchange, scene, wait, now) for wait in step.pause.waits]
         await session.flush()
         for (row, audience), wait in zip(opened, step.pause.waits, strict=True):
@@ -786,7 +787,9 @@ class ExchangeEngine:
         pools: PoolsShown = {}
         touched: dict[int, Character] = {}
         clamped: dict[int, int] = {}
-        pool_ids = await self._pool_ids(session, refs, effects)
+        # What each changed pool holds now (from its UPDATE ... RETURNING), so no read follows the writes.
+        changed_pools: dict[int, dict[str, Pool]] = {}
+        pool_ids = await self._pool_ids(session, running, effects)
         # The scene's pools were read in this transaction, under the campaign's lock: what each delta starts from.
         values = {
             (shown.id, name): pool.current
@@ -869,16 +872,22 @@ class ExchangeEngine:
                 change = await set_pool_maximum(session, pool_id, effect.maximum)
             pools.setdefault(character.name, {})[effect.pool] = (change.current, change.maximum)
             values[(character.id, effect.pool)] = change.current
+            shown_pools = changed_pools.setdefault(character.id, {})
+            minimum = self._shown(running, character).pools[effect.pool].minimum
+            shown_pools[effect.pool] = Pool(change.current, change.maximum, minimum)
             touched[character.id] = character
         fallen = []
-        changed = list(touched.values())
         was = {
             shown.id: play.out_of_play(shown)
             for shown_in_role in running.scene.roles.values()
             for shown in shown_in_role
         }
-        for character, shown in zip(changed, await snapshots(session, changed), strict=True):
-            fate = play.out_of_play(shown)
+        for character in touched.values():
+            shown = self._shown(running, character)
+            now_shown = replace(
+                shown, pools={**shown.pools, **changed_pools[character.id]}, state=dict(character.state)
+            )
+            fate = play.out_of_play(now_shown)
             # Fallen by these changes: one already down whose pools move again (prana drawn, say) is not news.
             if fate is not None and fate != was.get(character.id):
                 fallen.append(Fallen(character.name, character.owner_id, fate))
@@ -951,22 +960,28 @@ class ExchangeEngine:
         )
 
     async def _pool_ids(
-        self, session: AsyncSession, refs: Mapping[str, Character], effects: Sequence[Effect]
-    ) -> dict[tuple[int, str], int]:
-        """The pools the effects change, by character and name, in one query."""
+        self, session: AsyncSession, running: _Running, effects: Sequence[Effect]
+    ) -> Mapping[tuple[int, str], int]:
+        """The pools the effects change, by character and name: the scene read them, so a query only for a
+        character it did not."""
         characters = {
-            self._who(refs, effect.who).id
+            self._who(running.refs, effect.who).id
             for effect in effects
             if isinstance(effect, PoolDelta | PoolSet | PoolMaximum)
         }
-        if not characters:
-            return {}
+        unread = characters - {character_id for character_id, _ in running.pool_ids}
+        if not unread:
+            return running.pool_ids
         rows = await session.execute(
             select(ResourcePool.character_id, ResourcePool.name, ResourcePool.id).where(
-                ResourcePool.character_id.in_(characters)
+                ResourcePool.character_id.in_(unread)
             )
         )
-        return {(character_id, name): pool_id for character_id, name, pool_id in rows.all()}
+        return {**running.pool_ids, **{(character_id, name): pool_id for character_id, name, pool_id in rows.all()}}
+
+    def _shown(self, running: _Running, character: Character) -> CharacterSnapshot:
+        """The character as the step's scene showed it."""
+        return next(shown for in_role in running.scene.roles.values() for shown in in_role if shown.id == character.id)
 
     def _who(self, refs: Mapping[str, Character], reference: str) -> Character:
         character = refs.get(reference)
@@ -984,6 +999,8 @@ class ExchangeEngine:
     ) -> None:
         if exchange is None:
             raise EngineError("a commitment belongs to a stored exchange")
+        if not play_of(self.rulesets, campaign).commits:
+            raise EngineError(f"{campaign.ruleset} commits nothing (Play.commits), so no step would see it")
         if isinstance(effect, Commit):
             session.add(
                 Commitment(
@@ -1089,13 +1106,17 @@ class ExchangeEngine:
         )
         session.add(exchange)
         await session.flush()
-        for role, characters in cast.roles.items():
-            for position, character in enumerate(characters):
-                session.add(
-                    ExchangeRole(exchange_id=exchange.id, role=role, position=position, character_id=character.id)
-                )
-        for role, side in cast.sides.items():
-            session.add(ExchangeRole(exchange_id=exchange.id, role=role, position=0, side_id=side.id))
+        # Every role in one INSERT: nothing reads their rows back in this transaction.
+        roles = [
+            {"role": role, "position": position, "character_id": character.id, "side_id": None}
+            for role, characters in cast.roles.items()
+            for position, character in enumerate(characters)
+        ]
+        roles += [
+            {"role": role, "position": 0, "character_id": None, "side_id": side.id} for role, side in cast.sides.items()
+        ]
+        if roles:
+            await session.execute(insert(ExchangeRole), [{"exchange_id": exchange.id, **role} for role in roles])
         return exchange
 
     async def _recast(
@@ -1119,23 +1140,12 @@ class ExchangeEngine:
 
     async def _cast(self, session: AsyncSession, exchange: Exchange) -> Cast:
         cast = Cast()
-        rows = list(
-            await session.scalars(
-                select(ExchangeRole)
-                .where(ExchangeRole.exchange_id == exchange.id)
-                .order_by(ExchangeRole.role, ExchangeRole.position)
-            )
-        )
-        # Every character of the exchange in one query, rather than one each.
-        wanted = [row.character_id for row in rows if row.character_id is not None]
-        characters = {c.id: c for c in await session.scalars(select(Character).where(Character.id.in_(wanted)))}
-        for row in rows:
+        for row, character in await session.execute(_ROLES_AND_CHARACTERS, {"exchange_id": exchange.id}):
             if row.side_id is not None:
                 side = await session.get(Side, row.side_id)
                 if side is not None:
                     cast.sides[row.role] = side
             elif row.character_id is not None:
-                character = characters.get(row.character_id)
                 if character is not None:
                     cast.roles.setdefault(row.role, []).append(character)
                 else:  # deleted meanwhile: the exchange goes on without it, and the ruleset decides
@@ -1143,17 +1153,26 @@ class ExchangeEngine:
         return cast
 
     async def _scene(
-        self, session: AsyncSession, campaign: Campaign, cast: Cast, dice: DiceSource, exchange: Exchange | None
-    ) -> tuple[Scene, dict[str, Character]]:
+        self,
+        session: AsyncSession,
+        campaign: Campaign,
+        cast: Cast,
+        dice: DiceSource,
+        exchange: Exchange | None,
+        seen: Seen | None = None,
+    ) -> tuple[Scene, dict[str, Character], dict[tuple[int, str], int]]:
+        """What the rules see of the cast, the rows behind each of its references, and the ids of their pools;
+        what the caller has `seen` of them in this transaction is not read again."""
         refs: dict[str, Character] = {}
         roles: dict[str, tuple[CharacterSnapshot, ...]] = {}
         everyone = [character for characters in cast.roles.values() for character in characters]
-        loaded: dict[int, Character] = {}
-        seen = iter(await snapshots(session, everyone, loaded=loaded))
+        seen = seen or Seen()
+        loaded, pool_ids = seen.rows, seen.pool_ids
+        shown_in_order = iter(await seen.snapshots(session, everyone))
         for role, characters in cast.roles.items():
             shown = []
             for position, character in enumerate(characters):
-                current = next(seen)
+                current = next(shown_in_order)
                 shown.append(current)
                 reference = member(role, position)
                 refs[reference] = character
@@ -1164,13 +1183,13 @@ class ExchangeEngine:
                     roles[f"{reference}.by.{relation}"] = partners
                     refs[f"{reference}.by.{relation}"] = loaded[partners[0].id]
             roles[role] = tuple(shown)
-        sides = {role: await self._side(session, side, loaded) for role, side in cast.sides.items()}
+        sides = {role: await self._side(session, side, loaded, pool_ids) for role, side in cast.sides.items()}
         for role, side in sides.items():
             for position, (side_member, _) in enumerate(side.members):
                 roles[f"{role}/{position}"] = (side_member,)
                 refs[f"{role}/{position}"] = loaded[side_member.id]
         commitments: dict[str, CommitmentSnapshot] = {}
-        if exchange is not None:
+        if exchange is not None and play_of(self.rulesets, campaign).commits:
             for stored in await session.scalars(select(Commitment).where(Commitment.exchange_id == exchange.id)):
                 commitments[stored.key] = CommitmentSnapshot(
                     stored.key, stored.digest, stored.secret, stored.nonce, stored.revealed_at is not None
@@ -1185,9 +1204,11 @@ class ExchangeEngine:
             commitments,
             exchange.id if exchange is not None else None,
         )
-        return scene, refs
+        return scene, refs, pool_ids
 
-    async def _side(self, session: AsyncSession, side: Side, loaded: dict[int, Character]) -> SideSnapshot:
+    async def _side(
+        self, session: AsyncSession, side: Side, loaded: dict[int, Character], pool_ids: dict[tuple[int, str], int]
+    ) -> SideSnapshot:
         rows = await session.execute(
             select(Character, SideMember.place)
             .join(SideMember, SideMember.character_id == Character.id)
@@ -1195,9 +1216,29 @@ class ExchangeEngine:
             .order_by(SideMember.id)
         )
         found = rows.all()
-        shown = await snapshots(session, [character for character, _ in found], loaded=loaded)
+        shown = await snapshots(session, [character for character, _ in found], loaded=loaded, pool_ids=pool_ids)
         members = tuple(zip(shown, (place for _, place in found), strict=True))
         return SideSnapshot(side.id, side.name, members, dict(side.state))
+
+
+# Every role of an exchange with its character, in one query.
+_ROLES_AND_CHARACTERS = (
+    select(ExchangeRole, Character)
+    .outerjoin(Character, Character.id == ExchangeRole.character_id)
+    .where(ExchangeRole.exchange_id == bindparam("exchange_id"))
+    .order_by(ExchangeRole.role, ExchangeRole.position)
+)
+_ATTACH_MESSAGE = update(WaitRow).where(WaitRow.id == bindparam("wait_id")).values(message_id=bindparam("posted_as"))
+_CAMPAIGN_OF_WAIT = select(Campaign).where(
+    Campaign.id == select(WaitRow.campaign_id).where(WaitRow.id == bindparam("wait_id")).scalar_subquery()
+)
+# Read once its campaign is locked: as it stands for this transaction.
+_WAIT_AND_EXCHANGE = (
+    select(WaitRow, Exchange)
+    .join(Exchange, Exchange.id == WaitRow.exchange_id)
+    .where(WaitRow.id == bindparam("wait_id"))
+    .execution_options(populate_existing=True)
+)
 
 
 class ExchangeService:
@@ -1211,19 +1252,18 @@ class ExchangeService:
     async def _pending(
         self, session: AsyncSession, guild_id: int, wait_id: int, *, lock: bool
     ) -> tuple[Campaign, WaitRow, Exchange]:
-        """A wait of this guild's active campaigns (its campaign locked when it will change)."""
-        wait = await session.get(WaitRow, wait_id)
-        if wait is None:
-            raise UserError("wait.unknown")
-        campaign = (
-            await lock_campaign(session, wait.campaign_id) if lock else await session.get(Campaign, wait.campaign_id)
-        )
+        """A wait of this guild's active campaigns (its campaign locked when it will change): the campaign, then
+        the wait and its exchange as they stand once it is locked, in two statements."""
+        if lock:
+            campaign = await lock_campaign_of_wait(session, wait_id)
+        else:
+            campaign = await session.scalar(_CAMPAIGN_OF_WAIT, {"wait_id": wait_id})
         if campaign is None or campaign.guild_id != guild_id or not campaign.is_active:
             raise UserError("wait.unknown")
-        if lock:
-            await session.refresh(wait)
-        exchange = await session.get(Exchange, wait.exchange_id)
-        assert exchange is not None
+        found = (await session.execute(_WAIT_AND_EXCHANGE, {"wait_id": wait_id})).first()
+        if found is None:
+            raise UserError("wait.unknown")
+        wait, exchange = found
         if wait.status != PENDING:
             summary = None
             if wait.status in (ANSWERED, EXPIRED) and wait.answer is not None:
@@ -1361,9 +1401,7 @@ class ExchangeService:
 
     async def attach_message(self, wait_id: int, message_id: int) -> None:
         async with self.database.write() as session:
-            wait = await session.get(WaitRow, wait_id)
-            if wait is not None:
-                wait.message_id = message_id
+            await session.execute(_ATTACH_MESSAGE, {"wait_id": wait_id, "posted_as": message_id})
 
     async def pending(self, place: Place, actor: Actor, limit: int) -> tuple[int, list[WaitView | UnreadableWait]]:
         """Every wait of the campaign still open, oldest first (how many, and the first `limit`): for its GMs."""

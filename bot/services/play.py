@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.atomic import PoolLimitError, apply_pool_delta
@@ -19,7 +19,7 @@ from bot.services.common import Actor, Call, Clock, Place, active_campaign, is_g
 from bot.services.exchanges import Cast, ExchangeEngine, Fallen, Progress, turn_of
 from bot.services.held import refuse_fallen, refuse_unreachable
 from bot.services.requests import asked_of_gms
-from bot.services.snapshots import play_of, snapshot
+from bot.services.snapshots import Seen, play_of, snapshot
 from rules.exchange import RuleError, Step, Text
 from rules.options import CampaignOptions
 from rules.play import (
@@ -77,6 +77,11 @@ async def refuse_out_of_turn(
     raise UserError("error.not_your_turn", name=character.name, current=current.name if current else "—")
 
 
+_POOL_NAMED = select(ResourcePool).where(
+    ResourcePool.character_id == bindparam("character_id"), ResourcePool.name == bindparam("pool_name")
+)
+
+
 class PlayService:
     def __init__(self, database: Database, clock: Clock, engine: ExchangeEngine) -> None:
         self.database = database
@@ -92,10 +97,12 @@ class PlayService:
             if params.against is not None and not play.opposed_checks:
                 raise UserError("error.no_opposed_checks")
             character = await active_character(session, campaign, call.actor)
+            seen = Seen()  # the character as the check's scene will show it
             if play.check_stats:
                 # Stats are named as the rules write them, whatever case the player types; offered in the
                 # reader's words, those of the active character.
-                offered = play.check_stats_of(await snapshot(session, character)) or play.check_stats
+                (shown,) = await seen.snapshots(session, [character])
+                offered = play.check_stats_of(shown) or play.check_stats
                 stats = joined([play.stat_word(name) for name in offered], "list.comma")
                 if not params.stat:
                     raise UserError("error.stat_needed", stats=stats).within(campaign.ruleset)
@@ -127,6 +134,7 @@ class PlayService:
                 dice=call.dice,
                 actor_id=call.actor.user_id,
                 channel_id=call.channel_id,
+                seen=seen,
             )
 
     async def odds(
@@ -171,7 +179,9 @@ class PlayService:
             await refuse_out_of_turn(
                 session, campaign, play, campaign_options(self.rulesets, campaign), attacker, call.actor
             )
-            action = chosen(play.attack_actions(await snapshot(session, attacker)), str(options["action"]))
+            seen = Seen()  # the attacker as the exchange's scene will show it
+            (attacker_shown,) = await seen.snapshots(session, [attacker])
+            action = chosen(play.attack_actions(attacker_shown), str(options["action"]))
             params = command_input(play.attack_input, AttackInput, {**options, "action": action}, details, play.spelled)
             defenders: list[Character] = []
             for name in params.targets:
@@ -206,6 +216,7 @@ class PlayService:
                 dice=call.dice,
                 actor_id=call.actor.user_id,
                 channel_id=call.channel_id,
+                seen=seen,
             )
 
     async def award(self, call: Call, *, name: str, resource: str, amount: int, reason: str | None) -> Award:
@@ -217,9 +228,7 @@ class PlayService:
             await require_gm(session, campaign.id, actor)
             play = play_of(self.rulesets, campaign)
             character = await find_character(session, campaign, name)
-            pool = await session.scalar(
-                select(ResourcePool).where(ResourcePool.character_id == character.id, ResourcePool.name == resource)
-            )
+            pool = await session.scalar(_POOL_NAMED, {"character_id": character.id, "pool_name": resource})
             if pool is None or resource not in play.pool_names:
                 # A pool of this ruleset by its name; anything else as it was typed.
                 named: Text | str = Text(f"pool.{resource}") if resource in play.pool_names else f"`{resource}`"
@@ -255,7 +264,8 @@ class PlayService:
                 created_at=self.clock(),
                 secret=private,
             )
-            after = await snapshot(session, character)
+            seen = Seen()  # the character after the change, as the rules' ruling on it will see it
+            (after,) = await seen.snapshots(session, [character])
             # The same character with this pool as it was (the snapshot has just refreshed `pool` itself).
             was = replace(after.pools[resource], current=change.current - applied)
             before = replace(after, pools={**after.pools, resource: was})
@@ -269,6 +279,7 @@ class PlayService:
                 dice=call.dice,
                 actor_id=actor.user_id,
                 channel_id=call.channel_id,
+                seen=seen,
             )
             fate = play.out_of_play(await snapshot(session, character))
             fallen = (Fallen(character.name, character.owner_id, fate),) if fate else ()

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import Campaign, Character, CharacterLink, ResourcePool
@@ -35,43 +36,51 @@ def play_of(rulesets: Mapping[str, Ruleset], campaign: Campaign) -> Play:
     return play
 
 
+# Built once (a fight reads its scene at every step), the characters' ids given as parameters.
+_LINKS = (
+    select(CharacterLink)
+    .where(CharacterLink.character_id.in_(bindparam("ids")) | CharacterLink.target_id.in_(bindparam("target_ids")))
+    .order_by(CharacterLink.id)
+)
+_CHARACTERS = select(Character).where(Character.id.in_(bindparam("ids")))
+# Pools change through UPDATE ... RETURNING, which the session's cached objects do not see.
+_POOLS = (
+    select(ResourcePool)
+    .where(ResourcePool.character_id.in_(bindparam("ids")))
+    .order_by(ResourcePool.id)
+    .execution_options(populate_existing=True)
+)
+
+
 async def snapshots(
     session: AsyncSession,
     characters: Sequence[Character],
     *,
     with_links: bool = True,
     loaded: dict[int, Character] | None = None,
+    pool_ids: dict[tuple[int, str], int] | None = None,
 ) -> list[CharacterSnapshot]:
     """The characters as the rules see them: fresh pools, and (one level deep) the characters each is bound to
     and bound by. Three queries however many characters there are: a fight builds its scene at every step.
 
     `loaded` receives every row read, by id: the session holds its rows only while someone else does, so a
-    caller that wants the partners' rows too keeps them here rather than reading them again."""
+    caller that wants the partners' rows too keeps them here rather than reading them again; `pool_ids` receives
+    the id of every pool read, by character and name, for a caller that changes them next."""
     ids = [character.id for character in characters]
     involved = {character.id: character for character in characters}
     links: list[CharacterLink] = []
     if with_links and ids:
-        links = list(
-            await session.scalars(
-                select(CharacterLink)
-                .where(CharacterLink.character_id.in_(ids) | CharacterLink.target_id.in_(ids))
-                .order_by(CharacterLink.id)
-            )
-        )
+        links = list(await session.scalars(_LINKS, {"ids": ids, "target_ids": ids}))
         partners = {end for link in links for end in (link.character_id, link.target_id)} - involved.keys()
         if partners:
-            for partner in await session.scalars(select(Character).where(Character.id.in_(partners))):
+            for partner in await session.scalars(_CHARACTERS, {"ids": list(partners)}):
                 involved[partner.id] = partner
     pools: dict[int, dict[str, Pool]] = {character_id: {} for character_id in involved}
     if involved:
-        for pool in await session.scalars(
-            # Pools change through UPDATE ... RETURNING, which the session's cached objects do not see.
-            select(ResourcePool)
-            .where(ResourcePool.character_id.in_(involved))
-            .order_by(ResourcePool.id)
-            .execution_options(populate_existing=True)
-        ):
+        for pool in await session.scalars(_POOLS, {"ids": list(involved)}):
             pools[pool.character_id][pool.name] = Pool(pool.current, pool.maximum, pool.minimum)
+            if pool_ids is not None:
+                pool_ids[(pool.character_id, pool.name)] = pool.id
     if loaded is not None:
         loaded.update(involved)
     alone = {character_id: _snapshot(character, pools[character_id]) for character_id, character in involved.items()}
@@ -88,6 +97,24 @@ async def snapshots(
                 bound_by[link.relation] = (*bound_by.get(link.relation, ()), alone[link.character_id])
         found.append(_snapshot(involved[character_id], pools[character_id], bound_to, bound_by))
     return found
+
+
+@dataclass
+class Seen:
+    """Characters a transaction has read as the rules see them, the rows behind them and their partners, and the
+    ids of their pools: a service that reads a character before it runs an exchange with it hands these to the
+    engine, which reads only the rest of its cast. Valid only until the transaction changes one of them."""
+
+    shown: dict[int, CharacterSnapshot] = field(default_factory=dict)
+    rows: dict[int, Character] = field(default_factory=dict)
+    pool_ids: dict[tuple[int, str], int] = field(default_factory=dict)
+
+    async def snapshots(self, session: AsyncSession, characters: Sequence[Character]) -> list[CharacterSnapshot]:
+        """`snapshots` of the characters (with their links), reading only those not seen yet."""
+        unread = list({character.id: character for character in characters if character.id not in self.shown}.values())
+        read = await snapshots(session, unread, loaded=self.rows, pool_ids=self.pool_ids)
+        self.shown.update(zip((character.id for character in unread), read, strict=True))
+        return [self.shown[character.id] for character in characters]
 
 
 async def snapshot(session: AsyncSession, character: Character, *, with_links: bool = True) -> CharacterSnapshot:

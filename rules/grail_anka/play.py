@@ -112,6 +112,8 @@ class GrailAnkaPlay(Play):
     # A rival camp's parameters, skills and Noble Phantasms stay hidden until used.
     private_sheets = True
     final_fates = frozenset({fight.DEAD, fight.VANISHED})
+    # Both sides commit to their numbers before either anchors them.
+    commits = True
 
     @cached_property
     def resumes(self) -> Resumes:

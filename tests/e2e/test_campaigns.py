@@ -97,6 +97,21 @@ async def test_bad_dice_are_refused_privately_and_change_nothing(table: Table) -
     assert "rolled" not in log.text()
 
 
+async def test_a_gm_removed_just_after_a_gm_command_is_refused_the_next(table: Table) -> None:
+    """The check before a GM's command remembers the GMs it confirmed; a removal still takes effect at once."""
+    harness = table.harness
+    channel = await _start(table)
+    await harness.slash(table.alice, channel, "campaign gm", user=table.ken)
+    named = await harness.slash(table.ken, channel, "campaign gm", user=table.mei)
+    assert not named.reply.ephemeral, named.reply.content
+    await harness.slash(table.alice, channel, "campaign gm", user=table.ken, remove=True)
+    refused = await harness.slash(table.ken, channel, "campaign gm", user=table.bob)
+    assert refused.reply.ephemeral
+    assert refused.reply.content == "それができるのはこのキャンペーンのGMだけです。"  # ken reads Japanese
+    not_named = await harness.slash(table.bob, channel, "campaign gm", user=table.bob)
+    assert not_named.reply.content == "Only a GM of this campaign can do that."  # ken's command changed nothing
+
+
 def _has_dm(harness: Harness, user: User, text: str) -> bool:
     return any(text in message.text() for message in harness.emulator.dms(user))
 

@@ -19,6 +19,7 @@ from bot.db.models import Event, WaitRow
 from bot.emulator.models import EVERYONE, Channel, Guild, Message, User
 from tests.databases import BACKENDS, fresh_database_url
 from tests.e2e.harness import Harness, running_harness
+from tests.e2e.statements import statements_run
 
 
 @dataclass(frozen=True)
@@ -165,6 +166,26 @@ async def test_characters_from_templates_attack_and_answer_later(war: War) -> No
     assert await _hp(war, war.bob, "Rider") == (hp_before - 5, hp_max)
     log = (await harness.slash(war.gm, war.channel, "log show")).reply
     assert "Rider answered Archer's attack: Dodge **15**; hit for 5 damage to HP" in log.text()
+
+
+# What an attack and its answer cost the database, statements of their transactions and of posting their prompts
+# (the scene read once, its changes, events and next wait written once).
+MOST_STATEMENTS = {"attack": 17, "answer": 13}
+
+
+async def test_an_attack_and_its_answer_each_run_a_bounded_number_of_statements(war: War) -> None:
+    await _pairs(war)
+    harness = war.harness
+    assert harness.bot is not None
+    harness.dice.queue([12, 20])
+    with statements_run(harness.bot.database) as attack:
+        await harness.slash(war.bob, war.channel, "attack", target="Rider", action="melee|Invisible Air")
+    prompt = harness.last(war.channel, war.mei)
+    with statements_run(harness.bot.database) as answer:
+        answered = await harness.emulator.click(war.mei, prompt, "Dodge")
+    assert answered.replies[-1].embeds[0]["title"] == "Rider is hit by Archer: 5 damage"
+    assert len(attack) <= MOST_STATEMENTS["attack"], "\n".join(attack)
+    assert len(answer) <= MOST_STATEMENTS["answer"], "\n".join(answer)
 
 
 async def _mei_attacks(war: War, target: str, face: int) -> Message:

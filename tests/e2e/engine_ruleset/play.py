@@ -176,6 +176,7 @@ class Sealing(Numbering):
 class EnginePlay(Play):
     kinds = (HERO,)
     pool_names = ("hp", "resolve", "luck")
+    commits = True
 
     def __init__(self) -> None:
         super().__init__()
