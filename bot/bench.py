@@ -28,7 +28,7 @@ from typing import Any
 
 import discord
 import yaml
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 
 from bot.app import Fatebot, point_at
 from bot.bench_stored import EVENTS_PER_CAMPAIGN, Filled, fill_elsewhere, stored_count
@@ -303,21 +303,24 @@ def answerable(players: Players, user: User, channel: Channel, buttons: Sequence
     )
 
 
+# Built once: the bench polls it while the bot works, on the same event loop.
+_UNPOSTED = (
+    select(func.count())
+    .select_from(WaitRow)
+    .where(WaitRow.channel_id == bindparam("channel_id"), WaitRow.status == PENDING, WaitRow.message_id.is_(None))
+)
+
+
 async def prompts_posted(players: Players, channel: Channel) -> None:
     """Until every wait open in the channel has its prompt posted. The bot posts a prompt after it answered the
     move, with a database write and the rendering between: on a loaded machine that gap outlasts the quiet in
     which `Emulator.settle` takes the bot to be done, and a bench that looked then would find no prompt to click."""
     if players.database is None:
         return
-    unposted = (
-        select(func.count())
-        .select_from(WaitRow)
-        .where(WaitRow.channel_id == channel.id, WaitRow.status == PENDING, WaitRow.message_id.is_(None))
-    )
     deadline = time.perf_counter() + ANSWER_PATIENCE_SECONDS
     while True:
         async with players.database.read() as session:
-            if not await session.scalar(unposted):
+            if not await session.scalar(_UNPOSTED, {"channel_id": channel.id}):
                 return
         if time.perf_counter() > deadline:
             raise RuntimeError(f"a prompt in #{channel.name} was not posted within {ANSWER_PATIENCE_SECONDS:.0f} s")

@@ -19,7 +19,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Table, event, insert, text
+from sqlalchemy import Executable, Table, event, insert, text
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
@@ -211,6 +211,15 @@ class Database:
                 else:
                     async with self._row_writer.begin() as connection:
                         await connection.execute(insert(table), rows)
+        self._committed()
+
+    async def execute(self, statement: Executable, parameters: dict[str, Any]) -> None:
+        """One Core statement in a transaction of its own, without a session's cost: for a change that is all a
+        transaction does (a prompt's message id). Raises `Busy` like `write`."""
+        async with self._turn():
+            with _locked_means_busy():
+                async with self._row_writer.begin() as connection:
+                    await connection.execute(statement, parameters)
         self._committed()
 
     def _committed(self) -> None:

@@ -1400,8 +1400,7 @@ class ExchangeService:
             )
 
     async def attach_message(self, wait_id: int, message_id: int) -> None:
-        async with self.database.write() as session:
-            await session.execute(_ATTACH_MESSAGE, {"wait_id": wait_id, "posted_as": message_id})
+        await self.database.execute(_ATTACH_MESSAGE, {"wait_id": wait_id, "posted_as": message_id})
 
     async def pending(self, place: Place, actor: Actor, limit: int) -> tuple[int, list[WaitView | UnreadableWait]]:
         """Every wait of the campaign still open, oldest first (how many, and the first `limit`): for its GMs."""

@@ -168,15 +168,19 @@ async def test_characters_from_templates_attack_and_answer_later(war: War) -> No
     assert "Rider answered Archer's attack: Dodge **15**; hit for 5 damage to HP" in log.text()
 
 
-# What an attack and its answer cost the database, statements of their transactions and of posting their prompts
-# (the scene read once, its changes, events and next wait written once).
-MOST_STATEMENTS = {"attack": 17, "answer": 13}
+# What a check, an attack and its answer cost the database, statements of their transactions and of posting their
+# prompts (the scene read once, its changes, events and next wait written once).
+MOST_STATEMENTS = {"check": 6, "attack": 17, "answer": 13}
 
 
-async def test_an_attack_and_its_answer_each_run_a_bounded_number_of_statements(war: War) -> None:
+async def test_a_check_an_attack_and_its_answer_each_run_a_bounded_number_of_statements(war: War) -> None:
     await _pairs(war)
     harness = war.harness
     assert harness.bot is not None
+    with statements_run(harness.bot.database) as check:
+        checked = await harness.slash(war.bob, war.channel, "check", stat="STR")
+    assert not checked.reply.ephemeral, checked.reply.content
+    assert len(check) <= MOST_STATEMENTS["check"], "\n".join(check)
     harness.dice.queue([12, 20])
     with statements_run(harness.bot.database) as attack:
         await harness.slash(war.bob, war.channel, "attack", target="Rider", action="melee|Invisible Air")
