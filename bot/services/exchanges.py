@@ -1106,7 +1106,7 @@ class ExchangeEngine:
         )
         session.add(exchange)
         await session.flush()
-        # Every role in one INSERT: nothing reads their rows back in this transaction.
+        # Every role in one INSERT, without objects for the session: what reads them later queries them.
         roles = [
             {"role": role, "position": position, "character_id": character.id, "side_id": None}
             for role, characters in cast.roles.items()
