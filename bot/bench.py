@@ -34,7 +34,7 @@ from bot.app import Fatebot, point_at
 from bot.bench_stored import EVENTS_PER_CAMPAIGN, Filled, fill_elsewhere, stored_count
 from bot.console import Printer
 from bot.db.engine import Database
-from bot.db.models import PENDING, WaitRow
+from bot.db.models import CAMPAIGN_ACTIVE, PENDING, Campaign, WaitRow
 from bot.emulator import Emulator
 from bot.emulator.floor import FloorBot
 from bot.emulator.models import Channel, Guild, InteractionRecord, Message, User
@@ -303,11 +303,17 @@ def answerable(players: Players, user: User, channel: Channel, buttons: Sequence
     )
 
 
-# Built once: the bench polls it while the bot works, on the same event loop.
+# Built once: the bench polls it while the bot works, on the same event loop. By the channel's campaign, so a
+# database that holds many other campaigns' open waits costs the poll (and the bot beside it) nothing more.
+_CHANNELS_CAMPAIGN = (
+    select(Campaign.id)
+    .where(Campaign.channel_id == bindparam("channel_id"), Campaign.status == CAMPAIGN_ACTIVE)
+    .scalar_subquery()
+)
 _UNPOSTED = (
     select(func.count())
     .select_from(WaitRow)
-    .where(WaitRow.channel_id == bindparam("channel_id"), WaitRow.status == PENDING, WaitRow.message_id.is_(None))
+    .where(WaitRow.campaign_id == _CHANNELS_CAMPAIGN, WaitRow.status == PENDING, WaitRow.message_id.is_(None))
 )
 
 

@@ -1,5 +1,6 @@
 """`fatebot bench --stored N`: the bench's database, filled first with N other campaigns, as a server's after
-months of play: each with a GM's and a player's characters (with resource pools), an open wait, and a log.
+months of play: each with a GM's and a player's characters (with resource pools) and their memberships, an open
+wait on the player's character, and a log.
 
 The rows go in with SQLAlchemy Core, table by table, in chunks of a few thousand (one executemany each) and one
 transaction for each table, the way `fatebot db copy` writes; the ids come back from the database (RETURNING),
@@ -25,9 +26,22 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bot.db.copy import bulk_engine
 from bot.db.engine import is_sqlite
 from bot.db.migrate import upgrade
-from bot.db.models import PENDING, Base, Campaign, Character, Event, Exchange, ResourcePool, WaitRow
+from bot.db.models import (
+    PENDING,
+    ROLE_GM,
+    ROLE_PLAYER,
+    Base,
+    Campaign,
+    Character,
+    Event,
+    Exchange,
+    ExchangeRole,
+    Membership,
+    ResourcePool,
+    WaitRow,
+)
 from bot.rulesets.registry import RULESETS
-from bot.services.held import SHEET_APPROVAL, approval_step
+from bot.services.held import SHEET_APPROVAL, SUBJECT, approval_step
 from rules.exchange import Text, Wait
 
 ROWS_PER_CHUNK: Final = 5_000
@@ -124,6 +138,19 @@ async def fill(database_url: str, campaigns: int, events_per_campaign: int = EVE
             for name in pool_names(ruleset)
         ]
         await _insert(engine, ResourcePool, pool_rows)
+        # Each campaign's GM playing the rival and its player the hero, as the bot's own campaigns have them.
+        membership_rows = [
+            {
+                "campaign_id": campaign_id,
+                "user_id": user_id,
+                "role": role,
+                "active_character_id": character_ids[2 * number + seat],
+                "joined_at": now,
+            }
+            for number, campaign_id in enumerate(campaign_ids)
+            for seat, (user_id, role) in enumerate(((GM_ID, ROLE_GM), (PLAYER_ID, ROLE_PLAYER)))
+        ]
+        await _insert(engine, Membership, membership_rows)
         exchange_rows = [
             {
                 "campaign_id": campaign_id,
@@ -136,6 +163,11 @@ async def fill(database_url: str, campaigns: int, events_per_campaign: int = EVE
             for campaign_id, row in zip(campaign_ids, campaign_rows, strict=True)
         ]
         exchange_ids = await _insert(engine, Exchange, exchange_rows, ids=True)
+        role_rows = [  # the hero whose sheet waits for approval
+            {"exchange_id": exchange_id, "role": SUBJECT, "position": 0, "character_id": character_ids[2 * number + 1]}
+            for number, exchange_id in enumerate(exchange_ids)
+        ]
+        await _insert(engine, ExchangeRole, role_rows)
         wait = stored_wait()
         wait_rows = [
             {
@@ -174,7 +206,9 @@ async def fill(database_url: str, campaigns: int, events_per_campaign: int = EVE
         "campaigns": len(campaign_rows),
         "characters": len(character_rows),
         "resource_pools": len(pool_rows),
+        "memberships": len(membership_rows),
         "exchanges": len(exchange_rows),
+        "exchange_roles": len(role_rows),
         "waits": len(wait_rows),
         "events": len(campaign_ids) * events_per_campaign,
     }

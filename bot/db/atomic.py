@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Integer, Row, Select, Update, bindparam, case, select, update
+from sqlalchemy import ColumnElement, Integer, Row, Select, Update, bindparam, case, null, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import PENDING, Campaign, ResourcePool, WaitRow
@@ -119,9 +119,34 @@ def _waits_moved(*which: ColumnElement[bool]) -> Update:
 
 
 _RESOLVE_WAIT = _waits_moved(WaitRow.id == bindparam("wait_id")).returning(WaitRow.id)
-_SUPERSEDE_WAITS = _waits_moved(
-    WaitRow.exchange_id == bindparam("of_exchange"), WaitRow.step == bindparam("at_step")
-).returning(WaitRow.id, WaitRow.channel_id, WaitRow.message_id, WaitRow.spec)
+
+
+def _step_settled() -> Update:
+    """The answered wait and its siblings, the other waits of its exchange's step still pending, moved in one
+    statement: the answered one to its status with its answer, the others to the siblings' status."""
+    columns = WaitRow.__table__.c
+    answered = WaitRow.id == bindparam("wait_id")
+    return (
+        update(WaitRow)
+        .where(
+            WaitRow.exchange_id == bindparam("of_exchange"),
+            WaitRow.step == bindparam("at_step"),
+            WaitRow.status == PENDING,
+        )
+        .values(
+            status=case(
+                (answered, bindparam("new_status", type_=columns.status.type)),
+                else_=bindparam("siblings_status", type_=columns.status.type),
+            ),
+            answer=case((answered, bindparam("new_answer", type_=columns.answer.type)), else_=null()),
+            resolved_at=bindparam("moved_at", type_=columns.resolved_at.type),
+        )
+        .returning(WaitRow.id, WaitRow.channel_id, WaitRow.message_id, WaitRow.spec)
+        .execution_options(synchronize_session=False)
+    )
+
+
+_SETTLE_STEP = _step_settled()
 
 
 async def resolve_wait(
@@ -132,14 +157,31 @@ async def resolve_wait(
     return (await session.execute(_RESOLVE_WAIT, moved)).one_or_none() is not None
 
 
-async def supersede_waits(
-    session: AsyncSession, exchange_id: int, step: int, status: str, now: datetime
-) -> Sequence[Row[int, int, int | None, dict[str, Any]]]:
-    """Move every wait of the exchange's step still pending to `status`, in one UPDATE ... RETURNING: the id,
-    channel, message and question of each this call moved (a racing caller gets the others)."""
-    moved = {"of_exchange": exchange_id, "at_step": step, "new_status": status, "new_answer": None, "moved_at": now}
-    result = await session.execute(_SUPERSEDE_WAITS, moved)
-    return sorted(result.all(), key=lambda row: row[0])
+async def answer_wait(
+    session: AsyncSession,
+    wait: WaitRow,
+    status: str,
+    answer: dict[str, Any] | None,
+    siblings_status: str,
+    now: datetime,
+) -> Sequence[Row[int, int, int | None, dict[str, Any]]] | None:
+    """Move a wait out of 'pending' with its answer and every other wait of its exchange's step still pending to
+    `siblings_status`, in one UPDATE ... RETURNING: the id, channel, message and question of each sibling moved;
+    None when the wait was no longer pending (one caller gets the wait however many race; the caller that gets
+    None must roll back the siblings it moved)."""
+    moved = {
+        "wait_id": wait.id,
+        "of_exchange": wait.exchange_id,
+        "at_step": wait.step,
+        "new_status": status,
+        "siblings_status": siblings_status,
+        "new_answer": answer,
+        "moved_at": now,
+    }
+    rows = sorted((await session.execute(_SETTLE_STEP, moved)).all(), key=lambda row: row[0])
+    if not any(row[0] == wait.id for row in rows):
+        return None
+    return [row for row in rows if row[0] != wait.id]
 
 
 async def count_wait_failure(session: AsyncSession, wait_id: int, error_id: str) -> int | None:

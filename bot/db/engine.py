@@ -28,6 +28,7 @@ from sqlalchemy.pool import PoolProxiedConnection, StaticPool
 from bot.db import inline_sqlite
 from bot.db.checkpoint import WalCheckpointer
 from bot.db.directory import CampaignDirectory
+from bot.db.held_events import WriteSession
 from bot.db.in_use import Hold
 
 # Well under Discord's 3-second limit for answering an interaction: a command that waits this long for a
@@ -166,7 +167,10 @@ class Database:
         info = {DIRECTORY_KEY: self.directory}
         self._reader = async_sessionmaker(engine, expire_on_commit=False, info=info)
         self._writer = async_sessionmaker(
-            engine.execution_options(**{_BEGIN_MODE: "IMMEDIATE"}), expire_on_commit=False, info=info
+            engine.execution_options(**{_BEGIN_MODE: "IMMEDIATE"}),
+            expire_on_commit=False,
+            info=info,
+            sync_session_class=WriteSession,
         )
         self._write_turn = asyncio.Lock() if is_sqlite(engine) else None
         self._queued_writers = 0

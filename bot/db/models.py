@@ -277,10 +277,12 @@ class WaitRow(Base):
         """The error id the wait last failed with, once the deadlines gave up on it; None while they still try."""
         return self.error_id if self.failures >= DEADLINE_TRIES else None
 
-    # The deadlines look for pending waits by deadline; a campaign's open waits (`/gm pending`, `/campaign
-    # waiting`) are read by campaign and status, not among every wait it ever had.
+    # The deadlines look for pending waits by deadline, the reminders for those open long enough; a campaign's
+    # open waits (`/gm pending`, `/campaign waiting`) are read by campaign and status, not among every wait it
+    # ever had.
     __table_args__ = (
         Index("ix_waits_status_deadline_at", "status", "deadline_at"),
+        Index("ix_waits_status_created_at", "status", "created_at"),
         Index("ix_waits_campaign_id_status", "campaign_id", "status"),
     )
 

@@ -25,6 +25,7 @@ from bot.errors import SheetRefused, UserError, rule_refused
 from bot.rulesets.base import Ruleset
 from bot.services.campaigns import campaign_options
 from bot.services.common import (
+    ACTIVE_READ,
     Actor,
     Clock,
     Place,
@@ -64,12 +65,23 @@ async def find_character(session: AsyncSession, campaign: Campaign, name: str) -
 
 
 async def active_character(session: AsyncSession, campaign: Campaign, actor: Actor) -> Character:
-    found = (await session.execute(_ACTIVE, {"campaign_id": campaign.id, "user_id": actor.user_id})).first()
-    if found is None:
+    key = (campaign.id, actor.user_id)
+    read: dict[tuple[int, int], Character | None] = session.info.get(ACTIVE_READ, {})
+    if key in read:  # read with the campaign
+        character = read[key]
+    elif found := (await session.execute(_ACTIVE, {"campaign_id": campaign.id, "user_id": actor.user_id})).first():
+        character, role = found
+        role_read(session, campaign.id, actor.user_id, role)
+    else:
+        character = None
+    if character is None:
         raise UserError("error.no_active_character")
-    character, role = found
-    role_read(session, campaign.id, actor.user_id, role)
     return character
+
+
+def active_changed(session: AsyncSession, campaign: Campaign, user_id: int) -> None:
+    """Forget the member's active character read in this transaction: it has just changed."""
+    session.info.get(ACTIVE_READ, {}).pop((campaign.id, user_id), None)
 
 
 async def campaign_characters(session: AsyncSession, campaign: Campaign) -> list[Character]:
@@ -296,12 +308,13 @@ class CharacterService:
         membership = await self._membership(session, campaign, actor)
         if membership.active_character_id is None:
             membership.active_character_id = character.id
+            active_changed(session, campaign, actor.user_id)
             return True
         return False
 
     async def show(self, place: Place, actor: Actor, name: str | None) -> Shown:
         async with self.database.read() as session:
-            campaign = await active_campaign(session, place)
+            campaign = await active_campaign(session, place, member=actor)
             play = play_of(self.rulesets, campaign)
             character = (
                 await find_character(session, campaign, name)
@@ -346,6 +359,7 @@ class CharacterService:
                 raise UserError("error.not_your_character", name=character.name)
             membership = await self._membership(session, campaign, actor)
             membership.active_character_id = character.id
+            active_changed(session, campaign, actor.user_id)
             # Which of their characters the GMs take up is theirs to know: the table would learn who acts next.
             record_event(
                 session,

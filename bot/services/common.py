@@ -8,14 +8,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, Integer, bindparam, literal, select, true
+from sqlalchemy import ColumnElement, Integer, Select, bindparam, literal, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
 from bot.db.atomic import lock_campaign
 from bot.db.directory import CampaignDirectory, Known
 from bot.db.engine import DIRECTORY_KEY, Database
-from bot.db.models import CAMPAIGN_ACTIVE, ROLE_GM, Campaign, Event, Membership
+from bot.db.held_events import hold
+from bot.db.models import CAMPAIGN_ACTIVE, ROLE_GM, Campaign, Character, Membership
 from bot.errors import UserError
 from bot.shards import Shards
 from rules.dice import DiceSource
@@ -102,13 +103,58 @@ async def campaign_at(database: Database, place: Place) -> Known:
         return await channel_campaign(session, place)
 
 
-async def active_campaign(session: AsyncSession, place: Place, *, lock: bool = False) -> Campaign:
+# Where a transaction keeps the active character it read with the campaign (`active_campaign` given the member),
+# by campaign and user (None: the member has none): `active_character` finds it there.
+ACTIVE_READ = "active_read"
+
+
+def _campaign_and_member(*, lock: bool) -> Select[Campaign, Character, str]:
+    statement = (
+        select(Campaign, Character, Membership.role)
+        .outerjoin(Membership, (Membership.campaign_id == Campaign.id) & (Membership.user_id == bindparam("user_id")))
+        .outerjoin(Character, Character.id == Membership.active_character_id)
+        .where(Campaign.id == bindparam("campaign_id"))
+        .execution_options(populate_existing=True)
+    )
+    # As `lock_campaign` locks it: only the campaign's row, not the member's.
+    return statement.with_for_update(of=Campaign, key_share=True) if lock else statement
+
+
+_CAMPAIGN_AND_MEMBER = {lock: _campaign_and_member(lock=lock) for lock in (False, True)}
+
+
+async def _campaign_with_member(
+    session: AsyncSession, campaign_id: int, user_id: int, *, lock: bool
+) -> Campaign | None:
+    """The campaign (locked, with `lock`) and, in the same statement, the member's role and active character, kept
+    for `is_gm` and `active_character` in this transaction."""
+    found = (
+        await session.execute(_CAMPAIGN_AND_MEMBER[lock], {"campaign_id": campaign_id, "user_id": user_id})
+    ).first()
+    if found is None:
+        return None
+    campaign, character, role = found
+    role_read(session, campaign_id, user_id, role)
+    session.info.setdefault(ACTIVE_READ, {})[(campaign_id, user_id)] = character
+    return campaign
+
+
+async def active_campaign(
+    session: AsyncSession, place: Place, *, lock: bool = False, member: Actor | None = None
+) -> Campaign:
+    """The channel's active campaign (locked for the transaction with `lock`); with `member`, that user's role
+    and active character are read with it."""
     directory: CampaignDirectory | None = session.info.get(DIRECTORY_KEY)
     for first_try in (True, False):
         campaign_id = (await channel_campaign(session, place)).campaign_id
         if campaign_id is None:
             break
-        campaign = await lock_campaign(session, campaign_id) if lock else await session.get(Campaign, campaign_id)
+        if member is not None:
+            campaign = await _campaign_with_member(session, campaign_id, member.user_id, lock=lock)
+        elif lock:
+            campaign = await lock_campaign(session, campaign_id)
+        else:
+            campaign = await session.get(Campaign, campaign_id)
         if campaign is not None and campaign.is_active:
             return campaign
         if not first_try or directory is None:
@@ -144,11 +190,13 @@ async def gm_ids(session: AsyncSession, campaign_id: int) -> list[int]:
 # Where a transaction keeps the campaign roles it has read (`session.info`), by campaign and user: a command that
 # found its actor's character (`active_character`) asks the actor's role next, and the row was in the same read.
 ROLES_READ = "roles_read"
+NO_ROLE = ""
 
 
-def role_read(session: AsyncSession, campaign_id: int, user_id: int, role: str) -> None:
-    """Note a membership's role read in this transaction (roles change only in transactions that read none)."""
-    session.info.setdefault(ROLES_READ, {})[(campaign_id, user_id)] = role
+def role_read(session: AsyncSession, campaign_id: int, user_id: int, role: str | None) -> None:
+    """Note a membership's role read in this transaction, or (None) that the user is no member (roles change only
+    in transactions that read none)."""
+    session.info.setdefault(ROLES_READ, {})[(campaign_id, user_id)] = role or NO_ROLE
 
 
 _ROLE = select(Membership.role).where(
@@ -193,12 +241,17 @@ def record_event(
     payload: dict[str, Any],
     created_at: datetime,
     secret: bool = False,
-) -> Event:
-    event = Event(
-        campaign_id=campaign_id, kind=kind, actor_id=actor_id, payload=payload, secret=secret, created_at=created_at
-    )
-    session.add(event)
-    return event
+) -> None:
+    """An event in the campaign's log, inserted with the transaction's others when it commits (`held_events`)."""
+    row = {
+        "campaign_id": campaign_id,
+        "kind": kind,
+        "actor_id": actor_id,
+        "payload": payload,
+        "secret": secret,
+        "created_at": created_at,
+    }
+    hold(session.sync_session, row)
 
 
 def readable(what: str, read: Callable[[], T]) -> T | None:

@@ -65,7 +65,7 @@ class DialogueService:
     async def speaker(self, place: Place, actor: Actor, name: str | None) -> Speaker:
         """Who speaks: the character named, if the actor plays it (or runs it as a GM); else their active one."""
         async with self.database.read() as session:
-            campaign = await active_campaign(session, place)
+            campaign = await active_campaign(session, place, member=actor)
             if name is None:
                 character = await active_character(session, campaign, actor)
             else:

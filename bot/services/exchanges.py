@@ -5,9 +5,9 @@ calls `ExchangeEngine.run` inside its transaction, with the campaign locked. The
 `Scene`, asks the ruleset for the first step, applies its effects as atomic updates, logs an event per
 outcome, and, when the step pauses, stores the exchange, its roles and its waits. Answers come back
 through `ExchangeService` (buttons, commands with a number, GMs forcing or cancelling, deadlines): each
-wait leaves 'pending' exactly once (`atomic.resolve_wait`), its siblings of the same step are
-superseded, and the ruleset's handler gives the next step. Waits of characters the GMs run are answered
-at once when a GM gave the answer in advance.
+wait leaves 'pending' exactly once (`atomic.answer_wait`), its siblings of the same step superseded in
+the same statement, and the ruleset's handler gives the next step. Waits of characters the GMs run are
+answered at once when a GM gave the answer in advance.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.atomic import (
+    answer_wait,
     apply_pool_delta,
     count_wait_failure,
     lock_campaign,
@@ -34,9 +35,9 @@ from bot.db.atomic import (
     resolve_wait,
     set_pool,
     set_pool_maximum,
-    supersede_waits,
 )
 from bot.db.engine import Busy, Database
+from bot.db.held_events import savepoint
 from bot.db.models import (
     ANSWERED,
     CANCELLED,
@@ -272,6 +273,8 @@ class _Running:
     dice: DiceSource
     # The id of every pool the scene read, by character and name: what the step's pool changes update.
     pool_ids: Mapping[tuple[int, str], int]
+    # The exchange's step when this one began (0 for a new exchange): a pause moves it to the next.
+    at_step: int = 0
 
 
 # A step every ruleset shares: it takes the ruleset's play and id before what a ruleset's own step takes.
@@ -421,7 +424,7 @@ class ExchangeEngine:
             raise rule_refused(error, campaign.ruleset) from error
         exchange = None
         if step.pause is not None or any(isinstance(effect, Commit) for effect in step.effects):
-            exchange = await self._store_exchange(session, campaign, kind, title, cast, channel_id, actor_id)
+            exchange = await self._store_exchange(session, campaign, kind, title, cast, channel_id, actor_id, step)
             progress.exchange_id = exchange.id
         play = play_of(self.rulesets, campaign)
         running = _Running(campaign, play, exchange, kind, title, cast, scene, refs, dice, pool_ids)
@@ -524,7 +527,7 @@ class ExchangeEngine:
         """The undo, or where it fails (a bug, not a refusal or the database away) nothing of it, logged."""
         steps = len(progress.steps)
         try:
-            async with session.begin_nested():
+            async with savepoint(session):
                 await self._undo(session, campaign, exchange, actor_id, dice, progress)
         except (UserError, *PASSING_FAILURES):
             raise
@@ -550,8 +553,9 @@ class ExchangeEngine:
         *,
         depth: int,
     ) -> None:
-        if not await resolve_wait(session, wait.id, status, _answer_record(answer), self.clock()):
-            raise wait_closed(campaign, exchange)
+        siblings = await answer_wait(session, wait, status, _answer_record(answer), SUPERSEDED, self.clock())
+        if siblings is None:
+            raise wait_closed(campaign, exchange)  # the transaction rolls back: no sibling moves
         if wait.deadline_at is not None:
             left = (wait.deadline_at - self.clock()).total_seconds()
             answer = replace(answer, seconds_left=max(0, math.ceil(left)))
@@ -561,9 +565,7 @@ class ExchangeEngine:
         if progress.answered is None:
             progress.answered = closed
             progress.forced = answer.forced
-        for sibling_id, channel_id, message_id, sibling_spec in await supersede_waits(
-            session, exchange.id, wait.step, SUPERSEDED, self.clock()
-        ):
+        for sibling_id, channel_id, message_id, sibling_spec in siblings:
             settled = Wait.from_dict(sibling_spec).settled or Text("wait.superseded")
             progress.closed.append(Closed(sibling_id, channel_id, message_id, settled, exchange.kind))
         record_event(
@@ -595,7 +597,9 @@ class ExchangeEngine:
         except RuleError as error:
             raise rule_refused(error, campaign.ruleset) from error
         title = Text.from_dict(exchange.title)
-        running = _Running(campaign, play, exchange, exchange.kind, title, cast, scene, refs, dice, pool_ids)
+        running = _Running(
+            campaign, play, exchange, exchange.kind, title, cast, scene, refs, dice, pool_ids, exchange.step
+        )
         credited = answer.by if step.by is None else step.by
         await self._settle(session, running, step, credited, progress, None, depth=depth)
 
@@ -669,7 +673,7 @@ class ExchangeEngine:
             raise EngineError(f"{campaign.ruleset} has no handler {step.pause.stored_as!r}")
         exchange.handler = step.pause.stored_as
         exchange.state = step.pause.stored_state()
-        exchange.step += 1
+        exchange.step = running.at_step + 1
         scene, refs = running.scene, running.refs
         if step.cast:  # the waits are for the new cast
             await self._recast(session, exchange, running.cast, step.cast)
@@ -1094,12 +1098,17 @@ class ExchangeEngine:
         cast: Cast,
         channel_id: int,
         actor_id: int | None,
+        first: Step,
     ) -> Exchange:
+        # Stored as the first step will leave it when it pauses (`_settle` sets the same values): no UPDATE follows.
+        paused = first.pause
         exchange = Exchange(
             campaign_id=campaign.id,
             kind=kind,
             title=title.to_dict(),
-            state={},
+            handler=paused.stored_as if paused is not None else None,
+            state=paused.stored_state() if paused is not None else {},
+            step=1 if paused is not None else 0,
             channel_id=channel_id,
             created_by=actor_id,
             created_at=self.clock(),

@@ -91,7 +91,7 @@ class PlayService:
 
     async def check(self, call: Call, options: Mapping[str, object], details: str | None) -> Progress:
         async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
+            campaign = await active_campaign(session, call.place, lock=True, member=call.actor)
             play = play_of(self.rulesets, campaign)
             params = command_input(play.check_input, CheckInput, options, details, play.spelled)
             if params.against is not None and not play.opposed_checks:
@@ -173,7 +173,7 @@ class PlayService:
 
     async def attack(self, call: Call, options: Mapping[str, object], details: str | None) -> Progress:
         async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
+            campaign = await active_campaign(session, call.place, lock=True, member=call.actor)
             play = play_of(self.rulesets, campaign)
             attacker = await active_character(session, campaign, call.actor)
             await refuse_out_of_turn(
@@ -224,7 +224,7 @@ class PlayService:
         holds one off, applied and logged as a step like any other."""
         actor = call.actor
         async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
+            campaign = await active_campaign(session, call.place, lock=True, member=actor)
             await require_gm(session, campaign.id, actor)
             play = play_of(self.rulesets, campaign)
             character = await find_character(session, campaign, name)

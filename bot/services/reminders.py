@@ -59,6 +59,10 @@ REMIND_CHOICES = (REMIND_PING, REMIND_DM, REMIND_OFF)
 LONGEST_DELAY_HOURS = 24 * 7
 # A GM's digest names waits stuck for at least this long when the campaign sends no reminders.
 DIGEST_STUCK_HOURS = 24
+# The least time a wait is open before a notice of it falls due: the shortest reminder delay a GM can set, a whole
+# hour (the digest waits longer). The look for due notices reads only waits at least this old, so the waits opened
+# within the hour, however many campaigns there are, cost it nothing.
+NOTICE_AFTER_AT_LEAST = timedelta(hours=1)
 # Notices claimed but not yet sent, older than this, are given up: Discord keeps a nonce only for minutes.
 RESEND_WITHIN = timedelta(minutes=5)
 # The key of a notice that pings in the channel for a direct message refused: this, then the refused one's id.
@@ -201,6 +205,11 @@ async def _open_waits(session: AsyncSession, *conditions: ColumnElement[bool]) -
     return [_open_wait(campaign, wait, title) for campaign, wait, title in rows]
 
 
+def _old_enough(now: datetime) -> ColumnElement[bool]:
+    """Waits open long enough that a notice of them may be due."""
+    return WaitRow.created_at <= now - NOTICE_AFTER_AT_LEAST
+
+
 def _settings(stored: UserSettings | None) -> Settings:
     if stored is None:
         return DEFAULT_SETTINGS
@@ -249,7 +258,7 @@ async def _stuck_for(session: AsyncSession, now: datetime, gm_ids: set[int]) -> 
         runs.setdefault(gm, []).append(campaign_id)
     run = {campaign_id for campaign_ids in runs.values() for campaign_id in campaign_ids}
     stuck: dict[int, list[OpenWait]] = {}
-    for wait in await _open_waits(session, Campaign.id.in_(run)):
+    for wait in await _open_waits(session, Campaign.id.in_(run), _old_enough(now)):
         if wait.optional:
             continue
         # `_open_waits` loaded the wait's campaign into the session: `get_one` finds it there, with no query.
@@ -360,7 +369,7 @@ class ReminderService:
         is claimed once a day for all their campaigns, in one of those the claiming process runs."""
         now = self.clock()
         async with self.database.read() as session:
-            waits = await _open_waits(session, on_shards(Campaign.guild_id, shards))
+            waits = await _open_waits(session, on_shards(Campaign.guild_id, shards), _old_enough(now))
             waiting = {wait.campaign_id for wait in waits}
             # `_open_waits` loaded each of these campaigns into the session: `get_one` finds it there, with no query.
             campaigns = {campaign_id: await session.get_one(Campaign, campaign_id) for campaign_id in waiting}

@@ -136,7 +136,7 @@ class RulesetService(Generic[PlayT]):
         """One transaction on the channel's campaign of this ruleset, locked, with its rules; `gm`: a GM's only,
         refused before anything else."""
         async with self.database.write() as session:
-            campaign = await active_campaign(session, call.place, lock=True)
+            campaign = await active_campaign(session, call.place, lock=True, member=call.actor)
             play = self.play_of(campaign)
             if gm:
                 await require_gm(session, campaign.id, call.actor)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, case, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import Campaign, Character, CharacterLink, ResourcePool
@@ -36,13 +36,21 @@ def play_of(rulesets: Mapping[str, Ruleset], campaign: Campaign) -> Play:
     return play
 
 
-# Built once (a fight reads its scene at every step), the characters' ids given as parameters.
+# Built once (a fight reads its scene at every step), the characters' ids given as parameters. A link comes with
+# the character at its other end, so the partners arrive with it (and those already read are not decoded again).
 _LINKS = (
-    select(CharacterLink)
+    select(CharacterLink, Character)
+    .join(
+        Character,
+        Character.id
+        == case(
+            (CharacterLink.character_id.in_(bindparam("bound_ids")), CharacterLink.target_id),
+            else_=CharacterLink.character_id,
+        ),
+    )
     .where(CharacterLink.character_id.in_(bindparam("ids")) | CharacterLink.target_id.in_(bindparam("target_ids")))
     .order_by(CharacterLink.id)
 )
-_CHARACTERS = select(Character).where(Character.id.in_(bindparam("ids")))
 # Pools change through UPDATE ... RETURNING, which the session's cached objects do not see.
 _POOLS = (
     select(ResourcePool)
@@ -61,26 +69,26 @@ async def snapshots(
     pool_ids: dict[tuple[int, str], int] | None = None,
 ) -> list[CharacterSnapshot]:
     """The characters as the rules see them: fresh pools, and (one level deep) the characters each is bound to
-    and bound by. Three queries however many characters there are: a fight builds its scene at every step.
+    and bound by. Two queries however many characters there are (the links with the characters at their other
+    ends, then every pool of them all): a fight builds its scene at every step.
 
     `loaded` receives every row read, by id: the session holds its rows only while someone else does, so a
     caller that wants the partners' rows too keeps them here rather than reading them again; `pool_ids` receives
     the id of every pool read, by character and name, for a caller that changes them next."""
     ids = [character.id for character in characters]
+    if not ids:
+        return []
     involved = {character.id: character for character in characters}
-    links: list[CharacterLink] = []
-    if with_links and ids:
-        links = list(await session.scalars(_LINKS, {"ids": ids, "target_ids": ids}))
-        partners = {end for link in links for end in (link.character_id, link.target_id)} - involved.keys()
-        if partners:
-            for partner in await session.scalars(_CHARACTERS, {"ids": list(partners)}):
-                involved[partner.id] = partner
+    links: dict[int, CharacterLink] = {}
+    if with_links:
+        for link, end in await session.execute(_LINKS, {"ids": ids, "target_ids": ids, "bound_ids": ids}):
+            links[link.id] = link
+            involved.setdefault(end.id, end)
     pools: dict[int, dict[str, Pool]] = {character_id: {} for character_id in involved}
-    if involved:
-        for pool in await session.scalars(_POOLS, {"ids": list(involved)}):
-            pools[pool.character_id][pool.name] = Pool(pool.current, pool.maximum, pool.minimum)
-            if pool_ids is not None:
-                pool_ids[(pool.character_id, pool.name)] = pool.id
+    for pool in await session.scalars(_POOLS, {"ids": list(involved)}):
+        pools[pool.character_id][pool.name] = Pool(pool.current, pool.maximum, pool.minimum)
+        if pool_ids is not None:
+            pool_ids[(pool.character_id, pool.name)] = pool.id
     if loaded is not None:
         loaded.update(involved)
     alone = {character_id: _snapshot(character, pools[character_id]) for character_id, character in involved.items()}
@@ -90,10 +98,10 @@ async def snapshots(
     for character_id in ids:
         bound_to: dict[str, tuple[CharacterSnapshot, ...]] = {}
         bound_by: dict[str, tuple[CharacterSnapshot, ...]] = {}
-        for link in links:
-            if link.character_id == character_id and link.target_id in alone:
+        for link in links.values():
+            if link.character_id == character_id:
                 bound_to[link.relation] = (*bound_to.get(link.relation, ()), alone[link.target_id])
-            if link.target_id == character_id and link.character_id in alone:
+            if link.target_id == character_id:
                 bound_by[link.relation] = (*bound_by.get(link.relation, ()), alone[link.character_id])
         found.append(_snapshot(involved[character_id], pools[character_id], bound_to, bound_by))
     return found

@@ -283,6 +283,7 @@ def test_bench_compares_the_empty_database_with_one_that_stores_other_campaigns(
     filled = next(line for line in lines if line.startswith("stored: "))
     written = lines[lines.index(filled) + 1]
     assert "20 campaigns" in written and "600 events" in written
+    assert "40 memberships" in written and "20 exchange_roles" in written
     assert any(
         line.startswith("the stored run's database held 20 other campaigns and 600 of their events") for line in lines
     )

@@ -13,9 +13,17 @@ from alembic.migration import MigrationContext
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from bot.db.atomic import PoolLimitError, apply_pool_delta, lock_campaign, resolve_wait, set_pool, set_pool_maximum
+from bot.db.atomic import (
+    PoolLimitError,
+    answer_wait,
+    apply_pool_delta,
+    lock_campaign,
+    resolve_wait,
+    set_pool,
+    set_pool_maximum,
+)
 from bot.db.engine import Database
-from bot.db.models import ANSWERED, Base, Campaign, Character, Exchange, ResourcePool, WaitRow
+from bot.db.models import ANSWERED, PENDING, SUPERSEDED, Base, Campaign, Character, Exchange, ResourcePool, WaitRow
 from tests.databases import BACKENDS, migrated_database
 
 _spare_channel_ids = itertools.count(10_000)
@@ -118,16 +126,24 @@ async def test_set_pool_and_its_maximum_stay_in_range(database: Database) -> Non
         assert (raised.current, raised.maximum) == (6, None)
 
 
-async def test_ten_concurrent_resolutions_succeed_once(database: Database) -> None:
-    campaign_id = await _campaign(database, channel_id=44)
+async def _waits(database: Database, channel_id: int, waits: list[tuple[int, str]]) -> tuple[int, list[int]]:
+    """A campaign with an exchange waiting on these (step, key) waits: the campaign's id and the waits'."""
+    campaign_id = await _campaign(database, channel_id=channel_id)
     async with database.write() as session:
-        exchange = Exchange(campaign_id=campaign_id, kind="attack", title={}, state={}, channel_id=44)
+        exchange = Exchange(campaign_id=campaign_id, kind="attack", title={}, state={}, channel_id=channel_id)
         session.add(exchange)
         await session.flush()
-        wait = WaitRow(exchange_id=exchange.id, campaign_id=campaign_id, step=1, key="defence", channel_id=44)
-        session.add(wait)
+        rows = [
+            WaitRow(exchange_id=exchange.id, campaign_id=campaign_id, step=step, key=key, channel_id=channel_id)
+            for step, key in waits
+        ]
+        session.add_all(rows)
         await session.flush()
-        wait_id = wait.id
+        return campaign_id, [row.id for row in rows]
+
+
+async def test_ten_concurrent_resolutions_succeed_once(database: Database) -> None:
+    campaign_id, (wait_id,) = await _waits(database, 44, [(1, "defence")])
 
     async def resolve(choice: int) -> bool:
         async with database.write() as session:
@@ -141,3 +157,25 @@ async def test_ten_concurrent_resolutions_succeed_once(database: Database) -> No
         assert stored is not None
         assert stored.status == ANSWERED
         assert stored.answer == {"choice": outcomes.index(True)}
+
+
+async def test_ten_concurrent_answers_succeed_once_and_supersede_the_rest_of_the_step(database: Database) -> None:
+    campaign_id, (answered, sibling, later) = await _waits(database, 45, [(1, "defence"), (1, "cancel"), (2, "later")])
+
+    async def answer(choice: int) -> list[int] | None:
+        async with database.write() as session:
+            await lock_campaign(session, campaign_id)
+            wait = await session.get(WaitRow, answered)
+            assert wait is not None
+            moved = await answer_wait(session, wait, ANSWERED, {"choice": choice}, SUPERSEDED, datetime.now(UTC))
+            return None if moved is None else [row[0] for row in moved]
+
+    outcomes = await asyncio.gather(*(answer(choice) for choice in range(10)))
+    assert [outcome for outcome in outcomes if outcome is not None] == [[sibling]]
+    async with database.read() as session:
+        stored = {wait.id: wait for wait in await session.scalars(select(WaitRow).where(WaitRow.id.in_(
+            [answered, sibling, later])))}  # fmt: skip
+    winner = next(choice for choice, outcome in enumerate(outcomes) if outcome is not None)
+    assert (stored[answered].status, stored[answered].answer) == (ANSWERED, {"choice": winner})
+    assert (stored[sibling].status, stored[sibling].answer) == (SUPERSEDED, None)
+    assert stored[later].status == PENDING  # another step's wait is not this answer's

@@ -170,7 +170,7 @@ async def test_characters_from_templates_attack_and_answer_later(war: War) -> No
 
 # What a check, an attack and its answer cost the database, statements of their transactions and of posting their
 # prompts (the scene read once, its changes, events and next wait written once).
-MOST_STATEMENTS = {"check": 6, "attack": 17, "answer": 13}
+MOST_STATEMENTS = {"check": 4, "attack": 13, "answer": 10}
 
 
 async def test_a_check_an_attack_and_its_answer_each_run_a_bounded_number_of_statements(war: War) -> None:

@@ -194,6 +194,25 @@ async def test_a_wait_left_unanswered_pings_once_per_delay_then_by_dm_outside_qu
     await answered(table)
 
 
+async def test_the_shortest_delay_reminds_an_hour_after_the_wait_opened(table: Table) -> None:
+    """The look for due notices reads only waits open at least an hour, the shortest delay a GM can set: a wait is
+    still reminded of as soon as that hour is up."""
+    harness, emulator, mei = table.harness, table.harness.emulator, table.players.defender
+    await harness.slash(table.players.gm, table.channel, "campaign reminders", hours=1)
+    await harness.slash(mei, table.channel, "reminders", by="ping", no_quiet_hours=True)
+    try:
+        await an_attack_waiting_for_mei(table.fight)
+        before = len(reminders_to(table, mei))
+        emulator.clock.advance(0.9 * HOUR)
+        await emulator.settle(quiet_for=1.0)
+        assert len(reminders_to(table, mei)) == before
+        emulator.clock.advance(0.15 * HOUR)
+        await harness.eventually(lambda: len(reminders_to(table, mei)) == before + 1)
+    finally:
+        await harness.slash(table.players.gm, table.channel, "campaign reminders", hours=12)
+        await answered(table)
+
+
 async def test_a_reminder_is_sent_exactly_once_across_a_failed_send_and_restarts(table: Table) -> None:
     harness, emulator, mei = table.harness, table.harness.emulator, table.players.defender
     await an_attack_waiting_for_mei(table.fight)
