@@ -79,10 +79,10 @@ async def snapshots(
     if not ids:
         return []
     involved = {character.id: character for character in characters}
-    links: dict[int, CharacterLink] = {}
+    links: list[CharacterLink] = []
     if with_links:
         for link, end in await session.execute(_LINKS, {"ids": ids, "target_ids": ids, "bound_ids": ids}):
-            links[link.id] = link
+            links.append(link)
             involved.setdefault(end.id, end)
     pools: dict[int, dict[str, Pool]] = {character_id: {} for character_id in involved}
     for pool in await session.scalars(_POOLS, {"ids": list(involved)}):
@@ -98,7 +98,7 @@ async def snapshots(
     for character_id in ids:
         bound_to: dict[str, tuple[CharacterSnapshot, ...]] = {}
         bound_by: dict[str, tuple[CharacterSnapshot, ...]] = {}
-        for link in links.values():
+        for link in links:
             if link.character_id == character_id:
                 bound_to[link.relation] = (*bound_to.get(link.relation, ()), alone[link.target_id])
             if link.target_id == character_id:

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.held_events import savepoint
@@ -35,8 +36,8 @@ async def _campaign(database: Database) -> int:
         return campaign.id
 
 
-def _record(session: object, campaign_id: int, kind: str) -> None:
-    record_event(session, campaign_id, kind, actor_id=None, payload={"said": kind}, created_at=NOW)  # type: ignore[arg-type]
+def _record(session: AsyncSession, campaign_id: int, kind: str) -> None:
+    record_event(session, campaign_id, kind, actor_id=None, payload={"said": kind}, created_at=NOW)
 
 
 async def _kinds(database: Database, campaign_id: int) -> list[str]:
