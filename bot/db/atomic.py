@@ -10,7 +10,10 @@ from typing import Any
 from sqlalchemy import ColumnElement, Integer, Row, Select, Update, bindparam, case, null, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.db.models import PENDING, Campaign, ResourcePool, WaitRow
+from bot.db.models import PENDING, Campaign, ResourcePool, WaitRow, table_of
+
+_POOLS = table_of(ResourcePool)
+_WAITS = table_of(WaitRow)
 
 
 class PoolLimitError(Exception):
@@ -66,24 +69,15 @@ async def lock_campaign_of_wait(session: AsyncSession, wait_id: int) -> Campaign
 
 
 def _pool_delta(*, clamp: bool) -> Update:
-    new_value: Any = ResourcePool.current + bindparam("delta", type_=Integer)
-    statement = update(ResourcePool).where(ResourcePool.id == bindparam("pool_id"))
+    pool = _POOLS.c
+    new_value: Any = pool.current + bindparam("delta", type_=Integer)
+    statement = update(_POOLS).where(pool.id == bindparam("pool_id"))
     if clamp:
-        floored = case((new_value < ResourcePool.minimum, ResourcePool.minimum), else_=new_value)
-        new_value = case(
-            (ResourcePool.maximum.is_not(None) & (floored > ResourcePool.maximum), ResourcePool.maximum),
-            else_=floored,
-        )
+        floored = case((new_value < pool.minimum, pool.minimum), else_=new_value)
+        new_value = case((pool.maximum.is_not(None) & (floored > pool.maximum), pool.maximum), else_=floored)
     else:
-        statement = statement.where(
-            new_value >= ResourcePool.minimum,
-            ResourcePool.maximum.is_(None) | (new_value <= ResourcePool.maximum),
-        )
-    return (
-        statement.values(current=new_value)
-        .returning(ResourcePool.current, ResourcePool.maximum)
-        .execution_options(synchronize_session=False)
-    )
+        statement = statement.where(new_value >= pool.minimum, pool.maximum.is_(None) | (new_value <= pool.maximum))
+    return statement.values(current=new_value).returning(pool.current, pool.maximum)
 
 
 _POOL_DELTA = {clamp: _pool_delta(clamp=clamp) for clamp in (False, True)}
@@ -105,33 +99,32 @@ async def apply_pool_delta(session: AsyncSession, pool_id: int, delta: int, *, c
 def _waits_moved(*which: ColumnElement[bool]) -> Update:
     """Pending waits moved to a status, with an answer, at a moment (the parameters `new_status`, `new_answer`,
     `moved_at`)."""
-    columns = WaitRow.__table__.c
+    columns = _WAITS.c
     return (
-        update(WaitRow)
-        .where(*which, WaitRow.status == PENDING)
+        update(_WAITS)
+        .where(*which, columns.status == PENDING)
         .values(
             status=bindparam("new_status", type_=columns.status.type),
             answer=bindparam("new_answer", type_=columns.answer.type),
             resolved_at=bindparam("moved_at", type_=columns.resolved_at.type),
         )
-        .execution_options(synchronize_session=False)
     )
 
 
-_RESOLVE_WAIT = _waits_moved(WaitRow.id == bindparam("wait_id")).returning(WaitRow.id)
+_RESOLVE_WAIT = _waits_moved(_WAITS.c.id == bindparam("wait_id")).returning(_WAITS.c.id)
 
 
 def _step_settled() -> Update:
     """The answered wait and its siblings, the other waits of its exchange's step still pending, moved in one
     statement: the answered one to its status with its answer, the others to the siblings' status."""
-    columns = WaitRow.__table__.c
-    answered = WaitRow.id == bindparam("wait_id")
+    columns = _WAITS.c
+    answered = columns.id == bindparam("wait_id")
     return (
-        update(WaitRow)
+        update(_WAITS)
         .where(
-            WaitRow.exchange_id == bindparam("of_exchange"),
-            WaitRow.step == bindparam("at_step"),
-            WaitRow.status == PENDING,
+            columns.exchange_id == bindparam("of_exchange"),
+            columns.step == bindparam("at_step"),
+            columns.status == PENDING,
         )
         .values(
             status=case(
@@ -141,8 +134,7 @@ def _step_settled() -> Update:
             answer=case((answered, bindparam("new_answer", type_=columns.answer.type)), else_=null()),
             resolved_at=bindparam("moved_at", type_=columns.resolved_at.type),
         )
-        .returning(WaitRow.id, WaitRow.channel_id, WaitRow.message_id, WaitRow.spec)
-        .execution_options(synchronize_session=False)
+        .returning(columns.id, columns.channel_id, columns.message_id, columns.spec)
     )
 
 
@@ -187,28 +179,24 @@ async def answer_wait(
 async def count_wait_failure(session: AsyncSession, wait_id: int, error_id: str) -> int | None:
     """Count one more failure against a pending wait, under this error id, in one UPDATE ... RETURNING: its
     failures now, or None when it is no longer pending."""
+    wait = _WAITS.c
     result = await session.execute(
-        update(WaitRow)
-        .where(WaitRow.id == wait_id, WaitRow.status == PENDING)
-        .values(failures=WaitRow.failures + 1, error_id=error_id)
-        .returning(WaitRow.failures)
-        .execution_options(synchronize_session=False)
+        update(_WAITS)
+        .where(wait.id == wait_id, wait.status == PENDING)
+        .values(failures=wait.failures + 1, error_id=error_id)
+        .returning(wait.failures)
     )
-    return result.scalar_one_or_none()
+    failures: int | None = result.scalar_one_or_none()
+    return failures
 
 
 async def set_pool(session: AsyncSession, pool_id: int, value: int) -> PoolChange:
     """Set a pool's current value, held within its range, in one UPDATE ... RETURNING."""
-    floored = case((ResourcePool.minimum > value, ResourcePool.minimum), else_=value)
-    held = case(
-        (ResourcePool.maximum.is_not(None) & (floored > ResourcePool.maximum), ResourcePool.maximum), else_=floored
-    )
+    pool = _POOLS.c
+    floored = case((pool.minimum > value, pool.minimum), else_=value)
+    held = case((pool.maximum.is_not(None) & (floored > pool.maximum), pool.maximum), else_=floored)
     result = await session.execute(
-        update(ResourcePool)
-        .where(ResourcePool.id == pool_id)
-        .values(current=held)
-        .returning(ResourcePool.current, ResourcePool.maximum)
-        .execution_options(synchronize_session=False)
+        update(_POOLS).where(pool.id == pool_id).values(current=held).returning(pool.current, pool.maximum)
     )
     row = result.one()
     return PoolChange(pool_id, row.current, row.maximum)
@@ -216,15 +204,15 @@ async def set_pool(session: AsyncSession, pool_id: int, value: int) -> PoolChang
 
 async def set_pool_maximum(session: AsyncSession, pool_id: int, maximum: int | None) -> PoolChange:
     """Give a pool a new maximum; a current value above it comes down to it, in the same statement."""
-    current: Any = ResourcePool.current
+    pool = _POOLS.c
+    current: Any = pool.current
     if maximum is not None:
-        current = case((ResourcePool.current > maximum, maximum), else_=ResourcePool.current)
+        current = case((pool.current > maximum, maximum), else_=pool.current)
     result = await session.execute(
-        update(ResourcePool)
-        .where(ResourcePool.id == pool_id)
+        update(_POOLS)
+        .where(pool.id == pool_id)
         .values(maximum=maximum, current=current)
-        .returning(ResourcePool.current, ResourcePool.maximum)
-        .execution_options(synchronize_session=False)
+        .returning(pool.current, pool.maximum)
     )
     row = result.one()
     return PoolChange(pool_id, row.current, row.maximum)

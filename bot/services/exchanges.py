@@ -25,6 +25,8 @@ from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import make_transient_to_detached
+from sqlalchemy.orm.attributes import set_committed_value
 
 from bot.db.atomic import (
     answer_wait,
@@ -44,6 +46,7 @@ from bot.db.models import (
     DEADLINE_TRIES,
     EXCHANGE_CANCELLED,
     EXCHANGE_CLOSED,
+    EXCHANGE_OPEN,
     EXPIRED,
     PENDING,
     SUPERSEDED,
@@ -59,6 +62,7 @@ from bot.db.models import (
     SideMember,
     WaitAnswer,
     WaitRow,
+    table_of,
 )
 from bot.errors import UserError, WaitClosed, new_error_id, refusal_text, rule_refused
 from bot.rulesets.base import Ruleset
@@ -480,8 +484,7 @@ class ExchangeEngine:
         for wait in list(waits):
             if await resolve_wait(session, wait.id, CANCELLED, {"by": actor_id}, self.clock()):
                 progress.closed.append(Closed(wait.id, wait.channel_id, wait.message_id, summary, exchange.kind))
-        exchange.status = EXCHANGE_CANCELLED
-        exchange.closed_at = self.clock()
+        await _store_progress(session, exchange, status=EXCHANGE_CANCELLED, closed_at=self.clock())
         record_event(
             session,
             campaign.id,
@@ -665,21 +668,18 @@ class ExchangeEngine:
                 raise EngineError("only a paused exchange can change who plays a role")
             return
         if step.pause is None:
-            exchange.status = EXCHANGE_CLOSED
-            exchange.closed_at = now
-            exchange.handler = None
+            await _store_progress(session, exchange, status=EXCHANGE_CLOSED, closed_at=now, handler=None)
             return
         if not _resumable(running.play, step.pause.stored_as):
             raise EngineError(f"{campaign.ruleset} has no handler {step.pause.stored_as!r}")
-        exchange.handler = step.pause.stored_as
-        exchange.state = step.pause.stored_state()
-        exchange.step = running.at_step + 1
+        await _store_progress(
+            session, exchange, handler=step.pause.stored_as, state=step.pause.stored_state(), step=running.at_step + 1
+        )
         scene, refs = running.scene, running.refs
         if step.cast:  # the waits are for the new cast
             await self._recast(session, exchange, running.cast, step.cast)
             scene, refs, _ = await self._scene(session, campaign, running.cast, running.dice, exchange)
-        opened = [await self._open(session, campaign, exchange, scene, wait, now) for wait in step.pause.waits]
-        await session.flush()
+        opened = await self._open(session, campaign, exchange, scene, step.pause.waits, now)
         for (row, audience), wait in zip(opened, step.pause.waits, strict=True):
             progress.opened.append(
                 Prompt(row.id, wait, row.channel_id, audience, row.subject, running.title, row.deadline_at)
@@ -708,37 +708,52 @@ class ExchangeEngine:
         return Answer(spec.key, option=option)
 
     async def _open(
-        self, session: AsyncSession, campaign: Campaign, exchange: Exchange, scene: Scene, wait: Wait, now: datetime
-    ) -> tuple[WaitRow, tuple[int, ...]]:
-        if wait.audience.kind == "players":
-            audience, subject = await self._players(session, campaign), None
-        else:
-            audience, subject = self._audience(scene, wait)
-        deadline = now + timedelta(seconds=wait.deadline_seconds) if wait.deadline_seconds is not None else None
-        row = WaitRow(
-            exchange_id=exchange.id,
-            campaign_id=campaign.id,
-            step=exchange.step,
-            key=wait.key,
-            spec=wait.to_dict(),
-            audience_ids=list(audience),
-            subject=subject,
-            deadline_at=deadline,
-            channel_id=exchange.channel_id,
-            created_at=now,
-        )
-        session.add(row)
-        return row, audience
+        self,
+        session: AsyncSession,
+        campaign: Campaign,
+        exchange: Exchange,
+        scene: Scene,
+        waits: Sequence[Wait],
+        now: datetime,
+    ) -> list[tuple[WaitRow, tuple[int, ...]]]:
+        """The step's waits stored in one INSERT ... RETURNING, each with every column given, so that the rows
+        handed back (not the session's: nothing in the transaction changes them through it) are as stored."""
+        opened = []
+        for wait in waits:
+            if wait.audience.kind == "players":
+                audience, subject = await self._players(session, campaign), None
+            else:
+                audience, subject = self._audience(scene, wait)
+            deadline = now + timedelta(seconds=wait.deadline_seconds) if wait.deadline_seconds is not None else None
+            values = {
+                "exchange_id": exchange.id,
+                "campaign_id": campaign.id,
+                "step": exchange.step,
+                "key": wait.key,
+                "spec": wait.to_dict(),
+                "audience_ids": list(audience),
+                "subject": subject,
+                "status": PENDING,
+                "deadline_at": deadline,
+                "answer": None,
+                "channel_id": exchange.channel_id,
+                "message_id": None,
+                "created_at": now,
+                "resolved_at": None,
+                "failures": 0,
+                "error_id": None,
+            }
+            opened.append((values, audience))
+        if not opened:
+            return []
+        ids = (await session.execute(_OPEN_WAITS, [values for values, _ in opened])).scalars()
+        return [
+            (WaitRow(id=wait_id, **values), audience) for wait_id, (values, audience) in zip(ids, opened, strict=True)
+        ]
 
     async def _players(self, session: AsyncSession, campaign: Campaign) -> tuple[int, ...]:
         """Everyone who plays a character of the campaign, for a wait any of them may answer."""
-        owners = await session.scalars(
-            select(Character.owner_id)
-            .where(Character.campaign_id == campaign.id, Character.gm_run.is_(False))
-            .distinct()
-            .order_by(Character.owner_id)
-        )
-        return tuple(owners)
+        return tuple(await session.scalars(_PLAYERS, {"campaign_id": campaign.id}))
 
     async def _answerer(
         self, session: AsyncSession, campaign: Campaign, play: Play, spec: Wait, answer: Answer
@@ -976,11 +991,8 @@ class ExchangeEngine:
         unread = characters - {character_id for character_id, _ in running.pool_ids}
         if not unread:
             return running.pool_ids
-        rows = await session.execute(
-            select(ResourcePool.character_id, ResourcePool.name, ResourcePool.id).where(
-                ResourcePool.character_id.in_(unread)
-            )
-        )
+        pool = _POOLS.c
+        rows = await session.execute(select(pool.character_id, pool.name, pool.id).where(pool.character_id.in_(unread)))
         return {**running.pool_ids, **{(character_id, name): pool_id for character_id, name, pool_id in rows.all()}}
 
     def _shown(self, running: _Running, character: Character) -> CharacterSnapshot:
@@ -1102,19 +1114,24 @@ class ExchangeEngine:
     ) -> Exchange:
         # Stored as the first step will leave it when it pauses (`_settle` sets the same values): no UPDATE follows.
         paused = first.pause
-        exchange = Exchange(
-            campaign_id=campaign.id,
-            kind=kind,
-            title=title.to_dict(),
-            handler=paused.stored_as if paused is not None else None,
-            state=paused.stored_state() if paused is not None else {},
-            step=1 if paused is not None else 0,
-            channel_id=channel_id,
-            created_by=actor_id,
-            created_at=self.clock(),
-        )
+        values = {
+            "campaign_id": campaign.id,
+            "kind": kind,
+            "title": title.to_dict(),
+            "handler": paused.stored_as if paused is not None else None,
+            "state": paused.stored_state() if paused is not None else {},
+            "step": 1 if paused is not None else 0,
+            "status": EXCHANGE_OPEN,
+            "channel_id": channel_id,
+            "created_by": actor_id,
+            "created_at": self.clock(),
+            "closed_at": None,
+        }
+        # Inserted by Core (every column given; the session's flush costs half as much again) and handed to the
+        # session as the stored row it now is, so that a read of it in the transaction finds this object.
+        exchange = Exchange(id=(await session.execute(_STORE_EXCHANGE, values)).scalar_one(), **values)
+        make_transient_to_detached(exchange)
         session.add(exchange)
-        await session.flush()
         # Every role in one INSERT, without objects for the session: what reads them later queries them.
         roles = [
             {"role": role, "position": position, "character_id": character.id, "side_id": None}
@@ -1125,7 +1142,7 @@ class ExchangeEngine:
             {"role": role, "position": 0, "character_id": None, "side_id": side.id} for role, side in cast.sides.items()
         ]
         if roles:
-            await session.execute(insert(ExchangeRole), [{"exchange_id": exchange.id, **role} for role in roles])
+            await session.execute(insert(_ROLES), [{"exchange_id": exchange.id, **role} for role in roles])
         return exchange
 
     async def _recast(
@@ -1149,16 +1166,18 @@ class ExchangeEngine:
 
     async def _cast(self, session: AsyncSession, exchange: Exchange) -> Cast:
         cast = Cast()
-        for row, character in await session.execute(_ROLES_AND_CHARACTERS, {"exchange_id": exchange.id}):
-            if row.side_id is not None:
-                side = await session.get(Side, row.side_id)
+        for role, side_id, character_id, character in await session.execute(
+            _ROLES_AND_CHARACTERS, {"exchange_id": exchange.id}
+        ):
+            if side_id is not None:
+                side = await session.get(Side, side_id)
                 if side is not None:
-                    cast.sides[row.role] = side
-            elif row.character_id is not None:
+                    cast.sides[role] = side
+            elif character_id is not None:
                 if character is not None:
-                    cast.roles.setdefault(row.role, []).append(character)
+                    cast.roles.setdefault(role, []).append(character)
                 else:  # deleted meanwhile: the exchange goes on without it, and the ruleset decides
-                    cast.roles.setdefault(row.role, [])
+                    cast.roles.setdefault(role, [])
         return cast
 
     async def _scene(
@@ -1230,14 +1249,34 @@ class ExchangeEngine:
         return SideSnapshot(side.id, side.name, members, dict(side.state))
 
 
+# The statements that load no objects are built on the tables (see `table_of`).
+_WAITS = table_of(WaitRow)
+_POOLS = table_of(ResourcePool)
+_ROLES = table_of(ExchangeRole)
+_CHARACTERS = table_of(Character).c
+_EXCHANGES = table_of(Exchange)
 # Every role of an exchange with its character, in one query.
 _ROLES_AND_CHARACTERS = (
-    select(ExchangeRole, Character)
-    .outerjoin(Character, Character.id == ExchangeRole.character_id)
-    .where(ExchangeRole.exchange_id == bindparam("exchange_id"))
-    .order_by(ExchangeRole.role, ExchangeRole.position)
+    select(_ROLES.c.role, _ROLES.c.side_id, _ROLES.c.character_id, Character)
+    .outerjoin(Character, Character.id == _ROLES.c.character_id)
+    .where(_ROLES.c.exchange_id == bindparam("exchange_id"))
+    .order_by(_ROLES.c.role, _ROLES.c.position)
 )
-_ATTACH_MESSAGE = update(WaitRow).where(WaitRow.id == bindparam("wait_id")).values(message_id=bindparam("posted_as"))
+_ATTACH_MESSAGE = update(_WAITS).where(_WAITS.c.id == bindparam("wait_id")).values(message_id=bindparam("posted_as"))
+_STORE_EXCHANGE = insert(_EXCHANGES).returning(_EXCHANGES.c.id)
+_PROGRESS = ("status", "handler", "state", "step", "closed_at")
+_STORE_PROGRESS = (
+    update(_EXCHANGES)
+    .where(_EXCHANGES.c.id == bindparam("exchange_id"))
+    .values({name: bindparam(f"new_{name}", type_=_EXCHANGES.c[name].type) for name in _PROGRESS})
+)
+_OPEN_WAITS = insert(_WAITS).returning(_WAITS.c.id, sort_by_parameter_order=True)
+_PLAYERS = (
+    select(_CHARACTERS.owner_id)
+    .where(_CHARACTERS.campaign_id == bindparam("campaign_id"), _CHARACTERS.gm_run.is_(False))
+    .distinct()
+    .order_by(_CHARACTERS.owner_id)
+)
 _CAMPAIGN_OF_WAIT = select(Campaign).where(
     Campaign.id == select(WaitRow.campaign_id).where(WaitRow.id == bindparam("wait_id")).scalar_subquery()
 )
@@ -1248,6 +1287,18 @@ _WAIT_AND_EXCHANGE = (
     .where(WaitRow.id == bindparam("wait_id"))
     .execution_options(populate_existing=True)
 )
+
+
+async def _store_progress(session: AsyncSession, exchange: Exchange, **changes: Any) -> None:
+    """Store how far the exchange has come (its `_PROGRESS` columns), by Core, and tell the object that it is
+    stored: the session's flush of the same change costs about three times as much. Nothing is written when
+    nothing changes (a new exchange was stored as its first step leaves it)."""
+    if all(getattr(exchange, name) == value for name, value in changes.items()):
+        return
+    progress = {f"new_{name}": changes.get(name, getattr(exchange, name)) for name in _PROGRESS}
+    await session.execute(_STORE_PROGRESS, {"exchange_id": exchange.id, **progress})
+    for name, value in changes.items():
+        set_committed_value(exchange, name, value)
 
 
 class ExchangeService:

@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.atomic import PoolLimitError, apply_pool_delta
 from bot.db.engine import Database
-from bot.db.models import Campaign, Character, ResourcePool
+from bot.db.models import Campaign, Character, ResourcePool, table_of
 from bot.errors import UserError, rule_refused
 from bot.parameters import command_input
 from bot.services.campaigns import campaign_options
@@ -77,8 +77,9 @@ async def refuse_out_of_turn(
     raise UserError("error.not_your_turn", name=character.name, current=current.name if current else "—")
 
 
-_POOL_NAMED = select(ResourcePool).where(
-    ResourcePool.character_id == bindparam("character_id"), ResourcePool.name == bindparam("pool_name")
+_POOL = table_of(ResourcePool).c
+_POOL_NAMED = select(_POOL.id, _POOL.current, _POOL.maximum).where(
+    _POOL.character_id == bindparam("character_id"), _POOL.name == bindparam("pool_name")
 )
 
 
@@ -228,7 +229,7 @@ class PlayService:
             await require_gm(session, campaign.id, actor)
             play = play_of(self.rulesets, campaign)
             character = await find_character(session, campaign, name)
-            pool = await session.scalar(_POOL_NAMED, {"character_id": character.id, "pool_name": resource})
+            pool = (await session.execute(_POOL_NAMED, {"character_id": character.id, "pool_name": resource})).first()
             if pool is None or resource not in play.pool_names:
                 # A pool of this ruleset by its name; anything else as it was typed.
                 named: Text | str = Text(f"pool.{resource}") if resource in play.pool_names else f"`{resource}`"
@@ -266,7 +267,7 @@ class PlayService:
             )
             seen = Seen()  # the character after the change, as the rules' ruling on it will see it
             (after,) = await seen.snapshots(session, [character])
-            # The same character with this pool as it was (the snapshot has just refreshed `pool` itself).
+            # The same character with this pool as it was.
             was = replace(after.pools[resource], current=change.current - applied)
             before = replace(after, pools={**after.pools, resource: was})
             ruled = await self.engine.run(

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 from sqlalchemy import bindparam, case, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.db.models import Campaign, Character, CharacterLink, ResourcePool
+from bot.db.models import Campaign, Character, CharacterLink, ResourcePool, table_of
 from bot.errors import UserError
 from bot.rulesets.base import Ruleset
 from rules.exchange import Text
@@ -38,25 +38,33 @@ def play_of(rulesets: Mapping[str, Ruleset], campaign: Campaign) -> Play:
 
 # Built once (a fight reads its scene at every step), the characters' ids given as parameters. A link comes with
 # the character at its other end, so the partners arrive with it (and those already read are not decoded again).
+_LINK_COLUMNS = table_of(CharacterLink).c
 _LINKS = (
-    select(CharacterLink, Character)
+    select(_LINK_COLUMNS.character_id, _LINK_COLUMNS.target_id, _LINK_COLUMNS.relation, Character)
     .join(
         Character,
         Character.id
         == case(
-            (CharacterLink.character_id.in_(bindparam("bound_ids")), CharacterLink.target_id),
-            else_=CharacterLink.character_id,
+            (_LINK_COLUMNS.character_id.in_(bindparam("bound_ids")), _LINK_COLUMNS.target_id),
+            else_=_LINK_COLUMNS.character_id,
         ),
     )
-    .where(CharacterLink.character_id.in_(bindparam("ids")) | CharacterLink.target_id.in_(bindparam("target_ids")))
-    .order_by(CharacterLink.id)
+    .where(_LINK_COLUMNS.character_id.in_(bindparam("ids")) | _LINK_COLUMNS.target_id.in_(bindparam("target_ids")))
+    .order_by(_LINK_COLUMNS.id)
 )
-# Pools change through UPDATE ... RETURNING, which the session's cached objects do not see.
+# Values, not objects: pools change through UPDATE ... RETURNING, which objects the session kept would not see.
+_POOL_COLUMNS = table_of(ResourcePool).c
 _POOLS = (
-    select(ResourcePool)
-    .where(ResourcePool.character_id.in_(bindparam("ids")))
-    .order_by(ResourcePool.id)
-    .execution_options(populate_existing=True)
+    select(
+        _POOL_COLUMNS.id,
+        _POOL_COLUMNS.character_id,
+        _POOL_COLUMNS.name,
+        _POOL_COLUMNS.current,
+        _POOL_COLUMNS.maximum,
+        _POOL_COLUMNS.minimum,
+    )
+    .where(_POOL_COLUMNS.character_id.in_(bindparam("ids")))
+    .order_by(_POOL_COLUMNS.id)
 )
 
 
@@ -79,16 +87,19 @@ async def snapshots(
     if not ids:
         return []
     involved = {character.id: character for character in characters}
-    links: list[CharacterLink] = []
+    links: list[tuple[int, int, str]] = []  # the bound character, the one it is bound to, the relation
     if with_links:
-        for link, end in await session.execute(_LINKS, {"ids": ids, "target_ids": ids, "bound_ids": ids}):
-            links.append(link)
+        every_end = {"ids": ids, "target_ids": ids, "bound_ids": ids}
+        for bound, to, relation, end in await session.execute(_LINKS, every_end):
+            links.append((bound, to, relation))
             involved.setdefault(end.id, end)
     pools: dict[int, dict[str, Pool]] = {character_id: {} for character_id in involved}
-    for pool in await session.scalars(_POOLS, {"ids": list(involved)}):
-        pools[pool.character_id][pool.name] = Pool(pool.current, pool.maximum, pool.minimum)
+    for pool_id, character_id, name, current, maximum, minimum in await session.execute(
+        _POOLS, {"ids": list(involved)}
+    ):
+        pools[character_id][name] = Pool(current, maximum, minimum)
         if pool_ids is not None:
-            pool_ids[(pool.character_id, pool.name)] = pool.id
+            pool_ids[(character_id, name)] = pool_id
     if loaded is not None:
         loaded.update(involved)
     alone = {character_id: _snapshot(character, pools[character_id]) for character_id, character in involved.items()}
@@ -98,11 +109,11 @@ async def snapshots(
     for character_id in ids:
         bound_to: dict[str, tuple[CharacterSnapshot, ...]] = {}
         bound_by: dict[str, tuple[CharacterSnapshot, ...]] = {}
-        for link in links:
-            if link.character_id == character_id:
-                bound_to[link.relation] = (*bound_to.get(link.relation, ()), alone[link.target_id])
-            if link.target_id == character_id:
-                bound_by[link.relation] = (*bound_by.get(link.relation, ()), alone[link.character_id])
+        for bound, to, relation in links:
+            if bound == character_id:
+                bound_to[relation] = (*bound_to.get(relation, ()), alone[to])
+            if to == character_id:
+                bound_by[relation] = (*bound_by.get(relation, ()), alone[bound])
         found.append(_snapshot(involved[character_id], pools[character_id], bound_to, bound_by))
     return found
 
