@@ -147,6 +147,14 @@ class Fatebot(commands.AutoShardedBot):
                 log.exception("the commands of %s failed to load: the bot runs without them", extension)
         await self.sync_commands()
 
+    async def launch_shard(self, gateway: yarl.URL, shard_id: int, *, initial: bool = False) -> None:
+        # discord.py retries a shard's refused first connection every 5 s for ever, closed or not, and its close()
+        # cannot reach a shard not yet connected: a bot stopped then (SIGTERM while another process holds the
+        # shard) would never exit. Its retry comes back through here, and ends once the bot is closed.
+        if self.is_closed():
+            return
+        await super().launch_shard(gateway, shard_id, initial=initial)
+
     @property
     def own_shards(self) -> Shards:
         """The shards this process runs (known once it has connected; before, every guild counts as its own)."""

@@ -98,6 +98,8 @@ class Gateway:
         self.connections: set[Connection] = set()
         self.sessions: dict[str, Session] = {}
         self.identify_count = 0
+        # IDENTIFYs refused because their shard (or their connection) already has a session.
+        self.refused_count = 0
         self.resume_count = 0
         world.dispatch = self.dispatch
 
@@ -273,6 +275,7 @@ class Gateway:
         assert isinstance(shard, list)
         shard_id = int(shard[0])
         if connection.session is not None or self.shards[shard_id].live:
+            self.refused_count += 1
             await connection.ws.close(code=CLOSE_ALREADY_AUTHENTICATED, message=b"Already authenticated.")
             return None
         return shard_id

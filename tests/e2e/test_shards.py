@@ -45,6 +45,8 @@ SHARDS = 2
 POLL_SECONDS = 0.25
 REMINDER_LOOK_SECONDS = POLL_SECONDS * 12
 PATIENCE_SECONDS = 30.0
+# discord.py tries a refused shard again 5 s later; the twin's close comes then.
+TWIN_STOPS_WITHIN_SECONDS = 15.0
 CRASH_SEED = 3
 REMINDED = "fate_points"
 REMINDER = re.compile(r"reminder|リマインダー|提醒")
@@ -139,15 +141,27 @@ async def test_a_second_process_for_a_shard_already_run_is_refused(
     fleet: Fleet, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     emulator = fleet.emulator
-    identified = emulator.gateway.identify_count
+    identified, refused = emulator.gateway.identify_count, emulator.gateway.refused_count
     twin = BotProcess(emulator, fleet.url, tmp_path_factory.mktemp("twin"), shard_ids=(0,))
     try:
         await twin.start()  # the shard is live already: this returns at once
-        await asyncio.sleep(2.0)
+
+        async def turned_away() -> bool:
+            return emulator.gateway.refused_count > refused
+
+        await soon(turned_away)
         assert emulator.gateway.identify_count == identified
         assert twin.process is not None and twin.process.returncode is None  # it keeps trying, with a backoff
     finally:
-        await twin.stop()
+        # Stopped while it waits to try again, it exits (it used to wait for a shard it would never get).
+        try:
+            async with asyncio.timeout(TWIN_STOPS_WITHIN_SECONDS):
+                await twin.stop()
+        except TimeoutError:
+            assert twin.process is not None
+            twin.process.kill()  # not `kill()`: that waits for the shard, which the fleet's process holds
+            await twin.process.wait()
+            raise
     fit, report = await health(fleet, 0)
     assert fit, report
     assert (await emulator.slash(fleet.players.player, fleet.players.channels[REMINDED][0], "roll",
