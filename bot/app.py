@@ -148,9 +148,9 @@ class Fatebot(commands.AutoShardedBot):
         await self.sync_commands()
 
     async def launch_shard(self, gateway: yarl.URL, shard_id: int, *, initial: bool = False) -> None:
-        # discord.py retries a shard's refused first connection every 5 s for ever, closed or not, and its close()
-        # cannot reach a shard not yet connected: a bot stopped then (SIGTERM while another process holds the
-        # shard) would never exit. Its retry comes back through here, and ends once the bot is closed.
+        # discord.py tries a shard's failed first connection again every 5 s for ever, closed or not, and its
+        # close() cannot reach a shard not yet connected: a bot stopped then (SIGTERM while Discord is out of
+        # reach, or while another process holds the shard) would never exit. Each try comes through here.
         if self.is_closed():
             return
         await super().launch_shard(gateway, shard_id, initial=initial)

@@ -45,7 +45,7 @@ SHARDS = 2
 POLL_SECONDS = 0.25
 REMINDER_LOOK_SECONDS = POLL_SECONDS * 12
 PATIENCE_SECONDS = 30.0
-# discord.py tries a refused shard again 5 s later; the twin's close comes then.
+# A stopped twin ends within discord.py's 5 s between tries and its close; beyond this the test fails, not hangs.
 TWIN_STOPS_WITHIN_SECONDS = 15.0
 CRASH_SEED = 3
 REMINDED = "fate_points"
@@ -153,7 +153,8 @@ async def test_a_second_process_for_a_shard_already_run_is_refused(
         assert emulator.gateway.identify_count == identified
         assert twin.process is not None and twin.process.returncode is None  # it keeps trying, with a backoff
     finally:
-        # Stopped while it waits to try again, it exits (it used to wait for a shard it would never get).
+        # Stopped once turned away, it exits (one stopped during its first connection used to try for ever:
+        # tests/bot/test_shutdown.py holds that case).
         try:
             async with asyncio.timeout(TWIN_STOPS_WITHIN_SECONDS):
                 await twin.stop()
