@@ -1142,7 +1142,7 @@ class ExchangeEngine:
             {"role": role, "position": 0, "character_id": None, "side_id": side.id} for role, side in cast.sides.items()
         ]
         if roles:
-            await session.execute(insert(_ROLES), [{"exchange_id": exchange.id, **role} for role in roles])
+            await session.execute(_STORE_ROLES, [{"exchange_id": exchange.id, **role} for role in roles])
         return exchange
 
     async def _recast(
@@ -1264,6 +1264,7 @@ _ROLES_AND_CHARACTERS = (
 )
 _ATTACH_MESSAGE = update(_WAITS).where(_WAITS.c.id == bindparam("wait_id")).values(message_id=bindparam("posted_as"))
 _STORE_EXCHANGE = insert(_EXCHANGES).returning(_EXCHANGES.c.id)
+_STORE_ROLES = insert(_ROLES)
 _PROGRESS = ("status", "handler", "state", "step", "closed_at")
 _STORE_PROGRESS = (
     update(_EXCHANGES)
