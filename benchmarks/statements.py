@@ -1,4 +1,5 @@
-"""Each of an exchange move's statements two ways: as the session's ORM runs it, and as the bot now runs it.
+"""Each of an exchange move's statements two ways: as the bot ran it before (mostly through the session's ORM),
+and as it runs it now.
 
 Run from the project root: `python -m benchmarks.statements [rounds]`, on a new SQLite file and also on
 PostgreSQL when TEST_DATABASE_URL names a server (as for the tests). In one write transaction of a migrated
@@ -7,6 +8,8 @@ each way's median in microseconds and their ratio. The pairs:
 
 * a pool's UPDATE ... RETURNING, built on the model (the ORM's bulk-update handling) or on its table;
 * two characters' pools, read as objects (refreshed) or as values;
+* two characters as the rules see them, with a partner bound to one: their links (with the partner) and then
+  every pool, or links and pools in one statement (`bot.services.snapshots`);
 * an exchange stored by the session's flush, or by Core and handed to the session as stored;
 * a step's two waits, flushed as objects or inserted in one INSERT ... RETURNING;
 * an exchange's progress (handler, state, step), set on the object and flushed, or updated by Core.
@@ -24,12 +27,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Integer, bindparam, insert, select, update
+from sqlalchemy import Integer, bindparam, case, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import make_transient_to_detached
 from sqlalchemy.orm.attributes import set_committed_value
 
-from bot.db.models import Campaign, Character, Exchange, ResourcePool, WaitRow, table_of
+from bot.db.models import Campaign, Character, CharacterLink, Exchange, ResourcePool, WaitRow, table_of
+from bot.services.snapshots import _CHARACTERS_READ
 from tests.databases import BACKENDS, migrated_database
 
 Way = Callable[[AsyncSession, int], Awaitable[object]]
@@ -40,20 +44,26 @@ WARMUP = 50
 _POOLS = table_of(ResourcePool)
 _WAITS = table_of(WaitRow)
 _EXCHANGES = table_of(Exchange)
+_LINKS = table_of(CharacterLink)
 
 
 async def _scene(session: AsyncSession) -> tuple[int, list[int], Exchange]:
-    """A campaign with two characters of five pools each and one exchange: the campaign's and the characters' ids,
-    and the exchange."""
+    """A campaign with two characters of five pools each, a third bound to the first, and one exchange: the
+    campaign's and the two characters' ids, and the exchange."""
     campaign = Campaign(guild_id=1, channel_id=1, name="Bench", ruleset="fate_points", created_at=NOW)
     session.add(campaign)
     await session.flush()
     characters = [
         Character(campaign_id=campaign.id, owner_id=owner, name=f"C{owner}", kind="servant", sheet={}, created_at=NOW)
-        for owner in (1, 2)
+        for owner in (1, 2, 3)
     ]
     session.add_all(characters)
     await session.flush()
+    session.add(
+        CharacterLink(
+            campaign_id=campaign.id, character_id=characters[0].id, target_id=characters[2].id, relation="master"
+        )
+    )
     for character in characters:
         session.add_all(
             ResourcePool(character_id=character.id, name=name, current=3, maximum=None, minimum=0)
@@ -62,7 +72,7 @@ async def _scene(session: AsyncSession) -> tuple[int, list[int], Exchange]:
     exchange = Exchange(campaign_id=campaign.id, kind="bench", channel_id=1, created_at=NOW)
     session.add(exchange)
     await session.flush()
-    return campaign.id, [character.id for character in characters], exchange
+    return campaign.id, [character.id for character in characters[:2]], exchange
 
 
 def _pairs(campaign_id: int, character_ids: list[int], exchange: Exchange) -> dict[str, tuple[Way, Way]]:
@@ -88,6 +98,19 @@ def _pairs(campaign_id: int, character_ids: list[int], exchange: Exchange) -> di
     )
     pool_values = (
         select(_POOLS.c.id, _POOLS.c.character_id, _POOLS.c.name, _POOLS.c.current, _POOLS.c.maximum)
+        .where(_POOLS.c.character_id.in_(bindparam("ids")))
+        .order_by(_POOLS.c.id)
+    )
+    link = _LINKS.c
+    other_end = case((link.character_id.in_(bindparam("bound_ids")), link.target_id), else_=link.character_id)
+    links_then = (
+        select(link.character_id, link.target_id, link.relation, Character)
+        .join(Character, Character.id == other_end)
+        .where(link.character_id.in_(bindparam("ids")) | link.target_id.in_(bindparam("target_ids")))
+        .order_by(link.id)
+    )
+    every_pool = (
+        select(*(_POOLS.c[name] for name in ("id", "character_id", "name", "current", "maximum", "minimum")))
         .where(_POOLS.c.character_id.in_(bindparam("ids")))
         .order_by(_POOLS.c.id)
     )
@@ -150,6 +173,16 @@ def _pairs(campaign_id: int, character_ids: list[int], exchange: Exchange) -> di
     async def pools_as_values(session: AsyncSession, _: int) -> object:
         return (await session.execute(pool_values, {"ids": character_ids})).all()
 
+    async def links_then_pools(session: AsyncSession, _: int) -> object:
+        every_end = {"ids": character_ids, "target_ids": character_ids, "bound_ids": character_ids}
+        links = (await session.execute(links_then, every_end)).all()
+        involved = {*character_ids, *(end.id for *_, end in links)}
+        return links, (await session.execute(every_pool, {"ids": list(involved)})).all()
+
+    async def links_and_pools(session: AsyncSession, _: int) -> object:
+        every_end = dict.fromkeys(("ids", "link_ids", "target_ids", "bound_ids"), character_ids)
+        return (await session.execute(_CHARACTERS_READ[True], every_end)).all()
+
     async def exchange_flushed(session: AsyncSession, _: int) -> object:
         exchange = Exchange(**exchange_values())
         session.add(exchange)
@@ -189,6 +222,7 @@ def _pairs(campaign_id: int, character_ids: list[int], exchange: Exchange) -> di
     return {
         "a pool's UPDATE ... RETURNING (model / table)": (delta_on_model, delta_on_table),
         "two characters' pools (objects / values)": (pools_as_objects, pools_as_values),
+        "two characters and a partner (two / one statement)": (links_then_pools, links_and_pools),
         "an exchange stored (flush / Core)": (exchange_flushed, exchange_by_core),
         "a step's two waits stored (flush / one INSERT)": (waits_flushed, waits_by_core),
         "an exchange's progress (flush / Core)": (progress_flushed, progress_by_core),
@@ -205,7 +239,7 @@ async def run(backend: str, rounds: int, directory: Path) -> None:
     async with migrated_database(backend, directory) as database, database.write() as session:
         pairs = _pairs(*await _scene(session))
         print(f"\n{backend}: microseconds per statement, median of {rounds} rounds, the two ways alternating")
-        print(f"{'':50s} {'ORM':>8s} {'now':>8s} {'ratio':>7s}")
+        print(f"{'':50s} {'before':>8s} {'now':>8s} {'ratio':>7s}")
         for label, (before, after) in pairs.items():
             for round_number in range(WARMUP):
                 await before(session, round_number)

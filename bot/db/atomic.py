@@ -63,6 +63,15 @@ async def lock_campaign(session: AsyncSession, campaign_id: int, *, skip_locked:
     return result.scalar_one_or_none()
 
 
+def lock_holds_joined_rows(session: AsyncSession) -> bool:
+    """Whether the rows a statement that locks the campaign joins to it are read as they stand once it is locked.
+    On SQLite they are: its write transaction holds the whole database from its BEGIN. PostgreSQL locks the one
+    row, and a statement that had to wait for it still sees every other row it joins as it stood before the wait
+    (only the locked row is read again), so what must be current is read by a statement of its own after."""
+    bind = session.bind
+    return bind is not None and bind.dialect.name == "sqlite"
+
+
 async def lock_campaign_of_wait(session: AsyncSession, wait_id: int) -> Campaign | None:
     """`lock_campaign` for the campaign of a wait, found and locked in one statement."""
     return (await session.execute(_LOCK_CAMPAIGN_OF_WAIT, {"wait_id": wait_id})).scalar_one_or_none()

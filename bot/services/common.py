@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, Integer, Select, bindparam, literal, select, true
+from sqlalchemy import ColumnElement, Integer, bindparam, literal, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
-from bot.db.atomic import lock_campaign
+from bot.db.atomic import lock_campaign, lock_holds_joined_rows
 from bot.db.directory import CampaignDirectory, Known
 from bot.db.engine import DIRECTORY_KEY, Database
 from bot.db.held_events import hold
@@ -108,32 +108,41 @@ async def campaign_at(database: Database, place: Place) -> Known:
 ACTIVE_READ = "active_read"
 
 
-def _campaign_and_member(*, lock: bool) -> Select[Campaign, Character, str]:
-    statement = (
-        select(Campaign, Character, Membership.role)
-        .outerjoin(Membership, (Membership.campaign_id == Campaign.id) & (Membership.user_id == bindparam("user_id")))
-        .outerjoin(Character, Character.id == Membership.active_character_id)
-        .where(Campaign.id == bindparam("campaign_id"))
-        .execution_options(populate_existing=True)
-    )
-    # As `lock_campaign` locks it: only the campaign's row, not the member's.
-    return statement.with_for_update(of=Campaign, key_share=True) if lock else statement
-
-
-_CAMPAIGN_AND_MEMBER = {lock: _campaign_and_member(lock=lock) for lock in (False, True)}
+# The campaign with the member's role and active character. Never locking: where the lock would not hold what it
+# joins (`lock_holds_joined_rows`), the campaign is locked by `lock_campaign` and the member read after.
+_CAMPAIGN_AND_MEMBER = (
+    select(Campaign, Character, Membership.role)
+    .outerjoin(Membership, (Membership.campaign_id == Campaign.id) & (Membership.user_id == bindparam("user_id")))
+    .outerjoin(Character, Character.id == Membership.active_character_id)
+    .where(Campaign.id == bindparam("campaign_id"))
+    .execution_options(populate_existing=True)
+)
+_MEMBER = (
+    select(Character, Membership.role)
+    .select_from(Membership)
+    .outerjoin(Character, Character.id == Membership.active_character_id)
+    .where(Membership.campaign_id == bindparam("campaign_id"), Membership.user_id == bindparam("user_id"))
+    .execution_options(populate_existing=True)
+)
 
 
 async def _campaign_with_member(
     session: AsyncSession, campaign_id: int, user_id: int, *, lock: bool
 ) -> Campaign | None:
-    """The campaign (locked, with `lock`) and, in the same statement, the member's role and active character, kept
-    for `is_gm` and `active_character` in this transaction."""
-    found = (
-        await session.execute(_CAMPAIGN_AND_MEMBER[lock], {"campaign_id": campaign_id, "user_id": user_id})
-    ).first()
-    if found is None:
-        return None
-    campaign, character, role = found
+    """The campaign (locked, with `lock`) and the member's role and active character, kept for `is_gm` and
+    `active_character` in this transaction: in the same statement where that reads them as they stand once the
+    campaign is locked (`lock_holds_joined_rows`), else in a second one after the lock."""
+    parameters = {"campaign_id": campaign_id, "user_id": user_id}
+    if lock and not lock_holds_joined_rows(session):
+        campaign = await lock_campaign(session, campaign_id)
+        if campaign is None:
+            return None
+        character, role = (await session.execute(_MEMBER, parameters)).first() or (None, None)
+    else:
+        found = (await session.execute(_CAMPAIGN_AND_MEMBER, parameters)).first()
+        if found is None:
+            return None
+        campaign, character, role = found
     role_read(session, campaign_id, user_id, role)
     session.info.setdefault(ACTIVE_READ, {})[(campaign_id, user_id)] = character
     return campaign

@@ -34,6 +34,7 @@ from bot.db.atomic import (
     count_wait_failure,
     lock_campaign,
     lock_campaign_of_wait,
+    lock_holds_joined_rows,
     resolve_wait,
     set_pool,
     set_pool_maximum,
@@ -510,8 +511,8 @@ class ExchangeEngine:
         progress: Progress,
     ) -> None:
         play = play_of(self.rulesets, campaign)
-        cast = await self._cast(session, exchange)
-        scene, refs, pool_ids = await self._scene(session, campaign, cast, dice, exchange)
+        cast, seen = await self._cast(session, exchange)
+        scene, refs, pool_ids = await self._scene(session, campaign, cast, dice, exchange, seen)
         undone = play.cancelled(scene, exchange.kind, _paused_state(play, exchange))
         if undone is not None:
             title = Text.from_dict(exchange.title)
@@ -591,10 +592,10 @@ class ExchangeEngine:
         play = play_of(self.rulesets, campaign)
         if not _resumable(play, exchange.handler):
             raise EngineError(f"{campaign.ruleset} has no handler {exchange.handler!r}")
-        cast = await self._cast(session, exchange)
+        cast, seen = await self._cast(session, exchange)
         if answerer := await self._answerer(session, campaign, play, spec, answer):
             cast.roles[ANSWERER] = answerer
-        scene, refs, pool_ids = await self._scene(session, campaign, cast, dice, exchange)
+        scene, refs, pool_ids = await self._scene(session, campaign, cast, dice, exchange, seen)
         try:
             step = _resumed(play, campaign.ruleset, exchange, scene, answer)
         except RuleError as error:
@@ -1164,21 +1165,20 @@ class ExchangeEngine:
                 )
             cast.roles[role] = [character for character in characters if character is not None]
 
-    async def _cast(self, session: AsyncSession, exchange: Exchange) -> Cast:
-        cast = Cast()
-        for role, side_id, character_id, character in await session.execute(
-            _ROLES_AND_CHARACTERS, {"exchange_id": exchange.id}
-        ):
-            if side_id is not None:
-                side = await session.get(Side, side_id)
+    async def _cast(self, session: AsyncSession, exchange: Exchange) -> tuple[Cast, Seen]:
+        """The exchange's cast and, read with it, its characters as the rules see them."""
+        cast, seen = Cast(), Seen()
+        for stored in await seen.cast_of(session, exchange.id):
+            if stored.side_id is not None:
+                side = await session.get(Side, stored.side_id)
                 if side is not None:
-                    cast.sides[role] = side
-            elif character_id is not None:
-                if character is not None:
-                    cast.roles.setdefault(role, []).append(character)
+                    cast.sides[stored.role] = side
+            elif stored.character_id is not None:
+                if stored.character is not None:
+                    cast.roles.setdefault(stored.role, []).append(stored.character)
                 else:  # deleted meanwhile: the exchange goes on without it, and the ruleset decides
-                    cast.roles.setdefault(role, [])
-        return cast
+                    cast.roles.setdefault(stored.role, [])
+        return cast, seen
 
     async def _scene(
         self,
@@ -1255,13 +1255,6 @@ _POOLS = table_of(ResourcePool)
 _ROLES = table_of(ExchangeRole)
 _CHARACTERS = table_of(Character).c
 _EXCHANGES = table_of(Exchange)
-# Every role of an exchange with its character, in one query.
-_ROLES_AND_CHARACTERS = (
-    select(_ROLES.c.role, _ROLES.c.side_id, _ROLES.c.character_id, Character)
-    .outerjoin(Character, Character.id == _ROLES.c.character_id)
-    .where(_ROLES.c.exchange_id == bindparam("exchange_id"))
-    .order_by(_ROLES.c.role, _ROLES.c.position)
-)
 _ATTACH_MESSAGE = update(_WAITS).where(_WAITS.c.id == bindparam("wait_id")).values(message_id=bindparam("posted_as"))
 _STORE_EXCHANGE = insert(_EXCHANGES).returning(_EXCHANGES.c.id)
 _STORE_ROLES = insert(_ROLES)
@@ -1278,12 +1271,16 @@ _PLAYERS = (
     .distinct()
     .order_by(_CHARACTERS.owner_id)
 )
-_CAMPAIGN_OF_WAIT = select(Campaign).where(
-    Campaign.id == select(WaitRow.campaign_id).where(WaitRow.id == bindparam("wait_id")).scalar_subquery()
-)
 # Read once its campaign is locked: as it stands for this transaction.
 _WAIT_AND_EXCHANGE = (
     select(WaitRow, Exchange)
+    .join(Exchange, Exchange.id == WaitRow.exchange_id)
+    .where(WaitRow.id == bindparam("wait_id"))
+    .execution_options(populate_existing=True)
+)
+_CAMPAIGN_WAIT_AND_EXCHANGE = (
+    select(Campaign, WaitRow, Exchange)
+    .join(WaitRow, WaitRow.campaign_id == Campaign.id)
     .join(Exchange, Exchange.id == WaitRow.exchange_id)
     .where(WaitRow.id == bindparam("wait_id"))
     .execution_options(populate_existing=True)
@@ -1313,18 +1310,20 @@ class ExchangeService:
     async def _pending(
         self, session: AsyncSession, guild_id: int, wait_id: int, *, lock: bool
     ) -> tuple[Campaign, WaitRow, Exchange]:
-        """A wait of this guild's active campaigns (its campaign locked when it will change): the campaign, then
-        the wait and its exchange as they stand once it is locked, in two statements."""
-        if lock:
+        """A wait of this guild's active campaigns (its campaign locked when it will change): the campaign, the wait
+        and its exchange, as they stand once it is locked. One statement, but where the lock would not hold the
+        rows it joins (`lock_holds_joined_rows`): there the campaign is locked first and the rest read after."""
+        if lock and not lock_holds_joined_rows(session):
             campaign = await lock_campaign_of_wait(session, wait_id)
+            found = (await session.execute(_WAIT_AND_EXCHANGE, {"wait_id": wait_id})).first()
+            read = None if campaign is None or found is None else (campaign, *found)
         else:
-            campaign = await session.scalar(_CAMPAIGN_OF_WAIT, {"wait_id": wait_id})
-        if campaign is None or campaign.guild_id != guild_id or not campaign.is_active:
+            read = (await session.execute(_CAMPAIGN_WAIT_AND_EXCHANGE, {"wait_id": wait_id})).first()
+        if read is None:
             raise UserError("wait.unknown")
-        found = (await session.execute(_WAIT_AND_EXCHANGE, {"wait_id": wait_id})).first()
-        if found is None:
+        campaign, wait, exchange = read
+        if campaign.guild_id != guild_id or not campaign.is_active:
             raise UserError("wait.unknown")
-        wait, exchange = found
         if wait.status != PENDING:
             summary = None
             if wait.status in (ANSWERED, EXPIRED) and wait.answer is not None:

@@ -83,6 +83,14 @@ _POOL_NAMED = select(_POOL.id, _POOL.current, _POOL.maximum).where(
 )
 
 
+def _named(targets: object) -> tuple[str, ...]:
+    """The targets as the command names them, looked up before the rest of its input is read: the attacker's
+    actions, which that input is read against, come from the same read of the cast as the targets' sheets."""
+    if not isinstance(targets, tuple) or not all(isinstance(name, str) for name in targets):
+        raise TypeError(f"targets should be names, not {targets!r}")
+    return targets
+
+
 class PlayService:
     def __init__(self, database: Database, clock: Clock, engine: ExchangeEngine) -> None:
         self.database = database
@@ -98,11 +106,19 @@ class PlayService:
             if params.against is not None and not play.opposed_checks:
                 raise UserError("error.no_opposed_checks")
             character = await active_character(session, campaign, call.actor)
-            seen = Seen()  # the character as the check's scene will show it
+            roles = {ACTOR: [character]}
+            if params.against is not None:
+                opponent = await find_character(session, campaign, params.against)
+                if opponent.id == character.id:
+                    raise UserError("error.against_self")
+                roles[OPPONENT] = [opponent]
+            seen = Seen()  # the cast as the check's scene will show it
             if play.check_stats:
                 # Stats are named as the rules write them, whatever case the player types; offered in the
-                # reader's words, those of the active character.
-                (shown,) = await seen.snapshots(session, [character])
+                # reader's words, those of the active character (read with the rest of the cast, in one statement).
+                shown, *_ = await seen.snapshots(
+                    session, [fighter for fighters in roles.values() for fighter in fighters]
+                )
                 offered = play.check_stats_of(shown) or play.check_stats
                 stats = joined([play.stat_word(name) for name in offered], "list.comma")
                 if not params.stat:
@@ -111,12 +127,6 @@ class PlayService:
                 if stat is None:
                     raise UserError("error.unknown_stat", stat=params.stat or "—", stats=stats).within(campaign.ruleset)
                 params = params.model_copy(update={"stat": stat})
-            roles = {ACTOR: [character]}
-            if params.against is not None:
-                opponent = await find_character(session, campaign, params.against)
-                if opponent.id == character.id:
-                    raise UserError("error.against_self")
-                roles[OPPONENT] = [opponent]
 
             by_gm = await is_gm(session, campaign.id, call.actor)
 
@@ -180,18 +190,18 @@ class PlayService:
             await refuse_out_of_turn(
                 session, campaign, play, campaign_options(self.rulesets, campaign), attacker, call.actor
             )
-            seen = Seen()  # the attacker as the exchange's scene will show it
-            (attacker_shown,) = await seen.snapshots(session, [attacker])
-            action = chosen(play.attack_actions(attacker_shown), str(options["action"]))
-            params = command_input(play.attack_input, AttackInput, {**options, "action": action}, details, play.spelled)
             defenders: list[Character] = []
-            for name in params.targets:
+            for name in _named(options["targets"]):
                 defender = await find_character(session, campaign, name)
                 if defender.id == attacker.id:
                     raise UserError("error.attack_self")
                 if defender.id in {other.id for other in defenders}:
                     raise UserError("error.target_twice", name=defender.name)
                 defenders.append(defender)
+            seen = Seen()  # the cast as the exchange's scene will show it, read in one statement
+            attacker_shown, *_ = await seen.snapshots(session, [attacker, *defenders])
+            action = chosen(play.attack_actions(attacker_shown), str(options["action"]))
+            params = command_input(play.attack_input, AttackInput, {**options, "action": action}, details, play.spelled)
 
             by_gm = await is_gm(session, campaign.id, call.actor)
 

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.db.atomic import (
@@ -23,7 +23,20 @@ from bot.db.atomic import (
     set_pool_maximum,
 )
 from bot.db.engine import Database
-from bot.db.models import ANSWERED, PENDING, SUPERSEDED, Base, Campaign, Character, Exchange, ResourcePool, WaitRow
+from bot.db.models import (
+    ANSWERED,
+    PENDING,
+    SUPERSEDED,
+    Base,
+    Campaign,
+    Character,
+    Exchange,
+    Membership,
+    ResourcePool,
+    WaitRow,
+)
+from bot.services.characters import active_character
+from bot.services.common import Actor, Place, active_campaign
 from tests.databases import BACKENDS, migrated_database
 
 _spare_channel_ids = itertools.count(10_000)
@@ -179,3 +192,30 @@ async def test_ten_concurrent_answers_succeed_once_and_supersede_the_rest_of_the
     assert (stored[answered].status, stored[answered].answer) == (ANSWERED, {"choice": winner})
     assert (stored[sibling].status, stored[sibling].answer) == (SUPERSEDED, None)
     assert stored[later].status == PENDING  # another step's wait is not this answer's
+
+
+async def test_ten_concurrent_changes_of_an_active_characters_state_add_up(database: Database) -> None:
+    """Each change reads the acting character with its campaign, locked, and writes the state back whole (as a
+    step's state changes are): none may read the character as it stood before another's change committed."""
+    channel_id = next(_spare_channel_ids)
+    campaign_id = await _campaign(database, channel_id)
+    async with database.write() as session:
+        character = Character(campaign_id=campaign_id, owner_id=7, name="Saber", kind="servant", state={"count": 0})
+        session.add(character)
+        await session.flush()
+        session.add(Membership(campaign_id=campaign_id, user_id=7, role="player", active_character_id=character.id))
+        character_id = character.id
+
+    async def count_one() -> None:
+        async with database.write() as session:
+            campaign = await active_campaign(session, Place(1, channel_id), lock=True, member=Actor(7))
+            acting = await active_character(session, campaign, Actor(7))
+            await asyncio.sleep(0.01)  # the others queue behind the lock meanwhile
+            await session.execute(
+                update(Character).where(Character.id == acting.id).values(state={"count": acting.state["count"] + 1})
+            )
+
+    await asyncio.gather(*(count_one() for _ in range(10)))
+    async with database.read() as session:
+        stored = await session.get(Character, character_id)
+        assert stored is not None and stored.state == {"count": 10}

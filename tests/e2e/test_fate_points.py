@@ -169,8 +169,10 @@ async def test_characters_from_templates_attack_and_answer_later(war: War) -> No
 
 
 # What a check, an attack and its answer cost the database, statements of their transactions and of posting their
-# prompts (the scene read once, its changes, events and next wait written once).
-MOST_STATEMENTS = {"check": 4, "attack": 13, "answer": 10}
+# prompts (the scene read once, its changes, events and next wait written once). PostgreSQL reads what the campaign
+# joins (the acting member, the wait answered) in a statement of its own once it is locked (`lock_holds_joined_rows`).
+MOST_STATEMENTS = {"check": 3, "attack": 10, "answer": 7}
+READ_AFTER_THE_LOCK = {"sqlite": 0, "postgresql": 1}
 
 
 async def test_a_check_an_attack_and_its_answer_each_run_a_bounded_number_of_statements(war: War) -> None:
@@ -180,7 +182,8 @@ async def test_a_check_an_attack_and_its_answer_each_run_a_bounded_number_of_sta
     with statements_run(harness.bot.database) as check:
         checked = await harness.slash(war.bob, war.channel, "check", stat="STR")
     assert not checked.reply.ephemeral, checked.reply.content
-    assert len(check) <= MOST_STATEMENTS["check"], "\n".join(check)
+    after_the_lock = READ_AFTER_THE_LOCK[harness.bot.database.engine.dialect.name]
+    assert len(check) <= MOST_STATEMENTS["check"] + after_the_lock, "\n".join(check)
     harness.dice.queue([12, 20])
     with statements_run(harness.bot.database) as attack:
         await harness.slash(war.bob, war.channel, "attack", target="Rider", action="melee|Invisible Air")
@@ -188,8 +191,8 @@ async def test_a_check_an_attack_and_its_answer_each_run_a_bounded_number_of_sta
     with statements_run(harness.bot.database) as answer:
         answered = await harness.emulator.click(war.mei, prompt, "Dodge")
     assert answered.replies[-1].embeds[0]["title"] == "Rider is hit by Archer: 5 damage"
-    assert len(attack) <= MOST_STATEMENTS["attack"], "\n".join(attack)
-    assert len(answer) <= MOST_STATEMENTS["answer"], "\n".join(answer)
+    assert len(attack) <= MOST_STATEMENTS["attack"] + after_the_lock, "\n".join(attack)
+    assert len(answer) <= MOST_STATEMENTS["answer"] + after_the_lock, "\n".join(answer)
 
 
 async def _mei_attacks(war: War, target: str, face: int) -> Message:
