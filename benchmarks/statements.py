@@ -180,8 +180,7 @@ def _pairs(campaign_id: int, character_ids: list[int], exchange: Exchange) -> di
         return links, (await session.execute(every_pool, {"ids": list(involved)})).all()
 
     async def links_and_pools(session: AsyncSession, _: int) -> object:
-        every_end = dict.fromkeys(("ids", "link_ids", "target_ids", "bound_ids"), character_ids)
-        return (await session.execute(_CHARACTERS_READ[True], every_end)).all()
+        return (await session.execute(_CHARACTERS_READ[True], {"ids": character_ids})).all()
 
     async def exchange_flushed(session: AsyncSession, _: int) -> object:
         exchange = Exchange(**exchange_values())

@@ -67,7 +67,8 @@ def lock_holds_joined_rows(session: AsyncSession) -> bool:
     """Whether the rows a statement that locks the campaign joins to it are read as they stand once it is locked.
     On SQLite they are: its write transaction holds the whole database from its BEGIN. PostgreSQL locks the one
     row, and a statement that had to wait for it still sees every other row it joins as it stood before the wait
-    (only the locked row is read again), so what must be current is read by a statement of its own after."""
+    (only the locked row is read again), so what must be current is read by a statement of its own after. Asked
+    only in write transactions, where SQLite's began IMMEDIATE (`Database.write`)."""
     bind = session.bind
     return bind is not None and bind.dialect.name == "sqlite"
 

@@ -152,7 +152,7 @@ async def active_campaign(
     session: AsyncSession, place: Place, *, lock: bool = False, member: Actor | None = None
 ) -> Campaign:
     """The channel's active campaign (locked for the transaction with `lock`); with `member`, that user's role
-    and active character are read with it."""
+    and active character too (in the same statement, or just after the lock: `_campaign_with_member`)."""
     directory: CampaignDirectory | None = session.info.get(DIRECTORY_KEY)
     for first_try in (True, False):
         campaign_id = (await channel_campaign(session, place)).campaign_id

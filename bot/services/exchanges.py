@@ -593,7 +593,7 @@ class ExchangeEngine:
         if not _resumable(play, exchange.handler):
             raise EngineError(f"{campaign.ruleset} has no handler {exchange.handler!r}")
         cast, seen = await self._cast(session, exchange)
-        if answerer := await self._answerer(session, campaign, play, spec, answer):
+        if answerer := await self._answerer(session, campaign, play, spec, answer, seen):
             cast.roles[ANSWERER] = answerer
         scene, refs, pool_ids = await self._scene(session, campaign, cast, dice, exchange, seen)
         try:
@@ -757,7 +757,7 @@ class ExchangeEngine:
         return tuple(await session.scalars(_PLAYERS, {"campaign_id": campaign.id}))
 
     async def _answerer(
-        self, session: AsyncSession, campaign: Campaign, play: Play, spec: Wait, answer: Answer
+        self, session: AsyncSession, campaign: Campaign, play: Play, spec: Wait, answer: Answer, seen: Seen
     ) -> list[Character]:
         """The active character of whoever answered a wait open to every player: it steps into the exchange for
         this step (as ANSWERER), and must be able to act."""
@@ -771,7 +771,7 @@ class ExchangeEngine:
             character = await session.get(Character, membership.active_character_id)
         if character is None:
             raise UserError("error.no_active_character")
-        refuse_fallen(play, campaign.ruleset, await snapshots(session, [character]))
+        refuse_fallen(play, campaign.ruleset, await seen.snapshots(session, [character]))
         return [character]
 
     def _audience(self, scene: Scene, wait: Wait) -> tuple[tuple[int, ...], str | None]:
@@ -1383,8 +1383,9 @@ class ExchangeService:
             campaign = await active_campaign(session, place, lock=True)
             if wait_id is None:
                 wait_id = await self._only_value_wait(session, campaign, actor, key)
-            campaign, wait, exchange = await self._pending(session, place.guild_id, wait_id, lock=False)
-            if wait.campaign_id != campaign.id:
+            # The wait must be this channel's campaign's, the one locked: another's is not answered from here.
+            waits_campaign, wait, exchange = await self._pending(session, place.guild_id, wait_id, lock=False)
+            if waits_campaign.id != campaign.id:
                 raise UserError("wait.unknown")
             own = await self._may_answer(session, campaign, wait, exchange, actor)
             spec = Wait.from_dict(wait.spec)

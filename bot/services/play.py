@@ -106,19 +106,11 @@ class PlayService:
             if params.against is not None and not play.opposed_checks:
                 raise UserError("error.no_opposed_checks")
             character = await active_character(session, campaign, call.actor)
-            roles = {ACTOR: [character]}
-            if params.against is not None:
-                opponent = await find_character(session, campaign, params.against)
-                if opponent.id == character.id:
-                    raise UserError("error.against_self")
-                roles[OPPONENT] = [opponent]
-            seen = Seen()  # the cast as the check's scene will show it
+            seen = Seen()  # the character as the check's scene will show it
             if play.check_stats:
                 # Stats are named as the rules write them, whatever case the player types; offered in the
-                # reader's words, those of the active character (read with the rest of the cast, in one statement).
-                shown, *_ = await seen.snapshots(
-                    session, [fighter for fighters in roles.values() for fighter in fighters]
-                )
+                # reader's words, those of the active character.
+                (shown,) = await seen.snapshots(session, [character])
                 offered = play.check_stats_of(shown) or play.check_stats
                 stats = joined([play.stat_word(name) for name in offered], "list.comma")
                 if not params.stat:
@@ -127,6 +119,12 @@ class PlayService:
                 if stat is None:
                     raise UserError("error.unknown_stat", stat=params.stat or "—", stats=stats).within(campaign.ruleset)
                 params = params.model_copy(update={"stat": stat})
+            roles = {ACTOR: [character]}
+            if params.against is not None:
+                opponent = await find_character(session, campaign, params.against)
+                if opponent.id == character.id:
+                    raise UserError("error.against_self")
+                roles[OPPONENT] = [opponent]
 
             by_gm = await is_gm(session, campaign.id, call.actor)
 

@@ -142,7 +142,7 @@ async def test_an_exchanges_cast_comes_with_its_characters_as_the_rules_see_them
         ("allies", None, stored.side_id),
         ("attacker", "Saber", None),
         ("attacker", "Archer", None),
-        ("defender", None, None),  # Lancer's place, kept when he was deleted
+        ("defender", None, None),  # Lancer's place: deleting him emptied it
     ]
     assert shown_saber.bound_to["master"][0].pools["seals"] == Pool(3, 3, 0)
     assert (stored.ids["Kiritsugu"], "hp") in seen.pool_ids
