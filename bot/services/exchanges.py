@@ -1173,11 +1173,8 @@ class ExchangeEngine:
                 side = await session.get(Side, stored.side_id)
                 if side is not None:
                     cast.sides[stored.role] = side
-            elif stored.character_id is not None:
-                if stored.character is not None:
-                    cast.roles.setdefault(stored.role, []).append(stored.character)
-                else:  # deleted meanwhile: the exchange goes on without it, and the ruleset decides
-                    cast.roles.setdefault(stored.role, [])
+            elif stored.character is not None:
+                cast.roles.setdefault(stored.role, []).append(stored.character)
         return cast, seen
 
     async def _scene(

@@ -121,10 +121,10 @@ _CAST_READ = _characters_read(
 
 @dataclass(frozen=True)
 class Role:
-    """A place in an exchange's cast as stored: a character (None once deleted) or a side."""
+    """A place in an exchange's cast as stored: a character or a side (neither once its character was deleted,
+    which empties the place)."""
 
     role: str
-    character_id: int | None
     character: Character | None
     side_id: int | None
 
@@ -145,7 +145,7 @@ class _Read:
             if link_id is not None:
                 self.links.append((bound, to, relation))
             if role is not None:
-                self.roles.append(Role(role, end_id, character, side_id))
+                self.roles.append(Role(role, character, side_id))
             if character is not None:
                 self.involved.setdefault(end_id, character)
             if end_id is None:
